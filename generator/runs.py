@@ -1,0 +1,175 @@
+"""Measurement runs on disk: write_run() for probes, read_manifest() and hashing for the gate.
+
+Standard library only, so a probe can call write_run() on any machine where MLX runs, without the
+site's dependencies installed (a Mac, a GPU box).
+
+A run is a folder  measurements/<probe>/<UTC timestamp>-<testbed>/  holding tidy CSV files and a
+manifest.json that records the probe's code hashes, parameters, environment, times and the hash of
+every data file. Runs are written to a hidden temporary folder and renamed into place when complete;
+an existing run is never overwritten.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+MANIFEST = "manifest.json"
+FORMAT = 1
+TESTBED_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+FILE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.csv$")
+PARTIAL_PREFIX = ".partial-"
+
+
+def sha256_bytes(data: bytes) -> str:
+    """Hex SHA-256 of a byte string."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def code_hash(file_hashes: Mapping[str, str]) -> str:
+    """One hash over a probe's code files: path and content hash of each, in path order."""
+    lines = "".join(f"{path}\0{file_hashes[path]}\n" for path in sorted(file_hashes))
+    return sha256_bytes(lines.encode())
+
+
+def imported_code(root: Path, package: str = "probes") -> list[str]:
+    """Paths (relative to root) of the running program's modules that live under root/package.
+
+    Covers the probe script itself (even when run as __main__) and every harness module it
+    imported, so a change to any of them makes the probe's runs stale.
+    """
+    base = (root / package).resolve()
+    found = set()
+    for module in list(sys.modules.values()):
+        filename = getattr(module, "__file__", None)
+        if not filename:
+            continue
+        path = Path(filename).resolve()
+        if path.suffix == ".py" and base in path.parents:
+            found.add(path.relative_to(root.resolve()).as_posix())
+    return sorted(found)
+
+
+def csv_bytes(rows: Sequence[Mapping[str, object]]) -> bytes:
+    """Tidy rows -> CSV bytes; columns in first-seen order, floats with full precision."""
+    columns: list[str] = []
+    for row in rows:
+        for key in row:
+            if key not in columns:
+                columns.append(key)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({key: _cell(value) for key, value in row.items()})
+    return out.getvalue().encode()
+
+
+def _cell(value: object) -> object:
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def utc_stamp(moment: datetime) -> str:
+    """2026-11-30T10:02:11Z: a UTC timestamp that is also a safe folder name when ':' -> '-'."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def write_run(
+    root: Path,
+    probe: str,
+    testbed: str,
+    tables: Mapping[str, Sequence[Mapping[str, object]]],
+    *,
+    parameters: Mapping[str, object],
+    environment: Mapping[str, object],
+    code: Iterable[str],
+    started: datetime,
+    finished: datetime,
+) -> Path:
+    """Write one measurement run atomically and return its folder.
+
+    root: the repository root (the run goes to root/measurements/<probe>/<stamp>-<testbed>/).
+    tables: {"results.csv": [row dict, ...]}; every row of a measured setting should carry its
+      round count and spread (rounds, min, median, max) beside the derived figures.
+    code: paths relative to root of the probe and the harness modules it uses (imported_code()).
+    Raises FileExistsError rather than overwrite an existing run; leaves nothing behind on error.
+    """
+    if not re.fullmatch(r"[a-z0-9_]+", probe):
+        raise ValueError(f"probe name {probe!r}: use lower-case letters, digits and '_'")
+    if not TESTBED_PATTERN.match(testbed):
+        raise ValueError(f"testbed {testbed!r}: use lower-case letters, digits and '-'")
+    if not tables:
+        raise ValueError("a run needs at least one table")
+    for name, rows in tables.items():
+        if not FILE_PATTERN.match(name):
+            raise ValueError(f"table name {name!r}: use a plain file name ending in .csv")
+        if not rows:
+            raise ValueError(f"table {name!r} has no rows")
+
+    code_hashes = {path: sha256_file(root / path) for path in sorted(set(code))}
+    probe_path = f"probes/{probe}.py"
+    if probe_path not in code_hashes:
+        raise ValueError(f"code must include the probe itself ({probe_path})")
+
+    data = {name: csv_bytes(rows) for name, rows in tables.items()}
+    manifest = {
+        "format": FORMAT,
+        "probe": {"path": probe_path, "sha256": code_hash(code_hashes), "code": code_hashes},
+        "testbed": testbed,
+        "started": utc_stamp(started),
+        "finished": utc_stamp(finished),
+        "parameters": dict(parameters),
+        "environment": dict(environment),
+        "files": {
+            name: {"sha256": sha256_bytes(content), "rows": len(tables[name])}
+            for name, content in data.items()
+        },
+    }
+
+    parent = root / "measurements" / probe
+    parent.mkdir(parents=True, exist_ok=True)
+    final = parent / f"{utc_stamp(started).replace(':', '-')}-{testbed}"
+    if final.exists():
+        raise FileExistsError(f"{final} exists: a rerun is a new run, never an overwrite")
+    partial = parent / f"{PARTIAL_PREFIX}{final.name}-{os.getpid()}"
+    try:
+        partial.mkdir()
+        for name, content in data.items():
+            _write_synced(partial / name, content)
+        _write_synced(partial / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode())
+        if final.exists():
+            raise FileExistsError(f"{final} exists: a rerun is a new run, never an overwrite")
+        os.rename(partial, final)
+    finally:
+        if partial.exists():
+            shutil.rmtree(partial)
+    return final
+
+
+def _write_synced(path: Path, content: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(content)
+        handle.flush()
+        os.fsync(handle.fileno())
