@@ -107,6 +107,7 @@ def write_run(
     code: Iterable[str],
     started: datetime,
     finished: datetime,
+    measurements: Path | None = None,
 ) -> Path:
     """Write one measurement run atomically and return its folder.
 
@@ -114,6 +115,7 @@ def write_run(
     tables: {"results.csv": [row dict, ...]}; every row of a measured setting should carry its
       round count and spread (rounds, min, median, max) beside the derived figures.
     code: paths relative to root of the probe and the harness modules it uses (imported_code()).
+    measurements: where runs go instead of root/measurements (tests write to a temporary folder).
     Raises FileExistsError rather than overwrite an existing run; leaves nothing behind on error.
     """
     if not re.fullmatch(r"[a-z0-9_]+", probe):
@@ -148,7 +150,7 @@ def write_run(
         },
     }
 
-    parent = root / "measurements" / probe
+    parent = (measurements or root / "measurements") / probe
     parent.mkdir(parents=True, exist_ok=True)
     final = parent / f"{utc_stamp(started).replace(':', '-')}-{testbed}"
     if final.exists():
