@@ -1,0 +1,1 @@
+"""MLX probes that re-measure the write-ups; each writes a measurement run through generator.runs."""
