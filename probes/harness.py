@@ -25,7 +25,7 @@ from typing import Callable, Mapping, Sequence
 import mlx.core as mx
 import numpy as np
 
-from generator.runs import imported_code, write_run
+from generator.runs import TESTBED_PATTERN, imported_code, write_run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -494,6 +494,8 @@ def start(probe: str, argv: Sequence[str] | None = None) -> Session:
     info = env["device_info"]
     device_name = str(info.get("device_name") or info.get("name") or "")
     testbed = args.testbed or testbed_name(platform.system(), env["backend"], device_name)
+    if not TESTBED_PATTERN.match(testbed):  # fail now, not after the measuring
+        sys.exit(f"{probe}: testbed {testbed!r}: use lower-case letters, digits and '-' (--testbed)")
     out = args.out.resolve() if args.out else None
     session = Session(probe, PROFILES[args.profile], testbed, out, datetime.now(timezone.utc), env, compute_dtype())
     session.progress(f"profile {args.profile}, testbed {testbed}, backend {env['backend']}, dtype {dtype_name(session.dtype)}")

@@ -1,0 +1,179 @@
+"""The probes from their real command line (quick profile), and the reference check that guards them."""
+
+import csv
+import getpass
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mlx.core")  # the probes need MLX; without it there is nothing to test
+np = pytest.importorskip("numpy")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # probes/ runs from the repo root (python -m probes)
+
+from probes import harness, matvec, moe, whole_graph  # noqa: E402
+PROBES = ("memory", "bandwidth", "matvec", "moe", "recurrent", "whole_graph")
+
+
+def run_python(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def read_csv(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def the_run(out, probe):
+    runs = sorted((out / probe).iterdir())
+    assert len(runs) == 1, runs
+    return runs[0], json.loads((runs[0] / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def quick_suite(tmp_path_factory):
+    out = tmp_path_factory.mktemp("measurements")
+    result = run_python("-m", "probes", "--profile", "quick", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    return out, result
+
+
+def test_runner_writes_one_run_per_probe_and_shows_progress(quick_suite):
+    out, result = quick_suite
+    assert sorted(p.name for p in out.iterdir()) == sorted(PROBES)
+    for probe in PROBES:
+        assert len(list((out / probe).iterdir())) == 1
+        assert f"== probes.{probe} (quick)" in result.stderr
+    assert "round 2/2" in result.stderr
+
+
+@pytest.mark.parametrize("probe", PROBES)
+def test_manifest_names_probe_harness_profile_and_environment(quick_suite, probe):
+    run, manifest = the_run(quick_suite[0], probe)
+    assert run.name.endswith("-linux-cpu")
+    assert manifest["probe"]["path"] == f"probes/{probe}.py"
+    assert {f"probes/{probe}.py", "probes/harness.py"} <= set(manifest["probe"]["code"])
+    assert manifest["parameters"]["profile"] == "quick"
+    assert manifest["parameters"]["rounds"] == 2
+    assert manifest["parameters"]["dtype"] == "float32"
+    env = manifest["environment"]
+    assert env["backend"] == "cpu" and env["mlx_version"] and env["device_info"]["device_name"]
+    assert env["libc_malloc_tuned"] is True
+    for key in ("os", "python", "cpu_model", "memory_total_bytes", "load_average_at_start"):
+        assert key in env
+    text = json.dumps(manifest)
+    assert str(Path.home()) not in text and f"/{getpass.getuser()}/" not in text
+    for name, entry in manifest["files"].items():
+        assert entry["rows"] == len(read_csv(run / name))
+
+
+@pytest.mark.parametrize("probe", ["bandwidth", "matvec", "moe", "recurrent", "whole_graph"])
+def test_every_timed_row_carries_rounds_and_spread(quick_suite, probe):
+    run, _ = the_run(quick_suite[0], probe)
+    rows = read_csv(run / "results.csv")
+    for row in rows:
+        assert row["rounds"] == "2"
+        assert float(row["ms_min"]) <= float(row["ms_median"]) <= float(row["ms_max"])
+
+
+@pytest.mark.parametrize("probe", ["matvec", "moe", "recurrent"])
+def test_kernel_rows_decompose_speedup_per_mode_and_batch(quick_suite, probe):
+    run, _ = the_run(quick_suite[0], probe)
+    rows = read_csv(run / "results.csv")
+    assert {(r["mode"], r["batch"]) for r in rows} >= {(m, b) for m in ("batched", "looped") for b in ("1", "2", "4")}
+    for row in rows:
+        assert float(row["predicted_speedup"]) == pytest.approx(float(row["byte_ratio"]) * float(row["bandwidth_ratio"]))
+        assert float(row["predicted_speedup"]) == pytest.approx(float(row["speedup"]))
+        if row["batch"] == "1":
+            assert float(row["speedup"]) == 1.0
+        if row["mode"] == "looped" or probe == "recurrent":
+            assert float(row["byte_ratio"]) == pytest.approx(1.0)
+    checks = read_csv(run / "checks.csv")
+    assert checks and all(float(c["max_rel_error"]) <= float(c["tolerance"]) for c in checks)
+
+
+def test_matvec_counts_weight_bytes_once_per_weight_read(quick_suite):
+    run, manifest = the_run(quick_suite[0], "matvec")
+    rows = {(r["operator"], r["mode"], r["batch"]): r for r in read_csv(run / "results.csv")}
+    batched, looped = rows[("head", "batched", "4")], rows[("head", "looped", "4")]
+    assert batched["bytes_per_call"] == batched["weight_bytes"]
+    assert int(looped["bytes_per_call"]) == 4 * int(looped["weight_bytes"])
+    assert float(batched["byte_ratio"]) == pytest.approx(4.0)
+    assert batched["scaled"] == "true" and batched["rows_full"] == "248320"
+    assert "scales" in manifest["parameters"]["bytes_counted"]
+
+
+def test_moe_touched_experts_next_to_closed_form(quick_suite):
+    run, manifest = the_run(quick_suite[0], "moe")
+    n, k = manifest["parameters"]["experts"], manifest["parameters"]["top_k"]
+    for row in read_csv(run / "touched.csv"):
+        b = int(row["batch"])
+        assert float(row["closed_form"]) == pytest.approx(moe.touched_experts(n, k, b))
+        assert abs(float(row["mc_mean"]) - float(row["closed_form"])) < 5 * float(row["mc_stderr"]) + 1e-9
+
+
+def test_bandwidth_summary_has_ceiling_for_mlx_and_numpy(quick_suite):
+    run, manifest = the_run(quick_suite[0], "bandwidth")
+    summary = read_csv(run / "summary.csv")
+    picked = {(r["impl"], r["op"]) for r in summary}
+    assert {("mlx", "read"), ("mlx", "copy"), ("mlx", "any"), ("numpy", "read"), ("numpy", "any")} <= picked
+    assert manifest["parameters"]["outside_reference"] == "not applicable (backend cpu)"
+    sizes = {int(r["size_mib"]) for r in read_csv(run / "results.csv")}
+    assert sizes == set(manifest["parameters"]["sizes_mib"])
+
+
+def test_whole_graph_reports_tokens_per_second_and_agreement(quick_suite):
+    run, manifest = the_run(quick_suite[0], "whole_graph")
+    rows = read_csv(run / "results.csv")
+    for row in rows:
+        assert float(row["aggregate_tok_per_s"]) == pytest.approx(float(row["per_sequence_tok_per_s"]) * int(row["batch"]))
+        assert float(row["ms_per_token"]) == pytest.approx(1e3 / float(row["aggregate_tok_per_s"]))
+    assert manifest["parameters"]["parameter_bytes"] > 0
+    assert manifest["parameters"]["model_config"]["num_experts"] == 16
+    assert read_csv(run / "agreement.csv")
+
+
+def test_memory_reports_kv_bytes_from_formula_and_mlx_lm_caches(quick_suite):
+    run, _ = the_run(quick_suite[0], "memory")
+    rows = {r["kv_dtype"]: r for r in read_csv(run / "kv.csv")}
+    assert rows["bfloat16"]["kv_bytes_per_token"] == "20480"
+    assert float(rows["bfloat16"]["kv_bytes_per_token_mlx_lm"]) == 20480
+    assert int(rows["float32"]["kv_bytes_per_token"]) == 2 * int(rows["bfloat16"]["kv_bytes_per_token"])
+
+
+def test_single_probe_command_line_writes_its_run(tmp_path):
+    result = run_python("-m", "probes.recurrent", "--profile", "quick", "--out", str(tmp_path), "--testbed", "test-box")
+    assert result.returncode == 0, result.stderr
+    run, manifest = the_run(tmp_path, "recurrent")
+    assert run.name.endswith("-test-box") and manifest["testbed"] == "test-box"
+    assert result.stdout.strip() == str(run)
+
+
+def test_runner_exits_non_zero_when_a_probe_fails(tmp_path):
+    result = run_python("-m", "probes", "--probe", "memory", "--profile", "quick", "--out", str(tmp_path),
+                        "--testbed", "Not A Name")
+    assert result.returncode == 1
+    assert "1 probe(s) failed: memory" in result.stderr
+    assert not (tmp_path / "memory").exists() or not any((tmp_path / "memory").iterdir())
+
+
+CORRECT_UNPACK = harness.unpack
+
+
+def nibble_swapped_unpack(wq, scales, biases, group_size, bits):
+    """A planted bug: the two 4-bit values of every byte read in the wrong order."""
+    swapped = ((wq & np.uint32(0x0F0F0F0F)) << 4) | ((wq >> 4) & np.uint32(0x0F0F0F0F))
+    return CORRECT_UNPACK(swapped, scales, biases, group_size, bits)
+
+
+@pytest.mark.parametrize("probe", [matvec, moe, whole_graph])
+def test_wrong_nibble_order_in_reference_aborts_probe_and_records_nothing(probe, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(harness, "unpack", nibble_swapped_unpack)
+    with pytest.raises(SystemExit) as stop:
+        harness.run_main(lambda _: probe.main(["--profile", "quick", "--out", str(tmp_path)]))
+    assert stop.value.code == 1
+    assert "reference check failed, nothing recorded" in capsys.readouterr().err
+    assert list(tmp_path.rglob("*")) == []
