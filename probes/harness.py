@@ -338,10 +338,14 @@ def dtype_name(dtype: mx.Dtype) -> str:
     return str(dtype).split(".")[-1]
 
 
+PRIVATE_DEVICE_KEYS = {"uuid", "pci_bus_id"}  # identify one physical card, not its kind
+
+
 def device_info() -> dict[str, object]:
-    """mx.device_info() with only plain values (name, architecture, memory where reported)."""
+    """mx.device_info() with only plain values (name, architecture, memory, compute capability)."""
     info = mx.device_info() if hasattr(mx, "device_info") else {}
-    return {key: value for key, value in sorted(info.items()) if isinstance(value, (str, int, float, bool))}
+    return {key: value for key, value in sorted(info.items())
+            if isinstance(value, (str, int, float, bool)) and key not in PRIVATE_DEVICE_KEYS}
 
 
 def _cpu_model() -> str:
@@ -390,10 +394,15 @@ def _version(dist: str) -> str | None:
         return None
 
 
+def load_average() -> list[float | None]:
+    """1, 5 and 15 minute load averages (other work on the machine shows up in timings)."""
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (None, None, None)
+    return [round(x, 2) if x is not None else None for x in load]
+
+
 def environment() -> dict[str, object]:
     """What a reader needs about the machine and software; nothing personal (no users, paths, env)."""
     packages = ["mlx", "mlx-cpu", "mlx-metal", "mlx-cuda", "mlx-cuda-12", "mlx-cuda-13", "mlx-lm", "numpy"]
-    load = os.getloadavg() if hasattr(os, "getloadavg") else (None, None, None)
     return {
         "mlx_version": mx.__version__,
         "packages": {name: v for name in packages if (v := _version(name))},
@@ -408,7 +417,7 @@ def environment() -> dict[str, object]:
         "cpu_count": os.cpu_count(),
         "memory_total_bytes": memory_total_bytes(),
         "memory_available_bytes_at_start": memory_available_bytes(),
-        "load_average_at_start": [round(x, 2) if x is not None else None for x in load],
+        "load_average_at_start": load_average(),
         "libc_malloc_tuned": os.environ.get("MALLOC_MMAP_MAX_") == "0",
     }
 
@@ -476,7 +485,7 @@ class Session:
         path = write_run(
             ROOT, self.probe, self.testbed, all_tables,
             parameters={**self.common_parameters(), **parameters},
-            environment=self.environment,
+            environment={**self.environment, "load_average_at_end": load_average()},
             code=imported_code(ROOT),
             started=self.started,
             finished=datetime.now(timezone.utc),
