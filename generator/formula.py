@@ -47,7 +47,7 @@ def parse(text: str) -> ast.Expression:
     try:
         tree = ast.parse(text.translate(_TYPOGRAPHIC).strip(), mode="eval")
     except SyntaxError as error:
-        raise FormulaError(f"not arithmetic: {error.msg} at column {error.offset}") from None
+        raise FormulaError(f"not arithmetic: {error.msg}") from None
     except (RecursionError, MemoryError):
         raise FormulaError("formula is nested too deeply") from None
     _check(tree.body)
