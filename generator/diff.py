@@ -167,7 +167,8 @@ def _flags(old: Claim | None, new: Claim, base: Report, head: Report, old_by_id:
     borrowed_said = False
     if old and KIND_RANK.get(new.kind, 0) > KIND_RANK.get(old.kind, 0):
         borrowed_said = new.kind == "borrowed"
-        add("kind-downgrade", f"{old.kind} → {new.kind}" + (f"; {_checks(new, head, new_by_id)}" if borrowed_said else ""))
+        checks = f"; {_checks(new, head, new_by_id)}" if borrowed_said else ""
+        add("kind-downgrade", f"{old.kind} → {new.kind}{checks}")
     if old is None and new.kind == "borrowed":
         borrowed_said = True
         title = f"source: {new.source.title}; " if new.source else ""
@@ -424,6 +425,8 @@ def config_path(root: Path, config: Path | None) -> str:
 
 def resolve(root: Path, name: str) -> str:
     """The full commit id a revision name stands for; LedgerError when git does not know it."""
+    if not root.is_dir():
+        raise LedgerError(f"diff: {root} is not a folder")
     inside = _git(root, "rev-parse", "--is-inside-work-tree")
     if inside.returncode != 0:
         raise LedgerError(f"diff: {root} is not in a git repository ({_first_line(inside.stderr)}); "

