@@ -31,6 +31,7 @@ FLAGS = {
     "new-borrowed": "new borrowed claim",
     "rests-on-borrowed": "rests on borrowed figures",
     "value-moved": "value moved",
+    "tolerance-loosened": "tolerance loosened",
     "evidence-swapped": "evidence swapped",
     "became-stale": "became stale",
     "retired": "retired",
@@ -69,6 +70,7 @@ class Diff:
     runs_removed: tuple[str, ...]
     base_summary: str  # the gate's one-line summary at each revision
     head_summary: str
+    policy: tuple[tuple[str, str, str], ...] = ()  # (setting, at base, at head) for each that changed
 
     def count(self, change: str) -> int:
         return sum(1 for c in self.changes if c.change == change)
@@ -99,7 +101,17 @@ def compare(base: Report, head: Report) -> Diff:
     flags.sort(key=lambda f: order.index(f.flag))  # stable: claims keep their order within a flag
     return Diff(tuple(flags), tuple(changes),
                 tuple(sorted(set(head.runs) - set(base.runs))), tuple(sorted(set(base.runs) - set(head.runs))),
-                text.summary(base), text.summary(head))
+                text.summary(base), text.summary(head), _policy_changes(base.policy, head.policy))
+
+
+def _policy_changes(base: Policy, head: Policy) -> tuple[tuple[str, str, str], ...]:
+    """The gate's settings in mkdocs.yml that changed: a looser policy passes what failed before."""
+    def shown(policy: Policy) -> dict[str, str]:
+        return {"max_run_age_days": str(policy.max_run_age_days), "default_tolerance": policy.default_tolerance,
+                "warn": ", ".join(sorted(policy.warn)) or "none", "claims_dir": policy.claims_dir,
+                "measurements_dir": policy.measurements_dir}
+    old, new = shown(base), shown(head)
+    return tuple((name, old[name], new[name]) for name in old if old[name] != new[name])
 
 
 def find_renames(old_by_id: dict[str, Claim], new_by_id: dict[str, Claim]) -> dict[str, str]:
@@ -188,6 +200,10 @@ def _flags(old: Claim | None, new: Claim, base: Report, head: Report, old_by_id:
             allowed = tolerance.text if tolerance.text != "precision" else f"±{format_value(tolerance.absolute)}"
             add("value-moved", f"{shown_value(old)} → {shown_value(new)} ({_relative_change(old.value, new.value)}"
                 f"{allowed} allowed)")
+    if old and old.tolerance != new.tolerance:
+        loosened = _loosened(old, new, base, head)
+        if loosened:
+            add("tolerance-loosened", loosened)
     if old:
         swapped = _swapped(old, new, base, head)
         if swapped:
@@ -219,6 +235,20 @@ def _checks(claim: Claim, report: Report, by_id: dict[str, Claim]) -> str:
 
 def _borrowed_premises(claim_id: str, by_id: dict[str, Claim]) -> list[str]:
     return [target for target in lineage.input_closure(claim_id, by_id) if by_id[target].kind == "borrowed"]
+
+
+def _loosened(old: Claim, new: Claim, base: Report, head: Report) -> str:
+    """'5% → 50%' when the claim's own tolerance now allows more than it did; '' otherwise."""
+    at = head.computed.get(new.id, new.value)
+    if at is None:
+        return ""
+    before, after = tolerance_for(old, base.policy), tolerance_for(new, head.policy)
+    if after.allowed(at) <= before.allowed(at) * (1 + 1e-9):
+        return ""
+
+    def named(claim: Claim, policy: Policy) -> str:
+        return claim.tolerance.text if claim.tolerance else f"the default ({policy.default_tolerance})"
+    return f"{named(old, base.policy)} → {named(new, head.policy)}"
 
 
 def _swapped(old: Claim, new: Claim, base: Report, head: Report) -> str:
@@ -302,6 +332,10 @@ def as_markdown(diff: Diff, base: Revision, head: Revision) -> str:
         lines += ["### Flagged for review", "", "| flag | claim | what |", "| --- | --- | --- |"]
         lines += [f"| {FLAGS[f.flag]} | {_code(f.claim_id)} | {_text(f.message)} |" for f in diff.flags]
         lines.append("")
+    if diff.policy:
+        lines += ["### Policy (the gate's settings)", ""]
+        lines += [f"- {name}: {_text(old)} → **{_text(new)}**" for name, old, new in diff.policy]
+        lines.append("")
     changed = [c for c in diff.changes if c.change in ("changed", "renamed") and c.changed_fields]
     for title, changes in (("Changed", changed), ("Added", _only(diff, "added")),
                            ("Removed", _only(diff, "removed"))):
@@ -351,6 +385,7 @@ def as_json(diff: Diff, base: Revision, head: Revision) -> str:
                                 for name in c.changed_fields}}
                     for c in diff.changes if c.change in ("changed", "renamed") and c.changed_fields],
         "runs": {"added": list(diff.runs_added), "removed": list(diff.runs_removed)},
+        "policy": {name: {"old": old, "new": new} for name, old, new in diff.policy},
     }, indent=2, ensure_ascii=False)
 
 
@@ -368,6 +403,8 @@ def _counts(diff: Diff) -> str:
                                                        (diff.runs_removed, "removed")) if paths]
     if runs:
         parts.append("runs: " + ", ".join(runs))
+    if diff.policy:
+        parts.append("policy changed")
     return "**" + " · ".join(parts) + "**" if parts else "No claim or run changed."
 
 

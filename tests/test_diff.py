@@ -150,6 +150,24 @@ def test_diff_lists_but_does_not_flag_a_value_that_moved_within_its_tolerance(tm
         in result.output
 
 
+def test_diff_flags_a_claim_whose_own_tolerance_was_loosened(tmp_path):
+    base = ledger_repo(tmp_path, MEASURED + PREDICTED)
+    commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("5%", "50%")
+                      + PREDICTED + "    tolerance: 0.001\n"})  # tighter than the default ±0.005
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert flagged(result.output) == ["| tolerance loosened | `moe-speedup-b16` | 5% → 50% |"]
+    assert "- `moe-speedup-b16` also changed: tolerance\n- `moe-speedup-doubled` also changed: tolerance\n" \
+        in result.output
+
+
+def test_diff_shows_a_policy_that_turns_failures_into_warnings(tmp_path):
+    base = ledger_repo(tmp_path)
+    commit(tmp_path, {"mkdocs.yml": MKDOCS + "      warn: [drifted, too-old]\n"})
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert "**policy changed**\n\n### Policy (the gate's settings)\n\n- warn: none → **drifted, too-old**\n" \
+        in result.output
+
+
 def test_diff_flags_evidence_swapped_to_a_run_on_another_testbed(tmp_path):
     base = ledger_repo(tmp_path)
     a_run(tmp_path, SPEEDUP_ROWS, testbed="apple-m1-max", when=LATER)
@@ -265,7 +283,11 @@ def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp
     assert result.output == f"""\
 ## Ledger diff: {base[:12]} → working tree
 
-**1 added · runs: 1 added**
+**1 added · runs: 1 added · policy changed**
+
+### Policy (the gate's settings)
+
+- max_run_age_days: 365 → **36500**
 
 ### Added
 
@@ -367,6 +389,7 @@ def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
                      "fields": {"value": {"old": "3.59×", "new": "3.21×"},
                                 "evidence": {"old": RUN, "new": LATER_RUN}}}],
         "runs": {"added": [LATER_RUN], "removed": []},
+        "policy": {},
     }
 
 
