@@ -72,8 +72,13 @@ class Diff:
     head_summary: str
     policy: tuple[tuple[str, str, str], ...] = ()  # (setting, at base, at head) for each that changed
 
-    def count(self, change: str) -> int:
-        return sum(1 for c in self.changes if c.change == change)
+    def only(self, change: str) -> list[ClaimChange]:
+        return [c for c in self.changes if c.change == change]
+
+    @property
+    def edited(self) -> list[ClaimChange]:
+        """Claims at both revisions whose shown fields differ (renamed ones too)."""
+        return [c for c in self.changes if c.change in ("changed", "renamed") and c.changed_fields]
 
 
 def compare(base: Report, head: Report) -> Diff:
@@ -336,9 +341,8 @@ def as_markdown(diff: Diff, base: Revision, head: Revision) -> str:
         lines += ["### Policy (the gate's settings)", ""]
         lines += [f"- {name}: {_text(old)} → **{_text(new)}**" for name, old, new in diff.policy]
         lines.append("")
-    changed = [c for c in diff.changes if c.change in ("changed", "renamed") and c.changed_fields]
-    for title, changes in (("Changed", changed), ("Added", _only(diff, "added")),
-                           ("Removed", _only(diff, "removed"))):
+    for title, changes in (("Changed", diff.edited), ("Added", diff.only("added")),
+                           ("Removed", diff.only("removed"))):
         if not changes:
             continue
         lines += [f"### {title}", "", "| claim | " + " | ".join(COLUMNS) + " |",
@@ -351,7 +355,7 @@ def as_markdown(diff: Diff, base: Revision, head: Revision) -> str:
             lines += [f"- {_code(c.claim_id)} also changed: "
                       + ", ".join(name for name in c.changed_fields if name in DETAILS) for c in details]
         lines.append("")
-    renamed = _only(diff, "renamed")
+    renamed = diff.only("renamed")
     if renamed:
         lines += ["### Renamed", ""]
         lines += [f"- {_code(c.old_id)} → {_code(c.claim_id)}" for c in renamed]
@@ -377,28 +381,23 @@ def as_json(diff: Diff, base: Revision, head: Revision) -> str:
         "head": side(head, diff.head_summary),
         "flags": [{"flag": f.flag, "title": FLAGS[f.flag], "claim": f.claim_id, "message": f.message}
                   for f in diff.flags],
-        "added": [{"claim": c.claim_id, **c.new} for c in _only(diff, "added")],
-        "removed": [{"claim": c.claim_id, **c.old} for c in _only(diff, "removed")],
-        "renamed": [{"from": c.old_id, "to": c.claim_id} for c in _only(diff, "renamed")],
+        "added": [{"claim": c.claim_id, **c.new} for c in diff.only("added")],
+        "removed": [{"claim": c.claim_id, **c.old} for c in diff.only("removed")],
+        "renamed": [{"from": c.old_id, "to": c.claim_id} for c in diff.only("renamed")],
         "changed": [{"claim": c.claim_id, "old_id": c.old_id,
                      "fields": {name: {"old": c.old.get(name, ""), "new": c.new.get(name, "")}
                                 for name in c.changed_fields}}
-                    for c in diff.changes if c.change in ("changed", "renamed") and c.changed_fields],
+                    for c in diff.edited],
         "runs": {"added": list(diff.runs_added), "removed": list(diff.runs_removed)},
         "policy": {name: {"old": old, "new": new} for name, old, new in diff.policy},
     }, indent=2, ensure_ascii=False)
 
 
-def _only(diff: Diff, change: str) -> list[ClaimChange]:
-    return [c for c in diff.changes if c.change == change]
-
-
 def _counts(diff: Diff) -> str:
     parts = [f"{len(diff.flags)} flagged"] if diff.flags else []
-    changed = sum(1 for c in diff.changes if c.change in ("changed", "renamed") and c.changed_fields)
-    parts += [f"{n} {word}" for n, word in ((changed, "changed"), (diff.count("added"), "added"),
-                                            (diff.count("removed"), "removed"),
-                                            (diff.count("renamed"), "renamed")) if n]
+    parts += [f"{len(changes)} {word}" for changes, word in (
+        (diff.edited, "changed"), (diff.only("added"), "added"), (diff.only("removed"), "removed"),
+        (diff.only("renamed"), "renamed")) if changes]
     runs = [f"{len(paths)} {word}" for paths, word in ((diff.runs_added, "added"),
                                                        (diff.runs_removed, "removed")) if paths]
     if runs:
