@@ -36,7 +36,7 @@ PREDICTED = """
     inputs: {s: moe-speedup-b16}
     value: 7.18
 """
-GATE_ONE = "1 claims (1 measured; 1 asserted) — 0 failures"
+GATE_ONE = "1 claim (1 measured; 1 asserted) — 0 failures"
 
 
 def git(root, *args: str) -> str:
@@ -105,7 +105,7 @@ def test_diff_flags_a_kind_downgrade_from_measured_to_borrowed(tmp_path):
 - `moe-speedup-b16` also changed: row, source
 
 Gate at base: {GATE_ONE}  
-Gate at head: 1 claims (1 borrowed; 1 asserted) — 1 failure: 1 only-borrowed
+Gate at head: 1 claim (1 borrowed; 1 asserted) — 1 failure: 1 only-borrowed
 """
 
 
