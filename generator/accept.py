@@ -1,0 +1,142 @@
+"""`ledger accept`: write a drifted claim's computed value into its YAML file, changing nothing else.
+
+Only the bytes of the value itself are replaced (or one `value:` line is added), so comments,
+order, quoting and layout stay exactly as they were; the result is re-read before it is saved.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import yamlread
+from .evidence import tolerance_for, within
+from .records import STALE_RULES, Claim, LedgerError, Report
+
+_VALUE_LINE = re.compile(r"^(?P<head>\s*(?:-\s+)?value\s*:[ \t]*)(?P<value>[^#\s][^#\n]*?)(?P<tail>[ \t]*(?:#.*)?)$")
+_KEY_LINE = re.compile(r"^(?P<indent>\s*(?:-\s+)?)(?P<key>[A-Za-z_]+)\s*:")
+
+
+@dataclass(frozen=True)
+class Change:
+    claim_id: str
+    path: str
+    line: int
+    old: str  # "" when the claim had no value
+    new: str
+    computed: float
+
+    def __str__(self) -> str:
+        was = self.old or "(none)"
+        return f"{self.path}:{self.line}: {self.claim_id}: value {was} -> {self.new} (computed {self.computed!r})"
+
+
+def plan(report: Report, claim_ids: list[str]) -> list[Change]:
+    """What accepting each claim would change; raises LedgerError naming what cannot be accepted."""
+    changes = []
+    for claim_id in claim_ids:
+        claim = report.claim(claim_id)
+        if claim is None:
+            raise LedgerError(f"no claim {claim_id!r}")
+        findings = report.findings_for(claim_id)
+        drift = [f for f in findings if f.rule in ("drifted", "formula-drifted") and "stale" not in f.problem]
+        blocking = [f for f in findings if f.rule in STALE_RULES and f not in drift]
+        if blocking:
+            reasons = "; ".join(f"{f.rule}: {f.problem}" for f in blocking)
+            raise LedgerError(f"{claim.where}: {claim_id}: cannot accept a value from stale evidence ({reasons})")
+        if not drift or claim_id not in report.computed:
+            raise LedgerError(f"{claim.where}: {claim_id}: nothing to accept (its value agrees with its evidence)")
+        computed = report.computed[claim_id]
+        new = rounded(claim, computed, report)
+        changes.append(Change(claim_id, claim.where.path, claim.at("value").line if claim.value is not None
+                              else claim.where.line, claim.value_text, new, computed))
+    return changes
+
+
+def rounded(claim: Claim, computed: float, report: Report) -> str:
+    """The computed value with as many significant digits as the stated one (at least 3), or more
+    if the tolerance needs them."""
+    digits = max(3, _significant(claim.value_text)) if claim.value_text else 4
+    for extra in range(0, 14):
+        text = _format(computed, digits + extra)
+        probe = Claim(claim.id, claim.kind, claim.where, value=float(text), value_text=text,
+                      tolerance=claim.tolerance)
+        if within(float(text), computed, tolerance_for(probe, report.policy)):
+            return text
+    return repr(computed)
+
+
+def apply(root: Path, changes: list[Change], claims: dict[str, Claim]) -> None:
+    """Rewrite each touched file once, verifying the edit before replacing the file."""
+    by_path: dict[str, list[Change]] = {}
+    for change in changes:
+        by_path.setdefault(change.path, []).append(change)
+    for path, file_changes in by_path.items():
+        file = root / path
+        lines = file.read_bytes().decode("utf-8").splitlines(keepends=True)
+        # Bottom-up, so inserted lines do not shift the ones still to edit.
+        for change in sorted(file_changes, key=lambda c: c.line, reverse=True):
+            _edit(lines, claims[change.claim_id], change)
+        text = "".join(lines)
+        _verify(text, path, file_changes)
+        _replace(file, text.encode("utf-8"))
+
+
+def _edit(lines: list[str], claim: Claim, change: Change) -> None:
+    if claim.value is not None:
+        index = change.line - 1
+        match = _VALUE_LINE.match(lines[index].rstrip("\r\n"))
+        if not match:
+            raise LedgerError(f"{change.path}:{change.line}: {claim.id}: the value is not on a plain "
+                              f"`value: N` line; set it to {change.new} by hand")
+        ending = lines[index][len(lines[index].rstrip("\r\n")):]
+        lines[index] = match.group("head") + change.new + match.group("tail") + ending
+        return
+    anchor = dict(claim.field_lines).get("kind") or claim.where.line
+    key = _KEY_LINE.match(lines[claim.where.line - 1])
+    if not key:
+        raise LedgerError(f"{change.path}:{claim.where.line}: {claim.id}: add `value: {change.new}` by hand")
+    indent = " " * len(key.group("indent"))
+    ending = "\r\n" if lines[anchor - 1].endswith("\r\n") else "\n"
+    if not lines[anchor - 1].endswith(("\n", "\r")):
+        lines[anchor - 1] += ending
+    lines.insert(anchor, f"{indent}value: {change.new}{ending}")
+
+
+def _verify(text: str, path: str, changes: list[Change]) -> None:
+    data = yamlread.parse(text.encode("utf-8"))
+    values = {item.get("id"): item.get("value") for item in data["claims"] if isinstance(item, dict)}
+    for change in changes:
+        if values.get(change.claim_id) != float(change.new) and values.get(change.claim_id) != int(float(change.new)):
+            raise LedgerError(f"{path}: {change.claim_id}: the edit did not read back as {change.new}; "
+                              "file left unchanged")
+
+
+def _replace(file: Path, content: bytes) -> None:
+    mode = file.stat().st_mode
+    handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(content)
+        os.chmod(temporary, mode & 0o7777)
+        os.replace(temporary, file)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _significant(text: str) -> int:
+    mantissa = text.strip().lower().split("e")[0].lstrip("+-").replace("_", "")
+    digits = mantissa.replace(".", "").lstrip("0")
+    return max(1, len(digits))
+
+
+def _format(value: float, significant: int) -> str:
+    if value == 0:
+        return "0"
+    from math import floor, log10
+    decimals = max(0, significant - 1 - int(floor(log10(abs(value)))))
+    return f"{value:.{decimals}f}"

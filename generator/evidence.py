@@ -1,0 +1,324 @@
+"""Evidence stage: claims + runs + policy -> findings and computed values. Pure.
+
+Rules (DESIGN.md, "The gate"): tampered, probe changed, drifted, formula drifted, too old, only
+borrowed, unknown reference, plus the "invalid" problems that need runs (missing run, file, column
+or row). Claims are visited inputs-first so staleness flows down the lineage.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from typing import Iterable, Mapping
+
+from . import formula
+from .records import (STALE_RULES, Claim, Finding, PageRef, Policy, Run, Source, Table,
+                      Tolerance)
+from .validate import parse_tolerance, precision_of
+
+
+def evaluate(claims: list[Claim], runs: Mapping[str, Run], policy: Policy, now: datetime,
+             invalid: Iterable[Finding] = ()) -> tuple[list[Finding], dict[str, float]]:
+    """Findings for every claim (every rule, not just the first) and each claim's computed value."""
+    by_id: dict[str, Claim] = {}
+    for claim in claims:
+        by_id.setdefault(claim.id, claim)
+    failing: dict[str, list[str]] = {}  # claim id -> stale rules it fails
+    for finding in invalid:
+        if finding.claim_id:
+            failing.setdefault(finding.claim_id, []).append(finding.rule)
+    findings: list[Finding] = []
+    computed: dict[str, float] = {}
+
+    def report(claim: Claim, rule: str, where: Source, problem: str, fix: str, detail: str = "") -> None:
+        severity = policy.severity(rule)
+        findings.append(Finding(where, claim.id, rule, problem, fix, detail, severity))
+        if severity == "fail" and rule in STALE_RULES:
+            failing.setdefault(claim.id, []).append(rule)
+
+    for claim in _inputs_first(by_id):
+        if claim.id in failing and "invalid" in failing[claim.id]:
+            continue  # its fields are not usable; validate already said why
+        if claim.kind == "measured" and claim.evidence:
+            _measured(claim, runs, policy, now, report, computed)
+        elif claim.kind == "extrapolated" and claim.formula:
+            _extrapolated(claim, by_id, failing, policy, report, computed)
+    reaches: dict[str, bool] = {}
+    for claim in by_id.values():
+        _premises(claim, by_id, failing, reaches, report)
+    return findings, computed
+
+
+def unknown_references(refs: Iterable[PageRef], claim_ids: set[str], tables: set[str],
+                       charts: set[str], policy: Policy) -> list[Finding]:
+    """A page that refers to a claim, table or chart that does not exist."""
+    known = {"claim": claim_ids, "table": tables, "chart": charts}
+    findings = []
+    for ref in refs:
+        if ref.kind == "malformed":
+            findings.append(Finding(ref.where, "", "unknown-reference",
+                                    f"malformed reference {ref.name}",
+                                    'write {{ claim("some-id") }}, {{ table("some-id") }} or {{ chart("some-id") }}',
+                                    severity=policy.severity("unknown-reference")))
+        elif ref.name not in known[ref.kind]:
+            findings.append(Finding(ref.where, "", "unknown-reference",
+                                    f"page refers to unknown {ref.kind} {ref.name!r}",
+                                    f"define the {ref.kind} or fix the id",
+                                    severity=policy.severity("unknown-reference")))
+    return findings
+
+
+def tolerance_for(claim: Claim, policy: Policy) -> Tolerance:
+    """The claim's own tolerance, else the policy's default."""
+    tolerance = claim.tolerance or parse_tolerance(policy.default_tolerance)
+    if tolerance.text == "precision":
+        return Tolerance("precision", absolute=precision_of(claim.value_text) if claim.value_text else 0.0)
+    return tolerance
+
+
+def within(stated: float, computed: float, tolerance: Tolerance) -> bool:
+    """Whether a stated value agrees with the computed one under the tolerance (1e-9 relative slack)."""
+    return abs(stated - computed) <= tolerance.allowed(computed) + 1e-9 * max(abs(computed), 1e-300)
+
+
+def format_value(value: float, unit: str = "") -> str:
+    """A value the way a reader wants it: 4 significant digits, no exponent for everyday sizes."""
+    if value == 0 or 1e-3 <= abs(value) < 1e7:
+        digits = max(0, 3 - int(math.floor(math.log10(abs(value))))) if value else 0
+        text = f"{value:.{digits}f}"
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+    else:
+        text = f"{value:.4g}"
+    return f"{text}{_unit_gap(unit)}{unit}"
+
+
+def _unit_gap(unit: str) -> str:
+    return "" if not unit or unit in ("×", "%", "x") else " "
+
+
+def select_row(table: Table, where: tuple[tuple[str, object], ...]) -> list[int]:
+    """Indexes of the rows whose cells equal every value in `where` (numbers compared as numbers)."""
+    positions = [(table.columns.index(column), value) for column, value in where]
+    return [i for i, row in enumerate(table.rows)
+            if all(_same(row[position], value) for position, value in positions)]
+
+
+def _same(cell: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return cell.strip().lower() == str(value).lower()
+    if isinstance(value, (int, float)):
+        try:
+            return float(cell) == float(value)
+        except ValueError:
+            return False
+    return cell == ("" if value is None else str(value))
+
+
+def _measured(claim: Claim, runs: Mapping[str, Run], policy: Policy, now: datetime,
+              report, computed: dict[str, float]) -> None:
+    evidence = claim.evidence
+    at = claim.at("evidence")
+    run = runs.get(evidence.run)
+    rerun = f"rerun `make measure PROBE={evidence.run.split('/')[1]}` and point evidence.run at the new run"
+    if run is None:
+        siblings = sorted(path for path in runs if path.startswith(evidence.run.rsplit("/", 1)[0] + "/"))
+        hint = f" (latest run of that probe: {siblings[-1]})" if siblings else ""
+        report(claim, "invalid", at, f"evidence run {evidence.run} does not exist{hint}",
+               "point evidence.run at an existing run folder")
+        return
+    if run.problem:
+        report(claim, "invalid", at, f"evidence run {run.path} {run.problem}", rerun)
+        return
+    if claim.testbed and run.testbed and claim.testbed != run.testbed:
+        report(claim, "invalid", claim.at("testbed"),
+               f"testbed {claim.testbed!r} but run {run.name} was measured on {run.testbed!r}",
+               f"set `testbed: {run.testbed}` or point at a run from {claim.testbed}")
+    if evidence.file not in run.declared_files:
+        listed = ", ".join(sorted(run.declared_files)) or "none"
+        report(claim, "invalid", at, f"{evidence.file} is not a file of run {run.name} (it has: {listed})",
+               "name one of the run's files in evidence.file")
+        return
+    fresh = True
+    for name, declared in sorted(run.declared_files.items()):
+        actual = run.actual_files.get(name)
+        if actual != declared:
+            fresh = False
+            what = "is missing" if actual is None else f"has sha256 {actual[:12]}…, the manifest says {declared[:12]}…"
+            report(claim, "tampered", at, f"{run.path}/{name} {what}",
+                   f"restore it (`git checkout -- {run.path}/{name}`) or {rerun}")
+    for path, declared in sorted(run.declared_code.items()):
+        current = run.current_code.get(path)
+        if current != declared:
+            fresh = False
+            what = "no longer exists" if current is None else "changed since the run"
+            report(claim, "probe-changed", at, f"{path} {what} (run {run.name})", rerun)
+    if run.finished and now - run.finished > timedelta(days=policy.max_run_age_days):
+        age = (now - run.finished).days
+        report(claim, "too-old", at, f"run {run.name} is {age} days old; the policy allows "
+               f"{policy.max_run_age_days}", rerun)
+    table = run.tables.get(evidence.file)
+    if table is None or table.problem:
+        problem = table.problem if table else "is not a CSV file"
+        report(claim, "invalid", at, f"{run.path}/{evidence.file} {problem}", rerun)
+        return
+    missing = [c for c in [evidence.column, *(c for c, _ in evidence.where)] if c not in table.columns]
+    if missing:
+        report(claim, "invalid", at, f"{evidence.file} has no column {missing[0]!r} "
+               f"(columns: {', '.join(table.columns)})", "name an existing column")
+        return
+    rows = select_row(table, evidence.where)
+    shown_where = ", ".join(f"{c}={v}" for c, v in evidence.where) or "no filter"
+    if len(rows) != 1:
+        if rows:
+            problem = f"{len(rows)} rows of {evidence.file} match where {{{shown_where}}}; it must select one"
+            fix = "add columns to `where` until one row matches"
+        else:
+            problem = f"no row of {evidence.file} matches where {{{shown_where}}}"
+            fix = "check the values in `where` against the run's rows"
+        report(claim, "invalid", at, problem, fix)
+        return
+    cell = table.rows[rows[0]][table.columns.index(evidence.column)]
+    try:
+        value = float(cell)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        report(claim, "invalid", at, f"{evidence.file}, {shown_where}, column {evidence.column}: "
+               f"cell {cell!r} is not a number", "name a numeric column")
+        return
+    computed[claim.id] = value
+    if not fresh:
+        return  # a value from untrusted or outdated evidence is not compared
+    detail = f"from {run.path}/{evidence.file}, {shown_where}, column {evidence.column}"
+    _compare(claim, value, policy, report, "drifted", "evidence computes", detail,
+             f"check the run, then `ledger accept {claim.id}`")
+
+
+def _extrapolated(claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]],
+                  policy: Policy, report, computed: dict[str, float]) -> None:
+    at = claim.at("inputs")
+    values: dict[str, float] = {}
+    usable = True
+    for name, target_id in claim.inputs:
+        target = by_id.get(target_id)
+        if target is None:
+            return  # validate reported the dangling reference
+        if target.status == "lead":
+            report(claim, "only-borrowed", at, f"input {target_id} is a lead; a lead is never a premise",
+                   f"check {target_id} here (measure it) and make it asserted, or drop the input")
+            usable = False
+        elif target.retired and not claim.retired:
+            report(claim, "invalid", at, f"input {target_id} is {target.status}; an asserted claim cannot "
+                   "rest on a retired one", f"use what retired it ({', '.join(target.retired_by)}) instead")
+            usable = False
+        if target_id in failing:
+            rules = ", ".join(sorted(set(failing[target_id])))
+            report(claim, "formula-drifted", at, f"input {target_id} is stale ({rules})",
+                   f"fix {target_id} first (`ledger check` lists why)")
+            usable = False
+        elif target.value is None:
+            report(claim, "invalid", at, f"input {target_id} has no value", f"give {target_id} a `value:`")
+            usable = False
+        else:
+            values[name] = target.value
+    if not usable:
+        return
+    try:
+        value = formula.evaluate(claim.formula, values)
+    except formula.FormulaError as error:
+        report(claim, "invalid", claim.at("formula"), f"formula cannot be evaluated: {error}",
+               "check the formula and its inputs' values")
+        return
+    computed[claim.id] = value
+    shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
+    _compare(claim, value, policy, report, "formula-drifted", "formula gives",
+             f"{claim.formula} with {shown}", f"check the inputs, then `ledger accept {claim.id}`")
+
+
+def _compare(claim: Claim, value: float, policy: Policy, report, rule: str, verb: str,
+             detail: str, fix: str) -> None:
+    if claim.value is None:
+        report(claim, rule, claim.where, f"no value stated; {verb} {format_value(value, claim.unit)}",
+               fix, detail)
+        return
+    tolerance = tolerance_for(claim, policy)
+    if not within(claim.value, value, tolerance):
+        allowed = tolerance.text if tolerance.text != "precision" else f"±{format_value(tolerance.absolute)}"
+        report(claim, rule, claim.at("value"),
+               f"stated {format_value(claim.value, claim.unit)}, {verb} "
+               f"{format_value(value, claim.unit)} ({allowed} allowed)", fix, detail)
+
+
+def _reaches_measurement(claim_id: str, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]],
+                         memo: dict[str, bool]) -> bool:
+    """Whether a claim's own lineage (its inputs, not its checks) reaches a fresh measured run."""
+    if claim_id not in memo:
+        memo[claim_id] = False  # provisional, so a cycle cannot recurse forever
+        claim = by_id.get(claim_id)
+        if claim is not None and claim_id not in failing and claim.status != "lead":
+            memo[claim_id] = claim.kind == "measured" or any(
+                _reaches_measurement(target, by_id, failing, memo) for _, target in claim.inputs)
+    return memo[claim_id]
+
+
+def _premises(claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]],
+              reaches: dict[str, bool], report) -> None:
+    """Only borrowed, leads as premises, and what a check or a retirement may name."""
+    for target_id in claim.checked_by:
+        target = by_id.get(target_id)
+        if target is not None and target.kind == "borrowed":
+            report(claim, "invalid", claim.at("checked_by"),
+                   f"checked_by names {target_id}, a borrowed claim; a check must be measured or extrapolated here",
+                   "name a claim measured here, or extrapolated from one")
+    for target_id in claim.retired_by:
+        target = by_id.get(target_id)
+        if target is not None and target.status == "lead":
+            report(claim, "only-borrowed", claim.at("status"),
+                   f"retired by {target_id}, which is a lead; a lead is never a premise",
+                   "name a claim that was checked here")
+    if claim.status != "asserted" or claim.kind == "measured" or claim.id in failing:
+        return
+    if _reaches_measurement(claim.id, by_id, failing, reaches):
+        return
+    counted = [c for c in claim.checked_by if _reaches_measurement(c, by_id, failing, reaches)]
+    if counted:
+        return
+    if claim.kind == "borrowed":
+        problem = "borrowed, and nothing here checks it"
+    else:
+        problem = "rests only on borrowed claims, and nothing here checks it"
+    reasons = []
+    for check_id in claim.checked_by:
+        if check_id in failing:
+            reasons.append(f"{check_id} is stale ({', '.join(sorted(set(failing[check_id])))})")
+        elif check_id in by_id:
+            reasons.append(f"{check_id} does not reach a measured run")
+    if reasons:
+        problem += ": its check " + "; ".join(reasons)
+    report(claim, "only-borrowed", claim.where, problem,
+           "add `checked_by:` naming a claim measured here (or extrapolated from one), "
+           "or mark it `status: lead` if nothing here could ever check it")
+
+
+def _inputs_first(by_id: Mapping[str, Claim]) -> list[Claim]:
+    """Claims ordered so every claim comes after its inputs (cycles broken arbitrarily)."""
+    order: list[Claim] = []
+    state: dict[str, int] = {}
+    for root_id in by_id:
+        stack = [(root_id, iter(by_id[root_id].inputs))]
+        if root_id in state:
+            continue
+        state[root_id] = 1
+        while stack:
+            claim_id, pending = stack[-1]
+            for _, target in pending:
+                if target in by_id and target not in state:
+                    state[target] = 1
+                    stack.append((target, iter(by_id[target].inputs)))
+                    break
+            else:
+                stack.pop()
+                state[claim_id] = 2
+                order.append(by_id[claim_id])
+    return order

@@ -1,0 +1,28 @@
+"""The whole gate, read top to bottom: load -> validate -> evaluate evidence -> Report.
+
+The CLI and the MkDocs plugin both call check() and differ only in how they show the Report, so
+`ledger check` and `mkdocs build --strict` cannot disagree.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from . import evidence, figures, load, validate
+from .records import Policy, Report
+
+
+def check(root: Path, policy: Policy, now: datetime) -> Report:
+    """Every finding about the ledger under root, with each claim's computed value."""
+    raw = load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes)
+    claims, findings = validate.claims(raw, policy.measurements_dir)
+    runs = load.runs(root, policy.measurements_dir)
+    evidence_findings, computed = evidence.evaluate(claims, runs, policy, now, findings)
+    refs = load.page_refs(root, policy.docs_dir)
+    defined = figures.defined(root)
+    findings += evidence_findings
+    findings += evidence.unknown_references(refs, {c.id for c in claims}, defined.tables,
+                                            defined.charts, policy)
+    return Report(claims=tuple(claims), runs=runs, findings=tuple(sorted(findings)),
+                  computed=computed, page_refs=tuple(refs), policy=policy)

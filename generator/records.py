@@ -1,0 +1,200 @@
+"""Records passed between stages: frozen dataclasses, no I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from datetime import datetime
+from typing import Mapping
+
+KINDS = ("measured", "extrapolated", "borrowed")
+STATUSES = ("asserted", "lead", "refuted", "superseded", "retracted")
+RETIRED = frozenset({"refuted", "superseded", "retracted"})
+# Rule names, in the order DESIGN.md lists them; "stale" rules make dependent claims stale too.
+RULES = ("invalid", "tampered", "probe-changed", "drifted", "formula-drifted", "too-old",
+         "only-borrowed", "unknown-reference")
+STALE_RULES = frozenset(RULES[:6])
+
+
+class LedgerError(Exception):
+    """A problem the user can fix (bad usage, unreadable config): shown without a traceback."""
+
+
+@dataclass(frozen=True, order=True)
+class Source:
+    path: str  # relative to the repository root, POSIX separators
+    line: int  # 1-based; 0 when the problem concerns the whole file
+    column: int = 0  # 1-based; 0 when not known
+
+    def __str__(self) -> str:
+        text = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{text}:{self.column}" if self.column else text
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    text: str  # as written: "5%", "0.01", "precision"
+    absolute: float = 0.0
+    relative: float = 0.0  # fraction of the computed value
+
+    def allowed(self, computed: float) -> float:
+        """Largest |stated - computed| this tolerance accepts."""
+        return max(self.absolute, self.relative * abs(computed))
+
+
+@dataclass(frozen=True)
+class Evidence:
+    run: str  # measurements/<probe>/<run folder>
+    file: str  # a CSV file inside the run
+    where: tuple[tuple[str, object], ...]  # column -> value; must select exactly one row
+    column: str
+
+
+@dataclass(frozen=True)
+class Citation:
+    title: str
+    quote: str = ""
+    url: str = ""
+    retrieved: str = ""
+    locator: str = ""  # section, line or page within the source
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    kind: str
+    where: Source  # the claim's `- id:` line
+    statement: str = ""
+    value: float | None = None
+    value_text: str = ""  # the value as written, which sets its precision
+    unit: str = ""
+    testbed: str = ""
+    status: str = "asserted"
+    evidence: Evidence | None = None
+    formula: str = ""
+    inputs: tuple[tuple[str, str], ...] = ()  # formula name -> claim id
+    source: Citation | None = None
+    checked_by: tuple[str, ...] = ()
+    retired_by: tuple[str, ...] = ()  # refuted_by / superseded_by
+    tolerance: Tolerance | None = None
+    note: str = ""
+    field_lines: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def retired(self) -> bool:
+        return self.status in RETIRED
+
+    def at(self, field_name: str) -> Source:
+        """Where a field starts (its own line), or the claim's line if the field is absent."""
+        line = dict(self.field_lines).get(field_name)
+        return Source(self.where.path, line) if line else self.where
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    problem: str = ""  # why it could not be read, if it could not
+
+
+@dataclass(frozen=True)
+class Run:
+    path: str  # measurements/<probe>/<run folder>
+    source: Source  # its manifest.json
+    probe: str = ""  # probes/<name>.py
+    testbed: str = ""
+    started: datetime | None = None
+    finished: datetime | None = None
+    parameters: Mapping[str, object] = field(default_factory=dict, compare=False)
+    environment: Mapping[str, object] = field(default_factory=dict, compare=False)
+    declared_files: Mapping[str, str] = field(default_factory=dict, compare=False)  # name -> sha256
+    actual_files: Mapping[str, str | None] = field(default_factory=dict, compare=False)
+    declared_code: Mapping[str, str] = field(default_factory=dict, compare=False)  # path -> sha256
+    current_code: Mapping[str, str | None] = field(default_factory=dict, compare=False)
+    tables: Mapping[str, Table] = field(default_factory=dict, compare=False)
+    problem: str = ""  # why the manifest could not be used, if it could not
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+    @property
+    def probe_name(self) -> str:
+        return self.path.split("/")[-2]
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    where: Source
+    claim_id: str
+    rule: str
+    problem: str
+    fix: str
+    detail: str = ""  # a second line: where the computed value came from
+    severity: str = "fail"  # "fail" or "warn", from the policy
+
+    def __str__(self) -> str:
+        head = f"{self.where}: {self.claim_id + ': ' if self.claim_id else ''}{self.rule}: {self.problem}"
+        lines = [head + (" (warning)" if self.severity == "warn" else "")]
+        if self.detail:
+            lines.append(f"  {self.detail}")
+        lines.append(f"  fix: {self.fix}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class PageRef:
+    where: Source
+    kind: str  # claim | table | chart | malformed
+    name: str
+    start: int = 0  # character offsets of the whole {{ ... }} in the page text
+    end: int = 0
+
+
+@dataclass(frozen=True)
+class Policy:
+    max_run_age_days: int = 365
+    default_tolerance: str = "precision"
+    warn: frozenset[str] = frozenset()  # rules reported as warnings instead of failures
+    max_claim_file_bytes: int = 4 * 1024 * 1024
+    claims_dir: str = "claims"
+    measurements_dir: str = "measurements"
+    docs_dir: str = "docs"
+
+    def severity(self, rule: str) -> str:
+        return "warn" if rule in self.warn else "fail"
+
+
+@dataclass(frozen=True)
+class Report:
+    claims: tuple[Claim, ...]
+    runs: Mapping[str, Run]
+    findings: tuple[Finding, ...]
+    computed: Mapping[str, float]  # claim id -> value its evidence or formula computes
+    page_refs: tuple[PageRef, ...] = ()
+    policy: Policy = Policy()
+
+    @property
+    def failures(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "fail")
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "warn")
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def claim(self, claim_id: str) -> Claim | None:
+        return self.by_id.get(claim_id)
+
+    @cached_property
+    def by_id(self) -> dict[str, Claim]:
+        return {claim.id: claim for claim in self.claims}
+
+    def findings_for(self, claim_id: str) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.claim_id == claim_id)
+
+    def is_stale(self, claim_id: str) -> bool:
+        return any(f.rule in STALE_RULES and f.severity == "fail" for f in self.findings_for(claim_id))

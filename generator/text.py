@@ -1,0 +1,49 @@
+"""Report -> text for a terminal and JSON for machines."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from .records import KINDS, RULES, STATUSES, Report
+
+
+def summary(report: Report) -> str:
+    """One line: claims by kind and status, then failures and warnings by rule."""
+    kinds = Counter(claim.kind for claim in report.claims)
+    statuses = Counter(claim.status for claim in report.claims)
+    by_kind = ", ".join(f"{kinds[k]} {k}" for k in KINDS if kinds[k])
+    by_status = ", ".join(f"{statuses[s]} {s}" for s in STATUSES if statuses[s])
+    head = f"{len(report.claims)} claim{'s' if len(report.claims) != 1 else ''}" + (f" ({by_kind}; {by_status})" if report.claims else "")
+    parts = [head, _count(report.failures, "failure"), _count(report.warnings, "warning")]
+    return " — ".join(part for part in parts if part)
+
+
+def _count(findings, noun: str) -> str:
+    if not findings:
+        return f"0 {noun}s" if noun == "failure" else ""
+    rules = Counter(f.rule for f in findings)
+    detail = ", ".join(f"{rules[r]} {r}" for r in RULES if rules[r])
+    return f"{len(findings)} {noun}{'s' if len(findings) != 1 else ''}: {detail}"
+
+
+def as_text(report: Report) -> str:
+    """Every finding (failures and warnings, by file and line), then the summary line."""
+    lines = [str(finding) for finding in report.findings]
+    lines.append(summary(report))
+    return "\n".join(lines)
+
+
+def as_json(report: Report) -> str:
+    kinds = Counter(claim.kind for claim in report.claims)
+    statuses = Counter(claim.status for claim in report.claims)
+    return json.dumps({
+        "ok": report.ok,
+        "claims": {"total": len(report.claims), "by_kind": dict(kinds), "by_status": dict(statuses)},
+        "findings": [
+            {"path": f.where.path, "line": f.where.line, "column": f.where.column, "claim": f.claim_id,
+             "rule": f.rule, "severity": f.severity, "problem": f.problem, "detail": f.detail, "fix": f.fix}
+            for f in report.findings
+        ],
+        "summary": summary(report),
+    }, indent=2, ensure_ascii=False)

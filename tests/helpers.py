@@ -1,0 +1,88 @@
+"""Shared test helpers: real files in a temporary folder, the real command line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from generator.runs import write_run  # noqa: E402
+
+RUN_TIME = datetime(2026, 11, 29, 10, 0, 0, tzinfo=timezone.utc)
+TOY_PROBE = "# a stand-in probe: its bytes are what the manifest hashes\nprint('toy')\n"
+RUN = "measurements/toy/2026-11-29T10-00-00Z-linux-cpu"
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
+    """Write {relative path: text or bytes} under root (text is dedented)."""
+    for relative, content in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(textwrap.dedent(content).lstrip("\n"), encoding="utf-8")
+
+
+def a_run(root: Path, rows: list[dict], probe: str = "toy", testbed: str = "linux-cpu",
+          when: datetime = RUN_TIME, file: str = "results.csv") -> str:
+    """A real run written by the real run writer, from a stand-in probe file; returns its path."""
+    probe_file = root / "probes" / f"{probe}.py"
+    if not probe_file.exists():
+        write_tree(root, {f"probes/{probe}.py": TOY_PROBE})
+    path = write_run(root, probe, testbed, {file: rows}, parameters={"rounds": 3},
+                     environment={"backend": "cpu"}, code=[f"probes/{probe}.py"],
+                     started=when, finished=when)
+    return path.relative_to(root).as_posix()
+
+
+@dataclass
+class Result:
+    exit_code: int
+    output: str  # stdout
+    errors: str  # stderr
+
+
+def run_ledger(*args: str, cwd: Path) -> Result:
+    """The real `ledger` command, as a user runs it."""
+    done = subprocess.run([sys.executable, "-m", "generator.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, env=_env())
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+def run_mkdocs(*args: str, cwd: Path) -> Result:
+    done = subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=cwd, capture_output=True,
+                          text=True, env=_env())
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+def _env() -> dict:
+    import os
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+MEASURED = """
+claims:
+  - id: moe-speedup-b16          # the headline
+    statement: MoE expert reads get faster per token at B=16 than at B=1
+    value: 3.59
+    unit: "×"
+    kind: measured
+    testbed: linux-cpu
+    evidence:
+      run: measurements/toy/2026-11-29T10-00-00Z-linux-cpu
+      file: results.csv
+      where: {batch: 16}
+      column: speedup
+    tolerance: 5%
+"""
+
+SPEEDUP_ROWS = [{"batch": 1, "speedup": 1.0}, {"batch": 16, "speedup": 3.6}]
