@@ -74,27 +74,12 @@ def parse_args(probe: str, argv: Sequence[str] | None) -> argparse.Namespace:
 # 248320, linear attention 16 key / 32 value heads of 128, conv kernel 4 (as listed in THUDM/slime's
 # scripts/models/qwen3.5-35B-A3B.sh, which qwen36-35B-A3B.sh reuses). No weights are downloaded.
 WRITEUP_MODEL = {
-    "model_type": "qwen3_5_moe",
-    "hidden_size": 2048,
-    "num_hidden_layers": 40,
-    "full_attention_interval": 4,
-    "num_attention_heads": 16,
-    "num_key_value_heads": 2,
-    "head_dim": 256,
-    "vocab_size": 248320,
-    "linear_num_key_heads": 16,
-    "linear_num_value_heads": 32,
-    "linear_key_head_dim": 128,
-    "linear_value_head_dim": 128,
-    "linear_conv_kernel_dim": 4,
-    "num_experts": 256,
-    "num_experts_per_tok": 8,
-    "moe_intermediate_size": 512,
-    "shared_expert_intermediate_size": 512,
-    "intermediate_size": 512,
-    "rms_norm_eps": 1e-6,
-    "max_position_embeddings": 262144,
-    "tie_word_embeddings": False,
+    "model_type": "qwen3_5_moe", "hidden_size": 2048, "num_hidden_layers": 40, "full_attention_interval": 4,
+    "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256, "vocab_size": 248320,
+    "linear_num_key_heads": 16, "linear_num_value_heads": 32, "linear_key_head_dim": 128,
+    "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4, "num_experts": 256, "num_experts_per_tok": 8,
+    "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512, "intermediate_size": 512,
+    "rms_norm_eps": 1e-6, "max_position_embeddings": 262144, "tie_word_embeddings": False,
     "rope_parameters": {"type": "default", "rope_theta": 10000000, "partial_rotary_factor": 0.25},
 }
 WRITEUP_MODEL_SOURCE = (
@@ -322,10 +307,10 @@ def backend() -> str:
     """'cpu', 'metal', 'cuda' (or 'gpu' if neither is reported) for MLX's default device."""
     if mx.default_device().type == mx.cpu:
         return "cpu"
-    if mx.metal.is_available():
-        return "metal"
-    if mx.cuda.is_available():
-        return "cuda"
+    for name in ("metal", "cuda"):
+        module = getattr(mx, name, None)
+        if module is not None and module.is_available():
+            return name
     return "gpu"
 
 

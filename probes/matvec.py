@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import mlx.core as mx
-import numpy as np
 
 from probes import harness
 
