@@ -61,9 +61,12 @@ class Links:
     directory_urls: bool = True
 
     def to(self, src: str, anchor: str = "") -> str:
-        target = get_relative_url(url_of(src, self.directory_urls) or ".", self.here or ".")
+        url = url_of(src, self.directory_urls)
+        target = get_relative_url(url or ".", self.here or ".")
         if target in ("", "."):
             target = "./"
+        elif (not url or url.endswith("/")) and not target.endswith("/"):
+            target += "/"
         return target + (f"#{anchor}" if anchor else "")
 
     def claim(self, claim_id: str) -> str:
