@@ -8,8 +8,9 @@ at build time) is what a reader without JavaScript sees.
 from __future__ import annotations
 
 import copy
-import functools
+import hashlib
 import json
+from pathlib import Path
 
 import altair as alt
 import vl_convert
@@ -46,22 +47,51 @@ def _single_view(spec: dict) -> bool:
     return "mark" in spec or "layer" in spec
 
 
-@functools.lru_cache(maxsize=256)
-def _svg(spec_json: str) -> str:
-    return vl_convert.vegalite_to_svg(json.loads(spec_json))
+def svg(spec: dict, cache: Path | None = None) -> str:
+    """The static fallback image, cached by spec and vl-convert version (a chart costs ~0.3 s)."""
+    text = json.dumps(static_spec(spec), sort_keys=True)
+    key = hashlib.sha256(f"{vl_convert.__version__}\n{text}".encode()).hexdigest()[:32]
+    return _cached(cache, f"svg/{key}.svg", lambda: vl_convert.vegalite_to_svg(json.loads(text)))
 
 
-def svg(spec: dict) -> str:
-    """The static fallback image (cached by spec, so serve's rebuilds redraw only what changed)."""
-    return _svg(json.dumps(static_spec(spec), sort_keys=True))
-
-
-@functools.lru_cache(maxsize=1)
-def bundle() -> str:
+def bundle(cache: Path | None = None) -> str:
     """vega + vega-lite + vega-embed in one classic script, wrapped so nothing but the three
-    globals it assigns (vegaEmbed, vega, vegaLite) leaks into the page."""
-    return "/* vega, vega-lite, vega-embed: bundled by vl-convert */\n(function () {\n" + \
-        vl_convert.javascript_bundle() + "\n})();\n"
+    globals it assigns (vegaEmbed, vega, vegaLite) leaks into the page (~1 s to make: cached)."""
+    def make() -> str:
+        return ("/* vega, vega-lite, vega-embed: bundled by vl-convert */\n(function () {\n"
+                + vl_convert.javascript_bundle() + "\n})();\n")
+    return _cached(cache, f"vega-{vl_convert.__version__}.js", make)
+
+
+_MADE: dict[str, str] = {}  # this process's copies (serve rebuilds many times)
+
+
+def _remembered(name: str, make) -> str:
+    if name not in _MADE:
+        _MADE[name] = make()
+    return _MADE[name]
+
+
+def _cached(cache: Path | None, name: str, make) -> str:
+    """make() once per process, and once per machine when a cache folder is given."""
+    if cache is None:
+        return _remembered(name, make)
+    path = cache / name
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        pass
+    text = _remembered(name, make)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not (cache.parent / ".gitignore").exists() and cache.parent.name == ".cache":
+            (cache.parent / ".gitignore").write_text("# build cache of the ledger plugin\n*\n")
+        temporary = path.with_name(f".{path.name}.{id(text)}")
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(path)
+    except OSError:
+        pass  # a read-only checkout still builds, just without the cache
+    return text
 
 
 def script_json(data: object) -> str:

@@ -25,6 +25,7 @@ from .records import LedgerError, Report
 log = logging.getLogger("mkdocs.plugins.ledger")
 ASSETS = Path(__file__).parent / "assets"
 WATCHED = ("probes", figure_api.FOLDER)  # besides the policy's claims and measurements folders
+CACHE = ".cache/ledger"  # the Vega bundle and chart SVGs, made once (Material's plugins use .cache/ too)
 
 
 class LedgerConfig(Config):
@@ -43,6 +44,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):
 
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
+        self.cache = self.root / CACHE
         docs_dir = Path(config.docs_dir).resolve().relative_to(self.root).as_posix()
         try:
             self.policy = policy_from_options(dict(self.config), docs_dir)
@@ -132,9 +134,9 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):
                   for path in sorted(ASSETS.iterdir()) if path.suffix in (".css", ".js")]
         specs = {d.figure.id: d.result for d in self.drawn.values() if d.figure.kind == "chart" and not d.error}
         found += [File.generated(config, f"{render.ASSETS}/{figure_api.svg_name(figure_id)}",
-                                 content=charts.svg(spec)) for figure_id, spec in specs.items()]
+                                 content=charts.svg(spec, self.cache)) for figure_id, spec in specs.items()]
         if specs:
-            found.append(File.generated(config, f"{render.ASSETS}/vega.js", content=charts.bundle()))
+            found.append(File.generated(config, f"{render.ASSETS}/vega.js", content=charts.bundle(self.cache)))
         return found
 
     def _banner(self, src: str, links: render.Links) -> str:

@@ -92,7 +92,7 @@ def data_file(run: Run, name: str) -> str:
 
 def probe_source(run: Run, sources: Mapping[str, str]) -> str:
     """Each code file the run's manifest hashes, today's text, and whether it changed since the run."""
-    out = ['<div id="probe-source"></div>']
+    out = []  # the section's heading "Probe source" is the #probe-source anchor
     for path in sorted(run.declared_code, key=lambda p: (p != run.probe, p)):
         changed = run.current_code.get(path) != run.declared_code[path]
         note = (badge("changed since the run", "failing") + " <small>the source below is today's, not the "

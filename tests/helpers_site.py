@@ -26,6 +26,9 @@ theme:
   name: material
   font: false
   features: [navigation.tabs, navigation.sections, navigation.indexes]
+  palette:
+    - {scheme: default, toggle: {icon: material/weather-night, name: Dark mode}}
+    - {scheme: slate, toggle: {icon: material/weather-sunny, name: Light mode}}
 plugins: [search, ledger]
 markdown_extensions: [admonition, attr_list, md_in_html, tables, pymdownx.details, toc]
 nav:
