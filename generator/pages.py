@@ -17,8 +17,8 @@ from typing import Mapping
 
 from . import claimpage, runpage
 from .records import RETIRED, STALE_RULES, Claim, Report
-from .render import (CLAIMS_INDEX, FELL, GATE, MEASUREMENTS, Links, Slots, admonition, badge, claim_link,
-                     claim_src, esc, finding_html, run_link, run_problems, run_src, stated, url_of)
+from .render import (CLAIMS_INDEX, FELL, GATE, MEASUREMENTS, Links, Slots, admonition, badge, checked,
+                     claim_link, claim_src, esc, finding_html, run_link, run_problems, run_src, stated, url_of)
 from .text import summary
 
 
@@ -61,7 +61,7 @@ def generate(report: Report, sources: Mapping[str, str], now: datetime,
     """Every generated page for the report (sources: repository path -> text, for probes and manifests)."""
     pages = [claims_index(report, now, directory_urls), fell(report, directory_urls),
              measurements_index(report, now, directory_urls), gate(report, directory_urls)]
-    for claim in report.claims:
+    for claim in report.by_id.values():  # a duplicated id is an "invalid" finding; one page for it
         page = Page(claim_src(claim.id), claim.id, directory_urls)
         pages.append(claimpage.build(page, claim, report, sources, now).done(in_nav=False))
     for run in report.runs.values():
@@ -111,8 +111,6 @@ def freshness(claim: Claim, report: Report, now: datetime) -> tuple[str, str]:
 
 def counts(report: Report) -> dict[str, int]:
     """The headline counts: measured, extrapolated, borrowed-and-checked, retired, leads, unchecked."""
-    from .render import checked
-
     live = [c for c in report.claims if c.status == "asserted"]
     return {
         "measured": sum(c.kind == "measured" for c in live),

@@ -10,7 +10,7 @@ import html
 import posixpath
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Iterable
 
 from mkdocs.utils import get_relative_url
@@ -164,7 +164,7 @@ def run_problems(run: Run, max_age_days: int, now: datetime) -> list[str]:
         current = run.current_code.get(path)
         if current != declared:
             problems.append(f"{path} {'no longer exists' if current is None else 'changed since the run'}")
-    if run.finished and (now - run.finished).days > max_age_days:
+    if run.finished and now - run.finished > timedelta(days=max_age_days):
         problems.append(f"{(now - run.finished).days} days old (policy: {max_age_days})")
     return problems
 
@@ -229,9 +229,11 @@ class Slots:
     """
 
     fragments: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)  # each fragment as plain text
 
-    def add(self, fragment: str) -> str:
+    def add(self, fragment: str, text: str = "") -> str:
         self.fragments.append(fragment)
+        self.texts.append(text)
         return f"LEDGERSLOT{len(self.fragments) - 1}X"
 
     def fill(self, page_html: str) -> str:
@@ -248,12 +250,8 @@ class Slots:
 
     def plain(self, text: str) -> str:
         """Slots in plain text (a heading in the table of contents) -> the fragments' text, escaped."""
-        return _SLOT.sub(lambda m: esc(_strip_tags(self.fragments[int(m.group(2))]))
-                         if int(m.group(2)) < len(self.fragments) else m.group(0), text)
-
-
-def _strip_tags(fragment: str) -> str:
-    return html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split("  ")[0].strip()
+        return _SLOT.sub(lambda m: esc(self.texts[int(m.group(2))])
+                         if int(m.group(2)) < len(self.texts) else m.group(0), text)
 
 
 def replace_references(markdown: str, report: Report, page_path: str, links: Links, slots: Slots,
@@ -276,7 +274,8 @@ def replace_references(markdown: str, report: Report, page_path: str, links: Lin
             what = f"unknown {ref.kind} {ref.name!r}" if ref.kind != "malformed" else "malformed reference"
             fragment = (f'<span class="ledger-missing" title="{esc(what)}">'
                         f'{esc(markdown[ref.start:ref.end])}</span>')
-        out.append(slots.add(fragment))
+        text = (stated(claim) or claim.statement or claim.id) if claim else ""
+        out.append(slots.add(fragment, text))
         last = ref.end
     out.append(markdown[last:])
     return "".join(out)

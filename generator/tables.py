@@ -74,7 +74,7 @@ def html_table(frame: pd.DataFrame, claim: ClaimRenderer | None = None, max_rows
             cells.append(f"<td{attrs}>{text}</td>")
         row_class = ' class="ledger-used-row"' if marked else ""
         rows.append(f"<tr{row_class}>{''.join(cells)}</tr>")
-    more = ""
+    more = "" if len(frame) else '<p class="ledger-more">No rows.</p>'
     if max_rows is not None and len(frame) > max_rows:
         more = f'<p class="ledger-more">First {max_rows} of {len(frame):,} rows.</p>'
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{more}"
