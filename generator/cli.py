@@ -7,7 +7,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import accept, text
+from . import accept, diff, show, text
 from .config import read_policy
 from .gate import check
 from .records import LedgerError, Policy, Report
@@ -23,6 +23,12 @@ def main(argv: list[str] | None = None) -> int:
     accept_parser = commands.add_parser("accept", help="write computed values into drifted claims")
     accept_parser.add_argument("ids", nargs="+", metavar="ID")
     accept_parser.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
+    diff_parser = commands.add_parser("diff", help="what changed in the ledger between two git revisions")
+    diff_parser.add_argument("base", metavar="BASE", help="the revision to compare with, e.g. origin/main")
+    diff_parser.add_argument("head", metavar="HEAD", nargs="?", help="a revision (default: the working tree)")
+    diff_parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    show_parser = commands.add_parser("show", help="one claim's lineage as a tree, with freshness")
+    show_parser.add_argument("id", metavar="ID")
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
@@ -54,7 +60,22 @@ def run_accept(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"check": run_check, "accept": run_accept}
+def run_diff(args: argparse.Namespace) -> int:
+    root, now = args.root.resolve(), datetime.now(timezone.utc)
+    config = diff.config_path(root, args.config)
+    base = diff.at_revision(root, args.base, config, now)
+    head = diff.at_revision(root, args.head, config, now) if args.head else diff.Revision("", "", gate_report(args))
+    changes = diff.compare(base.report, head.report)
+    print((diff.as_json if args.format == "json" else diff.as_markdown)(changes, base, head))
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    print(show.tree(gate_report(args), args.id))
+    return 0
+
+
+COMMANDS = {"check": run_check, "accept": run_accept, "diff": run_diff, "show": run_show}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,7 +14,7 @@ def summary(report: Report) -> str:
     statuses = Counter(claim.status for claim in report.claims)
     by_kind = ", ".join(f"{kinds[k]} {k}" for k in KINDS if kinds[k])
     by_status = ", ".join(f"{statuses[s]} {s}" for s in STATUSES if statuses[s])
-    head = f"{len(report.claims)} claims" + (f" ({by_kind}; {by_status})" if report.claims else "")
+    head = f"{len(report.claims)} claim{'s' if len(report.claims) != 1 else ''}" + (f" ({by_kind}; {by_status})" if report.claims else "")
     parts = [head, _count(report.failures, "failure"), _count(report.warnings, "warning")]
     return " — ".join(part for part in parts if part)
 

@@ -1,0 +1,523 @@
+"""Diff stage: the ledger at two git revisions -> what a reviewer must look at, as Markdown or JSON.
+
+compare() is pure: two Reports in (the gate run on each revision), a Diff out: claims added, removed,
+renamed and changed, and the flags a reviewer must read first. The git layer copies a revision's
+files out of git's object store (ls-tree, cat-file) into a temporary folder and runs the gate there;
+it never checks anything out over the user's working tree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+
+from . import lineage, text
+from .config import read_policy
+from .evidence import format_value, tolerance_for, within
+from .gate import check
+from .records import STALE_RULES, Claim, LedgerError, Policy, Report, Source
+from .show import freshness, shown_value
+
+# Flag -> title, in the order a reviewer reads them.
+FLAGS = {
+    "kind-downgrade": "kind downgraded",
+    "new-borrowed": "new borrowed claim",
+    "rests-on-borrowed": "rests on borrowed figures",
+    "value-moved": "value moved",
+    "tolerance-loosened": "tolerance loosened",
+    "evidence-swapped": "evidence swapped",
+    "became-stale": "became stale",
+    "retired": "retired",
+    "un-retired": "un-retired",
+}
+KIND_RANK = {"measured": 0, "extrapolated": 1, "borrowed": 2}  # a higher rank is weaker evidence
+COLUMNS = ("value", "kind", "status", "testbed", "evidence", "freshness")  # the tables' columns
+DETAILS = ("statement", "row", "inputs", "source", "checked by", "retired by", "tolerance", "note")
+
+
+@dataclass(frozen=True)
+class Flag:
+    flag: str  # a key of FLAGS
+    claim_id: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ClaimChange:
+    change: str  # added | removed | renamed | changed
+    claim_id: str  # the id at head (at base for a removed claim)
+    old_id: str = ""  # the id at base; differs from claim_id when renamed
+    old: dict[str, str] = field(default_factory=dict)  # shown fields at base; {} when added
+    new: dict[str, str] = field(default_factory=dict)  # shown fields at head; {} when removed
+
+    @property
+    def changed_fields(self) -> list[str]:
+        return [name for name in (*COLUMNS, *DETAILS) if self.old.get(name, "") != self.new.get(name, "")]
+
+
+@dataclass(frozen=True)
+class Diff:
+    flags: tuple[Flag, ...]
+    changes: tuple[ClaimChange, ...]
+    runs_added: tuple[str, ...]
+    runs_removed: tuple[str, ...]
+    base_summary: str  # the gate's one-line summary at each revision
+    head_summary: str
+    policy: tuple[tuple[str, str, str], ...] = ()  # (setting, at base, at head) for each that changed
+
+    def only(self, change: str) -> list[ClaimChange]:
+        return [c for c in self.changes if c.change == change]
+
+    @property
+    def edited(self) -> list[ClaimChange]:
+        """Claims at both revisions whose shown fields differ (renamed ones too)."""
+        return [c for c in self.changes if c.change in ("changed", "renamed") and c.changed_fields]
+
+
+def compare(base: Report, head: Report) -> Diff:
+    """Every difference a reviewer needs between the ledger at base and at head, flags first."""
+    old_by_id, new_by_id = _first_by_id(base), _first_by_id(head)
+    renames = find_renames(old_by_id, new_by_id)
+    # Base claims keyed by their head id, naming other claims by their head ids too.
+    old_as_new = {renames.get(i, i): _renamed_references(c, renames) for i, c in old_by_id.items()}
+    flags: list[Flag] = []
+    changes: list[ClaimChange] = []
+    for new_id, new in new_by_id.items():
+        old = old_as_new.get(new_id)
+        flags += _flags(old, new, base, head, old_as_new, new_by_id)
+        if old is None:
+            changes.append(ClaimChange("added", new_id, new=shown(new, head)))
+            continue
+        change = ClaimChange("renamed" if old.id != new_id else "changed", new_id, old.id,
+                             shown(old, base), shown(new, head))
+        if change.change == "renamed" or change.changed_fields:
+            changes.append(change)
+    for old_id, old in old_by_id.items():
+        if old_id not in new_by_id and old_id not in renames:
+            changes.append(ClaimChange("removed", old_id, old_id, old=shown(old, base)))
+    order = list(FLAGS)
+    flags.sort(key=lambda f: order.index(f.flag))  # stable: claims keep their order within a flag
+    return Diff(tuple(flags), tuple(changes),
+                tuple(sorted(set(head.runs) - set(base.runs))), tuple(sorted(set(base.runs) - set(head.runs))),
+                text.summary(base), text.summary(head), _policy_changes(base.policy, head.policy))
+
+
+def _policy_changes(base: Policy, head: Policy) -> tuple[tuple[str, str, str], ...]:
+    """The gate's settings in mkdocs.yml that changed: a looser policy passes what failed before."""
+    def shown(policy: Policy) -> dict[str, str]:
+        return {"max_run_age_days": str(policy.max_run_age_days), "default_tolerance": policy.default_tolerance,
+                "warn": ", ".join(sorted(policy.warn)) or "none", "claims_dir": policy.claims_dir,
+                "measurements_dir": policy.measurements_dir}
+    old, new = shown(base), shown(head)
+    return tuple((name, old[name], new[name]) for name in old if old[name] != new[name])
+
+
+def find_renames(old_by_id: dict[str, Claim], new_by_id: dict[str, Claim]) -> dict[str, str]:
+    """Old id -> new id for each removed claim that reappears, unchanged but for its id (one match only)."""
+    removed = [c for i, c in old_by_id.items() if i not in new_by_id]
+    added = [c for i, c in new_by_id.items() if i not in old_by_id]
+    renames: dict[str, str] = {}
+    while True:  # again after each round: renaming one claim can make another's references match
+        found = {}
+        for old in removed:
+            if old.id in renames:
+                continue
+            key = _identity(_renamed_references(old, renames))
+            matches = [new.id for new in added if new.id not in renames.values() and _identity(new) == key]
+            if len(matches) == 1:
+                found[old.id] = matches[0]
+        taken = Counter(found.values())
+        found = {old: new for old, new in found.items() if taken[new] == 1}
+        if not found:
+            return renames
+        renames.update(found)
+
+
+def shown(claim: Claim, report: Report) -> dict[str, str]:
+    """A claim's fields as a reviewer reads them, at the revision the report describes."""
+    evidence = claim.evidence
+    run = report.runs.get(evidence.run) if evidence else None
+    if claim.kind == "measured":
+        shown_evidence = evidence.run if evidence else ""
+    elif claim.kind == "extrapolated":
+        shown_evidence = claim.formula
+    else:
+        shown_evidence = f"source: {claim.source.title}" if claim.source else ""
+    source = claim.source
+    return {
+        "value": shown_value(claim) or "—",
+        "kind": claim.kind,
+        "status": claim.status,
+        "testbed": claim.testbed or (run.testbed if run else "") or "—",
+        "evidence": shown_evidence or "—",
+        "freshness": freshness(report, claim.id),
+        "statement": claim.statement,
+        "row": _row(claim),
+        "inputs": ", ".join(f"{name}={target}" for name, target in claim.inputs),
+        "source": " — ".join(part for part in (source.title, source.quote, source.url, source.retrieved,
+                                               source.locator) if part) if source else "",
+        "checked by": ", ".join(claim.checked_by),
+        "retired by": ", ".join(claim.retired_by),
+        "tolerance": claim.tolerance.text if claim.tolerance else "",
+        "note": claim.note,
+    }
+
+
+def _flags(old: Claim | None, new: Claim, base: Report, head: Report, old_by_id: dict[str, Claim],
+           new_by_id: dict[str, Claim]) -> list[Flag]:
+    """What a reviewer must see about one claim; old is None when it is new (ids are head ids)."""
+    flags: list[Flag] = []
+
+    def add(flag: str, message: str) -> None:
+        flags.append(Flag(flag, new.id, message))
+
+    was_failing = _failing(base, old.id) if old else {}
+    failing = _failing(head, new.id)
+    new_rules = [rule for rule in failing if rule not in was_failing]
+    borrowed_said = False
+    if old and KIND_RANK.get(new.kind, 0) > KIND_RANK.get(old.kind, 0):
+        borrowed_said = new.kind == "borrowed"
+        checks = f"; {_checks(new, head, new_by_id)}" if borrowed_said else ""
+        add("kind-downgrade", f"{old.kind} → {new.kind}{checks}")
+    if old is None and new.kind == "borrowed":
+        borrowed_said = True
+        title = f"source: {new.source.title}; " if new.source else ""
+        add("new-borrowed", title + _checks(new, head, new_by_id))
+    premises = []
+    if new.kind != "borrowed":
+        before = set(_borrowed_premises(new.id, old_by_id)) if old else set()
+        premises = [f"now rests on borrowed {target}, {_checks(new_by_id[target], head, new_by_id)}"
+                    for target in _borrowed_premises(new.id, new_by_id) if target not in before]
+    if "only-borrowed" in new_rules and not borrowed_said:
+        premises += [finding.problem for finding in failing["only-borrowed"]]
+    if premises:
+        add("rests-on-borrowed", "; ".join(premises))
+    if old and old.value is not None and new.value is not None:
+        tolerance = tolerance_for(new, head.policy)
+        if not within(old.value, new.value, tolerance):
+            allowed = tolerance.text if tolerance.text != "precision" else f"±{format_value(tolerance.absolute)}"
+            add("value-moved", f"{shown_value(old)} → {shown_value(new)} ({_relative_change(old.value, new.value)}"
+                f"{allowed} allowed)")
+    if old and old.tolerance != new.tolerance:
+        loosened = _loosened(old, new, base, head)
+        if loosened:
+            add("tolerance-loosened", loosened)
+    if old:
+        swapped = _swapped(old, new, base, head)
+        if swapped:
+            add("evidence-swapped", swapped)
+    stale = [rule for rule in new_rules if rule in STALE_RULES]
+    if stale:
+        add("became-stale", "; ".join(f"{f.rule}: {f.problem}" for rule in stale for f in failing[rule]))
+    if old and not old.retired and new.retired:
+        by = f" by {', '.join(new.retired_by)}" if new.retired_by else ""
+        add("retired", f"{old.status} → {new.status}{by}")
+    if old and old.retired and not new.retired:
+        add("un-retired", f"{old.status} → {new.status}")
+    return flags
+
+
+def _checks(claim: Claim, report: Report, by_id: dict[str, Claim]) -> str:
+    """What checks a borrowed claim here, with each check's kind and freshness."""
+    if claim.status == "lead":
+        return "kept as a lead: shown as unverified, never a premise"
+    if not claim.checked_by:
+        return "nothing here checks it"
+    checks = []
+    for target in claim.checked_by:
+        checker = by_id.get(target)
+        checks.append(f"{target} ({checker.kind}, {freshness(report, target)})" if checker
+                      else f"{target} (no such claim)")
+    return "checked by " + ", ".join(checks)
+
+
+def _borrowed_premises(claim_id: str, by_id: dict[str, Claim]) -> list[str]:
+    return [target for target in lineage.input_closure(claim_id, by_id) if by_id[target].kind == "borrowed"]
+
+
+def _loosened(old: Claim, new: Claim, base: Report, head: Report) -> str:
+    """'5% → 50%' when the claim's own tolerance now allows more than it did; '' otherwise."""
+    at = head.computed.get(new.id, new.value)
+    if at is None:
+        return ""
+    before, after = tolerance_for(old, base.policy), tolerance_for(new, head.policy)
+    if after.allowed(at) <= before.allowed(at) * (1 + 1e-9):
+        return ""
+
+    def named(claim: Claim, policy: Policy) -> str:
+        return claim.tolerance.text if claim.tolerance else f"the default ({policy.default_tolerance})"
+    return f"{named(old, base.policy)} → {named(new, head.policy)}"
+
+
+def _swapped(old: Claim, new: Claim, base: Report, head: Report) -> str:
+    parts = []
+    if old.evidence and new.evidence:
+        if old.evidence.run != new.evidence.run:
+            parts.append(f"run {_run(old.evidence.run, base)} → {_run(new.evidence.run, head)}")
+        elif _row(old) != _row(new):
+            parts.append(f"row {_row(old)} → {_row(new)}")
+    if old.testbed != new.testbed:
+        parts.append(f"testbed {old.testbed or '—'} → {new.testbed or '—'}")
+    return "; ".join(parts)
+
+
+def _run(path: str, report: Report) -> str:
+    run = report.runs.get(path)
+    return f"{path} ({run.testbed or 'no testbed'})" if run else f"{path} (missing)"
+
+
+def _row(claim: Claim) -> str:
+    evidence = claim.evidence
+    if not evidence:
+        return ""
+    where = ", ".join(f"{column}={value}" for column, value in evidence.where)
+    return f"{evidence.file}, {where + ', ' if where else ''}column {evidence.column}"
+
+
+def _relative_change(old: float, new: float) -> str:
+    return f"{(new - old) / abs(old) * 100:+.1f}%; " if old else ""
+
+
+def _failing(report: Report, claim_id: str) -> dict:
+    """Rule -> the failing findings under it, for one claim."""
+    found: dict[str, list] = {}
+    for finding in report.findings_for(claim_id):
+        if finding.severity == "fail":
+            found.setdefault(finding.rule, []).append(finding)
+    return found
+
+
+def _identity(claim: Claim) -> Claim:
+    """The claim without its id and position: equal for a claim that was only renamed or moved."""
+    return replace(claim, id="", where=Source("", 0), field_lines=())
+
+
+def _renamed_references(claim: Claim, renames: dict[str, str]) -> Claim:
+    def new(target: str) -> str:
+        return renames.get(target, target)
+    return replace(claim, inputs=tuple((name, new(target)) for name, target in claim.inputs),
+                   checked_by=tuple(map(new, claim.checked_by)), retired_by=tuple(map(new, claim.retired_by)))
+
+
+def _first_by_id(report: Report) -> dict[str, Claim]:
+    by_id: dict[str, Claim] = {}
+    for claim in report.claims:
+        by_id.setdefault(claim.id, claim)
+    return by_id
+
+
+# --- output ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Revision:
+    name: str  # as the user gave it ("main", "HEAD~1"); "" for the working tree
+    commit: str  # the full commit id; "" for the working tree
+    report: Report
+
+    @property
+    def label(self) -> str:
+        if not self.commit:
+            return "working tree"
+        short = self.commit[:12]
+        return short if self.commit.startswith(self.name) else f"{self.name} ({short})"
+
+
+def as_markdown(diff: Diff, base: Revision, head: Revision) -> str:
+    """The diff for a pull-request comment or a job summary: flags first, then the tables."""
+    lines = [f"## Ledger diff: {_text(base.label)} → {_text(head.label)}", "", _counts(diff), ""]
+    if diff.flags:
+        lines += ["### Flagged for review", "", "| flag | claim | what |", "| --- | --- | --- |"]
+        lines += [f"| {FLAGS[f.flag]} | {_code(f.claim_id)} | {_text(f.message)} |" for f in diff.flags]
+        lines.append("")
+    if diff.policy:
+        lines += ["### Policy (the gate's settings)", ""]
+        lines += [f"- {name}: {_text(old)} → **{_text(new)}**" for name, old, new in diff.policy]
+        lines.append("")
+    for title, changes in (("Changed", diff.edited), ("Added", diff.only("added")),
+                           ("Removed", diff.only("removed"))):
+        if not changes:
+            continue
+        lines += [f"### {title}", "", "| claim | " + " | ".join(COLUMNS) + " |",
+                  "| --- " * (len(COLUMNS) + 1) + "|"]
+        lines += [_table_row(change) for change in changes]
+        details = [c for c in changes if c.change in ("changed", "renamed")
+                   and [name for name in c.changed_fields if name in DETAILS]]
+        if details:
+            lines.append("")
+            lines += [f"- {_code(c.claim_id)} also changed: "
+                      + ", ".join(name for name in c.changed_fields if name in DETAILS) for c in details]
+        lines.append("")
+    renamed = diff.only("renamed")
+    if renamed:
+        lines += ["### Renamed", ""]
+        lines += [f"- {_code(c.old_id)} → {_code(c.claim_id)}" for c in renamed]
+        lines.append("")
+    if diff.runs_added or diff.runs_removed:
+        lines += ["### Runs", ""]
+        lines += [f"- added {_code(path)} ({_text(head.report.runs[path].testbed or 'no testbed')})"
+                  for path in diff.runs_added]
+        lines += [f"- removed {_code(path)} ({_text(base.report.runs[path].testbed or 'no testbed')})"
+                  for path in diff.runs_removed]
+        lines.append("")
+    lines += [f"Gate at base: {_text(diff.base_summary)}  ", f"Gate at head: {_text(diff.head_summary)}"]
+    return "\n".join(lines)
+
+
+def as_json(diff: Diff, base: Revision, head: Revision) -> str:
+    def side(revision: Revision, summary: str) -> dict:
+        return {"revision": revision.name or None, "commit": revision.commit or None,
+                "label": revision.label, "gate": summary}
+
+    return json.dumps({
+        "base": side(base, diff.base_summary),
+        "head": side(head, diff.head_summary),
+        "flags": [{"flag": f.flag, "title": FLAGS[f.flag], "claim": f.claim_id, "message": f.message}
+                  for f in diff.flags],
+        "added": [{"claim": c.claim_id, **c.new} for c in diff.only("added")],
+        "removed": [{"claim": c.claim_id, **c.old} for c in diff.only("removed")],
+        "renamed": [{"from": c.old_id, "to": c.claim_id} for c in diff.only("renamed")],
+        "changed": [{"claim": c.claim_id, "old_id": c.old_id,
+                     "fields": {name: {"old": c.old.get(name, ""), "new": c.new.get(name, "")}
+                                for name in c.changed_fields}}
+                    for c in diff.edited],
+        "runs": {"added": list(diff.runs_added), "removed": list(diff.runs_removed)},
+        "policy": {name: {"old": old, "new": new} for name, old, new in diff.policy},
+    }, indent=2, ensure_ascii=False)
+
+
+def _counts(diff: Diff) -> str:
+    parts = [f"{len(diff.flags)} flagged"] if diff.flags else []
+    parts += [f"{len(changes)} {word}" for changes, word in (
+        (diff.edited, "changed"), (diff.only("added"), "added"), (diff.only("removed"), "removed"),
+        (diff.only("renamed"), "renamed")) if changes]
+    runs = [f"{len(paths)} {word}" for paths, word in ((diff.runs_added, "added"),
+                                                       (diff.runs_removed, "removed")) if paths]
+    if runs:
+        parts.append("runs: " + ", ".join(runs))
+    if diff.policy:
+        parts.append("policy changed")
+    return "**" + " · ".join(parts) + "**" if parts else "No claim or run changed."
+
+
+def _table_row(change: ClaimChange) -> str:
+    if change.change in ("changed", "renamed"):
+        name = _code(change.claim_id) + (f" (was {_code(change.old_id)})" if change.change == "renamed" else "")
+        cells = [_text(change.new[c]) if change.old[c] == change.new[c]
+                 else f"{_text(change.old[c])} → **{_text(change.new[c])}**" for c in COLUMNS]
+    else:
+        fields = change.new or change.old
+        name, cells = _code(change.claim_id), [_text(fields[c]) for c in COLUMNS]
+    return f"| {name} | " + " | ".join(cells) + " |"
+
+
+_MARKDOWN = str.maketrans({"\\": "\\\\", "|": "\\|", "`": "\\`", "*": "\\*", "_": "\\_", "[": "\\[",
+                           "]": "\\]", "<": "&lt;", ">": "&gt;", "&": "&amp;", "#": "\\#", "~": "\\~"})
+_PLAIN = re.compile(r"[A-Za-z0-9._:/=+-]+")
+
+
+def _text(value: str) -> str:
+    """Claim text is data: one line, every Markdown and HTML character escaped."""
+    return " ".join(value.split()).translate(_MARKDOWN)
+
+
+def _code(value: str) -> str:
+    return f"`{value}`" if _PLAIN.fullmatch(value) else _text(value)
+
+
+# --- git ------------------------------------------------------------------------------------------
+
+
+def at_revision(root: Path, name: str, config: str, now: datetime) -> Revision:
+    """The gate's report on the files one git revision holds under root (copied to a temporary folder)."""
+    commit = resolve(root, name)
+    with tempfile.TemporaryDirectory(prefix="ledger-diff-") as folder:
+        tree = Path(folder)
+        copy_revision(root, commit, tree)
+        try:
+            policy = read_policy(tree / config) if (tree / config).is_file() else Policy()
+            report = check(tree, policy, now)
+        except LedgerError as error:
+            raise LedgerError(f"at {name}: {error}") from None
+    return Revision(name, commit, report)
+
+
+def config_path(root: Path, config: Path | None) -> str:
+    """The policy file, relative to root, that each revision is read with (default mkdocs.yml)."""
+    if config is None:
+        return "mkdocs.yml"
+    try:
+        return config.resolve().relative_to(root).as_posix()
+    except ValueError:
+        raise LedgerError(f"diff: --config {config} must be inside {root}, so each revision has its own") from None
+
+
+def resolve(root: Path, name: str) -> str:
+    """The full commit id a revision name stands for; LedgerError when git does not know it."""
+    if not root.is_dir():
+        raise LedgerError(f"diff: {root} is not a folder")
+    inside = _git(root, "rev-parse", "--is-inside-work-tree")
+    if inside.returncode != 0:
+        raise LedgerError(f"diff: {root} is not in a git repository ({_first_line(inside.stderr)}); "
+                          "`ledger diff` compares git revisions")
+    found = _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}")
+    if name.startswith("-") or found.returncode != 0:
+        raise LedgerError(f"diff: unknown revision {name!r}: no such branch, tag or commit here "
+                          "(in CI, check out the whole history: fetch-depth: 0)")
+    return found.stdout.decode().strip()
+
+
+def copy_revision(root: Path, commit: str, dest: Path) -> None:
+    """Write every file that commit holds under root into dest, read from git's object store."""
+    listing = _git(root, "ls-tree", "-r", "-z", commit, "--", ".")
+    if listing.returncode != 0:
+        raise LedgerError(f"diff: git ls-tree {commit}: {_first_line(listing.stderr)}")
+    entries = []  # (mode, object id, path)
+    for record in listing.stdout.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        mode, kind, object_id = meta.split(b" ")
+        parts = PurePosixPath(os.fsdecode(path)).parts
+        if kind == b"blob" and parts and not any(p in ("", ".", "..", ".git") or "/" in p for p in parts) \
+                and not path.startswith(b"/"):
+            entries.append((mode, object_id, Path(*parts)))
+    if not entries:
+        return
+    batch = _git(root, "cat-file", "--batch", input=b"".join(oid + b"\n" for _, oid, _ in entries))
+    if batch.returncode != 0:
+        raise LedgerError(f"diff: git cat-file: {_first_line(batch.stderr)}")
+    data, offset = batch.stdout, 0
+    for mode, object_id, relative in entries:
+        end = data.index(b"\n", offset)
+        header = data[offset:end].split(b" ")
+        if len(header) != 3:
+            raise LedgerError(f"diff: git has no object {object_id.decode()} for {relative}")
+        size = int(header[2])
+        content = data[end + 1:end + 1 + size]
+        offset = end + 1 + size + 1
+        target = dest / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if mode == b"120000":
+            os.symlink(os.fsdecode(content), target)
+        else:
+            target.write_bytes(content)
+
+
+def _git(root: Path, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(["git", *args], cwd=root, input=input, capture_output=True)
+    except FileNotFoundError:
+        raise LedgerError("diff: git is not installed (or not on PATH)") from None
+
+
+def _first_line(stderr: bytes) -> str:
+    lines = stderr.decode(errors="replace").strip().splitlines()
+    return lines[0] if lines else "no message from git"

@@ -1,0 +1,166 @@
+"""Show stage: a Report + one claim id -> its lineage as a text tree (inputs down to runs and probes,
+then what depends on it), each node with its kind and freshness. Pure."""
+
+from __future__ import annotations
+
+import difflib
+
+from . import lineage
+from .records import RULES, STALE_RULES, Claim, LedgerError, Report, Run
+
+BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
+
+
+def shown_value(claim: Claim) -> str:
+    """The value as written, with its unit: '3.59×', '410 GB/s'; '' when the claim states none."""
+    if claim.value is None:
+        return ""
+    text = claim.value_text or repr(claim.value)
+    gap = "" if not claim.unit or claim.unit in ("×", "%", "x") else " "
+    return f"{text}{gap}{claim.unit}"
+
+
+def freshness(report: Report, claim_id: str) -> str:
+    """'fresh', 'stale: drifted, tampered' or 'fails: only-borrowed', then any warnings ('; warns: too-old')."""
+    findings = report.findings_for(claim_id)
+    failing = {f.rule for f in findings if f.severity == "fail"}
+    warned = {f.rule for f in findings if f.severity == "warn"}
+    stale = [rule for rule in RULES if rule in failing and rule in STALE_RULES]
+    other = [rule for rule in RULES if rule in failing and rule not in STALE_RULES]
+    if stale:
+        text = f"stale: {', '.join(stale)}"
+    elif other:
+        text = f"fails: {', '.join(other)}"
+    else:
+        text = "fresh"
+    warnings = [rule for rule in RULES if rule in warned]
+    return text + (f"; warns: {', '.join(warnings)}" if warnings else "")
+
+
+def node(report: Report, claim: Claim) -> str:
+    """One claim as a tree node: 'id = 3.59× (measured, fresh)'."""
+    value = shown_value(claim)
+    status = "" if claim.status == "asserted" else f", {claim.status}"
+    return f"{claim.id}{' = ' + value if value else ''} ({claim.kind}{status}, {freshness(report, claim.id)})"
+
+
+def tree(report: Report, claim_id: str) -> str:
+    """The claim, what it rests on (down to runs and probe files), what rests on it, and its findings."""
+    by_id = _first_by_id(report)
+    claim = by_id.get(claim_id)
+    if claim is None:
+        close = difflib.get_close_matches(claim_id, list(by_id), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise LedgerError(f"show: no claim {claim_id!r}{hint}")
+    lines = [node(report, claim)]
+    lines += _draw(_upstream(report, by_id, claim, (claim.id,)), "")
+    below = _downstream(report, by_id, claim.id, (claim.id,))
+    lines.append("what depends on it:" if below else "what depends on it: nothing")
+    lines += _draw(below, "")
+    findings = report.findings_for(claim.id)
+    if findings:
+        lines.append("findings:")
+        lines += ["  " + line for finding in findings for line in str(finding).splitlines()]
+    return "\n".join(lines)
+
+
+# A subtree is (label, children).
+Tree = tuple[str, list]
+
+
+def _upstream(report: Report, by_id: dict[str, Claim], claim: Claim, path: tuple[str, ...]) -> list[Tree]:
+    children: list[Tree] = []
+    if claim.kind == "measured" and claim.evidence:
+        children.append(_run(report.runs.get(claim.evidence.run), claim))
+    for name, target in claim.inputs:
+        children.append(_claim_child(report, by_id, f"input {name}: ", target, path))
+    if claim.source:
+        quote = f" — “{_one_line(claim.source.quote)}”" if claim.source.quote else ""
+        children.append((f"source: {_one_line(claim.source.title)}{quote}", []))
+    for target in claim.checked_by:
+        children.append(_claim_child(report, by_id, "checked by ", target, path))
+    for target in claim.retired_by:
+        children.append(_claim_child(report, by_id, f"{claim.status} by ", target, path))
+    return children
+
+
+def _claim_child(report: Report, by_id: dict[str, Claim], relation: str, target_id: str,
+                 path: tuple[str, ...]) -> Tree:
+    target = by_id.get(target_id)
+    if target is None:
+        return (f"{relation}{target_id} (no such claim)", [])
+    if target_id in path:
+        return (f"{relation}{target_id} (cycle: already above)", [])
+    return (relation + node(report, target), _upstream(report, by_id, target, path + (target_id,)))
+
+
+def _run(run: Run | None, claim: Claim) -> Tree:
+    evidence = claim.evidence
+    if run is None:
+        return (f"run {evidence.run} (missing)", [])
+    if run.problem:
+        return (f"run {run.path} ({run.problem})", [])
+    when = f", finished {run.finished:%Y-%m-%dT%H:%M:%SZ}" if run.finished else ""
+    where = ", ".join(f"{column}={value}" for column, value in evidence.where)
+    children: list[Tree] = []
+    for name, declared in sorted(run.declared_files.items()):
+        actual = run.actual_files.get(name)
+        state = "matches its manifest" if actual == declared else "missing" if actual is None else \
+            "tampered: differs from its manifest"
+        used = f", row {where}, column {evidence.column}" if name == evidence.file else ""
+        children.append((f"data {name} ({state}{used})", []))
+    for path, declared in sorted(run.declared_code.items()):
+        current = run.current_code.get(path)
+        state = "unchanged since the run" if current == declared else "missing" if current is None else \
+            "changed since the run"
+        children.append((f"{'probe' if path == run.probe else 'code'} {path} ({state})", []))
+    return (f"run {run.path} ({run.testbed or 'no testbed'}{when})", children)
+
+
+def _downstream(report: Report, by_id: dict[str, Claim], claim_id: str, path: tuple[str, ...]) -> list[Tree]:
+    relation = {lineage.INPUT: "input of ", lineage.CHECK: "checks ", lineage.RETIREMENT: "retired "}
+    children: list[Tree] = []
+    for edge in lineage.downstream(claim_id, report.claims):
+        dependent = by_id.get(edge.claim_id)
+        if dependent is None or by_id.get(claim_id) is None:
+            continue
+        label = relation[edge.relation]
+        if edge.relation == lineage.INPUT:
+            name = next(n for n, target in dependent.inputs if target == claim_id)
+            label = f"input {name} of "
+        if dependent.id in path:
+            children.append((f"{label}{dependent.id} (cycle: already above)", []))
+            continue
+        children.append((label + node(report, dependent),
+                         _downstream(report, by_id, dependent.id, path + (dependent.id,))))
+    return _unique(children)
+
+
+def _unique(children: list[Tree]) -> list[Tree]:
+    """A claim that names this one twice (as input and as check) is listed once per relation."""
+    seen, kept = set(), []
+    for child in children:
+        if child[0] not in seen:
+            seen.add(child[0])
+            kept.append(child)
+    return kept
+
+
+def _draw(children: list[Tree], prefix: str) -> list[str]:
+    lines = []
+    for index, (label, grandchildren) in enumerate(children):
+        last = index == len(children) - 1
+        lines.append(prefix + (LAST if last else BRANCH) + label)
+        lines += _draw(grandchildren, prefix + (SPACE if last else PIPE))
+    return lines
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _first_by_id(report: Report) -> dict[str, Claim]:
+    by_id: dict[str, Claim] = {}
+    for claim in report.claims:
+        by_id.setdefault(claim.id, claim)
+    return by_id

@@ -1,0 +1,426 @@
+"""`ledger diff`: real git repositories with scripted histories, the real command line."""
+
+import json
+import os
+import subprocess
+from datetime import datetime, timezone
+
+from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+
+from generator.diff import find_renames
+from generator.records import Claim, Source
+
+LATER = datetime(2026, 11, 29, 11, 0, 0, tzinfo=timezone.utc)
+M1_RUN = "measurements/toy/2026-11-29T11-00-00Z-apple-m1-max"
+LATER_RUN = "measurements/toy/2026-11-29T11-00-00Z-linux-cpu"
+# A policy whose runs never get too old, so the expected outputs do not depend on today's date.
+MKDOCS = """
+site_name: test
+plugins:
+  - ledger:
+      max_run_age_days: 36500
+"""
+BORROWED = """
+  - id: m1max-moe-speedup-b16
+    kind: borrowed
+    value: 3.59
+    unit: "×"
+    testbed: apple-m1-max
+    source: {title: "What is batching actually saving?", quote: "MoE coverage … 3.59x"}
+    checked_by: [moe-speedup-b16]
+"""
+PREDICTED = """
+  - id: moe-speedup-doubled
+    kind: extrapolated
+    formula: 2 * s
+    inputs: {s: moe-speedup-b16}
+    value: 7.18
+"""
+GATE_ONE = "1 claim (1 measured; 1 asserted) — 0 failures"
+
+
+def git(root, *args: str) -> str:
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+           "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
+           "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com"}
+    done = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def commit(root, files: dict | None = None, message: str = "change") -> str:
+    """Write files (if any), commit everything, return the commit id."""
+    write_tree(root, files or {})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--allow-empty", "-m", message)
+    return git(root, "rev-parse", "HEAD")
+
+
+def ledger_repo(tmp_path, claims: str = MEASURED) -> str:
+    """A repository whose first commit holds a policy, the toy probe, its run and the claims."""
+    git(tmp_path, "init", "-q", "-b", "main")
+    a_run(tmp_path, SPEEDUP_ROWS)
+    return commit(tmp_path, {"mkdocs.yml": MKDOCS, "claims/moe.yaml": claims}, "base")
+
+
+def flagged(output: str) -> list[str]:
+    """The rows of the 'Flagged for review' table."""
+    if "### Flagged for review" not in output:
+        return []
+    table = output.split("### Flagged for review\n\n", 1)[1].split("\n\n", 1)[0]
+    return table.splitlines()[2:]
+
+
+def test_diff_flags_a_kind_downgrade_from_measured_to_borrowed(tmp_path):
+    base = ledger_repo(tmp_path)
+    write_tree(tmp_path, {"claims/moe.yaml": """
+        claims:
+          - id: moe-speedup-b16
+            statement: MoE expert reads get faster per token at B=16 than at B=1
+            value: 3.59
+            unit: "×"
+            kind: borrowed
+            testbed: linux-cpu
+            source: {title: a colleague's notebook}
+            tolerance: 5%
+        """})
+    result = run_ledger("diff", base, cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    assert result.output == f"""\
+## Ledger diff: {base[:12]} → working tree
+
+**1 flagged · 1 changed**
+
+### Flagged for review
+
+| flag | claim | what |
+| --- | --- | --- |
+| kind downgraded | `moe-speedup-b16` | measured → borrowed; nothing here checks it |
+
+### Changed
+
+| claim | value | kind | status | testbed | evidence | freshness |
+| --- | --- | --- | --- | --- | --- | --- |
+| `moe-speedup-b16` | 3.59× | measured → **borrowed** | asserted | linux-cpu | {RUN} → **source: a colleague's notebook** | fresh → **fails: only-borrowed** |
+
+- `moe-speedup-b16` also changed: row, source
+
+Gate at base: {GATE_ONE}  
+Gate at head: 1 claim (1 borrowed; 1 asserted) — 1 failure: 1 only-borrowed
+"""
+
+
+def test_diff_flags_new_borrowed_claims_with_what_checks_them(tmp_path):
+    base = ledger_repo(tmp_path)
+    write_tree(tmp_path, {"claims/moe.yaml": MEASURED + BORROWED + """
+  - id: engine-refuses-batching
+    kind: borrowed
+    statement: A closed-source engine calls batched MoE "unvalidated"
+    source: {title: startup log of a closed-source engine, quote: unvalidated}
+"""})
+    result = run_ledger("diff", base, cwd=tmp_path)
+    assert flagged(result.output) == [
+        "| new borrowed claim | `m1max-moe-speedup-b16` | source: What is batching actually saving?; "
+        "checked by moe-speedup-b16 (measured, fresh) |",
+        "| new borrowed claim | `engine-refuses-batching` | source: startup log of a closed-source engine; "
+        "nothing here checks it |",
+    ]
+    assert "| `m1max-moe-speedup-b16` | 3.59× | borrowed | asserted | apple-m1-max | " \
+           "source: What is batching actually saving? | fresh |" in result.output
+
+
+def test_diff_flags_a_value_that_moved_beyond_its_tolerance(tmp_path):
+    base = ledger_repo(tmp_path)
+    a_run(tmp_path, [{"batch": 1, "speedup": 1.0}, {"batch": 16, "speedup": 3.21}], when=LATER)
+    commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("3.59", "3.21").replace(RUN, LATER_RUN)})
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert flagged(result.output) == [
+        "| value moved | `moe-speedup-b16` | 3.59× → 3.21× (-10.6%; 5% allowed) |",
+        f"| evidence swapped | `moe-speedup-b16` | run {RUN} (linux-cpu) → {LATER_RUN} (linux-cpu) |",
+    ]
+    assert f"### Runs\n\n- added `{LATER_RUN}` (linux-cpu)\n" in result.output
+
+
+def test_diff_lists_but_does_not_flag_a_value_that_moved_within_its_tolerance(tmp_path):
+    base = ledger_repo(tmp_path)
+    commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("3.59", "3.62")})
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert flagged(result.output) == []
+    assert "**1 changed**" in result.output
+    assert f"| `moe-speedup-b16` | 3.59× → **3.62×** | measured | asserted | linux-cpu | {RUN} | fresh |" \
+        in result.output
+
+
+def test_diff_flags_a_claim_whose_own_tolerance_was_loosened(tmp_path):
+    base = ledger_repo(tmp_path, MEASURED + PREDICTED)
+    commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("5%", "50%")
+                      + PREDICTED + "    tolerance: 0.001\n"})  # tighter than the default ±0.005
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert flagged(result.output) == ["| tolerance loosened | `moe-speedup-b16` | 5% → 50% |"]
+    assert "- `moe-speedup-b16` also changed: tolerance\n- `moe-speedup-doubled` also changed: tolerance\n" \
+        in result.output
+
+
+def test_diff_shows_a_policy_that_turns_failures_into_warnings(tmp_path):
+    base = ledger_repo(tmp_path)
+    commit(tmp_path, {"mkdocs.yml": MKDOCS + "      warn: [drifted, too-old]\n"})
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert "**policy changed**\n\n### Policy (the gate's settings)\n\n- warn: none → **drifted, too-old**\n" \
+        in result.output
+
+
+def test_diff_flags_evidence_swapped_to_a_run_on_another_testbed(tmp_path):
+    base = ledger_repo(tmp_path)
+    a_run(tmp_path, SPEEDUP_ROWS, testbed="apple-m1-max", when=LATER)
+    commit(tmp_path, {"claims/moe.yaml": MEASURED.replace(RUN, M1_RUN).replace("linux-cpu", "apple-m1-max")})
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert flagged(result.output) == [
+        f"| evidence swapped | `moe-speedup-b16` | run {RUN} (linux-cpu) → {M1_RUN} (apple-m1-max); "
+        "testbed linux-cpu → apple-m1-max |",
+    ]
+
+
+def test_diff_flags_a_claim_reading_another_row_of_the_same_run(tmp_path):
+    base = ledger_repo(tmp_path)
+    commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("batch: 16", "batch: 1").replace("3.59", "1.0")})
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert flagged(result.output)[1] == (
+        "| evidence swapped | `moe-speedup-b16` | row results.csv, batch=16, column speedup → "
+        "results.csv, batch=1, column speedup |")
+
+
+def test_diff_flags_claims_that_became_stale_and_the_claims_resting_on_them(tmp_path):
+    base = ledger_repo(tmp_path, MEASURED + PREDICTED)
+    commit(tmp_path, {"probes/toy.py": "print('toy, with the timing bug fixed')\n"})
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert flagged(result.output) == [
+        "| became stale | `moe-speedup-b16` | probe-changed: probes/toy.py changed since the run "
+        "(run 2026-11-29T10-00-00Z-linux-cpu) |",
+        "| became stale | `moe-speedup-doubled` | formula-drifted: input moe-speedup-b16 is stale "
+        "(probe-changed) |",
+    ]
+    assert "| `moe-speedup-b16` | 3.59× | measured | asserted | linux-cpu | " \
+           f"{RUN} | fresh → **stale: probe-changed** |" in result.output
+
+
+def test_diff_flags_claims_whose_run_was_deleted(tmp_path):
+    base = ledger_repo(tmp_path)
+    git(tmp_path, "rm", "-q", "-r", RUN)
+    commit(tmp_path, message="drop the old run")
+    result = run_ledger("diff", base, cwd=tmp_path)
+    assert flagged(result.output) == [
+        f"| became stale | `moe-speedup-b16` | invalid: evidence run {RUN} does not exist |",
+    ]
+    assert f"### Runs\n\n- removed `{RUN}` (linux-cpu)\n" in result.output
+
+
+def test_diff_flags_a_retired_claim_and_one_brought_back(tmp_path):
+    engine = """
+  - id: engine-refuses-batching
+    kind: borrowed
+    source: {title: startup log of a closed-source engine, quote: unvalidated}
+    checked_by: [moe-speedup-b16]
+"""
+    base = ledger_repo(tmp_path, MEASURED + engine)
+    retired = engine.replace("checked_by: [moe-speedup-b16]",
+                             "status: refuted\n    refuted_by: moe-speedup-b16")
+    head = commit(tmp_path, {"claims/moe.yaml": MEASURED + retired})
+    assert flagged(run_ledger("diff", base, head, cwd=tmp_path).output) == [
+        "| retired | `engine-refuses-batching` | asserted → refuted by moe-speedup-b16 |",
+    ]
+    assert flagged(run_ledger("diff", head, base, cwd=tmp_path).output) == [
+        "| un-retired | `engine-refuses-batching` | refuted → asserted |",
+    ]
+
+
+def test_diff_flags_an_extrapolation_that_now_rests_on_a_borrowed_figure(tmp_path):
+    base = ledger_repo(tmp_path, MEASURED + BORROWED + PREDICTED)
+    commit(tmp_path, {"claims/moe.yaml": MEASURED + BORROWED + PREDICTED.replace(
+        "s: moe-speedup-b16", "s: m1max-moe-speedup-b16")})
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert flagged(result.output) == [
+        "| rests on borrowed figures | `moe-speedup-doubled` | now rests on borrowed m1max-moe-speedup-b16, "
+        "checked by moe-speedup-b16 (measured, fresh); rests only on borrowed claims, and nothing here checks it |",
+    ]
+    assert "| `moe-speedup-doubled` | 7.18 | extrapolated | asserted | — | 2 \\* s | fresh → **fails: only-borrowed** |" \
+        in result.output
+
+
+def test_diff_recognises_a_renamed_claim_and_the_references_to_it(tmp_path):
+    base = ledger_repo(tmp_path, MEASURED + PREDICTED)
+    renamed = (MEASURED + PREDICTED).replace("moe-speedup-b16", "moe-speedup-batch16")
+    commit(tmp_path, {"claims/moe.yaml": renamed})
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert result.output == f"""\
+## Ledger diff: {base[:12]} → HEAD ({git(tmp_path, "rev-parse", "HEAD")[:12]})
+
+**1 renamed**
+
+### Renamed
+
+- `moe-speedup-b16` → `moe-speedup-batch16`
+
+Gate at base: 2 claims (1 measured, 1 extrapolated; 2 asserted) — 0 failures  
+Gate at head: 2 claims (1 measured, 1 extrapolated; 2 asserted) — 0 failures
+"""
+
+
+def test_diff_shows_a_renamed_claim_whose_value_also_changed_as_removed_and_added(tmp_path):
+    base = ledger_repo(tmp_path)
+    commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("moe-speedup-b16", "moe-speedup-batch16")
+                      .replace("3.59", "3.6")})
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert "**1 added · 1 removed**" in result.output
+    assert "### Renamed" not in result.output
+
+
+def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp_path):
+    git(tmp_path, "init", "-q", "-b", "main")
+    base = commit(tmp_path, {"README.md": "# A report, before it had claims\n"}, "first")
+    a_run(tmp_path, SPEEDUP_ROWS)
+    write_tree(tmp_path, {"mkdocs.yml": MKDOCS, "claims/moe.yaml": MEASURED})
+    result = run_ledger("diff", base, cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    assert result.output == f"""\
+## Ledger diff: {base[:12]} → working tree
+
+**1 added · runs: 1 added · policy changed**
+
+### Policy (the gate's settings)
+
+- max_run_age_days: 365 → **36500**
+
+### Added
+
+| claim | value | kind | status | testbed | evidence | freshness |
+| --- | --- | --- | --- | --- | --- | --- |
+| `moe-speedup-b16` | 3.59× | measured | asserted | linux-cpu | {RUN} | fresh |
+
+### Runs
+
+- added `{RUN}` (linux-cpu)
+
+Gate at base: 0 claims — 0 failures  
+Gate at head: {GATE_ONE}
+"""
+
+
+def test_diff_removed_claims_are_listed_with_their_last_values(tmp_path):
+    base = ledger_repo(tmp_path, MEASURED + BORROWED)
+    commit(tmp_path, {"claims/moe.yaml": MEASURED})
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert "### Removed\n\n| claim | value | kind | status | testbed | evidence | freshness |\n" \
+           "| --- | --- | --- | --- | --- | --- | --- |\n" \
+           "| `m1max-moe-speedup-b16` | 3.59× | borrowed | asserted | apple-m1-max | " \
+           "source: What is batching actually saving? | fresh |\n" in result.output
+
+
+def test_diff_of_two_revisions_reads_git_and_leaves_the_working_tree_alone(tmp_path):
+    base = ledger_repo(tmp_path)
+    head = commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("3.59", "3.62")})
+    write_tree(tmp_path, {"claims/moe.yaml": MEASURED.replace("3.59", "9.99"), "notes.txt": "untracked\n"})
+    status = git(tmp_path, "status", "--porcelain")
+    result = run_ledger("diff", base, head, cwd=tmp_path)
+    assert "3.59× → **3.62×**" in result.output and "9.99" not in result.output
+    assert git(tmp_path, "status", "--porcelain") == status
+    assert git(tmp_path, "rev-parse", "HEAD") == head
+    assert "value: 9.99" in (tmp_path / "claims/moe.yaml").read_text()
+
+
+def test_diff_reads_a_ledger_in_a_subfolder_of_the_repository(tmp_path):
+    git(tmp_path, "init", "-q", "-b", "main")
+    project = tmp_path / "report"
+    a_run(project, SPEEDUP_ROWS)
+    base = commit(tmp_path, {"report/mkdocs.yml": MKDOCS, "report/claims/moe.yaml": MEASURED,
+                             "claims/unrelated.yaml": "not: a ledger\n"})
+    commit(tmp_path, {"report/claims/moe.yaml": MEASURED.replace("3.59", "3.62")})
+    result = run_ledger("--root", "report", "diff", base, "HEAD", cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    assert f"| `moe-speedup-b16` | 3.59× → **3.62×** | measured | asserted | linux-cpu | {RUN} | fresh |" \
+        in result.output
+
+
+def test_diff_says_so_when_nothing_changed(tmp_path):
+    base = ledger_repo(tmp_path)
+    result = run_ledger("diff", base, cwd=tmp_path)
+    assert result.output == f"""\
+## Ledger diff: {base[:12]} → working tree
+
+No claim or run changed.
+
+Gate at base: {GATE_ONE}  
+Gate at head: {GATE_ONE}
+"""
+
+
+def test_diff_escapes_markdown_and_html_in_claim_text(tmp_path):
+    base = ledger_repo(tmp_path)
+    write_tree(tmp_path, {"claims/moe.yaml": MEASURED + """
+  - id: odd-source
+    kind: borrowed
+    source: {title: "a | b <script>alert(1)</script> *bold* [link](x)"}
+    checked_by: [moe-speedup-b16]
+"""})
+    result = run_ledger("diff", base, cwd=tmp_path)
+    assert flagged(result.output) == [
+        r"| new borrowed claim | `odd-source` | source: a \| b &lt;script&gt;alert(1)&lt;/script&gt; \*bold\* "
+        r"\[link\](x); checked by moe-speedup-b16 (measured, fresh) |",
+    ]
+
+
+def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
+    base = ledger_repo(tmp_path)
+    a_run(tmp_path, [{"batch": 1, "speedup": 1.0}, {"batch": 16, "speedup": 3.21}], when=LATER)
+    head = commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("3.59", "3.21").replace(RUN, LATER_RUN)})
+    result = run_ledger("diff", "main~1", "main", "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    assert json.loads(result.output) == {
+        "base": {"revision": "main~1", "commit": base, "label": f"main~1 ({base[:12]})", "gate": GATE_ONE},
+        "head": {"revision": "main", "commit": head, "label": f"main ({head[:12]})", "gate": GATE_ONE},
+        "flags": [
+            {"flag": "value-moved", "title": "value moved", "claim": "moe-speedup-b16",
+             "message": "3.59× → 3.21× (-10.6%; 5% allowed)"},
+            {"flag": "evidence-swapped", "title": "evidence swapped", "claim": "moe-speedup-b16",
+             "message": f"run {RUN} (linux-cpu) → {LATER_RUN} (linux-cpu)"},
+        ],
+        "added": [],
+        "removed": [],
+        "renamed": [],
+        "changed": [{"claim": "moe-speedup-b16", "old_id": "moe-speedup-b16",
+                     "fields": {"value": {"old": "3.59×", "new": "3.21×"},
+                                "evidence": {"old": RUN, "new": LATER_RUN}}}],
+        "runs": {"added": [LATER_RUN], "removed": []},
+        "policy": {},
+    }
+
+
+def test_diff_names_an_unknown_revision_and_exits_2(tmp_path):
+    ledger_repo(tmp_path)
+    result = run_ledger("diff", "no-such-branch", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.output == ""
+    assert result.errors == ("ledger: diff: unknown revision 'no-such-branch': no such branch, tag or commit "
+                             "here (in CI, check out the whole history: fetch-depth: 0)\n")
+
+
+def test_diff_outside_a_git_repository_is_a_usage_error(tmp_path):
+    write_tree(tmp_path, {"claims/moe.yaml": MEASURED})
+    result = run_ledger("diff", "main", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.errors.startswith(f"ledger: diff: {tmp_path} is not in a git repository (")
+    assert result.errors.endswith("); `ledger diff` compares git revisions\n")
+
+
+def claim(claim_id: str, value: float, line: int = 2) -> Claim:
+    return Claim(claim_id, "borrowed", Source("claims/a.yaml", line), value=value, value_text=str(value))
+
+
+def test_renames_need_one_unchanged_match_on_each_side():
+    cases = [
+        ({"a": claim("a", 1.0)}, {"b": claim("b", 1.0, line=9)}, {"a": "b"}),      # moved and renamed
+        ({"a": claim("a", 1.0)}, {"b": claim("b", 2.0)}, {}),                      # value changed too
+        ({"a": claim("a", 1.0), "c": claim("c", 1.0)}, {"b": claim("b", 1.0)}, {}),  # which one?
+        ({"a": claim("a", 1.0)}, {"b": claim("b", 1.0), "d": claim("d", 1.0)}, {}),  # which one?
+        ({"a": claim("a", 1.0)}, {"a": claim("a", 1.0), "b": claim("b", 1.0)}, {}),  # a copy, not a rename
+    ]
+    for old, new, expected in cases:
+        assert find_renames(old, new) == expected

