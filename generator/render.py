@@ -190,6 +190,10 @@ def finding_html(finding: Finding, report: Report, links: Links) -> str:
     lines = []
     if finding.claim_id:
         lines.append(f"<p>{claim_link(finding.claim_id, report, links)}</p>")
+    docs = report.policy.docs_dir.rstrip("/") + "/"
+    if finding.where.path.startswith(docs) and finding.where.path.endswith(".md"):
+        page = links.to(finding.where.path.removeprefix(docs))
+        lines.append(f'<p>On the page <a href="{esc(page)}"><code>{esc(finding.where)}</code></a></p>')
     lines.append(f"<p>{esc(finding.problem)}</p>")
     if finding.detail:
         lines.append(f'<p class="ledger-detail">{esc(finding.detail)}</p>')

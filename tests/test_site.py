@@ -16,7 +16,7 @@ from generator import charts, figure_api, render, tables
 from generator.pages import md_text
 from generator.records import Claim, Report, Run, Source, Table
 from helpers import run_mkdocs, write_tree
-from helpers_site import a_ledger, article, built_site, read  # noqa: F401 (built_site: a fixture)
+from helpers_site import REPORT, a_ledger, article, built_site, read  # noqa: F401 (built_site: a fixture)
 
 # -- pure pieces ----------------------------------------------------------------------------------
 
@@ -252,13 +252,13 @@ def test_unknown_reference_fails_the_build_with_page_and_line(tmp_path):
 
 
 def test_in_serve_failures_show_as_banners_and_on_the_gate_page(tmp_path):
-    a_ledger(tmp_path)
+    a_ledger(tmp_path, REPORT + '\nGone: {{ claim("gone") }}\n')
     claims = tmp_path / "claims/moe.yaml"
     claims.write_text(claims.read_text().replace("value: 3.59\n    unit: \"×\"\n    kind: measured",
                                                  "value: 2.5\n    unit: \"×\"\n    kind: measured"))
     site = serve_build(tmp_path)
     banner = ('<div class="ledger-banner"><div class="admonition failure"><p class="admonition-title">'
-              "2 gate failures on this page</p>")
+              "3 gate failures on this page</p>")
     assert banner in article(site, "")
     assert "moe-speedup-b16: <strong>drifted</strong>: stated 2.5×, evidence computes 3.6×" in article(site, "")
     assert '<span class="ledger-badge ledger-badge--failing">fails the gate</span>' in article(site, "")
@@ -266,6 +266,10 @@ def test_in_serve_failures_show_as_banners_and_on_the_gate_page(tmp_path):
     assert '<div class="admonition failure"><p class="admonition-title">The gate fails</p>' in gate
     assert '<div class="admonition failure"><p class="admonition-title">drifted: claims/moe.yaml:4</p>' in gate
     assert '<div class="ledger-banner">' in article(site, "claim/moe-speedup-b16")
+    assert ('<span class="ledger-missing" title="unknown claim &#x27;gone&#x27;">{{ claim(&quot;gone&quot;) }}'
+            '</span>') in article(site, "")
+    assert "page refers to unknown claim &#x27;gone&#x27;" in gate
+    assert '<p>On the page <a href="../"><code>docs/index.md:13:7</code></a></p>' in gate
 
 
 def serve_build(root):
