@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import dataclass
 from typing import Mapping
 
 from . import lineage
 from .evidence import format_value, select_row, tolerance_for
-from .records import Claim, Report
+from .records import Claim, Report, Table
 from .render import (admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner,
                      run_link, stated)
 from .tables import frame_of, html_table
@@ -16,7 +16,26 @@ UP = {lineage.INPUT: "uses as input", lineage.CHECK: "checked by", lineage.RETIR
 DOWN = {lineage.INPUT: "is an input of", lineage.CHECK: "checks", lineage.RETIREMENT: "retired"}
 
 
-def build(page, claim: Claim, report: Report, sources: Mapping[str, str], now: datetime):
+@dataclass(frozen=True)
+class Index:
+    """What every claim page looks up, found once per build (a scan per claim would be quadratic)."""
+
+    downstream: Mapping[str, list]  # claim id -> edges from the claims that name it
+    cited: Mapping[str, list]  # claim id -> page references to it
+
+
+def index(report: Report) -> Index:
+    downstream: dict[str, list] = {}
+    for edge in lineage.edges(report.claims):
+        downstream.setdefault(edge.target_id, []).append(edge)
+    cited: dict[str, list] = {}
+    for ref in report.page_refs:
+        if ref.kind == "claim":
+            cited.setdefault(ref.name, []).append(ref)
+    return Index(downstream, cited)
+
+
+def build(page, claim: Claim, report: Report, found: Index):
     """Fill a pages.Page for one claim."""
     links = page.links
     page.html(status_banner(claim, report, links) + facts(claim, report))
@@ -28,13 +47,13 @@ def build(page, claim: Claim, report: Report, sources: Mapping[str, str], now: d
     else:
         page.html(borrowed(claim, report, links))
     page.heading("Lineage")
-    page.html(lineage_html(claim, report, links))
+    page.html(lineage_html(claim, report, links, found.downstream.get(claim.id, [])))
     findings = report.findings_for(claim.id)
     if findings:
         page.heading("Gate findings")
         page.html("".join(finding_html(f, report, links) for f in findings))
     page.heading("Where it is written")
-    cited = [ref for ref in report.page_refs if ref.kind == "claim" and ref.name == claim.id]
+    cited = found.cited.get(claim.id, [])
     where = f"<p>Defined at <code>{esc(claim.where)}</code>.</p>"
     if cited:
         docs = report.policy.docs_dir.rstrip("/") + "/"
@@ -96,11 +115,10 @@ def measured(claim: Claim, report: Report, links) -> str:
     table = run.tables.get(evidence.file)
     if table is not None and not table.problem and all(c in table.columns for c, _ in evidence.where):
         used = select_row(table, evidence.where)
-        frame = frame_of(table).iloc[used] if used else None
-        if frame is not None and len(frame):
+        if used:
+            frame = frame_of(Table(table.columns, tuple(table.rows[i] for i in used)))
             out.append("<p>The row used (the cell the value comes from is marked):</p>")
-            out.append(html_table(frame.reset_index(drop=True), highlight={i: {evidence.column}
-                                                                         for i in range(len(frame))}))
+            out.append(html_table(frame, highlight={i: {evidence.column} for i in range(len(frame))}))
     out.append(manifest_summary(run))
     out.append(f'<p>The probe\'s source: <a href="{esc(links.run(run.path, "probe-source"))}">'
                f"<code>{esc(run.probe)}</code> on the run's page</a>.</p>")
@@ -165,9 +183,9 @@ def borrowed(claim: Claim, report: Report, links) -> str:
     return "".join(out)
 
 
-def lineage_html(claim: Claim, report: Report, links) -> str:
+def lineage_html(claim: Claim, report: Report, links, down: list) -> str:
+    """Edges up (what the claim names) and down (claims that name it), and the formula's reach."""
     up = lineage.upstream(claim.id, report.by_id)
-    down = lineage.downstream(claim.id, report.claims)
     if not up and not down:
         return "<p>No other claim names this one, and it names none.</p>"
     out = []

@@ -61,9 +61,10 @@ def generate(report: Report, sources: Mapping[str, str], now: datetime,
     """Every generated page for the report (sources: repository path -> text, for probes and manifests)."""
     pages = [claims_index(report, now, directory_urls), fell(report, directory_urls),
              measurements_index(report, now, directory_urls), gate(report, directory_urls)]
+    found = claimpage.index(report)
     for claim in report.by_id.values():  # a duplicated id is an "invalid" finding; one page for it
         page = Page(claim_src(claim.id), claim.id, directory_urls)
-        pages.append(claimpage.build(page, claim, report, sources, now).done(in_nav=False))
+        pages.append(claimpage.build(page, claim, report, found).done(in_nav=False))
     for run in report.runs.values():
         page = Page(run_src(run.path), run.name, directory_urls)
         pages.append(runpage.build(page, run, report, sources, now).done(in_nav=False))
