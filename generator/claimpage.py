@@ -82,7 +82,7 @@ def status_banner(claim: Claim, report: Report, links) -> str:
 
 def facts(claim: Claim, report: Report) -> str:
     rows = [("statement", esc(claim.statement) or "—")]
-    value = esc(stated(claim)) or "—"
+    value = f"<strong>{esc(stated(claim))}</strong>" if claim.value is not None else "—"
     rows.append(("value", f"<del>{value}</del>" if claim.retired and claim.value is not None else value))
     computed = report.computed.get(claim.id)
     if computed is not None:
