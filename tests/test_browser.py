@@ -59,8 +59,8 @@ def test_badge_links_lead_to_their_claim_pages(browser_page):
     assert len(claims) >= 5
     for claim_id in dict.fromkeys(claims):
         page.goto(page.base)
-        page.click(f"article p a.ledger-claim[data-claim='{claim_id}']")
-        page.wait_for_load_state()
+        with page.expect_navigation():
+            page.click(f"article p a.ledger-claim[data-claim='{claim_id}']")
         assert page.url == f"{page.base}claim/{claim_id}/"
         assert page.inner_text("article h1").strip() == claim_id
     assert page.errors == [] and page.refused == []
@@ -71,8 +71,8 @@ def test_each_kind_of_generated_page_is_reachable_from_the_navigation(browser_pa
     reached = set()
 
     def follow(selector):
-        page.click(selector)
-        page.wait_for_load_state()
+        with page.expect_navigation():
+            page.click(selector)
         reached.add(page.inner_text("article h1").strip())
 
     page.goto(page.base)
