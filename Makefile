@@ -15,7 +15,7 @@ help:
 	@echo "make test      the test suite (installs what it needs)"
 	@echo "make check     the gate alone: ledger check"
 	@echo "make measure   run the MLX probes [PROBE=name] [PROFILE=quick|default|gpu]"
-	@echo "make bench     build-time benchmark: the plugin vs a plain MkDocs build"
+	@echo "make bench     benchmarks: the gate vs parse-only; the plugin build vs a plain MkDocs build"
 
 $(VENV)/.site: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,7 @@ measure: $(VENV)/.probes
 	$(PY) -m probes $(if $(PROBE),--probe $(PROBE)) --profile $(PROFILE)
 
 bench: $(VENV)/.site
+	$(PY) benchmarks/check_time.py
 	$(PY) benchmarks/build_time.py
 
 clean:

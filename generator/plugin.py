@@ -1,6 +1,8 @@
-"""The MkDocs plugin: runs the gate inside the build and replaces claim references in pages.
+"""The MkDocs plugin: runs the gate inside the build, adds the generated pages, fills references.
 
-Event methods stay a few lines: the gate is gate.check(), the HTML is render.py's.
+Event methods stay a few lines: the gate is gate.check(), the pages are pages.py's, the figures
+figure_api's, the HTML render.py's. `mkdocs build` fails on any gate failure (or a figure that
+cannot be drawn); `mkdocs serve` logs them, keeps serving and shows them as banners.
 """
 
 from __future__ import annotations
@@ -13,13 +15,17 @@ from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, InclusionLevel
 
-from . import render, text
+from . import figure_api, pages, references, render, text
 from .config import policy_from_options
 from .gate import check
 from .records import LedgerError, Report
 
 log = logging.getLogger("mkdocs.plugins.ledger")
+ASSETS = Path(__file__).parent / "assets"
+WATCHED = ("probes", figure_api.FOLDER)  # besides the policy's claims and measurements folders
+CACHE = ".cache/ledger"  # the Vega bundle and chart SVGs, made once (Material's plugins use .cache/ too)
 
 
 class LedgerConfig(Config):
@@ -38,23 +44,63 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):
 
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
+        self.cache = self.root / CACHE
         docs_dir = Path(config.docs_dir).resolve().relative_to(self.root).as_posix()
         try:
             self.policy = policy_from_options(dict(self.config), docs_dir)
         except LedgerError as error:
             raise PluginError(str(error)) from None
+        config.extra_css.append(f"{render.ASSETS}/ledger.css")
+        config.extra_javascript.append(f"{render.ASSETS}/ledger.js")
         return config
 
     def on_files(self, files, config):
+        self.now = datetime.now(timezone.utc)
         self.report = self._gate()
+        self.drawn = self._figures()
+        self.generated = {page.src: page for page in pages.generate(
+            self.report, pages.read_sources(self.root, self.report), self.now, config.use_directory_urls)}
+        self.slots = {src: page.slots for src, page in self.generated.items()}
+        for file in self._files(config):
+            if files.get_file_from_path(file.src_uri) is not None:
+                raise PluginError(f"{self.policy.docs_dir}/{file.src_uri} is in the way of a generated page: "
+                                  "rename or move it")
+            files.append(file)
         return files
 
     def on_page_markdown(self, markdown, page, config, files):
-        return render.replace_references(markdown, self.report, page.file.src_uri)
+        if page.file.src_uri in self.generated:
+            return markdown
+        links = render.Links(page.file.url, config.use_directory_urls)
+        path = f"{self.policy.docs_dir}/{page.file.src_uri}"
+        wanted = {f"{r.kind}:{r.name}" for r in references.find(markdown, path)}
+        shown = {key: figure_api.figure_html(self.drawn[key], self.report, links, self.now)
+                 for key in wanted if key in self.drawn}
+        self.slots[page.file.src_uri] = slots = render.Slots()
+        return render.replace_references(markdown, self.report, path, links, slots, shown)
+
+    def on_page_content(self, html, page, config, files):
+        slots = self.slots.get(page.file.src_uri)
+        if slots is None:
+            return html
+        for item in _toc_items(page.toc):
+            item.title = slots.plain(item.title)
+        links = render.Links(page.file.url, config.use_directory_urls)
+        html = self._banner(page.file.src_uri, links) + slots.fill(html)
+        if "ledger-chart-spec" in html:
+            html += "".join(f'<script src="{render.esc(links.asset(name))}"></script>'
+                            for name in ("vega.js", "charts.js"))
+        return html
+
+    def on_serve(self, server, config, builder):
+        for folder in (self.policy.claims_dir, self.policy.measurements_dir, *WATCHED):
+            if (self.root / folder).is_dir():
+                server.watch(str(self.root / folder))
+        return server
 
     def _gate(self) -> Report:
         try:
-            report = check(self.root, self.policy, datetime.now(timezone.utc))
+            report = check(self.root, self.policy, self.now)
         except LedgerError as error:
             raise PluginError(str(error)) from None
         for finding in report.findings:
@@ -63,3 +109,47 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):
             raise PluginError(f"ledger gate failed: {text.summary(report)}")
         log.info(text.summary(report))
         return report
+
+    def _figures(self) -> dict[str, figure_api.Drawn]:
+        """Import figures/*.py once per build and draw every figure a page refers to."""
+        figures, problems = figure_api.load(self.root)
+        wanted = sorted({f"{r.kind}:{r.name}" for r in self.report.page_refs if r.kind in ("table", "chart")})
+        drawn = {key: figure_api.draw(figures[key], self.report) for key in wanted if key in figures}
+        problems += [d.error for d in drawn.values() if d.error]
+        for problem in problems:
+            log.warning(problem)
+        if problems and not getattr(self, "serving", False):
+            raise PluginError(f"{len(problems)} figure problem{'s' if len(problems) > 1 else ''}: "
+                              + "; ".join(problems))
+        return drawn
+
+    def _files(self, config) -> list[File]:
+        """Generated pages (claim and run pages outside the navigation), assets and chart images."""
+        from . import charts
+
+        found = [File.generated(config, page.src, content=page.markdown,
+                                inclusion=InclusionLevel.UNDEFINED if page.in_nav else InclusionLevel.NOT_IN_NAV)
+                 for page in self.generated.values()]
+        found += [File.generated(config, f"{render.ASSETS}/{path.name}", abs_src_path=str(path))
+                  for path in sorted(ASSETS.iterdir()) if path.suffix in (".css", ".js")]
+        specs = {d.figure.id: d.result for d in self.drawn.values() if d.figure.kind == "chart" and not d.error}
+        found += [File.generated(config, f"{render.ASSETS}/{figure_api.svg_name(figure_id)}",
+                                 content=charts.svg(spec, self.cache)) for figure_id, spec in specs.items()]
+        if specs:
+            found.append(File.generated(config, f"{render.ASSETS}/vega.js", content=charts.bundle(self.cache)))
+        return found
+
+    def _banner(self, src: str, links: render.Links) -> str:
+        """Findings about a hand-written page: its unknown references and the failing claims it cites."""
+        if src in self.generated:
+            return ""
+        path = f"{self.policy.docs_dir}/{src}"
+        cited = {r.name for r in self.report.page_refs if r.where.path == path and r.kind == "claim"}
+        findings = [f for f in self.report.findings if f.where.path == path or f.claim_id in cited]
+        return render.page_banner(findings, self.report, links)
+
+
+def _toc_items(toc):
+    for item in toc or []:
+        yield item
+        yield from _toc_items(item.children)

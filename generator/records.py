@@ -194,7 +194,14 @@ class Report:
         return {claim.id: claim for claim in self.claims}
 
     def findings_for(self, claim_id: str) -> tuple[Finding, ...]:
-        return tuple(f for f in self.findings if f.claim_id == claim_id)
+        return self._findings_by_claim.get(claim_id, ())
+
+    @cached_property
+    def _findings_by_claim(self) -> dict[str, tuple[Finding, ...]]:
+        grouped: dict[str, list[Finding]] = {}
+        for finding in self.findings:
+            grouped.setdefault(finding.claim_id, []).append(finding)
+        return {claim_id: tuple(found) for claim_id, found in grouped.items()}
 
     def is_stale(self, claim_id: str) -> bool:
         return any(f.rule in STALE_RULES and f.severity == "fail" for f in self.findings_for(claim_id))

@@ -1,37 +1,285 @@
-"""Render stage: Report -> HTML fragments for pages. Claim text is data: always escaped, never templated."""
+"""Render stage: Report -> HTML fragments (claim badges, admonitions, links). Pure.
+
+Claim text is data: every string from a claim, run or source goes through esc() and is placed into
+the page only after Markdown has run (see Slots), so neither Markdown nor a template ever reads it.
+"""
 
 from __future__ import annotations
 
 import html
+import posixpath
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Iterable
+
+from mkdocs.utils import get_relative_url
 
 from . import references
 from .evidence import format_value
-from .records import Claim, Report
+from .records import Claim, Finding, Report, Run
+
+# Where the generated pages live (src paths in the docs tree; none is written into docs/).
+CLAIMS_INDEX = "claims/index.md"
+FELL = "claims/fell.md"
+MEASUREMENTS = "measurements/index.md"
+GATE = "gate/index.md"
+ASSETS = "assets/ledger"
 
 
-def claim_inline(claim: Claim, report: Report) -> str:
-    """A claim as it appears in prose: its value and unit, with its kind and status."""
-    value = format_value(claim.value, claim.unit) if claim.value is not None else claim.statement or claim.id
-    classes = f"ledger-claim ledger-{claim.kind} ledger-{claim.status}"
-    if report.is_stale(claim.id):
-        classes += " ledger-stale"
-    title = html.escape(f"{claim.statement} ({claim.kind}, {claim.status}, {claim.testbed or 'no testbed'})",
-                        quote=True)
-    body = html.escape(value)
+def esc(text: object) -> str:
+    """HTML-escape any value for text or a quoted attribute."""
+    return html.escape(str(text), quote=True)
+
+
+def claim_src(claim_id: str) -> str:
+    return f"claim/{claim_id}.md"
+
+
+def run_src(run_path: str) -> str:
+    """measurements/<probe>/<run> -> run/<probe>/<run>.md"""
+    return "run/" + "/".join(run_path.split("/")[-2:]) + ".md"
+
+
+def url_of(src: str, directory_urls: bool = True) -> str:
+    """The URL MkDocs gives a page or file at src (claims/index.md -> claims/)."""
+    if not src.endswith(".md"):
+        return src
+    stem = src[:-3]
+    if not directory_urls:
+        return stem + ".html"
+    if stem == "index" or stem.endswith("/index"):
+        return stem[:-5]
+    return stem + "/"
+
+
+@dataclass(frozen=True)
+class Links:
+    """Relative links from one page (its URL) to generated pages and assets."""
+
+    here: str  # the current page's URL, e.g. "claim/moe-speedup-b16/"
+    directory_urls: bool = True
+
+    def to(self, src: str, anchor: str = "") -> str:
+        url = url_of(src, self.directory_urls)
+        target = get_relative_url(url or ".", self.here or ".")
+        if target in ("", "."):
+            target = "./"
+        elif (not url or url.endswith("/")) and not target.endswith("/"):
+            target += "/"
+        return target + (f"#{anchor}" if anchor else "")
+
+    def claim(self, claim_id: str) -> str:
+        return self.to(claim_src(claim_id))
+
+    def run(self, run_path: str, anchor: str = "") -> str:
+        return self.to(run_src(run_path), anchor)
+
+    def asset(self, name: str) -> str:
+        return self.to(posixpath.join(ASSETS, name))
+
+
+# -- claims ------------------------------------------------------------------------------------
+
+
+def unit_gap(unit: str) -> str:
+    return "" if not unit or unit in ("×", "%", "x") else " "
+
+
+def stated(claim: Claim) -> str:
+    """The value as the claim states it, with its unit ('3.59×', '67 tok/s'); '' without a value."""
+    if claim.value is None:
+        return ""
+    number = claim.value_text or format_value(claim.value)
+    return f"{number}{unit_gap(claim.unit)}{claim.unit}"
+
+
+def badge(label: str, variant: str) -> str:
+    return f'<span class="ledger-badge ledger-badge--{esc(variant)}">{esc(label)}</span>'
+
+
+def claim_badges(claim: Claim, report: Report) -> str:
+    """Kind and status badges: retired and lead claims say so instead of their kind."""
     if claim.retired:
-        body = f"<del>{body}</del> <span class=\"ledger-badge\">{html.escape(claim.status)}</span>"
+        parts = [badge(claim.status, "retired")]
+    elif claim.status == "lead":
+        parts = [badge("unverified lead", "lead")]
     else:
-        body += f" <span class=\"ledger-badge\">{html.escape(claim.kind)}</span>"
-    return f'<span class="{classes}" title="{title}" data-claim="{html.escape(claim.id)}">{body}</span>'
+        parts = [badge(claim.kind, claim.kind)]
+        if claim.kind == "borrowed" and checked(claim, report):
+            parts.append(badge("checked", "checked"))
+    if report.is_stale(claim.id) or any(f.severity == "fail" for f in report.findings_for(claim.id)):
+        parts.append(badge("fails the gate", "failing"))
+    return "".join(parts)
 
 
-def replace_references(markdown: str, report: Report, page_path: str) -> str:
-    """Swap every claim reference in a page for its rendered value (unknown ones are gate failures)."""
+def checked(claim: Claim, report: Report) -> bool:
+    """A borrowed claim that a claim here checks, and that the gate accepts as checked."""
+    return bool(claim.checked_by) and not any(
+        f.rule == "only-borrowed" for f in report.findings_for(claim.id))
+
+
+def tooltip(claim: Claim) -> str:
+    what = claim.statement or claim.id
+    testbed = f"testbed {claim.testbed}" if claim.testbed else "no testbed"
+    return f"{what} — {testbed}; {claim.kind}, {claim.status}"
+
+
+def claim_inline(claim: Claim, report: Report, links: Links) -> str:
+    """A claim as it appears in prose: value and unit with badges, linking to its page.
+
+    A retired claim is struck through with its status; a lead is marked as unverified.
+    """
+    text = esc(stated(claim) or claim.statement or claim.id)
+    if claim.retired:
+        text = f"<del>{text}</del>"
+    classes = f"ledger-claim ledger-claim--{claim.kind} ledger-claim--{claim.status}"
+    return (f'<a class="{classes}" href="{esc(links.claim(claim.id))}" title="{esc(tooltip(claim))}" '
+            f'data-claim="{esc(claim.id)}"><span class="ledger-value">{text}</span>'
+            f'{claim_badges(claim, report)}</a>')
+
+
+def claim_link(claim_id: str, report: Report, links: Links) -> str:
+    """A claim's id as a link with its badges (for lists and lineage)."""
+    claim = report.claim(claim_id)
+    if claim is None:
+        return f'<code class="ledger-missing">{esc(claim_id)}</code> (no such claim)'
+    value = stated(claim)
+    shown = f"<del>{esc(value)}</del>" if claim.retired and value else esc(value)
+    return (f'<a class="ledger-claim-id" href="{esc(links.claim(claim_id))}" title="{esc(tooltip(claim))}">'
+            f'<code>{esc(claim_id)}</code></a>{" " + shown if shown else ""} {claim_badges(claim, report)}')
+
+
+# -- runs --------------------------------------------------------------------------------------
+
+
+def run_problems(run: Run, max_age_days: int, now: datetime) -> list[str]:
+    """Why a run's data cannot be trusted as it stands (empty when it can)."""
+    problems = [f"manifest: {run.problem}"] if run.problem else []
+    for name, declared in sorted(run.declared_files.items()):
+        actual = run.actual_files.get(name)
+        if actual != declared:
+            problems.append(f"{name} {'is missing' if actual is None else 'differs from its manifest hash'}")
+    for path, declared in sorted(run.declared_code.items()):
+        current = run.current_code.get(path)
+        if current != declared:
+            problems.append(f"{path} {'no longer exists' if current is None else 'changed since the run'}")
+    if run.finished and now - run.finished > timedelta(days=max_age_days):
+        problems.append(f"{(now - run.finished).days} days old (policy: {max_age_days})")
+    return problems
+
+
+def run_link(run: Run, links: Links) -> str:
+    return (f'<a class="ledger-run" href="{esc(links.run(run.path))}"><code>{esc(run.probe_name)}/'
+            f'{esc(run.name)}</code></a>')
+
+
+# -- findings and banners ------------------------------------------------------------------------
+
+
+def admonition(kind: str, title: str, body_html: str) -> str:
+    """A Material admonition (kind: note, info, success, warning, failure, danger, quote...)."""
+    return (f'<div class="admonition {esc(kind)}"><p class="admonition-title">{esc(title)}</p>'
+            f'{body_html}</div>')
+
+
+def finding_html(finding: Finding, report: Report, links: Links) -> str:
+    """One gate finding as an admonition: where, claim, problem, detail, fix."""
+    kind = "failure" if finding.severity == "fail" else "warning"
+    title = f"{finding.rule}{' (warning)' if finding.severity == 'warn' else ''}: {finding.where}"
+    lines = []
+    if finding.claim_id:
+        lines.append(f"<p>{claim_link(finding.claim_id, report, links)}</p>")
+    docs = report.policy.docs_dir.rstrip("/") + "/"
+    if finding.where.path.startswith(docs) and finding.where.path.endswith(".md"):
+        page = links.to(finding.where.path.removeprefix(docs))
+        lines.append(f'<p>On the page <a href="{esc(page)}"><code>{esc(finding.where)}</code></a></p>')
+    lines.append(f"<p>{esc(finding.problem)}</p>")
+    if finding.detail:
+        lines.append(f'<p class="ledger-detail">{esc(finding.detail)}</p>')
+    lines.append(f'<p class="ledger-fix">fix: <code>{esc(finding.fix)}</code></p>')
+    return admonition(kind, title, "".join(lines))
+
+
+def page_banner(findings: Iterable[Finding], report: Report, links: Links) -> str:
+    """The banner atop a page whose claims or references fail the gate ('' when none)."""
+    findings = sorted(set(findings))
+    if not findings:
+        return ""
+    failing = [f for f in findings if f.severity == "fail"]
+    kind = "failure" if failing else "warning"
+    head = (f"{len(failing)} gate failure{'s' if len(failing) != 1 else ''} on this page"
+            if failing else f"{len(findings)} gate warning{'s' if len(findings) != 1 else ''} on this page")
+    items = "".join(
+        f"<li><code>{esc(f.where)}</code> {esc(f.claim_id + ': ' if f.claim_id else '')}"
+        f"<strong>{esc(f.rule)}</strong>: {esc(f.problem)}</li>" for f in findings)
+    body = (f'<ul>{items}</ul><p>The <a href="{esc(links.to(GATE))}">gate report</a> lists every finding '
+            f"with its fix. <code>mkdocs build</code> fails until they are resolved.</p>")
+    return f'<div class="ledger-banner">{admonition(kind, head, body)}</div>'
+
+
+# -- slots: our HTML goes in after Markdown has run --------------------------------------------
+
+
+_SLOT = re.compile(r"(<p>)?LEDGERSLOT(\d+)X(</p>)?")
+
+
+@dataclass
+class Slots:
+    """Placeholders put into a page's Markdown, filled with HTML once Markdown is done with it.
+
+    Markdown never sees what goes into a slot, so claim text cannot become emphasis, links or
+    HTML, and a value cannot be re-read as a reference or a template.
+    """
+
+    fragments: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)  # each fragment as plain text
+
+    def add(self, fragment: str, text: str = "") -> str:
+        self.fragments.append(fragment)
+        self.texts.append(text)
+        return f"LEDGERSLOT{len(self.fragments) - 1}X"
+
+    def fill(self, page_html: str) -> str:
+        def swap(match: re.Match) -> str:
+            index = int(match.group(2))
+            if index >= len(self.fragments):
+                return match.group(0)
+            fragment = self.fragments[index]
+            opened, closed = match.group(1) or "", match.group(3) or ""
+            if opened and closed and fragment.lstrip().startswith(("<div", "<figure", "<table")):
+                return fragment  # a block on its own line replaces its paragraph
+            return opened + fragment + closed
+        return _SLOT.sub(swap, page_html)
+
+    def plain(self, text: str) -> str:
+        """Slots in plain text (a heading in the table of contents) -> the fragments' text, escaped."""
+        return _SLOT.sub(lambda m: esc(self.texts[int(m.group(2))])
+                         if int(m.group(2)) < len(self.texts) else m.group(0), text)
+
+
+def replace_references(markdown: str, report: Report, page_path: str, links: Links, slots: Slots,
+                       figures: dict[str, str] | None = None) -> str:
+    """Swap each {{ claim/table/chart(...) }} in a page for a slot holding its HTML.
+
+    figures: "table:id" / "chart:id" -> HTML already rendered for this page. Unknown references
+    are gate failures (reported by check()); here they show as a marked placeholder.
+    """
+    figures = figures or {}
     out, last = [], 0
     for ref in references.find(markdown, page_path):
         out.append(markdown[last:ref.start])
         claim = report.claim(ref.name) if ref.kind == "claim" else None
-        out.append(claim_inline(claim, report) if claim else html.escape(markdown[ref.start:ref.end]))
+        if claim is not None:
+            fragment = claim_inline(claim, report, links)
+        elif f"{ref.kind}:{ref.name}" in figures:
+            fragment = figures[f"{ref.kind}:{ref.name}"]
+        else:
+            what = f"unknown {ref.kind} {ref.name!r}" if ref.kind != "malformed" else "malformed reference"
+            fragment = (f'<span class="ledger-missing" title="{esc(what)}">'
+                        f'{esc(markdown[ref.start:ref.end])}</span>')
+        text = (stated(claim) or claim.statement or claim.id) if claim else ""
+        out.append(slots.add(fragment, text))
         last = ref.end
     out.append(markdown[last:])
     return "".join(out)

@@ -1,0 +1,16 @@
+"""Figures about the ledger itself: its claims by kind and status."""
+
+from generator.figure_api import table
+
+STATUSES = ["asserted", "lead", "refuted", "superseded", "retracted"]
+
+
+@table("claims-by-kind")
+def claims_by_kind(data):
+    """Claims by kind and status
+    How much of the report was measured here, computed from measurements, or borrowed."""
+    claims = data.claims()
+    counts = claims.groupby(["kind", "status"]).size().unstack(fill_value=0)
+    counts = counts.reindex(index=["measured", "extrapolated", "borrowed"], columns=STATUSES, fill_value=0)
+    counts["total"] = counts.sum(axis=1)
+    return counts.reset_index()

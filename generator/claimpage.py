@@ -1,0 +1,202 @@
+"""A claim's own page: Claim + Report -> statement, value, evidence, lineage up and down, findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from . import lineage
+from .evidence import format_value, select_row, tolerance_for
+from .records import Claim, Report, Table
+from .render import (admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner,
+                     run_link, stated)
+from .tables import frame_of, html_table
+
+UP = {lineage.INPUT: "uses as input", lineage.CHECK: "checked by", lineage.RETIREMENT: "retired by"}
+DOWN = {lineage.INPUT: "is an input of", lineage.CHECK: "checks", lineage.RETIREMENT: "retired"}
+
+
+@dataclass(frozen=True)
+class Index:
+    """What every claim page looks up, found once per build (a scan per claim would be quadratic)."""
+
+    downstream: Mapping[str, list]  # claim id -> edges from the claims that name it
+    cited: Mapping[str, list]  # claim id -> page references to it
+
+
+def index(report: Report) -> Index:
+    downstream: dict[str, list] = {}
+    for edge in lineage.edges(report.claims):
+        downstream.setdefault(edge.target_id, []).append(edge)
+    cited: dict[str, list] = {}
+    for ref in report.page_refs:
+        if ref.kind == "claim":
+            cited.setdefault(ref.name, []).append(ref)
+    return Index(downstream, cited)
+
+
+def build(page, claim: Claim, report: Report, found: Index):
+    """Fill a pages.Page for one claim."""
+    links = page.links
+    page.html(status_banner(claim, report, links) + facts(claim, report))
+    page.heading("Evidence")
+    if claim.kind == "measured":
+        page.html(measured(claim, report, links))
+    elif claim.kind == "extrapolated":
+        page.html(extrapolated(claim, report, links))
+    else:
+        page.html(borrowed(claim, report, links))
+    page.heading("Lineage")
+    page.html(lineage_html(claim, report, links, found.downstream.get(claim.id, [])))
+    findings = report.findings_for(claim.id)
+    if findings:
+        page.heading("Gate findings")
+        page.html("".join(finding_html(f, report, links) for f in findings))
+    page.heading("Where it is written")
+    cited = found.cited.get(claim.id, [])
+    where = f"<p>Defined at <code>{esc(claim.where)}</code>.</p>"
+    if cited:
+        docs = report.policy.docs_dir.rstrip("/") + "/"
+        items = "".join(f'<li><a href="{esc(links.to(ref.where.path.removeprefix(docs)))}">'
+                        f"<code>{esc(ref.where)}</code></a></li>" for ref in cited)
+        where += f"<p>Cited on:</p><ul>{items}</ul>"
+    else:
+        where += "<p>No hand-written page cites it.</p>"
+    page.html(where)
+    return page
+
+
+def status_banner(claim: Claim, report: Report, links) -> str:
+    """Retired: what retired it; lead: unverified; failing: the findings, as a banner."""
+    if claim.retired:
+        by = ", ".join(claim_link(r, report, links) for r in claim.retired_by) or "nothing named"
+        body = (f"<p>This claim is <strong>{esc(claim.status)}</strong> and is not a fact. "
+                f"{esc(claim.status.capitalize())} by: {by}.</p>")
+        return admonition("danger", f"Retired: {claim.status}", body)
+    if claim.status == "lead":
+        return admonition("warning", "Unverified lead",
+                          "<p>Kept as a lead: nothing here can check it. It is never shown as fact and "
+                          "never used as an input of another claim.</p>")
+    return page_banner(report.findings_for(claim.id), report, links)
+
+
+def facts(claim: Claim, report: Report) -> str:
+    rows = [("statement", esc(claim.statement) or "—")]
+    value = f"<strong>{esc(stated(claim))}</strong>" if claim.value is not None else "—"
+    rows.append(("value", f"<del>{value}</del>" if claim.retired and claim.value is not None else value))
+    computed = report.computed.get(claim.id)
+    if computed is not None:
+        verb = "evidence computes" if claim.kind == "measured" else "formula gives"
+        rows.append((verb, esc(format_value(computed, claim.unit))))
+        if claim.value is not None:
+            tolerance = tolerance_for(claim, report.policy)
+            allowed = tolerance.text if tolerance.text != "precision" else f"±{format_value(tolerance.absolute)}"
+            rows.append(("tolerance", esc(allowed)))
+    rows += [("kind", claim_badges(claim, report) if not claim.retired else badge(claim.kind, claim.kind)),
+             ("status", badge(claim.status, "retired" if claim.retired else claim.status)),
+             ("testbed", f"<code>{esc(claim.testbed)}</code>" if claim.testbed else "—")]
+    if claim.note:
+        rows.append(("note", esc(claim.note)))
+    body = "".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in rows)
+    return f'<div class="ledger-facts"><table><tbody>{body}</tbody></table></div>'
+
+
+def measured(claim: Claim, report: Report, links) -> str:
+    evidence = claim.evidence
+    if evidence is None:
+        return "<p>No evidence recorded.</p>"
+    run = report.runs.get(evidence.run)
+    where = ", ".join(f"{c} = {v}" for c, v in evidence.where) or "no filter"
+    head = (f"<p>Column <code>{esc(evidence.column)}</code> of <code>{esc(evidence.file)}</code>, "
+            f"row where <code>{esc(where)}</code>, in run ")
+    if run is None:
+        return head + f"<code>{esc(evidence.run)}</code>, which does not exist.</p>"
+    out = [head + run_link(run, links) + f" (testbed <code>{esc(run.testbed)}</code>).</p>"]
+    table = run.tables.get(evidence.file)
+    if table is not None and not table.problem and all(c in table.columns for c, _ in evidence.where):
+        used = select_row(table, evidence.where)
+        if used:
+            frame = frame_of(Table(table.columns, tuple(table.rows[i] for i in used)))
+            out.append("<p>The row used (the cell the value comes from is marked):</p>")
+            out.append(html_table(frame, highlight={i: {evidence.column} for i in range(len(frame))}))
+    out.append(manifest_summary(run))
+    out.append(f'<p>The probe\'s source: <a href="{esc(links.run(run.path, "probe-source"))}">'
+               f"<code>{esc(run.probe)}</code> on the run's page</a>.</p>")
+    return "".join(out)
+
+
+def manifest_summary(run) -> str:
+    """The manifest's fields as a compact table (the run's page shows the file itself)."""
+    rows = [("probe", f"<code>{esc(run.probe)}</code>"), ("testbed", esc(run.testbed)),
+            ("started", esc(run.started)), ("finished", esc(run.finished))]
+    rows += [(f"parameter {esc(k)}", f"<code>{esc(v)}</code>") for k, v in run.parameters.items()]
+    rows += [(f"environment {esc(k)}", f"<code>{esc(v)}</code>") for k, v in run.environment.items()]
+    rows += [(f"sha256 {esc(name)}", f"<code>{esc(sha[:16])}…</code>") for name, sha in run.declared_files.items()]
+    body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
+    return (f'<details class="note"><summary>Manifest of {esc(run.name)}</summary>'
+            f'<div class="ledger-facts"><table><tbody>{body}</tbody></table></div></details>')
+
+
+def extrapolated(claim: Claim, report: Report, links) -> str:
+    out = [f"<p>Formula: <code>{esc(claim.formula)}</code></p>"]
+    rows = "".join(f"<tr><td><code>{esc(name)}</code></td><td>{claim_link(target, report, links)}</td></tr>"
+                   for name, target in claim.inputs)
+    if rows:
+        out.append(f"<table><thead><tr><th>name</th><th>claim</th></tr></thead><tbody>{rows}</tbody></table>")
+    computed = report.computed.get(claim.id)
+    if computed is not None:
+        out.append(f"<p>The formula gives <strong>{esc(format_value(computed, claim.unit))}</strong>; "
+                   f"the claim states {esc(stated(claim)) or 'no value'}.</p>")
+    return "".join(out)
+
+
+def borrowed(claim: Claim, report: Report, links) -> str:
+    out = []
+    source = claim.source
+    if source is not None:
+        title = esc(source.title)
+        if source.url.startswith(("https://", "http://")):
+            title = f'<a href="{esc(source.url)}" rel="nofollow noopener">{title}</a>'
+        extra = "; ".join(esc(x) for x in (source.locator, f"retrieved {source.retrieved}" if source.retrieved
+                                           else "") if x)
+        out.append(f"<p>Source: {title}{' (' + extra + ')' if extra else ''}</p>")
+        if source.quote:
+            out.append(f'<blockquote class="ledger-quote"><p>{esc(source.quote)}</p></blockquote>')
+    if claim.checked_by:
+        rows = []
+        for check_id in claim.checked_by:
+            check = report.claim(check_id)
+            ratio = ""
+            if check is not None and check.value and claim.value is not None:
+                ratio = f"{claim.value / check.value:.2f}×"
+            rows.append(f"<tr><td>{claim_link(check_id, report, links)}</td>"
+                        f"<td>{esc(check.testbed if check else '')}</td>"
+                        f'<td style="text-align: right">{esc(stated(check)) if check else ""}</td>'
+                        f'<td style="text-align: right">{esc(ratio)}</td></tr>')
+        out.append("<p>Checked here by, side by side:</p>"
+                   "<table><thead><tr><th>claim</th><th>testbed</th><th>value</th><th>this ÷ check</th></tr>"
+                   f"</thead><tbody><tr><td><strong>{esc(claim.id)}</strong> (borrowed)</td>"
+                   f'<td>{esc(claim.testbed)}</td><td style="text-align: right">{esc(stated(claim))}</td>'
+                   f"<td></td></tr>{''.join(rows)}</tbody></table>")
+    elif claim.status == "asserted":
+        out.append("<p>Nothing here checks it.</p>")
+    return "".join(out)
+
+
+def lineage_html(claim: Claim, report: Report, links, down: list) -> str:
+    """Edges up (what the claim names) and down (claims that name it), and the formula's reach."""
+    up = lineage.upstream(claim.id, report.by_id)
+    if not up and not down:
+        return "<p>No other claim names this one, and it names none.</p>"
+    out = []
+    if up:
+        items = "".join(f"<li>{UP[e.relation]} {claim_link(e.target_id, report, links)}</li>" for e in up)
+        out.append(f'<p>Upstream (what it rests on):</p><ul class="ledger-lineage">{items}</ul>')
+    if down:
+        items = "".join(f"<li>{DOWN[e.relation]} {claim_link(e.claim_id, report, links)}</li>" for e in down)
+        out.append(f'<p>Downstream (what rests on it):</p><ul class="ledger-lineage">{items}</ul>')
+    closure = lineage.input_closure(claim.id, report.by_id)
+    if len(closure) > len(claim.inputs):
+        chain = ", ".join(claim_link(c, report, links) for c in closure)
+        out.append(f"<p>All claims its formula reaches: {chain}</p>")
+    return "".join(out)

@@ -1,0 +1,250 @@
+"""Generated pages: Report -> the claims index, the claims that fell, runs, the gate (Markdown + slots).
+
+Every page is Markdown holding only fixed headings and slot tokens; its HTML goes into the slots
+after Markdown has run (render.Slots), so claim text is never read as Markdown. Claim and run pages
+are not navigation entries: the index pages link to them, and the navigation stays small.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Mapping
+
+from . import claimpage, runpage
+from .records import RETIRED, STALE_RULES, Claim, Report
+from .render import (CLAIMS_INDEX, FELL, GATE, MEASUREMENTS, Links, Slots, admonition, badge, checked,
+                     claim_link, claim_src, esc, finding_html, run_link, run_problems, run_src, stated, url_of)
+from .text import summary
+
+
+@dataclass
+class Generated:
+    src: str  # the page's path in the docs tree, e.g. claim/moe-speedup-b16.md
+    markdown: str  # headings and slot tokens only
+    slots: Slots
+    in_nav: bool  # index pages are navigation entries; claim and run pages are not
+
+
+class Page:
+    """Builds one generated page: Markdown headings and slots with links relative to the page."""
+
+    def __init__(self, src: str, title: str, directory_urls: bool):
+        self.src, self.slots = src, Slots()
+        self.links = Links(url_of(src, directory_urls), directory_urls)
+        self.parts = [f"# {md_text(title)}\n"]
+
+    def heading(self, text: str, level: int = 2) -> "Page":
+        self.parts.append(f"{'#' * level} {md_text(text)}\n")
+        return self
+
+    def html(self, fragment: str) -> "Page":
+        if fragment:
+            self.parts.append(self.slots.add(fragment) + "\n")
+        return self
+
+    def done(self, in_nav: bool) -> Generated:
+        return Generated(self.src, "\n".join(self.parts), self.slots, in_nav)
+
+
+def md_text(text: str) -> str:
+    """Plain text safe as a Markdown heading: punctuation Markdown reads is backslash-escaped."""
+    return re.sub(r"([\\`*_{}\[\]()#+!<>|~&])", r"\\\1", " ".join(str(text).split()))
+
+
+def generate(report: Report, sources: Mapping[str, str], now: datetime,
+             directory_urls: bool = True) -> list[Generated]:
+    """Every generated page for the report (sources: repository path -> text, for probes and manifests)."""
+    pages = [claims_index(report, now, directory_urls), fell(report, directory_urls),
+             measurements_index(report, now, directory_urls), gate(report, directory_urls)]
+    found = claimpage.index(report)
+    for claim in report.by_id.values():  # a duplicated id is an "invalid" finding; one page for it
+        page = Page(claim_src(claim.id), claim.id, directory_urls)
+        pages.append(claimpage.build(page, claim, report, found).done(in_nav=False))
+    for run in report.runs.values():
+        page = Page(run_src(run.path), run.name, directory_urls)
+        pages.append(runpage.build(page, run, report, sources, now).done(in_nav=False))
+    return pages
+
+
+def read_sources(root: Path, report: Report) -> dict[str, str]:
+    """The text of every probe/harness file and manifest that run pages show (the I/O for this stage)."""
+    wanted = {path for run in report.runs.values() for path in run.declared_code}
+    wanted |= {run.source.path for run in report.runs.values()}
+    found = {}
+    for path in sorted(wanted):
+        file = root / path
+        if ".." in Path(path).parts or Path(path).is_absolute() or not file.is_file():
+            continue
+        try:
+            found[path] = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found
+
+
+# -- the claims index --------------------------------------------------------------------------
+
+
+def freshness(claim: Claim, report: Report, now: datetime) -> tuple[str, str]:
+    """(label, detail) for the index: stale / failing / warning / fresh, with the run's age."""
+    findings = report.findings_for(claim.id)
+    failing = [f for f in findings if f.severity == "fail"]
+    if any(f.rule in STALE_RULES for f in failing):
+        label = "stale"
+    elif failing:
+        label = "failing"
+    elif findings:
+        label = "warning"
+    else:
+        label = "fresh"
+    detail = ", ".join(sorted({f.rule for f in findings}))
+    run = report.runs.get(claim.evidence.run) if claim.evidence else None
+    if run is not None and run.finished:
+        age = f"run {(now - run.finished).days} d old"
+        detail = f"{detail}; {age}" if detail else age
+    return label, detail
+
+
+def counts(report: Report) -> dict[str, int]:
+    """The headline counts: measured, extrapolated, borrowed-and-checked, retired, leads, unchecked."""
+    live = [c for c in report.claims if c.status == "asserted"]
+    return {
+        "measured": sum(c.kind == "measured" for c in live),
+        "extrapolated": sum(c.kind == "extrapolated" for c in live),
+        "borrowed and checked": sum(c.kind == "borrowed" and checked(c, report) for c in live),
+        "retired": sum(c.status in RETIRED for c in report.claims),
+        "unverified leads": sum(c.status == "lead" for c in report.claims),
+        "borrowed, unchecked": sum(c.kind == "borrowed" and not checked(c, report) for c in live),
+    }
+
+
+def claims_index(report: Report, now: datetime, directory_urls: bool) -> Generated:
+    page = Page(CLAIMS_INDEX, "Claims", directory_urls)
+    stats = "".join(f'<div class="ledger-stat"><span class="ledger-stat-number">{n}</span>'
+                    f'<span class="ledger-stat-label">{esc(label)}</span></div>'
+                    for label, n in counts(report).items())
+    page.html(f'<div class="ledger-stats">{stats}</div>'
+              f'<p>{len(report.claims)} claims. Every figure in the report is one of them. '
+              f'Click a column to sort; the filters narrow the list. Retired claims are listed with '
+              f'what retired them on <a href="{esc(page.links.to(FELL))}">the claims that fell</a>.</p>')
+    rows, values = [], {"kind": set(), "status": set(), "testbed": set(), "freshness": set()}
+    for claim in report.claims:
+        label, detail = freshness(claim, report, now)
+        facets = {"kind": claim.kind, "status": claim.status, "testbed": claim.testbed or "none",
+                  "freshness": label}
+        for name, value in facets.items():
+            values[name].add(value)
+        data = " ".join(f'data-{name}="{esc(value)}"' for name, value in facets.items())
+        value = esc(stated(claim))
+        value_cell = f"<del>{value}</del>" if claim.retired and value else value
+        sort_value = "" if claim.value is None else repr(claim.value)
+        rows.append(
+            f'<tr {data}><td><a href="{esc(page.links.claim(claim.id))}"><code>{esc(claim.id)}</code></a></td>'
+            f'<td data-sort="{esc(sort_value)}" style="text-align: right">{value_cell}</td>'
+            f"<td>{badge(claim.kind, claim.kind)}</td>"
+            f"<td>{badge(claim.status, 'retired' if claim.retired else claim.status)}</td>"
+            f"<td>{esc(claim.testbed)}</td>"
+            f'<td title="{esc(detail)}">{badge(label, label)}</td>'
+            f"<td>{esc(claim.statement)}</td></tr>")
+    filters = "".join(
+        f'<label>{name} <select data-filter="{name}"><option value="">all</option>'
+        + "".join(f'<option value="{esc(v)}">{esc(v)}</option>' for v in sorted(values[name]))
+        + "</select></label>" for name in values)
+    head = "".join(f'<th data-sort-type="{kind}">{name}</th>' for name, kind in (
+        ("id", "text"), ("value", "number"), ("kind", "text"), ("status", "text"), ("testbed", "text"),
+        ("freshness", "text"), ("statement", "text")))
+    page.html(f'<div class="ledger-filters" hidden>{filters}<label>text <input type="search" '
+              f'data-filter="text" placeholder="id or statement"></label>'
+              f'<span class="ledger-shown"></span></div>'
+              f'<div class="ledger-index"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+              if rows else admonition("info", "No claims yet", "<p>Add claim files under <code>claims/</code>.</p>"))
+    return page.done(in_nav=True)
+
+
+# -- the claims that fell ------------------------------------------------------------------------
+
+
+def fell(report: Report, directory_urls: bool) -> Generated:
+    page = Page(FELL, "The claims that fell", directory_urls)
+    retired = [c for c in report.claims if c.retired]
+    page.html("<p>Claims that were once asserted and did not survive: refuted by a measurement here, "
+              "superseded by a better one, or retracted. Each names what retired it. They are never "
+              "shown as fact: wherever a page cites one, it is struck through with its status.</p>")
+    if not retired:
+        page.html(admonition("success", "Nothing has fallen yet", "<p>No claim is refuted, superseded or "
+                                                                  "retracted.</p>"))
+        return page.done(in_nav=True)
+    for status in ("refuted", "superseded", "retracted"):
+        group = [c for c in retired if c.status == status]
+        if not group:
+            continue
+        page.heading(status.capitalize())
+        rows = "".join(
+            f"<tr><td>{claim_link(c.id, report, page.links)}</td><td>{esc(c.statement)}</td>"
+            f"<td>{'<br>'.join(claim_link(r, report, page.links) for r in c.retired_by) or '—'}</td>"
+            f"<td>{esc(c.note)}</td></tr>" for c in group)
+        page.html(f"<table><thead><tr><th>claim</th><th>statement</th><th>{status} by</th><th>note</th></tr>"
+                  f"</thead><tbody>{rows}</tbody></table>")
+    return page.done(in_nav=True)
+
+
+# -- measurement runs ------------------------------------------------------------------------------
+
+
+def measurements_index(report: Report, now: datetime, directory_urls: bool) -> Generated:
+    page = Page(MEASUREMENTS, "Measurements", directory_urls)
+    page.html("<p>Every run under <code>measurements/</code>: written by a probe, never edited by hand. "
+              "A run's page shows its environment, parameters, data and the probe's source.</p>")
+    if not report.runs:
+        page.html(admonition("info", "No runs yet", "<p>Run <code>make measure</code> to add some.</p>"))
+        return page.done(in_nav=True)
+    cited = Counter(c.evidence.run for c in report.claims if c.evidence)
+    by_probe: dict[str, list] = {}
+    for run in report.runs.values():
+        by_probe.setdefault(run.probe_name, []).append(run)
+    for probe, runs in sorted(by_probe.items()):
+        page.heading(probe)
+        rows = []
+        for run in sorted(runs, key=lambda r: r.path, reverse=True):
+            problems = run_problems(run, report.policy.max_run_age_days, now)
+            status = badge("stale", "stale") if problems else badge("intact", "fresh")
+            files = ", ".join(f"{esc(name)} ({len(t.rows):,} rows)" for name, t in sorted(run.tables.items()))
+            rows.append(f"<tr><td>{run_link(run, page.links)}</td><td>{esc(run.testbed)}</td>"
+                        f"<td>{esc(_when(run.started))}</td><td>{files}</td>"
+                        f'<td style="text-align: right">{cited[run.path]}</td>'
+                        f'<td title="{esc("; ".join(problems))}">{status}</td></tr>')
+        page.html("<table><thead><tr><th>run</th><th>testbed</th><th>started (UTC)</th><th>files</th>"
+                  f"<th>claims citing it</th><th>data</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    return page.done(in_nav=True)
+
+
+def _when(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M") if moment else "unknown"
+
+
+# -- the gate's report ---------------------------------------------------------------------------
+
+
+def gate(report: Report, directory_urls: bool) -> Generated:
+    page = Page(GATE, "The gate", directory_urls)
+    policy = report.policy
+    outcome = (admonition("success", "The gate passes", f"<p>{esc(summary(report))}</p>") if report.ok else
+               admonition("failure", "The gate fails", f"<p>{esc(summary(report))}</p><p><code>mkdocs build"
+                          "</code> and <code>ledger check</code> fail until every failure below is fixed.</p>"))
+    settings = json.dumps({"max_run_age_days": policy.max_run_age_days,
+                           "default_tolerance": policy.default_tolerance, "warn": sorted(policy.warn)})
+    page.html(outcome + "<p>The same checks run in <code>ledger check</code> and inside the site build. "
+              f"Policy (from <code>mkdocs.yml</code>): <code>{esc(settings)}</code>.</p>")
+    by_rule: dict[str, list] = {}
+    for finding in report.findings:
+        by_rule.setdefault(finding.rule, []).append(finding)
+    for rule, findings in by_rule.items():
+        page.heading(f"{rule} ({len(findings)})")
+        page.html("".join(finding_html(f, report, page.links) for f in findings))
+    return page.done(in_nav=True)
+

@@ -1,0 +1,113 @@
+"""A measurement run's page: Run + Report -> environment, parameters, data preview, probe source."""
+
+from __future__ import annotations
+
+import functools
+import json
+from datetime import datetime
+from typing import Mapping
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import JsonLexer, PythonLexer, TextLexer
+
+from .records import Report, Run
+from .render import admonition, badge, claim_link, esc, run_problems
+from .tables import frame_of, html_table
+
+PREVIEW_ROWS = 20
+
+
+def build(page, run: Run, report: Report, sources: Mapping[str, str], now: datetime):
+    """Fill a pages.Page for one run."""
+    links = page.links
+    problems = run_problems(run, report.policy.max_run_age_days, now)
+    if problems:
+        items = "".join(f"<li>{esc(p)}</li>" for p in problems)
+        page.html(admonition("failure", "This run's data cannot be trusted as it stands",
+                             f"<ul>{items}</ul><p>Claims that cite it fail the gate; rerun "
+                             f"<code>make measure PROBE={esc(run.probe_name)}</code>.</p>"))
+    page.html(facts(run))
+    cited = [c for c in report.claims if c.evidence and c.evidence.run == run.path]
+    page.heading("Claims from this run")
+    page.html("<ul>" + "".join(f"<li>{claim_link(c.id, report, links)}</li>" for c in cited) + "</ul>"
+              if cited else "<p>No claim cites this run.</p>")
+    page.heading("Parameters")
+    page.html(mapping_table(run.parameters))
+    page.heading("Environment")
+    page.html(mapping_table(run.environment))
+    page.heading("Data")
+    for name in sorted(run.declared_files):
+        page.html(data_file(run, name))
+    page.heading("Probe source")
+    page.html(probe_source(run, sources))
+    page.heading("Manifest")
+    manifest = sources.get(run.source.path)
+    page.html(f"<p><code>{esc(run.source.path)}</code></p>" +
+              (code(manifest, "json") if manifest is not None else "<p>Not readable.</p>"))
+    return page
+
+
+def facts(run: Run) -> str:
+    duration = ""
+    if run.started and run.finished:
+        duration = f"{(run.finished - run.started).total_seconds():,.0f} s"
+    rows = [("probe", f"<code>{esc(run.probe)}</code>"), ("testbed", f"<code>{esc(run.testbed)}</code>"),
+            ("started", esc(run.started or "unknown")), ("finished", esc(run.finished or "unknown")),
+            ("duration", esc(duration or "unknown")), ("folder", f"<code>{esc(run.path)}</code>")]
+    body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
+    return f'<div class="ledger-facts"><table><tbody>{body}</tbody></table></div>'
+
+
+def mapping_table(values: Mapping[str, object]) -> str:
+    if not values:
+        return "<p>None recorded.</p>"
+    rows = "".join(f"<tr><th><code>{esc(k)}</code></th><td>{_value(v)}</td></tr>" for k, v in values.items())
+    return f'<div class="ledger-facts"><table><tbody>{rows}</tbody></table></div>'
+
+
+def _value(value: object) -> str:
+    if isinstance(value, (dict, list)):
+        return f"<code>{esc(json.dumps(value, ensure_ascii=False))}</code>"
+    return esc(value)
+
+
+def data_file(run: Run, name: str) -> str:
+    declared, actual = run.declared_files.get(name, ""), run.actual_files.get(name)
+    if actual is None:
+        state = badge("missing", "failing")
+    elif actual != declared:
+        state = badge("differs from the manifest", "failing")
+    else:
+        state = badge("hash matches", "fresh")
+    head = f'<p class="ledger-file"><code>{esc(name)}</code> {state} <small>sha256 {esc(declared[:16])}…</small></p>'
+    table = run.tables.get(name)
+    if table is None:
+        return head
+    if table.problem:
+        return head + f"<p>{esc(name)} {esc(table.problem)}</p>"
+    shown = html_table(frame_of(table), max_rows=PREVIEW_ROWS)
+    return head + shown
+
+
+def probe_source(run: Run, sources: Mapping[str, str]) -> str:
+    """Each code file the run's manifest hashes, today's text, and whether it changed since the run."""
+    out = []  # the section's heading "Probe source" is the #probe-source anchor
+    for path in sorted(run.declared_code, key=lambda p: (p != run.probe, p)):
+        changed = run.current_code.get(path) != run.declared_code[path]
+        note = (badge("changed since the run", "failing") + " <small>the source below is today's, not the "
+                "one that produced this data</small>") if changed else badge("unchanged since the run", "fresh")
+        text = sources.get(path)
+        body = code(text, "python" if path.endswith(".py") else "text") if text is not None else \
+            "<p>Not in the repository any more.</p>"
+        opened = " open" if path == run.probe else ""
+        out.append(f'<details class="ledger-source"{opened}><summary><code>{esc(path)}</code> {note}</summary>'
+                   f"{body}</details>")
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=512)
+def code(text: str, language: str) -> str:
+    """Highlighted source in Material's code block markup (cached: many runs share a probe)."""
+    lexer = {"python": PythonLexer, "json": JsonLexer}.get(language, TextLexer)()
+    return highlight(text, lexer, HtmlFormatter(cssclass="highlight", wrapcode=True))

@@ -1,0 +1,104 @@
+"""Tables: a pandas DataFrame (or a run's CSV Table) -> an HTML table that Material styles. Pure.
+
+Numbers get four significant digits (the ledger's format_value), whole numbers get thousands
+separators, and units go in the column header: df.attrs["units"] = {"gb_per_s": "GB/s"}.
+A cell holding a Claim renders as the claim's badge, linking to its page.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Callable
+
+import pandas as pd
+
+from .evidence import format_value
+from .records import Claim, Table
+from .render import esc
+
+ClaimRenderer = Callable[[Claim], str]
+
+
+def number(value: float, whole: bool = False) -> str:
+    """A number for a table cell: '1,048,576', '3.59', '0.0012', '—' for NaN."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—" if value is None or math.isnan(value) else ("∞" if value > 0 else "−∞")
+    if whole or (isinstance(value, numbers.Integral)):
+        return f"{int(value):,}"
+    return format_value(float(value))
+
+
+def cell(value: object, whole: bool = False, claim: ClaimRenderer | None = None) -> tuple[str, bool]:
+    """(HTML, is_number) for one cell."""
+    if isinstance(value, Claim):
+        return (claim(value) if claim else esc(value.id)), False
+    if isinstance(value, bool):
+        return number(value), False
+    if isinstance(value, numbers.Number):
+        return esc(number(value, whole)), True
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return "—", False
+    return esc(value), False
+
+
+def header(column: object, units: dict) -> str:
+    unit = units.get(column, "")
+    return esc(column) + (f' <span class="ledger-unit">({esc(unit)})</span>' if unit else "")
+
+
+def html_table(frame: pd.DataFrame, claim: ClaimRenderer | None = None, max_rows: int | None = None,
+               highlight: dict[int, set[str]] | None = None) -> str:
+    """The DataFrame as <table>: headers with units, numbers right-aligned.
+
+    highlight: row position -> columns whose cells are marked (the row and column a claim uses).
+    """
+    units = dict(frame.attrs.get("units", {}))
+    columns = list(frame.columns)
+    whole = {c: pd.api.types.is_integer_dtype(frame[c]) for c in columns}
+    numeric = {c: pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+               for c in columns}
+    head = "".join(f'<th{_align(numeric[c])}>{header(c, units)}</th>' for c in columns)
+    rows = []
+    shown = frame if max_rows is None else frame.head(max_rows)
+    for position, values in enumerate(shown.itertuples(index=False, name=None)):
+        marked = (highlight or {}).get(position, set())
+        cells = []
+        for column, value in zip(columns, values):
+            text, is_number = cell(value, whole[column], claim)
+            attrs = _align(is_number)
+            if column in marked:
+                attrs += ' class="ledger-used"'
+            cells.append(f"<td{attrs}>{text}</td>")
+        row_class = ' class="ledger-used-row"' if marked else ""
+        rows.append(f"<tr{row_class}>{''.join(cells)}</tr>")
+    more = "" if len(frame) else '<p class="ledger-more">No rows.</p>'
+    if max_rows is not None and len(frame) > max_rows:
+        more = f'<p class="ledger-more">First {max_rows} of {len(frame):,} rows.</p>'
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{more}"
+
+
+def _align(is_number: bool) -> str:
+    return ' style="text-align: right"' if is_number else ""
+
+
+def frame_of(table: Table) -> pd.DataFrame:
+    """A run's CSV table as a DataFrame: numeric columns as numbers, 'true'/'false' as booleans."""
+    frame = pd.DataFrame(list(table.rows), columns=list(table.columns), dtype=object)
+    for column in frame.columns:
+        frame[column] = typed(frame[column])
+    return frame
+
+
+def typed(series: pd.Series) -> pd.Series:
+    """Strings -> integers, floats or booleans when every cell is one; otherwise left as text."""
+    values = list(series)
+    if values and all(v in ("true", "false") for v in values):
+        return series.map(lambda v: v == "true").astype(bool)
+    try:
+        as_numbers = pd.to_numeric(series)
+    except (ValueError, TypeError):
+        return series.astype(str)
+    return as_numbers

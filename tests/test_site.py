@@ -1,0 +1,323 @@
+"""The site: generated pages, inline claims, tables and charts, escaping, and the gate in the build.
+
+Most tests read one site built once (helpers_site.built_site) from a temporary ledger with every
+kind and status of claim; the rest build small sites of their own.
+"""
+
+import json
+import re
+from datetime import datetime, timezone
+
+import altair as alt
+import pandas as pd
+import pytest
+
+from generator import charts, figure_api, render, tables
+from generator.pages import md_text
+from generator.records import Claim, Report, Run, Source, Table
+from helpers import run_mkdocs, write_tree
+from helpers_site import REPORT, a_ledger, article, built_site, read  # noqa: F401 (built_site: a fixture)
+
+# -- pure pieces ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value, whole, expected", [
+    (1048576, False, "1,048,576"), (3.0, True, "3"), (31.287233883739436, False, "31.29"),
+    (0.00123456, False, "0.001235"), (float("nan"), False, "—"), (True, False, "true"), (None, False, "—"),
+])
+def test_table_numbers_have_sensible_precision(value, whole, expected):
+    assert tables.number(value, whole) == expected
+
+
+def test_table_puts_units_in_headers_right_aligns_numbers_and_escapes_text():
+    frame = pd.DataFrame({"op": ["<b>read</b>"], "gb_per_s": [12.3456], "rounds": [7]})
+    frame.attrs["units"] = {"gb_per_s": "GB/s"}
+    html = tables.html_table(frame)
+    assert '<th style="text-align: right">gb_per_s <span class="ledger-unit">(GB/s)</span></th>' in html
+    assert '<td style="text-align: right">12.35</td><td style="text-align: right">7</td>' in html
+    assert "&lt;b&gt;read&lt;/b&gt;" in html and "<b>" not in html
+
+
+def test_run_csv_becomes_typed_frame():
+    frame = tables.frame_of(Table(("batch", "ms", "ok", "op"), (("1", "0.5", "true", "a"), ("16", "2", "false", "b"))))
+    assert [str(t) for t in frame.dtypes][:3] == ["int64", "float64", "bool"]
+    assert list(frame["op"]) == ["a", "b"]
+
+
+@pytest.mark.parametrize("src, here, expected", [
+    ("claim/a.md", "", "claim/a/"),
+    ("claim/a.md", "claims/", "../claim/a/"),
+    ("run/toy/r1.md", "claim/a/", "../../run/toy/r1/"),
+    ("claims/index.md", "claims/", "./"),
+    ("gate/index.md", "run/toy/r1/", "../../../gate/"),
+])
+def test_links_are_relative_to_the_page(src, here, expected):
+    assert render.Links(here).to(src) == expected
+
+
+def test_slots_keep_markdown_away_from_our_html():
+    slots = render.Slots()
+    inline, block = slots.add("<a>*x*</a>"), slots.add("<figure>f</figure>")
+    assert slots.fill(f"<p>see {inline}.</p>\n<p>{block}</p>") == "<p>see <a>*x*</a>.</p>\n<figure>f</figure>"
+    assert md_text("a_b *c* [d](e) <f>") == r"a\_b \*c\* \[d\]\(e\) \<f\>"
+
+
+def test_chart_json_cannot_close_its_script_tag():
+    assert charts.script_json({"t": "</script><b>&"}) == '{"t":"\\u003c/script\\u003e\\u003cb\\u003e\\u0026"}'
+
+
+def test_retired_and_lead_claims_never_render_as_fact():
+    report = Report(claims=(), runs={}, findings=(), computed={})
+    links = render.Links("")
+    refuted = Claim("old", "borrowed", Source("c.yaml", 1), value=1.0, value_text="1.0", unit="×",
+                    status="refuted", retired_by=("new",))
+    lead = Claim("hub", "borrowed", Source("c.yaml", 9), value=97, value_text="97", unit="%", status="lead")
+    assert '<span class="ledger-value"><del>1.0×</del></span><span class="ledger-badge ledger-badge--retired">' \
+           'refuted</span>' in render.claim_inline(refuted, report, links)
+    shown = render.claim_inline(lead, report, links)
+    assert "unverified lead" in shown and "borrowed</span>" not in shown
+
+
+def figure_report(rows_by_run: dict[str, list[dict]]) -> Report:
+    runs = {}
+    for path, rows in rows_by_run.items():
+        started = datetime(2026, 1, int(path[-1]), tzinfo=timezone.utc)
+        testbed = "mac" if "mac" in path else "linux-cpu"
+        table = Table(tuple(rows[0]), tuple(tuple(str(v) for v in r.values()) for r in rows))
+        runs[path] = Run(path, Source(path + "/manifest.json", 0), probe="probes/bw.py", testbed=testbed,
+                         started=started, finished=started, tables={"results.csv": table})
+    return Report(claims=(), runs=runs, findings=(), computed={})
+
+
+def test_data_takes_the_latest_run_per_testbed_and_records_it():
+    report = figure_report({"measurements/bw/linux-1": [{"x": 1}], "measurements/bw/linux-2": [{"x": 2}],
+                            "measurements/bw/mac-3": [{"x": 3}]})
+    data = figure_api.Data(report)
+    frame = data.frame("bw")
+    assert list(frame["x"]) == [2, 3] and list(frame["testbed"]) == ["linux-cpu", "mac"]
+    assert [run.path for run in data.used.runs] == ["measurements/bw/linux-2", "measurements/bw/mac-3"]
+    assert data.used.kinds == ["measured"] and data.used.testbeds == ["linux-cpu", "mac"]
+
+
+def test_figure_that_asks_for_missing_data_or_returns_the_wrong_thing_says_where():
+    report = figure_report({"measurements/bw/linux-1": [{"x": 1}]})
+    where = Source("figures/f.py", 4)
+    missing = figure_api.draw(figure_api.Figure("chart", "c", lambda d: d.frame("nope"), where, "t"), report)
+    assert missing.error == ("figures/f.py:4: chart 'c': no run of probe 'nope' under measurements/ "
+                             "(probes with runs: bw)")
+    wrong = figure_api.draw(figure_api.Figure("table", "t", lambda d: [1], where, "t"), report)
+    assert wrong.error == "figures/f.py:4: table 't': returned list; a table returns a pandas DataFrame"
+    chart = figure_api.draw(figure_api.Figure(
+        "chart", "c", lambda d: alt.Chart(d.frame("bw")).mark_point().encode(x="x:Q"), where, "t"), report)
+    assert chart.error == "" and chart.result["mark"] == {"type": "point"}
+
+
+# -- the built site ------------------------------------------------------------------------------
+
+
+def test_inline_claim_shows_value_kind_badge_and_links_to_its_page(built_site):
+    page = article(built_site, "")
+    assert ('<a class="ledger-claim ledger-claim--measured ledger-claim--asserted" href="claim/moe-speedup-b16/" '
+            'title="MoE expert reads get faster per token at B=16 than at B=1 — testbed linux-cpu; measured, '
+            'asserted" data-claim="moe-speedup-b16"><span class="ledger-value">3.59×</span>'
+            '<span class="ledger-badge ledger-badge--measured">measured</span></a>') in page
+    assert ('<span class="ledger-value">3.6×</span><span class="ledger-badge ledger-badge--extrapolated">'
+            'extrapolated</span>') in page
+    assert ('<span class="ledger-badge ledger-badge--borrowed">borrowed</span>'
+            '<span class="ledger-badge ledger-badge--checked">checked</span>') in page
+
+
+def test_retired_claim_is_struck_through_and_a_lead_is_unverified(built_site):
+    page = article(built_site, "")
+    assert ('href="claim/batching-not-worth-it/" title="Batching saves nothing on this machine — testbed '
+            'apple-m1-max; borrowed, refuted" data-claim="batching-not-worth-it"><span class="ledger-value">'
+            '<del>1.0×</del></span><span class="ledger-badge ledger-badge--retired">refuted</span></a>') in page
+    assert ('<span class="ledger-value">97%</span><span class="ledger-badge ledger-badge--lead">unverified lead'
+            '</span></a>') in page
+
+
+def test_claim_text_is_escaped_data_everywhere(built_site):
+    escaped = ("Danger &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; {{ claim(&quot;moe-speedup-b16&quot;) }} "
+               "{% if 1 %}yes{% endif %} *em* __strong__ [link](https://example.com) `code` &amp; "
+               "&lt;b&gt;bold&lt;/b&gt;")
+    claim_page = article(built_site, "claim/m1max-moe-speedup-b16")
+    assert f"<tr><th>statement</th><td>{escaped}</td></tr>" in claim_page
+    assert "What is batching &lt;i&gt;actually&lt;/i&gt; saving?" in claim_page
+    assert "MoE coverage &lt;script&gt;x&lt;/script&gt; 3.59x" in claim_page
+    for html_file in built_site.rglob("*.html"):
+        text = html_file.read_text(encoding="utf-8")
+        assert '<script>alert("x")' not in text and "<script>x</script>" not in text, html_file
+        assert "<em>em</em>" not in text and 'href="https://example.com"' not in text, html_file
+        assert 'href="javascript:' not in text, html_file
+    assert escaped in article(built_site, "claims")
+
+
+def test_claim_page_shows_evidence_rows_manifest_lineage_and_citing_pages(built_site):
+    page = article(built_site, "claim/moe-speedup-b16")
+    run = next((built_site / "run/toy").iterdir()).name
+    assert f'<a class="ledger-run" href="../../run/toy/{run}/"><code>toy/{run}</code></a>' in page
+    assert ('<tr class="ledger-used-row"><td style="text-align: right">16</td><td class="ledger-used" '
+            'style="text-align: right">3.6</td>') in page.replace('style="text-align: right" class="ledger-used"',
+                                                                 'class="ledger-used" style="text-align: right"')
+    assert f"<summary>Manifest of {run}</summary>" in page
+    assert f'href="../../run/toy/{run}/#probe-source"' in page
+    assert 'checks <a class="ledger-claim-id" href="../m1max-moe-speedup-b16/"' in page
+    assert 'retired <a class="ledger-claim-id" href="../batching-not-worth-it/"' in page
+    assert '<a href="../../"><code>docs/index.md:3:16</code></a>' in page
+
+
+def test_extrapolated_and_borrowed_pages_show_formula_inputs_and_checks_side_by_side(built_site):
+    predicted = article(built_site, "claim/moe-speedup-predicted-b16")
+    assert "<p>Formula: <code>byte_ratio * 2</code></p>" in predicted
+    assert 'uses as input <a class="ledger-claim-id" href="../byte-ratio-b16/"' in predicted
+    assert "The formula gives <strong>3.6×</strong>" in predicted
+    borrowed = article(built_site, "claim/m1max-moe-speedup-b16")
+    assert "<th>this ÷ check</th>" in borrowed
+    assert '<td style="text-align: right">3.59×</td><td style="text-align: right">1.00×</td>' in borrowed
+    assert 'href="javascript' not in borrowed
+
+
+def test_retired_claim_page_names_what_retired_it(built_site):
+    page = article(built_site, "claim/batching-not-worth-it")
+    assert '<div class="admonition danger"><p class="admonition-title">Retired: refuted</p>' in page
+    fell = article(built_site, "claims/fell")
+    assert '<a class="ledger-claim-id" href="../../claim/batching-not-worth-it/"' in fell
+    assert '<td><a class="ledger-claim-id" href="../../claim/moe-speedup-b16/"' in fell
+
+
+def test_claims_index_counts_kinds_and_offers_filters(built_site):
+    page = article(built_site, "claims")
+    stats = dict((label, int(n)) for n, label in re.findall(
+        r'ledger-stat-number">(\d+)</span><span class="ledger-stat-label">([^<]+)<', page))
+    assert stats == {"measured": 2, "extrapolated": 1, "borrowed and checked": 1, "retired": 1,
+                     "unverified leads": 1, "borrowed, unchecked": 0}
+    assert '<tr data-kind="borrowed" data-status="refuted" data-testbed="apple-m1-max" data-freshness="fresh">' in page
+    for name in ("kind", "status", "testbed", "freshness"):
+        assert f'<select data-filter="{name}">' in page
+    assert page.count('href="../claim/') == 6
+
+
+def test_run_page_shows_environment_parameters_data_and_probe_source(built_site):
+    run = next((built_site / "run/bandwidth").iterdir()).name
+    page = article(built_site, f"run/bandwidth/{run}")
+    assert "<tr><th><code>rounds</code></th><td>3</td></tr>" in page
+    assert "<tr><th><code>backend</code></th><td>cpu</td></tr>" in page
+    assert '<th style="text-align: right">size_mib</th>' in page and "<td>copy</td>" in page
+    assert "First 20 of" not in page  # 12 rows: all shown
+    assert "stand-in probe" in page and "unchanged since the run" in page
+    index = article(built_site, "measurements")
+    assert f'href="../run/bandwidth/{run}/"' in index
+
+
+def test_chart_embeds_its_spec_ships_vega_and_an_svg_and_names_its_runs(built_site):
+    page = read(built_site, "")
+    spec = json.loads(re.search(r'class="ledger-chart-spec">(.*?)</script>', page).group(1))
+    assert spec["mark"] == {"type": "line", "point": True} and spec["width"] == "container"
+    assert len(next(iter(spec["datasets"].values()))) == 12
+    assert '<img class="ledger-chart-fallback" src="assets/ledger/charts/bandwidth-sweep.svg"' in page
+    assert (built_site / "assets/ledger/charts/bandwidth-sweep.svg").read_text().startswith("<svg")
+    assert "vegaEmbed" in (built_site / "assets/ledger/vega.js").read_text()
+    assert '<script src="assets/ledger/vega.js"></script><script src="assets/ledger/charts.js"></script>' in page
+    run = next((built_site / "run/bandwidth").iterdir()).name
+    assert (f'<span class="ledger-caption-title">Read bandwidth against buffer size</span><span class="ledger-'
+            f'caption-text">Small buffers fit in the caches.</span><span class="ledger-caption-data"><span class='
+            f'"ledger-badge ledger-badge--measured">measured</span> · run <a class="ledger-run" href="run/bandwidth/'
+            f'{run}/"><code>bandwidth/{run}</code></a> · testbed <code>linux-cpu</code>') in page
+    assert not re.search(r'<(script|link)[^>]+(src|href)="(https?:)?//', page)
+
+
+def test_table_figure_renders_claims_as_badges_and_numbers_with_units(built_site):
+    page = article(built_site, "")
+    table = page[page.index('id="table-speedups"'):]
+    assert '<th style="text-align: right">gb_per_s <span class="ledger-unit">(GB/s)</span></th>' in table
+    assert ">1,048,576</td>" in table and ">31.29</td>" in table and ">1234</td>" in table
+    assert '<td><a class="ledger-claim ledger-claim--measured' in table
+
+
+def test_navigation_is_report_claims_measurements_gate_without_claim_or_run_pages(built_site):
+    page = read(built_site, "claims")
+    nav = page[page.index("md-nav--primary"):page.index("md-nav--secondary")]
+    assert set(re.findall(r'href="([^"]+)"', nav)) == {"..", "./", "fell/", "../measurements/", "../gate/"}
+    assert "The gate passes" in article(built_site, "gate")
+
+
+# -- builds with problems ------------------------------------------------------------------------
+
+
+def test_unknown_reference_fails_the_build_with_page_and_line(tmp_path):
+    a_ledger(tmp_path, "# R\n\nfine {{ claim(\"moe-speedup-b16\") }}\n\nbad {{ chart(\"nope\") }}\n")
+    result = run_mkdocs("build", "--strict", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "docs/index.md:5:5: unknown-reference: page refers to unknown chart 'nope'" in result.errors
+
+
+def test_in_serve_failures_show_as_banners_and_on_the_gate_page(tmp_path):
+    a_ledger(tmp_path, REPORT + '\nGone: {{ claim("gone") }}\n')
+    claims = tmp_path / "claims/moe.yaml"
+    claims.write_text(claims.read_text().replace("value: 3.59\n    unit: \"×\"\n    kind: measured",
+                                                 "value: 2.5\n    unit: \"×\"\n    kind: measured"))
+    site = serve_build(tmp_path)
+    banner = ('<div class="ledger-banner"><div class="admonition failure"><p class="admonition-title">'
+              "3 gate failures on this page</p>")
+    assert banner in article(site, "")
+    assert "moe-speedup-b16: <strong>drifted</strong>: stated 2.5×, evidence computes 3.6×" in article(site, "")
+    assert '<span class="ledger-badge ledger-badge--failing">fails the gate</span>' in article(site, "")
+    gate = article(site, "gate")
+    assert '<div class="admonition failure"><p class="admonition-title">The gate fails</p>' in gate
+    assert '<div class="admonition failure"><p class="admonition-title">drifted: claims/moe.yaml:4</p>' in gate
+    assert '<div class="ledger-banner">' in article(site, "claim/moe-speedup-b16")
+    assert ('<span class="ledger-missing" title="unknown claim &#x27;gone&#x27;">{{ claim(&quot;gone&quot;) }}'
+            '</span>') in article(site, "")
+    assert "page refers to unknown claim &#x27;gone&#x27;" in gate
+    assert '<p>On the page <a href="../"><code>docs/index.md:13:7</code></a></p>' in gate
+
+
+def serve_build(root):
+    """Build as `mkdocs serve` does (the plugin told the command is serve), into root/site."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    config = load_config(str(root / "mkdocs.yml"))
+    config.plugins.on_startup(command="serve", dirty=False)
+    build(config)
+    return root / "site"
+
+
+def test_figure_that_raises_fails_the_build_naming_its_file_and_line(tmp_path):
+    a_ledger(tmp_path)
+    figures = tmp_path / "figures/example.py"
+    figures.write_text(figures.read_text().replace('frame = data.frame("bandwidth")', "frame = 1 / 0"))
+    result = run_mkdocs("build", "--strict", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert ("figures/example.py:5: chart 'bandwidth-sweep' raised ZeroDivisionError: division by zero "
+            "(at example.py:9)") in result.errors
+
+
+def test_hand_written_page_in_the_way_of_a_generated_one_is_refused(tmp_path):
+    a_ledger(tmp_path)
+    write_tree(tmp_path, {"docs/claims/index.md": "# mine\n"})
+    result = run_mkdocs("build", "--strict", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "docs/claims/index.md is in the way of a generated page: rename or move it" in result.errors
+
+
+def test_serve_watches_claims_measurements_probes_and_figures(tmp_path):
+    from generator.plugin import LedgerPlugin
+    from mkdocs.config import load_config
+
+    a_ledger(tmp_path)
+    config = load_config(str(tmp_path / "mkdocs.yml"))
+    plugin = next(p for p in config.plugins.values() if isinstance(p, LedgerPlugin))
+    plugin.on_config(config)
+
+    class Server:  # records what the plugin asks mkdocs' live-reload server to watch
+        watched: list = []
+
+        def watch(self, path):
+            self.watched.append(path)
+
+    server = Server()
+    plugin.on_serve(server, config, builder=None)
+    assert sorted(server.watched) == sorted(str(tmp_path / d) for d in ("claims", "measurements", "probes",
+                                                                        "figures"))
+
