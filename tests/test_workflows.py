@@ -1,5 +1,5 @@
 """The GitHub workflows and the pre-commit hook: linted, checked against their schemas, and doing
-what REVIEW.md says they do."""
+what the README's review section says they do."""
 
 import os
 import re
