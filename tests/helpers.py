@@ -86,3 +86,21 @@ claims:
 """
 
 SPEEDUP_ROWS = [{"batch": 1, "speedup": 1.0}, {"batch": 16, "speedup": 3.6}]
+
+BORROWED_CHECKED = """
+  - id: m1max-moe-speedup-b16
+    kind: borrowed
+    value: 3.59
+    unit: "×"
+    testbed: apple-m1-max
+    source: {title: "What is batching actually saving?", quote: "MoE coverage … 3.59x"}
+    checked_by: [moe-speedup-b16]
+"""
+
+DOUBLED = """
+  - id: moe-speedup-doubled
+    kind: extrapolated
+    formula: 2 * s
+    inputs: {s: moe-speedup-b16}
+    value: 7.18
+"""

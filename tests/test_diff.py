@@ -5,7 +5,7 @@ import os
 import subprocess
 from datetime import datetime, timezone
 
-from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
 
 from generator.diff import find_renames
 from generator.records import Claim, Source
@@ -20,22 +20,8 @@ plugins:
   - ledger:
       max_run_age_days: 36500
 """
-BORROWED = """
-  - id: m1max-moe-speedup-b16
-    kind: borrowed
-    value: 3.59
-    unit: "×"
-    testbed: apple-m1-max
-    source: {title: "What is batching actually saving?", quote: "MoE coverage … 3.59x"}
-    checked_by: [moe-speedup-b16]
-"""
-PREDICTED = """
-  - id: moe-speedup-doubled
-    kind: extrapolated
-    formula: 2 * s
-    inputs: {s: moe-speedup-b16}
-    value: 7.18
-"""
+BORROWED = BORROWED_CHECKED
+PREDICTED = DOUBLED
 GATE_ONE = "1 claim (1 measured; 1 asserted) — 0 failures"
 
 

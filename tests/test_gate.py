@@ -3,17 +3,8 @@
 import json
 from datetime import datetime, timezone
 
-from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import BORROWED_CHECKED, MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
 
-BORROWED_CHECKED = """
-  - id: m1max-moe-speedup-b16
-    kind: borrowed
-    value: 3.59
-    unit: "×"
-    testbed: apple-m1-max
-    source: {title: "What is batching actually saving?", quote: "MoE coverage … 3.59x"}
-    checked_by: [moe-speedup-b16]
-"""
 
 
 def ledger(tmp_path, claims: str, rows=SPEEDUP_ROWS):

@@ -1,23 +1,9 @@
 """`ledger show ID`: one claim's lineage as a tree, through the real command line."""
 
-from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
 
-BORROWED = """
-  - id: m1max-moe-speedup-b16
-    kind: borrowed
-    value: 3.59
-    unit: "×"
-    testbed: apple-m1-max
-    source: {title: "What is batching actually saving?", quote: "MoE coverage … 3.59x"}
-    checked_by: [moe-speedup-b16]
-"""
-PREDICTED = """
-  - id: moe-speedup-doubled
-    kind: extrapolated
-    formula: 2 * s
-    inputs: {s: moe-speedup-b16}
-    value: 7.18
-"""
+BORROWED = BORROWED_CHECKED
+PREDICTED = DOUBLED
 REFUTED = """
   - id: engine-refuses-batching
     kind: borrowed
