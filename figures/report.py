@@ -37,7 +37,8 @@ def _label(operator: str) -> str:
 @chart("flat-line")
 def flat_line(data):
     """Per-token time against B: one batched call against B separate calls
-    Median ms per token over the interleaved rounds, log scales. A line that stays flat as B grows is
+    Median ms per token over the interleaved rounds, log scales; solid lines are one batched call, dashed
+    lines B separate calls. A line that stays flat as B grows is
     batching on paper: the work per token did not shrink. On the CPU both lines stay flat (the 4-bit
     kernels are compute-bound there); on the H200 only the batched line falls."""
     frame = kernel_rows(data)
@@ -46,7 +47,8 @@ def flat_line(data):
         x=alt.X("batch:Q", scale=LOG2, title="sequences decoded together (B)"),
         y=alt.Y("ms_per_token:Q", scale=alt.Scale(type="log"), title="ms per token (median)"),
         color=alt.Color("operator:N", title="operator"),
-        strokeDash=alt.StrokeDash("call:N", title="how B is served"),
+        strokeDash=alt.StrokeDash("call:N", title="how B is served", scale=alt.Scale(
+            domain=["one batched call", "B separate calls"], range=[[1, 0], [6, 4]])),
         tooltip=["testbed", "operator", "call", "batch", alt.Tooltip("ms_per_token:Q", format=".4g"),
                  alt.Tooltip("speedup:Q", format=".3g"), "rounds"],
     ).properties(width=300, height=260).facet(column=alt.Column("testbed:N", title=None)).resolve_scale(y="independent")
