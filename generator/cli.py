@@ -7,7 +7,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import accept, diff, show, text
+from . import accept, diff, difftext, revisions, show, text
 from .config import read_policy
 from .gate import check
 from .records import LedgerError, Policy, Report
@@ -62,11 +62,12 @@ def run_accept(args: argparse.Namespace) -> int:
 
 def run_diff(args: argparse.Namespace) -> int:
     root, now = args.root.resolve(), datetime.now(timezone.utc)
-    config = diff.config_path(root, args.config)
-    base = diff.at_revision(root, args.base, config, now)
-    head = diff.at_revision(root, args.head, config, now) if args.head else diff.Revision("", "", gate_report(args))
+    config = revisions.config_path(root, args.config)
+    base = revisions.at_revision(root, args.base, config, now)
+    head = (revisions.at_revision(root, args.head, config, now) if args.head
+            else revisions.Revision("", "", gate_report(args)))
     changes = diff.compare(base.report, head.report)
-    print((diff.as_json if args.format == "json" else diff.as_markdown)(changes, base, head))
+    print((difftext.as_json if args.format == "json" else difftext.as_markdown)(changes, base, head))
     return 0
 
 
