@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import RUN, TOY_PROBE, a_run, run_mkdocs, write_tree
+from helpers import MEASURED, RUN, TOY_PROBE, a_run, run_mkdocs, write_tree
 
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 BANDWIDTH_ROWS = [{"size_mib": 2 ** k, "op": op, "gb_per_s": (20.0 if op == "read" else 30.0) / (1 + 8 / 2 ** k),
@@ -38,21 +38,7 @@ nav:
   - Gate: [gate/index.md]
 """
 
-CLAIMS = f"""
-claims:
-  - id: moe-speedup-b16
-    statement: MoE expert reads get faster per token at B=16 than at B=1
-    value: 3.59
-    unit: "×"
-    kind: measured
-    testbed: linux-cpu
-    evidence:
-      run: {RUN}
-      file: results.csv
-      where: {{batch: 16}}
-      column: speedup
-    tolerance: 5%
-
+CLAIMS = MEASURED + f"""
   - id: byte-ratio-b16
     statement: Bytes per token at B=1 over bytes per token at B=16
     value: 1.8
