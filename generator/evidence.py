@@ -43,6 +43,9 @@ def evaluate(claims: list[Claim], runs: Mapping[str, Run], policy: Policy, now: 
             _measured(claim, runs, policy, now, report, computed)
         elif claim.kind == "extrapolated" and claim.formula:
             _extrapolated(claim, by_id, failing, policy, report, computed)
+    for claim in by_id.values():
+        _named_claims(claim, by_id, report)
+    # Every stale finding is in `failing` by now, so grounding cannot depend on claim order.
     reaches: dict[str, bool] = {}
     for claim in by_id.values():
         _premises(claim, by_id, failing, reaches, report)
@@ -262,9 +265,8 @@ def _reaches_measurement(claim_id: str, by_id: Mapping[str, Claim], failing: Map
     return memo[claim_id]
 
 
-def _premises(claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]],
-              reaches: dict[str, bool], report) -> None:
-    """Only borrowed, leads as premises, and what a check or a retirement may name."""
+def _named_claims(claim: Claim, by_id: Mapping[str, Claim], report) -> None:
+    """What a check or a retirement may name: a check is not borrowed, a retirer is not a lead."""
     for target_id in claim.checked_by:
         target = by_id.get(target_id)
         if target is not None and target.kind == "borrowed":
@@ -277,6 +279,11 @@ def _premises(claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str, li
             report(claim, "only-borrowed", claim.at("status"),
                    f"retired by {target_id}, which is a lead; a lead is never a premise",
                    "name a claim that was checked here")
+
+
+def _premises(claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]],
+              reaches: dict[str, bool], report) -> None:
+    """Only borrowed: an asserted claim must reach a fresh measured run, itself or through a check."""
     if claim.status != "asserted" or claim.kind == "measured" or claim.id in failing:
         return
     if _reaches_measurement(claim.id, by_id, failing, reaches):

@@ -330,3 +330,26 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.output == ("6 claims (3 measured, 1 extrapolated, 2 borrowed; 5 asserted, 1 refuted) "
                              "— 0 failures\n")
+
+
+def test_a_check_made_invalid_by_its_own_checked_by_does_not_count_whatever_the_claim_order(tmp_path):
+    # The borrowed claim comes first in the file; its check is found invalid only when the check's
+    # own fields are evaluated, and must still not count.
+    claims = MEASURED + """
+  - id: vouched
+    kind: borrowed
+    value: 7
+    source: {title: t}
+    checked_by: [doubled-check]
+  - id: doubled-check
+    kind: extrapolated
+    formula: 2 * s
+    inputs: {s: moe-speedup-b16}
+    value: 7.18
+    checked_by: [vouched]
+"""
+    result = ledger(tmp_path, claims)
+    assert ("doubled-check: invalid: checked_by names vouched, a borrowed claim; a check must be measured "
+            "or extrapolated here") in result.output
+    assert ("vouched: only-borrowed: borrowed, and nothing here checks it: its check doubled-check is stale "
+            "(invalid)") in result.output
