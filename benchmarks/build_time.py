@@ -33,7 +33,7 @@ markdown_extensions: [admonition, attr_list, md_in_html, tables, toc]
 """
 FIGURES = '''
 import altair as alt
-from generator.figure_api import chart, table
+from generator.site.figure_api import chart, table
 
 
 @chart("speedup-by-batch")

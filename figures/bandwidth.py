@@ -2,7 +2,7 @@
 
 import altair as alt
 
-from generator.figure_api import chart, table
+from generator.site.figure_api import chart, table
 
 
 @chart("bandwidth-sweep")

@@ -1,6 +1,6 @@
 """Figures about the ledger itself: its claims by kind and status."""
 
-from generator.figure_api import table
+from generator.site.figure_api import table
 
 STATUSES = ["asserted", "lead", "refuted", "superseded", "retracted"]
 

@@ -3,7 +3,7 @@
 import altair as alt
 import pandas as pd
 
-from generator.figure_api import chart, table
+from generator.site.figure_api import chart, table
 
 TESTBEDS = {"linux-cpu": "cpu", "nvidia-h200": "h200"}
 KERNELS = {"matvec": ["proj_512", "proj_2048", "proj_8192", "head"], "moe": [None], "recurrent": [None]}

@@ -2,48 +2,89 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import yaml
 
 from . import yamlread
-from .records import RULES, LedgerError, Policy
-from .validate import parse_tolerance
+from .records import LedgerError, Policy
+from .rules import WARNABLE
+from .values import parse_tolerance
 
 PLUGIN = "ledger"
-OPTIONS = ("max_run_age_days", "default_tolerance", "warn", "max_claim_file_bytes", "claims_dir",
-           "measurements_dir")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One policy setting of the plugin in mkdocs.yml: its type, meaning and how a value is checked."""
+
+    name: str
+    types: tuple[type, ...]  # what mkdocs' config loader accepts before our own check
+    help: str
+    parse: Callable[[object], object]  # the value as written -> the Policy field; ValueError says why
+
+    @property
+    def default(self) -> object:
+        return getattr(Policy(), self.name)
+
+
+def _positive_whole(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"must be a positive whole number, got {value!r}")
+    return value
+
+
+def _tolerance(value: object) -> str:
+    try:
+        parse_tolerance(value)
+    except ValueError as error:
+        raise ValueError(f"{value!r} {error}") from None
+    return str(value)
+
+
+def _rules(value: object) -> frozenset[str]:
+    if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
+        raise ValueError("must be a list of rule names")
+    for rule in value:
+        if rule not in WARNABLE:
+            raise ValueError(f"{rule!r} cannot warn; rules that can: {', '.join(WARNABLE)}")
+    return frozenset(value)
+
+
+def _folder(value: object) -> str:
+    if not isinstance(value, str) or not value or value.startswith("/") or ".." in value:
+        raise ValueError("must be a folder inside the repository")
+    return value
+
+
+OPTIONS = (
+    Option("max_run_age_days", (int,), "runs older than this many days fail the gate (too-old)", _positive_whole),
+    Option("default_tolerance", (str, int, float), "allowed |stated - computed| when a claim sets no "
+           "`tolerance`: 'precision' (half a unit of the stated last digit), a number, or a percentage",
+           _tolerance),
+    Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules),
+    Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
+    Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder),
+    Option("measurements_dir", (str,), "folder of measurement runs, relative to mkdocs.yml", _folder),
+)
+OPTION_NAMES = tuple(option.name for option in OPTIONS)
 
 
 def policy_from_options(options: dict, docs_dir: str = "docs", where: str = "mkdocs.yml") -> Policy:
     """Validate the plugin's options (None means 'use the default') and build the Policy."""
+    by_name = {option.name: option for option in OPTIONS}
     settings: dict = {"docs_dir": docs_dir}
     for key, value in options.items():
         if value is None:
             continue
-        if key not in OPTIONS:
-            raise LedgerError(f"{where}: unknown ledger option {key!r}; options are: {', '.join(OPTIONS)}")
-        if key in ("max_run_age_days", "max_claim_file_bytes"):
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise LedgerError(f"{where}: ledger option {key} must be a positive whole number, got {value!r}")
-        elif key == "default_tolerance":
-            try:
-                parse_tolerance(value)
-            except ValueError as error:
-                raise LedgerError(f"{where}: ledger option default_tolerance {value!r} {error}") from None
-            value = str(value)
-        elif key == "warn":
-            if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
-                raise LedgerError(f"{where}: ledger option warn must be a list of rule names")
-            for rule in value:
-                if rule not in RULES or rule == "invalid":
-                    allowed = ", ".join(r for r in RULES if r != "invalid")
-                    raise LedgerError(f"{where}: ledger option warn: {rule!r} cannot warn; "
-                                      f"rules that can: {allowed}")
-            value = frozenset(value)
-        elif not isinstance(value, str) or not value or value.startswith("/") or ".." in value:
-            raise LedgerError(f"{where}: ledger option {key} must be a folder inside the repository")
-        settings[key] = value
+        if key not in by_name:
+            raise LedgerError(f"{where}: unknown ledger option {key!r}; options are: {', '.join(OPTION_NAMES)}")
+        try:
+            settings[key] = by_name[key].parse(value)
+        except ValueError as error:
+            raise LedgerError(f"{where}: ledger option {key}: {error}") from None
     return Policy(**settings)
 
 

@@ -1,23 +1,23 @@
 """Evidence stage: claims + runs + policy -> findings and computed values. Pure.
 
-Rules (DESIGN.md, "The gate"): tampered, probe changed, drifted, formula drifted, too old, only
-borrowed, unknown reference, plus the "invalid" problems that need runs (missing run, file, column
-or row). Claims are visited inputs-first so staleness flows down the lineage.
+Rules (generator/rules.py): tampered, probe changed, drifted, formula drifted, too old and only
+borrowed, plus the "invalid" problems that need runs (missing run, file, column or row). A run's
+state comes decided from verdicts.py. Claims are visited inputs-first so staleness flows down the
+lineage.
 """
 
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta
 from typing import Iterable, Mapping
 
 from . import formula
-from .records import (STALE_RULES, Claim, Finding, PageRef, Policy, Run, Source, Table,
-                      Tolerance)
-from .validate import parse_tolerance, precision_of
+from .records import Claim, Finding, Policy, Run, RunState, Source
+from .rules import STALE_RULES
+from .values import allowed_text, format_value, select_row, tolerance_for, within
 
 
-def evaluate(claims: list[Claim], runs: Mapping[str, Run], policy: Policy, now: datetime,
+def evaluate(claims: list[Claim], runs: Mapping[str, Run], states: Mapping[str, RunState], policy: Policy,
              invalid: Iterable[Finding] = ()) -> tuple[list[Finding], dict[str, float]]:
     """Findings for every claim (every rule, not just the first) and each claim's computed value."""
     by_id: dict[str, Claim] = {}
@@ -40,7 +40,7 @@ def evaluate(claims: list[Claim], runs: Mapping[str, Run], policy: Policy, now: 
         if claim.id in failing and "invalid" in failing[claim.id]:
             continue  # its fields are not usable; validate already said why
         if claim.kind == "measured" and claim.evidence:
-            _measured(claim, runs, policy, now, report, computed)
+            _measured(claim, runs, states, policy, report, computed)
         elif claim.kind == "extrapolated" and claim.formula:
             _extrapolated(claim, by_id, failing, policy, report, computed)
     for claim in by_id.values():
@@ -52,73 +52,7 @@ def evaluate(claims: list[Claim], runs: Mapping[str, Run], policy: Policy, now: 
     return findings, computed
 
 
-def unknown_references(refs: Iterable[PageRef], claim_ids: set[str], tables: set[str],
-                       charts: set[str], policy: Policy) -> list[Finding]:
-    """A page that refers to a claim, table or chart that does not exist."""
-    known = {"claim": claim_ids, "table": tables, "chart": charts}
-    findings = []
-    for ref in refs:
-        if ref.kind == "malformed":
-            findings.append(Finding(ref.where, "", "unknown-reference",
-                                    f"malformed reference {ref.name}",
-                                    'write {{ claim("some-id") }}, {{ table("some-id") }} or {{ chart("some-id") }}',
-                                    severity=policy.severity("unknown-reference")))
-        elif ref.name not in known[ref.kind]:
-            findings.append(Finding(ref.where, "", "unknown-reference",
-                                    f"page refers to unknown {ref.kind} {ref.name!r}",
-                                    f"define the {ref.kind} or fix the id",
-                                    severity=policy.severity("unknown-reference")))
-    return findings
-
-
-def tolerance_for(claim: Claim, policy: Policy) -> Tolerance:
-    """The claim's own tolerance, else the policy's default."""
-    tolerance = claim.tolerance or parse_tolerance(policy.default_tolerance)
-    if tolerance.text == "precision":
-        return Tolerance("precision", absolute=precision_of(claim.value_text) if claim.value_text else 0.0)
-    return tolerance
-
-
-def within(stated: float, computed: float, tolerance: Tolerance) -> bool:
-    """Whether a stated value agrees with the computed one under the tolerance (1e-9 relative slack)."""
-    return abs(stated - computed) <= tolerance.allowed(computed) + 1e-9 * max(abs(computed), 1e-300)
-
-
-def format_value(value: float, unit: str = "") -> str:
-    """A value the way a reader wants it: 4 significant digits, no exponent for everyday sizes."""
-    if value == 0 or 1e-3 <= abs(value) < 1e7:
-        digits = max(0, 3 - int(math.floor(math.log10(abs(value))))) if value else 0
-        text = f"{value:.{digits}f}"
-        if "." in text:
-            text = text.rstrip("0").rstrip(".")
-    else:
-        text = f"{value:.4g}"
-    return f"{text}{_unit_gap(unit)}{unit}"
-
-
-def _unit_gap(unit: str) -> str:
-    return "" if not unit or unit in ("×", "%", "x") else " "
-
-
-def select_row(table: Table, where: tuple[tuple[str, object], ...]) -> list[int]:
-    """Indexes of the rows whose cells equal every value in `where` (numbers compared as numbers)."""
-    positions = [(table.columns.index(column), value) for column, value in where]
-    return [i for i, row in enumerate(table.rows)
-            if all(_same(row[position], value) for position, value in positions)]
-
-
-def _same(cell: str, value: object) -> bool:
-    if isinstance(value, bool):
-        return cell.strip().lower() == str(value).lower()
-    if isinstance(value, (int, float)):
-        try:
-            return float(cell) == float(value)
-        except ValueError:
-            return False
-    return cell == ("" if value is None else str(value))
-
-
-def _measured(claim: Claim, runs: Mapping[str, Run], policy: Policy, now: datetime,
+def _measured(claim: Claim, runs: Mapping[str, Run], states: Mapping[str, RunState], policy: Policy,
               report, computed: dict[str, float]) -> None:
     evidence = claim.evidence
     at = claim.at("evidence")
@@ -142,23 +76,14 @@ def _measured(claim: Claim, runs: Mapping[str, Run], policy: Policy, now: dateti
         report(claim, "invalid", at, f"{evidence.file} is not a file of run {run.name} (it has: {listed})",
                "name one of the run's files in evidence.file")
         return
-    fresh = True
-    for name, declared in sorted(run.declared_files.items()):
-        actual = run.actual_files.get(name)
-        if actual != declared:
-            fresh = False
-            what = "is missing" if actual is None else f"has sha256 {actual[:12]}…, the manifest says {declared[:12]}…"
-            report(claim, "tampered", at, f"{run.path}/{name} {what}",
-                   f"restore it (`git checkout -- {run.path}/{name}`) or {rerun}")
-    for path, declared in sorted(run.declared_code.items()):
-        current = run.current_code.get(path)
-        if current != declared:
-            fresh = False
-            what = "no longer exists" if current is None else "changed since the run"
-            report(claim, "probe-changed", at, f"{path} {what} (run {run.name})", rerun)
-    if run.finished and now - run.finished > timedelta(days=policy.max_run_age_days):
-        age = (now - run.finished).days
-        report(claim, "too-old", at, f"run {run.name} is {age} days old; the policy allows "
+    state = states[run.path]
+    for name, what in state.changed_files:
+        report(claim, "tampered", at, f"{run.path}/{name} {what}",
+               f"restore it (`git checkout -- {run.path}/{name}`) or {rerun}")
+    for path, what in state.changed_code:
+        report(claim, "probe-changed", at, f"{path} {what} (run {run.name})", rerun)
+    if state.too_old:
+        report(claim, "too-old", at, f"run {run.name} is {state.age_days} days old; the policy allows "
                f"{policy.max_run_age_days}", rerun)
     table = run.tables.get(evidence.file)
     if table is None or table.problem:
@@ -191,7 +116,7 @@ def _measured(claim: Claim, runs: Mapping[str, Run], policy: Policy, now: dateti
                f"cell {cell!r} is not a number", "name a numeric column")
         return
     computed[claim.id] = value
-    if not fresh:
+    if not state.trusted:
         return  # a value from untrusted or outdated evidence is not compared
     detail = f"from {run.path}/{evidence.file}, {shown_where}, column {evidence.column}"
     _compare(claim, value, policy, report, "drifted", "evidence computes", detail,
@@ -247,7 +172,7 @@ def _compare(claim: Claim, value: float, policy: Policy, report, rule: str, verb
         return
     tolerance = tolerance_for(claim, policy)
     if not within(claim.value, value, tolerance):
-        allowed = tolerance.text if tolerance.text != "precision" else f"±{format_value(tolerance.absolute)}"
+        allowed = allowed_text(tolerance)
         report(claim, rule, claim.at("value"),
                f"stated {format_value(claim.value, claim.unit)}, {verb} "
                f"{format_value(value, claim.unit)} ({allowed} allowed)", fix, detail)

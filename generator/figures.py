@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .records import LedgerError, Source
+from .records import Finding, Source
 
 FOLDER = "figures"
 
@@ -21,32 +21,50 @@ class Defined:
     tables: frozenset[str] = frozenset()
     charts: frozenset[str] = frozenset()
     where: dict[str, Source] = field(default_factory=dict)  # "chart:id" -> definition
+    findings: tuple[Finding, ...] = ()  # definitions that cannot be read, each with file:line
+
+
+class _BadDecorator(Exception):
+    pass
 
 
 def defined(root: Path, folder: str = FOLDER) -> Defined:
-    """Ids of every @table("...") and @chart("...") function under root/figures."""
+    """Ids of every @table("...") and @chart("...") function under root/figures, and the problems."""
     base = root / folder
-    tables, charts, where = set(), set(), {}
+    tables, charts, where, findings = set(), set(), {}, []
+
+    def problem(relative: str, line: int, what: str, fix: str) -> None:
+        findings.append(Finding(Source(relative, line), "", "invalid", what, fix))
+
     for path in sorted(base.glob("*.py")) if base.is_dir() else []:
         relative = path.relative_to(root).as_posix()
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"), filename=relative)
         except SyntaxError as error:
-            raise LedgerError(f"{relative}:{error.lineno}: {error.msg}") from None
+            problem(relative, error.lineno or 0, f"figure file does not parse: {error.msg}", "fix the Python syntax")
+            continue
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            problem(relative, 0, f"figure file cannot be read: {error}", "save it as UTF-8 Python source")
+            continue
         for node in ast.walk(tree):
-            if not isinstance(node, ast.FunctionDef):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for decorator in node.decorator_list:
-                kind, name = _figure_decorator(decorator)
+                try:
+                    kind, name = _figure_decorator(decorator)
+                except _BadDecorator as error:
+                    problem(relative, decorator.lineno, str(error), f'write @{error.args[1]}("some-id")')
+                    continue
                 if not kind:
                     continue
                 key = f"{kind}:{name}"
                 if key in where:
-                    raise LedgerError(f"{relative}:{decorator.lineno}: {kind} {name!r} is already "
-                                      f"defined at {where[key]}")
+                    problem(relative, decorator.lineno, f"{kind} {name!r} is already defined at {where[key]}",
+                            "give one of the two figures another id")
+                    continue
                 where[key] = Source(relative, decorator.lineno)
                 (tables if kind == "table" else charts).add(name)
-    return Defined(frozenset(tables), frozenset(charts), where)
+    return Defined(frozenset(tables), frozenset(charts), where, tuple(findings))
 
 
 def _figure_decorator(node: ast.expr) -> tuple[str, str]:
@@ -56,5 +74,5 @@ def _figure_decorator(node: ast.expr) -> tuple[str, str]:
     if kind not in ("table", "chart"):
         return "", ""
     if len(node.args) != 1 or not isinstance(node.args[0], ast.Constant) or not isinstance(node.args[0].value, str):
-        raise LedgerError(f"line {node.lineno}: @{kind}(...) takes the id as one literal string")
+        raise _BadDecorator(f"@{kind}(...) takes the figure's id as one literal string", kind)
     return kind, node.args[0].value

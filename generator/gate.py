@@ -1,4 +1,4 @@
-"""The whole gate, read top to bottom: load -> validate -> evaluate evidence -> Report.
+"""The whole gate, read top to bottom: load -> validate -> verdicts on runs -> evidence -> references.
 
 The CLI and the MkDocs plugin both call check() and differ only in how they show the Report, so
 `ledger check` and `mkdocs build --strict` cannot disagree.
@@ -9,20 +9,23 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from . import evidence, figures, load, validate
+from . import evidence, figures, load, references, validate, verdicts
 from .records import Policy, Report
 
 
 def check(root: Path, policy: Policy, now: datetime) -> Report:
-    """Every finding about the ledger under root, with each claim's computed value."""
+    """Every finding about the ledger under root, with each claim's computed value and every verdict."""
     raw = load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes)
-    claims, findings = validate.claims(raw, policy.measurements_dir)
     runs = load.runs(root, policy.measurements_dir)
-    evidence_findings, computed = evidence.evaluate(claims, runs, policy, now, findings)
     refs = load.page_refs(root, policy.docs_dir)
     defined = figures.defined(root)
-    findings += evidence_findings
-    findings += evidence.unknown_references(refs, {c.id for c in claims}, defined.tables,
-                                            defined.charts, policy)
-    return Report(claims=tuple(claims), runs=runs, findings=tuple(sorted(findings)),
-                  computed=computed, page_refs=tuple(refs), policy=policy)
+
+    claims, findings = validate.claims(raw, policy.measurements_dir)
+    states = verdicts.run_states(runs, policy, now)
+    claim_findings, computed = evidence.evaluate(claims, runs, states, policy, findings)
+    findings += claim_findings
+    findings += defined.findings
+    findings += references.unknown(refs, {c.id for c in claims}, defined.tables, defined.charts, policy)
+    return Report(claims=tuple(claims), runs=runs, findings=tuple(sorted(findings)), computed=computed,
+                  page_refs=tuple(refs), policy=policy, run_states=states,
+                  freshness=verdicts.claim_freshness(findings))

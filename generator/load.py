@@ -8,25 +8,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from . import references, yamlread
-from .records import PageRef, Run, Source, Table
+from .records import PageRef, RawFile, Run, Source, Table
 from .runs import MANIFEST, PARTIAL_PREFIX, sha256_file
-
-
-@dataclass(frozen=True)
-class RawFile:
-    """One claim file as read: its data, or the problem that stopped the reading."""
-
-    source: Source  # line 0: the whole file
-    data: object = None
-    problem: str = ""
-    fix: str = ""
-    line: int = 0
-    column: int = 0
 
 
 def claim_files(root: Path, claims_dir: str, max_bytes: int) -> list[RawFile]:

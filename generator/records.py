@@ -7,13 +7,10 @@ from functools import cached_property
 from datetime import datetime
 from typing import Mapping
 
+
 KINDS = ("measured", "extrapolated", "borrowed")
 STATUSES = ("asserted", "lead", "refuted", "superseded", "retracted")
 RETIRED = frozenset({"refuted", "superseded", "retracted"})
-# Rule names, in the order DESIGN.md lists them; "stale" rules make dependent claims stale too.
-RULES = ("invalid", "tampered", "probe-changed", "drifted", "formula-drifted", "too-old",
-         "only-borrowed", "unknown-reference")
-STALE_RULES = frozenset(RULES[:6])
 
 
 class LedgerError(Exception):
@@ -29,6 +26,18 @@ class Source:
     def __str__(self) -> str:
         text = f"{self.path}:{self.line}" if self.line else self.path
         return f"{text}:{self.column}" if self.column else text
+
+
+@dataclass(frozen=True)
+class RawFile:
+    """One claim file as read: its data, or the problem that stopped the reading."""
+
+    source: Source  # line 0: the whole file
+    data: object = None
+    problem: str = ""
+    fix: str = ""
+    line: int = 0
+    column: int = 0
 
 
 @dataclass(frozen=True)
@@ -123,6 +132,70 @@ class Run:
         return self.path.split("/")[-2]
 
 
+@dataclass(frozen=True)
+class RunState:
+    """The gate's verdict on one run, decided once (integrity.py); every display reads it."""
+
+    manifest_problem: str = ""  # why the manifest could not be used ("" when it could)
+    changed_files: tuple[tuple[str, str], ...] = ()  # (file name, "is missing" / "has sha256 …")
+    changed_code: tuple[tuple[str, str], ...] = ()  # (code path, "changed since the run" / "no longer exists")
+    age_days: int | None = None
+    too_old: bool = False
+    max_age_days: int = 0
+
+    @property
+    def intact(self) -> bool:
+        """Every data file is what the manifest says (runs are intact or tampered)."""
+        return not self.manifest_problem and not self.changed_files
+
+    @property
+    def trusted(self) -> bool:
+        """Intact, measured by today's probe code, and young enough for the policy."""
+        return self.intact and not self.changed_code and not self.too_old
+
+    @property
+    def label(self) -> str:
+        """One word for badges: intact, tampered (data or manifest), probe changed, too old."""
+        if not self.intact:
+            return "tampered"
+        return "probe changed" if self.changed_code else "too old" if self.too_old else "intact"
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Why the run's data cannot be trusted as it stands (empty when it can)."""
+        found = [f"manifest: {self.manifest_problem}"] if self.manifest_problem else []
+        found += [f"{name} {what}" for name, what in (*self.changed_files, *self.changed_code)]
+        if self.too_old:
+            found.append(f"{self.age_days} days old (policy: {self.max_age_days})")
+        return tuple(found)
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """The gate's verdict on one claim: fresh, warning, failing (not stale) or stale, with the rules."""
+
+    label: str  # fresh | warning | failing | stale
+    failing: tuple[str, ...] = ()  # rules it fails, in the rule table's order
+    warned: tuple[str, ...] = ()  # rules it is warned about
+
+    @property
+    def stale(self) -> bool:
+        return self.label == "stale"
+
+    @property
+    def fails(self) -> bool:
+        return bool(self.failing)
+
+    def describe(self) -> str:
+        """'fresh', 'stale: drifted, tampered' or 'fails: only-borrowed', then '; warns: too-old'."""
+        text = f"stale: {', '.join(self.failing)}" if self.stale else \
+            f"fails: {', '.join(self.failing)}" if self.failing else "fresh"
+        return text + (f"; warns: {', '.join(self.warned)}" if self.warned else "")
+
+
+FRESH = Freshness("fresh")
+
+
 @dataclass(frozen=True, order=True)
 class Finding:
     where: Source
@@ -173,6 +246,8 @@ class Report:
     computed: Mapping[str, float]  # claim id -> value its evidence or formula computes
     page_refs: tuple[PageRef, ...] = ()
     policy: Policy = Policy()
+    run_states: Mapping[str, RunState] = field(default_factory=dict)  # run path -> verdict
+    freshness: Mapping[str, Freshness] = field(default_factory=dict)  # claim id -> verdict (absent: fresh)
 
     @property
     def failures(self) -> tuple[Finding, ...]:
@@ -203,5 +278,12 @@ class Report:
             grouped.setdefault(finding.claim_id, []).append(finding)
         return {claim_id: tuple(found) for claim_id, found in grouped.items()}
 
+    def fresh(self, claim_id: str) -> Freshness:
+        """The claim's verdict (fresh when the gate found nothing)."""
+        return self.freshness.get(claim_id, FRESH)
+
+    def run_state(self, run_path: str) -> RunState:
+        return self.run_states.get(run_path) or RunState(manifest_problem="not a run of this ledger")
+
     def is_stale(self, claim_id: str) -> bool:
-        return any(f.rule in STALE_RULES and f.severity == "fail" for f in self.findings_for(claim_id))
+        return self.fresh(claim_id).stale

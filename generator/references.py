@@ -1,4 +1,4 @@
-"""Find {{ claim("id") }}, {{ table("id") }} and {{ chart("id") }} in Markdown. Pure.
+"""Find {{ claim("id") }}, {{ table("id") }} and {{ chart("id") }} in Markdown, and the unknown ones. Pure.
 
 References inside fenced code blocks and inline code are left alone, so a page can show the syntax.
 Anything that starts like one of ours but does not parse is returned as kind "malformed".
@@ -7,8 +7,9 @@ Anything that starts like one of ours but does not parse is returned as kind "ma
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
-from .records import PageRef, Source
+from .records import Finding, PageRef, Policy, Source
 
 KINDS = ("claim", "table", "chart")
 _CANDIDATE = re.compile(r"\{\{\s*(claim|table|chart)\b.*?\}\}")
@@ -38,3 +39,22 @@ def find(text: str, path: str) -> list[PageRef]:
                                      offset + match.start(), offset + match.end()))
         offset += len(line)
     return found
+
+
+def unknown(refs: Iterable[PageRef], claim_ids: set[str], tables: set[str],
+                       charts: set[str], policy: Policy) -> list[Finding]:
+    """A page that refers to a claim, table or chart that does not exist."""
+    known = {"claim": claim_ids, "table": tables, "chart": charts}
+    findings = []
+    for ref in refs:
+        if ref.kind == "malformed":
+            findings.append(Finding(ref.where, "", "unknown-reference",
+                                    f"malformed reference {ref.name}",
+                                    'write {{ claim("some-id") }}, {{ table("some-id") }} or {{ chart("some-id") }}',
+                                    severity=policy.severity("unknown-reference")))
+        elif ref.name not in known[ref.kind]:
+            findings.append(Finding(ref.where, "", "unknown-reference",
+                                    f"page refers to unknown {ref.kind} {ref.name!r}",
+                                    f"define the {ref.kind} or fix the id",
+                                    severity=policy.severity("unknown-reference")))
+    return findings

@@ -25,7 +25,7 @@ from typing import Iterable, Mapping, Sequence
 
 MANIFEST = "manifest.json"
 FORMAT = 1
-TESTBED_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+TESTBED_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")  # the one testbed pattern: lower-kebab-case
 FILE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.csv$")
 PARTIAL_PREFIX = ".partial-"
 
@@ -120,7 +120,7 @@ def write_run(
     """
     if not re.fullmatch(r"[a-z0-9_]+", probe):
         raise ValueError(f"probe name {probe!r}: use lower-case letters, digits and '_'")
-    if not TESTBED_PATTERN.match(testbed):
+    if not TESTBED_PATTERN.fullmatch(testbed):
         raise ValueError(f"testbed {testbed!r}: use lower-case letters, digits and '-'")
     if not tables:
         raise ValueError("a run needs at least one table")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from .records import KINDS, RULES, STATUSES, Report
+from .records import KINDS, STATUSES, Report
+from .rules import RULES
 
 
 def summary(report: Report) -> str:

@@ -13,15 +13,14 @@ import re
 from pathlib import PurePosixPath
 
 from . import formula
-from .load import RawFile
-from .records import (KINDS, RETIRED, STATUSES, Citation, Claim, Evidence, Finding, Source,
+from .records import (KINDS, RETIRED, STATUSES, Citation, Claim, Evidence, Finding, RawFile, Source,
                       Tolerance)
+from .runs import TESTBED_PATTERN
+from .values import parse_tolerance
 from .yamlread import LocatedDict, LocatedList
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-TESTBED_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-TOLERANCE_PATTERN = re.compile(r"^\s*(\d+(\.\d*)?|\.\d+)\s*(%?)\s*$")
 
 FIELDS = ("id", "statement", "value", "unit", "kind", "testbed", "status", "evidence", "formula",
           "inputs", "source", "checked_by", "refuted_by", "superseded_by", "tolerance", "note")
@@ -31,34 +30,6 @@ SOURCE_FIELDS = ("title", "quote", "url", "retrieved", "locator")
 KIND_FIELDS = {"measured": {"evidence"}, "extrapolated": {"formula", "inputs"}, "borrowed": {"source"}}
 CHECKABLE = {"borrowed", "extrapolated"}
 FIELDS_FIX = "use only: " + ", ".join(FIELDS)
-
-
-def parse_tolerance(value: object) -> Tolerance:
-    """'5%' -> relative 0.05; 0.01 or '0.01' -> absolute; 'precision' -> half the last stated digit."""
-    if isinstance(value, bool) or value is None:
-        raise ValueError("must be a number, a percentage like '5%', or 'precision'")
-    if isinstance(value, (int, float)):
-        if value < 0:
-            raise ValueError("must not be negative")
-        return Tolerance(str(value), absolute=float(value))
-    text = str(value)
-    if text.strip() == "precision":
-        return Tolerance("precision")
-    match = TOLERANCE_PATTERN.match(text)
-    if not match:
-        raise ValueError("must be a number, a percentage like '5%', or 'precision'")
-    number = float(match.group(1))
-    if match.group(3):
-        return Tolerance(text.strip(), relative=number / 100)
-    return Tolerance(text.strip(), absolute=number)
-
-
-def precision_of(value_text: str) -> float:
-    """Half a unit in the last written digit: '3.59' -> 0.005, '67' -> 0.5, '1.2e3' -> 50."""
-    text = value_text.strip().lower().replace("_", "")
-    mantissa, _, exponent = text.partition("e")
-    decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
-    return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
 
 
 def claims(raw_files: list[RawFile], measurements_dir: str = "measurements"
@@ -148,7 +119,7 @@ def _claim(mapping: LocatedDict, where: Source, measurements_dir: str
     check = _Problems(mapping, where, claim_id)
     if raw_id is None:
         check.add(None, "missing field `id`", "add `id: some-lower-kebab-id` as the claim's first line")
-    elif not isinstance(raw_id, str) or not ID_PATTERN.match(raw_id):
+    elif not isinstance(raw_id, str) or not ID_PATTERN.fullmatch(raw_id):
         check.add("id", f"id {raw_id!r} is not lower-kebab-case",
                   "use lower-case letters, digits and single hyphens, e.g. moe-speedup-b16")
     for key in mapping:
@@ -169,7 +140,7 @@ def _claim(mapping: LocatedDict, where: Source, measurements_dir: str
     unit = check.text("unit")
     note = check.text("note")
     testbed = check.text("testbed")
-    if testbed and not TESTBED_PATTERN.match(testbed):
+    if testbed and not TESTBED_PATTERN.fullmatch(testbed):
         check.add("testbed", f"testbed {testbed!r} is not lower-kebab-case", "e.g. linux-cpu, apple-m1-max")
 
     value, value_text = None, ""

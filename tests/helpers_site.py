@@ -93,7 +93,7 @@ CLAIMS = MEASURED + f"""
 
 FIGURES = '''
 import altair as alt
-from generator.figure_api import chart, table
+from generator.site.figure_api import chart, table
 
 
 @chart("bandwidth-sweep")

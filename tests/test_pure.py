@@ -3,11 +3,11 @@
 import pytest
 
 from helpers import REPO  # noqa: F401
-from generator.evidence import format_value, select_row, within
+from generator.values import format_value, select_row, within
 from generator.lineage import downstream, input_closure, upstream
 from generator.records import Claim, Source, Table, Tolerance
 from generator.references import find
-from generator.validate import parse_tolerance, precision_of
+from generator.values import parse_tolerance, precision_of
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -1,5 +1,6 @@
 """`ledger show ID`: one claim's lineage as a tree, through the real command line."""
 
+from generator.runs import sha256_file
 from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
 
 BORROWED = BORROWED_CHECKED
@@ -62,6 +63,7 @@ what depends on it: nothing
 def test_show_marks_stale_nodes_with_the_rule_and_lists_the_findings(tmp_path):
     a_run(tmp_path, SPEEDUP_ROWS)
     data = tmp_path / RUN / "results.csv"
+    committed = sha256_file(data)
     data.write_bytes(data.read_bytes().replace(b"3.6", b"3.7"))
     result = show(tmp_path, "moe-speedup-doubled", MEASURED + PREDICTED)
     assert result.exit_code == 0, result.errors
@@ -69,7 +71,8 @@ def test_show_marks_stale_nodes_with_the_rule_and_lists_the_findings(tmp_path):
     assert lines[:4] == [
         "moe-speedup-doubled = 7.18 (extrapolated, stale: formula-drifted)",
         "└── input s: moe-speedup-b16 = 3.59× (measured, stale: tampered)",
-        f"    └── run {RUN} (linux-cpu, finished 2026-11-29T10:00:00Z)",
+        f"    └── run {RUN} (linux-cpu, finished 2026-11-29T10:00:00Z; tampered: results.csv has sha256 "
+        f"{sha256_file(data)[:12]}…, the manifest says {committed[:12]}…)",
         "        ├── data results.csv (tampered: differs from its manifest, row batch=16, column speedup)",
     ]
     assert lines[5:] == [

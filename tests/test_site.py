@@ -12,8 +12,8 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from generator import charts, figure_api, render, tables
-from generator.pages import md_text
+from generator.site import charts, figure_api, render, tables
+from generator.site.pages import md_text
 from generator.records import Claim, Report, Run, Source, Table
 from helpers import run_mkdocs, write_tree
 from helpers_site import REPORT, a_ledger, article, built_site, read  # noqa: F401 (built_site: a fixture)
@@ -302,7 +302,7 @@ def test_hand_written_page_in_the_way_of_a_generated_one_is_refused(tmp_path):
 
 
 def test_serve_watches_claims_measurements_probes_and_figures(tmp_path):
-    from generator.plugin import LedgerPlugin
+    from generator.site.plugin import LedgerPlugin
     from mkdocs.config import load_config
 
     a_ledger(tmp_path)

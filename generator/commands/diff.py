@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from . import lineage, text
-from .evidence import format_value, tolerance_for, within
-from .records import STALE_RULES, Claim, Policy, Report, Source
-from .show import freshness, shown_value
+from .. import lineage, text
+from ..records import Claim, Policy, Report, Source
+from ..rules import STALE_RULES
+from ..values import allowed_text, stated, tolerance_for, within
 
 # Flag -> title, in the order a reviewer reads them.
 FLAGS = {
@@ -142,12 +142,12 @@ def shown(claim: Claim, report: Report) -> dict[str, str]:
         shown_evidence = f"source: {claim.source.title}" if claim.source else ""
     source = claim.source
     return {
-        "value": shown_value(claim) or "—",
+        "value": stated(claim) or "—",
         "kind": claim.kind,
         "status": claim.status,
         "testbed": claim.testbed or (run.testbed if run else "") or "—",
         "evidence": shown_evidence or "—",
-        "freshness": freshness(report, claim.id),
+        "freshness": report.fresh(claim.id).describe(),
         "statement": claim.statement,
         "row": _row(claim),
         "inputs": ", ".join(f"{name}={target}" for name, target in claim.inputs),
@@ -192,8 +192,8 @@ def _flags(old: Claim | None, new: Claim, base: Report, head: Report, old_by_id:
     if old and old.value is not None and new.value is not None:
         tolerance = tolerance_for(new, head.policy)
         if not within(old.value, new.value, tolerance):
-            allowed = tolerance.text if tolerance.text != "precision" else f"±{format_value(tolerance.absolute)}"
-            add("value-moved", f"{shown_value(old)} → {shown_value(new)} ({_relative_change(old.value, new.value)}"
+            allowed = allowed_text(tolerance)
+            add("value-moved", f"{stated(old)} → {stated(new)} ({_relative_change(old.value, new.value)}"
                 f"{allowed} allowed)")
     if old and old.tolerance != new.tolerance:
         loosened = _loosened(old, new, base, head)
@@ -223,7 +223,7 @@ def _checks(claim: Claim, report: Report, by_id: dict[str, Claim]) -> str:
     checks = []
     for target in claim.checked_by:
         checker = by_id.get(target)
-        checks.append(f"{target} ({checker.kind}, {freshness(report, target)})" if checker
+        checks.append(f"{target} ({checker.kind}, {report.fresh(target).describe()})" if checker
                       else f"{target} (no such claim)")
     return "checked by " + ", ".join(checks)
 

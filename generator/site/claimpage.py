@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from . import lineage
-from .evidence import format_value, select_row, tolerance_for
-from .records import Claim, Report, Table
+from .. import lineage
+from ..records import Claim, Report, Table
+from ..values import allowed_text, format_value, select_row, stated, tolerance_for
 from .render import (admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner,
-                     run_link, stated)
+                     run_link)
 from .tables import frame_of, html_table
 
 UP = {lineage.INPUT: "uses as input", lineage.CHECK: "checked by", lineage.RETIREMENT: "retired by"}
@@ -90,8 +90,7 @@ def facts(claim: Claim, report: Report) -> str:
         rows.append((verb, esc(format_value(computed, claim.unit))))
         if claim.value is not None:
             tolerance = tolerance_for(claim, report.policy)
-            allowed = tolerance.text if tolerance.text != "precision" else f"±{format_value(tolerance.absolute)}"
-            rows.append(("tolerance", esc(allowed)))
+            rows.append(("tolerance", esc(allowed_text(tolerance))))
     rows += [("kind", claim_badges(claim, report) if not claim.retired else badge(claim.kind, claim.kind)),
              ("status", badge(claim.status, "retired" if claim.retired else claim.status)),
              ("testbed", f"<code>{esc(claim.testbed)}</code>" if claim.testbed else "—")]

@@ -4,24 +4,24 @@ from __future__ import annotations
 
 import functools
 import json
-from datetime import datetime
 from typing import Mapping
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
-from .records import Report, Run
-from .render import admonition, badge, claim_link, esc, run_problems
+from ..records import Report, Run, RunState
+from .render import admonition, badge, claim_link, esc
 from .tables import frame_of, html_table
 
 PREVIEW_ROWS = 20
 
 
-def build(page, run: Run, report: Report, sources: Mapping[str, str], now: datetime):
+def build(page, run: Run, report: Report, sources: Mapping[str, str]):
     """Fill a pages.Page for one run."""
     links = page.links
-    problems = run_problems(run, report.policy.max_run_age_days, now)
+    state = report.run_state(run.path)
+    problems = state.reasons
     if problems:
         items = "".join(f"<li>{esc(p)}</li>" for p in problems)
         page.html(admonition("failure", "This run's data cannot be trusted as it stands",
@@ -38,9 +38,9 @@ def build(page, run: Run, report: Report, sources: Mapping[str, str], now: datet
     page.html(mapping_table(run.environment))
     page.heading("Data")
     for name in sorted(run.declared_files):
-        page.html(data_file(run, name))
+        page.html(data_file(run, name, state))
     page.heading("Probe source")
-    page.html(probe_source(run, sources))
+    page.html(probe_source(run, state, sources))
     page.heading("Manifest")
     manifest = sources.get(run.source.path)
     page.html(f"<p><code>{esc(run.source.path)}</code></p>" +
@@ -72,14 +72,15 @@ def _value(value: object) -> str:
     return esc(value)
 
 
-def data_file(run: Run, name: str) -> str:
-    declared, actual = run.declared_files.get(name, ""), run.actual_files.get(name)
-    if actual is None:
-        state = badge("missing", "failing")
-    elif actual != declared:
-        state = badge("differs from the manifest", "failing")
-    else:
+def data_file(run: Run, name: str, verdict: RunState) -> str:
+    declared = run.declared_files.get(name, "")
+    problem = dict(verdict.changed_files).get(name)
+    if problem is None:
         state = badge("hash matches", "fresh")
+    elif problem == "is missing":
+        state = badge("missing", "failing")
+    else:
+        state = badge("differs from the manifest", "failing")
     head = f'<p class="ledger-file"><code>{esc(name)}</code> {state} <small>sha256 {esc(declared[:16])}…</small></p>'
     table = run.tables.get(name)
     if table is None:
@@ -90,11 +91,12 @@ def data_file(run: Run, name: str) -> str:
     return head + shown
 
 
-def probe_source(run: Run, sources: Mapping[str, str]) -> str:
+def probe_source(run: Run, verdict: RunState, sources: Mapping[str, str]) -> str:
     """Each code file the run's manifest hashes, today's text, and whether it changed since the run."""
     out = []  # the section's heading "Probe source" is the #probe-source anchor
+    changed_code = dict(verdict.changed_code)
     for path in sorted(run.declared_code, key=lambda p: (p != run.probe, p)):
-        changed = run.current_code.get(path) != run.declared_code[path]
+        changed = path in changed_code
         note = (badge("changed since the run", "failing") + " <small>the source below is today's, not the "
                 "one that produced this data</small>") if changed else badge("unchanged since the run", "fresh")
         text = sources.get(path)

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
-from .config import read_policy
-from .gate import check
-from .records import LedgerError, Policy, Report
+from ..config import read_policy
+from ..gate import check
+from ..records import LedgerError, Policy, Report
 
 
 @dataclass(frozen=True)

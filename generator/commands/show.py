@@ -5,43 +5,18 @@ from __future__ import annotations
 
 import difflib
 
-from . import lineage
-from .records import RULES, STALE_RULES, Claim, LedgerError, Report, Run
+from .. import lineage
+from ..records import Claim, LedgerError, Report, Run
+from ..values import stated
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
 
 
-def shown_value(claim: Claim) -> str:
-    """The value as written, with its unit: '3.59×', '410 GB/s'; '' when the claim states none."""
-    if claim.value is None:
-        return ""
-    text = claim.value_text or repr(claim.value)
-    gap = "" if not claim.unit or claim.unit in ("×", "%", "x") else " "
-    return f"{text}{gap}{claim.unit}"
-
-
-def freshness(report: Report, claim_id: str) -> str:
-    """'fresh', 'stale: drifted, tampered' or 'fails: only-borrowed', then any warnings ('; warns: too-old')."""
-    findings = report.findings_for(claim_id)
-    failing = {f.rule for f in findings if f.severity == "fail"}
-    warned = {f.rule for f in findings if f.severity == "warn"}
-    stale = [rule for rule in RULES if rule in failing and rule in STALE_RULES]
-    other = [rule for rule in RULES if rule in failing and rule not in STALE_RULES]
-    if stale:
-        text = f"stale: {', '.join(stale)}"
-    elif other:
-        text = f"fails: {', '.join(other)}"
-    else:
-        text = "fresh"
-    warnings = [rule for rule in RULES if rule in warned]
-    return text + (f"; warns: {', '.join(warnings)}" if warnings else "")
-
-
 def node(report: Report, claim: Claim) -> str:
     """One claim as a tree node: 'id = 3.59× (measured, fresh)'."""
-    value = shown_value(claim)
+    value = stated(claim)
     status = "" if claim.status == "asserted" else f", {claim.status}"
-    return f"{claim.id}{' = ' + value if value else ''} ({claim.kind}{status}, {freshness(report, claim.id)})"
+    return f"{claim.id}{' = ' + value if value else ''} ({claim.kind}{status}, {report.fresh(claim.id).describe()})"
 
 
 def tree(report: Report, claim_id: str) -> str:
@@ -71,7 +46,7 @@ Tree = tuple[str, list]
 def _upstream(report: Report, by_id: dict[str, Claim], claim: Claim, path: tuple[str, ...]) -> list[Tree]:
     children: list[Tree] = []
     if claim.kind == "measured" and claim.evidence:
-        children.append(_run(report.runs.get(claim.evidence.run), claim))
+        children.append(_run(report.runs.get(claim.evidence.run), claim, report))
     for name, target in claim.inputs:
         children.append(_claim_child(report, by_id, f"input {name}: ", target, path))
     if claim.source:
@@ -94,7 +69,7 @@ def _claim_child(report: Report, by_id: dict[str, Claim], relation: str, target_
     return (relation + node(report, target), _upstream(report, by_id, target, path + (target_id,)))
 
 
-def _run(run: Run | None, claim: Claim) -> Tree:
+def _run(run: Run | None, claim: Claim, report: Report) -> Tree:
     evidence = claim.evidence
     if run is None:
         return (f"run {evidence.run} (missing)", [])
@@ -103,18 +78,21 @@ def _run(run: Run | None, claim: Claim) -> Tree:
     when = f", finished {run.finished:%Y-%m-%dT%H:%M:%SZ}" if run.finished else ""
     where = ", ".join(f"{column}={value}" for column, value in evidence.where)
     children: list[Tree] = []
-    for name, declared in sorted(run.declared_files.items()):
-        actual = run.actual_files.get(name)
-        state = "matches its manifest" if actual == declared else "missing" if actual is None else \
+    verdict = report.run_state(run.path)
+    changed_files, changed_code = dict(verdict.changed_files), dict(verdict.changed_code)
+    for name in sorted(run.declared_files):
+        problem = changed_files.get(name)
+        state = "matches its manifest" if problem is None else "missing" if problem == "is missing" else \
             "tampered: differs from its manifest"
         used = f", row {where}, column {evidence.column}" if name == evidence.file else ""
         children.append((f"data {name} ({state}{used})", []))
-    for path, declared in sorted(run.declared_code.items()):
-        current = run.current_code.get(path)
-        state = "unchanged since the run" if current == declared else "missing" if current is None else \
-            "changed since the run"
+    for path in sorted(run.declared_code):
+        problem = changed_code.get(path)
+        state = "unchanged since the run" if problem is None else "missing" if problem == "no longer exists" \
+            else "changed since the run"
         children.append((f"{'probe' if path == run.probe else 'code'} {path} ({state})", []))
-    return (f"run {run.path} ({run.testbed or 'no testbed'}{when})", children)
+    stale = f"; {verdict.label}: " + "; ".join(verdict.reasons) if not verdict.trusted else ""
+    return (f"run {run.path} ({run.testbed or 'no testbed'}{when}{stale})", children)
 
 
 def _downstream(report: Report, by_id: dict[str, Claim], claim_id: str, path: tuple[str, ...]) -> list[Tree]:

@@ -10,14 +10,13 @@ import html
 import posixpath
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from typing import Iterable
 
 from mkdocs.utils import get_relative_url
 
-from . import references
-from .evidence import format_value
-from .records import Claim, Finding, Report, Run
+from .. import references
+from ..records import Claim, Finding, Report, Run
+from ..values import stated
 
 # Where the generated pages live (src paths in the docs tree; none is written into docs/).
 CLAIMS_INDEX = "claims/index.md"
@@ -82,18 +81,6 @@ class Links:
 # -- claims ------------------------------------------------------------------------------------
 
 
-def unit_gap(unit: str) -> str:
-    return "" if not unit or unit in ("×", "%", "x") else " "
-
-
-def stated(claim: Claim) -> str:
-    """The value as the claim states it, with its unit ('3.59×', '67 tok/s'); '' without a value."""
-    if claim.value is None:
-        return ""
-    number = claim.value_text or format_value(claim.value)
-    return f"{number}{unit_gap(claim.unit)}{claim.unit}"
-
-
 def badge(label: str, variant: str) -> str:
     return f'<span class="ledger-badge ledger-badge--{esc(variant)}">{esc(label)}</span>'
 
@@ -108,7 +95,7 @@ def claim_badges(claim: Claim, report: Report) -> str:
         parts = [badge(claim.kind, claim.kind)]
         if claim.kind == "borrowed" and checked(claim, report):
             parts.append(badge("checked", "checked"))
-    if report.is_stale(claim.id) or any(f.severity == "fail" for f in report.findings_for(claim.id)):
+    if report.fresh(claim.id).fails:
         parts.append(badge("fails the gate", "failing"))
     return "".join(parts)
 
@@ -151,22 +138,6 @@ def claim_link(claim_id: str, report: Report, links: Links) -> str:
 
 
 # -- runs --------------------------------------------------------------------------------------
-
-
-def run_problems(run: Run, max_age_days: int, now: datetime) -> list[str]:
-    """Why a run's data cannot be trusted as it stands (empty when it can)."""
-    problems = [f"manifest: {run.problem}"] if run.problem else []
-    for name, declared in sorted(run.declared_files.items()):
-        actual = run.actual_files.get(name)
-        if actual != declared:
-            problems.append(f"{name} {'is missing' if actual is None else 'differs from its manifest hash'}")
-    for path, declared in sorted(run.declared_code.items()):
-        current = run.current_code.get(path)
-        if current != declared:
-            problems.append(f"{path} {'no longer exists' if current is None else 'changed since the run'}")
-    if run.finished and now - run.finished > timedelta(days=max_age_days):
-        problems.append(f"{(now - run.finished).days} days old (policy: {max_age_days})")
-    return problems
 
 
 def run_link(run: Run, links: Links) -> str:

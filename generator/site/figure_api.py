@@ -25,7 +25,7 @@ from typing import Callable, Iterable
 
 import pandas as pd
 
-from .records import Claim, LedgerError, Report, Run, Source
+from ..records import Claim, LedgerError, Report, Run, Source
 from .tables import frame_of
 
 MARK = "__ledger_figure__"
@@ -234,7 +234,7 @@ def _short(error: BaseException) -> str:
 # -- HTML: the figure with its caption -------------------------------------------------------------
 
 
-def figure_html(drawn: Drawn, report: Report, links, now) -> str:
+def figure_html(drawn: Drawn, report: Report, links) -> str:
     """A drawn table or chart for a page (links: render.Links from that page)."""
     from . import charts, render, tables
 
@@ -242,7 +242,7 @@ def figure_html(drawn: Drawn, report: Report, links, now) -> str:
     if drawn.error:
         return render.admonition("failure", f"{figure.kind} {figure.id!r} could not be drawn",
                                  f"<p>{render.esc(drawn.error)}</p>")
-    caption = caption_html(drawn, report, links, now)
+    caption = caption_html(drawn, report, links)
     if figure.kind == "table":
         body = tables.html_table(drawn.result, claim=lambda c: render.claim_inline(c, report, links))
         return (f'<figure class="ledger-figure ledger-table" id="table-{render.esc(figure.id)}">'
@@ -254,7 +254,7 @@ def svg_name(figure_id: str) -> str:
     return f"charts/{figure_id}.svg"
 
 
-def caption_html(drawn: Drawn, report: Report, links, now) -> str:
+def caption_html(drawn: Drawn, report: Report, links) -> str:
     """Title, then where the data came from: runs (linked), testbeds, claims by kind, stale runs."""
     from . import render
 
@@ -281,8 +281,8 @@ def caption_html(drawn: Drawn, report: Report, links, now) -> str:
         facts.append("no runs or claims: this figure shows no evidence")
     facts.append(f'defined in <code>{esc(figure.where)}</code>')
     parts.append(f'<span class="ledger-caption-data">{" · ".join(facts)}</span>')
-    stale = [(run, render.run_problems(run, report.policy.max_run_age_days, now)) for run in used.runs]
-    for run, problems in stale:
+    for run in used.runs:
+        problems = report.run_state(run.path).reasons
         if problems:
             parts.append(f'<span class="ledger-caption-stale">{render.badge("stale run", "failing")} '
                          f"{esc(run.name)}: {esc('; '.join(problems))}</span>")

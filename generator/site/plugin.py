@@ -17,10 +17,11 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, InclusionLevel
 
-from . import figure_api, pages, references, render, text
-from .config import policy_from_options
-from .gate import check
-from .records import LedgerError, Report
+from .. import references, text
+from ..config import OPTIONS, policy_from_options
+from ..gate import check
+from ..records import LedgerError, Report
+from . import figure_api, pages, render
 
 log = logging.getLogger("mkdocs.plugins.ledger")
 ASSETS = Path(__file__).parent / "assets"
@@ -28,17 +29,14 @@ WATCHED = ("probes", figure_api.FOLDER)  # besides the policy's claims and measu
 CACHE = ".cache/ledger"  # the Vega bundle and chart SVGs, made once (Material's plugins use .cache/ too)
 
 
-class LedgerConfig(Config):
-    # None means "the policy's default", so the CLI and the build share one set of defaults.
-    max_run_age_days = config_options.Optional(config_options.Type(int))
-    default_tolerance = config_options.Optional(config_options.Type((str, int, float)))
-    warn = config_options.Optional(config_options.ListOfItems(config_options.Type(str)))
-    max_claim_file_bytes = config_options.Optional(config_options.Type(int))
-    claims_dir = config_options.Optional(config_options.Type(str))
-    measurements_dir = config_options.Optional(config_options.Type(str))
+# None means "the policy's default", so the CLI and the build share one set of defaults (config.OPTIONS).
+LedgerConfig = type("LedgerConfig", (Config,), {
+    option.name: config_options.Optional(config_options.Type(option.types[0] if len(option.types) == 1
+                                                             else option.types))
+    for option in OPTIONS})
 
 
-class LedgerPlugin(BasePlugin[LedgerConfig]):
+class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
     def on_startup(self, *, command, dirty):
         self.serving = command == "serve"
 
@@ -59,7 +57,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):
         self.report = self._gate()
         self.drawn = self._figures()
         self.generated = {page.src: page for page in pages.generate(
-            self.report, pages.read_sources(self.root, self.report), self.now, config.use_directory_urls)}
+            self.report, pages.read_sources(self.root, self.report), config.use_directory_urls)}
         self.slots = {src: page.slots for src, page in self.generated.items()}
         for file in self._files(config):
             if files.get_file_from_path(file.src_uri) is not None:
@@ -74,7 +72,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):
         links = render.Links(page.file.url, config.use_directory_urls)
         path = f"{self.policy.docs_dir}/{page.file.src_uri}"
         wanted = {f"{r.kind}:{r.name}" for r in references.find(markdown, path)}
-        shown = {key: figure_api.figure_html(self.drawn[key], self.report, links, self.now)
+        shown = {key: figure_api.figure_html(self.drawn[key], self.report, links)
                  for key in wanted if key in self.drawn}
         self.slots[page.file.src_uri] = slots = render.Slots()
         return render.replace_references(markdown, self.report, path, links, slots, shown)

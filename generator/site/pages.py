@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Mapping
 
 from . import claimpage, runpage
-from .records import RETIRED, STALE_RULES, Claim, Report
+from ..records import RETIRED, Claim, Report
+from ..values import stated
 from .render import (CLAIMS_INDEX, FELL, GATE, MEASUREMENTS, Links, Slots, admonition, badge, checked,
-                     claim_link, claim_src, esc, finding_html, run_link, run_problems, run_src, stated, url_of)
-from .text import summary
+                     claim_link, claim_src, esc, finding_html, run_link, run_src, url_of)
+from ..text import summary
 
 
 @dataclass
@@ -56,18 +57,17 @@ def md_text(text: str) -> str:
     return re.sub(r"([\\`*_{}\[\]()#+!<>|~&])", r"\\\1", " ".join(str(text).split()))
 
 
-def generate(report: Report, sources: Mapping[str, str], now: datetime,
-             directory_urls: bool = True) -> list[Generated]:
+def generate(report: Report, sources: Mapping[str, str], directory_urls: bool = True) -> list[Generated]:
     """Every generated page for the report (sources: repository path -> text, for probes and manifests)."""
-    pages = [claims_index(report, now, directory_urls), fell(report, directory_urls),
-             measurements_index(report, now, directory_urls), gate(report, directory_urls)]
+    pages = [claims_index(report, directory_urls), fell(report, directory_urls),
+             measurements_index(report, directory_urls), gate(report, directory_urls)]
     found = claimpage.index(report)
     for claim in report.by_id.values():  # a duplicated id is an "invalid" finding; one page for it
         page = Page(claim_src(claim.id), claim.id, directory_urls)
         pages.append(claimpage.build(page, claim, report, found).done(in_nav=False))
     for run in report.runs.values():
         page = Page(run_src(run.path), run.name, directory_urls)
-        pages.append(runpage.build(page, run, report, sources, now).done(in_nav=False))
+        pages.append(runpage.build(page, run, report, sources).done(in_nav=False))
     return pages
 
 
@@ -90,24 +90,15 @@ def read_sources(root: Path, report: Report) -> dict[str, str]:
 # -- the claims index --------------------------------------------------------------------------
 
 
-def freshness(claim: Claim, report: Report, now: datetime) -> tuple[str, str]:
-    """(label, detail) for the index: stale / failing / warning / fresh, with the run's age."""
-    findings = report.findings_for(claim.id)
-    failing = [f for f in findings if f.severity == "fail"]
-    if any(f.rule in STALE_RULES for f in failing):
-        label = "stale"
-    elif failing:
-        label = "failing"
-    elif findings:
-        label = "warning"
-    else:
-        label = "fresh"
-    detail = ", ".join(sorted({f.rule for f in findings}))
-    run = report.runs.get(claim.evidence.run) if claim.evidence else None
-    if run is not None and run.finished:
-        age = f"run {(now - run.finished).days} d old"
+def freshness(claim: Claim, report: Report) -> tuple[str, str]:
+    """(label, detail) for the index: the gate's verdict, with the rules and the cited run's age."""
+    verdict = report.fresh(claim.id)
+    detail = ", ".join((*verdict.failing, *verdict.warned))
+    state = report.run_state(claim.evidence.run) if claim.evidence and claim.evidence.run in report.runs else None
+    if state is not None and state.age_days is not None:
+        age = f"run {state.age_days} d old"
         detail = f"{detail}; {age}" if detail else age
-    return label, detail
+    return verdict.label, detail
 
 
 def counts(report: Report) -> dict[str, int]:
@@ -123,7 +114,7 @@ def counts(report: Report) -> dict[str, int]:
     }
 
 
-def claims_index(report: Report, now: datetime, directory_urls: bool) -> Generated:
+def claims_index(report: Report, directory_urls: bool) -> Generated:
     page = Page(CLAIMS_INDEX, "Claims", directory_urls)
     stats = "".join(f'<div class="ledger-stat"><span class="ledger-stat-number">{n}</span>'
                     f'<span class="ledger-stat-label">{esc(label)}</span></div>'
@@ -134,7 +125,7 @@ def claims_index(report: Report, now: datetime, directory_urls: bool) -> Generat
               f'what retired them on <a href="{esc(page.links.to(FELL))}">the claims that fell</a>.</p>')
     rows, values = [], {"kind": set(), "status": set(), "testbed": set(), "freshness": set()}
     for claim in report.claims:
-        label, detail = freshness(claim, report, now)
+        label, detail = freshness(claim, report)
         facets = {"kind": claim.kind, "status": claim.status, "testbed": claim.testbed or "none",
                   "freshness": label}
         for name, value in facets.items():
@@ -196,7 +187,7 @@ def fell(report: Report, directory_urls: bool) -> Generated:
 # -- measurement runs ------------------------------------------------------------------------------
 
 
-def measurements_index(report: Report, now: datetime, directory_urls: bool) -> Generated:
+def measurements_index(report: Report, directory_urls: bool) -> Generated:
     page = Page(MEASUREMENTS, "Measurements", directory_urls)
     page.html("<p>Every run under <code>measurements/</code>: written by a probe, never edited by hand. "
               "A run's page shows its environment, parameters, data and the probe's source.</p>")
@@ -211,8 +202,9 @@ def measurements_index(report: Report, now: datetime, directory_urls: bool) -> G
         page.heading(probe)
         rows = []
         for run in sorted(runs, key=lambda r: r.path, reverse=True):
-            problems = run_problems(run, report.policy.max_run_age_days, now)
-            status = badge("stale", "stale") if problems else badge("intact", "fresh")
+            state = report.run_state(run.path)
+            problems = state.reasons
+            status = badge(state.label, "fresh" if state.trusted else "stale")
             files = ", ".join(f"{esc(name)} ({len(t.rows):,} rows)" for name, t in sorted(run.tables.items()))
             rows.append(f"<tr><td>{run_link(run, page.links)}</td><td>{esc(run.testbed)}</td>"
                         f"<td>{esc(_when(run.started))}</td><td>{files}</td>"

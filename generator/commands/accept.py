@@ -12,9 +12,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import yamlread
-from .evidence import tolerance_for, within
-from .records import STALE_RULES, Claim, LedgerError, Report
+from .. import yamlread
+from ..records import Claim, LedgerError, Report
+from ..rules import STALE_RULES
+from ..values import tolerance_for, within
 
 _VALUE_LINE = re.compile(r"^(?P<head>\s*(?:-\s+)?value\s*:[ \t]*)(?P<value>[^#\s][^#\n]*?)(?P<tail>[ \t]*(?:#.*)?)$")
 _KEY_LINE = re.compile(r"^(?P<indent>\s*(?:-\s+)?)(?P<key>[A-Za-z_]+)\s*:")

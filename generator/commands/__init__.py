@@ -1,0 +1,1 @@
+"""The commands wing: `ledger accept | diff | show` and the git reading behind `diff`."""

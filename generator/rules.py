@@ -1,0 +1,33 @@
+"""The gate's rules, one row each: the gate page, the `warn:` option, the summary and the docs read this table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    meaning: str  # one line, for the gate page and the docs
+    stale: bool  # a claim failing it makes every claim that rests on it stale too
+    can_warn: bool = True  # whether policy may turn it into a warning (`warn: [...]`)
+
+
+RULE_TABLE = (
+    Rule("invalid", "bad YAML, unknown or missing fields, wrong types, duplicate ids, references to "
+         "claims, runs, files or columns that do not exist, formula cycles", stale=True, can_warn=False),
+    Rule("tampered", "a data file's hash differs from its run's manifest", stale=True),
+    Rule("probe-changed", "the probe's code differs from the code its run's manifest hashed", stale=True),
+    Rule("drifted", "the stated value differs from what its evidence computes beyond tolerance", stale=True),
+    Rule("formula-drifted", "an extrapolated claim's value differs from its formula's result, or an input "
+         "is stale", stale=True),
+    Rule("too-old", "a cited run is older than the policy's max_run_age_days", stale=True),
+    Rule("only-borrowed", "an asserted claim rests only on borrowed claims and nothing here checks it, "
+         "or it rests on a lead", stale=False),
+    Rule("unknown-reference", "a page refers to a claim, table or chart that does not exist", stale=False),
+)
+
+RULES = tuple(rule.name for rule in RULE_TABLE)
+STALE_RULES = frozenset(rule.name for rule in RULE_TABLE if rule.stale)
+WARNABLE = tuple(rule.name for rule in RULE_TABLE if rule.can_warn)
+BY_NAME = {rule.name: rule for rule in RULE_TABLE}
