@@ -32,21 +32,41 @@ def synthetic_ledger(root: Path, n: int) -> None:
     runs = []
     for r in range(max(1, n // 10)):
         rows = [{"batch": b, "speedup": 1 + b * 0.1 + r} for b in range(1, 17)]
-        path = write_run(root, "synthetic", f"bench-{r}", {"results.csv": rows}, parameters={},
-                         environment={}, code=["probes/synthetic.py"], started=WHEN, finished=WHEN)
+        path = write_run(
+            root,
+            "synthetic",
+            f"bench-{r}",
+            {"results.csv": rows},
+            parameters={},
+            environment={},
+            code=["probes/synthetic.py"],
+            started=WHEN,
+            finished=WHEN,
+        )
         runs.append(path.relative_to(root).as_posix())
     lines = ["claims:"]
     for i in range(n):
         r = i % len(runs)
         batch = 1 + i % 16
         value = 1 + batch * 0.1 + r
-        lines += [f"  - id: m-{i}", "    kind: measured", f"    value: {value:.4f}", "    unit: x",
-                  f"    statement: measured claim {i}",
-                  f"    evidence: {{run: {runs[r]}, file: results.csv, where: {{batch: {batch}}}, column: speedup}}",
-                  f"  - id: e-{i}", "    kind: extrapolated", "    formula: 2 * a", f"    inputs: {{a: m-{i}}}",
-                  f"    value: {2 * float(f'{value:.4f}'):.4f}",
-                  f"  - id: b-{i}", "    kind: borrowed", f"    value: {value:.4f}",
-                  "    source: {title: a write-up, quote: 'the figure'}", f"    checked_by: [e-{i}]"]
+        lines += [
+            f"  - id: m-{i}",
+            "    kind: measured",
+            f"    value: {value:.4f}",
+            "    unit: x",
+            f"    statement: measured claim {i}",
+            f"    evidence: {{run: {runs[r]}, file: results.csv, where: {{batch: {batch}}}, column: speedup}}",
+            f"  - id: e-{i}",
+            "    kind: extrapolated",
+            "    formula: 2 * a",
+            f"    inputs: {{a: m-{i}}}",
+            f"    value: {2 * float(f'{value:.4f}'):.4f}",
+            f"  - id: b-{i}",
+            "    kind: borrowed",
+            f"    value: {value:.4f}",
+            "    source: {title: a write-up, quote: 'the figure'}",
+            f"    checked_by: [e-{i}]",
+        ]
     (root / "claims").mkdir()
     (root / "claims/synthetic.yaml").write_text("\n".join(lines) + "\n")
 

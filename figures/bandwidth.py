@@ -14,15 +14,19 @@ def bandwidth_sweep(data):
     frame["series"] = frame["impl"] + " " + frame["op"]
     x = alt.X("size_mib:Q", scale=alt.Scale(type="log", base=2), title="buffer size (MiB)")
     base = alt.Chart(frame).encode(x=x, detail="series:N")
-    band = base.mark_area(opacity=0.15).encode(y="gb_per_s_low:Q", y2="gb_per_s_high:Q",
-                                               fill=alt.Fill("op:N", legend=None))
+    band = base.mark_area(opacity=0.15).encode(
+        y="gb_per_s_low:Q", y2="gb_per_s_high:Q", fill=alt.Fill("op:N", legend=None)
+    )
     lines = base.mark_line().encode(
         y=alt.Y("gb_per_s:Q", title="GB/s (median)"),
         color=alt.Color("op:N", title="operation"),
-        strokeDash=alt.StrokeDash("impl:N", title="library", legend=alt.Legend(symbolStrokeColor="gray")))
+        strokeDash=alt.StrokeDash("impl:N", title="library", legend=alt.Legend(symbolStrokeColor="gray")),
+    )
     points = base.mark_point(filled=True, size=30).encode(
-        y="gb_per_s:Q", color=alt.Color("op:N", title="operation"),
-        tooltip=["impl", "op", "size_mib", alt.Tooltip("gb_per_s:Q", format=".1f"), "rounds", "testbed"])
+        y="gb_per_s:Q",
+        color=alt.Color("op:N", title="operation"),
+        tooltip=["impl", "op", "size_mib", alt.Tooltip("gb_per_s:Q", format=".1f"), "rounds", "testbed"],
+    )
     layered = alt.layer(band, lines, points).properties(height=320)
     if frame["testbed"].nunique() > 1:
         return layered.properties(width=320).facet(column="testbed:N")

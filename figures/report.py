@@ -8,9 +8,12 @@ from generator.site.figure_api import chart, table
 TESTBEDS = {"linux-cpu": "cpu", "nvidia-h200": "h200"}
 KERNELS = {"matvec": ["proj_512", "proj_2048", "proj_8192", "head"], "moe": [None], "recurrent": [None]}
 OPERATORS = {  # label on the page -> claim-id stem
-    "512×2048 projection": "matvec-512", "2048×2048 projection": "matvec-2048",
-    "8192×2048 projection": "matvec-8192", "248320×2048 output head": "matvec-head",
-    "MoE experts (top-8 of 256)": "moe", "Gated DeltaNet state": "recurrent",
+    "512×2048 projection": "matvec-512",
+    "2048×2048 projection": "matvec-2048",
+    "8192×2048 projection": "matvec-8192",
+    "248320×2048 output head": "matvec-head",
+    "MoE experts (top-8 of 256)": "moe",
+    "Gated DeltaNet state": "recurrent",
 }
 LOG2 = alt.Scale(type="log", base=2)
 
@@ -18,7 +21,7 @@ LOG2 = alt.Scale(type="log", base=2)
 def kernel_rows(data) -> pd.DataFrame:
     """Every kernel probe's results.csv on every testbed, with one `operator` label per kernel."""
     frames = []
-    for probe, operators in KERNELS.items():
+    for probe in KERNELS:
         frame = data.frame(probe)
         if "operator" not in frame.columns:
             frame["operator"] = probe
@@ -28,9 +31,14 @@ def kernel_rows(data) -> pd.DataFrame:
 
 
 def _label(operator: str) -> str:
-    names = {"proj_512": "512×2048 projection", "proj_2048": "2048×2048 projection",
-             "proj_8192": "8192×2048 projection", "head": "248320×2048 output head",
-             "moe": "MoE experts (top-8 of 256)", "recurrent": "Gated DeltaNet state"}
+    names = {
+        "proj_512": "512×2048 projection",
+        "proj_2048": "2048×2048 projection",
+        "proj_8192": "8192×2048 projection",
+        "head": "248320×2048 output head",
+        "moe": "MoE experts (top-8 of 256)",
+        "recurrent": "Gated DeltaNet state",
+    }
     return names.get(operator, operator)
 
 
@@ -43,15 +51,32 @@ def flat_line(data):
     kernels are compute-bound there); on the H200 only the batched line falls."""
     frame = kernel_rows(data)
     frame["call"] = frame["mode"].map({"batched": "one batched call", "looped": "B separate calls"})
-    return alt.Chart(frame).mark_line(point=True).encode(
-        x=alt.X("batch:Q", scale=LOG2, title="sequences decoded together (B)"),
-        y=alt.Y("ms_per_token:Q", scale=alt.Scale(type="log"), title="ms per token (median)"),
-        color=alt.Color("operator:N", title="operator"),
-        strokeDash=alt.StrokeDash("call:N", title="how B is served", scale=alt.Scale(
-            domain=["one batched call", "B separate calls"], range=[[1, 0], [6, 4]])),
-        tooltip=["testbed", "operator", "call", "batch", alt.Tooltip("ms_per_token:Q", format=".4g"),
-                 alt.Tooltip("speedup:Q", format=".3g"), "rounds"],
-    ).properties(width=300, height=260).facet(column=alt.Column("testbed:N", title=None)).resolve_scale(y="independent")
+    return (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("batch:Q", scale=LOG2, title="sequences decoded together (B)"),
+            y=alt.Y("ms_per_token:Q", scale=alt.Scale(type="log"), title="ms per token (median)"),
+            color=alt.Color("operator:N", title="operator"),
+            strokeDash=alt.StrokeDash(
+                "call:N",
+                title="how B is served",
+                scale=alt.Scale(domain=["one batched call", "B separate calls"], range=[[1, 0], [6, 4]]),
+            ),
+            tooltip=[
+                "testbed",
+                "operator",
+                "call",
+                "batch",
+                alt.Tooltip("ms_per_token:Q", format=".4g"),
+                alt.Tooltip("speedup:Q", format=".3g"),
+                "rounds",
+            ],
+        )
+        .properties(width=300, height=260)
+        .facet(column=alt.Column("testbed:N", title=None))
+        .resolve_scale(y="independent")
+    )
 
 
 @chart("whole-graph-throughput")
@@ -63,29 +88,51 @@ def whole_graph_throughput(data):
     prefill), drawn from its claims."""
     frame = data.frame("whole_graph")
     frame = frame[frame["mode"] == "batched"]
-    measured = pd.concat([
-        frame.assign(measure="aggregate", tok_per_s=frame["aggregate_tok_per_s"]),
-        frame.assign(measure="per sequence", tok_per_s=frame["per_sequence_tok_per_s"]),
-    ])[["testbed", "batch", "measure", "tok_per_s"]]
+    measured = pd.concat(
+        [
+            frame.assign(measure="aggregate", tok_per_s=frame["aggregate_tok_per_s"]),
+            frame.assign(measure="per sequence", tok_per_s=frame["per_sequence_tok_per_s"]),
+        ]
+    )[["testbed", "batch", "measure", "tok_per_s"]]
     measured["source"] = "measured here"
     rows = []
     for batch in (1, 2, 4, 8, 16, 32):
-        rows.append({"testbed": "apple-m3-ultra", "batch": batch, "measure": "aggregate",
-                     "tok_per_s": data.claim(f"m3u-b{batch}-tok-s").value})
-        rows.append({"testbed": "apple-m3-ultra", "batch": batch, "measure": "per sequence",
-                     "tok_per_s": data.claim(f"m3u-b{batch}-per-seq-tok-s").value})
+        rows.append(
+            {
+                "testbed": "apple-m3-ultra",
+                "batch": batch,
+                "measure": "aggregate",
+                "tok_per_s": data.claim(f"m3u-b{batch}-tok-s").value,
+            }
+        )
+        rows.append(
+            {
+                "testbed": "apple-m3-ultra",
+                "batch": batch,
+                "measure": "per sequence",
+                "tok_per_s": data.claim(f"m3u-b{batch}-per-seq-tok-s").value,
+            }
+        )
     borrowed = pd.DataFrame(rows).assign(source="borrowed (write-up)")
     both = pd.concat([measured, borrowed], ignore_index=True)
-    return alt.Chart(both).mark_line(point=True).encode(
-        x=alt.X("batch:Q", scale=LOG2, title="sequences decoded together (B)"),
-        y=alt.Y("tok_per_s:Q", scale=alt.Scale(type="log"), title="tokens per second"),
-        color=alt.Color("testbed:N", title="testbed"),
-        strokeDash=alt.StrokeDash("source:N", title="data", scale=alt.Scale(
-            domain=["measured here", "borrowed (write-up)"], range=[[1, 0], [6, 4]])),
-        shape=alt.Shape("measure:N", title="throughput"),
-        detail="measure:N",
-        tooltip=["testbed", "source", "measure", "batch", alt.Tooltip("tok_per_s:Q", format=".4g")],
-    ).properties(width=520, height=320)
+    return (
+        alt.Chart(both)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("batch:Q", scale=LOG2, title="sequences decoded together (B)"),
+            y=alt.Y("tok_per_s:Q", scale=alt.Scale(type="log"), title="tokens per second"),
+            color=alt.Color("testbed:N", title="testbed"),
+            strokeDash=alt.StrokeDash(
+                "source:N",
+                title="data",
+                scale=alt.Scale(domain=["measured here", "borrowed (write-up)"], range=[[1, 0], [6, 4]]),
+            ),
+            shape=alt.Shape("measure:N", title="throughput"),
+            detail="measure:N",
+            tooltip=["testbed", "source", "measure", "batch", alt.Tooltip("tok_per_s:Q", format=".4g")],
+        )
+        .properties(width=520, height=320)
+    )
 
 
 @chart("utilization")
@@ -99,20 +146,29 @@ def utilization(data):
         for testbed, prefix in TESTBEDS.items():
             claim = data.claim(f"{prefix}-{stem}-b1-utilization")
             rows.append({"operator": label, "testbed": testbed, "percent": claim.value, "kind": claim.kind})
-    for label, claim_id in [("Gated DeltaNet state", "m1max-recurrent-b1-utilization"),
-                            ("MoE experts (top-8 of 256)", "m1max-moe-b1-utilization"),
-                            ("248320×2048 output head", "m1max-head-b1-utilization")]:
+    for label, claim_id in [
+        ("Gated DeltaNet state", "m1max-recurrent-b1-utilization"),
+        ("MoE experts (top-8 of 256)", "m1max-moe-b1-utilization"),
+        ("248320×2048 output head", "m1max-head-b1-utilization"),
+    ]:
         claim = data.claim(claim_id)
         rows.append({"operator": label, "testbed": claim.testbed, "percent": claim.value, "kind": "borrowed"})
     frame = pd.DataFrame(rows)
-    return alt.Chart(frame).mark_bar().encode(
-        y=alt.Y("operator:N", title=None, sort=list(OPERATORS)),
-        x=alt.X("percent:Q", title="% of the read ceiling at B=1", scale=alt.Scale(domain=[0, 100])),
-        color=alt.Color("testbed:N", title="testbed"),
-        yOffset="testbed:N",
-        opacity=alt.Opacity("kind:N", title="kind", scale=alt.Scale(domain=["extrapolated", "borrowed"], range=[1.0, 0.45])),
-        tooltip=["operator", "testbed", "kind", alt.Tooltip("percent:Q", format=".3g")],
-    ).properties(width=480, height=alt.Step(10))
+    return (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            y=alt.Y("operator:N", title=None, sort=list(OPERATORS)),
+            x=alt.X("percent:Q", title="% of the read ceiling at B=1", scale=alt.Scale(domain=[0, 100])),
+            color=alt.Color("testbed:N", title="testbed"),
+            yOffset="testbed:N",
+            opacity=alt.Opacity(
+                "kind:N", title="kind", scale=alt.Scale(domain=["extrapolated", "borrowed"], range=[1.0, 0.45])
+            ),
+            tooltip=["operator", "testbed", "kind", alt.Tooltip("percent:Q", format=".3g")],
+        )
+        .properties(width=480, height=alt.Step(10))
+    )
 
 
 @chart("speedup-vs-prediction")
@@ -125,26 +181,53 @@ def speedup_vs_prediction(data):
     rows = []
     for label, stem in OPERATORS.items():
         for testbed, prefix in TESTBEDS.items():
-            for batch in ([16] if prefix == "cpu" else [16, 256]):
-                rows.append({"operator": label, "testbed": testbed, "B": batch,
-                             "predicted": data.claim(f"{prefix}-{stem}-bound-b{batch}").value,
-                             "measured": data.claim(f"{prefix}-{stem}-speedup-b{batch}").value})
-    for label, predicted, measured in [("MoE experts (top-8 of 256)", "m1max-moe-predicted-b16", "m1max-moe-speedup-b16"),
-                                       ("Gated DeltaNet state", "m1max-recurrent-predicted-b16", "m1max-recurrent-speedup-b16"),
-                                       ("248320×2048 output head", "m1max-head-ratio-ceiling", "m1max-head-speedup")]:
-        rows.append({"operator": label, "testbed": "apple-m1-max", "B": 16,
-                     "predicted": data.claim(predicted).value, "measured": data.claim(measured).value})
+            for batch in [16] if prefix == "cpu" else [16, 256]:
+                rows.append(
+                    {
+                        "operator": label,
+                        "testbed": testbed,
+                        "B": batch,
+                        "predicted": data.claim(f"{prefix}-{stem}-bound-b{batch}").value,
+                        "measured": data.claim(f"{prefix}-{stem}-speedup-b{batch}").value,
+                    }
+                )
+    for label, predicted, measured in [
+        ("MoE experts (top-8 of 256)", "m1max-moe-predicted-b16", "m1max-moe-speedup-b16"),
+        ("Gated DeltaNet state", "m1max-recurrent-predicted-b16", "m1max-recurrent-speedup-b16"),
+        ("248320×2048 output head", "m1max-head-ratio-ceiling", "m1max-head-speedup"),
+    ]:
+        rows.append(
+            {
+                "operator": label,
+                "testbed": "apple-m1-max",
+                "B": 16,
+                "predicted": data.claim(predicted).value,
+                "measured": data.claim(measured).value,
+            }
+        )
     frame = pd.DataFrame(rows)
     top = float(max(frame["predicted"].max(), frame["measured"].max())) * 1.2
-    diagonal = alt.Chart(pd.DataFrame({"x": [0.5, top], "y": [0.5, top]})).mark_line(
-        color="gray", strokeDash=[4, 4]).encode(x="x:Q", y="y:Q")
-    points = alt.Chart(frame).mark_point(filled=True, size=70).encode(
-        x=alt.X("predicted:Q", scale=alt.Scale(type="log"), title="predicted speedup (×)"),
-        y=alt.Y("measured:Q", scale=alt.Scale(type="log"), title="measured speedup (×)"),
-        color=alt.Color("testbed:N", title="testbed"),
-        shape=alt.Shape("operator:N", title="operator"),
-        tooltip=["testbed", "operator", "B", alt.Tooltip("predicted:Q", format=".3g"),
-                 alt.Tooltip("measured:Q", format=".3g")],
+    diagonal = (
+        alt.Chart(pd.DataFrame({"x": [0.5, top], "y": [0.5, top]}))
+        .mark_line(color="gray", strokeDash=[4, 4])
+        .encode(x="x:Q", y="y:Q")
+    )
+    points = (
+        alt.Chart(frame)
+        .mark_point(filled=True, size=70)
+        .encode(
+            x=alt.X("predicted:Q", scale=alt.Scale(type="log"), title="predicted speedup (×)"),
+            y=alt.Y("measured:Q", scale=alt.Scale(type="log"), title="measured speedup (×)"),
+            color=alt.Color("testbed:N", title="testbed"),
+            shape=alt.Shape("operator:N", title="operator"),
+            tooltip=[
+                "testbed",
+                "operator",
+                "B",
+                alt.Tooltip("predicted:Q", format=".3g"),
+                alt.Tooltip("measured:Q", format=".3g"),
+            ],
+        )
     )
     return alt.layer(diagonal, points).properties(width=480, height=380)
 
@@ -155,12 +238,29 @@ def experts_touched(data):
     Top-8 routing over 256 experts; the Monte Carlo mean over random routings (points) and
     256·(1−(1−8/256)^B) (line), from the MoE probe's touched.csv."""
     frame = data.frame("moe", "touched.csv")
-    line = alt.Chart(frame.drop_duplicates("batch", keep="last")).mark_line(color="gray").encode(
-        x=alt.X("batch:Q", scale=LOG2, title="tokens routed together (B)"),
-        y=alt.Y("closed_form:Q", title="distinct experts touched"))
-    points = alt.Chart(frame).mark_point(filled=True, size=60).encode(
-        x="batch:Q", y="mc_mean:Q", color=alt.Color("testbed:N", title="run"),
-        tooltip=["batch", alt.Tooltip("mc_mean:Q", format=".4g"), alt.Tooltip("closed_form:Q", format=".4g"), "trials"])
+    line = (
+        alt.Chart(frame.drop_duplicates("batch", keep="last"))
+        .mark_line(color="gray")
+        .encode(
+            x=alt.X("batch:Q", scale=LOG2, title="tokens routed together (B)"),
+            y=alt.Y("closed_form:Q", title="distinct experts touched"),
+        )
+    )
+    points = (
+        alt.Chart(frame)
+        .mark_point(filled=True, size=60)
+        .encode(
+            x="batch:Q",
+            y="mc_mean:Q",
+            color=alt.Color("testbed:N", title="run"),
+            tooltip=[
+                "batch",
+                alt.Tooltip("mc_mean:Q", format=".4g"),
+                alt.Tooltip("closed_form:Q", format=".4g"),
+                "trials",
+            ],
+        )
+    )
     return alt.layer(line, points).properties(width=480, height=280)
 
 
@@ -169,8 +269,15 @@ TEXT_COLUMNS = {"operator", "testbed", "quantity", "B"}
 
 def _claim_rows(data, rows):
     """A table whose cells (outside TEXT_COLUMNS) are claim ids, shown as the claims' badges."""
-    return pd.DataFrame([{column: (data.claim(value) if isinstance(value, str) and column not in TEXT_COLUMNS
-                                   else value) for column, value in row.items()} for row in rows])
+    return pd.DataFrame(
+        [
+            {
+                column: (data.claim(value) if isinstance(value, str) and column not in TEXT_COLUMNS else value)
+                for column, value in row.items()
+            }
+            for row in rows
+        ]
+    )
 
 
 @table("formula-per-operator")
@@ -181,14 +288,19 @@ def formula_per_operator(data):
     rows = []
     for label, stem in OPERATORS.items():
         for testbed, prefix in TESTBEDS.items():
-            rows.append({"operator": label, "testbed": testbed,
-                         "B=1 bandwidth": f"{prefix}-{stem}-b1-bandwidth",
-                         "share of ceiling": f"{prefix}-{stem}-b1-utilization",
-                         "ceiling ÷ B=1": f"{prefix}-{stem}-ratio-ceiling",
-                         "byte ratio": f"{prefix}-{stem}-byte-ratio-b16",
-                         "predicted": f"{prefix}-{stem}-bound-b16",
-                         "measured": f"{prefix}-{stem}-speedup-b16",
-                         "B separate calls": f"{prefix}-{stem}-looped-speedup-b16"})
+            rows.append(
+                {
+                    "operator": label,
+                    "testbed": testbed,
+                    "B=1 bandwidth": f"{prefix}-{stem}-b1-bandwidth",
+                    "share of ceiling": f"{prefix}-{stem}-b1-utilization",
+                    "ceiling ÷ B=1": f"{prefix}-{stem}-ratio-ceiling",
+                    "byte ratio": f"{prefix}-{stem}-byte-ratio-b16",
+                    "predicted": f"{prefix}-{stem}-bound-b16",
+                    "measured": f"{prefix}-{stem}-speedup-b16",
+                    "B separate calls": f"{prefix}-{stem}-looped-speedup-b16",
+                }
+            )
     return _claim_rows(data, rows)
 
 
@@ -196,9 +308,17 @@ def formula_per_operator(data):
 def formula_h200_b256(data):
     """The same on the H200 at B=256
     Byte ratio, the formula's prediction, the measured speedup, and how much of the prediction it reached."""
-    rows = [{"operator": label, "byte ratio": f"h200-{stem}-byte-ratio-b256", "bandwidth ratio": f"h200-{stem}-bandwidth-ratio-b256",
-             "predicted": f"h200-{stem}-bound-b256", "measured": f"h200-{stem}-speedup-b256",
-             "share of prediction": f"h200-{stem}-achieved-b256"} for label, stem in OPERATORS.items()]
+    rows = [
+        {
+            "operator": label,
+            "byte ratio": f"h200-{stem}-byte-ratio-b256",
+            "bandwidth ratio": f"h200-{stem}-bandwidth-ratio-b256",
+            "predicted": f"h200-{stem}-bound-b256",
+            "measured": f"h200-{stem}-speedup-b256",
+            "share of prediction": f"h200-{stem}-achieved-b256",
+        }
+        for label, stem in OPERATORS.items()
+    ]
     return _claim_rows(data, rows)
 
 
@@ -208,34 +328,90 @@ def writeup_worked_examples(data):
     Each M1 Max figure is borrowed (or computed from borrowed figures); the columns to its right are
     what the probes measured for the same operator here."""
     rows = [
-        {"quantity": "recurrent state: B=1 bandwidth", "M1 Max (write-up)": "m1max-recurrent-b1-bandwidth",
-         "linux-cpu": "cpu-recurrent-b1-bandwidth", "nvidia-h200": "h200-recurrent-b1-bandwidth"},
-        {"quantity": "recurrent state: share of ceiling", "M1 Max (write-up)": "m1max-recurrent-b1-utilization",
-         "linux-cpu": "cpu-recurrent-b1-utilization", "nvidia-h200": "h200-recurrent-b1-utilization"},
-        {"quantity": "recurrent state: bandwidth ratio at B=16", "M1 Max (write-up)": "m1max-recurrent-bandwidth-ratio-b16",
-         "linux-cpu": "cpu-recurrent-bandwidth-ratio-b16", "nvidia-h200": "h200-recurrent-bandwidth-ratio-b16"},
-        {"quantity": "recurrent state: speedup at B=16", "M1 Max (write-up)": "m1max-recurrent-speedup-b16",
-         "linux-cpu": "cpu-recurrent-speedup-b16", "nvidia-h200": "h200-recurrent-speedup-b16"},
-        {"quantity": "MoE: B=1 bandwidth", "M1 Max (write-up)": "m1max-moe-b1-bandwidth",
-         "linux-cpu": "cpu-moe-b1-bandwidth", "nvidia-h200": "h200-moe-b1-bandwidth"},
-        {"quantity": "MoE: share of ceiling", "M1 Max (write-up)": "m1max-moe-b1-utilization",
-         "linux-cpu": "cpu-moe-b1-utilization", "nvidia-h200": "h200-moe-b1-utilization"},
-        {"quantity": "MoE: byte ratio at B=16", "M1 Max (write-up)": "m1max-moe-byte-ratio-b16",
-         "linux-cpu": "cpu-moe-byte-ratio-b16", "nvidia-h200": "h200-moe-byte-ratio-b16"},
-        {"quantity": "MoE: bandwidth ratio at B=16", "M1 Max (write-up)": "m1max-moe-bandwidth-ratio-b16",
-         "linux-cpu": "cpu-moe-bandwidth-ratio-b16", "nvidia-h200": "h200-moe-bandwidth-ratio-b16"},
-        {"quantity": "MoE: byte ratio × bandwidth ratio", "M1 Max (write-up)": "m1max-moe-predicted-b16",
-         "linux-cpu": "cpu-moe-product-b16", "nvidia-h200": "h200-moe-product-b16"},
-        {"quantity": "MoE: speedup at B=16", "M1 Max (write-up)": "m1max-moe-speedup-b16",
-         "linux-cpu": "cpu-moe-speedup-b16", "nvidia-h200": "h200-moe-speedup-b16"},
-        {"quantity": "output head: B=1 bandwidth", "M1 Max (write-up)": "m1max-head-b1-bandwidth",
-         "linux-cpu": "cpu-matvec-head-b1-bandwidth", "nvidia-h200": "h200-matvec-head-b1-bandwidth"},
-        {"quantity": "output head: share of ceiling", "M1 Max (write-up)": "m1max-head-b1-utilization",
-         "linux-cpu": "cpu-matvec-head-b1-utilization", "nvidia-h200": "h200-matvec-head-b1-utilization"},
-        {"quantity": "output head: ceiling ÷ B=1 bandwidth", "M1 Max (write-up)": "m1max-head-ratio-ceiling",
-         "linux-cpu": "cpu-matvec-head-ratio-ceiling", "nvidia-h200": "h200-matvec-head-ratio-ceiling"},
-        {"quantity": "output head: speedup, weights re-read per sequence", "M1 Max (write-up)": "m1max-head-speedup",
-         "linux-cpu": "cpu-matvec-head-looped-speedup-b16", "nvidia-h200": "h200-matvec-head-looped-speedup-b16"},
+        {
+            "quantity": "recurrent state: B=1 bandwidth",
+            "M1 Max (write-up)": "m1max-recurrent-b1-bandwidth",
+            "linux-cpu": "cpu-recurrent-b1-bandwidth",
+            "nvidia-h200": "h200-recurrent-b1-bandwidth",
+        },
+        {
+            "quantity": "recurrent state: share of ceiling",
+            "M1 Max (write-up)": "m1max-recurrent-b1-utilization",
+            "linux-cpu": "cpu-recurrent-b1-utilization",
+            "nvidia-h200": "h200-recurrent-b1-utilization",
+        },
+        {
+            "quantity": "recurrent state: bandwidth ratio at B=16",
+            "M1 Max (write-up)": "m1max-recurrent-bandwidth-ratio-b16",
+            "linux-cpu": "cpu-recurrent-bandwidth-ratio-b16",
+            "nvidia-h200": "h200-recurrent-bandwidth-ratio-b16",
+        },
+        {
+            "quantity": "recurrent state: speedup at B=16",
+            "M1 Max (write-up)": "m1max-recurrent-speedup-b16",
+            "linux-cpu": "cpu-recurrent-speedup-b16",
+            "nvidia-h200": "h200-recurrent-speedup-b16",
+        },
+        {
+            "quantity": "MoE: B=1 bandwidth",
+            "M1 Max (write-up)": "m1max-moe-b1-bandwidth",
+            "linux-cpu": "cpu-moe-b1-bandwidth",
+            "nvidia-h200": "h200-moe-b1-bandwidth",
+        },
+        {
+            "quantity": "MoE: share of ceiling",
+            "M1 Max (write-up)": "m1max-moe-b1-utilization",
+            "linux-cpu": "cpu-moe-b1-utilization",
+            "nvidia-h200": "h200-moe-b1-utilization",
+        },
+        {
+            "quantity": "MoE: byte ratio at B=16",
+            "M1 Max (write-up)": "m1max-moe-byte-ratio-b16",
+            "linux-cpu": "cpu-moe-byte-ratio-b16",
+            "nvidia-h200": "h200-moe-byte-ratio-b16",
+        },
+        {
+            "quantity": "MoE: bandwidth ratio at B=16",
+            "M1 Max (write-up)": "m1max-moe-bandwidth-ratio-b16",
+            "linux-cpu": "cpu-moe-bandwidth-ratio-b16",
+            "nvidia-h200": "h200-moe-bandwidth-ratio-b16",
+        },
+        {
+            "quantity": "MoE: byte ratio × bandwidth ratio",
+            "M1 Max (write-up)": "m1max-moe-predicted-b16",
+            "linux-cpu": "cpu-moe-product-b16",
+            "nvidia-h200": "h200-moe-product-b16",
+        },
+        {
+            "quantity": "MoE: speedup at B=16",
+            "M1 Max (write-up)": "m1max-moe-speedup-b16",
+            "linux-cpu": "cpu-moe-speedup-b16",
+            "nvidia-h200": "h200-moe-speedup-b16",
+        },
+        {
+            "quantity": "output head: B=1 bandwidth",
+            "M1 Max (write-up)": "m1max-head-b1-bandwidth",
+            "linux-cpu": "cpu-matvec-head-b1-bandwidth",
+            "nvidia-h200": "h200-matvec-head-b1-bandwidth",
+        },
+        {
+            "quantity": "output head: share of ceiling",
+            "M1 Max (write-up)": "m1max-head-b1-utilization",
+            "linux-cpu": "cpu-matvec-head-b1-utilization",
+            "nvidia-h200": "h200-matvec-head-b1-utilization",
+        },
+        {
+            "quantity": "output head: ceiling ÷ B=1 bandwidth",
+            "M1 Max (write-up)": "m1max-head-ratio-ceiling",
+            "linux-cpu": "cpu-matvec-head-ratio-ceiling",
+            "nvidia-h200": "h200-matvec-head-ratio-ceiling",
+        },
+        {
+            "quantity": "output head: speedup, weights re-read per sequence",
+            "M1 Max (write-up)": "m1max-head-speedup",
+            "linux-cpu": "cpu-matvec-head-looped-speedup-b16",
+            "nvidia-h200": "h200-matvec-head-looped-speedup-b16",
+        },
     ]
     return _claim_rows(data, rows)
 
@@ -248,13 +424,27 @@ def m3_ultra_vs_h200(data):
     the 35B-A3B architecture (full size on the H200, scaled down on the CPU)."""
     rows = []
     for batch in (1, 2, 4, 8, 16, 32):
-        rows.append({"B": batch, "M3 Ultra aggregate": f"m3u-b{batch}-tok-s", "M3 Ultra per sequence": f"m3u-b{batch}-per-seq-tok-s",
-                     "H200 aggregate": f"h200-wg-b{batch}-tok-s", "H200 per sequence": f"h200-wg-b{batch}-per-seq-tok-s",
-                     "CPU aggregate": f"cpu-wg-b{batch}-tok-s" if batch <= 16 else None})
+        rows.append(
+            {
+                "B": batch,
+                "M3 Ultra aggregate": f"m3u-b{batch}-tok-s",
+                "M3 Ultra per sequence": f"m3u-b{batch}-per-seq-tok-s",
+                "H200 aggregate": f"h200-wg-b{batch}-tok-s",
+                "H200 per sequence": f"h200-wg-b{batch}-per-seq-tok-s",
+                "CPU aggregate": f"cpu-wg-b{batch}-tok-s" if batch <= 16 else None,
+            }
+        )
     for batch in (64, 128, 256):
-        rows.append({"B": batch, "M3 Ultra aggregate": None, "M3 Ultra per sequence": None,
-                     "H200 aggregate": f"h200-wg-b{batch}-tok-s", "H200 per sequence": f"h200-wg-b{batch}-per-seq-tok-s",
-                     "CPU aggregate": None})
+        rows.append(
+            {
+                "B": batch,
+                "M3 Ultra aggregate": None,
+                "M3 Ultra per sequence": None,
+                "H200 aggregate": f"h200-wg-b{batch}-tok-s",
+                "H200 per sequence": f"h200-wg-b{batch}-per-seq-tok-s",
+                "CPU aggregate": None,
+            }
+        )
     return _claim_rows(data, rows)
 
 
@@ -262,13 +452,25 @@ def m3_ultra_vs_h200(data):
 def claims_that_check(data):
     """Each borrowed headline figure beside the claims here that check it"""
     rows = []
-    for claim_id in ["m1max-read-ceiling", "m1max-moe-speedup-b16", "m1max-recurrent-speedup-b16", "m1max-registers-speedup-b16",
-                     "m1max-mlx-speedup-b16", "m1max-expected-touched-b16", "m1max-kv-per-token"]:
+    for claim_id in [
+        "m1max-read-ceiling",
+        "m1max-moe-speedup-b16",
+        "m1max-recurrent-speedup-b16",
+        "m1max-registers-speedup-b16",
+        "m1max-mlx-speedup-b16",
+        "m1max-expected-touched-b16",
+        "m1max-kv-per-token",
+    ]:
         claim = data.claim(claim_id)
         checks = [data.claim(c) for c in claim.checked_by]
         by_testbed = {c.testbed: c for c in checks}
-        rows.append({"write-up (borrowed)": claim, "linux-cpu": by_testbed.get("linux-cpu"),
-                     "nvidia-h200": by_testbed.get("nvidia-h200")})
+        rows.append(
+            {
+                "write-up (borrowed)": claim,
+                "linux-cpu": by_testbed.get("linux-cpu"),
+                "nvidia-h200": by_testbed.get("nvidia-h200"),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -278,6 +480,12 @@ def retired_claims(data):
     rows = []
     for claim in data.claims(status="refuted")["claim"]:
         retirers = [data.claim(claim_id) for claim_id in claim.retired_by]
-        rows.append({"what it said": claim.statement, "figure": claim,
-                     "retired by": retirers[0], "also retired by": retirers[1] if len(retirers) > 1 else None})
+        rows.append(
+            {
+                "what it said": claim.statement,
+                "figure": claim,
+                "retired by": retirers[0],
+                "also retired by": retirers[1] if len(retirers) > 1 else None,
+            }
+        )
     return pd.DataFrame(rows)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import yaml
 
@@ -61,9 +61,13 @@ def _folder(value: object) -> str:
 
 OPTIONS = (
     Option("max_run_age_days", (int,), "runs older than this many days fail the gate (too-old)", _positive_whole),
-    Option("default_tolerance", (str, int, float), "allowed |stated - computed| when a claim sets no "
-           "`tolerance`: 'precision' (half a unit of the stated last digit), a number, or a percentage",
-           _tolerance),
+    Option(
+        "default_tolerance",
+        (str, int, float),
+        "allowed |stated - computed| when a claim sets no "
+        "`tolerance`: 'precision' (half a unit of the stated last digit), a number, or a percentage",
+        _tolerance,
+    ),
     Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules),
     Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
     Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder),

@@ -9,7 +9,7 @@ lineage.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from . import formula
 from .records import Claim, Finding, Policy, Run, RunState, Source
@@ -17,8 +17,13 @@ from .rules import STALE_RULES
 from .values import allowed_text, format_value, select_row, tolerance_for, within
 
 
-def evaluate(claims: list[Claim], runs: Mapping[str, Run], states: Mapping[str, RunState], policy: Policy,
-             invalid: Iterable[Finding] = ()) -> tuple[list[Finding], dict[str, float]]:
+def evaluate(
+    claims: list[Claim],
+    runs: Mapping[str, Run],
+    states: Mapping[str, RunState],
+    policy: Policy,
+    invalid: Iterable[Finding] = (),
+) -> tuple[list[Finding], dict[str, float]]:
     """Findings for every claim (every rule, not just the first) and each claim's computed value."""
     by_id: dict[str, Claim] = {}
     for claim in claims:
@@ -52,8 +57,14 @@ def evaluate(claims: list[Claim], runs: Mapping[str, Run], states: Mapping[str, 
     return findings, computed
 
 
-def _measured(claim: Claim, runs: Mapping[str, Run], states: Mapping[str, RunState], policy: Policy,
-              report, computed: dict[str, float]) -> None:
+def _measured(
+    claim: Claim,
+    runs: Mapping[str, Run],
+    states: Mapping[str, RunState],
+    policy: Policy,
+    report,
+    computed: dict[str, float],
+) -> None:
     evidence = claim.evidence
     at = claim.at("evidence")
     run = runs.get(evidence.run)
@@ -61,30 +72,54 @@ def _measured(claim: Claim, runs: Mapping[str, Run], states: Mapping[str, RunSta
     if run is None:
         siblings = sorted(path for path in runs if path.startswith(evidence.run.rsplit("/", 1)[0] + "/"))
         hint = f" (latest run of that probe: {siblings[-1]})" if siblings else ""
-        report(claim, "invalid", at, f"evidence run {evidence.run} does not exist{hint}",
-               "point evidence.run at an existing run folder")
+        report(
+            claim,
+            "invalid",
+            at,
+            f"evidence run {evidence.run} does not exist{hint}",
+            "point evidence.run at an existing run folder",
+        )
         return
     if run.problem:
         report(claim, "invalid", at, f"evidence run {run.path} {run.problem}", rerun)
         return
     if claim.testbed and run.testbed and claim.testbed != run.testbed:
-        report(claim, "invalid", claim.at("testbed"),
-               f"testbed {claim.testbed!r} but run {run.name} was measured on {run.testbed!r}",
-               f"set `testbed: {run.testbed}` or point at a run from {claim.testbed}")
+        report(
+            claim,
+            "invalid",
+            claim.at("testbed"),
+            f"testbed {claim.testbed!r} but run {run.name} was measured on {run.testbed!r}",
+            f"set `testbed: {run.testbed}` or point at a run from {claim.testbed}",
+        )
     if evidence.file not in run.declared_files:
         listed = ", ".join(sorted(run.declared_files)) or "none"
-        report(claim, "invalid", at, f"{evidence.file} is not a file of run {run.name} (it has: {listed})",
-               "name one of the run's files in evidence.file")
+        report(
+            claim,
+            "invalid",
+            at,
+            f"{evidence.file} is not a file of run {run.name} (it has: {listed})",
+            "name one of the run's files in evidence.file",
+        )
         return
     state = states[run.path]
     for name, what in state.changed_files:
-        report(claim, "tampered", at, f"{run.path}/{name} {what}",
-               f"restore it (`git checkout -- {run.path}/{name}`) or {rerun}")
+        report(
+            claim,
+            "tampered",
+            at,
+            f"{run.path}/{name} {what}",
+            f"restore it (`git checkout -- {run.path}/{name}`) or {rerun}",
+        )
     for path, what in state.changed_code:
         report(claim, "probe-changed", at, f"{path} {what} (run {run.name})", rerun)
     if state.too_old:
-        report(claim, "too-old", at, f"run {run.name} is {state.age_days} days old; the policy allows "
-               f"{policy.max_run_age_days}", rerun)
+        report(
+            claim,
+            "too-old",
+            at,
+            f"run {run.name} is {state.age_days} days old; the policy allows {policy.max_run_age_days}",
+            rerun,
+        )
     table = run.tables.get(evidence.file)
     if table is None or table.problem:
         problem = table.problem if table else "is not a CSV file"
@@ -92,8 +127,13 @@ def _measured(claim: Claim, runs: Mapping[str, Run], states: Mapping[str, RunSta
         return
     missing = [c for c in [evidence.column, *(c for c, _ in evidence.where)] if c not in table.columns]
     if missing:
-        report(claim, "invalid", at, f"{evidence.file} has no column {missing[0]!r} "
-               f"(columns: {', '.join(table.columns)})", "name an existing column")
+        report(
+            claim,
+            "invalid",
+            at,
+            f"{evidence.file} has no column {missing[0]!r} (columns: {', '.join(table.columns)})",
+            "name an existing column",
+        )
         return
     rows = select_row(table, evidence.where)
     shown_where = ", ".join(f"{c}={v}" for c, v in evidence.where) or "no filter"
@@ -112,19 +152,38 @@ def _measured(claim: Claim, runs: Mapping[str, Run], states: Mapping[str, RunSta
     except ValueError:
         value = math.nan
     if not math.isfinite(value):
-        report(claim, "invalid", at, f"{evidence.file}, {shown_where}, column {evidence.column}: "
-               f"cell {cell!r} is not a number", "name a numeric column")
+        report(
+            claim,
+            "invalid",
+            at,
+            f"{evidence.file}, {shown_where}, column {evidence.column}: cell {cell!r} is not a number",
+            "name a numeric column",
+        )
         return
     computed[claim.id] = value
     if not state.trusted:
         return  # a value from untrusted or outdated evidence is not compared
     detail = f"from {run.path}/{evidence.file}, {shown_where}, column {evidence.column}"
-    _compare(claim, value, policy, report, "drifted", "evidence computes", detail,
-             f"check the run, then `ledger accept {claim.id}`")
+    _compare(
+        claim,
+        value,
+        policy,
+        report,
+        "drifted",
+        "evidence computes",
+        detail,
+        f"check the run, then `ledger accept {claim.id}`",
+    )
 
 
-def _extrapolated(claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]],
-                  policy: Policy, report, computed: dict[str, float]) -> None:
+def _extrapolated(
+    claim: Claim,
+    by_id: Mapping[str, Claim],
+    failing: Mapping[str, list[str]],
+    policy: Policy,
+    report,
+    computed: dict[str, float],
+) -> None:
     at = claim.at("inputs")
     values: dict[str, float] = {}
     usable = True
@@ -133,17 +192,32 @@ def _extrapolated(claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str
         if target is None:
             return  # validate reported the dangling reference
         if target.status == "lead":
-            report(claim, "only-borrowed", at, f"input {target_id} is a lead; a lead is never a premise",
-                   f"check {target_id} here (measure it) and make it asserted, or drop the input")
+            report(
+                claim,
+                "only-borrowed",
+                at,
+                f"input {target_id} is a lead; a lead is never a premise",
+                f"check {target_id} here (measure it) and make it asserted, or drop the input",
+            )
             usable = False
         elif target.retired and not claim.retired:
-            report(claim, "invalid", at, f"input {target_id} is {target.status}; an asserted claim cannot "
-                   "rest on a retired one", f"use what retired it ({', '.join(target.retired_by)}) instead")
+            report(
+                claim,
+                "invalid",
+                at,
+                f"input {target_id} is {target.status}; an asserted claim cannot rest on a retired one",
+                f"use what retired it ({', '.join(target.retired_by)}) instead",
+            )
             usable = False
         if target_id in failing:
             rules = ", ".join(sorted(set(failing[target_id])))
-            report(claim, "formula-drifted", at, f"input {target_id} is stale ({rules})",
-                   f"fix {target_id} first (`ledger check` lists why)")
+            report(
+                claim,
+                "formula-drifted",
+                at,
+                f"input {target_id} is stale ({rules})",
+                f"fix {target_id} first (`ledger check` lists why)",
+            )
             usable = False
         elif target.value is None:
             report(claim, "invalid", at, f"input {target_id} has no value", f"give {target_id} a `value:`")
@@ -155,38 +229,57 @@ def _extrapolated(claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str
     try:
         value = formula.evaluate(claim.formula, values)
     except formula.FormulaError as error:
-        report(claim, "invalid", claim.at("formula"), f"formula cannot be evaluated: {error}",
-               "check the formula and its inputs' values")
+        report(
+            claim,
+            "invalid",
+            claim.at("formula"),
+            f"formula cannot be evaluated: {error}",
+            "check the formula and its inputs' values",
+        )
         return
     computed[claim.id] = value
     shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
-    _compare(claim, value, policy, report, "formula-drifted", "formula gives",
-             f"{claim.formula} with {shown}", f"check the inputs, then `ledger accept {claim.id}`")
+    _compare(
+        claim,
+        value,
+        policy,
+        report,
+        "formula-drifted",
+        "formula gives",
+        f"{claim.formula} with {shown}",
+        f"check the inputs, then `ledger accept {claim.id}`",
+    )
 
 
-def _compare(claim: Claim, value: float, policy: Policy, report, rule: str, verb: str,
-             detail: str, fix: str) -> None:
+def _compare(claim: Claim, value: float, policy: Policy, report, rule: str, verb: str, detail: str, fix: str) -> None:
     if claim.value is None:
-        report(claim, rule, claim.where, f"no value stated; {verb} {format_value(value, claim.unit)}",
-               fix, detail)
+        report(claim, rule, claim.where, f"no value stated; {verb} {format_value(value, claim.unit)}", fix, detail)
         return
     tolerance = tolerance_for(claim, policy)
     if not within(claim.value, value, tolerance):
         allowed = allowed_text(tolerance)
-        report(claim, rule, claim.at("value"),
-               f"stated {format_value(claim.value, claim.unit)}, {verb} "
-               f"{format_value(value, claim.unit)} ({allowed} allowed)", fix, detail)
+        report(
+            claim,
+            rule,
+            claim.at("value"),
+            f"stated {format_value(claim.value, claim.unit)}, {verb} "
+            f"{format_value(value, claim.unit)} ({allowed} allowed)",
+            fix,
+            detail,
+        )
 
 
-def _reaches_measurement(claim_id: str, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]],
-                         memo: dict[str, bool]) -> bool:
+def _reaches_measurement(
+    claim_id: str, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]], memo: dict[str, bool]
+) -> bool:
     """Whether a claim's own lineage (its inputs, not its checks) reaches a fresh measured run."""
     if claim_id not in memo:
         memo[claim_id] = False  # provisional, so a cycle cannot recurse forever
         claim = by_id.get(claim_id)
         if claim is not None and claim_id not in failing and claim.status != "lead":
             memo[claim_id] = claim.kind == "measured" or any(
-                _reaches_measurement(target, by_id, failing, memo) for _, target in claim.inputs)
+                _reaches_measurement(target, by_id, failing, memo) for _, target in claim.inputs
+            )
     return memo[claim_id]
 
 
@@ -195,19 +288,28 @@ def _named_claims(claim: Claim, by_id: Mapping[str, Claim], report) -> None:
     for target_id in claim.checked_by:
         target = by_id.get(target_id)
         if target is not None and target.kind == "borrowed":
-            report(claim, "invalid", claim.at("checked_by"),
-                   f"checked_by names {target_id}, a borrowed claim; a check must be measured or extrapolated here",
-                   "name a claim measured here, or extrapolated from one")
+            report(
+                claim,
+                "invalid",
+                claim.at("checked_by"),
+                f"checked_by names {target_id}, a borrowed claim; a check must be measured or extrapolated here",
+                "name a claim measured here, or extrapolated from one",
+            )
     for target_id in claim.retired_by:
         target = by_id.get(target_id)
         if target is not None and target.status == "lead":
-            report(claim, "only-borrowed", claim.at("status"),
-                   f"retired by {target_id}, which is a lead; a lead is never a premise",
-                   "name a claim that was checked here")
+            report(
+                claim,
+                "only-borrowed",
+                claim.at("status"),
+                f"retired by {target_id}, which is a lead; a lead is never a premise",
+                "name a claim that was checked here",
+            )
 
 
-def _premises(claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]],
-              reaches: dict[str, bool], report) -> None:
+def _premises(
+    claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]], reaches: dict[str, bool], report
+) -> None:
     """Only borrowed: an asserted claim must reach a fresh measured run, itself or through a check."""
     if claim.status != "asserted" or claim.kind == "measured" or claim.id in failing:
         return
@@ -228,9 +330,14 @@ def _premises(claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str, li
             reasons.append(f"{check_id} does not reach a measured run")
     if reasons:
         problem += ": its check " + "; ".join(reasons)
-    report(claim, "only-borrowed", claim.where, problem,
-           "add `checked_by:` naming a claim measured here (or extrapolated from one), "
-           "or mark it `status: lead` if nothing here could ever check it")
+    report(
+        claim,
+        "only-borrowed",
+        claim.where,
+        problem,
+        "add `checked_by:` naming a claim measured here (or extrapolated from one), "
+        "or mark it `status: lead` if nothing here could ever check it",
+    )
 
 
 def _inputs_first(by_id: Mapping[str, Claim]) -> list[Claim]:

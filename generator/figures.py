@@ -59,8 +59,12 @@ def defined(root: Path, folder: str = FOLDER) -> Defined:
                     continue
                 key = f"{kind}:{name}"
                 if key in where:
-                    problem(relative, decorator.lineno, f"{kind} {name!r} is already defined at {where[key]}",
-                            "give one of the two figures another id")
+                    problem(
+                        relative,
+                        decorator.lineno,
+                        f"{kind} {name!r} is already defined at {where[key]}",
+                        "give one of the two figures another id",
+                    )
                     continue
                 where[key] = Source(relative, decorator.lineno)
                 (tables if kind == "table" else charts).add(name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import math
-from typing import Mapping
+from collections.abc import Mapping
 
 MAX_LENGTH = 500
 _TYPOGRAPHIC = str.maketrans({"−": "-", "×": "*", "÷": "/", "·": "*"})
@@ -117,6 +117,16 @@ def _eval(node: ast.AST, values: Mapping[str, float]) -> float:
 
 
 def _op_symbol(op: ast.AST) -> str:
-    symbols = {ast.Mod: "%", ast.FloorDiv: "//", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
-               ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>", ast.Invert: "~", ast.Not: "not"}
+    symbols = {
+        ast.Mod: "%",
+        ast.FloorDiv: "//",
+        ast.MatMult: "@",
+        ast.BitAnd: "&",
+        ast.BitOr: "|",
+        ast.BitXor: "^",
+        ast.LShift: "<<",
+        ast.RShift: ">>",
+        ast.Invert: "~",
+        ast.Not: "not",
+    }
     return symbols.get(type(op), type(op).__name__)

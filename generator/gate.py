@@ -26,6 +26,13 @@ def check(root: Path, policy: Policy, now: datetime) -> Report:
     findings += claim_findings
     findings += defined.findings
     findings += references.unknown(refs, {c.id for c in claims}, defined.tables, defined.charts, policy)
-    return Report(claims=tuple(claims), runs=runs, findings=tuple(sorted(findings)), computed=computed,
-                  page_refs=tuple(refs), policy=policy, run_states=states,
-                  freshness=verdicts.claim_freshness(findings))
+    return Report(
+        claims=tuple(claims),
+        runs=runs,
+        findings=tuple(sorted(findings)),
+        computed=computed,
+        page_refs=tuple(refs),
+        policy=policy,
+        run_states=states,
+        freshness=verdicts.claim_freshness(findings),
+    )

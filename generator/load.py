@@ -28,17 +28,20 @@ def claim_files(root: Path, claims_dir: str, max_bytes: int) -> list[RawFile]:
 def _claim_file(root: Path, path: Path, max_bytes: int) -> RawFile:
     source = Source(_relative(root, path), 0)
     if not _inside(path, root):
-        return RawFile(source, problem="is a link to a file outside the repository",
-                       fix="replace the link with the file itself")
+        return RawFile(
+            source, problem="is a link to a file outside the repository", fix="replace the link with the file itself"
+        )
     size = path.stat().st_size
     if size > max_bytes:
-        return RawFile(source, problem=f"file is {size:,} bytes; the limit is {max_bytes:,}",
-                       fix="split it into several files, or raise max_claim_file_bytes in mkdocs.yml")
+        return RawFile(
+            source,
+            problem=f"file is {size:,} bytes; the limit is {max_bytes:,}",
+            fix="split it into several files, or raise max_claim_file_bytes in mkdocs.yml",
+        )
     try:
         data = yamlread.parse(path.read_bytes())
     except yamlread.YamlProblem as problem:
-        return RawFile(source, problem=problem.message, fix=problem.fix,
-                       line=problem.line, column=problem.column)
+        return RawFile(source, problem=problem.message, fix=problem.fix, line=problem.line, column=problem.column)
     return RawFile(source, data=data)
 
 
@@ -97,12 +100,21 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
             ok = safe and file.is_file() and _inside(file, root)
             code_hashes[code_path] = sha256_file(file) if ok else None
         current_code[code_path] = code_hashes[code_path]
-    return Run(path, source, probe=str(probe.get("path", "")), testbed=str(manifest.get("testbed", "")),
-               started=started, finished=finished,
-               parameters=manifest.get("parameters") or {},
-               environment=manifest.get("environment") or {},
-               declared_files=declared_files, actual_files=actual_files,
-               declared_code=declared_code, current_code=current_code, tables=tables)
+    return Run(
+        path,
+        source,
+        probe=str(probe.get("path", "")),
+        testbed=str(manifest.get("testbed", "")),
+        started=started,
+        finished=finished,
+        parameters=manifest.get("parameters") or {},
+        environment=manifest.get("environment") or {},
+        declared_files=declared_files,
+        actual_files=actual_files,
+        declared_code=declared_code,
+        current_code=current_code,
+        tables=tables,
+    )
 
 
 def _table(data: bytes) -> Table:

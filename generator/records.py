@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import datetime
-from typing import Mapping
-
+from functools import cached_property
 
 KINDS = ("measured", "extrapolated", "borrowed")
 STATUSES = ("asserted", "lead", "refuted", "superseded", "retracted")
@@ -188,8 +187,13 @@ class Freshness:
 
     def describe(self) -> str:
         """'fresh', 'stale: drifted, tampered' or 'fails: only-borrowed', then '; warns: too-old'."""
-        text = f"stale: {', '.join(self.failing)}" if self.stale else \
-            f"fails: {', '.join(self.failing)}" if self.failing else "fresh"
+        text = (
+            f"stale: {', '.join(self.failing)}"
+            if self.stale
+            else f"fails: {', '.join(self.failing)}"
+            if self.failing
+            else "fresh"
+        )
         return text + (f"; warns: {', '.join(self.warned)}" if self.warned else "")
 
 

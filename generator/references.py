@@ -7,7 +7,7 @@ Anything that starts like one of ours but does not parse is returned as kind "ma
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from .records import Finding, PageRef, Policy, Source
 
@@ -35,26 +35,46 @@ def find(text: str, path: str) -> list[PageRef]:
             for match in _CANDIDATE.finditer(visible):
                 exact = _EXACT.fullmatch(match.group(0))
                 kind, name = (exact.group(1), exact.group(3)) if exact else ("malformed", match.group(0))
-                found.append(PageRef(Source(path, number, match.start() + 1), kind, name,
-                                     offset + match.start(), offset + match.end()))
+                found.append(
+                    PageRef(
+                        Source(path, number, match.start() + 1),
+                        kind,
+                        name,
+                        offset + match.start(),
+                        offset + match.end(),
+                    )
+                )
         offset += len(line)
     return found
 
 
-def unknown(refs: Iterable[PageRef], claim_ids: set[str], tables: set[str],
-                       charts: set[str], policy: Policy) -> list[Finding]:
+def unknown(
+    refs: Iterable[PageRef], claim_ids: set[str], tables: set[str], charts: set[str], policy: Policy
+) -> list[Finding]:
     """A page that refers to a claim, table or chart that does not exist."""
     known = {"claim": claim_ids, "table": tables, "chart": charts}
     findings = []
     for ref in refs:
         if ref.kind == "malformed":
-            findings.append(Finding(ref.where, "", "unknown-reference",
-                                    f"malformed reference {ref.name}",
-                                    'write {{ claim("some-id") }}, {{ table("some-id") }} or {{ chart("some-id") }}',
-                                    severity=policy.severity("unknown-reference")))
+            findings.append(
+                Finding(
+                    ref.where,
+                    "",
+                    "unknown-reference",
+                    f"malformed reference {ref.name}",
+                    'write {{ claim("some-id") }}, {{ table("some-id") }} or {{ chart("some-id") }}',
+                    severity=policy.severity("unknown-reference"),
+                )
+            )
         elif ref.name not in known[ref.kind]:
-            findings.append(Finding(ref.where, "", "unknown-reference",
-                                    f"page refers to unknown {ref.kind} {ref.name!r}",
-                                    f"define the {ref.kind} or fix the id",
-                                    severity=policy.severity("unknown-reference")))
+            findings.append(
+                Finding(
+                    ref.where,
+                    "",
+                    "unknown-reference",
+                    f"page refers to unknown {ref.kind} {ref.name!r}",
+                    f"define the {ref.kind} or fix the id",
+                    severity=policy.severity("unknown-reference"),
+                )
+            )
     return findings

@@ -14,16 +14,27 @@ class Rule:
 
 
 RULE_TABLE = (
-    Rule("invalid", "bad YAML, unknown or missing fields, wrong types, duplicate ids, references to "
-         "claims, runs, files or columns that do not exist, formula cycles", stale=True, can_warn=False),
+    Rule(
+        "invalid",
+        "bad YAML, unknown or missing fields, wrong types, duplicate ids, references to "
+        "claims, runs, files or columns that do not exist, formula cycles",
+        stale=True,
+        can_warn=False,
+    ),
     Rule("tampered", "a data file's hash differs from its run's manifest", stale=True),
     Rule("probe-changed", "the probe's code differs from the code its run's manifest hashed", stale=True),
     Rule("drifted", "the stated value differs from what its evidence computes beyond tolerance", stale=True),
-    Rule("formula-drifted", "an extrapolated claim's value differs from its formula's result, or an input "
-         "is stale", stale=True),
+    Rule(
+        "formula-drifted",
+        "an extrapolated claim's value differs from its formula's result, or an input is stale",
+        stale=True,
+    ),
     Rule("too-old", "a cited run is older than the policy's max_run_age_days", stale=True),
-    Rule("only-borrowed", "an asserted claim rests only on borrowed claims and nothing here checks it, "
-         "or it rests on a lead", stale=False),
+    Rule(
+        "only-borrowed",
+        "an asserted claim rests only on borrowed claims and nothing here checks it, or it rests on a lead",
+        stale=False,
+    ),
     Rule("unknown-reference", "a page refers to a claim, table or chart that does not exist", stale=False),
 )
 

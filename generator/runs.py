@@ -19,9 +19,9 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -144,10 +144,7 @@ def write_run(
         "finished": utc_stamp(finished),
         "parameters": dict(parameters),
         "environment": dict(environment),
-        "files": {
-            name: {"sha256": sha256_bytes(content), "rows": len(tables[name])}
-            for name, content in data.items()
-        },
+        "files": {name: {"sha256": sha256_bytes(content), "rows": len(tables[name])} for name, content in data.items()},
     }
 
     parent = (measurements or root / "measurements") / probe

@@ -15,7 +15,9 @@ def summary(report: Report) -> str:
     statuses = Counter(claim.status for claim in report.claims)
     by_kind = ", ".join(f"{kinds[k]} {k}" for k in KINDS if kinds[k])
     by_status = ", ".join(f"{statuses[s]} {s}" for s in STATUSES if statuses[s])
-    head = f"{len(report.claims)} claim{'s' if len(report.claims) != 1 else ''}" + (f" ({by_kind}; {by_status})" if report.claims else "")
+    head = f"{len(report.claims)} claim{'s' if len(report.claims) != 1 else ''}" + (
+        f" ({by_kind}; {by_status})" if report.claims else ""
+    )
     parts = [head, _count(report.failures, "failure"), _count(report.warnings, "warning")]
     return " — ".join(part for part in parts if part)
 
@@ -38,13 +40,26 @@ def as_text(report: Report) -> str:
 def as_json(report: Report) -> str:
     kinds = Counter(claim.kind for claim in report.claims)
     statuses = Counter(claim.status for claim in report.claims)
-    return json.dumps({
-        "ok": report.ok,
-        "claims": {"total": len(report.claims), "by_kind": dict(kinds), "by_status": dict(statuses)},
-        "findings": [
-            {"path": f.where.path, "line": f.where.line, "column": f.where.column, "claim": f.claim_id,
-             "rule": f.rule, "severity": f.severity, "problem": f.problem, "detail": f.detail, "fix": f.fix}
-            for f in report.findings
-        ],
-        "summary": summary(report),
-    }, indent=2, ensure_ascii=False)
+    return json.dumps(
+        {
+            "ok": report.ok,
+            "claims": {"total": len(report.claims), "by_kind": dict(kinds), "by_status": dict(statuses)},
+            "findings": [
+                {
+                    "path": f.where.path,
+                    "line": f.where.line,
+                    "column": f.where.column,
+                    "claim": f.claim_id,
+                    "rule": f.rule,
+                    "severity": f.severity,
+                    "problem": f.problem,
+                    "detail": f.detail,
+                    "fix": f.fix,
+                }
+                for f in report.findings
+            ],
+            "summary": summary(report),
+        },
+        indent=2,
+        ensure_ascii=False,
+    )

@@ -6,8 +6,8 @@ Decided once here and carried on the Report; the evidence stage, pages, captions
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Iterable, Mapping
 
 from .records import Finding, Freshness, Policy, Run, RunState
 from .rules import RULES, STALE_RULES
@@ -21,8 +21,14 @@ def run_state(run: Run, policy: Policy, now: datetime) -> RunState:
     for name, declared in sorted(run.declared_files.items()):
         actual = run.actual_files.get(name)
         if actual != declared:
-            changed_files.append((name, "is missing" if actual is None else
-                                  f"has sha256 {actual[:12]}…, the manifest says {declared[:12]}…"))
+            changed_files.append(
+                (
+                    name,
+                    "is missing"
+                    if actual is None
+                    else f"has sha256 {actual[:12]}…, the manifest says {declared[:12]}…",
+                )
+            )
     changed_code = []
     for path, declared in sorted(run.declared_code.items()):
         current = run.current_code.get(path)
@@ -30,8 +36,13 @@ def run_state(run: Run, policy: Policy, now: datetime) -> RunState:
             changed_code.append((path, "no longer exists" if current is None else "changed since the run"))
     age = (now - run.finished).days if run.finished else None
     too_old = bool(run.finished and now - run.finished > timedelta(days=policy.max_run_age_days))
-    return RunState(changed_files=tuple(changed_files), changed_code=tuple(changed_code), age_days=age,
-                    too_old=too_old, max_age_days=policy.max_run_age_days)
+    return RunState(
+        changed_files=tuple(changed_files),
+        changed_code=tuple(changed_code),
+        age_days=age,
+        too_old=too_old,
+        max_age_days=policy.max_run_age_days,
+    )
 
 
 def run_states(runs: Mapping[str, Run], policy: Policy, now: datetime) -> dict[str, RunState]:

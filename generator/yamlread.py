@@ -61,8 +61,9 @@ def parse(data: bytes) -> object:
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-        raise YamlProblem(line, column, f"not UTF-8 (byte 0x{data[error.start]:02x})",
-                          "save the file as UTF-8") from None
+        raise YamlProblem(
+            line, column, f"not UTF-8 (byte 0x{data[error.start]:02x})", "save the file as UTF-8"
+        ) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     loader = _Loader(text)
@@ -71,9 +72,12 @@ def parse(data: bytes) -> object:
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problem = error.problem or error.context or "malformed YAML"
-        raise YamlProblem(mark.line + 1 if mark else 0, mark.column + 1 if mark else 0,
-                          f"malformed YAML: {problem}",
-                          "fix the YAML syntax at that position") from None
+        raise YamlProblem(
+            mark.line + 1 if mark else 0,
+            mark.column + 1 if mark else 0,
+            f"malformed YAML: {problem}",
+            "fix the YAML syntax at that position",
+        ) from None
     except yaml.YAMLError as error:
         raise YamlProblem(0, 0, f"malformed YAML: {error}", "fix the YAML syntax") from None
     finally:
@@ -91,16 +95,23 @@ def build(node: yaml.Node) -> object:
 def _build(node: yaml.Node, loader: _Loader, seen: set, depth: int) -> object:
     line, column = node.start_mark.line + 1, node.start_mark.column + 1
     if id(node) in seen:
-        raise YamlProblem(line, column, "YAML aliases (*name) are not allowed in claim files",
-                          "write the value out instead of referring to an anchor")
+        raise YamlProblem(
+            line,
+            column,
+            "YAML aliases (*name) are not allowed in claim files",
+            "write the value out instead of referring to an anchor",
+        )
     seen.add(id(node))
     if depth > MAX_DEPTH:
-        raise YamlProblem(line, column, f"nested deeper than {MAX_DEPTH} levels",
-                          "flatten the structure")
+        raise YamlProblem(line, column, f"nested deeper than {MAX_DEPTH} levels", "flatten the structure")
     if isinstance(node, yaml.ScalarNode):
         if node.tag not in _SCALAR_TAGS:
-            raise YamlProblem(line, column, f"tag {node.tag} is not allowed",
-                              "remove the tag; claim files hold plain strings and numbers")
+            raise YamlProblem(
+                line,
+                column,
+                f"tag {node.tag} is not allowed",
+                "remove the tag; claim files hold plain strings and numbers",
+            )
         try:
             return loader.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError) as error:
@@ -119,16 +130,21 @@ def _build(node: yaml.Node, loader: _Loader, seen: set, depth: int) -> object:
     for key_node, value_node in node.value:
         key_line = key_node.start_mark.line + 1
         if key_node.tag == "tag:yaml.org,2002:merge":
-            raise YamlProblem(key_line, key_node.start_mark.column + 1,
-                              "merge keys (<<) are not allowed", "write the fields out")
+            raise YamlProblem(
+                key_line, key_node.start_mark.column + 1, "merge keys (<<) are not allowed", "write the fields out"
+            )
         key = _build(key_node, loader, seen, depth + 1)
         if not isinstance(key, str):
-            raise YamlProblem(key_line, key_node.start_mark.column + 1,
-                              f"keys must be strings, found {key!r}", "quote the key")
+            raise YamlProblem(
+                key_line, key_node.start_mark.column + 1, f"keys must be strings, found {key!r}", "quote the key"
+            )
         if key in mapping:
-            raise YamlProblem(key_line, key_node.start_mark.column + 1,
-                              f"duplicate key {key!r} (first at line {mapping.key_lines[key]})",
-                              "keep one of the two")
+            raise YamlProblem(
+                key_line,
+                key_node.start_mark.column + 1,
+                f"duplicate key {key!r} (first at line {mapping.key_lines[key]})",
+                "keep one of the two",
+            )
         mapping[key] = _build(value_node, loader, seen, depth + 1)
         mapping.key_lines[key] = key_line
         if isinstance(value_node, yaml.ScalarNode):

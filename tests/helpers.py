@@ -30,15 +30,29 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
             path.write_text(textwrap.dedent(content).lstrip("\n"), encoding="utf-8")
 
 
-def a_run(root: Path, rows: list[dict], probe: str = "toy", testbed: str = "linux-cpu",
-          when: datetime = RUN_TIME, file: str = "results.csv") -> str:
+def a_run(
+    root: Path,
+    rows: list[dict],
+    probe: str = "toy",
+    testbed: str = "linux-cpu",
+    when: datetime = RUN_TIME,
+    file: str = "results.csv",
+) -> str:
     """A real run written by the real run writer, from a stand-in probe file; returns its path."""
     probe_file = root / "probes" / f"{probe}.py"
     if not probe_file.exists():
         write_tree(root, {f"probes/{probe}.py": TOY_PROBE})
-    path = write_run(root, probe, testbed, {file: rows}, parameters={"rounds": 3},
-                     environment={"backend": "cpu"}, code=[f"probes/{probe}.py"],
-                     started=when, finished=when)
+    path = write_run(
+        root,
+        probe,
+        testbed,
+        {file: rows},
+        parameters={"rounds": 3},
+        environment={"backend": "cpu"},
+        code=[f"probes/{probe}.py"],
+        started=when,
+        finished=when,
+    )
     return path.relative_to(root).as_posix()
 
 
@@ -51,19 +65,20 @@ class Result:
 
 def run_ledger(*args: str, cwd: Path) -> Result:
     """The real `ledger` command, as a user runs it."""
-    done = subprocess.run([sys.executable, "-m", "generator.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, env=_env())
+    done = subprocess.run(
+        [sys.executable, "-m", "generator.cli", *args], cwd=cwd, capture_output=True, text=True, env=_env()
+    )
     return Result(done.returncode, done.stdout, done.stderr)
 
 
 def run_mkdocs(*args: str, cwd: Path) -> Result:
-    done = subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=cwd, capture_output=True,
-                          text=True, env=_env())
+    done = subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=cwd, capture_output=True, text=True, env=_env())
     return Result(done.returncode, done.stdout, done.stderr)
 
 
 def _env() -> dict:
     import os
+
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     return env

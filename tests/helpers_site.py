@@ -11,14 +11,18 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
 from helpers import MEASURED, RUN, TOY_PROBE, a_run, run_mkdocs, write_tree
 
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
-BANDWIDTH_ROWS = [{"size_mib": 2 ** k, "op": op, "gb_per_s": (20.0 if op == "read" else 30.0) / (1 + 8 / 2 ** k),
-                   "rounds": 3} for k in range(0, 11, 2) for op in ("read", "copy")]
-HOSTILE = ('Danger <script>alert("x")</script> {{ claim("moe-speedup-b16") }} {% if 1 %}yes{% endif %} '
-           '*em* __strong__ [link](https://example.com) `code` & <b>bold</b>')
+BANDWIDTH_ROWS = [
+    {"size_mib": 2**k, "op": op, "gb_per_s": (20.0 if op == "read" else 30.0) / (1 + 8 / 2**k), "rounds": 3}
+    for k in range(0, 11, 2)
+    for op in ("read", "copy")
+]
+HOSTILE = (
+    'Danger <script>alert("x")</script> {{ claim("moe-speedup-b16") }} {% if 1 %}yes{% endif %} '
+    "*em* __strong__ [link](https://example.com) `code` & <b>bold</b>"
+)
 
 MKDOCS = """
 site_name: site test
@@ -38,7 +42,9 @@ nav:
   - Gate: [gate/index.md]
 """
 
-CLAIMS = MEASURED + f"""
+CLAIMS = (
+    MEASURED
+    + f"""
   - id: byte-ratio-b16
     statement: Bytes per token at B=1 over bytes per token at B=16
     value: 1.8
@@ -90,6 +96,7 @@ CLAIMS = MEASURED + f"""
     source: {{title: "hub statistics", quote: "97% single"}}
     status: lead
 """
+)
 
 FIGURES = '''
 import altair as alt
@@ -132,11 +139,15 @@ Write `{{ claim("id") }}` to cite a claim.
 
 def a_ledger(root: Path, report: str = REPORT) -> None:
     """The ledger above, with real runs written by the run writer."""
-    a_run(root, [{"batch": 1, "speedup": 1.0, "byte_ratio": 1.0}, {"batch": 16, "speedup": 3.6, "byte_ratio": 1.8}],
-          when=NOW - timedelta(days=2))
+    a_run(
+        root,
+        [{"batch": 1, "speedup": 1.0, "byte_ratio": 1.0}, {"batch": 16, "speedup": 3.6, "byte_ratio": 1.8}],
+        when=NOW - timedelta(days=2),
+    )
     a_run(root, BANDWIDTH_ROWS, probe="bandwidth", when=NOW - timedelta(days=1))
-    write_tree(root, {"mkdocs.yml": MKDOCS, "claims/moe.yaml": CLAIMS, "figures/example.py": FIGURES,
-                      "docs/index.md": report})
+    write_tree(
+        root, {"mkdocs.yml": MKDOCS, "claims/moe.yaml": CLAIMS, "figures/example.py": FIGURES, "docs/index.md": report}
+    )
     # the run above used TOY_PROBE: keep the file as the manifest hashed it
     assert (root / "probes/toy.py").read_text() == TOY_PROBE
     # the toy RUN constant names a fixed time; point the claims at the run actually written
@@ -162,12 +173,13 @@ def read(site: Path, page: str) -> str:
 def article(site: Path, page: str) -> str:
     """A page's main content, without Material's navigation and chrome."""
     text = read(site, page)
-    return text[text.index("<article"):text.index("</article>")]
+    return text[text.index("<article") : text.index("</article>")]
 
 
 @contextmanager
 def serving(folder: Path):
     """Serve a folder over http on a free local port; yields the base URL."""
+
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass

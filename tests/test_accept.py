@@ -31,8 +31,10 @@ def test_accept_rewrites_only_the_value_and_keeps_comments_and_layout(tmp_path):
     after = (tmp_path / "claims/moe.yaml").read_text()
     assert after == before.replace("value: 3.59   # was 3.2", "value: 3.21   # was 3.2")
     # The dependent extrapolation now drifts in turn, and is accepted the same way.
-    assert run_ledger("accept", "predicted", cwd=tmp_path).output == \
-        "claims/moe.yaml:15: predicted: value 7.18 -> 6.42 (computed 6.42)\n"
+    assert (
+        run_ledger("accept", "predicted", cwd=tmp_path).output
+        == "claims/moe.yaml:15: predicted: value 7.18 -> 6.42 (computed 6.42)\n"
+    )
     assert run_ledger("check", cwd=tmp_path).exit_code == 0
 
 
@@ -54,8 +56,10 @@ def test_accept_refuses_values_from_stale_evidence(tmp_path):
     before = (tmp_path / "claims/moe.yaml").read_bytes()
     result = run_ledger("accept", "moe-speedup-b16", cwd=tmp_path)
     assert result.exit_code == 2
-    assert result.errors.startswith("ledger: claims/moe.yaml:2: moe-speedup-b16: cannot accept a value from "
-                                    "stale evidence (probe-changed: probes/toy.py changed since the run")
+    assert result.errors.startswith(
+        "ledger: claims/moe.yaml:2: moe-speedup-b16: cannot accept a value from "
+        "stale evidence (probe-changed: probes/toy.py changed since the run"
+    )
     assert (tmp_path / "claims/moe.yaml").read_bytes() == before
 
 
@@ -64,8 +68,9 @@ def test_accept_on_an_agreeing_claim_changes_nothing(tmp_path):
     write_tree(tmp_path, {"claims/moe.yaml": MEASURED})
     result = run_ledger("accept", "moe-speedup-b16", cwd=tmp_path)
     assert result.exit_code == 2
-    assert result.errors == ("ledger: claims/moe.yaml:2: moe-speedup-b16: nothing to accept "
-                             "(its value agrees with its evidence)\n")
+    assert result.errors == (
+        "ledger: claims/moe.yaml:2: moe-speedup-b16: nothing to accept (its value agrees with its evidence)\n"
+    )
 
 
 def test_accept_dry_run_writes_nothing(tmp_path):

@@ -6,14 +6,19 @@ import os
 import shutil
 
 import pytest
-
 from helpers_site import built_site, serving  # noqa: F401 (built_site: a fixture)
 
 playwright = pytest.importorskip("playwright.sync_api")
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs chromium (scripts/ensure-chromium)")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +37,7 @@ def browser_page(built_site):  # noqa: F811
             else:
                 page.refused.append(request_route.request.url)
                 request_route.abort()
+
         page.route("**/*", route)
         yield page
         browser.close()
@@ -40,11 +46,13 @@ def browser_page(built_site):  # noqa: F811
 def test_every_chart_draws_offline_with_a_clean_console(browser_page):
     page = browser_page
     page.goto(page.base)
-    page.wait_for_selector("figure.ledger-chart.ledger-chart--live .ledger-chart-view svg .mark-line path",
-                           timeout=15000)
+    page.wait_for_selector(
+        "figure.ledger-chart.ledger-chart--live .ledger-chart-view svg .mark-line path", timeout=15000
+    )
     for figure in page.query_selector_all("figure.ledger-chart"):
-        assert figure.query_selector_all(".ledger-chart-view svg [class^='mark-'] path, "
-                                         ".ledger-chart-view canvas"), figure.get_attribute("data-chart")
+        assert figure.query_selector_all(".ledger-chart-view svg [class^='mark-'] path, .ledger-chart-view canvas"), (
+            figure.get_attribute("data-chart")
+        )
         assert not figure.query_selector(".ledger-chart-fallback").is_visible()
     page.click("label.md-header__button[for^='__palette']:visible")  # dark palette: redrawn, no errors
     page.wait_for_timeout(300)

@@ -1,7 +1,6 @@
 """The gate inside the site build: `mkdocs build --strict` fails exactly when `ledger check` does."""
 
 import pytest
-
 from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, run_mkdocs, write_tree
 
 MKDOCS = """
@@ -25,12 +24,19 @@ def drift(root):
     write_tree(root, {"claims/moe.yaml": MEASURED.replace("3.59", "2.5")})
 
 
-@pytest.mark.parametrize("change, rule", [(None, None), (tamper_data, "tampered"), (edit_probe, "probe-changed"),
-                                          (drift, "drifted")])
+@pytest.mark.parametrize(
+    "change, rule", [(None, None), (tamper_data, "tampered"), (edit_probe, "probe-changed"), (drift, "drifted")]
+)
 def test_build_fails_exactly_when_ledger_check_fails_and_names_the_claim(tmp_path, change, rule):
     a_run(tmp_path, SPEEDUP_ROWS)
-    write_tree(tmp_path, {"mkdocs.yml": MKDOCS, "claims/moe.yaml": MEASURED,
-                          "docs/index.md": "# Report\n\nSpeedup: {{ claim(\"moe-speedup-b16\") }}\n"})
+    write_tree(
+        tmp_path,
+        {
+            "mkdocs.yml": MKDOCS,
+            "claims/moe.yaml": MEASURED,
+            "docs/index.md": '# Report\n\nSpeedup: {{ claim("moe-speedup-b16") }}\n',
+        },
+    )
     if change:
         change(tmp_path)
     checked = run_ledger("check", cwd=tmp_path)

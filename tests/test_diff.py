@@ -26,9 +26,15 @@ GATE_ONE = "1 claim (1 measured; 1 asserted) — 0 failures"
 
 
 def git(root, *args: str) -> str:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
-           "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com"}
+    env = {
+        **os.environ,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": "Test",
+        "GIT_AUTHOR_EMAIL": "test@example.com",
+        "GIT_COMMITTER_NAME": "Test",
+        "GIT_COMMITTER_EMAIL": "test@example.com",
+    }
     done = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True, check=True)
     return done.stdout.strip()
 
@@ -58,7 +64,10 @@ def flagged(output: str) -> list[str]:
 
 def test_diff_flags_a_kind_downgrade_from_measured_to_borrowed(tmp_path):
     base = ledger_repo(tmp_path)
-    write_tree(tmp_path, {"claims/moe.yaml": """
+    write_tree(
+        tmp_path,
+        {
+            "claims/moe.yaml": """
         claims:
           - id: moe-speedup-b16
             statement: MoE expert reads get faster per token at B=16 than at B=1
@@ -68,10 +77,14 @@ def test_diff_flags_a_kind_downgrade_from_measured_to_borrowed(tmp_path):
             testbed: linux-cpu
             source: {title: a colleague's notebook}
             tolerance: 5%
-        """})
+        """
+        },
+    )
     result = run_ledger("diff", base, cwd=tmp_path)
     assert result.exit_code == 0, result.errors
-    assert result.output == f"""\
+    assert (
+        result.output
+        == f"""\
 ## Ledger diff: {base[:12]} → working tree
 
 **1 flagged · 1 changed**
@@ -93,16 +106,24 @@ def test_diff_flags_a_kind_downgrade_from_measured_to_borrowed(tmp_path):
 Gate at base: {GATE_ONE}  
 Gate at head: 1 claim (1 borrowed; 1 asserted) — 1 failure: 1 only-borrowed
 """
+    )
 
 
 def test_diff_flags_new_borrowed_claims_with_what_checks_them(tmp_path):
     base = ledger_repo(tmp_path)
-    write_tree(tmp_path, {"claims/moe.yaml": MEASURED + BORROWED + """
+    write_tree(
+        tmp_path,
+        {
+            "claims/moe.yaml": MEASURED
+            + BORROWED
+            + """
   - id: engine-refuses-batching
     kind: borrowed
     statement: A closed-source engine calls batched MoE "unvalidated"
     source: {title: startup log of a closed-source engine, quote: unvalidated}
-"""})
+"""
+        },
+    )
     result = run_ledger("diff", base, cwd=tmp_path)
     assert flagged(result.output) == [
         "| new borrowed claim | `m1max-moe-speedup-b16` | source: What is batching actually saving?; "
@@ -110,8 +131,10 @@ def test_diff_flags_new_borrowed_claims_with_what_checks_them(tmp_path):
         "| new borrowed claim | `engine-refuses-batching` | source: startup log of a closed-source engine; "
         "nothing here checks it |",
     ]
-    assert "| `m1max-moe-speedup-b16` | 3.59× | borrowed | asserted | apple-m1-max | " \
-           "source: What is batching actually saving? | fresh |" in result.output
+    assert (
+        "| `m1max-moe-speedup-b16` | 3.59× | borrowed | asserted | apple-m1-max | "
+        "source: What is batching actually saving? | fresh |" in result.output
+    )
 
 
 def test_diff_flags_a_value_that_moved_beyond_its_tolerance(tmp_path):
@@ -132,26 +155,32 @@ def test_diff_lists_but_does_not_flag_a_value_that_moved_within_its_tolerance(tm
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
     assert flagged(result.output) == []
     assert "**1 changed**" in result.output
-    assert f"| `moe-speedup-b16` | 3.59× → **3.62×** | measured | asserted | linux-cpu | {RUN} | fresh |" \
-        in result.output
+    assert (
+        f"| `moe-speedup-b16` | 3.59× → **3.62×** | measured | asserted | linux-cpu | {RUN} | fresh |" in result.output
+    )
 
 
 def test_diff_flags_a_claim_whose_own_tolerance_was_loosened(tmp_path):
     base = ledger_repo(tmp_path, MEASURED + PREDICTED)
-    commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("5%", "50%")
-                      + PREDICTED + "    tolerance: 0.001\n"})  # tighter than the default ±0.005
+    commit(
+        tmp_path, {"claims/moe.yaml": MEASURED.replace("5%", "50%") + PREDICTED + "    tolerance: 0.001\n"}
+    )  # tighter than the default ±0.005
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
     assert flagged(result.output) == ["| tolerance loosened | `moe-speedup-b16` | 5% → 50% |"]
-    assert "- `moe-speedup-b16` also changed: tolerance\n- `moe-speedup-doubled` also changed: tolerance\n" \
+    assert (
+        "- `moe-speedup-b16` also changed: tolerance\n- `moe-speedup-doubled` also changed: tolerance\n"
         in result.output
+    )
 
 
 def test_diff_shows_a_policy_that_turns_failures_into_warnings(tmp_path):
     base = ledger_repo(tmp_path)
     commit(tmp_path, {"mkdocs.yml": MKDOCS + "      warn: [drifted, too-old]\n"})
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
-    assert "**policy changed**\n\n### Policy (the gate's settings)\n\n- warn: none → **drifted, too-old**\n" \
+    assert (
+        "**policy changed**\n\n### Policy (the gate's settings)\n\n- warn: none → **drifted, too-old**\n"
         in result.output
+    )
 
 
 def test_diff_flags_evidence_swapped_to_a_run_on_another_testbed(tmp_path):
@@ -171,7 +200,8 @@ def test_diff_flags_a_claim_reading_another_row_of_the_same_run(tmp_path):
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
     assert flagged(result.output)[1] == (
         "| evidence swapped | `moe-speedup-b16` | row results.csv, batch=16, column speedup → "
-        "results.csv, batch=1, column speedup |")
+        "results.csv, batch=1, column speedup |"
+    )
 
 
 def test_diff_flags_claims_that_became_stale_and_the_claims_resting_on_them(tmp_path):
@@ -181,11 +211,12 @@ def test_diff_flags_claims_that_became_stale_and_the_claims_resting_on_them(tmp_
     assert flagged(result.output) == [
         "| became stale | `moe-speedup-b16` | probe-changed: probes/toy.py changed since the run "
         "(run 2026-11-29T10-00-00Z-linux-cpu) |",
-        "| became stale | `moe-speedup-doubled` | formula-drifted: input moe-speedup-b16 is stale "
-        "(probe-changed) |",
+        "| became stale | `moe-speedup-doubled` | formula-drifted: input moe-speedup-b16 is stale (probe-changed) |",
     ]
-    assert "| `moe-speedup-b16` | 3.59× | measured | asserted | linux-cpu | " \
-           f"{RUN} | fresh → **stale: probe-changed** |" in result.output
+    assert (
+        "| `moe-speedup-b16` | 3.59× | measured | asserted | linux-cpu | "
+        f"{RUN} | fresh → **stale: probe-changed** |" in result.output
+    )
 
 
 def test_diff_flags_claims_whose_run_was_deleted(tmp_path):
@@ -207,8 +238,7 @@ def test_diff_flags_a_retired_claim_and_one_brought_back(tmp_path):
     checked_by: [moe-speedup-b16]
 """
     base = ledger_repo(tmp_path, MEASURED + engine)
-    retired = engine.replace("checked_by: [moe-speedup-b16]",
-                             "status: refuted\n    refuted_by: moe-speedup-b16")
+    retired = engine.replace("checked_by: [moe-speedup-b16]", "status: refuted\n    refuted_by: moe-speedup-b16")
     head = commit(tmp_path, {"claims/moe.yaml": MEASURED + retired})
     assert flagged(run_ledger("diff", base, head, cwd=tmp_path).output) == [
         "| retired | `engine-refuses-batching` | asserted → refuted by moe-speedup-b16 |",
@@ -220,15 +250,19 @@ def test_diff_flags_a_retired_claim_and_one_brought_back(tmp_path):
 
 def test_diff_flags_an_extrapolation_that_now_rests_on_a_borrowed_figure(tmp_path):
     base = ledger_repo(tmp_path, MEASURED + BORROWED + PREDICTED)
-    commit(tmp_path, {"claims/moe.yaml": MEASURED + BORROWED + PREDICTED.replace(
-        "s: moe-speedup-b16", "s: m1max-moe-speedup-b16")})
+    commit(
+        tmp_path,
+        {"claims/moe.yaml": MEASURED + BORROWED + PREDICTED.replace("s: moe-speedup-b16", "s: m1max-moe-speedup-b16")},
+    )
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
     assert flagged(result.output) == [
         "| rests on borrowed figures | `moe-speedup-doubled` | now rests on borrowed m1max-moe-speedup-b16, "
         "checked by moe-speedup-b16 (measured, fresh); rests only on borrowed claims, and nothing here checks it |",
     ]
-    assert "| `moe-speedup-doubled` | 7.18 | extrapolated | asserted | — | 2 \\* s | fresh → **fails: only-borrowed** |" \
+    assert (
+        "| `moe-speedup-doubled` | 7.18 | extrapolated | asserted | — | 2 \\* s | fresh → **fails: only-borrowed** |"
         in result.output
+    )
 
 
 def test_diff_recognises_a_renamed_claim_and_the_references_to_it(tmp_path):
@@ -236,7 +270,9 @@ def test_diff_recognises_a_renamed_claim_and_the_references_to_it(tmp_path):
     renamed = (MEASURED + PREDICTED).replace("moe-speedup-b16", "moe-speedup-batch16")
     commit(tmp_path, {"claims/moe.yaml": renamed})
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
-    assert result.output == f"""\
+    assert (
+        result.output
+        == f"""\
 ## Ledger diff: {base[:12]} → HEAD ({git(tmp_path, "rev-parse", "HEAD")[:12]})
 
 **1 renamed**
@@ -248,12 +284,14 @@ def test_diff_recognises_a_renamed_claim_and_the_references_to_it(tmp_path):
 Gate at base: 2 claims (1 measured, 1 extrapolated; 2 asserted) — 0 failures  
 Gate at head: 2 claims (1 measured, 1 extrapolated; 2 asserted) — 0 failures
 """
+    )
 
 
 def test_diff_shows_a_renamed_claim_whose_value_also_changed_as_removed_and_added(tmp_path):
     base = ledger_repo(tmp_path)
-    commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("moe-speedup-b16", "moe-speedup-batch16")
-                      .replace("3.59", "3.6")})
+    commit(
+        tmp_path, {"claims/moe.yaml": MEASURED.replace("moe-speedup-b16", "moe-speedup-batch16").replace("3.59", "3.6")}
+    )
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
     assert "**1 added · 1 removed**" in result.output
     assert "### Renamed" not in result.output
@@ -266,7 +304,9 @@ def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp
     write_tree(tmp_path, {"mkdocs.yml": MKDOCS, "claims/moe.yaml": MEASURED})
     result = run_ledger("diff", base, cwd=tmp_path)
     assert result.exit_code == 0, result.errors
-    assert result.output == f"""\
+    assert (
+        result.output
+        == f"""\
 ## Ledger diff: {base[:12]} → working tree
 
 **1 added · runs: 1 added · policy changed**
@@ -288,16 +328,19 @@ def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp
 Gate at base: 0 claims — 0 failures  
 Gate at head: {GATE_ONE}
 """
+    )
 
 
 def test_diff_removed_claims_are_listed_with_their_last_values(tmp_path):
     base = ledger_repo(tmp_path, MEASURED + BORROWED)
     commit(tmp_path, {"claims/moe.yaml": MEASURED})
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
-    assert "### Removed\n\n| claim | value | kind | status | testbed | evidence | freshness |\n" \
-           "| --- | --- | --- | --- | --- | --- | --- |\n" \
-           "| `m1max-moe-speedup-b16` | 3.59× | borrowed | asserted | apple-m1-max | " \
-           "source: What is batching actually saving? | fresh |\n" in result.output
+    assert (
+        "### Removed\n\n| claim | value | kind | status | testbed | evidence | freshness |\n"
+        "| --- | --- | --- | --- | --- | --- | --- |\n"
+        "| `m1max-moe-speedup-b16` | 3.59× | borrowed | asserted | apple-m1-max | "
+        "source: What is batching actually saving? | fresh |\n" in result.output
+    )
 
 
 def test_diff_of_two_revisions_reads_git_and_leaves_the_working_tree_alone(tmp_path):
@@ -316,19 +359,24 @@ def test_diff_reads_a_ledger_in_a_subfolder_of_the_repository(tmp_path):
     git(tmp_path, "init", "-q", "-b", "main")
     project = tmp_path / "report"
     a_run(project, SPEEDUP_ROWS)
-    base = commit(tmp_path, {"report/mkdocs.yml": MKDOCS, "report/claims/moe.yaml": MEASURED,
-                             "claims/unrelated.yaml": "not: a ledger\n"})
+    base = commit(
+        tmp_path,
+        {"report/mkdocs.yml": MKDOCS, "report/claims/moe.yaml": MEASURED, "claims/unrelated.yaml": "not: a ledger\n"},
+    )
     commit(tmp_path, {"report/claims/moe.yaml": MEASURED.replace("3.59", "3.62")})
     result = run_ledger("--root", "report", "diff", base, "HEAD", cwd=tmp_path)
     assert result.exit_code == 0, result.errors
-    assert f"| `moe-speedup-b16` | 3.59× → **3.62×** | measured | asserted | linux-cpu | {RUN} | fresh |" \
-        in result.output
+    assert (
+        f"| `moe-speedup-b16` | 3.59× → **3.62×** | measured | asserted | linux-cpu | {RUN} | fresh |" in result.output
+    )
 
 
 def test_diff_says_so_when_nothing_changed(tmp_path):
     base = ledger_repo(tmp_path)
     result = run_ledger("diff", base, cwd=tmp_path)
-    assert result.output == f"""\
+    assert (
+        result.output
+        == f"""\
 ## Ledger diff: {base[:12]} → working tree
 
 No claim or run changed.
@@ -336,16 +384,23 @@ No claim or run changed.
 Gate at base: {GATE_ONE}  
 Gate at head: {GATE_ONE}
 """
+    )
 
 
 def test_diff_escapes_markdown_and_html_in_claim_text(tmp_path):
     base = ledger_repo(tmp_path)
-    write_tree(tmp_path, {"claims/moe.yaml": MEASURED + """
+    write_tree(
+        tmp_path,
+        {
+            "claims/moe.yaml": MEASURED
+            + """
   - id: odd-source
     kind: borrowed
     source: {title: "a | b <script>alert(1)</script> *bold* [link](x)"}
     checked_by: [moe-speedup-b16]
-"""})
+"""
+        },
+    )
     result = run_ledger("diff", base, cwd=tmp_path)
     assert flagged(result.output) == [
         r"| new borrowed claim | `odd-source` | source: a \| b &lt;script&gt;alert(1)&lt;/script&gt; \*bold\* "
@@ -363,17 +418,29 @@ def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
         "base": {"revision": "main~1", "commit": base, "label": f"main~1 ({base[:12]})", "gate": GATE_ONE},
         "head": {"revision": "main", "commit": head, "label": f"main ({head[:12]})", "gate": GATE_ONE},
         "flags": [
-            {"flag": "value-moved", "title": "value moved", "claim": "moe-speedup-b16",
-             "message": "3.59× → 3.21× (-10.6%; 5% allowed)"},
-            {"flag": "evidence-swapped", "title": "evidence swapped", "claim": "moe-speedup-b16",
-             "message": f"run {RUN} (linux-cpu) → {LATER_RUN} (linux-cpu)"},
+            {
+                "flag": "value-moved",
+                "title": "value moved",
+                "claim": "moe-speedup-b16",
+                "message": "3.59× → 3.21× (-10.6%; 5% allowed)",
+            },
+            {
+                "flag": "evidence-swapped",
+                "title": "evidence swapped",
+                "claim": "moe-speedup-b16",
+                "message": f"run {RUN} (linux-cpu) → {LATER_RUN} (linux-cpu)",
+            },
         ],
         "added": [],
         "removed": [],
         "renamed": [],
-        "changed": [{"claim": "moe-speedup-b16", "old_id": "moe-speedup-b16",
-                     "fields": {"value": {"old": "3.59×", "new": "3.21×"},
-                                "evidence": {"old": RUN, "new": LATER_RUN}}}],
+        "changed": [
+            {
+                "claim": "moe-speedup-b16",
+                "old_id": "moe-speedup-b16",
+                "fields": {"value": {"old": "3.59×", "new": "3.21×"}, "evidence": {"old": RUN, "new": LATER_RUN}},
+            }
+        ],
         "runs": {"added": [LATER_RUN], "removed": []},
         "policy": {},
     }
@@ -384,8 +451,10 @@ def test_diff_names_an_unknown_revision_and_exits_2(tmp_path):
     result = run_ledger("diff", "no-such-branch", cwd=tmp_path)
     assert result.exit_code == 2
     assert result.output == ""
-    assert result.errors == ("ledger: diff: unknown revision 'no-such-branch': no such branch, tag or commit "
-                             "here (in CI, check out the whole history: fetch-depth: 0)\n")
+    assert result.errors == (
+        "ledger: diff: unknown revision 'no-such-branch': no such branch, tag or commit "
+        "here (in CI, check out the whole history: fetch-depth: 0)\n"
+    )
 
 
 def test_diff_outside_a_git_repository_is_a_usage_error(tmp_path):
@@ -402,8 +471,8 @@ def claim(claim_id: str, value: float, line: int = 2) -> Claim:
 
 def test_renames_need_one_unchanged_match_on_each_side():
     cases = [
-        ({"a": claim("a", 1.0)}, {"b": claim("b", 1.0, line=9)}, {"a": "b"}),      # moved and renamed
-        ({"a": claim("a", 1.0)}, {"b": claim("b", 2.0)}, {}),                      # value changed too
+        ({"a": claim("a", 1.0)}, {"b": claim("b", 1.0, line=9)}, {"a": "b"}),  # moved and renamed
+        ({"a": claim("a", 1.0)}, {"b": claim("b", 2.0)}, {}),  # value changed too
         ({"a": claim("a", 1.0), "c": claim("c", 1.0)}, {"b": claim("b", 1.0)}, {}),  # which one?
         ({"a": claim("a", 1.0)}, {"b": claim("b", 1.0), "d": claim("d", 1.0)}, {}),  # which one?
         ({"a": claim("a", 1.0)}, {"a": claim("a", 1.0), "b": claim("b", 1.0)}, {}),  # a copy, not a rename

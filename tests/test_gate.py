@@ -6,7 +6,6 @@ from datetime import datetime, timezone
 from helpers import BORROWED_CHECKED, MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
 
 
-
 def ledger(tmp_path, claims: str, rows=SPEEDUP_ROWS):
     """Check claims against the toy run (written with rows unless the test wrote it already)."""
     if not (tmp_path / RUN).exists():
@@ -28,8 +27,7 @@ def test_changed_byte_in_data_file_makes_claim_tampered(tmp_path):
     result = ledger(tmp_path, MEASURED)
     assert result.exit_code == 1
     assert f"claims/moe.yaml:8: moe-speedup-b16: tampered: {RUN}/results.csv has sha256 " in result.output
-    assert f"  fix: restore it (`git checkout -- {RUN}/results.csv`) or rerun `make measure PROBE=toy`" \
-        in result.output
+    assert f"  fix: restore it (`git checkout -- {RUN}/results.csv`) or rerun `make measure PROBE=toy`" in result.output
 
 
 def test_changed_probe_line_makes_its_runs_stale(tmp_path):
@@ -37,17 +35,30 @@ def test_changed_probe_line_makes_its_runs_stale(tmp_path):
     (tmp_path / "probes/toy.py").write_text("print('toy, edited')\n")
     result = ledger(tmp_path, MEASURED)
     assert result.exit_code == 1
-    assert (f"claims/moe.yaml:8: moe-speedup-b16: probe-changed: probes/toy.py changed since the run "
-            f"(run {RUN.split('/')[-1]})\n"
-            "  fix: rerun `make measure PROBE=toy` and point evidence.run at the new run\n") in result.output
+    assert (
+        f"claims/moe.yaml:8: moe-speedup-b16: probe-changed: probes/toy.py changed since the run "
+        f"(run {RUN.split('/')[-1]})\n"
+        "  fix: rerun `make measure PROBE=toy` and point evidence.run at the new run\n"
+    ) in result.output
 
 
 def test_deleted_harness_file_makes_runs_that_used_it_stale(tmp_path):
     write_tree(tmp_path, {"probes/harness.py": "ROUNDS = 7\n", "probes/toy.py": "print('toy')\n"})
-    from generator.runs import write_run
     from helpers import RUN_TIME
-    write_run(tmp_path, "toy", "linux-cpu", {"results.csv": SPEEDUP_ROWS}, parameters={}, environment={},
-              code=["probes/toy.py", "probes/harness.py"], started=RUN_TIME, finished=RUN_TIME)
+
+    from generator.runs import write_run
+
+    write_run(
+        tmp_path,
+        "toy",
+        "linux-cpu",
+        {"results.csv": SPEEDUP_ROWS},
+        parameters={},
+        environment={},
+        code=["probes/toy.py", "probes/harness.py"],
+        started=RUN_TIME,
+        finished=RUN_TIME,
+    )
     (tmp_path / "probes/harness.py").unlink()
     result = ledger(tmp_path, MEASURED)
     assert "probe-changed: probes/harness.py no longer exists" in result.output
@@ -56,9 +67,11 @@ def test_deleted_harness_file_makes_runs_that_used_it_stale(tmp_path):
 def test_check_names_file_line_and_fix_for_drifted_claim(tmp_path):
     result = ledger(tmp_path, MEASURED, rows=[{"batch": 16, "speedup": 3.21}])
     assert result.exit_code == 1
-    assert ("claims/moe.yaml:4: moe-speedup-b16: drifted: stated 3.59×, evidence computes 3.21× (5% allowed)\n"
-            f"  from {RUN}/results.csv, batch=16, column speedup\n"
-            "  fix: check the run, then `ledger accept moe-speedup-b16`\n") in result.output
+    assert (
+        "claims/moe.yaml:4: moe-speedup-b16: drifted: stated 3.59×, evidence computes 3.21× (5% allowed)\n"
+        f"  from {RUN}/results.csv, batch=16, column speedup\n"
+        "  fix: check the run, then `ledger accept moe-speedup-b16`\n"
+    ) in result.output
 
 
 def test_value_within_tolerance_is_not_drifted(tmp_path):
@@ -94,9 +107,11 @@ EXTRAPOLATED = """
 def test_formula_drift_shows_the_formula_and_inputs(tmp_path):
     rows = [{"batch": 1, "speedup": 1.3}, {"batch": 16, "speedup": 3.6}]
     result = ledger(tmp_path, MEASURED + EXTRAPOLATED.replace("4.68", "4.1"), rows)
-    assert ("claims/moe.yaml:23: moe-speedup-predicted-b16: formula-drifted: stated 4.1×, formula gives 4.667× "
-            "(±0.05 allowed)\n"
-            "  byte_ratio * bandwidth_ratio with byte_ratio=1.3, bandwidth_ratio=3.59\n") in result.output
+    assert (
+        "claims/moe.yaml:23: moe-speedup-predicted-b16: formula-drifted: stated 4.1×, formula gives 4.667× "
+        "(±0.05 allowed)\n"
+        "  byte_ratio * bandwidth_ratio with byte_ratio=1.3, bandwidth_ratio=3.59\n"
+    ) in result.output
 
 
 def test_extrapolated_claim_on_a_stale_input_is_stale(tmp_path):
@@ -104,24 +119,29 @@ def test_extrapolated_claim_on_a_stale_input_is_stale(tmp_path):
     a_run(tmp_path, rows)
     (tmp_path / "probes/toy.py").write_text("print('edited')\n")
     result = ledger(tmp_path, MEASURED + EXTRAPOLATED, rows)
-    assert ("claims/moe.yaml:22: moe-speedup-predicted-b16: formula-drifted: input byte-ratio is stale "
-            "(probe-changed)\n") in result.output
+    assert (
+        "claims/moe.yaml:22: moe-speedup-predicted-b16: formula-drifted: input byte-ratio is stale (probe-changed)\n"
+    ) in result.output
 
 
 def test_borrowed_claim_nothing_checks_fails_as_only_borrowed(tmp_path):
     claims = MEASURED + BORROWED_CHECKED.replace("    checked_by: [moe-speedup-b16]\n", "")
     result = ledger(tmp_path, claims)
-    assert ("claims/moe.yaml:15: m1max-moe-speedup-b16: only-borrowed: borrowed, and nothing here checks it\n"
-            "  fix: add `checked_by:` naming a claim measured here (or extrapolated from one), "
-            "or mark it `status: lead` if nothing here could ever check it\n") in result.output
+    assert (
+        "claims/moe.yaml:15: m1max-moe-speedup-b16: only-borrowed: borrowed, and nothing here checks it\n"
+        "  fix: add `checked_by:` naming a claim measured here (or extrapolated from one), "
+        "or mark it `status: lead` if nothing here could ever check it\n"
+    ) in result.output
 
 
 def test_borrowed_claim_whose_only_check_is_stale_fails(tmp_path):
     a_run(tmp_path, SPEEDUP_ROWS)
     (tmp_path / "probes/toy.py").write_text("print('edited')\n")
     result = ledger(tmp_path, MEASURED + BORROWED_CHECKED)
-    assert ("m1max-moe-speedup-b16: only-borrowed: borrowed, and nothing here checks it: "
-            "its check moe-speedup-b16 is stale (probe-changed)") in result.output
+    assert (
+        "m1max-moe-speedup-b16: only-borrowed: borrowed, and nothing here checks it: "
+        "its check moe-speedup-b16 is stale (probe-changed)"
+    ) in result.output
 
 
 TWO_BORROWED = """
@@ -147,10 +167,14 @@ claims:
 def test_two_borrowed_figures_cannot_vouch_for_each_other_through_a_formula(tmp_path):
     result = ledger(tmp_path, TWO_BORROWED)
     assert result.exit_code == 1
-    assert ("claims/moe.yaml:2: m1max-bandwidth-b1: only-borrowed: borrowed, and nothing here checks it: "
-            "its check ratio does not reach a measured run\n") in result.output
-    assert ("claims/moe.yaml:12: ratio: only-borrowed: rests only on borrowed claims, and nothing here checks it\n"
-            in result.output)
+    assert (
+        "claims/moe.yaml:2: m1max-bandwidth-b1: only-borrowed: borrowed, and nothing here checks it: "
+        "its check ratio does not reach a measured run\n"
+    ) in result.output
+    assert (
+        "claims/moe.yaml:12: ratio: only-borrowed: rests only on borrowed claims, and nothing here checks it\n"
+        in result.output
+    )
 
 
 def test_extrapolation_from_borrowed_inputs_passes_when_a_measured_claim_checks_it(tmp_path):
@@ -175,13 +199,17 @@ def test_a_lead_is_never_a_premise(tmp_path):
         value: 4771
     """
     result = ledger(tmp_path, claims)
-    assert ("claims/moe.yaml:10: per-day: only-borrowed: input hub-requests is a lead; a lead is never a premise\n"
-            "  fix: check hub-requests here (measure it) and make it asserted, or drop the input\n") in result.output
+    assert (
+        "claims/moe.yaml:10: per-day: only-borrowed: input hub-requests is a lead; a lead is never a premise\n"
+        "  fix: check hub-requests here (measure it) and make it asserted, or drop the input\n"
+    ) in result.output
     assert "hub-requests:" not in result.output.split("per-day")[0]
 
 
 def test_asserted_claim_cannot_rest_on_a_refuted_one(tmp_path):
-    claims = MEASURED + """
+    claims = (
+        MEASURED
+        + """
   - id: killer
     kind: borrowed
     value: 1.26
@@ -194,9 +222,12 @@ def test_asserted_claim_cannot_rest_on_a_refuted_one(tmp_path):
     inputs: {k: killer}
     value: 2.52
 """
+    )
     result = ledger(tmp_path, claims)
-    assert ("uses-killer: invalid: input killer is refuted; an asserted claim cannot rest on a retired one\n"
-            "  fix: use what retired it (moe-speedup-b16) instead\n") in result.output
+    assert (
+        "uses-killer: invalid: input killer is refuted; an asserted claim cannot rest on a retired one\n"
+        "  fix: use what retired it (moe-speedup-b16) instead\n"
+    ) in result.output
 
 
 def test_run_older_than_the_policy_fails_as_too_old(tmp_path):
@@ -209,8 +240,10 @@ def test_run_older_than_the_policy_fails_as_too_old(tmp_path):
 
 
 def test_policy_can_turn_a_rule_into_a_warning(tmp_path):
-    write_tree(tmp_path, {"mkdocs.yml": "site_name: t\nplugins:\n  - ledger:\n      max_run_age_days: 30\n"
-                                         "      warn: [too-old]\n"})
+    write_tree(
+        tmp_path,
+        {"mkdocs.yml": "site_name: t\nplugins:\n  - ledger:\n      max_run_age_days: 30\n      warn: [too-old]\n"},
+    )
     a_run(tmp_path, SPEEDUP_ROWS, when=datetime(2020, 1, 1, tzinfo=timezone.utc))
     write_tree(tmp_path, {"claims/moe.yaml": MEASURED.replace("2026-11-29T10-00-00Z", "2020-01-01T00-00-00Z")})
     result = run_ledger("check", cwd=tmp_path)
@@ -221,36 +254,44 @@ def test_policy_can_turn_a_rule_into_a_warning(tmp_path):
 
 
 def test_bad_policy_is_a_usage_error_naming_mkdocs_yml(tmp_path):
-    write_tree(tmp_path, {"mkdocs.yml": "site_name: t\nplugins:\n  - ledger:\n      warn: [invalid]\n",
-                          "claims/a.yaml": "claims: []\n"})
+    write_tree(
+        tmp_path,
+        {"mkdocs.yml": "site_name: t\nplugins:\n  - ledger:\n      warn: [invalid]\n", "claims/a.yaml": "claims: []\n"},
+    )
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 2
     assert result.errors.startswith("ledger: mkdocs.yml:4: ledger option warn: 'invalid' cannot warn; ")
 
 
 def test_unknown_page_reference_names_page_and_line(tmp_path):
-    write_tree(tmp_path, {"docs/index.md": "# T\n\nSpeedup {{ claim(\"moe-speedup-b17\") }}.\n"
-                                           "Shown as code: `{{ claim(\"nope\") }}`\n"})
+    write_tree(
+        tmp_path,
+        {"docs/index.md": '# T\n\nSpeedup {{ claim("moe-speedup-b17") }}.\nShown as code: `{{ claim("nope") }}`\n'},
+    )
     result = ledger(tmp_path, MEASURED)
-    assert ("docs/index.md:3:9: unknown-reference: page refers to unknown claim 'moe-speedup-b17'\n"
-            "  fix: define the claim or fix the id\n") in result.output
+    assert (
+        "docs/index.md:3:9: unknown-reference: page refers to unknown claim 'moe-speedup-b17'\n"
+        "  fix: define the claim or fix the id\n"
+    ) in result.output
     assert "nope" not in result.output
 
 
 def test_every_failure_is_reported_in_one_run_sorted_by_file_and_line(tmp_path):
     a_run(tmp_path, [{"batch": 16, "speedup": 3.0}])
-    write_tree(tmp_path, {
-        "claims/b.yaml": "claims:\n  - id: orphan\n    kind: borrowed\n    source: {title: t}\n",
-        "docs/index.md": "{{ chart(\"nope\") }}\n",
-    })
+    write_tree(
+        tmp_path,
+        {
+            "claims/b.yaml": "claims:\n  - id: orphan\n    kind: borrowed\n    source: {title: t}\n",
+            "docs/index.md": '{{ chart("nope") }}\n',
+        },
+    )
     result = ledger(tmp_path, MEASURED)
     lines = [line for line in result.output.splitlines() if not line.startswith(" ")]
     assert lines == [
         "claims/b.yaml:2: orphan: only-borrowed: borrowed, and nothing here checks it",
         "claims/moe.yaml:4: moe-speedup-b16: drifted: stated 3.59×, evidence computes 3× (5% allowed)",
         "docs/index.md:1:1: unknown-reference: page refers to unknown chart 'nope'",
-        "2 claims (1 measured, 1 borrowed; 2 asserted) — 3 failures: 1 drifted, 1 only-borrowed, "
-        "1 unknown-reference",
+        "2 claims (1 measured, 1 borrowed; 2 asserted) — 3 failures: 1 drifted, 1 only-borrowed, 1 unknown-reference",
     ]
 
 
@@ -263,23 +304,44 @@ def test_json_format_for_machines(tmp_path):
     assert data["ok"] is False
     assert data["claims"] == {"total": 1, "by_kind": {"measured": 1}, "by_status": {"asserted": 1}}
     assert data["findings"][0] | {"problem": None, "detail": None} == {
-        "path": "claims/moe.yaml", "line": 4, "column": 0, "claim": "moe-speedup-b16", "rule": "drifted",
-        "severity": "fail", "problem": None, "detail": None,
-        "fix": "check the run, then `ledger accept moe-speedup-b16`"}
+        "path": "claims/moe.yaml",
+        "line": 4,
+        "column": 0,
+        "claim": "moe-speedup-b16",
+        "rule": "drifted",
+        "severity": "fail",
+        "problem": None,
+        "detail": None,
+        "fix": "check the run, then `ledger accept moe-speedup-b16`",
+    }
 
 
 def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
     # DESIGN.md's example claim file, verbatim in its field names and shapes.
-    a_run(tmp_path, [{"batch": 16, "speedup": 3.59}], probe="moe", when=datetime(2026, 11, 30, 10, 2, 11,
-                                                                                 tzinfo=timezone.utc))
+    a_run(
+        tmp_path,
+        [{"batch": 16, "speedup": 3.59}],
+        probe="moe",
+        when=datetime(2026, 11, 30, 10, 2, 11, tzinfo=timezone.utc),
+    )
     write_tree(tmp_path, {"probes/ratios.py": "print(1)\n"})
     from generator.runs import write_run
-    write_run(tmp_path, "ratios", "linux-cpu", {"results.csv": [{"name": "byte", "value": 1.3},
-                                                                 {"name": "bandwidth", "value": 2.7538}]},
-              parameters={}, environment={}, code=["probes/ratios.py"],
-              started=datetime(2026, 11, 30, 10, 5, tzinfo=timezone.utc),
-              finished=datetime(2026, 11, 30, 10, 5, tzinfo=timezone.utc))
-    write_tree(tmp_path, {"claims/moe.yaml": """
+
+    write_run(
+        tmp_path,
+        "ratios",
+        "linux-cpu",
+        {"results.csv": [{"name": "byte", "value": 1.3}, {"name": "bandwidth", "value": 2.7538}]},
+        parameters={},
+        environment={},
+        code=["probes/ratios.py"],
+        started=datetime(2026, 11, 30, 10, 5, tzinfo=timezone.utc),
+        finished=datetime(2026, 11, 30, 10, 5, tzinfo=timezone.utc),
+    )
+    write_tree(
+        tmp_path,
+        {
+            "claims/moe.yaml": """
         claims:
           - id: moe-speedup-b16                 # unique across the repo, lower-kebab-case
             statement: MoE expert reads get faster per token at B=16 than at B=1
@@ -325,17 +387,20 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
             source: {title: "startup log of a closed-source engine", quote: "unvalidated"}
             status: refuted
             refuted_by: moe-speedup-b16   # a retired claim names what retired it
-        """})
+        """
+        },
+    )
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 0, result.output
-    assert result.output == ("6 claims (3 measured, 1 extrapolated, 2 borrowed; 5 asserted, 1 refuted) "
-                             "— 0 failures\n")
+    assert result.output == ("6 claims (3 measured, 1 extrapolated, 2 borrowed; 5 asserted, 1 refuted) — 0 failures\n")
 
 
 def test_a_check_made_invalid_by_its_own_checked_by_does_not_count_whatever_the_claim_order(tmp_path):
     # The borrowed claim comes first in the file; its check is found invalid only when the check's
     # own fields are evaluated, and must still not count.
-    claims = MEASURED + """
+    claims = (
+        MEASURED
+        + """
   - id: vouched
     kind: borrowed
     value: 7
@@ -348,8 +413,12 @@ def test_a_check_made_invalid_by_its_own_checked_by_does_not_count_whatever_the_
     value: 7.18
     checked_by: [vouched]
 """
+    )
     result = ledger(tmp_path, claims)
-    assert ("doubled-check: invalid: checked_by names vouched, a borrowed claim; a check must be measured "
-            "or extrapolated here") in result.output
-    assert ("vouched: only-borrowed: borrowed, and nothing here checks it: its check doubled-check is stale "
-            "(invalid)") in result.output
+    assert (
+        "doubled-check: invalid: checked_by names vouched, a borrowed claim; a check must be measured "
+        "or extrapolated here"
+    ) in result.output
+    assert (
+        "vouched: only-borrowed: borrowed, and nothing here checks it: its check doubled-check is stale (invalid)"
+    ) in result.output

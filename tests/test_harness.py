@@ -16,41 +16,78 @@ from probes.memory import kv_bytes_per_token, layer_counts, linear_state_bytes  
 from probes.moe import monte_carlo_touched, touched_experts  # noqa: E402
 
 
-@pytest.mark.parametrize("samples, expected", [
-    ([1.2, 1.1, 1.4], harness.Spread(median=1.2, low=1.1, high=1.4, rounds=3)),
-    ([2.0], harness.Spread(2.0, 2.0, 2.0, 1)),
-    ([4.0, 1.0, 3.0, 2.0], harness.Spread(2.5, 1.0, 4.0, 4)),
-])
+@pytest.mark.parametrize(
+    "samples, expected",
+    [
+        ([1.2, 1.1, 1.4], harness.Spread(median=1.2, low=1.1, high=1.4, rounds=3)),
+        ([2.0], harness.Spread(2.0, 2.0, 2.0, 1)),
+        ([4.0, 1.0, 3.0, 2.0], harness.Spread(2.5, 1.0, 4.0, 4)),
+    ],
+)
 def test_spread_is_median_min_max_and_round_count(samples, expected):
     assert harness.spread(samples) == expected
 
 
-@pytest.mark.parametrize("system, backend, device, expected", [
-    ("Linux", "cpu", "AMD EPYC", "linux-cpu"),
-    ("Darwin", "cpu", "Apple M1 Max", "macos-cpu"),
-    ("Darwin", "metal", "Apple M1 Max", "apple-m1-max"),
-    ("Darwin", "metal", "Apple M3 Ultra", "apple-m3-ultra"),
-    ("Linux", "cuda", "NVIDIA H200", "nvidia-h200"),
-    ("Linux", "cuda", "H100 80GB HBM3", "nvidia-h100-80gb-hbm3"),
-    ("Linux", "cuda", "", "nvidia-gpu"),
-])
+@pytest.mark.parametrize(
+    "system, backend, device, expected",
+    [
+        ("Linux", "cpu", "AMD EPYC", "linux-cpu"),
+        ("Darwin", "cpu", "Apple M1 Max", "macos-cpu"),
+        ("Darwin", "metal", "Apple M1 Max", "apple-m1-max"),
+        ("Darwin", "metal", "Apple M3 Ultra", "apple-m3-ultra"),
+        ("Linux", "cuda", "NVIDIA H200", "nvidia-h200"),
+        ("Linux", "cuda", "H100 80GB HBM3", "nvidia-h100-80gb-hbm3"),
+        ("Linux", "cuda", "", "nvidia-gpu"),
+    ],
+)
 def test_default_testbed_name_follows_os_backend_and_device(system, backend, device, expected):
     assert harness.testbed_name(system, backend, device) == expected
 
 
 S = harness.Spread
-@pytest.mark.parametrize("batch, seconds, nbytes, base_seconds, base_bytes, expected", [
-    # weights shared (batched): 16 tokens in 4x the time -> 4x faster per token, bytes/token 1/16, bandwidth 1/4
-    (16, S(0.016, 0.015, 0.02, 7), 100, S(0.004, 0.004, 0.005, 7), 100,
-     {"ms_per_token": 1.0, "speedup": 4.0, "byte_ratio": 16.0, "bandwidth_ratio": 0.25, "predicted_speedup": 4.0}),
-    # weights re-read per token (looped): time grows with B, nothing gained
-    (4, S(0.008, 0.008, 0.008, 7), 400, S(0.002, 0.002, 0.002, 7), 100,
-     {"ms_per_token": 2.0, "speedup": 1.0, "byte_ratio": 1.0, "bandwidth_ratio": 1.0, "predicted_speedup": 1.0}),
-    # the write-up's MoE shape: byte ratio 1.3 x bandwidth ratio 2.75 = 3.59
-    (16, S(0.716e-3, 0.7e-3, 0.8e-3, 7), 16 * 7.2e6, S(0.1607e-3, 0.16e-3, 0.17e-3, 7), 9.36e6,
-     {"byte_ratio": 1.3, "speedup": 3.591}),
-])
-def test_batching_figures_split_speedup_into_byte_and_bandwidth_ratio(batch, seconds, nbytes, base_seconds, base_bytes, expected):
+
+
+@pytest.mark.parametrize(
+    "batch, seconds, nbytes, base_seconds, base_bytes, expected",
+    [
+        # weights shared (batched): 16 tokens in 4x the time -> 4x faster per token, bytes/token 1/16, bandwidth 1/4
+        (
+            16,
+            S(0.016, 0.015, 0.02, 7),
+            100,
+            S(0.004, 0.004, 0.005, 7),
+            100,
+            {
+                "ms_per_token": 1.0,
+                "speedup": 4.0,
+                "byte_ratio": 16.0,
+                "bandwidth_ratio": 0.25,
+                "predicted_speedup": 4.0,
+            },
+        ),
+        # weights re-read per token (looped): time grows with B, nothing gained
+        (
+            4,
+            S(0.008, 0.008, 0.008, 7),
+            400,
+            S(0.002, 0.002, 0.002, 7),
+            100,
+            {"ms_per_token": 2.0, "speedup": 1.0, "byte_ratio": 1.0, "bandwidth_ratio": 1.0, "predicted_speedup": 1.0},
+        ),
+        # the write-up's MoE shape: byte ratio 1.3 x bandwidth ratio 2.75 = 3.59
+        (
+            16,
+            S(0.716e-3, 0.7e-3, 0.8e-3, 7),
+            16 * 7.2e6,
+            S(0.1607e-3, 0.16e-3, 0.17e-3, 7),
+            9.36e6,
+            {"byte_ratio": 1.3, "speedup": 3.591},
+        ),
+    ],
+)
+def test_batching_figures_split_speedup_into_byte_and_bandwidth_ratio(
+    batch, seconds, nbytes, base_seconds, base_bytes, expected
+):
     got = harness.batching_figures(batch, seconds, nbytes, base_seconds, base_bytes)
     for key, value in expected.items():
         assert got[key] == pytest.approx(value, rel=1e-3), key
@@ -59,7 +96,11 @@ def test_batching_figures_split_speedup_into_byte_and_bandwidth_ratio(batch, sec
 
 def test_timing_columns_are_per_unit_milliseconds():
     assert harness.timing_columns(S(0.02, 0.01, 0.04, 7), per=2) == {
-        "rounds": 7, "ms_min": 5.0, "ms_median": 10.0, "ms_max": 20.0}
+        "rounds": 7,
+        "ms_min": 5.0,
+        "ms_median": 10.0,
+        "ms_max": 20.0,
+    }
 
 
 @pytest.mark.parametrize("bits", [2, 4, 8])
@@ -92,12 +133,15 @@ def test_swapped_nibble_unpacker_is_far_outside_tolerance():
     assert harness.relative_error(got, wrong) > 10 * harness.TOLERANCE["bfloat16"]  # ~1: as large as the signal
 
 
-@pytest.mark.parametrize("got, want, expected", [
-    (np.array([1.0, 2.0]), np.array([1.0, 2.0]), 0.0),
-    (np.array([1.0, 2.5]), np.array([1.0, 2.0]), 0.25),
-    (np.array([1.0, np.nan]), np.array([1.0, 2.0]), math.inf),
-    (np.array([1.0]), np.array([1.0, 2.0]), math.inf),
-])
+@pytest.mark.parametrize(
+    "got, want, expected",
+    [
+        (np.array([1.0, 2.0]), np.array([1.0, 2.0]), 0.0),
+        (np.array([1.0, 2.5]), np.array([1.0, 2.0]), 0.25),
+        (np.array([1.0, np.nan]), np.array([1.0, 2.0]), math.inf),
+        (np.array([1.0]), np.array([1.0, 2.0]), math.inf),
+    ],
+)
 def test_relative_error_is_max_abs_difference_over_max_reference(got, want, expected):
     assert harness.relative_error(got, want) == expected
 
@@ -110,6 +154,7 @@ def test_time_interleaved_warms_then_runs_every_setting_once_per_round():
             watch.start()
             calls.append((name, reps))
             watch.stop()
+
         return harness.Setting(run)
 
     result = harness.time_interleaved({"a": setting("a"), "b": setting("b")}, rounds=3, warmup=1)
@@ -143,11 +188,14 @@ def test_kv_and_state_bytes_of_the_writeup_model():
     assert linear_state_bytes(harness.WRITEUP_MODEL, 2) == 30 * (32 * 128 * 128 * 4 + 3 * 8192 * 2)
 
 
-@pytest.mark.parametrize("sizes, budget, copies, expected", [
-    ([1, 2, 4, 8], None, 2, [1, 2, 4, 8]),
-    ([1, 2, 4, 8], 2 * 7 << 20, 2, [1, 2, 4]),
-    ([8, 1, 2], 2 * 3 << 20, 2, [1, 2]),
-    ([4], 1 << 20, 2, []),
-])
+@pytest.mark.parametrize(
+    "sizes, budget, copies, expected",
+    [
+        ([1, 2, 4, 8], None, 2, [1, 2, 4, 8]),
+        ([1, 2, 4, 8], 2 * 7 << 20, 2, [1, 2, 4]),
+        ([8, 1, 2], 2 * 3 << 20, 2, [1, 2]),
+        ([4], 1 << 20, 2, []),
+    ],
+)
 def test_fit_sizes_keeps_the_smallest_buffers_that_fit(sizes, budget, copies, expected):
     assert fit_sizes(sizes, budget, copies) == expected

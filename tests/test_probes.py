@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # probes/ runs from the repo root (python -m probes)
 
 from probes import harness, matvec, moe, whole_graph  # noqa: E402
+
 PROBES = ("memory", "bandwidth", "matvec", "moe", "recurrent", "whole_graph")
 
 
@@ -85,7 +86,9 @@ def test_kernel_rows_decompose_speedup_per_mode_and_batch(quick_suite, probe):
     rows = read_csv(run / "results.csv")
     assert {(r["mode"], r["batch"]) for r in rows} >= {(m, b) for m in ("batched", "looped") for b in ("1", "2", "4")}
     for row in rows:
-        assert float(row["predicted_speedup"]) == pytest.approx(float(row["byte_ratio"]) * float(row["bandwidth_ratio"]))
+        assert float(row["predicted_speedup"]) == pytest.approx(
+            float(row["byte_ratio"]) * float(row["bandwidth_ratio"])
+        )
         assert float(row["predicted_speedup"]) == pytest.approx(float(row["speedup"]))
         if row["batch"] == "1":
             assert float(row["speedup"]) == 1.0
@@ -129,7 +132,9 @@ def test_whole_graph_reports_tokens_per_second_and_agreement(quick_suite):
     run, manifest = the_run(quick_suite[0], "whole_graph")
     rows = read_csv(run / "results.csv")
     for row in rows:
-        assert float(row["aggregate_tok_per_s"]) == pytest.approx(float(row["per_sequence_tok_per_s"]) * int(row["batch"]))
+        assert float(row["aggregate_tok_per_s"]) == pytest.approx(
+            float(row["per_sequence_tok_per_s"]) * int(row["batch"])
+        )
         assert float(row["ms_per_token"]) == pytest.approx(1e3 / float(row["aggregate_tok_per_s"]))
     assert manifest["parameters"]["parameter_bytes"] > 0
     assert manifest["parameters"]["model_config"]["num_experts"] == 16
@@ -153,8 +158,9 @@ def test_single_probe_command_line_writes_its_run(tmp_path):
 
 
 def test_runner_exits_non_zero_when_a_probe_fails(tmp_path):
-    result = run_python("-m", "probes", "--probe", "memory", "--profile", "quick", "--out", str(tmp_path),
-                        "--testbed", "Not A Name")
+    result = run_python(
+        "-m", "probes", "--probe", "memory", "--profile", "quick", "--out", str(tmp_path), "--testbed", "Not A Name"
+    )
     assert result.returncode == 1
     assert "1 probe(s) failed: memory" in result.stderr
     assert not (tmp_path / "memory").exists() or not any((tmp_path / "memory").iterdir())

@@ -1,48 +1,71 @@
 """Small pure functions of the gate, table-driven: no files, no clocks."""
 
 import pytest
-
 from helpers import REPO  # noqa: F401
-from generator.values import format_value, select_row, within
+
 from generator.lineage import downstream, input_closure, upstream
 from generator.records import Claim, Source, Table, Tolerance
 from generator.references import find
-from generator.values import parse_tolerance, precision_of
+from generator.values import format_value, parse_tolerance, precision_of, select_row, within
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("5%", Tolerance("5%", relative=0.05)),
-    ("0.01", Tolerance("0.01", absolute=0.01)),
-    (0.5, Tolerance("0.5", absolute=0.5)),
-    (2, Tolerance("2", absolute=2.0)),
-    ("precision", Tolerance("precision")),
-    (" 2.5 % ", Tolerance("2.5 %", relative=0.025)),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("5%", Tolerance("5%", relative=0.05)),
+        ("0.01", Tolerance("0.01", absolute=0.01)),
+        (0.5, Tolerance("0.5", absolute=0.5)),
+        (2, Tolerance("2", absolute=2.0)),
+        ("precision", Tolerance("precision")),
+        (" 2.5 % ", Tolerance("2.5 %", relative=0.025)),
+    ],
+)
 def test_parse_tolerance(text, expected):
     assert parse_tolerance(text) == expected
 
 
-@pytest.mark.parametrize("text, expected", [("3.59", 0.005), ("67", 0.5), ("67.4", 0.05), ("1.2e3", 50.0),
-                                            ("0.1607", 0.00005), ("-2.50", 0.005), ("1_000", 0.5)])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("3.59", 0.005),
+        ("67", 0.5),
+        ("67.4", 0.05),
+        ("1.2e3", 50.0),
+        ("0.1607", 0.00005),
+        ("-2.50", 0.005),
+        ("1_000", 0.5),
+    ],
+)
 def test_precision_is_half_a_unit_in_the_last_written_digit(text, expected):
     assert precision_of(text) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("stated, computed, tolerance, expected", [
-    (3.59, 3.21, Tolerance("5%", relative=0.05), False),
-    (3.59, 3.45, Tolerance("5%", relative=0.05), True),
-    (15.2, 15.22, Tolerance("p", absolute=0.05), True),
-    (15.2, 15.26, Tolerance("p", absolute=0.05), False),
-    (0.1 + 0.2, 0.3, Tolerance("0", absolute=0.0), True),  # float noise is not drift
-])
+@pytest.mark.parametrize(
+    "stated, computed, tolerance, expected",
+    [
+        (3.59, 3.21, Tolerance("5%", relative=0.05), False),
+        (3.59, 3.45, Tolerance("5%", relative=0.05), True),
+        (15.2, 15.22, Tolerance("p", absolute=0.05), True),
+        (15.2, 15.26, Tolerance("p", absolute=0.05), False),
+        (0.1 + 0.2, 0.3, Tolerance("0", absolute=0.0), True),  # float noise is not drift
+    ],
+)
 def test_within(stated, computed, tolerance, expected):
     assert within(stated, computed, tolerance) is expected
 
 
-@pytest.mark.parametrize("value, unit, expected", [
-    (3.5912, "×", "3.591×"), (367.0, "GB/s", "367 GB/s"), (0.1607, "ms", "0.1607 ms"),
-    (11.8e9, "B", "1.18e+10 B"), (143141, "", "143141"), (0, "%", "0%"), (72.02, "%", "72.02%"),
-])
+@pytest.mark.parametrize(
+    "value, unit, expected",
+    [
+        (3.5912, "×", "3.591×"),
+        (367.0, "GB/s", "367 GB/s"),
+        (0.1607, "ms", "0.1607 ms"),
+        (11.8e9, "B", "1.18e+10 B"),
+        (143141, "", "143141"),
+        (0, "%", "0%"),
+        (72.02, "%", "72.02%"),
+    ],
+)
 def test_format_value(value, unit, expected):
     assert format_value(value, unit) == expected
 
@@ -50,28 +73,37 @@ def test_format_value(value, unit, expected):
 TABLE = Table(("batch", "mode", "ms"), (("1", "batched", "0.5"), ("16", "batched", "0.2"), ("16", "looped", "0.4")))
 
 
-@pytest.mark.parametrize("where, rows", [
-    ((("batch", 16),), [1, 2]),
-    ((("batch", 16), ("mode", "looped")), [2]),
-    ((("batch", 16.0),), [1, 2]),
-    ((("batch", "16"),), [1, 2]),
-    ((("batch", 3),), []),
-    ((), [0, 1, 2]),
-])
+@pytest.mark.parametrize(
+    "where, rows",
+    [
+        ((("batch", 16),), [1, 2]),
+        ((("batch", 16), ("mode", "looped")), [2]),
+        ((("batch", 16.0),), [1, 2]),
+        ((("batch", "16"),), [1, 2]),
+        ((("batch", 3),), []),
+        ((), [0, 1, 2]),
+    ],
+)
 def test_select_row_compares_numbers_as_numbers(where, rows):
     assert select_row(TABLE, where) == rows
 
 
 def test_references_skip_code_and_report_malformed_ones():
-    page = ('Value {{ claim("a-b") }} and {{ chart(\'c\') }}.\n'
-            "`{{ claim(\"in-code\") }}`\n"
-            "```\n{{ claim(\"in-fence\") }}\n```\n"
-            "{{ claim(a-b) }} {{ table(\"t1\") }}\n")
+    page = (
+        "Value {{ claim(\"a-b\") }} and {{ chart('c') }}.\n"
+        '`{{ claim("in-code") }}`\n'
+        '```\n{{ claim("in-fence") }}\n```\n'
+        '{{ claim(a-b) }} {{ table("t1") }}\n'
+    )
     found = [(ref.where.line, ref.where.column, ref.kind, ref.name) for ref in find(page, "docs/x.md")]
-    assert found == [(1, 7, "claim", "a-b"), (1, 30, "chart", "c"), (6, 1, "malformed", "{{ claim(a-b) }}"),
-                     (6, 18, "table", "t1")]
+    assert found == [
+        (1, 7, "claim", "a-b"),
+        (1, 30, "chart", "c"),
+        (6, 1, "malformed", "{{ claim(a-b) }}"),
+        (6, 18, "table", "t1"),
+    ]
     first = find(page, "docs/x.md")[0]
-    assert page[first.start:first.end] == '{{ claim("a-b") }}'
+    assert page[first.start : first.end] == '{{ claim("a-b") }}'
 
 
 def claim(claim_id, **fields):
@@ -79,8 +111,12 @@ def claim(claim_id, **fields):
 
 
 def test_lineage_up_down_and_input_closure():
-    claims = [claim("m", kind="measured"), claim("e", inputs=(("a", "m"), ("b", "b1"))),
-              claim("b1", kind="borrowed", checked_by=("e",)), claim("top", inputs=(("x", "e"),))]
+    claims = [
+        claim("m", kind="measured"),
+        claim("e", inputs=(("a", "m"), ("b", "b1"))),
+        claim("b1", kind="borrowed", checked_by=("e",)),
+        claim("top", inputs=(("x", "e"),)),
+    ]
     by_id = {c.id: c for c in claims}
     assert [(e.target_id, e.relation) for e in upstream("e", by_id)] == [("m", "input"), ("b1", "input")]
     assert [(e.claim_id, e.relation) for e in downstream("e", claims)] == [("b1", "checked by"), ("top", "input")]

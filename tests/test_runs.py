@@ -3,15 +3,23 @@
 import json
 
 import pytest
-
 from helpers import RUN_TIME, TOY_PROBE, write_tree
+
 from generator.runs import code_hash, csv_bytes, sha256_bytes, write_run
 
 
 def write(tmp_path, **overrides):
-    args = dict(root=tmp_path, probe="toy", testbed="linux-cpu", tables={"results.csv": [{"batch": 1, "ms": 0.5}]},
-                parameters={"rounds": 7}, environment={"mlx": "0.32.4"}, code=["probes/toy.py"],
-                started=RUN_TIME, finished=RUN_TIME)
+    args = dict(
+        root=tmp_path,
+        probe="toy",
+        testbed="linux-cpu",
+        tables={"results.csv": [{"batch": 1, "ms": 0.5}]},
+        parameters={"rounds": 7},
+        environment={"mlx": "0.32.4"},
+        code=["probes/toy.py"],
+        started=RUN_TIME,
+        finished=RUN_TIME,
+    )
     args.update(overrides)
     return write_run(**args)
 
@@ -26,10 +34,16 @@ def test_run_holds_tables_and_a_manifest_with_every_hash(tmp_path):
     probe_hash = sha256_bytes(TOY_PROBE.encode())
     assert manifest == {
         "format": 1,
-        "probe": {"path": "probes/toy.py", "sha256": code_hash({"probes/toy.py": probe_hash}),
-                  "code": {"probes/toy.py": probe_hash}},
-        "testbed": "linux-cpu", "started": "2026-11-29T10:00:00Z", "finished": "2026-11-29T10:00:00Z",
-        "parameters": {"rounds": 7}, "environment": {"mlx": "0.32.4"},
+        "probe": {
+            "path": "probes/toy.py",
+            "sha256": code_hash({"probes/toy.py": probe_hash}),
+            "code": {"probes/toy.py": probe_hash},
+        },
+        "testbed": "linux-cpu",
+        "started": "2026-11-29T10:00:00Z",
+        "finished": "2026-11-29T10:00:00Z",
+        "parameters": {"rounds": 7},
+        "environment": {"mlx": "0.32.4"},
         "files": {"results.csv": {"sha256": sha256_bytes(data), "rows": 1}},
     }
 
@@ -54,13 +68,16 @@ def test_a_failed_write_leaves_nothing_behind(tmp_path):
     assert list((tmp_path / "measurements/toy").iterdir()) == []
 
 
-@pytest.mark.parametrize("overrides, message", [
-    ({"probe": "../x"}, "probe name '../x': use lower-case letters, digits and '_'"),
-    ({"testbed": "My Mac"}, "testbed 'My Mac': use lower-case letters, digits and '-'"),
-    ({"tables": {"../x.csv": [{"a": 1}]}}, "table name '../x.csv': use a plain file name ending in .csv"),
-    ({"tables": {"r.csv": []}}, "table 'r.csv' has no rows"),
-    ({"code": ["probes/other.py"]}, "code must include the probe itself (probes/toy.py)"),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"probe": "../x"}, "probe name '../x': use lower-case letters, digits and '_'"),
+        ({"testbed": "My Mac"}, "testbed 'My Mac': use lower-case letters, digits and '-'"),
+        ({"tables": {"../x.csv": [{"a": 1}]}}, "table name '../x.csv': use a plain file name ending in .csv"),
+        ({"tables": {"r.csv": []}}, "table 'r.csv' has no rows"),
+        ({"code": ["probes/other.py"]}, "code must include the probe itself (probes/toy.py)"),
+    ],
+)
 def test_write_run_refuses_bad_arguments_before_writing(tmp_path, overrides, message):
     write_tree(tmp_path, {"probes/toy.py": TOY_PROBE, "probes/other.py": "x = 1\n"})
     with pytest.raises(ValueError) as error:

@@ -6,8 +6,8 @@ import sys
 
 import jsonschema
 import pytest
-
 from helpers import REPO
+
 from generator import validate, yamlread
 from generator.load import RawFile
 from generator.records import Source
@@ -18,19 +18,19 @@ RUN = "measurements/moe/2026-11-30T10-02-11Z-linux-cpu"
 GOOD = {
     "empty": "claims: []\n",
     "measured": f"claims:\n  - id: a\n    kind: measured\n    value: 1.5\n    unit: GB/s\n    testbed: linux-cpu\n"
-                f"    evidence: {{run: {RUN}, file: results.csv, where: {{batch: 16, mode: batched}}, column: x}}\n"
-                "    tolerance: 5%\n",
+    f"    evidence: {{run: {RUN}, file: results.csv, where: {{batch: 16, mode: batched}}, column: x}}\n"
+    "    tolerance: 5%\n",
     "measured-no-where": f"claims:\n  - id: a\n    kind: measured\n    evidence: {{run: {RUN}, file: r.csv, column: x}}\n",
     "extrapolated": "claims:\n  - id: b\n    kind: extrapolated\n    formula: 1000 / x\n    inputs: {x: c}\n"
-                    "    value: 15.2\n    tolerance: 0.1\n  - id: c\n    kind: borrowed\n    status: lead\n"
-                    "    value: 65.7\n    source: {title: t}\n",
+    "    value: 15.2\n    tolerance: 0.1\n  - id: c\n    kind: borrowed\n    status: lead\n"
+    "    value: 65.7\n    source: {title: t}\n",
     "borrowed-full": "claims:\n  - id: d\n    kind: borrowed\n    statement: s\n    value: 3.59\n    unit: '×'\n"
-                     "    testbed: apple-m1-max\n    source: {title: t, quote: q, url: 'https://x', retrieved: 2026-11-29,"
-                     " locator: section 2}\n    status: lead\n    note: n\n    tolerance: precision\n",
+    "    testbed: apple-m1-max\n    source: {title: t, quote: q, url: 'https://x', retrieved: 2026-11-29,"
+    " locator: section 2}\n    status: lead\n    note: n\n    tolerance: precision\n",
     "refuted": "claims:\n  - id: e\n    kind: borrowed\n    source: {title: t}\n    status: refuted\n"
-               "    refuted_by: [f]\n  - id: f\n    kind: borrowed\n    status: lead\n    source: {title: t}\n",
+    "    refuted_by: [f]\n  - id: f\n    kind: borrowed\n    status: lead\n    source: {title: t}\n",
     "superseded": "claims:\n  - id: e\n    kind: borrowed\n    source: {title: t}\n    status: superseded\n"
-                  "    superseded_by: f\n  - id: f\n    kind: borrowed\n    status: lead\n    source: {title: t}\n",
+    "    superseded_by: f\n  - id: f\n    kind: borrowed\n    status: lead\n    source: {title: t}\n",
     "numeric-text": "claims:\n  - id: g\n    kind: borrowed\n    status: lead\n    statement: 42\n    source: {title: 2026}\n",
 }
 
@@ -51,9 +51,9 @@ BAD = {
     "statement-list": "claims:\n  - id: a\n    kind: borrowed\n    source: {title: t}\n    statement: [a]\n",
     "measured-no-evidence": "claims:\n  - id: a\n    kind: measured\n",
     "measured-with-source": f"claims:\n  - id: a\n    kind: measured\n    source: {{title: t}}\n"
-                            f"    evidence: {{run: {RUN}, file: r.csv, column: x}}\n",
+    f"    evidence: {{run: {RUN}, file: r.csv, column: x}}\n",
     "measured-checked": f"claims:\n  - id: a\n    kind: measured\n    checked_by: [b]\n"
-                        f"    evidence: {{run: {RUN}, file: r.csv, column: x}}\n",
+    f"    evidence: {{run: {RUN}, file: r.csv, column: x}}\n",
     "evidence-missing-column": f"claims:\n  - id: a\n    kind: measured\n    evidence: {{run: {RUN}, file: r.csv}}\n",
     "evidence-unknown-field": f"claims:\n  - id: a\n    kind: measured\n    evidence: {{run: {RUN}, file: r.csv, column: x, row: 1}}\n",
     "evidence-absolute": "claims:\n  - id: a\n    kind: measured\n    evidence: {run: /etc/x/y, file: r.csv, column: x}\n",
@@ -72,7 +72,7 @@ BAD = {
     "refuted-without-refuted-by": "claims:\n  - id: a\n    kind: borrowed\n    source: {title: t}\n    status: refuted\n",
     "refuted-by-on-asserted": "claims:\n  - id: a\n    kind: borrowed\n    source: {title: t}\n    refuted_by: b\n",
     "superseded-with-refuted-by": "claims:\n  - id: a\n    kind: borrowed\n    source: {title: t}\n"
-                                  "    status: superseded\n    refuted_by: b\n",
+    "    status: superseded\n    refuted_by: b\n",
     "tolerance-negative": "claims:\n  - id: a\n    kind: borrowed\n    source: {title: t}\n    tolerance: -1\n",
     "tolerance-words": "claims:\n  - id: a\n    kind: borrowed\n    source: {title: t}\n    tolerance: a bit\n",
     "checked-by-number": "claims:\n  - id: a\n    kind: borrowed\n    source: {title: t}\n    checked_by: 3\n",

@@ -1,7 +1,8 @@
 """`ledger show ID`: one claim's lineage as a tree, through the real command line."""
 
-from generator.runs import sha256_file
 from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+
+from generator.runs import sha256_file
 
 BORROWED = BORROWED_CHECKED
 PREDICTED = DOUBLED
@@ -29,7 +30,9 @@ def show(tmp_path, claim_id: str, claims: str = MEASURED + BORROWED + PREDICTED 
 def test_show_measured_claim_down_to_its_run_and_probe_and_what_depends_on_it(tmp_path):
     result = show(tmp_path, "moe-speedup-b16")
     assert result.exit_code == 0, result.errors
-    assert result.output == f"""\
+    assert (
+        result.output
+        == f"""\
 moe-speedup-b16 = 3.59× (measured, fresh)
 └── {RUN_NODE}
 what depends on it:
@@ -37,27 +40,34 @@ what depends on it:
 ├── input s of moe-speedup-doubled = 7.18 (extrapolated, fresh)
 └── retired engine-refuses-batching (borrowed, refuted, fresh)
 """
+    )
 
 
 def test_show_extrapolated_claim_through_its_inputs(tmp_path):
     result = show(tmp_path, "moe-speedup-doubled")
-    assert result.output == f"""\
+    assert (
+        result.output
+        == f"""\
 moe-speedup-doubled = 7.18 (extrapolated, fresh)
 └── input s: moe-speedup-b16 = 3.59× (measured, fresh)
     └── {RUN_NODE.replace(chr(10), chr(10) + "    ")}
 what depends on it: nothing
 """
+    )
 
 
 def test_show_borrowed_claim_with_its_source_and_what_retired_it(tmp_path):
     result = show(tmp_path, "engine-refuses-batching")
-    assert result.output == f"""\
+    assert (
+        result.output
+        == f"""\
 engine-refuses-batching (borrowed, refuted, fresh)
 ├── source: startup log of a closed-source engine — “unvalidated”
 └── refuted by moe-speedup-b16 = 3.59× (measured, fresh)
     └── {RUN_NODE.replace(chr(10), chr(10) + "    ")}
 what depends on it: nothing
 """
+    )
 
 
 def test_show_marks_stale_nodes_with_the_rule_and_lists_the_findings(tmp_path):
@@ -86,7 +96,9 @@ def test_show_marks_stale_nodes_with_the_rule_and_lists_the_findings(tmp_path):
 def test_show_a_claim_whose_run_is_gone(tmp_path):
     write_tree(tmp_path, {"claims/moe.yaml": MEASURED})
     result = run_ledger("show", "moe-speedup-b16", cwd=tmp_path)
-    assert result.output == f"""\
+    assert (
+        result.output
+        == f"""\
 moe-speedup-b16 = 3.59× (measured, stale: invalid)
 └── run {RUN} (missing)
 what depends on it: nothing
@@ -94,6 +106,7 @@ findings:
   claims/moe.yaml:8: moe-speedup-b16: invalid: evidence run {RUN} does not exist
     fix: point evidence.run at an existing run folder
 """
+    )
 
 
 def test_show_unknown_id_suggests_the_closest_and_exits_2(tmp_path):

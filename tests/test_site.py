@@ -11,20 +11,28 @@ from datetime import datetime, timezone
 import altair as alt
 import pandas as pd
 import pytest
-
-from generator.site import charts, figure_api, render, tables
-from generator.site.pages import md_text
-from generator.records import Claim, Report, Run, Source, Table
 from helpers import run_mkdocs, write_tree
 from helpers_site import REPORT, a_ledger, article, built_site, read  # noqa: F401 (built_site: a fixture)
+
+from generator.records import Claim, Report, Run, Source, Table
+from generator.site import charts, figure_api, render, tables
+from generator.site.pages import md_text
 
 # -- pure pieces ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value, whole, expected", [
-    (1048576, False, "1,048,576"), (3.0, True, "3"), (31.287233883739436, False, "31.29"),
-    (0.00123456, False, "0.001235"), (float("nan"), False, "—"), (True, False, "true"), (None, False, "—"),
-])
+@pytest.mark.parametrize(
+    "value, whole, expected",
+    [
+        (1048576, False, "1,048,576"),
+        (3.0, True, "3"),
+        (31.287233883739436, False, "31.29"),
+        (0.00123456, False, "0.001235"),
+        (float("nan"), False, "—"),
+        (True, False, "true"),
+        (None, False, "—"),
+    ],
+)
 def test_table_numbers_have_sensible_precision(value, whole, expected):
     assert tables.number(value, whole) == expected
 
@@ -44,13 +52,16 @@ def test_run_csv_becomes_typed_frame():
     assert list(frame["op"]) == ["a", "b"]
 
 
-@pytest.mark.parametrize("src, here, expected", [
-    ("claim/a.md", "", "claim/a/"),
-    ("claim/a.md", "claims/", "../claim/a/"),
-    ("run/toy/r1.md", "claim/a/", "../../run/toy/r1/"),
-    ("claims/index.md", "claims/", "./"),
-    ("gate/index.md", "run/toy/r1/", "../../../gate/"),
-])
+@pytest.mark.parametrize(
+    "src, here, expected",
+    [
+        ("claim/a.md", "", "claim/a/"),
+        ("claim/a.md", "claims/", "../claim/a/"),
+        ("run/toy/r1.md", "claim/a/", "../../run/toy/r1/"),
+        ("claims/index.md", "claims/", "./"),
+        ("gate/index.md", "run/toy/r1/", "../../../gate/"),
+    ],
+)
 def test_links_are_relative_to_the_page(src, here, expected):
     assert render.Links(here).to(src) == expected
 
@@ -69,11 +80,21 @@ def test_chart_json_cannot_close_its_script_tag():
 def test_retired_and_lead_claims_never_render_as_fact():
     report = Report(claims=(), runs={}, findings=(), computed={})
     links = render.Links("")
-    refuted = Claim("old", "borrowed", Source("c.yaml", 1), value=1.0, value_text="1.0", unit="×",
-                    status="refuted", retired_by=("new",))
+    refuted = Claim(
+        "old",
+        "borrowed",
+        Source("c.yaml", 1),
+        value=1.0,
+        value_text="1.0",
+        unit="×",
+        status="refuted",
+        retired_by=("new",),
+    )
     lead = Claim("hub", "borrowed", Source("c.yaml", 9), value=97, value_text="97", unit="%", status="lead")
-    assert '<span class="ledger-value"><del>1.0×</del></span><span class="ledger-badge ledger-badge--retired">' \
-           'refuted</span>' in render.claim_inline(refuted, report, links)
+    assert (
+        '<span class="ledger-value"><del>1.0×</del></span><span class="ledger-badge ledger-badge--retired">'
+        "refuted</span>" in render.claim_inline(refuted, report, links)
+    )
     shown = render.claim_inline(lead, report, links)
     assert "unverified lead" in shown and "borrowed</span>" not in shown
 
@@ -84,14 +105,26 @@ def figure_report(rows_by_run: dict[str, list[dict]]) -> Report:
         started = datetime(2026, 1, int(path[-1]), tzinfo=timezone.utc)
         testbed = "mac" if "mac" in path else "linux-cpu"
         table = Table(tuple(rows[0]), tuple(tuple(str(v) for v in r.values()) for r in rows))
-        runs[path] = Run(path, Source(path + "/manifest.json", 0), probe="probes/bw.py", testbed=testbed,
-                         started=started, finished=started, tables={"results.csv": table})
+        runs[path] = Run(
+            path,
+            Source(path + "/manifest.json", 0),
+            probe="probes/bw.py",
+            testbed=testbed,
+            started=started,
+            finished=started,
+            tables={"results.csv": table},
+        )
     return Report(claims=(), runs=runs, findings=(), computed={})
 
 
 def test_data_takes_the_latest_run_per_testbed_and_records_it():
-    report = figure_report({"measurements/bw/linux-1": [{"x": 1}], "measurements/bw/linux-2": [{"x": 2}],
-                            "measurements/bw/mac-3": [{"x": 3}]})
+    report = figure_report(
+        {
+            "measurements/bw/linux-1": [{"x": 1}],
+            "measurements/bw/linux-2": [{"x": 2}],
+            "measurements/bw/mac-3": [{"x": 3}],
+        }
+    )
     data = figure_api.Data(report)
     frame = data.frame("bw")
     assert list(frame["x"]) == [2, 3] and list(frame["testbed"]) == ["linux-cpu", "mac"]
@@ -103,12 +136,15 @@ def test_figure_that_asks_for_missing_data_or_returns_the_wrong_thing_says_where
     report = figure_report({"measurements/bw/linux-1": [{"x": 1}]})
     where = Source("figures/f.py", 4)
     missing = figure_api.draw(figure_api.Figure("chart", "c", lambda d: d.frame("nope"), where, "t"), report)
-    assert missing.error == ("figures/f.py:4: chart 'c': no run of probe 'nope' under measurements/ "
-                             "(probes with runs: bw)")
+    assert missing.error == (
+        "figures/f.py:4: chart 'c': no run of probe 'nope' under measurements/ (probes with runs: bw)"
+    )
     wrong = figure_api.draw(figure_api.Figure("table", "t", lambda d: [1], where, "t"), report)
     assert wrong.error == "figures/f.py:4: table 't': returned list; a table returns a pandas DataFrame"
-    chart = figure_api.draw(figure_api.Figure(
-        "chart", "c", lambda d: alt.Chart(d.frame("bw")).mark_point().encode(x="x:Q"), where, "t"), report)
+    chart = figure_api.draw(
+        figure_api.Figure("chart", "c", lambda d: alt.Chart(d.frame("bw")).mark_point().encode(x="x:Q"), where, "t"),
+        report,
+    )
     assert chart.error == "" and chart.result["mark"] == {"type": "point"}
 
 
@@ -117,29 +153,40 @@ def test_figure_that_asks_for_missing_data_or_returns_the_wrong_thing_says_where
 
 def test_inline_claim_shows_value_kind_badge_and_links_to_its_page(built_site):
     page = article(built_site, "")
-    assert ('<a class="ledger-claim ledger-claim--measured ledger-claim--asserted" href="claim/moe-speedup-b16/" '
-            'title="MoE expert reads get faster per token at B=16 than at B=1 — testbed linux-cpu; measured, '
-            'asserted" data-claim="moe-speedup-b16"><span class="ledger-value">3.59×</span>'
-            '<span class="ledger-badge ledger-badge--measured">measured</span></a>') in page
-    assert ('<span class="ledger-value">3.6×</span><span class="ledger-badge ledger-badge--extrapolated">'
-            'extrapolated</span>') in page
-    assert ('<span class="ledger-badge ledger-badge--borrowed">borrowed</span>'
-            '<span class="ledger-badge ledger-badge--checked">checked</span>') in page
+    assert (
+        '<a class="ledger-claim ledger-claim--measured ledger-claim--asserted" href="claim/moe-speedup-b16/" '
+        'title="MoE expert reads get faster per token at B=16 than at B=1 — testbed linux-cpu; measured, '
+        'asserted" data-claim="moe-speedup-b16"><span class="ledger-value">3.59×</span>'
+        '<span class="ledger-badge ledger-badge--measured">measured</span></a>'
+    ) in page
+    assert (
+        '<span class="ledger-value">3.6×</span><span class="ledger-badge ledger-badge--extrapolated">'
+        "extrapolated</span>"
+    ) in page
+    assert (
+        '<span class="ledger-badge ledger-badge--borrowed">borrowed</span>'
+        '<span class="ledger-badge ledger-badge--checked">checked</span>'
+    ) in page
 
 
 def test_retired_claim_is_struck_through_and_a_lead_is_unverified(built_site):
     page = article(built_site, "")
-    assert ('href="claim/batching-not-worth-it/" title="Batching saves nothing on this machine — testbed '
-            'apple-m1-max; borrowed, refuted" data-claim="batching-not-worth-it"><span class="ledger-value">'
-            '<del>1.0×</del></span><span class="ledger-badge ledger-badge--retired">refuted</span></a>') in page
-    assert ('<span class="ledger-value">97%</span><span class="ledger-badge ledger-badge--lead">unverified lead'
-            '</span></a>') in page
+    assert (
+        'href="claim/batching-not-worth-it/" title="Batching saves nothing on this machine — testbed '
+        'apple-m1-max; borrowed, refuted" data-claim="batching-not-worth-it"><span class="ledger-value">'
+        '<del>1.0×</del></span><span class="ledger-badge ledger-badge--retired">refuted</span></a>'
+    ) in page
+    assert (
+        '<span class="ledger-value">97%</span><span class="ledger-badge ledger-badge--lead">unverified lead</span></a>'
+    ) in page
 
 
 def test_claim_text_is_escaped_data_everywhere(built_site):
-    escaped = ("Danger &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; {{ claim(&quot;moe-speedup-b16&quot;) }} "
-               "{% if 1 %}yes{% endif %} *em* __strong__ [link](https://example.com) `code` &amp; "
-               "&lt;b&gt;bold&lt;/b&gt;")
+    escaped = (
+        "Danger &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; {{ claim(&quot;moe-speedup-b16&quot;) }} "
+        "{% if 1 %}yes{% endif %} *em* __strong__ [link](https://example.com) `code` &amp; "
+        "&lt;b&gt;bold&lt;/b&gt;"
+    )
     claim_page = article(built_site, "claim/m1max-moe-speedup-b16")
     assert f"<tr><th>statement</th><td>{escaped}</td></tr>" in claim_page
     assert "What is batching &lt;i&gt;actually&lt;/i&gt; saving?" in claim_page
@@ -156,9 +203,10 @@ def test_claim_page_shows_evidence_rows_manifest_lineage_and_citing_pages(built_
     page = article(built_site, "claim/moe-speedup-b16")
     run = next((built_site / "run/toy").iterdir()).name
     assert f'<a class="ledger-run" href="../../run/toy/{run}/"><code>toy/{run}</code></a>' in page
-    assert ('<tr class="ledger-used-row"><td style="text-align: right">16</td><td class="ledger-used" '
-            'style="text-align: right">3.6</td>') in page.replace('style="text-align: right" class="ledger-used"',
-                                                                 'class="ledger-used" style="text-align: right"')
+    assert (
+        '<tr class="ledger-used-row"><td style="text-align: right">16</td><td class="ledger-used" '
+        'style="text-align: right">3.6</td>'
+    ) in page.replace('style="text-align: right" class="ledger-used"', 'class="ledger-used" style="text-align: right"')
     assert f"<summary>Manifest of {run}</summary>" in page
     assert f'href="../../run/toy/{run}/#probe-source"' in page
     assert 'checks <a class="ledger-claim-id" href="../m1max-moe-speedup-b16/"' in page
@@ -187,10 +235,18 @@ def test_retired_claim_page_names_what_retired_it(built_site):
 
 def test_claims_index_counts_kinds_and_offers_filters(built_site):
     page = article(built_site, "claims")
-    stats = dict((label, int(n)) for n, label in re.findall(
-        r'ledger-stat-number">(\d+)</span><span class="ledger-stat-label">([^<]+)<', page))
-    assert stats == {"measured": 2, "extrapolated": 1, "borrowed and checked": 1, "retired": 1,
-                     "unverified leads": 1, "borrowed, unchecked": 0}
+    stats = dict(
+        (label, int(n))
+        for n, label in re.findall(r'ledger-stat-number">(\d+)</span><span class="ledger-stat-label">([^<]+)<', page)
+    )
+    assert stats == {
+        "measured": 2,
+        "extrapolated": 1,
+        "borrowed and checked": 1,
+        "retired": 1,
+        "unverified leads": 1,
+        "borrowed, unchecked": 0,
+    }
     assert '<tr data-kind="borrowed" data-status="refuted" data-testbed="apple-m1-max" data-freshness="fresh">' in page
     for name in ("kind", "status", "testbed", "freshness"):
         assert f'<select data-filter="{name}">' in page
@@ -219,16 +275,18 @@ def test_chart_embeds_its_spec_ships_vega_and_an_svg_and_names_its_runs(built_si
     assert "vegaEmbed" in (built_site / "assets/ledger/vega.js").read_text()
     assert '<script src="assets/ledger/vega.js"></script><script src="assets/ledger/charts.js"></script>' in page
     run = next((built_site / "run/bandwidth").iterdir()).name
-    assert (f'<span class="ledger-caption-title">Read bandwidth against buffer size</span><span class="ledger-'
-            f'caption-text">Small buffers fit in the caches.</span><span class="ledger-caption-data"><span class='
-            f'"ledger-badge ledger-badge--measured">measured</span> · run <a class="ledger-run" href="run/bandwidth/'
-            f'{run}/"><code>bandwidth/{run}</code></a> · testbed <code>linux-cpu</code>') in page
+    assert (
+        f'<span class="ledger-caption-title">Read bandwidth against buffer size</span><span class="ledger-'
+        f'caption-text">Small buffers fit in the caches.</span><span class="ledger-caption-data"><span class='
+        f'"ledger-badge ledger-badge--measured">measured</span> · run <a class="ledger-run" href="run/bandwidth/'
+        f'{run}/"><code>bandwidth/{run}</code></a> · testbed <code>linux-cpu</code>'
+    ) in page
     assert not re.search(r'<(script|link)[^>]+(src|href)="(https?:)?//', page)
 
 
 def test_table_figure_renders_claims_as_badges_and_numbers_with_units(built_site):
     page = article(built_site, "")
-    table = page[page.index('id="table-speedups"'):]
+    table = page[page.index('id="table-speedups"') :]
     assert '<th style="text-align: right">gb_per_s <span class="ledger-unit">(GB/s)</span></th>' in table
     assert ">1,048,576</td>" in table and ">31.29</td>" in table and ">1234</td>" in table
     assert '<td><a class="ledger-claim ledger-claim--measured' in table
@@ -236,7 +294,7 @@ def test_table_figure_renders_claims_as_badges_and_numbers_with_units(built_site
 
 def test_navigation_is_report_claims_measurements_gate_without_claim_or_run_pages(built_site):
     page = read(built_site, "claims")
-    nav = page[page.index("md-nav--primary"):page.index("md-nav--secondary")]
+    nav = page[page.index("md-nav--primary") : page.index("md-nav--secondary")]
     assert set(re.findall(r'href="([^"]+)"', nav)) == {"..", "./", "fell/", "../measurements/", "../gate/"}
     assert "The gate passes" in article(built_site, "gate")
 
@@ -245,7 +303,7 @@ def test_navigation_is_report_claims_measurements_gate_without_claim_or_run_page
 
 
 def test_unknown_reference_fails_the_build_with_page_and_line(tmp_path):
-    a_ledger(tmp_path, "# R\n\nfine {{ claim(\"moe-speedup-b16\") }}\n\nbad {{ chart(\"nope\") }}\n")
+    a_ledger(tmp_path, '# R\n\nfine {{ claim("moe-speedup-b16") }}\n\nbad {{ chart("nope") }}\n')
     result = run_mkdocs("build", "--strict", cwd=tmp_path)
     assert result.exit_code == 1
     assert "docs/index.md:5:5: unknown-reference: page refers to unknown chart 'nope'" in result.errors
@@ -254,11 +312,16 @@ def test_unknown_reference_fails_the_build_with_page_and_line(tmp_path):
 def test_in_serve_failures_show_as_banners_and_on_the_gate_page(tmp_path):
     a_ledger(tmp_path, REPORT + '\nGone: {{ claim("gone") }}\n')
     claims = tmp_path / "claims/moe.yaml"
-    claims.write_text(claims.read_text().replace("value: 3.59\n    unit: \"×\"\n    kind: measured",
-                                                 "value: 2.5\n    unit: \"×\"\n    kind: measured"))
+    claims.write_text(
+        claims.read_text().replace(
+            'value: 3.59\n    unit: "×"\n    kind: measured', 'value: 2.5\n    unit: "×"\n    kind: measured'
+        )
+    )
     site = serve_build(tmp_path)
-    banner = ('<div class="ledger-banner"><div class="admonition failure"><p class="admonition-title">'
-              "3 gate failures on this page</p>")
+    banner = (
+        '<div class="ledger-banner"><div class="admonition failure"><p class="admonition-title">'
+        "3 gate failures on this page</p>"
+    )
     assert banner in article(site, "")
     assert "moe-speedup-b16: <strong>drifted</strong>: stated 2.5×, evidence computes 3.6×" in article(site, "")
     assert '<span class="ledger-badge ledger-badge--failing">fails the gate</span>' in article(site, "")
@@ -266,8 +329,9 @@ def test_in_serve_failures_show_as_banners_and_on_the_gate_page(tmp_path):
     assert '<div class="admonition failure"><p class="admonition-title">The gate fails</p>' in gate
     assert '<div class="admonition failure"><p class="admonition-title">drifted: claims/moe.yaml:4</p>' in gate
     assert '<div class="ledger-banner">' in article(site, "claim/moe-speedup-b16")
-    assert ('<span class="ledger-missing" title="unknown claim &#x27;gone&#x27;">{{ claim(&quot;gone&quot;) }}'
-            '</span>') in article(site, "")
+    assert (
+        '<span class="ledger-missing" title="unknown claim &#x27;gone&#x27;">{{ claim(&quot;gone&quot;) }}</span>'
+    ) in article(site, "")
     assert "page refers to unknown claim &#x27;gone&#x27;" in gate
     assert '<p>On the page <a href="../"><code>docs/index.md:13:7</code></a></p>' in gate
 
@@ -289,8 +353,9 @@ def test_figure_that_raises_fails_the_build_naming_its_file_and_line(tmp_path):
     figures.write_text(figures.read_text().replace('frame = data.frame("bandwidth")', "frame = 1 / 0"))
     result = run_mkdocs("build", "--strict", cwd=tmp_path)
     assert result.exit_code == 1
-    assert ("figures/example.py:5: chart 'bandwidth-sweep' raised ZeroDivisionError: division by zero "
-            "(at example.py:9)") in result.errors
+    assert (
+        "figures/example.py:5: chart 'bandwidth-sweep' raised ZeroDivisionError: division by zero (at example.py:9)"
+    ) in result.errors
 
 
 def test_hand_written_page_in_the_way_of_a_generated_one_is_refused(tmp_path):
@@ -302,8 +367,9 @@ def test_hand_written_page_in_the_way_of_a_generated_one_is_refused(tmp_path):
 
 
 def test_serve_watches_claims_measurements_probes_and_figures(tmp_path):
-    from generator.site.plugin import LedgerPlugin
     from mkdocs.config import load_config
+
+    from generator.site.plugin import LedgerPlugin
 
     a_ledger(tmp_path)
     config = load_config(str(tmp_path / "mkdocs.yml"))
@@ -318,6 +384,4 @@ def test_serve_watches_claims_measurements_probes_and_figures(tmp_path):
 
     server = Server()
     plugin.on_serve(server, config, builder=None)
-    assert sorted(server.watched) == sorted(str(tmp_path / d) for d in ("claims", "measurements", "probes",
-                                                                        "figures"))
-
+    assert sorted(server.watched) == sorted(str(tmp_path / d) for d in ("claims", "measurements", "probes", "figures"))

@@ -49,26 +49,40 @@ def test_the_review_and_publish_workflows_exist():
 
 def test_workflows_pass_actionlint():
     # shellcheck and pyflakes off: the verdict must not depend on what else a machine has installed.
-    done = subprocess.run([tool("actionlint"), "-no-color", "-shellcheck=", "-pyflakes=",
-                           *(str(WORKFLOWS / name) for name in FILES)],
-                          cwd=REPO, capture_output=True, text=True)
+    done = subprocess.run(
+        [tool("actionlint"), "-no-color", "-shellcheck=", "-pyflakes=", *(str(WORKFLOWS / name) for name in FILES)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_actionlint_rejects_a_broken_workflow(tmp_path):
     broken = tmp_path / "broken.yml"
-    broken.write_text("on: {pull_request: {branch: main}}\njobs:\n  x:\n    runs-on: ubuntu-latest\n"
-                      "    steps:\n      - uses: actions/checkout@v7\n        with: {fetch_depth: 0}\n")
-    done = subprocess.run([tool("actionlint"), "-no-color", "-shellcheck=", "-pyflakes=", str(broken)],
-                          capture_output=True, text=True)
+    broken.write_text(
+        "on: {pull_request: {branch: main}}\njobs:\n  x:\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - uses: actions/checkout@v7\n        with: {fetch_depth: 0}\n"
+    )
+    done = subprocess.run(
+        [tool("actionlint"), "-no-color", "-shellcheck=", "-pyflakes=", str(broken)], capture_output=True, text=True
+    )
     assert done.returncode == 1
     assert 'unexpected key "branch" for "pull_request" section' in done.stdout
     assert 'input "fetch_depth" is not defined in action "actions/checkout@v7"' in done.stdout
 
 
 def test_workflows_match_githubs_workflow_schema():
-    done = subprocess.run([tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows",
-                           *(str(WORKFLOWS / name) for name in FILES)], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            tool("check-jsonschema"),
+            "--builtin-schema",
+            "vendor.github-workflows",
+            *(str(WORKFLOWS / name) for name in FILES),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -92,8 +106,9 @@ def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():
     assert runs(site)[0] == "make site"
     diff = next(step for step in steps(site) if "ledger diff" in step.get("run", ""))
     assert diff["env"] == {"BASE_SHA": "${{ github.event.pull_request.base.sha }}"}
-    assert diff["run"] == ('.venv/bin/ledger diff "$BASE_SHA" > ledger-diff.md\n'
-                           'cat ledger-diff.md >> "$GITHUB_STEP_SUMMARY"\n')
+    assert diff["run"] == (
+        '.venv/bin/ledger diff "$BASE_SHA" > ledger-diff.md\ncat ledger-diff.md >> "$GITHUB_STEP_SUMMARY"\n'
+    )
     assert "!cancelled()" in diff["if"]  # the diff is posted when the gate failed too
     comment = steps(site)[-1]
     assert "steps.diff.outcome == 'success'" in comment["if"]  # never an empty comment
@@ -108,8 +123,12 @@ def test_pushes_to_main_publish_the_gated_site_with_the_official_pages_actions()
     publish = workflow("publish.yml")
     assert publish["on"] == {"push": {"branches": ["main"]}, "workflow_dispatch": None}
     build, deploy = publish["jobs"]["build"], publish["jobs"]["deploy"]
-    assert uses(build) == ["actions/checkout", "actions/setup-python", "actions/configure-pages",
-                           "actions/upload-pages-artifact"]
+    assert uses(build) == [
+        "actions/checkout",
+        "actions/setup-python",
+        "actions/configure-pages",
+        "actions/upload-pages-artifact",
+    ]
     assert runs(build) == ["make site"]
     assert steps(build)[-1]["with"] == {"path": "site"}
     assert deploy["needs"] == "build"
@@ -126,11 +145,22 @@ def hook_files() -> dict:
 
 def test_pre_commit_hook_runs_ledger_check_when_ledger_files_change():
     [hook] = hook_files()["published"]
-    assert {key: hook[key] for key in ("id", "entry", "language", "pass_filenames")} == \
-        {"id": "ledger-check", "entry": "ledger check", "language": "python", "pass_filenames": False}
+    assert {key: hook[key] for key in ("id", "entry", "language", "pass_filenames")} == {
+        "id": "ledger-check",
+        "entry": "ledger check",
+        "language": "python",
+        "pass_filenames": False,
+    }
     files = re.compile(hook["files"])  # pre-commit matches with re.search
-    for path in ["claims/moe.yaml", "claims/sub/more.yml", "measurements/toy/a-run/manifest.json",
-                 "probes/harness.py", "mkdocs.yml", "docs/index.md", "figures/moe.py"]:
+    for path in [
+        "claims/moe.yaml",
+        "claims/sub/more.yml",
+        "measurements/toy/a-run/manifest.json",
+        "probes/harness.py",
+        "mkdocs.yml",
+        "docs/index.md",
+        "figures/moe.py",
+    ]:
         assert files.search(path), path
     for path in ["generator/cli.py", "README.md", "tests/test_diff.py", "site/mkdocs.yml", "mkdocs.yml.bak"]:
         assert not files.search(path), path
@@ -141,15 +171,19 @@ def test_this_repository_runs_the_same_hook_on_the_same_files():
     [repo] = hook_files()["own"]["repos"]
     [own] = repo["hooks"]
     assert repo["repo"] == "local"
-    assert (own["id"], own["files"], own["pass_filenames"]) == \
-        (published["id"], published["files"], published["pass_filenames"])
+    assert (own["id"], own["files"], own["pass_filenames"]) == (
+        published["id"],
+        published["files"],
+        published["pass_filenames"],
+    )
     assert own["entry"] == "make check"  # the same `ledger check`, from the working copy's .venv
 
 
 def test_pre_commit_accepts_the_hook_manifest_and_the_config(tmp_path):
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path)}  # its cache, kept out of the home folder
-    for command, name in (("validate-manifest", ".pre-commit-hooks.yaml"),
-                          ("validate-config", ".pre-commit-config.yaml")):
-        done = subprocess.run([tool("pre-commit"), command, name], cwd=REPO, env=env, capture_output=True,
-                              text=True)
+    for command, name in (
+        ("validate-manifest", ".pre-commit-hooks.yaml"),
+        ("validate-config", ".pre-commit-config.yaml"),
+    ):
+        done = subprocess.run([tool("pre-commit"), command, name], cwd=REPO, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr

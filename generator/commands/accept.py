@@ -52,8 +52,16 @@ def plan(report: Report, claim_ids: list[str]) -> list[Change]:
             raise LedgerError(f"{claim.where}: {claim_id}: nothing to accept (its value agrees with its evidence)")
         computed = report.computed[claim_id]
         new = rounded(claim, computed, report)
-        changes.append(Change(claim_id, claim.where.path, claim.at("value").line if claim.value is not None
-                              else claim.where.line, claim.value_text, new, computed))
+        changes.append(
+            Change(
+                claim_id,
+                claim.where.path,
+                claim.at("value").line if claim.value is not None else claim.where.line,
+                claim.value_text,
+                new,
+                computed,
+            )
+        )
     return changes
 
 
@@ -63,8 +71,7 @@ def rounded(claim: Claim, computed: float, report: Report) -> str:
     digits = max(3, _significant(claim.value_text)) if claim.value_text else 4
     for extra in range(0, 14):
         text = _format(computed, digits + extra)
-        probe = Claim(claim.id, claim.kind, claim.where, value=float(text), value_text=text,
-                      tolerance=claim.tolerance)
+        probe = Claim(claim.id, claim.kind, claim.where, value=float(text), value_text=text, tolerance=claim.tolerance)
         if within(float(text), computed, tolerance_for(probe, report.policy)):
             return text
     return repr(computed)
@@ -91,9 +98,11 @@ def _edit(lines: list[str], claim: Claim, change: Change) -> None:
         index = change.line - 1
         match = _VALUE_LINE.match(lines[index].rstrip("\r\n"))
         if not match:
-            raise LedgerError(f"{change.path}:{change.line}: {claim.id}: the value is not on a plain "
-                              f"`value: N` line; set it to {change.new} by hand")
-        ending = lines[index][len(lines[index].rstrip("\r\n")):]
+            raise LedgerError(
+                f"{change.path}:{change.line}: {claim.id}: the value is not on a plain "
+                f"`value: N` line; set it to {change.new} by hand"
+            )
+        ending = lines[index][len(lines[index].rstrip("\r\n")) :]
         lines[index] = match.group("head") + change.new + match.group("tail") + ending
         return
     anchor = dict(claim.field_lines).get("kind") or claim.where.line
@@ -112,8 +121,9 @@ def _verify(text: str, path: str, changes: list[Change]) -> None:
     values = {item.get("id"): item.get("value") for item in data["claims"] if isinstance(item, dict)}
     for change in changes:
         if values.get(change.claim_id) != float(change.new) and values.get(change.claim_id) != int(float(change.new)):
-            raise LedgerError(f"{path}: {change.claim_id}: the edit did not read back as {change.new}; "
-                              "file left unchanged")
+            raise LedgerError(
+                f"{path}: {change.claim_id}: the edit did not read back as {change.new}; file left unchanged"
+            )
 
 
 def _replace(file: Path, content: bytes) -> None:
@@ -139,5 +149,6 @@ def _format(value: float, significant: int) -> str:
     if value == 0:
         return "0"
     from math import floor, log10
+
     decimals = max(0, significant - 1 - int(floor(log10(abs(value)))))
     return f"{value:.{decimals}f}"

@@ -85,8 +85,9 @@ def compare(base: Report, head: Report) -> Diff:
         if old is None:
             changes.append(ClaimChange("added", new_id, new=shown(new, head)))
             continue
-        change = ClaimChange("renamed" if old.id != new_id else "changed", new_id, old.id,
-                             shown(old, base), shown(new, head))
+        change = ClaimChange(
+            "renamed" if old.id != new_id else "changed", new_id, old.id, shown(old, base), shown(new, head)
+        )
         if change.change == "renamed" or change.changed_fields:
             changes.append(change)
     for old_id, old in old_by_id.items():
@@ -94,17 +95,29 @@ def compare(base: Report, head: Report) -> Diff:
             changes.append(ClaimChange("removed", old_id, old_id, old=shown(old, base)))
     order = list(FLAGS)
     flags.sort(key=lambda f: order.index(f.flag))  # stable: claims keep their order within a flag
-    return Diff(tuple(flags), tuple(changes),
-                tuple(sorted(set(head.runs) - set(base.runs))), tuple(sorted(set(base.runs) - set(head.runs))),
-                text.summary(base), text.summary(head), _policy_changes(base.policy, head.policy))
+    return Diff(
+        tuple(flags),
+        tuple(changes),
+        tuple(sorted(set(head.runs) - set(base.runs))),
+        tuple(sorted(set(base.runs) - set(head.runs))),
+        text.summary(base),
+        text.summary(head),
+        _policy_changes(base.policy, head.policy),
+    )
 
 
 def _policy_changes(base: Policy, head: Policy) -> tuple[tuple[str, str, str], ...]:
     """The gate's settings in mkdocs.yml that changed: a looser policy passes what failed before."""
+
     def shown(policy: Policy) -> dict[str, str]:
-        return {"max_run_age_days": str(policy.max_run_age_days), "default_tolerance": policy.default_tolerance,
-                "warn": ", ".join(sorted(policy.warn)) or "none", "claims_dir": policy.claims_dir,
-                "measurements_dir": policy.measurements_dir}
+        return {
+            "max_run_age_days": str(policy.max_run_age_days),
+            "default_tolerance": policy.default_tolerance,
+            "warn": ", ".join(sorted(policy.warn)) or "none",
+            "claims_dir": policy.claims_dir,
+            "measurements_dir": policy.measurements_dir,
+        }
+
     old, new = shown(base), shown(head)
     return tuple((name, old[name], new[name]) for name in old if old[name] != new[name])
 
@@ -151,8 +164,11 @@ def shown(claim: Claim, report: Report) -> dict[str, str]:
         "statement": claim.statement,
         "row": _row(claim),
         "inputs": ", ".join(f"{name}={target}" for name, target in claim.inputs),
-        "source": " — ".join(part for part in (source.title, source.quote, source.url, source.retrieved,
-                                               source.locator) if part) if source else "",
+        "source": " — ".join(
+            part for part in (source.title, source.quote, source.url, source.retrieved, source.locator) if part
+        )
+        if source
+        else "",
         "checked by": ", ".join(claim.checked_by),
         "retired by": ", ".join(claim.retired_by),
         "tolerance": claim.tolerance.text if claim.tolerance else "",
@@ -160,8 +176,9 @@ def shown(claim: Claim, report: Report) -> dict[str, str]:
     }
 
 
-def _flags(old: Claim | None, new: Claim, base: Report, head: Report, old_by_id: dict[str, Claim],
-           new_by_id: dict[str, Claim]) -> list[Flag]:
+def _flags(
+    old: Claim | None, new: Claim, base: Report, head: Report, old_by_id: dict[str, Claim], new_by_id: dict[str, Claim]
+) -> list[Flag]:
     """What a reviewer must see about one claim; old is None when it is new (ids are head ids)."""
     flags: list[Flag] = []
 
@@ -183,8 +200,11 @@ def _flags(old: Claim | None, new: Claim, base: Report, head: Report, old_by_id:
     premises = []
     if new.kind != "borrowed":
         before = set(_borrowed_premises(new.id, old_by_id)) if old else set()
-        premises = [f"now rests on borrowed {target}, {_checks(new_by_id[target], head, new_by_id)}"
-                    for target in _borrowed_premises(new.id, new_by_id) if target not in before]
+        premises = [
+            f"now rests on borrowed {target}, {_checks(new_by_id[target], head, new_by_id)}"
+            for target in _borrowed_premises(new.id, new_by_id)
+            if target not in before
+        ]
     if "only-borrowed" in new_rules and not borrowed_said:
         premises += [finding.problem for finding in failing["only-borrowed"]]
     if premises:
@@ -193,8 +213,10 @@ def _flags(old: Claim | None, new: Claim, base: Report, head: Report, old_by_id:
         tolerance = tolerance_for(new, head.policy)
         if not within(old.value, new.value, tolerance):
             allowed = allowed_text(tolerance)
-            add("value-moved", f"{stated(old)} → {stated(new)} ({_relative_change(old.value, new.value)}"
-                f"{allowed} allowed)")
+            add(
+                "value-moved",
+                f"{stated(old)} → {stated(new)} ({_relative_change(old.value, new.value)}{allowed} allowed)",
+            )
     if old and old.tolerance != new.tolerance:
         loosened = _loosened(old, new, base, head)
         if loosened:
@@ -223,8 +245,9 @@ def _checks(claim: Claim, report: Report, by_id: dict[str, Claim]) -> str:
     checks = []
     for target in claim.checked_by:
         checker = by_id.get(target)
-        checks.append(f"{target} ({checker.kind}, {report.fresh(target).describe()})" if checker
-                      else f"{target} (no such claim)")
+        checks.append(
+            f"{target} ({checker.kind}, {report.fresh(target).describe()})" if checker else f"{target} (no such claim)"
+        )
     return "checked by " + ", ".join(checks)
 
 
@@ -243,6 +266,7 @@ def _loosened(old: Claim, new: Claim, base: Report, head: Report) -> str:
 
     def named(claim: Claim, policy: Policy) -> str:
         return claim.tolerance.text if claim.tolerance else f"the default ({policy.default_tolerance})"
+
     return f"{named(old, base.policy)} → {named(new, head.policy)}"
 
 
@@ -292,8 +316,13 @@ def _identity(claim: Claim) -> Claim:
 def _renamed_references(claim: Claim, renames: dict[str, str]) -> Claim:
     def new(target: str) -> str:
         return renames.get(target, target)
-    return replace(claim, inputs=tuple((name, new(target)) for name, target in claim.inputs),
-                   checked_by=tuple(map(new, claim.checked_by)), retired_by=tuple(map(new, claim.retired_by)))
+
+    return replace(
+        claim,
+        inputs=tuple((name, new(target)) for name, target in claim.inputs),
+        checked_by=tuple(map(new, claim.checked_by)),
+        retired_by=tuple(map(new, claim.retired_by)),
+    )
 
 
 def _first_by_id(report: Report) -> dict[str, Claim]:

@@ -20,19 +20,23 @@ def as_markdown(diff: Diff, base: Revision, head: Revision) -> str:
         lines += ["### Policy (the gate's settings)", ""]
         lines += [f"- {name}: {_text(old)} → **{_text(new)}**" for name, old, new in diff.policy]
         lines.append("")
-    for title, changes in (("Changed", diff.edited), ("Added", diff.only("added")),
-                           ("Removed", diff.only("removed"))):
+    for title, changes in (("Changed", diff.edited), ("Added", diff.only("added")), ("Removed", diff.only("removed"))):
         if not changes:
             continue
-        lines += [f"### {title}", "", "| claim | " + " | ".join(COLUMNS) + " |",
-                  "| --- " * (len(COLUMNS) + 1) + "|"]
+        lines += [f"### {title}", "", "| claim | " + " | ".join(COLUMNS) + " |", "| --- " * (len(COLUMNS) + 1) + "|"]
         lines += [_table_row(change) for change in changes]
-        details = [c for c in changes if c.change in ("changed", "renamed")
-                   and [name for name in c.changed_fields if name in DETAILS]]
+        details = [
+            c
+            for c in changes
+            if c.change in ("changed", "renamed") and [name for name in c.changed_fields if name in DETAILS]
+        ]
         if details:
             lines.append("")
-            lines += [f"- {_code(c.claim_id)} also changed: "
-                      + ", ".join(name for name in c.changed_fields if name in DETAILS) for c in details]
+            lines += [
+                f"- {_code(c.claim_id)} also changed: "
+                + ", ".join(name for name in c.changed_fields if name in DETAILS)
+                for c in details
+            ]
         lines.append("")
     renamed = diff.only("renamed")
     if renamed:
@@ -41,10 +45,14 @@ def as_markdown(diff: Diff, base: Revision, head: Revision) -> str:
         lines.append("")
     if diff.runs_added or diff.runs_removed:
         lines += ["### Runs", ""]
-        lines += [f"- added {_code(path)} ({_text(head.report.runs[path].testbed or 'no testbed')})"
-                  for path in diff.runs_added]
-        lines += [f"- removed {_code(path)} ({_text(base.report.runs[path].testbed or 'no testbed')})"
-                  for path in diff.runs_removed]
+        lines += [
+            f"- added {_code(path)} ({_text(head.report.runs[path].testbed or 'no testbed')})"
+            for path in diff.runs_added
+        ]
+        lines += [
+            f"- removed {_code(path)} ({_text(base.report.runs[path].testbed or 'no testbed')})"
+            for path in diff.runs_removed
+        ]
         lines.append("")
     lines += [f"Gate at base: {_text(diff.base_summary)}  ", f"Gate at head: {_text(diff.head_summary)}"]
     return "\n".join(lines)
@@ -52,33 +60,56 @@ def as_markdown(diff: Diff, base: Revision, head: Revision) -> str:
 
 def as_json(diff: Diff, base: Revision, head: Revision) -> str:
     def side(revision: Revision, summary: str) -> dict:
-        return {"revision": revision.name or None, "commit": revision.commit or None,
-                "label": revision.label, "gate": summary}
+        return {
+            "revision": revision.name or None,
+            "commit": revision.commit or None,
+            "label": revision.label,
+            "gate": summary,
+        }
 
-    return json.dumps({
-        "base": side(base, diff.base_summary),
-        "head": side(head, diff.head_summary),
-        "flags": [{"flag": f.flag, "title": FLAGS[f.flag], "claim": f.claim_id, "message": f.message}
-                  for f in diff.flags],
-        "added": [{"claim": c.claim_id, **c.new} for c in diff.only("added")],
-        "removed": [{"claim": c.claim_id, **c.old} for c in diff.only("removed")],
-        "renamed": [{"from": c.old_id, "to": c.claim_id} for c in diff.only("renamed")],
-        "changed": [{"claim": c.claim_id, "old_id": c.old_id,
-                     "fields": {name: {"old": c.old.get(name, ""), "new": c.new.get(name, "")}
-                                for name in c.changed_fields}}
-                    for c in diff.edited],
-        "runs": {"added": list(diff.runs_added), "removed": list(diff.runs_removed)},
-        "policy": {name: {"old": old, "new": new} for name, old, new in diff.policy},
-    }, indent=2, ensure_ascii=False)
+    return json.dumps(
+        {
+            "base": side(base, diff.base_summary),
+            "head": side(head, diff.head_summary),
+            "flags": [
+                {"flag": f.flag, "title": FLAGS[f.flag], "claim": f.claim_id, "message": f.message} for f in diff.flags
+            ],
+            "added": [{"claim": c.claim_id, **c.new} for c in diff.only("added")],
+            "removed": [{"claim": c.claim_id, **c.old} for c in diff.only("removed")],
+            "renamed": [{"from": c.old_id, "to": c.claim_id} for c in diff.only("renamed")],
+            "changed": [
+                {
+                    "claim": c.claim_id,
+                    "old_id": c.old_id,
+                    "fields": {
+                        name: {"old": c.old.get(name, ""), "new": c.new.get(name, "")} for name in c.changed_fields
+                    },
+                }
+                for c in diff.edited
+            ],
+            "runs": {"added": list(diff.runs_added), "removed": list(diff.runs_removed)},
+            "policy": {name: {"old": old, "new": new} for name, old, new in diff.policy},
+        },
+        indent=2,
+        ensure_ascii=False,
+    )
 
 
 def _counts(diff: Diff) -> str:
     parts = [f"{len(diff.flags)} flagged"] if diff.flags else []
-    parts += [f"{len(changes)} {word}" for changes, word in (
-        (diff.edited, "changed"), (diff.only("added"), "added"), (diff.only("removed"), "removed"),
-        (diff.only("renamed"), "renamed")) if changes]
-    runs = [f"{len(paths)} {word}" for paths, word in ((diff.runs_added, "added"),
-                                                       (diff.runs_removed, "removed")) if paths]
+    parts += [
+        f"{len(changes)} {word}"
+        for changes, word in (
+            (diff.edited, "changed"),
+            (diff.only("added"), "added"),
+            (diff.only("removed"), "removed"),
+            (diff.only("renamed"), "renamed"),
+        )
+        if changes
+    ]
+    runs = [
+        f"{len(paths)} {word}" for paths, word in ((diff.runs_added, "added"), (diff.runs_removed, "removed")) if paths
+    ]
     if runs:
         parts.append("runs: " + ", ".join(runs))
     if diff.policy:
@@ -89,16 +120,34 @@ def _counts(diff: Diff) -> str:
 def _table_row(change: ClaimChange) -> str:
     if change.change in ("changed", "renamed"):
         name = _code(change.claim_id) + (f" (was {_code(change.old_id)})" if change.change == "renamed" else "")
-        cells = [_text(change.new[c]) if change.old[c] == change.new[c]
-                 else f"{_text(change.old[c])} → **{_text(change.new[c])}**" for c in COLUMNS]
+        cells = [
+            _text(change.new[c])
+            if change.old[c] == change.new[c]
+            else f"{_text(change.old[c])} → **{_text(change.new[c])}**"
+            for c in COLUMNS
+        ]
     else:
         fields = change.new or change.old
         name, cells = _code(change.claim_id), [_text(fields[c]) for c in COLUMNS]
     return f"| {name} | " + " | ".join(cells) + " |"
 
 
-_MARKDOWN = str.maketrans({"\\": "\\\\", "|": "\\|", "`": "\\`", "*": "\\*", "_": "\\_", "[": "\\[",
-                           "]": "\\]", "<": "&lt;", ">": "&gt;", "&": "&amp;", "#": "\\#", "~": "\\~"})
+_MARKDOWN = str.maketrans(
+    {
+        "\\": "\\\\",
+        "|": "\\|",
+        "`": "\\`",
+        "*": "\\*",
+        "_": "\\_",
+        "[": "\\[",
+        "]": "\\]",
+        "<": "&lt;",
+        ">": "&gt;",
+        "&": "&amp;",
+        "#": "\\#",
+        "~": "\\~",
+    }
+)
 _PLAIN = re.compile(r"[A-Za-z0-9._:/=+-]+")
 
 

@@ -62,12 +62,16 @@ def resolve(root: Path, name: str) -> str:
         raise LedgerError(f"diff: {root} is not a folder")
     inside = _git(root, "rev-parse", "--is-inside-work-tree")
     if inside.returncode != 0:
-        raise LedgerError(f"diff: {root} is not in a git repository ({_first_line(inside.stderr)}); "
-                          "`ledger diff` compares git revisions")
+        raise LedgerError(
+            f"diff: {root} is not in a git repository ({_first_line(inside.stderr)}); "
+            "`ledger diff` compares git revisions"
+        )
     found = _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}")
     if name.startswith("-") or found.returncode != 0:
-        raise LedgerError(f"diff: unknown revision {name!r}: no such branch, tag or commit here "
-                          "(in CI, check out the whole history: fetch-depth: 0)")
+        raise LedgerError(
+            f"diff: unknown revision {name!r}: no such branch, tag or commit here "
+            "(in CI, check out the whole history: fetch-depth: 0)"
+        )
     return found.stdout.decode().strip()
 
 
@@ -83,8 +87,12 @@ def copy_revision(root: Path, commit: str, dest: Path) -> None:
         meta, _, path = record.partition(b"\t")
         mode, kind, object_id = meta.split(b" ")
         parts = PurePosixPath(os.fsdecode(path)).parts
-        if kind == b"blob" and parts and not any(p in ("", ".", "..", ".git") or "/" in p for p in parts) \
-                and not path.startswith(b"/"):
+        if (
+            kind == b"blob"
+            and parts
+            and not any(p in ("", ".", "..", ".git") or "/" in p for p in parts)
+            and not path.startswith(b"/")
+        ):
             entries.append((mode, object_id, Path(*parts)))
     if not entries:
         return
@@ -98,7 +106,7 @@ def copy_revision(root: Path, commit: str, dest: Path) -> None:
         if len(header) != 3:
             raise LedgerError(f"diff: git has no object {object_id.decode()} for {relative}")
         size = int(header[2])
-        content = data[end + 1:end + 1 + size]
+        content = data[end + 1 : end + 1 + size]
         offset = end + 1 + size + 1
         target = dest / relative
         target.parent.mkdir(parents=True, exist_ok=True)

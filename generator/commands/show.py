@@ -59,8 +59,7 @@ def _upstream(report: Report, by_id: dict[str, Claim], claim: Claim, path: tuple
     return children
 
 
-def _claim_child(report: Report, by_id: dict[str, Claim], relation: str, target_id: str,
-                 path: tuple[str, ...]) -> Tree:
+def _claim_child(report: Report, by_id: dict[str, Claim], relation: str, target_id: str, path: tuple[str, ...]) -> Tree:
     target = by_id.get(target_id)
     if target is None:
         return (f"{relation}{target_id} (no such claim)", [])
@@ -82,14 +81,24 @@ def _run(run: Run | None, claim: Claim, report: Report) -> Tree:
     changed_files, changed_code = dict(verdict.changed_files), dict(verdict.changed_code)
     for name in sorted(run.declared_files):
         problem = changed_files.get(name)
-        state = "matches its manifest" if problem is None else "missing" if problem == "is missing" else \
-            "tampered: differs from its manifest"
+        state = (
+            "matches its manifest"
+            if problem is None
+            else "missing"
+            if problem == "is missing"
+            else "tampered: differs from its manifest"
+        )
         used = f", row {where}, column {evidence.column}" if name == evidence.file else ""
         children.append((f"data {name} ({state}{used})", []))
     for path in sorted(run.declared_code):
         problem = changed_code.get(path)
-        state = "unchanged since the run" if problem is None else "missing" if problem == "no longer exists" \
+        state = (
+            "unchanged since the run"
+            if problem is None
+            else "missing"
+            if problem == "no longer exists"
             else "changed since the run"
+        )
         children.append((f"{'probe' if path == run.probe else 'code'} {path} ({state})", []))
     stale = f"; {verdict.label}: " + "; ".join(verdict.reasons) if not verdict.trusted else ""
     return (f"run {run.path} ({run.testbed or 'no testbed'}{when}{stale})", children)
@@ -109,8 +118,9 @@ def _downstream(report: Report, by_id: dict[str, Claim], claim_id: str, path: tu
         if dependent.id in path:
             children.append((f"{label}{dependent.id} (cycle: already above)", []))
             continue
-        children.append((label + node(report, dependent),
-                         _downstream(report, by_id, dependent.id, path + (dependent.id,))))
+        children.append(
+            (label + node(report, dependent), _downstream(report, by_id, dependent.id, path + (dependent.id,)))
+        )
     return _unique(children)
 
 

@@ -23,8 +23,11 @@ def run_diff(args: argparse.Namespace) -> int:
     root, now = args.root.resolve(), datetime.now(timezone.utc)
     config = revisions.config_path(root, args.config)
     base = revisions.at_revision(root, args.base, config, now)
-    head = (revisions.at_revision(root, args.head, config, now) if args.head
-            else revisions.Revision("", "", gate_report(args)))
+    head = (
+        revisions.at_revision(root, args.head, config, now)
+        if args.head
+        else revisions.Revision("", "", gate_report(args))
+    )
     changes = diff.compare(base.report, head.report)
     print((difftext.as_json if args.format == "json" else difftext.as_markdown)(changes, base, head))
     return 0

@@ -57,9 +57,14 @@ def svg(spec: dict, cache: Path | None = None) -> str:
 def bundle(cache: Path | None = None) -> str:
     """vega + vega-lite + vega-embed in one classic script, wrapped so nothing but the three
     globals it assigns (vegaEmbed, vega, vegaLite) leaks into the page (~1 s to make: cached)."""
+
     def make() -> str:
-        return ("/* vega, vega-lite, vega-embed: bundled by vl-convert */\n(function () {\n"
-                + vl_convert.javascript_bundle() + "\n})();\n")
+        return (
+            "/* vega, vega-lite, vega-embed: bundled by vl-convert */\n(function () {\n"
+            + vl_convert.javascript_bundle()
+            + "\n})();\n"
+        )
+
     return _cached(cache, f"vega-{vl_convert.__version__}.js", make)
 
 
@@ -102,9 +107,11 @@ def script_json(data: object) -> str:
 
 def chart_html(figure_id: str, spec: dict, svg_url: str, title: str, caption_html: str) -> str:
     """A chart's figure: the live view (drawn by charts.js), the SVG fallback, the caption."""
-    return (f'<figure class="ledger-figure ledger-chart" id="chart-{esc(figure_id)}" '
-            f'data-chart="{esc(figure_id)}">'
-            f'<div class="ledger-chart-view" role="img" aria-label="{esc(title)}"></div>'
-            f'<img class="ledger-chart-fallback" src="{esc(svg_url)}" alt="{esc(title)}" loading="lazy">'
-            f'<script type="application/json" class="ledger-chart-spec">{script_json(live_spec(spec))}</script>'
-            f"<figcaption>{caption_html}</figcaption></figure>")
+    return (
+        f'<figure class="ledger-figure ledger-chart" id="chart-{esc(figure_id)}" '
+        f'data-chart="{esc(figure_id)}">'
+        f'<div class="ledger-chart-view" role="img" aria-label="{esc(title)}"></div>'
+        f'<img class="ledger-chart-fallback" src="{esc(svg_url)}" alt="{esc(title)}" loading="lazy">'
+        f'<script type="application/json" class="ledger-chart-spec">{script_json(live_spec(spec))}</script>'
+        f"<figcaption>{caption_html}</figcaption></figure>"
+    )

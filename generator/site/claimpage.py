@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from .. import lineage
 from ..records import Claim, Report, Table
 from ..values import allowed_text, format_value, select_row, stated, tolerance_for
-from .render import (admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner,
-                     run_link)
+from .render import admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner, run_link
 from .tables import frame_of, html_table
 
 UP = {lineage.INPUT: "uses as input", lineage.CHECK: "checked by", lineage.RETIREMENT: "retired by"}
@@ -57,8 +56,10 @@ def build(page, claim: Claim, report: Report, found: Index):
     where = f"<p>Defined at <code>{esc(claim.where)}</code>.</p>"
     if cited:
         docs = report.policy.docs_dir.rstrip("/") + "/"
-        items = "".join(f'<li><a href="{esc(links.to(ref.where.path.removeprefix(docs)))}">'
-                        f"<code>{esc(ref.where)}</code></a></li>" for ref in cited)
+        items = "".join(
+            f'<li><a href="{esc(links.to(ref.where.path.removeprefix(docs)))}"><code>{esc(ref.where)}</code></a></li>'
+            for ref in cited
+        )
         where += f"<p>Cited on:</p><ul>{items}</ul>"
     else:
         where += "<p>No hand-written page cites it.</p>"
@@ -70,13 +71,18 @@ def status_banner(claim: Claim, report: Report, links) -> str:
     """Retired: what retired it; lead: unverified; failing: the findings, as a banner."""
     if claim.retired:
         by = ", ".join(claim_link(r, report, links) for r in claim.retired_by) or "nothing named"
-        body = (f"<p>This claim is <strong>{esc(claim.status)}</strong> and is not a fact. "
-                f"{esc(claim.status.capitalize())} by: {by}.</p>")
+        body = (
+            f"<p>This claim is <strong>{esc(claim.status)}</strong> and is not a fact. "
+            f"{esc(claim.status.capitalize())} by: {by}.</p>"
+        )
         return admonition("danger", f"Retired: {claim.status}", body)
     if claim.status == "lead":
-        return admonition("warning", "Unverified lead",
-                          "<p>Kept as a lead: nothing here can check it. It is never shown as fact and "
-                          "never used as an input of another claim.</p>")
+        return admonition(
+            "warning",
+            "Unverified lead",
+            "<p>Kept as a lead: nothing here can check it. It is never shown as fact and "
+            "never used as an input of another claim.</p>",
+        )
     return page_banner(report.findings_for(claim.id), report, links)
 
 
@@ -91,9 +97,11 @@ def facts(claim: Claim, report: Report) -> str:
         if claim.value is not None:
             tolerance = tolerance_for(claim, report.policy)
             rows.append(("tolerance", esc(allowed_text(tolerance))))
-    rows += [("kind", claim_badges(claim, report) if not claim.retired else badge(claim.kind, claim.kind)),
-             ("status", badge(claim.status, "retired" if claim.retired else claim.status)),
-             ("testbed", f"<code>{esc(claim.testbed)}</code>" if claim.testbed else "—")]
+    rows += [
+        ("kind", claim_badges(claim, report) if not claim.retired else badge(claim.kind, claim.kind)),
+        ("status", badge(claim.status, "retired" if claim.retired else claim.status)),
+        ("testbed", f"<code>{esc(claim.testbed)}</code>" if claim.testbed else "—"),
+    ]
     if claim.note:
         rows.append(("note", esc(claim.note)))
     body = "".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in rows)
@@ -106,8 +114,10 @@ def measured(claim: Claim, report: Report, links) -> str:
         return "<p>No evidence recorded.</p>"
     run = report.runs.get(evidence.run)
     where = ", ".join(f"{c} = {v}" for c, v in evidence.where) or "no filter"
-    head = (f"<p>Column <code>{esc(evidence.column)}</code> of <code>{esc(evidence.file)}</code>, "
-            f"row where <code>{esc(where)}</code>, in run ")
+    head = (
+        f"<p>Column <code>{esc(evidence.column)}</code> of <code>{esc(evidence.file)}</code>, "
+        f"row where <code>{esc(where)}</code>, in run "
+    )
     if run is None:
         return head + f"<code>{esc(evidence.run)}</code>, which does not exist.</p>"
     out = [head + run_link(run, links) + f" (testbed <code>{esc(run.testbed)}</code>).</p>"]
@@ -119,33 +129,45 @@ def measured(claim: Claim, report: Report, links) -> str:
             out.append("<p>The row used (the cell the value comes from is marked):</p>")
             out.append(html_table(frame, highlight={i: {evidence.column} for i in range(len(frame))}))
     out.append(manifest_summary(run))
-    out.append(f'<p>The probe\'s source: <a href="{esc(links.run(run.path, "probe-source"))}">'
-               f"<code>{esc(run.probe)}</code> on the run's page</a>.</p>")
+    out.append(
+        f'<p>The probe\'s source: <a href="{esc(links.run(run.path, "probe-source"))}">'
+        f"<code>{esc(run.probe)}</code> on the run's page</a>.</p>"
+    )
     return "".join(out)
 
 
 def manifest_summary(run) -> str:
     """The manifest's fields as a compact table (the run's page shows the file itself)."""
-    rows = [("probe", f"<code>{esc(run.probe)}</code>"), ("testbed", esc(run.testbed)),
-            ("started", esc(run.started)), ("finished", esc(run.finished))]
+    rows = [
+        ("probe", f"<code>{esc(run.probe)}</code>"),
+        ("testbed", esc(run.testbed)),
+        ("started", esc(run.started)),
+        ("finished", esc(run.finished)),
+    ]
     rows += [(f"parameter {esc(k)}", f"<code>{esc(v)}</code>") for k, v in run.parameters.items()]
     rows += [(f"environment {esc(k)}", f"<code>{esc(v)}</code>") for k, v in run.environment.items()]
     rows += [(f"sha256 {esc(name)}", f"<code>{esc(sha[:16])}…</code>") for name, sha in run.declared_files.items()]
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
-    return (f'<details class="note"><summary>Manifest of {esc(run.name)}</summary>'
-            f'<div class="ledger-facts"><table><tbody>{body}</tbody></table></div></details>')
+    return (
+        f'<details class="note"><summary>Manifest of {esc(run.name)}</summary>'
+        f'<div class="ledger-facts"><table><tbody>{body}</tbody></table></div></details>'
+    )
 
 
 def extrapolated(claim: Claim, report: Report, links) -> str:
     out = [f"<p>Formula: <code>{esc(claim.formula)}</code></p>"]
-    rows = "".join(f"<tr><td><code>{esc(name)}</code></td><td>{claim_link(target, report, links)}</td></tr>"
-                   for name, target in claim.inputs)
+    rows = "".join(
+        f"<tr><td><code>{esc(name)}</code></td><td>{claim_link(target, report, links)}</td></tr>"
+        for name, target in claim.inputs
+    )
     if rows:
         out.append(f"<table><thead><tr><th>name</th><th>claim</th></tr></thead><tbody>{rows}</tbody></table>")
     computed = report.computed.get(claim.id)
     if computed is not None:
-        out.append(f"<p>The formula gives <strong>{esc(format_value(computed, claim.unit))}</strong>; "
-                   f"the claim states {esc(stated(claim)) or 'no value'}.</p>")
+        out.append(
+            f"<p>The formula gives <strong>{esc(format_value(computed, claim.unit))}</strong>; "
+            f"the claim states {esc(stated(claim)) or 'no value'}.</p>"
+        )
     return "".join(out)
 
 
@@ -156,8 +178,9 @@ def borrowed(claim: Claim, report: Report, links) -> str:
         title = esc(source.title)
         if source.url.startswith(("https://", "http://")):
             title = f'<a href="{esc(source.url)}" rel="nofollow noopener">{title}</a>'
-        extra = "; ".join(esc(x) for x in (source.locator, f"retrieved {source.retrieved}" if source.retrieved
-                                           else "") if x)
+        extra = "; ".join(
+            esc(x) for x in (source.locator, f"retrieved {source.retrieved}" if source.retrieved else "") if x
+        )
         out.append(f"<p>Source: {title}{' (' + extra + ')' if extra else ''}</p>")
         if source.quote:
             out.append(f'<blockquote class="ledger-quote"><p>{esc(source.quote)}</p></blockquote>')
@@ -168,15 +191,19 @@ def borrowed(claim: Claim, report: Report, links) -> str:
             ratio = ""
             if check is not None and check.value and claim.value is not None:
                 ratio = f"{claim.value / check.value:.2f}×"
-            rows.append(f"<tr><td>{claim_link(check_id, report, links)}</td>"
-                        f"<td>{esc(check.testbed if check else '')}</td>"
-                        f'<td style="text-align: right">{esc(stated(check)) if check else ""}</td>'
-                        f'<td style="text-align: right">{esc(ratio)}</td></tr>')
-        out.append("<p>Checked here by, side by side:</p>"
-                   "<table><thead><tr><th>claim</th><th>testbed</th><th>value</th><th>this ÷ check</th></tr>"
-                   f"</thead><tbody><tr><td><strong>{esc(claim.id)}</strong> (borrowed)</td>"
-                   f'<td>{esc(claim.testbed)}</td><td style="text-align: right">{esc(stated(claim))}</td>'
-                   f"<td></td></tr>{''.join(rows)}</tbody></table>")
+            rows.append(
+                f"<tr><td>{claim_link(check_id, report, links)}</td>"
+                f"<td>{esc(check.testbed if check else '')}</td>"
+                f'<td style="text-align: right">{esc(stated(check)) if check else ""}</td>'
+                f'<td style="text-align: right">{esc(ratio)}</td></tr>'
+            )
+        out.append(
+            "<p>Checked here by, side by side:</p>"
+            "<table><thead><tr><th>claim</th><th>testbed</th><th>value</th><th>this ÷ check</th></tr>"
+            f"</thead><tbody><tr><td><strong>{esc(claim.id)}</strong> (borrowed)</td>"
+            f'<td>{esc(claim.testbed)}</td><td style="text-align: right">{esc(stated(claim))}</td>'
+            f"<td></td></tr>{''.join(rows)}</tbody></table>"
+        )
     elif claim.status == "asserted":
         out.append("<p>Nothing here checks it.</p>")
     return "".join(out)

@@ -19,9 +19,9 @@ import importlib.util
 import inspect
 import sys
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 import pandas as pd
 
@@ -53,6 +53,7 @@ def _mark(kind: str, figure_id: str):
     def decorate(function: Callable) -> Callable:
         setattr(function, MARK, (kind, figure_id))
         return function
+
     return decorate
 
 
@@ -89,8 +90,11 @@ class Data:
 
     def runs(self, probe: str, *, testbed: str | None = None, latest: bool = True) -> list[Run]:
         """Usable runs of a probe (oldest first); latest=True keeps the newest per testbed."""
-        found = [run for run in self._report.runs.values()
-                 if run.probe_name == probe and not run.problem and (testbed is None or run.testbed == testbed)]
+        found = [
+            run
+            for run in self._report.runs.values()
+            if run.probe_name == probe and not run.problem and (testbed is None or run.testbed == testbed)
+        ]
         found.sort(key=lambda run: (run.started.timestamp() if run.started else 0.0, run.path))
         if latest:
             newest = {run.testbed: run for run in found}
@@ -98,12 +102,20 @@ class Data:
         if not found:
             where = f" on testbed {testbed!r}" if testbed else ""
             known = sorted({run.probe_name for run in self._report.runs.values()})
-            raise FigureError(f"no run of probe {probe!r}{where} under measurements/ "
-                              f"(probes with runs: {', '.join(known) or 'none'})")
+            raise FigureError(
+                f"no run of probe {probe!r}{where} under measurements/ (probes with runs: {', '.join(known) or 'none'})"
+            )
         return found
 
-    def frame(self, probe: str, file: str = "results.csv", *, testbed: str | None = None,
-              run: str | None = None, latest: bool = True) -> pd.DataFrame:
+    def frame(
+        self,
+        probe: str,
+        file: str = "results.csv",
+        *,
+        testbed: str | None = None,
+        run: str | None = None,
+        latest: bool = True,
+    ) -> pd.DataFrame:
         """Rows of `file` from the probe's runs (or the one run named), with `run` and `testbed` columns."""
         if run is not None:
             chosen = self._report.runs.get(run)
@@ -134,17 +146,41 @@ class Data:
         self._claims.setdefault(found.id, found)
         return found
 
-    def claims(self, ids: Iterable[str] | None = None, *, kind: str | None = None,
-               status: str | None = None, testbed: str | None = None) -> pd.DataFrame:
+    def claims(
+        self,
+        ids: Iterable[str] | None = None,
+        *,
+        kind: str | None = None,
+        status: str | None = None,
+        testbed: str | None = None,
+    ) -> pd.DataFrame:
         """Claims as rows: id, statement, value, unit, kind, status, testbed and `claim` (the record)."""
-        chosen = [self.claim(i) for i in ids] if ids is not None else [
-            c for c in self._report.claims
-            if (kind is None or c.kind == kind) and (status is None or c.status == status)
-            and (testbed is None or c.testbed == testbed)]
+        chosen = (
+            [self.claim(i) for i in ids]
+            if ids is not None
+            else [
+                c
+                for c in self._report.claims
+                if (kind is None or c.kind == kind)
+                and (status is None or c.status == status)
+                and (testbed is None or c.testbed == testbed)
+            ]
+        )
         for claim in chosen:
             self._claims.setdefault(claim.id, claim)
-        rows = [{"id": c.id, "statement": c.statement, "value": c.value, "unit": c.unit, "kind": c.kind,
-                 "status": c.status, "testbed": c.testbed, "claim": c} for c in chosen]
+        rows = [
+            {
+                "id": c.id,
+                "statement": c.statement,
+                "value": c.value,
+                "unit": c.unit,
+                "kind": c.kind,
+                "status": c.status,
+                "testbed": c.testbed,
+                "claim": c,
+            }
+            for c in chosen
+        ]
         columns = ["id", "statement", "value", "unit", "kind", "status", "testbed", "claim"]
         return pd.DataFrame(rows, columns=columns)
 
@@ -198,8 +234,9 @@ def load(root: Path, folder: str = FOLDER) -> tuple[dict[str, Figure], list[str]
             doc = inspect.getdoc(function) or ""
             title, _, rest = doc.partition("\n")
             line = function.__code__.co_firstlineno if hasattr(function, "__code__") else 0
-            figures[f"{kind}:{figure_id}"] = Figure(kind, figure_id, function, Source(relative, line),
-                                                    title.strip() or figure_id, rest.strip())
+            figures[f"{kind}:{figure_id}"] = Figure(
+                kind, figure_id, function, Source(relative, line), title.strip() or figure_id, rest.strip()
+            )
     return figures, problems
 
 
@@ -220,8 +257,9 @@ def draw(figure: Figure, report: Report) -> Drawn:
     except LedgerError as error:
         return Drawn(figure, used=data.used, error=f"{figure.where}: {figure.kind} {figure.id!r}: {error}")
     except Exception as error:  # the figure's own bug: name it, with the line that raised
-        return Drawn(figure, used=data.used,
-                     error=f"{figure.where}: {figure.kind} {figure.id!r} raised {_short(error)}")
+        return Drawn(
+            figure, used=data.used, error=f"{figure.where}: {figure.kind} {figure.id!r} raised {_short(error)}"
+        )
     return Drawn(figure, result, data.used)
 
 
@@ -240,13 +278,16 @@ def figure_html(drawn: Drawn, report: Report, links) -> str:
 
     figure = drawn.figure
     if drawn.error:
-        return render.admonition("failure", f"{figure.kind} {figure.id!r} could not be drawn",
-                                 f"<p>{render.esc(drawn.error)}</p>")
+        return render.admonition(
+            "failure", f"{figure.kind} {figure.id!r} could not be drawn", f"<p>{render.esc(drawn.error)}</p>"
+        )
     caption = caption_html(drawn, report, links)
     if figure.kind == "table":
         body = tables.html_table(drawn.result, claim=lambda c: render.claim_inline(c, report, links))
-        return (f'<figure class="ledger-figure ledger-table" id="table-{render.esc(figure.id)}">'
-                f"<figcaption>{caption}</figcaption>{body}</figure>")
+        return (
+            f'<figure class="ledger-figure ledger-table" id="table-{render.esc(figure.id)}">'
+            f"<figcaption>{caption}</figcaption>{body}</figure>"
+        )
     return charts.chart_html(figure.id, drawn.result, links.asset(svg_name(figure.id)), figure.title, caption)
 
 
@@ -268,22 +309,28 @@ def caption_html(drawn: Drawn, report: Report, links) -> str:
         facts.append(f"run{'s' if len(used.runs) > 1 else ''} {runs}")
     if used.claims:
         if len(used.claims) <= 6:
-            facts.append("claims " + ", ".join(
-                f'<a href="{esc(links.claim(c.id))}"><code>{esc(c.id)}</code></a>' for c in used.claims))
+            facts.append(
+                "claims "
+                + ", ".join(f'<a href="{esc(links.claim(c.id))}"><code>{esc(c.id)}</code></a>' for c in used.claims)
+            )
         else:
             counts = {k: sum(c.kind == k for c in used.claims) for k in used.kinds}
-            facts.append(f"{len(used.claims)} claims (" + ", ".join(
-                f"{n} {k}" for k, n in counts.items() if n) + ")")
+            facts.append(f"{len(used.claims)} claims (" + ", ".join(f"{n} {k}" for k, n in counts.items() if n) + ")")
     if used.testbeds:
-        facts.append("testbed" + ("s " if len(used.testbeds) > 1 else " ") + ", ".join(
-            f"<code>{esc(t)}</code>" for t in used.testbeds))
+        facts.append(
+            "testbed"
+            + ("s " if len(used.testbeds) > 1 else " ")
+            + ", ".join(f"<code>{esc(t)}</code>" for t in used.testbeds)
+        )
     if not used.runs and not used.claims:
         facts.append("no runs or claims: this figure shows no evidence")
-    facts.append(f'defined in <code>{esc(figure.where)}</code>')
+    facts.append(f"defined in <code>{esc(figure.where)}</code>")
     parts.append(f'<span class="ledger-caption-data">{" · ".join(facts)}</span>')
     for run in used.runs:
         problems = report.run_state(run.path).reasons
         if problems:
-            parts.append(f'<span class="ledger-caption-stale">{render.badge("stale run", "failing")} '
-                         f"{esc(run.name)}: {esc('; '.join(problems))}</span>")
+            parts.append(
+                f'<span class="ledger-caption-stale">{render.badge("stale run", "failing")} '
+                f"{esc(run.name)}: {esc('; '.join(problems))}</span>"
+            )
     return "".join(parts)

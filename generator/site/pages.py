@@ -10,17 +10,33 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Mapping
 
-from . import claimpage, runpage
 from ..records import RETIRED, Claim, Report
-from ..values import stated
-from .render import (CLAIMS_INDEX, FELL, GATE, MEASUREMENTS, Links, Slots, admonition, badge, checked,
-                     claim_link, claim_src, esc, finding_html, run_link, run_src, url_of)
 from ..text import summary
+from ..values import stated
+from . import claimpage, runpage
+from .render import (
+    CLAIMS_INDEX,
+    FELL,
+    GATE,
+    MEASUREMENTS,
+    Links,
+    Slots,
+    admonition,
+    badge,
+    checked,
+    claim_link,
+    claim_src,
+    esc,
+    finding_html,
+    run_link,
+    run_src,
+    url_of,
+)
 
 
 @dataclass
@@ -39,11 +55,11 @@ class Page:
         self.links = Links(url_of(src, directory_urls), directory_urls)
         self.parts = [f"# {md_text(title)}\n"]
 
-    def heading(self, text: str, level: int = 2) -> "Page":
+    def heading(self, text: str, level: int = 2) -> Page:
         self.parts.append(f"{'#' * level} {md_text(text)}\n")
         return self
 
-    def html(self, fragment: str) -> "Page":
+    def html(self, fragment: str) -> Page:
         if fragment:
             self.parts.append(self.slots.add(fragment) + "\n")
         return self
@@ -59,8 +75,12 @@ def md_text(text: str) -> str:
 
 def generate(report: Report, sources: Mapping[str, str], directory_urls: bool = True) -> list[Generated]:
     """Every generated page for the report (sources: repository path -> text, for probes and manifests)."""
-    pages = [claims_index(report, directory_urls), fell(report, directory_urls),
-             measurements_index(report, directory_urls), gate(report, directory_urls)]
+    pages = [
+        claims_index(report, directory_urls),
+        fell(report, directory_urls),
+        measurements_index(report, directory_urls),
+        gate(report, directory_urls),
+    ]
     found = claimpage.index(report)
     for claim in report.by_id.values():  # a duplicated id is an "invalid" finding; one page for it
         page = Page(claim_src(claim.id), claim.id, directory_urls)
@@ -116,18 +136,21 @@ def counts(report: Report) -> dict[str, int]:
 
 def claims_index(report: Report, directory_urls: bool) -> Generated:
     page = Page(CLAIMS_INDEX, "Claims", directory_urls)
-    stats = "".join(f'<div class="ledger-stat"><span class="ledger-stat-number">{n}</span>'
-                    f'<span class="ledger-stat-label">{esc(label)}</span></div>'
-                    for label, n in counts(report).items())
-    page.html(f'<div class="ledger-stats">{stats}</div>'
-              f'<p>{len(report.claims)} claims. Every figure in the report is one of them. '
-              f'Click a column to sort; the filters narrow the list. Retired claims are listed with '
-              f'what retired them on <a href="{esc(page.links.to(FELL))}">the claims that fell</a>.</p>')
+    stats = "".join(
+        f'<div class="ledger-stat"><span class="ledger-stat-number">{n}</span>'
+        f'<span class="ledger-stat-label">{esc(label)}</span></div>'
+        for label, n in counts(report).items()
+    )
+    page.html(
+        f'<div class="ledger-stats">{stats}</div>'
+        f"<p>{len(report.claims)} claims. Every figure in the report is one of them. "
+        f"Click a column to sort; the filters narrow the list. Retired claims are listed with "
+        f'what retired them on <a href="{esc(page.links.to(FELL))}">the claims that fell</a>.</p>'
+    )
     rows, values = [], {"kind": set(), "status": set(), "testbed": set(), "freshness": set()}
     for claim in report.claims:
         label, detail = freshness(claim, report)
-        facets = {"kind": claim.kind, "status": claim.status, "testbed": claim.testbed or "none",
-                  "freshness": label}
+        facets = {"kind": claim.kind, "status": claim.status, "testbed": claim.testbed or "none", "freshness": label}
         for name, value in facets.items():
             values[name].add(value)
         data = " ".join(f'data-{name}="{esc(value)}"' for name, value in facets.items())
@@ -141,19 +164,34 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
             f"<td>{badge(claim.status, 'retired' if claim.retired else claim.status)}</td>"
             f"<td>{esc(claim.testbed)}</td>"
             f'<td title="{esc(detail)}">{badge(label, label)}</td>'
-            f"<td>{esc(claim.statement)}</td></tr>")
+            f"<td>{esc(claim.statement)}</td></tr>"
+        )
     filters = "".join(
         f'<label>{name} <select data-filter="{name}"><option value="">all</option>'
         + "".join(f'<option value="{esc(v)}">{esc(v)}</option>' for v in sorted(values[name]))
-        + "</select></label>" for name in values)
-    head = "".join(f'<th data-sort-type="{kind}">{name}</th>' for name, kind in (
-        ("id", "text"), ("value", "number"), ("kind", "text"), ("status", "text"), ("testbed", "text"),
-        ("freshness", "text"), ("statement", "text")))
-    page.html(f'<div class="ledger-filters" hidden>{filters}<label>text <input type="search" '
-              f'data-filter="text" placeholder="id or statement"></label>'
-              f'<span class="ledger-shown"></span></div>'
-              f'<div class="ledger-index"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
-              if rows else admonition("info", "No claims yet", "<p>Add claim files under <code>claims/</code>.</p>"))
+        + "</select></label>"
+        for name in values
+    )
+    head = "".join(
+        f'<th data-sort-type="{kind}">{name}</th>'
+        for name, kind in (
+            ("id", "text"),
+            ("value", "number"),
+            ("kind", "text"),
+            ("status", "text"),
+            ("testbed", "text"),
+            ("freshness", "text"),
+            ("statement", "text"),
+        )
+    )
+    page.html(
+        f'<div class="ledger-filters" hidden>{filters}<label>text <input type="search" '
+        f'data-filter="text" placeholder="id or statement"></label>'
+        f'<span class="ledger-shown"></span></div>'
+        f'<div class="ledger-index"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+        if rows
+        else admonition("info", "No claims yet", "<p>Add claim files under <code>claims/</code>.</p>")
+    )
     return page.done(in_nav=True)
 
 
@@ -163,12 +201,15 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
 def fell(report: Report, directory_urls: bool) -> Generated:
     page = Page(FELL, "The claims that fell", directory_urls)
     retired = [c for c in report.claims if c.retired]
-    page.html("<p>Claims that were once asserted and did not survive: refuted by a measurement here, "
-              "superseded by a better one, or retracted. Each names what retired it. They are never "
-              "shown as fact: wherever a page cites one, it is struck through with its status.</p>")
+    page.html(
+        "<p>Claims that were once asserted and did not survive: refuted by a measurement here, "
+        "superseded by a better one, or retracted. Each names what retired it. They are never "
+        "shown as fact: wherever a page cites one, it is struck through with its status.</p>"
+    )
     if not retired:
-        page.html(admonition("success", "Nothing has fallen yet", "<p>No claim is refuted, superseded or "
-                                                                  "retracted.</p>"))
+        page.html(
+            admonition("success", "Nothing has fallen yet", "<p>No claim is refuted, superseded or retracted.</p>")
+        )
         return page.done(in_nav=True)
     for status in ("refuted", "superseded", "retracted"):
         group = [c for c in retired if c.status == status]
@@ -178,9 +219,13 @@ def fell(report: Report, directory_urls: bool) -> Generated:
         rows = "".join(
             f"<tr><td>{claim_link(c.id, report, page.links)}</td><td>{esc(c.statement)}</td>"
             f"<td>{'<br>'.join(claim_link(r, report, page.links) for r in c.retired_by) or '—'}</td>"
-            f"<td>{esc(c.note)}</td></tr>" for c in group)
-        page.html(f"<table><thead><tr><th>claim</th><th>statement</th><th>{status} by</th><th>note</th></tr>"
-                  f"</thead><tbody>{rows}</tbody></table>")
+            f"<td>{esc(c.note)}</td></tr>"
+            for c in group
+        )
+        page.html(
+            f"<table><thead><tr><th>claim</th><th>statement</th><th>{status} by</th><th>note</th></tr>"
+            f"</thead><tbody>{rows}</tbody></table>"
+        )
     return page.done(in_nav=True)
 
 
@@ -189,8 +234,10 @@ def fell(report: Report, directory_urls: bool) -> Generated:
 
 def measurements_index(report: Report, directory_urls: bool) -> Generated:
     page = Page(MEASUREMENTS, "Measurements", directory_urls)
-    page.html("<p>Every run under <code>measurements/</code>: written by a probe, never edited by hand. "
-              "A run's page shows its environment, parameters, data and the probe's source.</p>")
+    page.html(
+        "<p>Every run under <code>measurements/</code>: written by a probe, never edited by hand. "
+        "A run's page shows its environment, parameters, data and the probe's source.</p>"
+    )
     if not report.runs:
         page.html(admonition("info", "No runs yet", "<p>Run <code>make measure</code> to add some.</p>"))
         return page.done(in_nav=True)
@@ -206,12 +253,16 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
             problems = state.reasons
             status = badge(state.label, "fresh" if state.trusted else "stale")
             files = ", ".join(f"{esc(name)} ({len(t.rows):,} rows)" for name, t in sorted(run.tables.items()))
-            rows.append(f"<tr><td>{run_link(run, page.links)}</td><td>{esc(run.testbed)}</td>"
-                        f"<td>{esc(_when(run.started))}</td><td>{files}</td>"
-                        f'<td style="text-align: right">{cited[run.path]}</td>'
-                        f'<td title="{esc("; ".join(problems))}">{status}</td></tr>')
-        page.html("<table><thead><tr><th>run</th><th>testbed</th><th>started (UTC)</th><th>files</th>"
-                  f"<th>claims citing it</th><th>data</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+            rows.append(
+                f"<tr><td>{run_link(run, page.links)}</td><td>{esc(run.testbed)}</td>"
+                f"<td>{esc(_when(run.started))}</td><td>{files}</td>"
+                f'<td style="text-align: right">{cited[run.path]}</td>'
+                f'<td title="{esc("; ".join(problems))}">{status}</td></tr>'
+            )
+        page.html(
+            "<table><thead><tr><th>run</th><th>testbed</th><th>started (UTC)</th><th>files</th>"
+            f"<th>claims citing it</th><th>data</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        )
     return page.done(in_nav=True)
 
 
@@ -225,13 +276,27 @@ def _when(moment: datetime | None) -> str:
 def gate(report: Report, directory_urls: bool) -> Generated:
     page = Page(GATE, "The gate", directory_urls)
     policy = report.policy
-    outcome = (admonition("success", "The gate passes", f"<p>{esc(summary(report))}</p>") if report.ok else
-               admonition("failure", "The gate fails", f"<p>{esc(summary(report))}</p><p><code>mkdocs build"
-                          "</code> and <code>ledger check</code> fail until every failure below is fixed.</p>"))
-    settings = json.dumps({"max_run_age_days": policy.max_run_age_days,
-                           "default_tolerance": policy.default_tolerance, "warn": sorted(policy.warn)})
-    page.html(outcome + "<p>The same checks run in <code>ledger check</code> and inside the site build. "
-              f"Policy (from <code>mkdocs.yml</code>): <code>{esc(settings)}</code>.</p>")
+    outcome = (
+        admonition("success", "The gate passes", f"<p>{esc(summary(report))}</p>")
+        if report.ok
+        else admonition(
+            "failure",
+            "The gate fails",
+            f"<p>{esc(summary(report))}</p><p><code>mkdocs build"
+            "</code> and <code>ledger check</code> fail until every failure below is fixed.</p>",
+        )
+    )
+    settings = json.dumps(
+        {
+            "max_run_age_days": policy.max_run_age_days,
+            "default_tolerance": policy.default_tolerance,
+            "warn": sorted(policy.warn),
+        }
+    )
+    page.html(
+        outcome + "<p>The same checks run in <code>ledger check</code> and inside the site build. "
+        f"Policy (from <code>mkdocs.yml</code>): <code>{esc(settings)}</code>.</p>"
+    )
     by_rule: dict[str, list] = {}
     for finding in report.findings:
         by_rule.setdefault(finding.rule, []).append(finding)
@@ -239,4 +304,3 @@ def gate(report: Report, directory_urls: bool) -> Generated:
         page.heading(f"{rule} ({len(findings)})")
         page.html("".join(finding_html(f, report, page.links) for f in findings))
     return page.done(in_nav=True)
-

@@ -30,10 +30,16 @@ CACHE = ".cache/ledger"  # the Vega bundle and chart SVGs, made once (Material's
 
 
 # None means "the policy's default", so the CLI and the build share one set of defaults (config.OPTIONS).
-LedgerConfig = type("LedgerConfig", (Config,), {
-    option.name: config_options.Optional(config_options.Type(option.types[0] if len(option.types) == 1
-                                                             else option.types))
-    for option in OPTIONS})
+LedgerConfig = type(
+    "LedgerConfig",
+    (Config,),
+    {
+        option.name: config_options.Optional(
+            config_options.Type(option.types[0] if len(option.types) == 1 else option.types)
+        )
+        for option in OPTIONS
+    },
+)
 
 
 class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
@@ -56,13 +62,18 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         self.now = datetime.now(timezone.utc)
         self.report = self._gate()
         self.drawn = self._figures()
-        self.generated = {page.src: page for page in pages.generate(
-            self.report, pages.read_sources(self.root, self.report), config.use_directory_urls)}
+        self.generated = {
+            page.src: page
+            for page in pages.generate(
+                self.report, pages.read_sources(self.root, self.report), config.use_directory_urls
+            )
+        }
         self.slots = {src: page.slots for src, page in self.generated.items()}
         for file in self._files(config):
             if files.get_file_from_path(file.src_uri) is not None:
-                raise PluginError(f"{self.policy.docs_dir}/{file.src_uri} is in the way of a generated page: "
-                                  "rename or move it")
+                raise PluginError(
+                    f"{self.policy.docs_dir}/{file.src_uri} is in the way of a generated page: rename or move it"
+                )
             files.append(file)
         return files
 
@@ -72,8 +83,9 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         links = render.Links(page.file.url, config.use_directory_urls)
         path = f"{self.policy.docs_dir}/{page.file.src_uri}"
         wanted = {f"{r.kind}:{r.name}" for r in references.find(markdown, path)}
-        shown = {key: figure_api.figure_html(self.drawn[key], self.report, links)
-                 for key in wanted if key in self.drawn}
+        shown = {
+            key: figure_api.figure_html(self.drawn[key], self.report, links) for key in wanted if key in self.drawn
+        }
         self.slots[page.file.src_uri] = slots = render.Slots()
         return render.replace_references(markdown, self.report, path, links, slots, shown)
 
@@ -86,8 +98,9 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         links = render.Links(page.file.url, config.use_directory_urls)
         html = self._banner(page.file.src_uri, links) + slots.fill(html)
         if "ledger-chart-spec" in html:
-            html += "".join(f'<script src="{render.esc(links.asset(name))}"></script>'
-                            for name in ("vega.js", "charts.js"))
+            html += "".join(
+                f'<script src="{render.esc(links.asset(name))}"></script>' for name in ("vega.js", "charts.js")
+            )
         return html
 
     def on_serve(self, server, config, builder):
@@ -117,22 +130,36 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         for problem in problems:
             log.warning(problem)
         if problems and not getattr(self, "serving", False):
-            raise PluginError(f"{len(problems)} figure problem{'s' if len(problems) > 1 else ''}: "
-                              + "; ".join(problems))
+            raise PluginError(
+                f"{len(problems)} figure problem{'s' if len(problems) > 1 else ''}: " + "; ".join(problems)
+            )
         return drawn
 
     def _files(self, config) -> list[File]:
         """Generated pages (claim and run pages outside the navigation), assets and chart images."""
         from . import charts
 
-        found = [File.generated(config, page.src, content=page.markdown,
-                                inclusion=InclusionLevel.UNDEFINED if page.in_nav else InclusionLevel.NOT_IN_NAV)
-                 for page in self.generated.values()]
-        found += [File.generated(config, f"{render.ASSETS}/{path.name}", abs_src_path=str(path))
-                  for path in sorted(ASSETS.iterdir()) if path.suffix in (".css", ".js")]
+        found = [
+            File.generated(
+                config,
+                page.src,
+                content=page.markdown,
+                inclusion=InclusionLevel.UNDEFINED if page.in_nav else InclusionLevel.NOT_IN_NAV,
+            )
+            for page in self.generated.values()
+        ]
+        found += [
+            File.generated(config, f"{render.ASSETS}/{path.name}", abs_src_path=str(path))
+            for path in sorted(ASSETS.iterdir())
+            if path.suffix in (".css", ".js")
+        ]
         specs = {d.figure.id: d.result for d in self.drawn.values() if d.figure.kind == "chart" and not d.error}
-        found += [File.generated(config, f"{render.ASSETS}/{figure_api.svg_name(figure_id)}",
-                                 content=charts.svg(spec, self.cache)) for figure_id, spec in specs.items()]
+        found += [
+            File.generated(
+                config, f"{render.ASSETS}/{figure_api.svg_name(figure_id)}", content=charts.svg(spec, self.cache)
+            )
+            for figure_id, spec in specs.items()
+        ]
         if specs:
             found.append(File.generated(config, f"{render.ASSETS}/vega.js", content=charts.bundle(self.cache)))
         return found

@@ -9,8 +9,8 @@ from __future__ import annotations
 import html
 import posixpath
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from mkdocs.utils import get_relative_url
 
@@ -102,8 +102,7 @@ def claim_badges(claim: Claim, report: Report) -> str:
 
 def checked(claim: Claim, report: Report) -> bool:
     """A borrowed claim that a claim here checks, and that the gate accepts as checked."""
-    return bool(claim.checked_by) and not any(
-        f.rule == "only-borrowed" for f in report.findings_for(claim.id))
+    return bool(claim.checked_by) and not any(f.rule == "only-borrowed" for f in report.findings_for(claim.id))
 
 
 def tooltip(claim: Claim) -> str:
@@ -121,9 +120,11 @@ def claim_inline(claim: Claim, report: Report, links: Links) -> str:
     if claim.retired:
         text = f"<del>{text}</del>"
     classes = f"ledger-claim ledger-claim--{claim.kind} ledger-claim--{claim.status}"
-    return (f'<a class="{classes}" href="{esc(links.claim(claim.id))}" title="{esc(tooltip(claim))}" '
-            f'data-claim="{esc(claim.id)}"><span class="ledger-value">{text}</span>'
-            f'{claim_badges(claim, report)}</a>')
+    return (
+        f'<a class="{classes}" href="{esc(links.claim(claim.id))}" title="{esc(tooltip(claim))}" '
+        f'data-claim="{esc(claim.id)}"><span class="ledger-value">{text}</span>'
+        f"{claim_badges(claim, report)}</a>"
+    )
 
 
 def claim_link(claim_id: str, report: Report, links: Links) -> str:
@@ -133,16 +134,20 @@ def claim_link(claim_id: str, report: Report, links: Links) -> str:
         return f'<code class="ledger-missing">{esc(claim_id)}</code> (no such claim)'
     value = stated(claim)
     shown = f"<del>{esc(value)}</del>" if claim.retired and value else esc(value)
-    return (f'<a class="ledger-claim-id" href="{esc(links.claim(claim_id))}" title="{esc(tooltip(claim))}">'
-            f'<code>{esc(claim_id)}</code></a>{" " + shown if shown else ""} {claim_badges(claim, report)}')
+    return (
+        f'<a class="ledger-claim-id" href="{esc(links.claim(claim_id))}" title="{esc(tooltip(claim))}">'
+        f"<code>{esc(claim_id)}</code></a>{' ' + shown if shown else ''} {claim_badges(claim, report)}"
+    )
 
 
 # -- runs --------------------------------------------------------------------------------------
 
 
 def run_link(run: Run, links: Links) -> str:
-    return (f'<a class="ledger-run" href="{esc(links.run(run.path))}"><code>{esc(run.probe_name)}/'
-            f'{esc(run.name)}</code></a>')
+    return (
+        f'<a class="ledger-run" href="{esc(links.run(run.path))}"><code>{esc(run.probe_name)}/'
+        f"{esc(run.name)}</code></a>"
+    )
 
 
 # -- findings and banners ------------------------------------------------------------------------
@@ -150,8 +155,7 @@ def run_link(run: Run, links: Links) -> str:
 
 def admonition(kind: str, title: str, body_html: str) -> str:
     """A Material admonition (kind: note, info, success, warning, failure, danger, quote...)."""
-    return (f'<div class="admonition {esc(kind)}"><p class="admonition-title">{esc(title)}</p>'
-            f'{body_html}</div>')
+    return f'<div class="admonition {esc(kind)}"><p class="admonition-title">{esc(title)}</p>{body_html}</div>'
 
 
 def finding_html(finding: Finding, report: Report, links: Links) -> str:
@@ -179,13 +183,20 @@ def page_banner(findings: Iterable[Finding], report: Report, links: Links) -> st
         return ""
     failing = [f for f in findings if f.severity == "fail"]
     kind = "failure" if failing else "warning"
-    head = (f"{len(failing)} gate failure{'s' if len(failing) != 1 else ''} on this page"
-            if failing else f"{len(findings)} gate warning{'s' if len(findings) != 1 else ''} on this page")
+    head = (
+        f"{len(failing)} gate failure{'s' if len(failing) != 1 else ''} on this page"
+        if failing
+        else f"{len(findings)} gate warning{'s' if len(findings) != 1 else ''} on this page"
+    )
     items = "".join(
         f"<li><code>{esc(f.where)}</code> {esc(f.claim_id + ': ' if f.claim_id else '')}"
-        f"<strong>{esc(f.rule)}</strong>: {esc(f.problem)}</li>" for f in findings)
-    body = (f'<ul>{items}</ul><p>The <a href="{esc(links.to(GATE))}">gate report</a> lists every finding '
-            f"with its fix. <code>mkdocs build</code> fails until they are resolved.</p>")
+        f"<strong>{esc(f.rule)}</strong>: {esc(f.problem)}</li>"
+        for f in findings
+    )
+    body = (
+        f'<ul>{items}</ul><p>The <a href="{esc(links.to(GATE))}">gate report</a> lists every finding '
+        f"with its fix. <code>mkdocs build</code> fails until they are resolved.</p>"
+    )
     return f'<div class="ledger-banner">{admonition(kind, head, body)}</div>'
 
 
@@ -221,16 +232,19 @@ class Slots:
             if opened and closed and fragment.lstrip().startswith(("<div", "<figure", "<table")):
                 return fragment  # a block on its own line replaces its paragraph
             return opened + fragment + closed
+
         return _SLOT.sub(swap, page_html)
 
     def plain(self, text: str) -> str:
         """Slots in plain text (a heading in the table of contents) -> the fragments' text, escaped."""
-        return _SLOT.sub(lambda m: esc(self.texts[int(m.group(2))])
-                         if int(m.group(2)) < len(self.texts) else m.group(0), text)
+        return _SLOT.sub(
+            lambda m: esc(self.texts[int(m.group(2))]) if int(m.group(2)) < len(self.texts) else m.group(0), text
+        )
 
 
-def replace_references(markdown: str, report: Report, page_path: str, links: Links, slots: Slots,
-                       figures: dict[str, str] | None = None) -> str:
+def replace_references(
+    markdown: str, report: Report, page_path: str, links: Links, slots: Slots, figures: dict[str, str] | None = None
+) -> str:
     """Swap each {{ claim/table/chart(...) }} in a page for a slot holding its HTML.
 
     figures: "table:id" / "chart:id" -> HTML already rendered for this page. Unknown references
@@ -239,7 +253,7 @@ def replace_references(markdown: str, report: Report, page_path: str, links: Lin
     figures = figures or {}
     out, last = [], 0
     for ref in references.find(markdown, page_path):
-        out.append(markdown[last:ref.start])
+        out.append(markdown[last : ref.start])
         claim = report.claim(ref.name) if ref.kind == "claim" else None
         if claim is not None:
             fragment = claim_inline(claim, report, links)
@@ -247,8 +261,7 @@ def replace_references(markdown: str, report: Report, page_path: str, links: Lin
             fragment = figures[f"{ref.kind}:{ref.name}"]
         else:
             what = f"unknown {ref.kind} {ref.name!r}" if ref.kind != "malformed" else "malformed reference"
-            fragment = (f'<span class="ledger-missing" title="{esc(what)}">'
-                        f'{esc(markdown[ref.start:ref.end])}</span>')
+            fragment = f'<span class="ledger-missing" title="{esc(what)}">{esc(markdown[ref.start : ref.end])}</span>'
         text = (stated(claim) or claim.statement or claim.id) if claim else ""
         out.append(slots.add(fragment, text))
         last = ref.end

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -24,14 +24,22 @@ def build(page, run: Run, report: Report, sources: Mapping[str, str]):
     problems = state.reasons
     if problems:
         items = "".join(f"<li>{esc(p)}</li>" for p in problems)
-        page.html(admonition("failure", "This run's data cannot be trusted as it stands",
-                             f"<ul>{items}</ul><p>Claims that cite it fail the gate; rerun "
-                             f"<code>make measure PROBE={esc(run.probe_name)}</code>.</p>"))
+        page.html(
+            admonition(
+                "failure",
+                "This run's data cannot be trusted as it stands",
+                f"<ul>{items}</ul><p>Claims that cite it fail the gate; rerun "
+                f"<code>make measure PROBE={esc(run.probe_name)}</code>.</p>",
+            )
+        )
     page.html(facts(run))
     cited = [c for c in report.claims if c.evidence and c.evidence.run == run.path]
     page.heading("Claims from this run")
-    page.html("<ul>" + "".join(f"<li>{claim_link(c.id, report, links)}</li>" for c in cited) + "</ul>"
-              if cited else "<p>No claim cites this run.</p>")
+    page.html(
+        "<ul>" + "".join(f"<li>{claim_link(c.id, report, links)}</li>" for c in cited) + "</ul>"
+        if cited
+        else "<p>No claim cites this run.</p>"
+    )
     page.heading("Parameters")
     page.html(mapping_table(run.parameters))
     page.heading("Environment")
@@ -43,8 +51,10 @@ def build(page, run: Run, report: Report, sources: Mapping[str, str]):
     page.html(probe_source(run, state, sources))
     page.heading("Manifest")
     manifest = sources.get(run.source.path)
-    page.html(f"<p><code>{esc(run.source.path)}</code></p>" +
-              (code(manifest, "json") if manifest is not None else "<p>Not readable.</p>"))
+    page.html(
+        f"<p><code>{esc(run.source.path)}</code></p>"
+        + (code(manifest, "json") if manifest is not None else "<p>Not readable.</p>")
+    )
     return page
 
 
@@ -52,9 +62,14 @@ def facts(run: Run) -> str:
     duration = ""
     if run.started and run.finished:
         duration = f"{(run.finished - run.started).total_seconds():,.0f} s"
-    rows = [("probe", f"<code>{esc(run.probe)}</code>"), ("testbed", f"<code>{esc(run.testbed)}</code>"),
-            ("started", esc(run.started or "unknown")), ("finished", esc(run.finished or "unknown")),
-            ("duration", esc(duration or "unknown")), ("folder", f"<code>{esc(run.path)}</code>")]
+    rows = [
+        ("probe", f"<code>{esc(run.probe)}</code>"),
+        ("testbed", f"<code>{esc(run.testbed)}</code>"),
+        ("started", esc(run.started or "unknown")),
+        ("finished", esc(run.finished or "unknown")),
+        ("duration", esc(duration or "unknown")),
+        ("folder", f"<code>{esc(run.path)}</code>"),
+    ]
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return f'<div class="ledger-facts"><table><tbody>{body}</tbody></table></div>'
 
@@ -97,14 +112,24 @@ def probe_source(run: Run, verdict: RunState, sources: Mapping[str, str]) -> str
     changed_code = dict(verdict.changed_code)
     for path in sorted(run.declared_code, key=lambda p: (p != run.probe, p)):
         changed = path in changed_code
-        note = (badge("changed since the run", "failing") + " <small>the source below is today's, not the "
-                "one that produced this data</small>") if changed else badge("unchanged since the run", "fresh")
+        note = (
+            (
+                badge("changed since the run", "failing") + " <small>the source below is today's, not the "
+                "one that produced this data</small>"
+            )
+            if changed
+            else badge("unchanged since the run", "fresh")
+        )
         text = sources.get(path)
-        body = code(text, "python" if path.endswith(".py") else "text") if text is not None else \
-            "<p>Not in the repository any more.</p>"
+        body = (
+            code(text, "python" if path.endswith(".py") else "text")
+            if text is not None
+            else "<p>Not in the repository any more.</p>"
+        )
         opened = " open" if path == run.probe else ""
-        out.append(f'<details class="ledger-source"{opened}><summary><code>{esc(path)}</code> {note}</summary>'
-                   f"{body}</details>")
+        out.append(
+            f'<details class="ledger-source"{opened}><summary><code>{esc(path)}</code> {note}</summary>{body}</details>'
+        )
     return "".join(out)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Callable
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -49,8 +49,12 @@ def header(column: object, units: dict) -> str:
     return esc(column) + (f' <span class="ledger-unit">({esc(unit)})</span>' if unit else "")
 
 
-def html_table(frame: pd.DataFrame, claim: ClaimRenderer | None = None, max_rows: int | None = None,
-               highlight: dict[int, set[str]] | None = None) -> str:
+def html_table(
+    frame: pd.DataFrame,
+    claim: ClaimRenderer | None = None,
+    max_rows: int | None = None,
+    highlight: dict[int, set[str]] | None = None,
+) -> str:
     """The DataFrame as <table>: headers with units, numbers right-aligned.
 
     highlight: row position -> columns whose cells are marked (the row and column a claim uses).
@@ -58,15 +62,14 @@ def html_table(frame: pd.DataFrame, claim: ClaimRenderer | None = None, max_rows
     units = dict(frame.attrs.get("units", {}))
     columns = list(frame.columns)
     whole = {c: pd.api.types.is_integer_dtype(frame[c]) for c in columns}
-    numeric = {c: pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
-               for c in columns}
-    head = "".join(f'<th{_align(numeric[c])}>{header(c, units)}</th>' for c in columns)
+    numeric = {c: pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in columns}
+    head = "".join(f"<th{_align(numeric[c])}>{header(c, units)}</th>" for c in columns)
     rows = []
     shown = frame if max_rows is None else frame.head(max_rows)
     for position, values in enumerate(shown.itertuples(index=False, name=None)):
         marked = (highlight or {}).get(position, set())
         cells = []
-        for column, value in zip(columns, values):
+        for column, value in zip(columns, values, strict=True):
             text, is_number = cell(value, whole[column], claim)
             attrs = _align(is_number)
             if column in marked:
