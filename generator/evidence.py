@@ -66,6 +66,7 @@ def _measured(
     computed: dict[str, float],
 ) -> None:
     evidence = claim.evidence
+    assert evidence is not None  # evaluate() calls this only for claims with evidence
     at = claim.at("evidence")
     run = runs.get(evidence.run)
     rerun = f"rerun `make measure PROBE={evidence.run.split('/')[1]}` and point evidence.run at the new run"

@@ -31,7 +31,10 @@ class _BadDecorator(Exception):
 def defined(root: Path, folder: str = FOLDER) -> Defined:
     """Ids of every @table("...") and @chart("...") function under root/figures, and the problems."""
     base = root / folder
-    tables, charts, where, findings = set(), set(), {}, []
+    tables: set[str] = set()
+    charts: set[str] = set()
+    where: dict[str, Source] = {}
+    findings: list[Finding] = []
 
     def problem(relative: str, line: int, what: str, fix: str) -> None:
         findings.append(Finding(Source(relative, line), "", "invalid", what, fix))

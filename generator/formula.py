@@ -103,6 +103,7 @@ def _check(node: ast.AST) -> None:
 
 def _eval(node: ast.AST, values: Mapping[str, float]) -> float:
     if isinstance(node, ast.Constant):
+        assert isinstance(node.value, (int, float))  # _check allowed only numbers
         return float(node.value)
     if isinstance(node, ast.Name):
         if node.id not in values:

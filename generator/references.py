@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 
 from .records import Finding, PageRef, Policy, Source
 
@@ -49,7 +50,11 @@ def find(text: str, path: str) -> list[PageRef]:
 
 
 def unknown(
-    refs: Iterable[PageRef], claim_ids: set[str], tables: set[str], charts: set[str], policy: Policy
+    refs: Iterable[PageRef],
+    claim_ids: AbstractSet[str],
+    tables: AbstractSet[str],
+    charts: AbstractSet[str],
+    policy: Policy,
 ) -> list[Finding]:
     """A page that refers to a claim, table or chart that does not exist."""
     known = {"claim": claim_ids, "table": tables, "chart": charts}

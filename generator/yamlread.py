@@ -9,13 +9,12 @@ and dates stay strings. Nothing is ever constructed from a tag.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import yaml
 
-try:  # the C parser is ~4x faster; the pure-Python one behaves the same
-    from yaml import CSafeLoader as _BaseLoader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _BaseLoader
+# The C parser is ~4x faster; the pure-Python one behaves the same.
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _SCALAR_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null")}
 _MAP_TAG = "tag:yaml.org,2002:map"

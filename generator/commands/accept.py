@@ -118,6 +118,7 @@ def _edit(lines: list[str], claim: Claim, change: Change) -> None:
 
 def _verify(text: str, path: str, changes: list[Change]) -> None:
     data = yamlread.parse(text.encode("utf-8"))
+    assert isinstance(data, dict)  # the file was a claim file before the edit
     values = {item.get("id"): item.get("value") for item in data["claims"] if isinstance(item, dict)}
     for change in changes:
         if values.get(change.claim_id) != float(change.new) and values.get(change.claim_id) != int(float(change.new)):

@@ -70,6 +70,7 @@ def _claim_child(report: Report, by_id: dict[str, Claim], relation: str, target_
 
 def _run(run: Run | None, claim: Claim, report: Report) -> Tree:
     evidence = claim.evidence
+    assert evidence is not None  # only measured claims with evidence have a run
     if run is None:
         return (f"run {evidence.run} (missing)", [])
     if run.problem:

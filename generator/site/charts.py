@@ -17,6 +17,8 @@ import vl_convert
 
 from .render import esc
 
+VL_VERSION = getattr(vl_convert, "__version__", "unknown")  # keys the cache; the stub does not declare it
+
 FALLBACK_WIDTH = 640  # px: the SVG's width when the chart leaves width to its container
 
 
@@ -50,7 +52,7 @@ def _single_view(spec: dict) -> bool:
 def svg(spec: dict, cache: Path | None = None) -> str:
     """The static fallback image, cached by spec and vl-convert version (a chart costs ~0.3 s)."""
     text = json.dumps(static_spec(spec), sort_keys=True)
-    key = hashlib.sha256(f"{vl_convert.__version__}\n{text}".encode()).hexdigest()[:32]
+    key = hashlib.sha256(f"{VL_VERSION}\n{text}".encode()).hexdigest()[:32]
     return _cached(cache, f"svg/{key}.svg", lambda: vl_convert.vegalite_to_svg(json.loads(text)))
 
 
@@ -61,11 +63,11 @@ def bundle(cache: Path | None = None) -> str:
     def make() -> str:
         return (
             "/* vega, vega-lite, vega-embed: bundled by vl-convert */\n(function () {\n"
-            + vl_convert.javascript_bundle()
+            + vl_convert.javascript_bundle()  # type: ignore[call-arg]  # the stub omits the default
             + "\n})();\n"
         )
 
-    return _cached(cache, f"vega-{vl_convert.__version__}.js", make)
+    return _cached(cache, f"vega-{VL_VERSION}.js", make)
 
 
 _MADE: dict[str, str] = {}  # this process's copies (serve rebuilds many times)

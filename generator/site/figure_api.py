@@ -22,6 +22,7 @@ import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -205,7 +206,7 @@ class Figure:
 @dataclass(frozen=True)
 class Drawn:
     figure: Figure
-    result: object = None  # a DataFrame (table) or a Vega-Lite spec dict (chart)
+    result: Any = None  # a DataFrame (table) or a Vega-Lite spec dict (chart)
     used: Provenance = Provenance()
     error: str = ""
 
@@ -220,6 +221,7 @@ def load(root: Path, folder: str = FOLDER) -> tuple[dict[str, Figure], list[str]
         name = f"ledger_figures_{path.stem}"
         try:
             spec = importlib.util.spec_from_file_location(name, path)
+            assert spec is not None and spec.loader is not None  # a .py path always has a loader
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module  # dataclasses and pickling look modules up by name
             spec.loader.exec_module(module)

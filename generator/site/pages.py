@@ -147,7 +147,8 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         f"Click a column to sort; the filters narrow the list. Retired claims are listed with "
         f'what retired them on <a href="{esc(page.links.to(FELL))}">the claims that fell</a>.</p>'
     )
-    rows, values = [], {"kind": set(), "status": set(), "testbed": set(), "freshness": set()}
+    rows: list[str] = []
+    values: dict[str, set[str]] = {"kind": set(), "status": set(), "testbed": set(), "freshness": set()}
     for claim in report.claims:
         label, detail = freshness(claim, report)
         facets = {"kind": claim.kind, "status": claim.status, "testbed": claim.testbed or "none", "freshness": label}

@@ -37,8 +37,8 @@ def cell(value: object, whole: bool = False, claim: ClaimRenderer | None = None)
         return (claim(value) if claim else esc(value.id)), False
     if isinstance(value, bool):
         return number(value), False
-    if isinstance(value, numbers.Number):
-        return esc(number(value, whole)), True
+    if isinstance(value, numbers.Real):
+        return esc(number(float(value) if not isinstance(value, numbers.Integral) else int(value), whole)), True
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return "—", False
     return esc(value), False
