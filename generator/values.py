@@ -102,3 +102,45 @@ def _same(cell: str, value: object) -> bool:
         except ValueError:
             return False
     return cell == ("" if value is None else str(value))
+
+
+# -- a row's spread across rounds ----------------------------------------------------------------
+# A measured column X carries its low and high across rounds in the columns X_min and X_max (or
+# X_low and X_high), beside a `rounds` column. A formula's spread is its result over every corner
+# of its inputs' spreads (exact for the monotone arithmetic formulas use: + - * / ** min max).
+
+SPREAD_SUFFIXES = (("_min", "_max"), ("_low", "_high"))
+MAX_CORNER_INPUTS = 8  # 2**8 evaluations at most
+
+
+def spread_columns(columns: tuple[str, ...], column: str) -> tuple[str, str] | None:
+    """The (low, high) column names that carry `column`'s spread, if the table has them."""
+    for low, high in SPREAD_SUFFIXES:
+        if column + low in columns and column + high in columns:
+            return column + low, column + high
+    return None
+
+
+def row_spread(table: Table, row: int, column: str) -> tuple[float, float] | None:
+    """(low, high) of one cell across rounds, from its spread columns; None when it has none."""
+    names = spread_columns(table.columns, column)
+    if names is None:
+        return None
+    try:
+        low, high = (float(table.rows[row][table.columns.index(name)]) for name in names)
+    except ValueError:
+        return None
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    return min(low, high), max(low, high)
+
+
+def within_noise(
+    old: float, old_spread: tuple[float, float] | None, new: float, new_spread: tuple[float, float] | None
+) -> bool | None:
+    """Whether a move from old to new lies inside the rounds' spread (the ranges overlap); None if unknown."""
+    if old_spread is None and new_spread is None:
+        return None
+    old_low, old_high = old_spread or (old, old)
+    new_low, new_high = new_spread or (new, new)
+    return old_low <= new_high and new_low <= old_high
