@@ -1,34 +1,41 @@
-# Each target sets itself up: a virtual environment in .venv, created on first use and refreshed
-# when pyproject.toml changes. Run `make help` for the list.
+# Each target sets itself up: a virtual environment in .venv, created on first use and refreshed when
+# pyproject.toml or constraints.txt changes. Every install is pinned by constraints.txt, so a new
+# release of a dependency cannot break a fresh clone; `make constraints` refreshes the pins.
+# Run `make help` for the list.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install -q -c constraints.txt
 PROFILE ?= default
 PROBE ?=
 ADDR ?= 127.0.0.1:8000
+FAST := not site and not browser and not probes and not slow
 
-.PHONY: help serve site test check measure bench clean
+.PHONY: help serve site test test-fast lint ruff check measure bench constraints clean
 
 help:
-	@echo "make serve     live site at http://$(ADDR) (rebuilds on changes to docs, claims, runs, probes)"
-	@echo "make site      static site in site/ with the gate on (mkdocs build --strict)"
-	@echo "make test      the test suite (installs what it needs)"
-	@echo "make check     the gate alone: ledger check"
-	@echo "make measure   run the MLX probes [PROBE=name] [PROFILE=quick|default|gpu]"
-	@echo "make bench     benchmarks: the gate vs parse-only; the plugin build vs a plain MkDocs build"
+	@echo "make serve       live site at http://$(ADDR) (rebuilds on changes to docs, claims, runs, probes)"
+	@echo "make site        static site in site/ with the gate on (mkdocs build --strict)"
+	@echo "make test        the whole test suite (installs what it needs, chromium included)"
+	@echo "make test-fast   the tests without site builds, the browser, the probes or installs (seconds)"
+	@echo "make lint        ruff format --check, ruff check, mypy"
+	@echo "make check       the gate alone: ledger check"
+	@echo "make measure     run the MLX probes [PROBE=name] [PROFILE=quick|default|gpu]"
+	@echo "make bench       benchmarks: the gate vs parse-only; the plugin build vs a plain MkDocs build"
+	@echo "make constraints refresh constraints.txt from the newest releases (then run make test)"
 
-$(VENV)/.site: pyproject.toml
+$(VENV)/.site: pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e .
+	$(PIP) -e .
 	touch $@
 
 $(VENV)/.test: $(VENV)/.site
-	$(PY) -m pip install -q -e ".[test,probes]"
+	$(PIP) -e ".[test,probes,lint]"
 	touch $@
 
 $(VENV)/.probes: $(VENV)/.site
-	$(PY) -m pip install -q -e ".[probes]"
+	$(PIP) -e ".[probes]"
 	touch $@
 
 serve: $(VENV)/.site
@@ -44,13 +51,32 @@ test: $(VENV)/.test
 	@scripts/ensure-chromium
 	$(PY) -m pytest -q
 
+test-fast: $(VENV)/.test
+	$(PY) -m pytest -q -m "$(FAST)"
+
+lint: ruff
+	$(VENV)/bin/mypy
+
+ruff: $(VENV)/.test
+	$(VENV)/bin/ruff format --check generator tests figures benchmarks scripts
+	$(VENV)/bin/ruff check generator tests figures benchmarks scripts
+
 measure: $(VENV)/.probes
-	@test -f probes/__main__.py || { echo "make measure: the MLX probes arrive with issue #3"; exit 1; }
 	$(PY) -m probes $(if $(PROBE),--probe $(PROBE)) --profile $(PROFILE)
 
 bench: $(VENV)/.site
 	$(PY) benchmarks/check_time.py
 	$(PY) benchmarks/build_time.py
 
+# The newest releases that satisfy pyproject.toml, installed into a scratch environment and frozen.
+constraints:
+	rm -rf .constraints-venv
+	$(PYTHON) -m venv .constraints-venv
+	.constraints-venv/bin/python -m pip install -q --upgrade pip
+	.constraints-venv/bin/python -m pip install -q ".[test,probes,lint]"
+	.constraints-venv/bin/python -m pip freeze --exclude evidence-ledger > constraints.txt
+	rm -rf .constraints-venv
+	@echo "constraints.txt refreshed: review the diff, then run make test"
+
 clean:
-	rm -rf site .pytest_cache
+	rm -rf site .pytest_cache .constraints-venv

@@ -56,7 +56,7 @@ def defined(root: Path, folder: str = FOLDER) -> Defined:
                 try:
                     kind, name = _figure_decorator(decorator)
                 except _BadDecorator as error:
-                    problem(relative, decorator.lineno, str(error), f'write @{error.args[1]}("some-id")')
+                    problem(relative, decorator.lineno, error.args[0], f'write @{error.args[1]}("some-id")')
                     continue
                 if not kind:
                     continue

@@ -268,13 +268,13 @@ def _claim(mapping: LocatedDict, where: Source, measurements_dir: str) -> tuple[
         check.add(
             "checked_by", f"`checked_by` applies to borrowed and extrapolated claims, not {kind}", "remove `checked_by`"
         )
-    retired_by = check.ids("refuted_by") + check.ids("superseded_by")
-    if status in RETIRED:
-        wanted = "superseded_by" if status == "superseded" else "refuted_by"
-        if not (check.ids(wanted)):
-            check.add(
-                "status", f"a {status} claim must name the claim that retired it", f"add `{wanted}: some-claim-id`"
-            )
+    # Only the field that matches the status names a retirer; a misplaced one is reported once, below.
+    retirer_field = "superseded_by" if status == "superseded" else "refuted_by"
+    retired_by = check.ids(retirer_field) if status in RETIRED else ()
+    if status in RETIRED and not {"refuted_by", "superseded_by"} & mapping.keys():
+        check.add(
+            "status", f"a {status} claim must name the claim that retired it", f"add `{retirer_field}: some-claim-id`"
+        )
     for name in ("refuted_by", "superseded_by"):
         if name in mapping and status not in RETIRED:
             check.add(

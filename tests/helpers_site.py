@@ -10,8 +10,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-import pytest
-from helpers import MEASURED, RUN, TOY_PROBE, a_run, run_mkdocs, write_tree
+from helpers import MEASURED, RUN, TOY_PROBE, a_run, write_tree
 
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 BANDWIDTH_ROWS = [
@@ -154,16 +153,6 @@ def a_ledger(root: Path, report: str = REPORT) -> None:
     written = sorted((root / "measurements/toy").iterdir())[-1].relative_to(root).as_posix()
     claims = root / "claims/moe.yaml"
     claims.write_text(claims.read_text().replace(RUN, written))
-
-
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
-    """The ledger above built with `mkdocs build --strict`; returns the site folder."""
-    root = tmp_path_factory.mktemp("ledger")
-    a_ledger(root)
-    result = run_mkdocs("build", "--strict", cwd=root)
-    assert result.exit_code == 0, result.errors
-    return root / "site"
 
 
 def read(site: Path, page: str) -> str:

@@ -6,7 +6,7 @@ import os
 import shutil
 
 import pytest
-from helpers_site import built_site, serving  # noqa: F401 (built_site: a fixture)
+from helpers_site import serving
 
 playwright = pytest.importorskip("playwright.sync_api")
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"

@@ -317,7 +317,7 @@ def test_json_format_for_machines(tmp_path):
 
 
 def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
-    # DESIGN.md's example claim file, verbatim in its field names and shapes.
+    # The product brief's example claim file, verbatim in its field names and shapes.
     a_run(
         tmp_path,
         [{"batch": 16, "speedup": 3.59}],

@@ -12,7 +12,7 @@ import altair as alt
 import pandas as pd
 import pytest
 from helpers import run_mkdocs, write_tree
-from helpers_site import REPORT, a_ledger, article, built_site, read  # noqa: F401 (built_site: a fixture)
+from helpers_site import REPORT, a_ledger, article, read
 
 from generator.records import Claim, Report, Run, Source, Table
 from generator.site import charts, figure_api, render, tables

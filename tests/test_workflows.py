@@ -169,7 +169,7 @@ def test_pre_commit_hook_runs_ledger_check_when_ledger_files_change():
 def test_this_repository_runs_the_same_hook_on_the_same_files():
     [published] = hook_files()["published"]
     [repo] = hook_files()["own"]["repos"]
-    [own] = repo["hooks"]
+    own = next(hook for hook in repo["hooks"] if hook["id"] == published["id"])
     assert repo["repo"] == "local"
     assert (own["id"], own["files"], own["pass_filenames"]) == (
         published["id"],
@@ -187,3 +187,9 @@ def test_pre_commit_accepts_the_hook_manifest_and_the_config(tmp_path):
     ):
         done = subprocess.run([tool("pre-commit"), command, name], cwd=REPO, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_this_repository_lints_with_ruff_before_each_commit():
+    [repo] = hook_files()["own"]["repos"]
+    ruff = next(hook for hook in repo["hooks"] if hook["id"] == "ruff")
+    assert (ruff["entry"], ruff["language"], ruff["types"]) == ("make ruff", "system", ["python"])

@@ -1,0 +1,37 @@
+"""Shared fixtures (the example site, built once per test session) and the slow groups' markers.
+
+`make test-fast` deselects the groups marked here: site builds, the browser, the MLX probes, and the
+slow installs (wheels, fresh virtual environments).
+"""
+
+from pathlib import Path
+
+import pytest
+from helpers import run_mkdocs
+from helpers_site import a_ledger
+
+# test module -> the slow group it belongs to (a test may also carry @pytest.mark.slow itself)
+GROUPS = {
+    "test_site.py": "site",
+    "test_build_gate.py": "site",
+    "test_browser.py": "browser",
+    "test_probes.py": "probes",
+    "test_harness.py": "probes",
+}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        group = GROUPS.get(item.path.name)
+        if group:
+            item.add_marker(group)
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The ledger above built with `mkdocs build --strict`; returns the site folder."""
+    root = tmp_path_factory.mktemp("ledger")
+    a_ledger(root)
+    result = run_mkdocs("build", "--strict", cwd=root)
+    assert result.exit_code == 0, result.errors
+    return root / "site"
