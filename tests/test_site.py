@@ -11,10 +11,11 @@ from datetime import datetime, timezone
 import altair as alt
 import pandas as pd
 import pytest
-from helpers import run_mkdocs, write_tree
+from helpers import run_ledger, run_mkdocs, write_tree
 from helpers_site import REPORT, a_ledger, article, read
 
 from generator.records import Claim, Report, Run, Source, Table
+from generator.runs import sha256_file
 from generator.site import charts, figure_api, render, tables
 from generator.site.pages import md_text
 
@@ -385,3 +386,32 @@ def test_serve_watches_claims_measurements_probes_and_figures(tmp_path):
     server = Server()
     plugin.on_serve(server, config, builder=None)
     assert sorted(server.watched) == sorted(str(tmp_path / d) for d in ("claims", "measurements", "probes", "figures"))
+
+
+def test_a_tampered_run_is_named_with_the_same_file_on_every_page_that_shows_it(tmp_path):
+    """The run's verdict is decided once: the gate page, the run page, the run index, a figure that
+    reads the run, and `ledger show` all name the same changed file with the same hashes."""
+    a_ledger(tmp_path)
+    (tmp_path / "figures/toy.py").write_text(
+        "import altair as alt\nfrom generator.site.figure_api import chart\n\n\n"
+        '@chart("toy-speedups")\ndef toy_speedups(data):\n    """Speedup by batch"""\n'
+        '    return alt.Chart(data.frame("toy")).mark_line().encode(x="batch:Q", y="speedup:Q")\n'
+    )
+    index = tmp_path / "docs/index.md"
+    index.write_text(index.read_text() + '\n{{ chart("toy-speedups") }}\n')
+    run = sorted((tmp_path / "measurements/toy").iterdir())[-1]
+    data = run / "results.csv"
+    committed = sha256_file(data)
+    data.write_bytes(data.read_bytes().replace(b"3.6", b"3.7"))
+    changed = f"results.csv has sha256 {sha256_file(data)[:12]}…, the manifest says {committed[:12]}…"
+    run_page = f"run/toy/{run.name}"
+
+    site = serve_build(tmp_path)
+    assert changed in article(site, "gate")
+    assert changed in article(site, run_page)
+    assert f'title="{changed}"' in article(site, "measurements")
+    assert ">tampered</span>" in article(site, "measurements")
+    assert changed in article(site, "")  # the figure that reads the run
+    shown = run_ledger("show", "moe-speedup-b16", cwd=tmp_path)
+    assert f"(linux-cpu, finished {run.name[:10]}" in shown.output and f"tampered: {changed})" in shown.output
+    assert "moe-speedup-b16 = 3.59× (measured, stale: tampered)" in shown.output
