@@ -157,3 +157,15 @@ def _inside(path: Path, base: Path) -> bool:
     """Whether path, with every link followed, stays under base."""
     resolved, limit = path.resolve(), base.resolve()
     return resolved == limit or limit in resolved.parents
+
+
+def page_texts(root: Path, docs_dir: str) -> dict[str, str]:
+    """The text of every hand-written Markdown page, by its path relative to root."""
+    base = root / docs_dir
+    if not base.is_dir():
+        return {}
+    return {
+        _relative(root, page): page.read_text(encoding="utf-8", errors="replace")
+        for page in sorted(base.rglob("*.md"))
+        if page.is_file()
+    }

@@ -36,6 +36,12 @@ RULE_TABLE = (
         stale=False,
     ),
     Rule("unknown-reference", "a page refers to a claim, table or chart that does not exist", stale=False),
+    Rule(
+        "unbound-number",
+        "a figure with a unit, ×, or % is typed into a page outside a claim reference "
+        '(mark a label with <span class="ledger-label">…</span>)',
+        stale=False,
+    ),
 )
 
 RULES = tuple(rule.name for rule in RULE_TABLE)
