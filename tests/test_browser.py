@@ -6,6 +6,7 @@ import os
 import shutil
 
 import pytest
+from helpers import REPO, run_mkdocs
 from helpers_site import serving
 
 playwright = pytest.importorskip("playwright.sync_api")
@@ -22,10 +23,18 @@ ARGS = [
 
 
 @pytest.fixture(scope="module")
-def browser_page(built_site):  # noqa: F811
+def browser():
+    """Headless Chromium (Debian's), one per module: Playwright's sync API allows one at a time."""
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def browser_page(built_site, browser):  # noqa: F811
     """A page in Chromium that may only talk to the local server; collects errors and refusals."""
-    with serving(built_site) as base, playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with serving(built_site) as base:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.base, page.errors, page.refused = base, [], []
         page.on("console", lambda m: m.type == "error" and page.errors.append(f"{page.url}: {m.text}"))
@@ -40,7 +49,7 @@ def browser_page(built_site):  # noqa: F811
 
         page.route("**/*", route)
         yield page
-        browser.close()
+        page.close()
 
 
 def test_every_chart_draws_offline_with_a_clean_console(browser_page):
@@ -110,3 +119,53 @@ def test_report_fits_a_phone(browser_page):
     page.wait_for_selector(".ledger-chart--live svg")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.set_viewport_size({"width": 1280, "height": 900})
+
+
+@pytest.fixture(scope="module")
+def report_site(tmp_path_factory):
+    """This repository's own report, built with the gate on, as a reader gets it."""
+    out = tmp_path_factory.mktemp("report") / "site"
+    result = run_mkdocs("build", "--strict", "--site-dir", str(out), cwd=REPO)
+    assert result.exit_code == 0, result.errors
+    return out
+
+
+REPORT_PAGES = [
+    "",
+    "report/batching/",
+    "report/batch-of-one/",
+    "report/testbeds/",
+    "report/method/",
+    "claims/",
+    "claims/fell/",
+    "measurements/",
+    "gate/",
+]
+WIDER_THAN_ARTICLE = """() => {
+  const article = document.querySelector('article').getBoundingClientRect();
+  return [...document.querySelectorAll('article table')]
+    .filter(t => t.getBoundingClientRect().right > article.right + 1)
+    .map(t => t.querySelector('th') ? t.querySelector('th').innerText : '?');
+}"""
+
+
+def test_report_tables_fit_the_text_column_on_a_desktop_and_scroll_in_their_frame_on_a_phone(report_site, browser):
+    with serving(report_site) as base:
+        desktop = browser.new_page(viewport={"width": 1280, "height": 900})
+        phone = browser.new_page(viewport={"width": 390, "height": 844})
+        too_wide, page_scrolls = {}, {}
+        for path in REPORT_PAGES:
+            desktop.goto(base + path)
+            wide = desktop.evaluate(WIDER_THAN_ARTICLE)
+            if wide:
+                too_wide[path] = wide
+            phone.goto(base + path)
+            if phone.evaluate("document.documentElement.scrollWidth") > 390:
+                page_scrolls[path] = phone.evaluate("document.documentElement.scrollWidth")
+        desktop.goto(base + "claims/")
+        heights = desktop.evaluate("[...document.querySelectorAll('.ledger-index tbody tr')].map(r => r.offsetHeight)")
+        desktop.close()
+        phone.close()
+    assert too_wide == {}
+    assert page_scrolls == {}
+    assert sorted(heights)[len(heights) // 2] <= 72  # compact rows: two lines of statement at most

@@ -50,10 +50,11 @@ class Generated:
 class Page:
     """Builds one generated page: Markdown headings and slots with links relative to the page."""
 
-    def __init__(self, src: str, title: str, directory_urls: bool):
+    def __init__(self, src: str, title: str, directory_urls: bool, wide: bool = False):
         self.src, self.slots = src, Slots()
         self.links = Links(url_of(src, directory_urls), directory_urls)
-        self.parts = [f"# {md_text(title)}\n"]
+        # A wide page hides Material's side columns (front matter), so a big table fits the screen.
+        self.parts = (["---\nhide: [navigation, toc]\n---\n"] if wide else []) + [f"# {md_text(title)}\n"]
 
     def heading(self, text: str, level: int = 2) -> Page:
         self.parts.append(f"{'#' * level} {md_text(text)}\n")
@@ -135,7 +136,7 @@ def counts(report: Report) -> dict[str, int]:
 
 
 def claims_index(report: Report, directory_urls: bool) -> Generated:
-    page = Page(CLAIMS_INDEX, "Claims", directory_urls)
+    page = Page(CLAIMS_INDEX, "Claims", directory_urls, wide=True)
     stats = "".join(
         f'<div class="ledger-stat"><span class="ledger-stat-number">{n}</span>'
         f'<span class="ledger-stat-label">{esc(label)}</span></div>'
@@ -165,7 +166,7 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
             f"<td>{badge(claim.status, 'retired' if claim.retired else claim.status)}</td>"
             f"<td>{esc(claim.testbed)}</td>"
             f'<td title="{esc(detail)}">{badge(label, label)}</td>'
-            f"<td>{esc(claim.statement)}</td></tr>"
+            f'<td><div class="ledger-clamp" title="{esc(claim.statement)}">{esc(claim.statement)}</div></td></tr>'
         )
     filters = "".join(
         f'<label>{name} <select data-filter="{name}"><option value="">all</option>'
@@ -224,7 +225,7 @@ def fell(report: Report, directory_urls: bool) -> Generated:
             for c in group
         )
         page.html(
-            f"<table><thead><tr><th>claim</th><th>statement</th><th>{status} by</th><th>note</th></tr>"
+            f"<table class=\"ledger-fell\"><thead><tr><th>claim</th><th>statement</th><th>{status} by</th><th>note</th></tr>"
             f"</thead><tbody>{rows}</tbody></table>"
         )
     return page.done(in_nav=True)

@@ -120,9 +120,10 @@ def claim_inline(claim: Claim, report: Report, links: Links) -> str:
     if claim.retired:
         text = f"<del>{text}</del>"
     classes = f"ledger-claim ledger-claim--{claim.kind} ledger-claim--{claim.status}"
+    value_class = "ledger-value" if claim.value is not None else "ledger-value ledger-value--text"
     return (
         f'<a class="{classes}" href="{esc(links.claim(claim.id))}" title="{esc(tooltip(claim))}" '
-        f'data-claim="{esc(claim.id)}"><span class="ledger-value">{text}</span>'
+        f'data-claim="{esc(claim.id)}"><span class="{value_class}">{text}</span>'
         f"{claim_badges(claim, report)}</a>"
     )
 
