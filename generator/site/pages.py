@@ -225,7 +225,7 @@ def fell(report: Report, directory_urls: bool) -> Generated:
             for c in group
         )
         page.html(
-            f"<table class=\"ledger-fell\"><thead><tr><th>claim</th><th>statement</th><th>{status} by</th><th>note</th></tr>"
+            f'<table class="ledger-fell"><thead><tr><th>claim</th><th>statement</th><th>{status} by</th><th>note</th></tr>'
             f"</thead><tbody>{rows}</tbody></table>"
         )
     return page.done(in_nav=True)
