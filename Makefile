@@ -45,8 +45,7 @@ test: $(VENV)/.test
 	$(PY) -m pytest -q
 
 measure: $(VENV)/.probes
-	@test -f probes/__main__.py || { echo "make measure: the MLX probes arrive with issue #3"; exit 1; }
-	$(PY) -m probes $(if $(PROBE),--probe $(PROBE)) --profile $(PROFILE)
+	$(VENV)/bin/ledger measure $(PROBE) --profile $(PROFILE)
 
 bench: $(VENV)/.site
 	$(PY) benchmarks/check_time.py
