@@ -83,7 +83,8 @@ def plan(report: Report) -> Plan:
         _, words = noise.verdict(old_value, noise.run_spread(current, claim), value, spread)
         new_stated = _restated(claim, value, report)
         moves.append(Move(claim.id, current.path, run.path, old_value, value, _stated(claim), new_stated, words))
-        moved_values[claim.id] = float(new_stated) if new_stated else (claim.value or value)
+        if new_stated:  # a value kept within tolerance leaves its dependents as they are
+            moved_values[claim.id] = float(new_stated)
     moves += _dependents(report, moved_values)
     return Plan(tuple(moves), tuple(skipped))
 
@@ -155,7 +156,9 @@ def _dependents(report: Report, moved: dict[str, float]) -> list[Move]:
         except formula.FormulaError:
             continue
         new_stated = _restated(claim, value, report)
-        values[claim_id] = float(new_stated) if new_stated else (claim.value if claim.value is not None else value)
+        if not new_stated:
+            continue  # still within its tolerance: kept, and so are its own dependents
+        values[claim_id] = float(new_stated)
         changed.add(claim_id)
         follows = ", ".join(target for _, target in claim.inputs if target in changed)
         old = report.computed.get(claim_id, claim.value if claim.value is not None else math.nan)
