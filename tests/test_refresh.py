@@ -145,3 +145,10 @@ def test_diff_lists_a_move_within_noise_without_flagging_it_and_flags_one_beyond
     assert "| value moved | `speed` |" not in result.output
     # The formula's value has no round spread of its own: its move stays flagged.
     assert "| value moved | `seconds` |" in result.output
+
+
+def test_an_unchanged_value_on_a_newer_run_reads_unchanged(tmp_path):
+    project(tmp_path)
+    a_run(tmp_path, 3.6, 3.4, 3.8, when=T0 + timedelta(hours=1))
+    result = run_ledger("refresh", cwd=tmp_path)
+    assert "| 3.6 → 3.6 GB/s; stated 3.6 kept (within tolerance) | unchanged |" in result.output

@@ -105,11 +105,11 @@ def _significant(value: float, digits: int) -> str:
 
 
 def run_init(args) -> int:
-    target = Path(args.dir).resolve()
+    target = Path(args.dir or args.root).resolve()
     target.mkdir(parents=True, exist_ok=True)
     name = args.name or target.name.replace("-", " ").replace("_", " ").strip().capitalize() or "Measurements"
     init(target, args.source, name, echo=lambda line: print(line, file=sys.stderr, flush=True))
-    where = "." if target == Path.cwd().resolve() else str(args.dir)
+    where = "." if target == Path.cwd().resolve() else str(args.dir or args.root)
     print(f"a ledger in {where}: mkdocs.yml, claims/, probes/, measurements/, figures/, docs/, workflows")
     print(
         "next:\n"

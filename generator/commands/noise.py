@@ -34,6 +34,8 @@ def verdict(
     old: float, old_spread: tuple[float, float] | None, new: float, new_spread: tuple[float, float] | None
 ) -> tuple[bool | None, str]:
     """(within noise or None if unknown, 'within noise (rounds 1.1–1.3 → 1.2–1.4)')."""
+    if old == new:
+        return True, "unchanged"
     inside = within_noise(old, old_spread, new, new_spread)
     if inside is None:
         return None, "noise unknown (no round spread recorded)"
