@@ -181,8 +181,9 @@ class Measurement:
 
     def __exit__(self, kind, error, trace) -> None:
         if kind is None:
-            self.write()
-            print(self.path.relative_to(self.root).as_posix() if self.path else "", flush=True)
+            path = self.write()
+            inside = self.root.resolve() in path.resolve().parents
+            print(path.resolve().relative_to(self.root.resolve()).as_posix() if inside else path, flush=True)
 
 
 def measure(

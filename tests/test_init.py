@@ -110,6 +110,13 @@ def test_init_refuses_to_overwrite_and_changes_nothing(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mkdocs.yml"]
 
 
+def test_init_without_a_folder_writes_into_the_current_one(tmp_path):
+    result = run_ledger("init", cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    assert (tmp_path / "mkdocs.yml").is_file() and "cd " not in result.output
+    assert run_ledger("check", cwd=tmp_path).exit_code == 0
+
+
 def test_check_where_there_is_no_ledger_exits_2_suggesting_init(tmp_path):
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 2

@@ -10,6 +10,7 @@ environment borrows them from the running environment's site-packages through a 
 package still comes only from the wheel.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -96,6 +97,8 @@ def test_a_new_user_inits_measures_refreshes_checks_builds_and_a_changed_byte_fa
     assert sh(fresh_venv / "python", "-m", "generator", "check", cwd=project, env=env).stdout == checked.stdout
     sh("mkdocs", "build", "--strict", cwd=project, env=env)
     assert (project / "site/index.html").is_file()
+    schema = sh("ledger", "schema", cwd=project, env=env).stdout  # shipped inside the wheel
+    assert json.loads(schema) == json.loads((REPO / "schema/claims.schema.json").read_text())
 
     data = runs[-1] / "results.csv"
     content = bytearray(data.read_bytes())

@@ -84,7 +84,8 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
     started = datetime.now(timezone.utc).replace(microsecond=0)
     clock = time.perf_counter()
     try:
-        done = subprocess.run(argv, cwd=root, env=env, stdout=subprocess.DEVNULL)
+        # The probe's own output goes to stderr with the progress lines; stdout keeps the summary.
+        done = subprocess.run(argv, cwd=root, env=env, stdout=_stderr_fd())
         problem = "" if done.returncode == 0 else f"exit status {done.returncode}"
     except OSError as error:
         problem = f"cannot start {argv[0]!r}: {error.strerror or error}"
@@ -135,6 +136,13 @@ def summary(outcomes: list[Outcome]) -> str:
     if written:
         text += "\nnext: `ledger refresh` shows which claims the new runs move (`--write` applies it)"
     return text
+
+
+def _stderr_fd() -> int | None:
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # a stream without a file (captured): inherit stdout
+        return None
 
 
 def _runs(folder: Path) -> set[str]:
