@@ -83,17 +83,17 @@ def _probes(value: object) -> tuple[ProbeSpec, ...]:
         if not isinstance(command, str) or not command.strip():
             raise ValueError(f"probe {name}: `command` must be a command line, e.g. '{{python}} probes/{name}.py'")
         code = item.get("code") or []
-        if not isinstance(code, list) or not all(isinstance(path, str) for path in code):
-            raise ValueError(f"probe {name}: `code` must be a list of file paths")
+        if not isinstance(code, list) or not all(_inside_path(path) for path in code):
+            raise ValueError(f"probe {name}: `code` must be a list of file paths inside the repository")
         env = item.get("env") or {}
         if not isinstance(env, dict):
             raise ValueError(f"probe {name}: `env` must be a mapping of variable names to values")
-        found.append(
-            ProbeSpec(
-                name, command, tuple(_folder(path) for path in code), tuple((str(k), str(v)) for k, v in env.items())
-            )
-        )
+        found.append(ProbeSpec(name, command, tuple(code), tuple((str(k), str(v)) for k, v in env.items())))
     return tuple(found)
+
+
+def _inside_path(path: object) -> bool:
+    return isinstance(path, str) and bool(path) and not path.startswith("/") and ".." not in path.split("/")
 
 
 OPTIONS = (

@@ -111,3 +111,11 @@ def test_make_measure_calls_ledger_measure():
     makefile = (REPO / "Makefile").read_text()
     target = makefile.split("\nmeasure:", 1)[1].split("\n\n", 1)[0]
     assert "ledger measure $(PROBE) --profile $(PROFILE)" in target
+
+
+def test_a_probes_code_must_lie_inside_the_repository(tmp_path):
+    config = "site_name: t\nplugins:\n  - ledger:\n      probes:\n        - {name: p, command: x, code: [../p.c]}\n"
+    project(tmp_path, config)
+    result = run_ledger("measure", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "probe p: `code` must be a list of file paths inside the repository" in result.errors
