@@ -62,7 +62,7 @@ ruff: $(VENV)/.test
 	$(VENV)/bin/ruff check generator tests figures benchmarks scripts
 
 measure: $(VENV)/.probes
-	$(PY) -m probes $(if $(PROBE),--probe $(PROBE)) --profile $(PROFILE)
+	$(VENV)/bin/ledger measure $(PROBE) --profile $(PROFILE)
 
 bench: $(VENV)/.site
 	$(PY) benchmarks/check_time.py

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ class Verb:
     help: str
     arguments: Callable[[argparse.ArgumentParser], None]
     run: str  # "module:function" under generator, imported when the verb runs
+    needs_ledger: bool = True  # refuse to run where no ledger is found (exit 2, suggest `ledger init`)
 
 
 def _check_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,11 +49,57 @@ def _show_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("id", metavar="ID")
 
 
+def _init_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", metavar="DIR", nargs="?", help="the new project's folder (default: --root, else .)")
+    parser.add_argument(
+        "--source",
+        default="evidence-ledger",
+        metavar="SPEC",
+        help="the pip requirement the workflows and pre-commit config install: a git URL "
+        "(git+https://host/repo@COMMIT), a wheel's path or URL, or a PyPI name (default: evidence-ledger)",
+    )
+    parser.add_argument("--name", help="the site's name (default: from the folder's name)")
+
+
+def _measure_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("probes", nargs="*", metavar="PROBE", help="declared probes to run (default: all)")
+    parser.add_argument("--profile", default="default", help="passed to each probe as {profile} (default: default)")
+    parser.add_argument("--testbed", help="the testbed name (default: the probe decides, e.g. linux-x86-64)")
+
+
+def _refresh_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--write", action="store_true", help="apply the moves: evidence and values, dependents too")
+
+
+def _no_arguments(parser: argparse.ArgumentParser) -> None:
+    pass
+
+
 VERBS = (
     Verb("check", "run the gate; exit 1 on any failure", _check_arguments, "cli:run_check"),
     Verb("accept", "write computed values into drifted claims", _accept_arguments, "commands.verbs:run_accept"),
     Verb("diff", "what changed in the ledger between two git revisions", _diff_arguments, "commands.verbs:run_diff"),
     Verb("show", "one claim's lineage as a tree, with freshness", _show_arguments, "commands.verbs:run_show"),
+    Verb(
+        "init",
+        "a working project: config, claims, a probe and its run, figures, a page",
+        _init_arguments,
+        "commands.init:run_init",
+        needs_ledger=False,
+    ),
+    Verb(
+        "measure",
+        "run the probes declared in mkdocs.yml, each in its own process",
+        _measure_arguments,
+        "commands.verbs:run_measure",
+    ),
+    Verb(
+        "refresh",
+        "move claims to the newest intact runs; value changes marked beyond or within noise",
+        _refresh_arguments,
+        "commands.refresh:run_refresh",
+    ),
+    Verb("schema", "print the claim files' JSON Schema", _no_arguments, "cli:run_schema", needs_ledger=False),
 )
 
 
@@ -70,10 +118,60 @@ def main(argv: list[str] | None = None) -> int:
     verb = next(v for v in VERBS if v.name == args.command)
     module, function = verb.run.split(":")
     try:
+        if verb.needs_ledger:
+            _find_ledger(args)
         return getattr(importlib.import_module(f"generator.{module}"), function)(args)
     except LedgerError as error:
         print(f"ledger: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `ledger diff | head`: the reader left; end quietly, as SIGPIPE would
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+
+
+def _find_ledger(args: argparse.Namespace) -> None:
+    """Refuse (exit 2) where there is no ledger: no --root folder, or neither claims/ nor the plugin."""
+    root = args.root
+    if not root.is_dir():
+        raise LedgerError(f"--root {root}: no such folder; to start a ledger there: `ledger init {root}`")
+    config = args.config or root / "mkdocs.yml"
+    policy = read_policy(config) if args.config or config.exists() else Policy()
+    if (root / policy.claims_dir).is_dir() or _declares_plugin(config):
+        return
+    raise LedgerError(
+        f"no ledger in {root.resolve()}: looked for {policy.claims_dir}/ and the ledger plugin in {config.name}; "
+        "run `ledger init` to start one, or pass --root"
+    )
+
+
+def _declares_plugin(config: Path) -> bool:
+    if not config.is_file():
+        return False
+    import yaml
+
+    from .config import _plugin_options
+
+    try:
+        node = yaml.compose(config.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return True  # a malformed mkdocs.yml: let the verb say what is wrong with it
+    if not isinstance(node, yaml.MappingNode):
+        return False
+    top = {key.value: value for key, value in node.value if isinstance(key, yaml.ScalarNode)}
+    return _plugin_options(top.get("plugins")) is not None
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    """Print the JSON Schema of claim files, as shipped in the package."""
+    from importlib import resources
+
+    try:
+        text = resources.files("generator.schema").joinpath("claims.schema.json").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):  # a source checkout: the schema/ folder it is built from
+        text = (Path(__file__).resolve().parents[1] / "schema" / "claims.schema.json").read_text(encoding="utf-8")
+    sys.stdout.write(text)
+    return 0
 
 
 def gate_report(args: argparse.Namespace) -> Report:

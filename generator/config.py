@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from . import yamlread
-from .records import LedgerError, Policy
+from .records import LedgerError, Policy, ProbeSpec
 from .rules import WARNABLE
 from .values import parse_tolerance
 
@@ -59,6 +60,42 @@ def _folder(value: object) -> str:
     return value
 
 
+PROBE_NAME = re.compile(r"^[a-z0-9_]+$")
+PROBE_KEYS = ("name", "command", "code", "env")
+
+
+def _probes(value: object) -> tuple[ProbeSpec, ...]:
+    """`probes:` -> ProbeSpecs: each a mapping with a name and a command (code and env optional)."""
+    if not isinstance(value, list):
+        raise ValueError("must be a list of {name, command} mappings")
+    found: list[ProbeSpec] = []
+    for number, item in enumerate(value, start=1):
+        if not isinstance(item, dict):
+            raise ValueError(f"entry {number} must be a mapping with `name` and `command`")
+        unknown = sorted(set(item) - set(PROBE_KEYS))
+        if unknown:
+            raise ValueError(f"entry {number}: unknown key {unknown[0]!r}; keys are: {', '.join(PROBE_KEYS)}")
+        name, command = item.get("name"), item.get("command")
+        if not isinstance(name, str) or not PROBE_NAME.match(name):
+            raise ValueError(f"entry {number}: `name` must be lower_snake_case (its runs go to measurements/<name>/)")
+        if any(spec.name == name for spec in found):
+            raise ValueError(f"probe {name!r} is declared twice")
+        if not isinstance(command, str) or not command.strip():
+            raise ValueError(f"probe {name}: `command` must be a command line, e.g. '{{python}} probes/{name}.py'")
+        code = item.get("code") or []
+        if not isinstance(code, list) or not all(_inside_path(path) for path in code):
+            raise ValueError(f"probe {name}: `code` must be a list of file paths inside the repository")
+        env = item.get("env") or {}
+        if not isinstance(env, dict):
+            raise ValueError(f"probe {name}: `env` must be a mapping of variable names to values")
+        found.append(ProbeSpec(name, command, tuple(code), tuple((str(k), str(v)) for k, v in env.items())))
+    return tuple(found)
+
+
+def _inside_path(path: object) -> bool:
+    return isinstance(path, str) and bool(path) and not path.startswith("/") and ".." not in path.split("/")
+
+
 OPTIONS = (
     Option("max_run_age_days", (int,), "runs older than this many days fail the gate (too-old)", _positive_whole),
     Option(
@@ -72,6 +109,16 @@ OPTIONS = (
     Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
     Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder),
     Option("measurements_dir", (str,), "folder of measurement runs, relative to mkdocs.yml", _folder),
+    Option(
+        "probes_dir", (str,), "folder of the probes' source, relative to mkdocs.yml (code hashes cover it)", _folder
+    ),
+    Option(
+        "probes",
+        (list,),
+        "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env}; "
+        "the command may use {python} {profile} {testbed} {root} and {out} (a folder to fill with CSVs)",
+        _probes,
+    ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
 

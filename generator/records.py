@@ -229,6 +229,16 @@ class PageRef:
 
 
 @dataclass(frozen=True)
+class ProbeSpec:
+    """A probe the project declares in mkdocs.yml (`probes:`), run by `ledger measure` in its own process."""
+
+    name: str  # lower_snake_case: its runs go to measurements/<name>/
+    command: str  # argv template: {python} {profile} {out} {root} {testbed}; no shell
+    code: tuple[str, ...] = ()  # source files the run's code hash covers (a command writing {out})
+    env: tuple[tuple[str, str], ...] = ()  # extra environment variables for its process
+
+
+@dataclass(frozen=True)
 class Policy:
     max_run_age_days: int = 365
     default_tolerance: str = "precision"
@@ -237,6 +247,8 @@ class Policy:
     claims_dir: str = "claims"
     measurements_dir: str = "measurements"
     docs_dir: str = "docs"
+    probes_dir: str = "probes"
+    probes: tuple[ProbeSpec, ...] = ()
 
     def severity(self, rule: str) -> str:
         return "warn" if rule in self.warn else "fail"

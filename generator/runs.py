@@ -108,6 +108,7 @@ def write_run(
     started: datetime,
     finished: datetime,
     measurements: Path | None = None,
+    probe_path: str | None = None,
 ) -> Path:
     """Write one measurement run atomically and return its folder.
 
@@ -116,6 +117,7 @@ def write_run(
       round count and spread (rounds, min, median, max) beside the derived figures.
     code: paths relative to root of the probe and the harness modules it uses (imported_code()).
     measurements: where runs go instead of root/measurements (tests write to a temporary folder).
+    probe_path: the probe's own file relative to root (default probes/<probe>.py); it must be in code.
     Raises FileExistsError rather than overwrite an existing run; leaves nothing behind on error.
     """
     if not re.fullmatch(r"[a-z0-9_]+", probe):
@@ -131,7 +133,7 @@ def write_run(
             raise ValueError(f"table {name!r} has no rows")
 
     code_hashes = {path: sha256_file(root / path) for path in sorted(set(code))}
-    probe_path = f"probes/{probe}.py"
+    probe_path = probe_path or f"probes/{probe}.py"
     if probe_path not in code_hashes:
         raise ValueError(f"code must include the probe itself ({probe_path})")
 

@@ -431,6 +431,7 @@ def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
                 "message": f"run {RUN} (linux-cpu) → {LATER_RUN} (linux-cpu)",
             },
         ],
+        "within_noise": [],
         "added": [],
         "removed": [],
         "renamed": [],

@@ -14,6 +14,7 @@ from .. import lineage, text
 from ..records import Claim, Policy, Report, Source
 from ..rules import STALE_RULES
 from ..values import allowed_text, stated, tolerance_for, within
+from . import noise
 
 # Flag -> title, in the order a reviewer reads them.
 FLAGS = {
@@ -61,6 +62,7 @@ class Diff:
     base_summary: str  # the gate's one-line summary at each revision
     head_summary: str
     policy: tuple[tuple[str, str, str], ...] = ()  # (setting, at base, at head) for each that changed
+    within_noise: tuple[Flag, ...] = ()  # values that moved beyond tolerance but within the rounds' spread
 
     def only(self, change: str) -> list[ClaimChange]:
         return [c for c in self.changes if c.change == change]
@@ -78,10 +80,11 @@ def compare(base: Report, head: Report) -> Diff:
     # Base claims keyed by their head id, naming other claims by their head ids too.
     old_as_new = {renames.get(i, i): _renamed_references(c, renames) for i, c in old_by_id.items()}
     flags: list[Flag] = []
+    quiet: list[Flag] = []
     changes: list[ClaimChange] = []
     for new_id, new in new_by_id.items():
         old = old_as_new.get(new_id)
-        flags += _flags(old, new, base, head, old_as_new, new_by_id)
+        flags += _flags(old, new, base, head, old_as_new, new_by_id, quiet)
         if old is None:
             changes.append(ClaimChange("added", new_id, new=shown(new, head)))
             continue
@@ -103,6 +106,7 @@ def compare(base: Report, head: Report) -> Diff:
         text.summary(base),
         text.summary(head),
         _policy_changes(base.policy, head.policy),
+        tuple(quiet),
     )
 
 
@@ -177,9 +181,18 @@ def shown(claim: Claim, report: Report) -> dict[str, str]:
 
 
 def _flags(
-    old: Claim | None, new: Claim, base: Report, head: Report, old_by_id: dict[str, Claim], new_by_id: dict[str, Claim]
+    old: Claim | None,
+    new: Claim,
+    base: Report,
+    head: Report,
+    old_by_id: dict[str, Claim],
+    new_by_id: dict[str, Claim],
+    quiet: list[Flag],
 ) -> list[Flag]:
-    """What a reviewer must see about one claim; old is None when it is new (ids are head ids)."""
+    """What a reviewer must see about one claim; old is None when it is new (ids are head ids).
+
+    A value that moved beyond tolerance but within the rounds' spread goes to `quiet`: listed, not flagged.
+    """
     flags: list[Flag] = []
 
     def add(flag: str, message: str) -> None:
@@ -213,10 +226,16 @@ def _flags(
         tolerance = tolerance_for(new, head.policy)
         if not within(old.value, new.value, tolerance):
             allowed = allowed_text(tolerance)
-            add(
-                "value-moved",
-                f"{stated(old)} → {stated(new)} ({_relative_change(old.value, new.value)}{allowed} allowed)",
+            inside, words = noise.verdict(
+                old.value, noise.claim_spread(old, base), new.value, noise.claim_spread(new, head)
             )
+            said = f"; {words}" if inside is not None else ""  # no spread recorded: flagged, as before
+            change = _relative_change(old.value, new.value)
+            message = f"{stated(old)} → {stated(new)} ({change}{allowed} allowed{said})"
+            if inside:
+                quiet.append(Flag("value-moved", new.id, message))
+            else:
+                add("value-moved", message)
     if old and old.tolerance != new.tolerance:
         loosened = _loosened(old, new, base, head)
         if loosened:

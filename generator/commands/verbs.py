@@ -36,3 +36,19 @@ def run_diff(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     print(show.tree(gate_report(args), args.id))
     return 0
+
+
+def run_measure(args: argparse.Namespace) -> int:
+    import sys
+
+    from ..config import read_policy
+    from ..records import Policy
+    from . import measure
+
+    root = args.root.resolve()
+    config = args.config or root / "mkdocs.yml"
+    policy = read_policy(config) if args.config or config.exists() else Policy()
+    echo = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    outcomes = measure.measure(root, policy, args.probes, args.profile, args.testbed, echo=echo)
+    print(measure.summary(outcomes))
+    return 0 if all(outcome.ok for outcome in outcomes) else 1

@@ -1,0 +1,163 @@
+"""`ledger measure`: the probes declared in mkdocs.yml -> one process each -> new runs, with progress.
+
+A probe is declared as a row of the policy's `probes:` list, {name, command, code, env}. Its command
+is split like a shell line (no shell runs it) and may name {python} (this interpreter), {profile},
+{testbed}, {root} and {out}. A command naming {out} is a probe in any language: it fills that empty
+folder with CSV files and the probe API finalizes it into a run (manifest, hashes, atomic rename).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .. import probe as probe_api
+from ..records import LedgerError, Policy, ProbeSpec
+from ..runs import PARTIAL_PREFIX
+
+PLACEHOLDERS = ("python", "profile", "testbed", "root", "out")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    name: str
+    ok: bool
+    seconds: float
+    runs: tuple[str, ...]  # new run folders, relative to the root
+    problem: str = ""
+
+
+def chosen(policy: Policy, names: list[str]) -> list[ProbeSpec]:
+    """The declared probes to run: all of them, or the ones named, in the order named."""
+    if not policy.probes:
+        raise LedgerError(
+            "mkdocs.yml declares no probes: add a `probes:` list under the ledger plugin, e.g. "
+            "`- {name: hashing, command: '{python} probes/hashing.py --profile {profile}'}` (guide/probes.md)"
+        )
+    by_name = {spec.name: spec for spec in policy.probes}
+    unknown = [name for name in names if name not in by_name]
+    if unknown:
+        raise LedgerError(f"no declared probe {unknown[0]!r}; mkdocs.yml declares: {', '.join(by_name)}")
+    return [by_name[name] for name in names] if names else list(policy.probes)
+
+
+def command_line(spec: ProbeSpec, values: dict[str, str]) -> list[str]:
+    """The probe's argv with its placeholders filled in."""
+    try:
+        return [token.format(**values) for token in shlex.split(spec.command)]
+    except (KeyError, IndexError, ValueError) as error:
+        raise LedgerError(
+            f"probe {spec.name}: command {spec.command!r}: {error}; placeholders are "
+            + ", ".join("{" + name + "}" for name in PLACEHOLDERS)
+        ) from None
+
+
+def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed: str | None) -> Outcome:
+    """Run one probe in its own process and return the runs it wrote."""
+    runs_dir = root / policy.measurements_dir / spec.name
+    before = _runs(runs_dir)
+    out = runs_dir / f"{PARTIAL_PREFIX}out-{os.getpid()}"
+    values = {
+        "python": sys.executable,
+        "profile": profile,
+        "testbed": testbed or probe_api.default_testbed(),
+        "root": str(root),
+        "out": str(out),
+    }
+    argv = command_line(spec, values)
+    writes_folder = "{out}" in spec.command
+    env = {**os.environ, "LEDGER_ROOT": str(root), "LEDGER_PROBES_DIR": policy.probes_dir, "LEDGER_PROFILE": profile}
+    if testbed:
+        env["LEDGER_TESTBED"] = testbed
+    if policy.measurements_dir != "measurements":
+        env["LEDGER_MEASUREMENTS"] = str(root / policy.measurements_dir)
+    env.update(dict(spec.env))
+    if writes_folder:
+        out.mkdir(parents=True, exist_ok=False)
+    started = datetime.now(timezone.utc).replace(microsecond=0)
+    clock = time.perf_counter()
+    try:
+        # The probe's own output goes to stderr with the progress lines; stdout keeps the summary.
+        done = subprocess.run(argv, cwd=root, env=env, stdout=_stderr_fd())
+        problem = "" if done.returncode == 0 else f"exit status {done.returncode}"
+    except OSError as error:
+        problem = f"cannot start {argv[0]!r}: {error.strerror or error}"
+    if not problem and writes_folder:
+        try:
+            probe_api.finalize(
+                out,
+                spec.name,
+                root=root,
+                code=list(spec.code) or _code_in(argv, root),
+                started=started,
+                testbed=testbed,
+                parameters={"profile": profile},
+                probes_dir=policy.probes_dir,
+            )
+        except (ValueError, OSError) as error:
+            problem = f"its output could not be finalized: {error}"
+    if out.exists():
+        shutil.rmtree(out)
+    written = tuple(f"{policy.measurements_dir}/{spec.name}/{name}" for name in sorted(_runs(runs_dir) - before))
+    if not problem and not written:
+        problem = "it exited cleanly but wrote no run"
+    return Outcome(spec.name, not problem, time.perf_counter() - clock, written, problem)
+
+
+def measure(
+    root: Path, policy: Policy, names: list[str], profile: str, testbed: str | None, echo=print
+) -> list[Outcome]:
+    """Run each chosen probe in turn: a line as it starts, a line as it ends, a summary at the end."""
+    specs = chosen(policy, names)
+    outcomes = []
+    for number, spec in enumerate(specs, start=1):
+        echo(f"[{number}/{len(specs)}] {spec.name} ({profile}) ...")
+        outcome = run_probe(spec, root, policy, profile, testbed)
+        result = ", ".join(outcome.runs) if outcome.ok else f"FAILED: {outcome.problem}"
+        echo(f"[{number}/{len(specs)}] {spec.name}: {outcome.seconds:.1f} s, {result}")
+        outcomes.append(outcome)
+    return outcomes
+
+
+def summary(outcomes: list[Outcome]) -> str:
+    """'3 runs written by 3 probes' (and which failed); the next step."""
+    written = sum(len(outcome.runs) for outcome in outcomes)
+    failed = [outcome.name for outcome in outcomes if not outcome.ok]
+    text = f"{written} run{'s' if written != 1 else ''} written by {len(outcomes) - len(failed)} probe(s)"
+    if failed:
+        text += f"; {len(failed)} failed: {', '.join(failed)}"
+    if written:
+        text += "\nnext: `ledger refresh` shows which claims the new runs move (`--write` applies it)"
+    return text
+
+
+def _stderr_fd() -> int | None:
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # a stream without a file (captured): inherit stdout
+        return None
+
+
+def _runs(folder: Path) -> set[str]:
+    if not folder.is_dir():
+        return set()
+    return {p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", PARTIAL_PREFIX))}
+
+
+def _code_in(argv: list[str], root: Path) -> list[str]:
+    """Files named on the command line that lie inside the project: the code hash covers them."""
+    found = []
+    for token in argv:
+        if token == sys.executable:
+            continue
+        path = (root / token).resolve() if not Path(token).is_absolute() else Path(token).resolve()
+        if path.is_file() and root.resolve() in path.parents:
+            found.append(path.relative_to(root.resolve()).as_posix())
+    return found

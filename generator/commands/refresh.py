@@ -1,0 +1,286 @@
+"""`ledger refresh [--write]`: after a re-run, move measured claims to the newest intact run of the
+same probe, testbed and defining parameters; show each value change beyond or within noise.
+
+A run may replace a claim's run when it is newer, intact, measured by today's probe code, on the
+claim's testbed, and its parameters match except those that say how hard it measured (NOT_DEFINING:
+rounds, warm-up, sample length), and its row and column still exist. A quick-profile run never
+replaces a full one (the profile and shapes differ); every newer run passed over is listed with the
+parameters that differ. --write edits each claim in place: the path text on its `run:` line and its
+value (only when the new value is beyond the claim's tolerance, as `ledger accept` would), then the
+extrapolated claims that rest on them, inputs first, in the same pass; comments and layout are kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import graphlib
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import formula, text, yamlread
+from ..records import Claim, LedgerError, Report, Run
+from ..values import format_value, row_spread, select_row, tolerance_for, within
+from . import accept, noise
+
+# Parameters that say how a run measured, not what: a run differing only in these may replace another.
+NOT_DEFINING = frozenset({"rounds", "warmup", "warmup_calls", "warmup_rounds", "min_sample_s", "max_reps", "timing"})
+
+
+@dataclass(frozen=True)
+class Move:
+    claim_id: str
+    old_run: str  # "" for an extrapolated claim that follows its inputs
+    new_run: str
+    old_value: float  # what the old evidence (or formula) computes
+    new_value: float
+    stated: str  # the value as stated now
+    new_stated: str  # "" when the stated value stays (still within tolerance)
+    noise: str  # "beyond noise" | "within noise" | "noise unknown" | "follows <ids>"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    claim_id: str
+    run: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    moves: tuple[Move, ...]
+    skipped: tuple[Skipped, ...]
+
+
+def defining(parameters) -> dict:
+    return {key: value for key, value in dict(parameters).items() if key not in NOT_DEFINING}
+
+
+def differences(old: Run, new: Run) -> list[str]:
+    """'profile quick ≠ default' for each defining parameter that differs (new first)."""
+    before, after = defining(old.parameters), defining(new.parameters)
+    return [
+        f"{key} {_short(after.get(key, '(none)'))} ≠ {_short(before.get(key, '(none)'))}"
+        for key in sorted(before.keys() | after.keys())
+        if before.get(key) != after.get(key)
+    ]
+
+
+def plan(report: Report) -> Plan:
+    """Every move refresh would make, the dependents that follow, and the newer runs passed over."""
+    moves: list[Move] = []
+    skipped: list[Skipped] = []
+    moved_values: dict[str, float] = {}  # claim id -> stated value after the move
+    for claim in report.claims:
+        if claim.kind != "measured" or claim.evidence is None or claim.retired:
+            continue
+        found = _newest(claim, report, skipped)
+        if found is None:
+            continue
+        run, value, spread = found
+        current = report.runs[claim.evidence.run]
+        old_value = report.computed.get(claim.id, claim.value if claim.value is not None else math.nan)
+        _, words = noise.verdict(old_value, noise.run_spread(current, claim), value, spread)
+        new_stated = _restated(claim, value, report)
+        moves.append(Move(claim.id, current.path, run.path, old_value, value, _stated(claim), new_stated, words))
+        if new_stated:  # a value kept within tolerance leaves its dependents as they are
+            moved_values[claim.id] = float(new_stated)
+    moves += _dependents(report, moved_values)
+    return Plan(tuple(moves), tuple(skipped))
+
+
+def _newest(claim: Claim, report: Report, skipped: list[Skipped]) -> tuple[Run, float, tuple | None] | None:
+    evidence = claim.evidence
+    assert evidence is not None
+    current = report.runs.get(evidence.run)
+    if current is None or current.problem or current.started is None:
+        return None
+    testbed = claim.testbed or current.testbed
+    newer = [
+        run
+        for run in report.runs.values()
+        if run.probe_name == current.probe_name
+        and run.testbed == testbed
+        and run.started is not None
+        and run.started > current.started
+    ]
+    for run in sorted(newer, key=lambda r: (r.started, r.path), reverse=True):
+        state = report.run_state(run.path)
+        why = ""
+        if not state.trusted:
+            why = "not intact: " + "; ".join(state.reasons)
+        elif differences(current, run):
+            why = "parameters differ: " + "; ".join(differences(current, run))
+        else:
+            table = run.tables.get(evidence.file)
+            columns = [evidence.column, *(c for c, _ in evidence.where)]
+            if table is None or table.problem or any(c not in table.columns for c in columns):
+                why = f"no {evidence.file} with columns {', '.join(columns)}"
+            else:
+                rows = select_row(table, evidence.where)
+                cell = table.rows[rows[0]][table.columns.index(evidence.column)] if len(rows) == 1 else ""
+                try:
+                    value = float(cell)
+                except ValueError:
+                    value = math.nan
+                if len(rows) != 1 or not math.isfinite(value):
+                    why = f"{len(rows)} rows match where {dict(evidence.where)}, or the cell is not a number"
+                else:
+                    return run, value, row_spread(table, rows[0], evidence.column)
+        skipped.append(Skipped(claim.id, run.path, why))
+    return None
+
+
+def _dependents(report: Report, moved: dict[str, float]) -> list[Move]:
+    """Extrapolated claims resting on moved ones, recomputed inputs first from the new stated values."""
+    values = {c.id: c.value for c in report.claims if c.value is not None}
+    values.update(moved)
+    changed = set(moved)
+    order = graphlib.TopologicalSorter({c.id: {t for _, t in c.inputs} for c in report.claims if c.inputs})
+    try:
+        ids = list(order.static_order())
+    except graphlib.CycleError:
+        return []  # the gate reports the cycle
+    found = []
+    for claim_id in ids:
+        claim = report.claim(claim_id)
+        if claim is None or claim.kind != "extrapolated" or not claim.formula or claim.retired:
+            continue
+        if not any(target in changed for _, target in claim.inputs):
+            continue
+        inputs = {name: values.get(target) for name, target in claim.inputs}
+        if any(v is None for v in inputs.values()):
+            continue
+        try:
+            value = formula.evaluate(claim.formula, {k: float(v) for k, v in inputs.items() if v is not None})
+        except formula.FormulaError:
+            continue
+        new_stated = _restated(claim, value, report)
+        if not new_stated:
+            continue  # still within its tolerance: kept, and so are its own dependents
+        values[claim_id] = float(new_stated)
+        changed.add(claim_id)
+        follows = ", ".join(target for _, target in claim.inputs if target in changed)
+        old = report.computed.get(claim_id, claim.value if claim.value is not None else math.nan)
+        found.append(Move(claim_id, "", "", old, value, _stated(claim), new_stated, f"follows {follows}"))
+    return found
+
+
+def _restated(claim: Claim, value: float, report: Report) -> str:
+    """The new value text, or '' when the stated value is still within the claim's tolerance."""
+    if claim.value is not None and within(claim.value, value, tolerance_for(claim, report.policy)):
+        return ""
+    return accept.rounded(claim, value, report)
+
+
+def _stated(claim: Claim) -> str:
+    return claim.value_text or (format_value(claim.value) if claim.value is not None else "(none)")
+
+
+def _short(value: object) -> str:
+    shown = str(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
+# -- showing and writing ---------------------------------------------------------------------------
+
+
+def as_text(result: Plan, report: Report) -> str:
+    """The value changes as a table, then the runs passed over, then one summary line."""
+    lines = []
+    if result.moves:
+        lines.append("| claim | run | value | noise |")
+        lines.append("| --- | --- | --- | --- |")
+        for move in result.moves:
+            claim = report.claim(move.claim_id)
+            unit = claim.unit if claim else ""
+            run = f"{_name(move.old_run)} → {_name(move.new_run)}" if move.new_run else "(formula)"
+            value = f"{format_value(move.old_value)} → {format_value(move.new_value, unit)}"
+            if move.new_stated:
+                value += f"; stated {move.stated} → {move.new_stated}"
+            else:
+                value += f"; stated {move.stated} kept (within tolerance)"
+            lines.append(f"| {move.claim_id} | {run} | {value} | {move.noise} |")
+    for skip in result.skipped:
+        lines.append(f"skipped for {skip.claim_id}: {skip.run}: {skip.why}")
+    moved = [m for m in result.moves if m.new_run]
+    beyond = sum(m.noise.startswith("beyond") for m in moved)
+    if not moved:
+        lines.append("no claim has a newer intact run with the same probe, testbed and parameters")
+    else:
+        lines.append(
+            f"{len(moved)} claim(s) move to newer runs ({beyond} beyond noise); "
+            f"{len(result.moves) - len(moved)} dependent(s) recomputed"
+        )
+    return "\n".join(lines)
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def apply(root: Path, result: Plan, report: Report) -> list[str]:
+    """Edit the claim files in place (run paths, then values); returns the files written."""
+    by_path: dict[str, list[Move]] = {}
+    for move in result.moves:
+        claim = report.claim(move.claim_id)
+        assert claim is not None
+        by_path.setdefault(claim.where.path, []).append(move)
+    for path, moves in by_path.items():
+        file = root / path
+        lines = file.read_bytes().decode("utf-8").splitlines(keepends=True)
+        changes = []
+        for move in moves:
+            claim = report.by_id[move.claim_id]
+            if move.new_run:
+                _move_run(lines, claim, move, path)
+            if move.new_stated:
+                line = claim.at("value").line if claim.value is not None else claim.where.line
+                changes.append(accept.Change(claim.id, path, line, claim.value_text, move.new_stated, move.new_value))
+        for change in sorted(changes, key=lambda c: c.line, reverse=True):
+            accept._edit(lines, report.by_id[change.claim_id], change)
+        content = "".join(lines)
+        accept._verify(content, path, changes)
+        _verify_runs(content, path, moves)
+        accept._replace(file, content.encode("utf-8"))
+    return sorted(by_path)
+
+
+def _move_run(lines: list[str], claim: Claim, move: Move, path: str) -> None:
+    """Rewrite only the old path's text, on the first line at or after `evidence:` that holds it."""
+    start = claim.at("evidence").line - 1
+    for index in range(start, min(len(lines), start + 12)):
+        if move.old_run in lines[index]:
+            lines[index] = lines[index].replace(move.old_run, move.new_run, 1)
+            return
+    raise LedgerError(f"{path}:{start + 1}: {claim.id}: evidence.run is not written as plain text; set it by hand")
+
+
+def _verify_runs(content: str, path: str, moves: list[Move]) -> None:
+    data = yamlread.parse(content.encode("utf-8"))
+    assert isinstance(data, dict)
+    runs = {
+        item.get("id"): (item.get("evidence") or {}).get("run")
+        for item in data["claims"]
+        if isinstance(item, dict) and isinstance(item.get("evidence"), dict)
+    }
+    for move in moves:
+        if move.new_run and runs.get(move.claim_id) != move.new_run:
+            raise LedgerError(f"{path}: {move.claim_id}: the edit did not read back as {move.new_run}; file unchanged")
+
+
+def run_refresh(args: argparse.Namespace) -> int:
+    from ..cli import gate_report
+
+    report = gate_report(args)
+    result = plan(report)
+    print(as_text(result, report))
+    if args.write and result.moves:
+        written = apply(args.root.resolve(), result, report)
+        print(f"wrote {', '.join(written)}")
+        after = gate_report(args)
+        print(f"ledger check: {text.summary(after)}")
+        return 0 if after.ok else 1
+    if result.moves:
+        print("run `ledger refresh --write` to apply it")
+    return 0

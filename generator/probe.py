@@ -1,0 +1,340 @@
+"""The probe API: a probe's rows, parameters, environment and code -> one measurement run on disk.
+
+Standard library only, so a probe runs wherever Python does, without the site's dependencies.
+
+    from generator.probe import measure, time_rounds
+
+    with measure("hashing", parameters={"profile": "default", "sizes_kib": [4, 1024]}) as run:
+        timed = time_rounds({"sha256 4 KiB": lambda: hashlib.sha256(block).digest()}, rounds=7)
+        run.rows("results.csv", [{"size_kib": 4, "ms": timed["sha256 4 KiB"].median * 1e3}])
+    # leaving the block writes measurements/hashing/<UTC time>-<testbed>/ (tables, manifest.json)
+    # into place complete; an exception inside the block writes nothing
+
+A probe in another language is a command that writes CSV files into a folder; finalize() (or
+`python -m generator.probe finalize DIR ...`, or `ledger measure` for a probe declared with
+`{out}` in its command) adds the manifest and hashes and renames it into place. Both paths go
+through generator.runs.write_run, the one run writer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .runs import FILE_PATTERN, TESTBED_PATTERN, imported_code, write_run
+
+PROBE_NAME = re.compile(r"^[a-z0-9_]+$")
+PARAMETERS_FILE = "parameters.json"  # optional, beside the CSV files of a probe in another language
+
+
+@dataclass(frozen=True)
+class Spread:
+    """One setting's timings over the rounds: median, fastest, slowest (seconds), and how many."""
+
+    median: float
+    low: float
+    high: float
+    rounds: int
+
+
+def spread(samples: Sequence[float]) -> Spread:
+    """Median, min and max of a setting's samples."""
+    if not samples:
+        raise ValueError("no samples")
+    return Spread(statistics.median(samples), min(samples), max(samples), len(samples))
+
+
+def time_rounds(settings: Mapping[str, Callable[[], object]], rounds: int = 7, warmup: int = 1) -> dict[str, Spread]:
+    """Seconds per call of each setting, interleaved: rounds outside, settings inside, after warm-up.
+
+    Interleaving makes drift in the machine (clock, heat, other work) hit every setting alike.
+    """
+    for _ in range(warmup):
+        for function in settings.values():
+            function()
+    samples: dict[str, list[float]] = {name: [] for name in settings}
+    for _ in range(rounds):
+        for name, function in settings.items():
+            start = time.perf_counter()
+            function()
+            samples[name].append(time.perf_counter() - start)
+    return {name: spread(found) for name, found in samples.items()}
+
+
+def default_testbed() -> str:
+    """LEDGER_TESTBED if set, else '<os>-<machine>' in lower-kebab-case (e.g. linux-x86-64)."""
+    named = os.environ.get("LEDGER_TESTBED", "")
+    if named:
+        return named
+    raw = f"{platform.system()}-{platform.machine()}".lower()
+    return re.sub(r"[^a-z0-9]+", "-", raw).strip("-") or "unknown"
+
+
+def environment() -> dict[str, object]:
+    """What the machine is, never who runs it: OS, CPU, cores, memory, Python (no host or user names)."""
+    found: dict[str, object] = {
+        "os": platform.system(),
+        "os_release": platform.release(),
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+        "python_implementation": platform.python_implementation(),
+        "cpu_count": os.cpu_count(),
+    }
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text(errors="replace").splitlines():
+            if line.lower().startswith("model name"):
+                found["cpu"] = line.split(":", 1)[1].strip()
+                break
+    elif platform.processor():
+        found["cpu"] = platform.processor()
+    try:
+        found["memory_bytes"] = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        pass
+    return found
+
+
+def project_root(start: Path | None = None) -> Path:
+    """LEDGER_ROOT if set, else the nearest folder at or above `start` holding mkdocs.yml or claims/."""
+    named = os.environ.get("LEDGER_ROOT")
+    if named:
+        return Path(named).resolve()
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "mkdocs.yml").is_file() or (folder / "claims").is_dir():
+            return folder
+    raise RuntimeError(f"no ledger project (mkdocs.yml or claims/) at or above {here}; set LEDGER_ROOT")
+
+
+def _main_file() -> Path | None:
+    main = sys.modules.get("__main__")
+    filename = getattr(main, "__file__", None)
+    return Path(filename).resolve() if filename else None
+
+
+@dataclass
+class Measurement:
+    """A run being measured: add rows with rows()/row(); written when the `with` block ends cleanly."""
+
+    probe: str
+    testbed: str
+    root: Path
+    parameters: dict[str, object]
+    environment: dict[str, object]
+    probes_dir: str
+    code: list[str] | None = None
+    started: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    tables: dict[str, list[Mapping[str, object]]] = field(default_factory=dict)
+    path: Path | None = None  # the run's folder, once written
+
+    def rows(self, file: str, rows: Iterable[Mapping[str, object]]) -> None:
+        """Add tidy rows (one dict per row) to a CSV file of the run."""
+        self.tables.setdefault(file, []).extend(dict(row) for row in rows)
+
+    def row(self, file: str = "results.csv", **cells: object) -> None:
+        """Add one row: run.row(size_kib=4, gb_per_s=1.2, gb_per_s_min=1.1, gb_per_s_max=1.3)."""
+        self.rows(file, [cells])
+
+    def write(self) -> Path:
+        """Hash the probe's code and data, write the manifest, rename the run into place; its folder."""
+        code, probe_path = self._code()
+        self.path = write_run(
+            self.root,
+            self.probe,
+            self.testbed,
+            self.tables,
+            parameters=self.parameters,
+            environment=self.environment,
+            code=code,
+            started=self.started,
+            finished=datetime.now(timezone.utc),
+            measurements=_measurements_override(),
+            probe_path=probe_path,
+        )
+        return self.path
+
+    def _code(self) -> tuple[list[str], str]:
+        if self.code is not None:
+            code = sorted(set(self.code))
+            return code, _probe_path(self.probe, code, self.probes_dir)
+        found = set(imported_code(self.root, self.probes_dir))
+        main = _main_file()
+        if main is not None and self.root.resolve() in main.parents:
+            found.add(main.relative_to(self.root.resolve()).as_posix())
+        return sorted(found), _probe_path(self.probe, sorted(found), self.probes_dir, main, self.root)
+
+    def __enter__(self) -> Measurement:
+        return self
+
+    def __exit__(self, kind, error, trace) -> None:
+        if kind is None:
+            path = self.write()
+            inside = self.root.resolve() in path.resolve().parents
+            print(path.resolve().relative_to(self.root.resolve()).as_posix() if inside else path, flush=True)
+
+
+def measure(
+    probe: str,
+    *,
+    parameters: Mapping[str, object],
+    testbed: str | None = None,
+    root: Path | None = None,
+    code: Iterable[str] | None = None,
+    environment_extra: Mapping[str, object] | None = None,
+) -> Measurement:
+    """Start a run of `probe` (lower_snake_case); use it as `with measure(...) as run:`.
+
+    parameters: what defines the measurement (profile, shapes) and how it was taken (rounds, warmup).
+    testbed: default LEDGER_TESTBED, else '<os>-<machine>'. root: default LEDGER_ROOT, else the
+    project around the probe file. code: files (relative to root) the code hash covers; default the
+    probe file and every module it imported from the probes folder (LEDGER_PROBES_DIR, else probes).
+    """
+    if not PROBE_NAME.match(probe):
+        raise ValueError(f"probe name {probe!r}: use lower-case letters, digits and '_'")
+    bed = testbed or default_testbed()
+    if not TESTBED_PATTERN.match(bed):
+        raise ValueError(f"testbed {bed!r}: use lower-case letters, digits and '-'")
+    main = _main_file()
+    found_root = root.resolve() if root else project_root(main.parent if main else None)
+    return Measurement(
+        probe,
+        bed,
+        found_root,
+        dict(parameters),
+        {**environment(), **(environment_extra or {})},
+        os.environ.get("LEDGER_PROBES_DIR", "probes"),
+        list(code) if code is not None else None,
+    )
+
+
+def finalize(
+    folder: Path,
+    probe: str,
+    *,
+    root: Path,
+    code: Sequence[str],
+    started: datetime,
+    finished: datetime | None = None,
+    testbed: str | None = None,
+    parameters: Mapping[str, object] | None = None,
+    probes_dir: str = "probes",
+) -> Path:
+    """Turn a folder of CSV files written by any command into a run, then remove the folder.
+
+    The folder holds tidy CSV files and optionally parameters.json (merged over `parameters`).
+    code: the command's source files, relative to root (the probe's own file first or under
+    probes_dir named <probe>.*). Returns the run's folder under root/measurements.
+    """
+    folder = Path(folder)
+    merged = dict(parameters or {})
+    tables: dict[str, list[Mapping[str, object]]] = {}
+    for path in sorted(folder.iterdir()):
+        if path.name == PARAMETERS_FILE:
+            extra = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(extra, dict):
+                raise ValueError(f"{path}: must hold a JSON object")
+            merged.update(extra)
+        elif FILE_PATTERN.match(path.name) and path.is_file():
+            with open(path, newline="", encoding="utf-8") as handle:
+                tables[path.name] = list(csv.DictReader(handle))
+        else:
+            raise ValueError(f"{path}: a probe's output folder holds only *.csv files and {PARAMETERS_FILE}")
+    if not tables:
+        raise ValueError(f"{folder}: the probe wrote no CSV file")
+    bed = testbed or default_testbed()
+    written = write_run(
+        root,
+        probe,
+        bed,
+        tables,
+        parameters=merged,
+        environment=environment(),
+        code=code,
+        started=started,
+        finished=finished or datetime.now(timezone.utc),
+        measurements=_measurements_override(),
+        probe_path=_probe_path(probe, list(code), probes_dir),
+    )
+    shutil.rmtree(folder)
+    return written
+
+
+def _probe_path(
+    probe: str, code: list[str], probes_dir: str, main: Path | None = None, root: Path | None = None
+) -> str:
+    """The probe's own file among its code: the running script, else <probes_dir>/<probe>.*, else the first."""
+    if main is not None and root is not None and root.resolve() in main.parents:
+        relative = main.relative_to(root.resolve()).as_posix()
+        if relative in code:
+            return relative
+    for path in code:
+        if Path(path).parent.as_posix() == probes_dir and Path(path).stem == probe:
+            return path
+    if not code:
+        raise ValueError("a run's code must name at least the probe's own file")
+    return code[0]
+
+
+def _measurements_override() -> Path | None:
+    named = os.environ.get("LEDGER_MEASUREMENTS")
+    return Path(named) if named else None
+
+
+def _parse_time(text: str) -> datetime:
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m generator.probe finalize DIR --probe NAME --code FILE [...]`: a folder -> a run."""
+    parser = argparse.ArgumentParser(prog="python -m generator.probe", description=main.__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    done = commands.add_parser("finalize", help="add the manifest and hashes to a folder of CSVs; rename it in")
+    done.add_argument("folder", type=Path)
+    done.add_argument("--probe", required=True)
+    done.add_argument("--code", action="append", required=True, help="a source file of the probe (repeatable)")
+    done.add_argument("--root", type=Path, default=Path("."))
+    done.add_argument("--testbed")
+    done.add_argument("--started", help="UTC start time (default: the folder's creation, else now)")
+    done.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a parameter (JSON value)")
+    args = parser.parse_args(argv)
+    parameters: dict[str, object] = {}
+    for item in args.param:
+        key, _, value = item.partition("=")
+        try:
+            parameters[key] = json.loads(value)
+        except json.JSONDecodeError:
+            parameters[key] = value
+    started = (
+        _parse_time(args.started)
+        if args.started
+        else datetime.fromtimestamp(args.folder.stat().st_mtime, timezone.utc).replace(microsecond=0)
+    )
+    path = finalize(
+        args.folder,
+        args.probe,
+        root=args.root.resolve(),
+        code=args.code,
+        started=started,
+        testbed=args.testbed,
+        parameters=parameters,
+    )
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

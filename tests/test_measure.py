@@ -1,0 +1,121 @@
+"""`ledger measure`: the probes declared in mkdocs.yml, each in its own process, with a progress line
+per probe and a summary of the runs written; this repository's MLX probes are declared the same way."""
+
+import sys
+from pathlib import Path
+
+from helpers import REPO, run_ledger, write_tree
+
+from generator.config import read_policy
+
+PY_PROBE = """
+import os
+from generator.probe import measure
+
+with measure("py_probe", parameters={"profile": os.environ["LEDGER_PROFILE"], "rounds": 1}) as run:
+    run.row(pid=os.getpid(), malloc=os.environ.get("MALLOC_MMAP_MAX_", ""))
+"""
+
+SH_PROBE = '#!/bin/sh\nprintf \'size,ms\\n2,%s\\n\' "$2" > "$1/results.csv"\n'
+
+CONFIG = """
+site_name: t
+plugins:
+  - ledger:
+      probes:
+        - name: py_probe
+          command: "{python} probes/py_probe.py"
+          env: {MALLOC_MMAP_MAX_: "0"}
+        - name: sh_probe
+          command: "sh probes/sh_probe.sh {out} 42"
+"""
+
+
+def project(root: Path, config: str = CONFIG) -> None:
+    write_tree(root, {"mkdocs.yml": config, "probes/py_probe.py": PY_PROBE, "probes/sh_probe.sh": SH_PROBE})
+    (root / "claims").mkdir()
+
+
+def runs(root: Path, probe: str) -> list[Path]:
+    folder = root / "measurements" / probe
+    return sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.is_dir() else []
+
+
+def test_measure_runs_every_declared_probe_with_progress_and_a_summary(tmp_path):
+    project(tmp_path)
+    result = run_ledger("measure", "--profile", "quick", "--testbed", "bench-box", cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    assert "[1/2] py_probe (quick) ..." in result.errors and "[2/2] sh_probe (quick) ..." in result.errors
+    assert "2 runs written by 2 probe(s)" in result.output
+    (py_run,) = runs(tmp_path, "py_probe")
+    (sh_run,) = runs(tmp_path, "sh_probe")
+    assert py_run.name.endswith("Z-bench-box") and sh_run.name.endswith("Z-bench-box")
+    rows = (py_run / "results.csv").read_text().splitlines()
+    assert rows[0] == "pid,malloc" and rows[1].endswith(",0")  # its env, its own process
+    assert int(rows[1].split(",")[0]) != __import__("os").getpid()
+    assert (sh_run / "results.csv").read_text() == "size,ms\n2,42\n"
+    assert '"probes/sh_probe.sh"' in (sh_run / "manifest.json").read_text()
+    assert not list((tmp_path / "measurements").rglob(".partial-*"))
+
+
+def test_measure_runs_only_the_probes_named(tmp_path):
+    project(tmp_path)
+    result = run_ledger("measure", "sh_probe", cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    assert "[1/1] sh_probe (default)" in result.errors
+    assert runs(tmp_path, "py_probe") == [] and len(runs(tmp_path, "sh_probe")) == 1
+
+
+def test_measure_names_an_undeclared_probe_and_lists_the_declared(tmp_path):
+    project(tmp_path)
+    result = run_ledger("measure", "nope", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "no declared probe 'nope'; mkdocs.yml declares: py_probe, sh_probe" in result.errors
+
+
+def test_measure_without_declared_probes_says_how_to_declare_them(tmp_path):
+    project(tmp_path, "site_name: t\nplugins:\n  - ledger\n")
+    result = run_ledger("measure", cwd=tmp_path)
+    assert result.exit_code == 2 and "declares no probes" in result.errors
+
+
+def test_a_failing_probe_fails_measure_and_writes_nothing_for_it(tmp_path):
+    project(tmp_path)
+    write_tree(tmp_path, {"probes/sh_probe.sh": "#!/bin/sh\nprintf 'size\\n1\\n' > \"$1/results.csv\"\nexit 3\n"})
+    result = run_ledger("measure", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "sh_probe: " in result.errors and "FAILED: exit status 3" in result.errors
+    assert "1 run written by 1 probe(s); 1 failed: sh_probe" in result.output
+    assert runs(tmp_path, "sh_probe") == []
+
+
+def test_a_bad_probe_declaration_names_the_option(tmp_path):
+    project(tmp_path, "site_name: t\nplugins:\n  - ledger:\n      probes:\n        - {name: Bad-Name, command: x}\n")
+    result = run_ledger("measure", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "ledger option probes: entry 1: `name` must be lower_snake_case" in result.errors
+
+
+def test_this_repositorys_mlx_probes_are_declared_each_with_the_allocator_settings():
+    sys.path.insert(0, str(REPO))
+    from probes.__main__ import MALLOC_ENV, PROBES  # the old runner's list, which the declaration replaces
+
+    policy = read_policy(REPO / "mkdocs.yml")
+    assert tuple(spec.name for spec in policy.probes) == PROBES
+    for spec in policy.probes:
+        assert dict(spec.env) == MALLOC_ENV
+        assert spec.command == f"{{python}} -m probes.{spec.name} --profile {{profile}}"
+
+
+def test_make_measure_calls_ledger_measure():
+    makefile = (REPO / "Makefile").read_text()
+    target = makefile.split("\nmeasure:", 1)[1].split("\n\n", 1)[0]
+    assert "ledger measure $(PROBE) --profile $(PROFILE)" in target
+
+
+def test_a_probes_code_must_lie_inside_the_repository(tmp_path):
+    config = "site_name: t\nplugins:\n  - ledger:\n      probes:\n        - {name: p, command: x, code: [../p.c]}\n"
+    project(tmp_path, config)
+    result = run_ledger("measure", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "probe p: `code` must be a list of file paths inside the repository" in result.errors

@@ -1,0 +1,154 @@
+"""`ledger refresh`: claims move to the newest intact run of the same probe, testbed and defining
+parameters; value changes marked beyond or within noise; --write edits evidence and values together,
+dependents in the same pass, comments kept. `ledger diff` marks value moves on the same terms."""
+
+import subprocess
+from datetime import datetime, timedelta, timezone
+
+from helpers import run_ledger, write_tree
+
+from generator.runs import write_run
+
+T0 = datetime(2026, 11, 29, 10, 0, 0, tzinfo=timezone.utc)
+DEFAULT = {"profile": "default", "sizes": [1, 16], "rounds": 7}
+
+CLAIMS = """
+claims:
+  # the headline, kept in place with its comments
+  - id: speed
+    statement: Throughput at size 16
+    value: 3.6   # from the first run
+    unit: GB/s
+    kind: measured
+    testbed: linux-cpu
+    evidence:
+      run: {run}   # the run it cites
+      file: results.csv
+      where: {{size: 16}}
+      column: gb_per_s
+    tolerance: 5%
+
+  - id: seconds
+    kind: extrapolated
+    formula: 36 / s
+    inputs: {{s: speed}}
+    value: 10
+    unit: s
+"""
+
+
+def a_run(root, value, low, high, when=T0, testbed="linux-cpu", parameters=None, rows=None):
+    if not (root / "probes/toy.py").exists():
+        write_tree(root, {"probes/toy.py": "print('toy')\n"})
+    rows = rows or [
+        {"size": 1, "gb_per_s": 1.0, "gb_per_s_min": 0.9, "gb_per_s_max": 1.1},
+        {"size": 16, "gb_per_s": value, "gb_per_s_min": low, "gb_per_s_max": high},
+    ]
+    path = write_run(
+        root, "toy", testbed, {"results.csv": rows}, parameters=parameters or DEFAULT, environment={},
+        code=["probes/toy.py"], started=when, finished=when,
+    )  # fmt: skip
+    return path.relative_to(root).as_posix()
+
+
+def project(root):
+    first = a_run(root, 3.6, 3.5, 3.7)
+    write_tree(root, {"claims/toy.yaml": CLAIMS.format(run=first)})
+    return first
+
+
+def test_refresh_shows_a_move_beyond_noise_and_writes_nothing_without_write(tmp_path):
+    first = project(tmp_path)
+    later = a_run(tmp_path, 4.5, 4.4, 4.6, when=T0 + timedelta(hours=1), parameters={**DEFAULT, "rounds": 15})
+    before = (tmp_path / "claims/toy.yaml").read_text()
+    result = run_ledger("refresh", cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    name = lambda path: path.rsplit("/", 1)[1]  # noqa: E731
+    assert (
+        f"| speed | {name(first)} → {name(later)} | 3.6 → 4.5 GB/s; stated 3.6 → 4.50 | "
+        "beyond noise (rounds 3.5–3.7 → 4.4–4.6) |"
+    ) in result.output
+    assert "| seconds | (formula) | 10 → 8 s; stated 10 → 8.00 | follows speed |" in result.output
+    assert "1 claim(s) move to newer runs (1 beyond noise); 1 dependent(s) recomputed" in result.output
+    assert (tmp_path / "claims/toy.yaml").read_text() == before
+
+
+def test_refresh_write_moves_evidence_and_values_with_dependents_in_one_pass_keeping_comments(tmp_path):
+    first = project(tmp_path)
+    later = a_run(tmp_path, 4.5, 4.4, 4.6, when=T0 + timedelta(hours=1))
+    result = run_ledger("refresh", "--write", cwd=tmp_path)
+    assert result.exit_code == 0, result.output + result.errors
+    text = (tmp_path / "claims/toy.yaml").read_text()
+    assert text == CLAIMS.format(run=later).lstrip("\n").replace("value: 3.6 ", "value: 4.50 ").replace(
+        "value: 10\n", "value: 8.00\n"
+    )
+    assert first not in text
+    assert "ledger check: 2 claims" in result.output and "0 failures" in result.output
+    assert run_ledger("check", cwd=tmp_path).exit_code == 0
+
+
+def test_refresh_marks_a_move_within_noise_and_keeps_a_value_within_tolerance(tmp_path):
+    project(tmp_path)
+    a_run(tmp_path, 3.65, 3.3, 3.9, when=T0 + timedelta(hours=1))
+    result = run_ledger("refresh", cwd=tmp_path)
+    assert "stated 3.6 kept (within tolerance) | within noise (rounds 3.5–3.7 → 3.3–3.9) |" in result.output
+    assert "| seconds |" not in result.output  # its input's stated value did not change
+
+
+def test_a_quick_run_never_replaces_a_full_one_and_is_listed_with_what_differs(tmp_path):
+    project(tmp_path)
+    quick = a_run(
+        tmp_path,
+        9.0,
+        8.0,
+        10.0,
+        when=T0 + timedelta(hours=1),
+        parameters={"profile": "quick", "sizes": [1], "rounds": 2},
+    )
+    result = run_ledger("refresh", cwd=tmp_path)
+    assert f"skipped for speed: {quick}: parameters differ: profile quick ≠ default; sizes [1] ≠ [1, 16]" in (
+        result.output
+    )
+    assert "no claim has a newer intact run" in result.output
+
+
+def test_refresh_passes_over_a_tampered_run_another_testbed_and_a_run_without_the_row(tmp_path):
+    project(tmp_path)
+    other = a_run(tmp_path, 9.0, 8.0, 10.0, when=T0 + timedelta(hours=3), testbed="apple-m1")
+    rowless = a_run(tmp_path, 0, 0, 0, when=T0 + timedelta(hours=2), rows=[{"size": 1, "gb_per_s": 1.0}])
+    tampered = a_run(tmp_path, 4.5, 4.4, 4.6, when=T0 + timedelta(hours=1))
+    data = tmp_path / tampered / "results.csv"
+    data.write_text(data.read_text().replace("4.5", "4.6"))
+    result = run_ledger("refresh", cwd=tmp_path)
+    assert other not in result.output
+    assert f"skipped for speed: {rowless}: 0 rows match where {{'size': 16}}" in result.output
+    assert f"skipped for speed: {tampered}: not intact: results.csv has sha256" in result.output
+    assert "no claim has a newer intact run" in result.output
+
+
+def git(root, *args):
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+def test_diff_lists_a_move_within_noise_without_flagging_it_and_flags_one_beyond(tmp_path):
+    project(tmp_path)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    a_run(tmp_path, 3.9, 3.4, 4.0, when=T0 + timedelta(hours=1))
+    assert run_ledger("refresh", "--write", cwd=tmp_path).exit_code == 0
+    result = run_ledger("diff", "HEAD", cwd=tmp_path)
+    assert "### Moved within noise (listed, not flagged)" in result.output
+    assert "| `speed` | 3.6 GB/s → 3.90 GB/s (+8.3%; 5% allowed; within noise (rounds 3.5–3.7 → 3.4–4)) |" in (
+        result.output
+    )
+    assert "| value moved | `speed` |" not in result.output
+    # The formula's value has no round spread of its own: its move stays flagged.
+    assert "| value moved | `seconds` |" in result.output
+
+
+def test_an_unchanged_value_on_a_newer_run_reads_unchanged(tmp_path):
+    project(tmp_path)
+    a_run(tmp_path, 3.6, 3.4, 3.8, when=T0 + timedelta(hours=1))
+    result = run_ledger("refresh", cwd=tmp_path)
+    assert "| 3.6 → 3.6 GB/s; stated 3.6 kept (within tolerance) | unchanged |" in result.output
