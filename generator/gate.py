@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import evidence, figures, load, references, validate, verdicts
 from .records import Policy, Report
+from .values import parse_tolerance
 
 
 def check(root: Path, policy: Policy, now: datetime) -> Report:
@@ -20,19 +21,21 @@ def check(root: Path, policy: Policy, now: datetime) -> Report:
     refs = load.page_refs(root, policy.docs_dir)
     defined = figures.defined(root)
 
-    claims, findings = validate.claims(raw, policy.measurements_dir)
+    claims, findings = validate.claims(raw, policy.measurements_dir, parse_tolerance(policy.max_tolerance).relative)
+    findings += policy.problems
     states = verdicts.run_states(runs, policy, now)
-    claim_findings, computed = evidence.evaluate(claims, runs, states, policy, findings)
-    findings += claim_findings
+    evaluated = evidence.evaluate(claims, runs, states, policy, findings)
+    findings += evaluated.findings
     findings += defined.findings
     findings += references.unknown(refs, {c.id for c in claims}, defined.tables, defined.charts, policy)
     return Report(
         claims=tuple(claims),
         runs=runs,
         findings=tuple(sorted(findings)),
-        computed=computed,
+        computed=evaluated.computed,
         page_refs=tuple(refs),
         policy=policy,
         run_states=states,
         freshness=verdicts.claim_freshness(findings),
+        checks=evaluated.checks,
     )

@@ -27,7 +27,7 @@ def test_changed_byte_in_data_file_makes_claim_tampered(tmp_path):
     result = ledger(tmp_path, MEASURED)
     assert result.exit_code == 1
     assert f"claims/moe.yaml:8: moe-speedup-b16: tampered: {RUN}/results.csv has sha256 " in result.output
-    assert f"  fix: restore it (`git checkout -- {RUN}/results.csv`) or rerun `make measure PROBE=toy`" in result.output
+    assert f"  fix: restore it (`git checkout -- {RUN}/results.csv`) or rerun `ledger measure toy`" in result.output
 
 
 def test_changed_probe_line_makes_its_runs_stale(tmp_path):
@@ -38,7 +38,7 @@ def test_changed_probe_line_makes_its_runs_stale(tmp_path):
     assert (
         f"claims/moe.yaml:8: moe-speedup-b16: probe-changed: probes/toy.py changed since the run "
         f"(run {RUN.split('/')[-1]})\n"
-        "  fix: rerun `make measure PROBE=toy` and point evidence.run at the new run\n"
+        "  fix: rerun `ledger measure toy` and point evidence.run at the new run\n"
     ) in result.output
 
 
@@ -108,9 +108,9 @@ def test_formula_drift_shows_the_formula_and_inputs(tmp_path):
     rows = [{"batch": 1, "speedup": 1.3}, {"batch": 16, "speedup": 3.6}]
     result = ledger(tmp_path, MEASURED + EXTRAPOLATED.replace("4.68", "4.1"), rows)
     assert (
-        "claims/moe.yaml:23: moe-speedup-predicted-b16: formula-drifted: stated 4.1×, formula gives 4.667× "
+        "claims/moe.yaml:23: moe-speedup-predicted-b16: formula-drifted: stated 4.1×, formula gives 4.68× "
         "(±0.05 allowed)\n"
-        "  byte_ratio * bandwidth_ratio with byte_ratio=1.3, bandwidth_ratio=3.59\n"
+        "  byte_ratio * bandwidth_ratio with byte_ratio=1.3, bandwidth_ratio=3.6\n"
     ) in result.output
 
 
@@ -125,7 +125,7 @@ def test_extrapolated_claim_on_a_stale_input_is_stale(tmp_path):
 
 
 def test_borrowed_claim_nothing_checks_fails_as_only_borrowed(tmp_path):
-    claims = MEASURED + BORROWED_CHECKED.replace("    checked_by: [moe-speedup-b16]\n", "")
+    claims = MEASURED + BORROWED_CHECKED.replace('    checked_by: [{claim: moe-speedup-b16, expects: "> 1"}]\n', "")
     result = ledger(tmp_path, claims)
     assert (
         "claims/moe.yaml:15: m1max-moe-speedup-b16: only-borrowed: borrowed, and nothing here checks it\n"
@@ -178,8 +178,10 @@ def test_two_borrowed_figures_cannot_vouch_for_each_other_through_a_formula(tmp_
 
 
 def test_extrapolation_from_borrowed_inputs_passes_when_a_measured_claim_checks_it(tmp_path):
-    claims = TWO_BORROWED.replace("value: 6.25\n", "value: 6.25\n    checked_by: [moe-speedup-b16]\n")
-    claims = claims.replace("checked_by: [ratio]", "checked_by: [moe-speedup-b16]")
+    claims = TWO_BORROWED.replace(
+        "value: 6.25\n", "value: 6.25\n    checked_by: [{claim: moe-speedup-b16, expects: '> 1'}]\n"
+    )
+    claims = claims.replace("checked_by: [ratio]", "checked_by: [{claim: moe-speedup-b16, expects: '> 1'}]")
     result = ledger(tmp_path, claims + MEASURED.replace("claims:\n", ""))
     assert result.exit_code == 0, result.output
 
@@ -379,7 +381,7 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
             unit: "×"
             testbed: apple-m1-max
             source: {title: "What is batching actually saving?", quote: "MoE coverage … 3.59x", retrieved: 2026-11-29}
-            checked_by: [moe-speedup-b16]       # claims measured/extrapolated HERE that test it
+            checked_by: [{claim: moe-speedup-b16, expects: "> 1"}]       # claims measured/extrapolated HERE that test it
 
           - id: engine-refuses-batching
             kind: borrowed
@@ -410,7 +412,7 @@ def test_a_check_made_invalid_by_its_own_checked_by_does_not_count_whatever_the_
     kind: extrapolated
     formula: 2 * s
     inputs: {s: moe-speedup-b16}
-    value: 7.18
+    value: 7.2
     checked_by: [vouched]
 """
     )

@@ -220,8 +220,10 @@ def test_extrapolated_and_borrowed_pages_show_formula_inputs_and_checks_side_by_
     assert 'uses as input <a class="ledger-claim-id" href="../byte-ratio-b16/"' in predicted
     assert "The formula gives <strong>3.6×</strong>" in predicted
     borrowed = article(built_site, "claim/m1max-moe-speedup-b16")
-    assert "<th>this ÷ check</th>" in borrowed
-    assert '<td style="text-align: right">3.59×</td><td style="text-align: right">1.00×</td>' in borrowed
+    assert "<th>relation</th><th>this claim</th><th>the check</th><th>verdict</th>" in borrowed
+    assert "<td>greater than 1</td>" in borrowed
+    assert '<td style="text-align: right">3.59×</td><td style="text-align: right">3.6×</td>' in borrowed
+    assert '<span class="ledger-badge ledger-badge--checked">holds</span>' in borrowed
     assert 'href="javascript' not in borrowed
 
 
