@@ -119,6 +119,18 @@ def _measured(
         )
         return
     state = states[run.path]
+    if state.manifest_problem:
+        report(claim, "invalid", at, f"evidence run {run.path}: {state.manifest_problem}", rerun)
+    if state.rewritten:
+        first = state.rewritten_commit.split()[1] if state.rewritten_commit else "HEAD"
+        report(
+            claim,
+            "rewritten",
+            at,
+            f"{run.path}: {', '.join(state.rewritten)} differ from {state.rewritten_commit}, "
+            "the commit that first added them (runs are immutable)",
+            f"restore them (`git checkout {first} -- {run.path}`), or {rerun}",
+        )
     for name, what in state.changed_files:
         report(
             claim,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from . import evidence, figures, load, references, validate, verdicts
+from . import evidence, figures, history, load, references, validate, verdicts
 from .records import Policy, Report
 from .values import parse_tolerance
 
@@ -18,14 +18,17 @@ def check(root: Path, policy: Policy, now: datetime) -> Report:
     """Every finding about the ledger under root, with each claim's computed value and every verdict."""
     raw = load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes)
     runs = load.runs(root, policy.measurements_dir)
-    refs = load.page_refs(root, policy.docs_dir)
+    past = history.read(root, policy.measurements_dir)
+    refs, page_problems = load.page_refs(root, policy.docs_dir)
     defined = figures.defined(root)
 
     claims, findings = validate.claims(raw, policy.measurements_dir, parse_tolerance(policy.max_tolerance).relative)
     findings += policy.problems
-    states = verdicts.run_states(runs, policy, now)
+    states = verdicts.run_states(runs, policy, now, history.rewritten(past, runs))
     evaluated = evidence.evaluate(claims, runs, states, policy, findings)
     findings += evaluated.findings
+    findings += verdicts.uncited_run_findings(runs, states, {c.evidence.run for c in claims if c.evidence}, policy)
+    findings += page_problems
     findings += defined.findings
     findings += references.unknown(refs, {c.id for c in claims}, defined.tables, defined.charts, policy)
     return Report(
@@ -38,4 +41,5 @@ def check(root: Path, policy: Policy, now: datetime) -> Report:
         run_states=states,
         freshness=verdicts.claim_freshness(findings),
         checks=evaluated.checks,
+        history=past.status if runs else "",
     )

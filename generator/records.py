@@ -143,6 +143,8 @@ class Run:
     current_code: Mapping[str, str | None] = field(default_factory=dict, compare=False)
     tables: Mapping[str, Table] = field(default_factory=dict, compare=False)
     problem: str = ""  # why the manifest could not be used, if it could not
+    unlisted: tuple[str, ...] = ()  # files in the folder that the manifest does not list
+    blob_ids: Mapping[str, str] = field(default_factory=dict, compare=False)  # file name -> git blob sha1
 
     @property
     def name(self) -> str:

@@ -33,7 +33,8 @@ def _count(findings, noun: str) -> str:
 def as_text(report: Report) -> str:
     """Every finding (failures and warnings, by file and line), then the summary line."""
     lines = [str(finding) for finding in report.findings]
-    lines.append(summary(report))
+    history = f" — run history {report.history}" if report.history.startswith("not checked") else ""
+    lines.append(summary(report) + history)
     return "\n".join(lines)
 
 

@@ -17,7 +17,9 @@ def ledger(tmp_path, claims: str, rows=SPEEDUP_ROWS):
 def test_clean_ledger_passes_with_a_summary(tmp_path):
     result = ledger(tmp_path, MEASURED + BORROWED_CHECKED)
     assert result.exit_code == 0
-    assert result.output == ("2 claims (1 measured, 1 borrowed; 2 asserted) — 0 failures\n")
+    assert result.output == (
+        "2 claims (1 measured, 1 borrowed; 2 asserted) — 0 failures — run history not checked: not a git repository\n"
+    )
 
 
 def test_changed_byte_in_data_file_makes_claim_tampered(tmp_path):
@@ -252,7 +254,7 @@ def test_policy_can_turn_a_rule_into_a_warning(tmp_path):
     assert result.exit_code == 0
     assert "too-old: run 2020-01-01T00-00-00Z-linux-cpu is" in result.output
     assert "(warning)" in result.output
-    assert result.output.endswith("0 failures — 1 warning: 1 too-old\n")
+    assert result.output.endswith("0 failures — 1 warning: 1 too-old — run history not checked: not a git repository\n")
 
 
 def test_bad_policy_is_a_usage_error_naming_mkdocs_yml(tmp_path):
@@ -293,7 +295,8 @@ def test_every_failure_is_reported_in_one_run_sorted_by_file_and_line(tmp_path):
         "claims/b.yaml:2: orphan: only-borrowed: borrowed, and nothing here checks it",
         "claims/moe.yaml:4: moe-speedup-b16: drifted: stated 3.59×, evidence computes 3× (5% allowed)",
         "docs/index.md:1:1: unknown-reference: page refers to unknown chart 'nope'",
-        "2 claims (1 measured, 1 borrowed; 2 asserted) — 3 failures: 1 drifted, 1 only-borrowed, 1 unknown-reference",
+        "2 claims (1 measured, 1 borrowed; 2 asserted) — 3 failures: 1 drifted, 1 only-borrowed, 1 unknown-reference"
+        " — run history not checked: not a git repository",
     ]
 
 
@@ -324,7 +327,7 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
         tmp_path,
         [{"batch": 16, "speedup": 3.59}],
         probe="moe",
-        when=datetime(2026, 11, 30, 10, 2, 11, tzinfo=timezone.utc),
+        when=datetime(2026, 11, 29, 10, 2, 11, tzinfo=timezone.utc),
     )
     write_tree(tmp_path, {"probes/ratios.py": "print(1)\n"})
     from generator.runs import write_run
@@ -337,8 +340,8 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
         parameters={},
         environment={},
         code=["probes/ratios.py"],
-        started=datetime(2026, 11, 30, 10, 5, tzinfo=timezone.utc),
-        finished=datetime(2026, 11, 30, 10, 5, tzinfo=timezone.utc),
+        started=datetime(2026, 11, 29, 10, 5, tzinfo=timezone.utc),
+        finished=datetime(2026, 11, 29, 10, 5, tzinfo=timezone.utc),
     )
     write_tree(
         tmp_path,
@@ -352,7 +355,7 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
             kind: measured                      # measured | extrapolated | borrowed
             testbed: linux-cpu                  # the machine class the value belongs to
             evidence:                           # measured: which run, which rows, which column
-              run: measurements/moe/2026-11-30T10-02-11Z-linux-cpu
+              run: measurements/moe/2026-11-29T10-02-11Z-linux-cpu
               file: results.csv
               where: {batch: 16}
               column: speedup
@@ -362,11 +365,11 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
           - id: moe-byte-ratio-b16
             kind: measured
             value: 1.3
-            evidence: {run: measurements/ratios/2026-11-30T10-05-00Z-linux-cpu, file: results.csv, where: {name: byte}, column: value}
+            evidence: {run: measurements/ratios/2026-11-29T10-05-00Z-linux-cpu, file: results.csv, where: {name: byte}, column: value}
           - id: moe-bandwidth-ratio-b16
             kind: measured
             value: 2.754
-            evidence: {run: measurements/ratios/2026-11-30T10-05-00Z-linux-cpu, file: results.csv, where: {name: bandwidth}, column: value}
+            evidence: {run: measurements/ratios/2026-11-29T10-05-00Z-linux-cpu, file: results.csv, where: {name: bandwidth}, column: value}
 
           - id: moe-speedup-predicted-b16
             kind: extrapolated
@@ -394,7 +397,10 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
     )
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 0, result.output
-    assert result.output == ("6 claims (3 measured, 1 extrapolated, 2 borrowed; 5 asserted, 1 refuted) — 0 failures\n")
+    assert result.output == (
+        "6 claims (3 measured, 1 extrapolated, 2 borrowed; 5 asserted, 1 refuted) — 0 failures"
+        " — run history not checked: not a git repository\n"
+    )
 
 
 def test_a_check_made_invalid_by_its_own_checked_by_does_not_count_whatever_the_claim_order(tmp_path):

@@ -14,7 +14,7 @@ import pytest
 from helpers import run_mkdocs, write_tree
 from helpers_site import REPORT, a_ledger, article, built_site, read  # noqa: F401 (built_site: a fixture)
 
-from generator.records import Claim, Report, Run, Source, Table
+from generator.records import Claim, Report, Run, RunState, Source, Table
 from generator.site import charts, figure_api, render, tables
 from generator.site.pages import md_text
 
@@ -114,7 +114,7 @@ def figure_report(rows_by_run: dict[str, list[dict]]) -> Report:
             finished=started,
             tables={"results.csv": table},
         )
-    return Report(claims=(), runs=runs, findings=(), computed={})
+    return Report(claims=(), runs=runs, findings=(), computed={}, run_states={path: RunState() for path in runs})
 
 
 def test_data_takes_the_latest_run_per_testbed_and_records_it():

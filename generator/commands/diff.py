@@ -17,6 +17,7 @@ from ..values import allowed_text, stated, tolerance_for, within
 
 # Flag -> title, in the order a reviewer reads them.
 FLAGS = {
+    "run-rewritten": "run rewritten",  # first: a committed run's bytes changed (the claim column names the run)
     "kind-downgrade": "kind downgraded",
     "new-borrowed": "new borrowed claim",
     "rests-on-borrowed": "rests on borrowed figures",
@@ -93,6 +94,11 @@ def compare(base: Report, head: Report) -> Diff:
     for old_id, old in old_by_id.items():
         if old_id not in new_by_id and old_id not in renames:
             changes.append(ClaimChange("removed", old_id, old_id, old=shown(old, base)))
+    for path, state in sorted(head.run_states.items()):
+        if state.rewritten:
+            flags.append(
+                Flag("run-rewritten", path, f"{', '.join(state.rewritten)} differ from {state.rewritten_commit}")
+            )
     order = list(FLAGS)
     flags.sort(key=lambda f: order.index(f.flag))  # stable: claims keep their order within a flag
     return Diff(
