@@ -380,32 +380,37 @@ def _ledger_problems(found: list[Claim]) -> list[Finding]:
 
 
 def _cycles(by_id: dict[str, Claim]) -> list[Finding]:
-    """Each cycle among formula inputs, reported once at its first claim."""
+    """Each cycle among formula inputs, reported once at its first claim. Iterative (a 3,000-deep chain is fine)."""
     findings = []
     state: dict[str, int] = {}  # 1 = on the current path, 2 = done
-
-    def visit(claim_id: str, path: list[str]) -> None:
-        state[claim_id] = 1
-        for _, target in by_id[claim_id].inputs:
-            if target not in by_id or target == claim_id:
-                continue
-            if state.get(target) == 1:
-                cycle = path[path.index(target) :] + [target]
-                head = by_id[target]
-                findings.append(
-                    Finding(
-                        head.at("inputs"),
-                        head.id,
-                        "invalid",
-                        "formula cycle: " + " -> ".join(cycle),
-                        "break the cycle: one of these claims must not use the other",
+    for root in by_id:
+        if root in state:
+            continue
+        path = [root]
+        state[root] = 1
+        pending = [iter(by_id[root].inputs)]
+        while pending:
+            for _, target in pending[-1]:
+                if target not in by_id or target == path[-1]:
+                    continue
+                if state.get(target) == 1:
+                    cycle = path[path.index(target) :] + [target]
+                    head = by_id[target]
+                    findings.append(
+                        Finding(
+                            head.at("inputs"),
+                            head.id,
+                            "invalid",
+                            "formula cycle: " + " -> ".join(cycle),
+                            "break the cycle: one of these claims must not use the other",
+                        )
                     )
-                )
-            elif target not in state:
-                visit(target, path + [target])
-        state[claim_id] = 2
-
-    for claim_id in by_id:
-        if claim_id not in state:
-            visit(claim_id, [claim_id])
+                elif target not in state:
+                    state[target] = 1
+                    path.append(target)
+                    pending.append(iter(by_id[target].inputs))
+                    break
+            else:
+                state[path.pop()] = 2
+                pending.pop()
     return findings

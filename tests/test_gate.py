@@ -257,14 +257,14 @@ def test_policy_can_turn_a_rule_into_a_warning(tmp_path):
     assert result.output.endswith("0 failures — 1 warning: 1 too-old — run history not checked: not a git repository\n")
 
 
-def test_bad_policy_is_a_usage_error_naming_mkdocs_yml(tmp_path):
+def test_bad_policy_is_a_finding_on_mkdocs_yml_at_its_line(tmp_path):
     write_tree(
         tmp_path,
         {"mkdocs.yml": "site_name: t\nplugins:\n  - ledger:\n      warn: [invalid]\n", "claims/a.yaml": "claims: []\n"},
     )
     result = run_ledger("check", cwd=tmp_path)
-    assert result.exit_code == 2
-    assert result.errors.startswith("ledger: mkdocs.yml:4: ledger option warn: 'invalid' cannot warn; ")
+    assert result.exit_code == 1
+    assert result.output.startswith("mkdocs.yml:4: invalid: ledger option warn: 'invalid' cannot warn; ")
 
 
 def test_unknown_page_reference_names_page_and_line(tmp_path):
