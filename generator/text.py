@@ -64,3 +64,30 @@ def as_json(report: Report) -> str:
         indent=2,
         ensure_ascii=False,
     )
+
+
+def as_github(report: Report) -> str:
+    """Findings as GitHub Actions annotations (shown on the pull request's lines), then the summary."""
+    lines = []
+    for f in report.findings:
+        level = "error" if f.severity == "fail" else "warning"
+        place = [f"file={_property(f.where.path)}"]
+        if f.where.line:
+            place.append(f"line={f.where.line}")
+        if f.where.column:
+            place.append(f"col={f.where.column}")
+        place.append(f"title={_property(f.rule)}")
+        body = f"{f.claim_id + ': ' if f.claim_id else ''}{f.problem}"
+        body += f"\n{f.detail}" if f.detail else ""
+        body += f"\nfix: {f.fix}"
+        lines.append(f"::{level} {','.join(place)}::{_data(body)}")
+    lines.append(summary(report))
+    return "\n".join(lines)
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")

@@ -142,3 +142,19 @@ def test_a_retired_or_lead_claim_never_counts_as_a_check(tmp_path):
     )
     result = ledger(tmp_path, claims)
     assert "m1-speedup: only-borrowed: borrowed, and nothing here checks it" in result.output
+
+
+def test_check_format_github_prints_annotations_on_the_claims_lines(tmp_path):
+    claims = MEASURED + (
+        '  - id: m1-speedup\n    kind: borrowed\n    value: 3.59\n    unit: "×"\n    testbed: apple-m1-max\n'
+        '    source: {title: t}\n    checked_by: [{claim: moe-speedup-b16, expects: "> 5"}]\n'
+    )
+    a_run(tmp_path, SPEEDUP_ROWS)
+    write_tree(tmp_path, {"claims/moe.yaml": claims})
+    result = run_ledger("check", "--format", "github", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == (
+        "::error file=claims/moe.yaml,line=20,title=contradicted::m1-speedup: check by moe-speedup-b16 expects > 5: "
+        "moe-speedup-b16 gives 3.6×%0Afix: retire it (`status: refuted`, `refuted_by: [moe-speedup-b16]`), or correct "
+        "the value or the stated relation if the check was misread"
+    )
