@@ -6,6 +6,7 @@ compared and written the same way everywhere, and no display imports a gate stag
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -23,6 +24,7 @@ NUMBER_PATTERN = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$", 
 DECIMAL_PATTERN = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$", re.ASCII)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a run's cells repeat across the claims that select its rows
 def parse_number(text: str) -> float | None:
     """A CSV cell as a finite number ('1.5', '-2e3'), or None ('1_000', '１', 'inf', 'n/a', '')."""
     text = text.strip()
