@@ -132,3 +132,31 @@ def test_a_new_uncommitted_run_passes_and_outside_git_history_is_said_once(tmp_p
     result = check(tmp_path)
     assert result.exit_code == 0
     assert result.output.count("run history not checked: not a git repository") == 1
+
+
+def test_ledger_diff_flags_a_rewritten_run_first(tmp_path):
+    ledger_with_run(tmp_path)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "measure toy")
+    csv = tmp_path / RUN / "results.csv"
+    data = csv.read_bytes().replace(b"3.6", b"3.59")
+    csv.write_bytes(data)
+    edit_manifest(tmp_path, lambda m: m["files"]["results.csv"].update(sha256=hashlib.sha256(data).hexdigest()))
+    result = run_ledger("diff", "HEAD", cwd=tmp_path)
+    flags = [line for line in result.output.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert flags[0].startswith(f"| run rewritten | `{RUN}` | manifest.json, results.csv differ from commit ")
+
+
+def test_a_figure_refuses_a_run_that_is_not_intact():
+    import pytest
+
+    from generator.records import Report, Run, RunState, Source, Table
+    from generator.site.figure_api import Data, FigureError
+
+    run = Run(RUN, Source(RUN + "/manifest.json", 0), probe="probes/toy.py", testbed="linux-cpu")
+    run = Run(**{**run.__dict__, "tables": {"results.csv": Table(("a",), (("1",),))}})
+    state = RunState(changed_files=(("results.csv", "has sha256 abc…, the manifest says def…"),))
+    report = Report(claims=(), runs={RUN: run}, findings=(), computed={}, run_states={RUN: state})
+    with pytest.raises(FigureError, match=f"run {RUN} is tampered: results.csv has sha256 abc…"):
+        Data(report).frame("toy")
