@@ -9,11 +9,13 @@ from pathlib import Path
 import yaml
 
 from . import yamlread
+from .load import Unreadable, read_capped
 from .records import Finding, LedgerError, Policy, Source
 from .rules import WARNABLE
 from .values import parse_tolerance
 
 PLUGIN = "ledger"
+MAX_CONFIG_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -145,10 +147,12 @@ def policy_from_options(
 def read_policy(config_file: Path) -> Policy:
     """The policy from mkdocs.yml's `plugins: - ledger: {...}` entry (defaults if there is none)."""
     name = config_file.name
+    if not config_file.exists():
+        raise LedgerError(f"{config_file}: not found; run from the project root or pass --config")
     try:
-        text = config_file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LedgerError(f"{config_file}: not found; run from the project root or pass --config") from None
+        text = read_capped(config_file, MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
+    except Unreadable as problem:
+        raise LedgerError(f"{name}: {problem}") from None
     # Compose only: mkdocs.yml may carry !!python/name tags that we must neither run nor reject.
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)

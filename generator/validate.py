@@ -15,6 +15,7 @@ from . import formula, units
 from .records import KINDS, RETIRED, STATUSES, Claim, Finding, RawFile, Source
 from .runs import TESTBED_PATTERN
 from .validate_fields import _REQUIRED_FIX, _checks, _citation, _evidence, _inputs, _Problems, _type
+from .validate_ledger import ledger_problems
 from .values import DECIMAL_PATTERN, finite_number, parse_tolerance
 from .yamlread import LocatedDict, LocatedList
 
@@ -59,7 +60,7 @@ def claims(
             findings += problems
             if claim:
                 found.append(claim)
-    findings += _ledger_problems(found)
+    findings += ledger_problems(found)
     return found, findings
 
 
@@ -331,86 +332,3 @@ def _claim(
         field_lines=lines,
     )
     return claim, check.findings
-
-
-def _ledger_problems(found: list[Claim]) -> list[Finding]:
-    """Problems that need every claim: duplicate ids, dangling references, formula cycles."""
-    findings: list[Finding] = []
-    first: dict[str, Claim] = {}
-    for claim in found:
-        if claim.id in first:
-            findings.append(
-                Finding(
-                    claim.where,
-                    claim.id,
-                    "invalid",
-                    f"duplicate id {claim.id!r}, first defined at {first[claim.id].where}",
-                    "rename one of the two claims",
-                )
-            )
-        else:
-            first[claim.id] = claim
-    for claim in found:
-        references = [("inputs", target) for _, target in claim.inputs]
-        references += [("checked_by", target) for target in claim.checked_by]
-        references += [
-            ("refuted_by" if claim.status != "superseded" else "superseded_by", target) for target in claim.retired_by
-        ]
-        for field_name, target in references:
-            if target not in first:
-                close = difflib.get_close_matches(target, list(first), n=1)
-                fix = f"did you mean {close[0]!r}?" if close else "name an existing claim id"
-                findings.append(
-                    Finding(
-                        claim.at(field_name), claim.id, "invalid", f"{field_name} names unknown claim {target!r}", fix
-                    )
-                )
-            elif target == claim.id:
-                findings.append(
-                    Finding(
-                        claim.at(field_name),
-                        claim.id,
-                        "invalid",
-                        f"{field_name} names the claim itself",
-                        "name another claim",
-                    )
-                )
-    findings += _cycles(first)
-    return findings
-
-
-def _cycles(by_id: dict[str, Claim]) -> list[Finding]:
-    """Each cycle among formula inputs, reported once at its first claim. Iterative (a 3,000-deep chain is fine)."""
-    findings = []
-    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
-    for root in by_id:
-        if root in state:
-            continue
-        path = [root]
-        state[root] = 1
-        pending = [iter(by_id[root].inputs)]
-        while pending:
-            for _, target in pending[-1]:
-                if target not in by_id or target == path[-1]:
-                    continue
-                if state.get(target) == 1:
-                    cycle = path[path.index(target) :] + [target]
-                    head = by_id[target]
-                    findings.append(
-                        Finding(
-                            head.at("inputs"),
-                            head.id,
-                            "invalid",
-                            "formula cycle: " + " -> ".join(cycle),
-                            "break the cycle: one of these claims must not use the other",
-                        )
-                    )
-                elif target not in state:
-                    state[target] = 1
-                    path.append(target)
-                    pending.append(iter(by_id[target].inputs))
-                    break
-            else:
-                state[path.pop()] = 2
-                pending.pop()
-    return findings
