@@ -158,3 +158,32 @@ def test_check_format_github_prints_annotations_on_the_claims_lines(tmp_path):
         "moe-speedup-b16 gives 3.6×%0Afix: retire it (`status: refuted`, `refuted_by: [moe-speedup-b16]`), or correct "
         "the value or the stated relation if the check was misread"
     )
+
+
+def test_ledger_diff_shows_a_changed_relation(tmp_path):
+    import subprocess
+
+    claims = MEASURED + (
+        '  - id: m1-speedup\n    kind: borrowed\n    value: 3.59\n    unit: "×"\n    testbed: apple-m1-max\n'
+        '    source: {title: t}\n    checked_by: [{claim: moe-speedup-b16, expects: "> 3"}]\n'
+    )
+    a_run(tmp_path, SPEEDUP_ROWS)
+    write_tree(tmp_path, {"claims/moe.yaml": claims})
+    for args in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+    write_tree(tmp_path, {"claims/moe.yaml": claims.replace('"> 3"', '"> 0"')})
+    result = run_ledger("diff", "HEAD", cwd=tmp_path)
+    assert "- `m1-speedup` also changed: checked by\n" in result.output  # a weakened relation is a change
+
+
+def test_the_checked_badge_needs_every_check_to_hold():
+    from generator.records import CheckResult, Claim, Report, Source
+    from generator.site.render import checked
+
+    claim = Claim("b", "borrowed", Source("claims/a.yaml", 1), checked_by=("m", "n"))
+    held = CheckResult("m", "greater than 1", True, True)
+    failed = CheckResult("n", "greater than 1", True, False)
+    report = Report(claims=(claim,), runs={}, findings=(), computed={}, checks={"b": (held, held)})
+    assert checked(claim, report)
+    report = Report(claims=(claim,), runs={}, findings=(), computed={}, checks={"b": (held, failed)})
+    assert not checked(claim, report)

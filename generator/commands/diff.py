@@ -175,7 +175,9 @@ def shown(claim: Claim, report: Report) -> dict[str, str]:
         )
         if source
         else "",
-        "checked by": ", ".join(claim.checked_by),
+        "checked by": ", ".join(
+            f"{s.claim_id} (expects {s.expects})" if s.expects else s.claim_id for s in claim.checks
+        ),
         "retired by": ", ".join(claim.retired_by),
         "tolerance": claim.tolerance.text if claim.tolerance else "",
         "note": claim.note,
@@ -327,6 +329,7 @@ def _renamed_references(claim: Claim, renames: dict[str, str]) -> Claim:
         claim,
         inputs=tuple((name, new(target)) for name, target in claim.inputs),
         checked_by=tuple(map(new, claim.checked_by)),
+        checks=tuple(replace(spec, claim_id=new(spec.claim_id)) for spec in claim.checks),
         retired_by=tuple(map(new, claim.retired_by)),
     )
 
