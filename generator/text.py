@@ -60,6 +60,7 @@ def as_json(report: Report) -> str:
                 for f in report.findings
             ],
             "summary": summary(report),
+            "history": report.history,  # "checked", or why committed runs were not compared with git
         },
         indent=2,
         ensure_ascii=False,
