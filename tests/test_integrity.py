@@ -160,3 +160,18 @@ def test_a_figure_refuses_a_run_that_is_not_intact():
     report = Report(claims=(), runs={RUN: run}, findings=(), computed={}, run_states={RUN: state})
     with pytest.raises(FigureError, match=f"run {RUN} is tampered: results.csv has sha256 abc…"):
         Data(report).frame("toy")
+
+
+def test_a_shallow_clone_says_once_that_run_history_was_not_checked(tmp_path):
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    ledger_with_run(origin)
+    git(origin, "init", "-q")
+    git(origin, "add", ".")
+    git(origin, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "measure toy")
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{origin}", "clone")
+    result = check(tmp_path / "clone")
+    assert result.exit_code == 0
+    assert result.output.endswith(
+        "— 0 failures — run history not checked: a shallow clone (fetch full history: `git fetch --unshallow`)\n"
+    )

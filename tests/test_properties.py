@@ -3,6 +3,7 @@ finding names its file. Derandomized, with a capped number of examples, so the f
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -22,6 +23,7 @@ SETTINGS = settings(
     derandomize=True, max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 TEMPLATE = Path(tempfile.mkdtemp(prefix="ledger-template-"))
+atexit.register(shutil.rmtree, TEMPLATE, True)
 a_run(TEMPLATE, SPEEDUP_ROWS)
 write_tree(
     TEMPLATE,
