@@ -128,10 +128,10 @@ def stated(claim: Claim) -> str:
         unit = units.parse(claim.unit) if claim.unit else None
     except units.UnitError:
         unit = None
-    if unit is not None and (unit.is_bytes and abs(claim.value * unit.scale) >= 1e4 or unit.is_count):
-        shown = units.show(claim.value, claim.unit)
-        if unit.is_bytes or "," in shown or not DECIMAL_PATTERN.match(number):
-            return shown
+    if unit is not None and unit.is_bytes and abs(claim.value * unit.scale) >= 1e4:
+        return units.show(claim.value, claim.unit)  # '64.4 MB', not '64389120 B'
+    if unit is not None and unit.is_count and claim.value.is_integer():
+        return units.show(claim.value, claim.unit)  # '40 layers', never '40.00 layers'
     return f"{number}{unit_gap(claim.unit)}{claim.unit}"
 
 

@@ -96,3 +96,14 @@ def test_claim_with_an_unknown_unit_is_invalid_and_names_the_nearest(tmp_path):
         "claims/moe.yaml:5: moe-speedup-b16: invalid: unknown unit '% slower'; did you mean '%'?\n"
         '  fix: write `unit: "%"` and put any qualifier in the statement\n'
     ) in result.output
+
+
+def test_a_stated_count_shows_as_a_whole_number_and_bytes_with_a_prefix():
+    from generator.records import Claim, Source
+    from generator.values import stated
+
+    where = Source("claims/a.yaml", 1)
+    assert stated(Claim("a", "measured", where, value=40.0, value_text="40.00", unit="layers")) == "40 layers"
+    assert stated(Claim("a", "measured", where, value=101.9, value_text="101.90", unit="experts")) == "101.90 experts"
+    assert stated(Claim("a", "measured", where, value=64389120.0, value_text="64389120", unit="B")) == "64.4 MB"
+    assert stated(Claim("a", "measured", where, value=3.59, value_text="3.59", unit="×")) == "3.59×"
