@@ -63,7 +63,7 @@ def synthetic_ledger(root: Path, n: int) -> None:
             f"    value: {2 * float(f'{value:.4f}'):.4f}",
             f"  - id: b-{i}",
             "    kind: borrowed",
-            f"    value: {value:.4f}",
+            f"    value: {2 * float(f'{value:.4f}'):.4f}",  # the same quantity as its check, e-{i}
             "    source: {title: a write-up, quote: 'the figure'}",
             f"    checked_by: [e-{i}]",
         ]

@@ -31,7 +31,12 @@ class Verb:
 
 
 def _check_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "github"),
+        default="text",
+        help="github: findings as GitHub Actions annotations on the pull request's lines",
+    )
 
 
 def _accept_arguments(parser: argparse.ArgumentParser) -> None:
@@ -184,7 +189,8 @@ def gate_report(args: argparse.Namespace) -> Report:
 
 def run_check(args: argparse.Namespace) -> int:
     report = gate_report(args)
-    print(text.as_json(report) if args.format == "json" else text.as_text(report))
+    shown = {"json": text.as_json, "github": text.as_github}.get(args.format, text.as_text)
+    print(shown(report))
     return 0 if report.ok else 1
 
 

@@ -10,11 +10,13 @@ from pathlib import Path
 import yaml
 
 from . import yamlread
-from .records import LedgerError, Policy, ProbeSpec
+from .load import Unreadable, read_capped
+from .records import Finding, LedgerError, Policy, ProbeSpec, Source
 from .rules import WARNABLE
 from .values import parse_tolerance
 
 PLUGIN = "ledger"
+MAX_CONFIG_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,8 @@ class Option:
 
 
 def _positive_whole(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"must be a positive whole number, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0 or value > 10**9:
+        raise ValueError(f"must be a positive whole number up to 1,000,000,000, got {str(value)[:40]}")
     return value
 
 
@@ -43,6 +45,24 @@ def _tolerance(value: object) -> str:
     except ValueError as error:
         raise ValueError(f"{value!r} {error}") from None
     return str(value)
+
+
+def _check_tolerance(value: object) -> str:
+    text = _tolerance(value)
+    if text.strip() == "precision":
+        raise ValueError("'precision' is for a stated value against its own evidence; write a percentage like '10%'")
+    return text
+
+
+def _percentage(value: object) -> str:
+    text = str(value).strip() if isinstance(value, str) else ""
+    try:
+        tolerance = parse_tolerance(text)
+    except ValueError:
+        tolerance = None
+    if tolerance is None or not text.endswith("%") or not 0 < tolerance.relative:
+        raise ValueError(f"must be a percentage above 0 like '50%', got {value!r}")
+    return text
 
 
 def _rules(value: object) -> frozenset[str]:
@@ -105,6 +125,19 @@ OPTIONS = (
         "`tolerance`: 'precision' (half a unit of the stated last digit), a number, or a percentage",
         _tolerance,
     ),
+    Option(
+        "check_tolerance",
+        (str, int, float),
+        "how far a same-quantity check (`checked_by: [id]`) may differ from the claim it checks, when the claim "
+        "sets no `tolerance`, before the round spread widens it (default 10%)",
+        _check_tolerance,
+    ),
+    Option(
+        "max_tolerance",
+        (str,),
+        "the largest tolerance a claim may set for itself, as a share of its value (default 50%)",
+        _percentage,
+    ),
     Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules),
     Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
     Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder),
@@ -123,29 +156,50 @@ OPTIONS = (
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
 
 
-def policy_from_options(options: dict, docs_dir: str = "docs", where: str = "mkdocs.yml") -> Policy:
-    """Validate the plugin's options (None means 'use the default') and build the Policy."""
+def policy_from_options(
+    options: dict, docs_dir: str = "docs", where: str = "mkdocs.yml", lines: dict | None = None, line: int = 0
+) -> Policy:
+    """Validate the plugin's options (None means 'use the default') and build the Policy.
+
+    A bad value is a finding on mkdocs.yml at its line (the option keeps its default), so the gate
+    lists it with every other problem instead of stopping.
+    """
     by_name = {option.name: option for option in OPTIONS}
     settings: dict = {"docs_dir": docs_dir}
+    problems = []
     for key, value in options.items():
         if value is None:
             continue
+        at = Source(where, (lines or {}).get(key, line))
         if key not in by_name:
-            raise LedgerError(f"{where}: unknown ledger option {key!r}; options are: {', '.join(OPTION_NAMES)}")
+            problems.append(
+                Finding(at, "", "invalid", f"unknown ledger option {key!r}", f"options are: {', '.join(OPTION_NAMES)}")
+            )
+            continue
         try:
             settings[key] = by_name[key].parse(value)
-        except ValueError as error:
-            raise LedgerError(f"{where}: ledger option {key}: {error}") from None
-    return Policy(**settings)
+        except (ValueError, OverflowError) as error:
+            problems.append(
+                Finding(
+                    at,
+                    "",
+                    "invalid",
+                    f"ledger option {key}: {error}",
+                    f"fix `{key}:` under the ledger plugin (default: {by_name[key].default})",
+                )
+            )
+    return Policy(**settings, problems=tuple(problems))
 
 
 def read_policy(config_file: Path) -> Policy:
     """The policy from mkdocs.yml's `plugins: - ledger: {...}` entry (defaults if there is none)."""
     name = config_file.name
+    if not config_file.exists():
+        raise LedgerError(f"{config_file}: not found; run from the project root or pass --config")
     try:
-        text = config_file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LedgerError(f"{config_file}: not found; run from the project root or pass --config") from None
+        text = read_capped(config_file, MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
+    except Unreadable as problem:
+        raise LedgerError(f"{name}: {problem}") from None
     # Compose only: mkdocs.yml may carry !!python/name tags that we must neither run nor reject.
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -167,7 +221,8 @@ def read_policy(config_file: Path) -> Policy:
         options = {}
     if not isinstance(options, dict):
         raise LedgerError(f"{where}: the ledger plugin's options must be a mapping")
-    return policy_from_options(dict(options), docs_dir, where)
+    lines = dict(getattr(options, "key_lines", {}))
+    return policy_from_options(dict(options), docs_dir, name, lines, options_node.start_mark.line + 1)
 
 
 def _plugin_options(plugins: yaml.Node | None) -> yaml.Node | None:

@@ -8,13 +8,32 @@ lineage.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
-from . import formula
-from .records import Claim, Finding, Policy, Run, RunState, Source
+from . import checks, formula
+from .records import CheckResult, Claim, Finding, Policy, Run, RunState, Source
 from .rules import STALE_RULES
-from .values import allowed_text, format_value, select_row, tolerance_for, within
+from .values import (
+    allowed_text,
+    corner_spread,
+    format_value,
+    parse_number,
+    row_spread,
+    select_row,
+    tolerance_for,
+    within,
+)
+
+
+@dataclass
+class Evaluated:
+    """What the evidence stage found: findings, computed values, spreads across rounds, check verdicts."""
+
+    findings: list[Finding] = field(default_factory=list)
+    computed: dict[str, float] = field(default_factory=dict)  # claim id -> value from evidence or formula
+    spreads: dict[str, tuple[float, float]] = field(default_factory=dict)  # claim id -> (low, high)
+    checks: dict[str, tuple[CheckResult, ...]] = field(default_factory=dict)
 
 
 def evaluate(
@@ -23,8 +42,8 @@ def evaluate(
     states: Mapping[str, RunState],
     policy: Policy,
     invalid: Iterable[Finding] = (),
-) -> tuple[list[Finding], dict[str, float]]:
-    """Findings for every claim (every rule, not just the first) and each claim's computed value."""
+) -> Evaluated:
+    """Findings for every claim (every rule, not just the first), computed values, spreads and checks."""
     by_id: dict[str, Claim] = {}
     for claim in claims:
         by_id.setdefault(claim.id, claim)
@@ -32,8 +51,8 @@ def evaluate(
     for finding in invalid:
         if finding.claim_id:
             failing.setdefault(finding.claim_id, []).append(finding.rule)
-    findings: list[Finding] = []
-    computed: dict[str, float] = {}
+    out = Evaluated()
+    findings, computed, spreads = out.findings, out.computed, out.spreads
 
     def report(claim: Claim, rule: str, where: Source, problem: str, fix: str, detail: str = "") -> None:
         severity = policy.severity(rule)
@@ -45,16 +64,12 @@ def evaluate(
         if claim.id in failing and "invalid" in failing[claim.id]:
             continue  # its fields are not usable; validate already said why
         if claim.kind == "measured" and claim.evidence:
-            _measured(claim, runs, states, policy, report, computed)
+            _measured(claim, runs, states, policy, report, computed, spreads)
         elif claim.kind == "extrapolated" and claim.formula:
-            _extrapolated(claim, by_id, failing, policy, report, computed)
-    for claim in by_id.values():
-        _named_claims(claim, by_id, report)
-    # Every stale finding is in `failing` by now, so grounding cannot depend on claim order.
-    reaches: dict[str, bool] = {}
-    for claim in by_id.values():
-        _premises(claim, by_id, failing, reaches, report)
-    return findings, computed
+            _extrapolated(claim, by_id, failing, policy, report, computed, spreads)
+    # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
+    out.checks = checks.evaluate(by_id, computed, spreads, failing, policy, report)
+    return out
 
 
 def _measured(
@@ -64,12 +79,13 @@ def _measured(
     policy: Policy,
     report,
     computed: dict[str, float],
+    spreads: dict[str, tuple[float, float]],
 ) -> None:
     evidence = claim.evidence
     assert evidence is not None  # evaluate() calls this only for claims with evidence
     at = claim.at("evidence")
     run = runs.get(evidence.run)
-    rerun = f"rerun `make measure PROBE={evidence.run.split('/')[1]}` and point evidence.run at the new run"
+    rerun = f"rerun `ledger measure {evidence.run.split('/')[1]}` and point evidence.run at the new run"
     if run is None:
         siblings = sorted(path for path in runs if path.startswith(evidence.run.rsplit("/", 1)[0] + "/"))
         hint = f" (latest run of that probe: {siblings[-1]})" if siblings else ""
@@ -103,6 +119,18 @@ def _measured(
         )
         return
     state = states[run.path]
+    if state.manifest_problem:
+        report(claim, "invalid", at, f"evidence run {run.path}: {state.manifest_problem}", rerun)
+    if state.rewritten:
+        first = state.rewritten_commit.split()[1] if state.rewritten_commit else "HEAD"
+        report(
+            claim,
+            "rewritten",
+            at,
+            f"{run.path}: {', '.join(state.rewritten)} differ from {state.rewritten_commit}, "
+            "the commit that first added them (runs are immutable)",
+            f"restore them (`git checkout {first} -- {run.path}`), or {rerun}",
+        )
     for name, what in state.changed_files:
         report(
             claim,
@@ -148,11 +176,8 @@ def _measured(
         report(claim, "invalid", at, problem, fix)
         return
     cell = table.rows[rows[0]][table.columns.index(evidence.column)]
-    try:
-        value = float(cell)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
+    value = parse_number(cell)
+    if value is None:
         report(
             claim,
             "invalid",
@@ -162,6 +187,9 @@ def _measured(
         )
         return
     computed[claim.id] = value
+    spread = row_spread(table, rows[0], evidence.column)
+    if spread is not None:
+        spreads[claim.id] = spread
     if not state.trusted:
         return  # a value from untrusted or outdated evidence is not compared
     detail = f"from {run.path}/{evidence.file}, {shown_where}, column {evidence.column}"
@@ -184,6 +212,7 @@ def _extrapolated(
     policy: Policy,
     report,
     computed: dict[str, float],
+    spreads: dict[str, tuple[float, float]],
 ) -> None:
     at = claim.at("inputs")
     values: dict[str, float] = {}
@@ -192,7 +221,7 @@ def _extrapolated(
         target = by_id.get(target_id)
         if target is None:
             return  # validate reported the dangling reference
-        if target.status == "lead":
+        if target.status == "lead" and claim.status == "asserted":
             report(
                 claim,
                 "only-borrowed",
@@ -224,7 +253,7 @@ def _extrapolated(
             report(claim, "invalid", at, f"input {target_id} has no value", f"give {target_id} a `value:`")
             usable = False
         else:
-            values[name] = target.value
+            values[name] = computed.get(target_id, target.value)  # its computed value where it has one
     if not usable:
         return
     try:
@@ -239,6 +268,10 @@ def _extrapolated(
         )
         return
     computed[claim.id] = value
+    input_spreads = {name: spreads[target] for name, target in claim.inputs if target in spreads}
+    spread = corner_spread(lambda point: formula.evaluate(claim.formula, point), values, input_spreads)
+    if spread is not None:
+        spreads[claim.id] = spread
     shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
     _compare(
         claim,
@@ -268,77 +301,6 @@ def _compare(claim: Claim, value: float, policy: Policy, report, rule: str, verb
             fix,
             detail,
         )
-
-
-def _reaches_measurement(
-    claim_id: str, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]], memo: dict[str, bool]
-) -> bool:
-    """Whether a claim's own lineage (its inputs, not its checks) reaches a fresh measured run."""
-    if claim_id not in memo:
-        memo[claim_id] = False  # provisional, so a cycle cannot recurse forever
-        claim = by_id.get(claim_id)
-        if claim is not None and claim_id not in failing and claim.status != "lead":
-            memo[claim_id] = claim.kind == "measured" or any(
-                _reaches_measurement(target, by_id, failing, memo) for _, target in claim.inputs
-            )
-    return memo[claim_id]
-
-
-def _named_claims(claim: Claim, by_id: Mapping[str, Claim], report) -> None:
-    """What a check or a retirement may name: a check is not borrowed, a retirer is not a lead."""
-    for target_id in claim.checked_by:
-        target = by_id.get(target_id)
-        if target is not None and target.kind == "borrowed":
-            report(
-                claim,
-                "invalid",
-                claim.at("checked_by"),
-                f"checked_by names {target_id}, a borrowed claim; a check must be measured or extrapolated here",
-                "name a claim measured here, or extrapolated from one",
-            )
-    for target_id in claim.retired_by:
-        target = by_id.get(target_id)
-        if target is not None and target.status == "lead":
-            report(
-                claim,
-                "only-borrowed",
-                claim.at("status"),
-                f"retired by {target_id}, which is a lead; a lead is never a premise",
-                "name a claim that was checked here",
-            )
-
-
-def _premises(
-    claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]], reaches: dict[str, bool], report
-) -> None:
-    """Only borrowed: an asserted claim must reach a fresh measured run, itself or through a check."""
-    if claim.status != "asserted" or claim.kind == "measured" or claim.id in failing:
-        return
-    if _reaches_measurement(claim.id, by_id, failing, reaches):
-        return
-    counted = [c for c in claim.checked_by if _reaches_measurement(c, by_id, failing, reaches)]
-    if counted:
-        return
-    if claim.kind == "borrowed":
-        problem = "borrowed, and nothing here checks it"
-    else:
-        problem = "rests only on borrowed claims, and nothing here checks it"
-    reasons = []
-    for check_id in claim.checked_by:
-        if check_id in failing:
-            reasons.append(f"{check_id} is stale ({', '.join(sorted(set(failing[check_id])))})")
-        elif check_id in by_id:
-            reasons.append(f"{check_id} does not reach a measured run")
-    if reasons:
-        problem += ": its check " + "; ".join(reasons)
-    report(
-        claim,
-        "only-borrowed",
-        claim.where,
-        problem,
-        "add `checked_by:` naming a claim measured here (or extrapolated from one), "
-        "or mark it `status: lead` if nothing here could ever check it",
-    )
 
 
 def _inputs_first(by_id: Mapping[str, Claim]) -> list[Claim]:

@@ -11,7 +11,10 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .load import Unreadable, read_capped
 from .records import Finding, Source
+
+MAX_FIGURE_BYTES = 1 << 20
 
 FOLDER = "figures"
 
@@ -42,7 +45,13 @@ def defined(root: Path, folder: str = FOLDER) -> Defined:
     for path in sorted(base.glob("*.py")) if base.is_dir() else []:
         relative = path.relative_to(root).as_posix()
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=relative)
+            tree = ast.parse(read_capped(path, MAX_FIGURE_BYTES).decode("utf-8"), filename=relative)
+        except Unreadable as error:
+            problem(relative, 0, f"figure file {error}", "replace it with a regular Python file")
+            continue
+        except RecursionError:
+            problem(relative, 0, "figure file is nested too deeply to parse", "simplify it")
+            continue
         except SyntaxError as error:
             problem(relative, error.lineno or 0, f"figure file does not parse: {error.msg}", "fix the Python syntax")
             continue

@@ -8,6 +8,7 @@ a FormulaError that says what was found.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 from collections.abc import Mapping
 
@@ -40,6 +41,13 @@ class FormulaError(ValueError):
 
 def parse(text: str) -> ast.Expression:
     """Parse a formula and check that it only uses allowed syntax; returns the checked tree."""
+    if not isinstance(text, str):
+        raise FormulaError("empty formula")
+    return _parsed(text)
+
+
+@functools.lru_cache(maxsize=1 << 14)  # validate, evaluate and the spread's corners parse the same text
+def _parsed(text: str) -> ast.Expression:
     if not isinstance(text, str) or not text.strip():
         raise FormulaError("empty formula")
     if len(text) > MAX_LENGTH:

@@ -1,4 +1,4 @@
-"""Load stage: claim files, measurement runs and page references -> raw records with their Source.
+"""Load stage: claim files, measurement runs and page texts -> raw records with their Source.
 
 All file reading for the gate happens here; later stages are pure functions of what this returns.
 """
@@ -6,14 +6,50 @@ All file reading for the gate happens here; later stages are pure functions of w
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
-from datetime import datetime
+import os
+import stat
 from pathlib import Path
 
-from . import references, yamlread
-from .records import PageRef, RawFile, Run, Source, Table
-from .runs import MANIFEST, PARTIAL_PREFIX, sha256_file
+from . import integrity, yamlread
+from .records import Finding, RawFile, Run, Source, Table
+from .runs import MANIFEST, PARTIAL_PREFIX
+
+MAX_MANIFEST_BYTES = 1 << 20
+MAX_DATA_BYTES = 256 << 20
+MAX_CODE_BYTES = 16 << 20
+MAX_PAGE_BYTES = 4 << 20
+PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # every extension MkDocs renders as Markdown
+
+
+class Unreadable(Exception):
+    """A file the gate refuses to read: not a regular file, or over its size cap."""
+
+
+def read_capped(path: Path, limit: int) -> bytes:
+    """A regular file's bytes (links followed), refusing FIFOs, devices, folders and files over limit."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        raise Unreadable(f"cannot be read ({error.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise Unreadable("is a folder, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise Unreadable("is not a regular file (a FIFO, device or socket, or a link to one)")
+    if info.st_size > limit:
+        raise Unreadable(f"is {info.st_size:,} bytes; the limit is {limit:,}")
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise Unreadable(f"is over the limit of {limit:,} bytes")
+    return data
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives these bytes as a blob (sha1 of 'blob <size>\\0' + data)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def claim_files(root: Path, claims_dir: str, max_bytes: int) -> list[RawFile]:
@@ -21,7 +57,7 @@ def claim_files(root: Path, claims_dir: str, max_bytes: int) -> list[RawFile]:
     base = root / claims_dir
     if not base.is_dir():
         return []
-    paths = sorted(p for p in base.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+    paths = sorted(p for p in base.rglob("*") if p.suffix in (".yaml", ".yml"))
     return [_claim_file(root, path, max_bytes) for path in paths]
 
 
@@ -31,15 +67,19 @@ def _claim_file(root: Path, path: Path, max_bytes: int) -> RawFile:
         return RawFile(
             source, problem="is a link to a file outside the repository", fix="replace the link with the file itself"
         )
-    size = path.stat().st_size
-    if size > max_bytes:
+    try:
+        raw = read_capped(path, max_bytes)
+    except Unreadable as problem:
+        big = "limit" in str(problem)
         return RawFile(
             source,
-            problem=f"file is {size:,} bytes; the limit is {max_bytes:,}",
-            fix="split it into several files, or raise max_claim_file_bytes in mkdocs.yml",
+            problem=f"file {problem}",
+            fix="split it into several files, or raise max_claim_file_bytes in mkdocs.yml"
+            if big
+            else "replace it with a regular YAML file, or rename it so it does not end in .yaml",
         )
     try:
-        data = yamlread.parse(path.read_bytes())
+        data = yamlread.parse(raw)
     except yamlread.YamlProblem as problem:
         return RawFile(source, problem=problem.message, fix=problem.fix, line=problem.line, column=problem.column)
     return RawFile(source, data=data)
@@ -66,39 +106,51 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
     source = Source(f"{path}/{MANIFEST}", 0)
     if not _inside(run_dir, root / path.split("/")[0]):
         return Run(path, source, problem="is a link that leaves measurements/")
-    manifest_path = run_dir / MANIFEST
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        probe = manifest["probe"]
-        declared_code = dict(probe["code"])
-        declared_files = {name: entry["sha256"] for name, entry in manifest["files"].items()}
-        started = _time(manifest["started"])
-        finished = _time(manifest["finished"])
-    except FileNotFoundError:
-        return Run(path, source, problem="has no manifest.json")
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        return Run(path, source, problem=f"manifest.json is not a valid run manifest ({error})")
+        manifest_bytes = read_capped(run_dir / MANIFEST, MAX_MANIFEST_BYTES)
+    except Unreadable as problem:
+        missing = not (run_dir / MANIFEST).exists() and not (run_dir / MANIFEST).is_symlink()
+        return Run(path, source, problem="has no manifest.json" if missing else f"manifest.json {problem}")
+    try:
+        manifest = json.loads(manifest_bytes.decode("utf-8"), parse_constant=_refuse_constant)
+    except (ValueError, RecursionError) as error:
+        return Run(path, source, problem=f"manifest.json is not valid JSON ({str(error)[:80]})")
+    problems = integrity.shape(manifest)
+    if problems:
+        return Run(path, source, problem="manifest.json " + "; ".join(problems))
+    probe = manifest["probe"]
+    declared_code = dict(probe["code"])
+    declared_files = {str(name): entry["sha256"] for name, entry in manifest["files"].items()}
+    started, _ = integrity.parse_time(manifest["started"])
+    finished, _ = integrity.parse_time(manifest["finished"])
     actual_files: dict[str, str | None] = {}
+    blob_ids = {MANIFEST: blob_id(manifest_bytes)}
     tables: dict[str, Table] = {}
+    present = {entry.name for entry in run_dir.iterdir() if entry.name != MANIFEST}
     for name in declared_files:
         data_path = run_dir / name
-        if "/" in name or name.startswith(".") or not data_path.is_file():
+        if "/" in name or "\\" in name or name.startswith(".") or name not in present:
             actual_files[name] = None
             continue
         if not _inside(data_path, run_dir):
             actual_files[name] = None
             tables[name] = Table((), (), problem="is a link that leaves its run folder")
             continue
-        actual_files[name] = sha256_file(data_path)
+        try:
+            data = read_capped(data_path, MAX_DATA_BYTES)
+        except Unreadable as problem:
+            actual_files[name] = None
+            tables[name] = Table((), (), problem=str(problem))
+            continue
+        actual_files[name] = hashlib.sha256(data).hexdigest()
+        blob_ids[name] = blob_id(data)
         if name.endswith(".csv"):
-            tables[name] = _table(data_path.read_bytes())
+            tables[name] = _table(data)
+    unlisted = tuple(sorted(present - set(declared_files)))
     current_code = {}
     for code_path in declared_code:
         if code_path not in code_hashes:
-            file = root / code_path
-            safe = not Path(code_path).is_absolute() and ".." not in Path(code_path).parts
-            ok = safe and file.is_file() and _inside(file, root)
-            code_hashes[code_path] = sha256_file(file) if ok else None
+            code_hashes[code_path] = _code_hash(root, code_path)
         current_code[code_path] = code_hashes[code_path]
     return Run(
         path,
@@ -114,7 +166,23 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
         declared_code=declared_code,
         current_code=current_code,
         tables=tables,
+        unlisted=unlisted,
+        blob_ids=blob_ids,
     )
+
+
+def _refuse_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _code_hash(root: Path, code_path: str) -> str | None:
+    file = root / code_path
+    if Path(code_path).is_absolute() or ".." in Path(code_path).parts or not _inside(file, root):
+        return None
+    try:
+        return hashlib.sha256(read_capped(file, MAX_CODE_BYTES)).hexdigest()
+    except Unreadable:
+        return None
 
 
 def _table(data: bytes) -> Table:
@@ -123,30 +191,53 @@ def _table(data: bytes) -> Table:
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         return Table((), (), problem=f"is not UTF-8 (line {line})")
-    rows = list(csv.reader(io.StringIO(text)))
+    if "\0" in text:
+        return Table((), (), problem=f"has a NUL byte (line {text[: text.index(chr(0))].count(chr(10)) + 1})")
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as error:
+        return Table((), (), problem=f"is not valid CSV ({error})")
     if not rows:
         return Table((), (), problem="is empty")
     header, body = tuple(rows[0]), rows[1:]
+    seen: dict[str, int] = {}
+    for position, column in enumerate(header, start=1):
+        if column in seen:
+            return Table(
+                header,
+                (),
+                problem=f"column {column!r} appears twice in the header (columns {seen[column]} and {position})",
+            )
+        seen[column] = position
     for number, row in enumerate(body, start=2):
         if len(row) != len(header):
             return Table(header, (), problem=f"line {number} has {len(row)} cells, the header {len(header)}")
     return Table(header, tuple(tuple(row) for row in body))
 
 
-def page_refs(root: Path, docs_dir: str) -> list[PageRef]:
-    """Every {{ claim(...) }}, {{ table(...) }} and {{ chart(...) }} in the hand-written pages."""
+def pages(root: Path, docs_dir: str) -> tuple[dict[str, str], list[Finding]]:
+    """The text of every hand-written page (every Markdown extension MkDocs renders), by its path
+    relative to root, and the pages that cannot be read."""
     base = root / docs_dir
     if not base.is_dir():
-        return []
-    found: list[PageRef] = []
-    for page in sorted(base.rglob("*.md")):
-        text = page.read_text(encoding="utf-8", errors="replace")
-        found += references.find(text, _relative(root, page))
-    return found
-
-
-def _time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return {}, []
+    texts: dict[str, str] = {}
+    problems: list[Finding] = []
+    for page in sorted(p for p in base.rglob("*") if p.suffix.lower() in PAGE_SUFFIXES):
+        relative = _relative(root, page)
+        try:
+            texts[relative] = read_capped(page, MAX_PAGE_BYTES).decode("utf-8", errors="replace")
+        except Unreadable as problem:
+            problems.append(
+                Finding(
+                    Source(relative, 0),
+                    "",
+                    "invalid",
+                    f"page {problem}",
+                    "replace it with a regular Markdown file, or rename it",
+                )
+            )
+    return texts, problems
 
 
 def _relative(root: Path, path: Path) -> str:
@@ -157,15 +248,3 @@ def _inside(path: Path, base: Path) -> bool:
     """Whether path, with every link followed, stays under base."""
     resolved, limit = path.resolve(), base.resolve()
     return resolved == limit or limit in resolved.parents
-
-
-def page_texts(root: Path, docs_dir: str) -> dict[str, str]:
-    """The text of every hand-written Markdown page, by its path relative to root."""
-    base = root / docs_dir
-    if not base.is_dir():
-        return {}
-    return {
-        _relative(root, page): page.read_text(encoding="utf-8", errors="replace")
-        for page in sorted(base.rglob("*.md"))
-        if page.is_file()
-    }

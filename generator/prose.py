@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .records import Source
+from .records import Finding, Policy, Source
 
 # Units a figure can carry (longest first so "GB/s" wins over "GB"). Counts ("40 layers") are not
 # here: they read as labels far more often than as measured figures.
@@ -87,3 +87,19 @@ def _front_matter_end(lines: list[str]) -> int:
             if line.strip() in ("---", "..."):
                 return index + 1
     return 0
+
+
+def unbound_numbers(pages: dict[str, str], policy: Policy) -> list[Finding]:
+    """A figure typed into a page instead of cited from a claim."""
+    return [
+        Finding(
+            typed.where,
+            "",
+            "unbound-number",
+            f"{typed.text!r} is typed into the page; the gate cannot keep it true",
+            f'cite the claim that holds it with {{{{ claim("some-id") }}}}, or mark a label: {MARK_LABEL}',
+            severity=policy.severity("unbound-number"),
+        )
+        for path, text in pages.items()
+        for typed in typed_figures(text, path)
+    ]

@@ -68,6 +68,27 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class CheckSpec:
+    """One entry of `checked_by`: the checking claim and the relation it is expected to satisfy."""
+
+    claim_id: str
+    expects: str = ""  # "" for the plain form (the same quantity); else the relation as written
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The gate's verdict on one check of a claim, decided once (checks.py); the claim page reads it."""
+
+    claim_id: str  # the checking claim
+    relation: str  # in words: "the same quantity", "greater than 1", ...
+    counts: bool  # asserted, and its lineage reaches a fresh measured run
+    holds: bool | None  # None: not judged (it does not count, or a value is missing)
+    claimed: str = ""  # the checked claim's value, in the unit both are shown in
+    found: str = ""  # the check's value in that unit (with its spread across rounds, if any)
+    why: str = ""  # why it does not count, or what it was compared with
+
+
+@dataclass(frozen=True)
 class Claim:
     id: str
     kind: str
@@ -82,7 +103,8 @@ class Claim:
     formula: str = ""
     inputs: tuple[tuple[str, str], ...] = ()  # formula name -> claim id
     source: Citation | None = None
-    checked_by: tuple[str, ...] = ()
+    checked_by: tuple[str, ...] = ()  # the ids of `checks`, in order
+    checks: tuple[CheckSpec, ...] = ()
     retired_by: tuple[str, ...] = ()  # refuted_by / superseded_by
     tolerance: Tolerance | None = None
     note: str = ""
@@ -121,6 +143,8 @@ class Run:
     current_code: Mapping[str, str | None] = field(default_factory=dict, compare=False)
     tables: Mapping[str, Table] = field(default_factory=dict, compare=False)
     problem: str = ""  # why the manifest could not be used, if it could not
+    unlisted: tuple[str, ...] = ()  # files in the folder that the manifest does not list
+    blob_ids: Mapping[str, str] = field(default_factory=dict, compare=False)  # file name -> git blob sha1
 
     @property
     def name(self) -> str:
@@ -141,11 +165,13 @@ class RunState:
     age_days: int | None = None
     too_old: bool = False
     max_age_days: int = 0
+    rewritten: tuple[str, ...] = ()  # files that differ from the commit that first added them
+    rewritten_commit: str = ""  # that commit (abbreviated hash and subject)
 
     @property
     def intact(self) -> bool:
-        """Every data file is what the manifest says (runs are intact or tampered)."""
-        return not self.manifest_problem and not self.changed_files
+        """Every data file is what the manifest says and what git first recorded (intact or tampered)."""
+        return not self.manifest_problem and not self.changed_files and not self.rewritten
 
     @property
     def trusted(self) -> bool:
@@ -155,6 +181,8 @@ class RunState:
     @property
     def label(self) -> str:
         """One word for badges: intact, tampered (data or manifest), probe changed, too old."""
+        if self.rewritten:
+            return "rewritten"
         if not self.intact:
             return "tampered"
         return "probe changed" if self.changed_code else "too old" if self.too_old else "intact"
@@ -164,6 +192,8 @@ class RunState:
         """Why the run's data cannot be trusted as it stands (empty when it can)."""
         found = [f"manifest: {self.manifest_problem}"] if self.manifest_problem else []
         found += [f"{name} {what}" for name, what in (*self.changed_files, *self.changed_code)]
+        if self.rewritten:
+            found.append(f"{', '.join(self.rewritten)} rewritten since {self.rewritten_commit}")
         if self.too_old:
             found.append(f"{self.age_days} days old (policy: {self.max_age_days})")
         return tuple(found)
@@ -242,6 +272,8 @@ class ProbeSpec:
 class Policy:
     max_run_age_days: int = 365
     default_tolerance: str = "precision"
+    check_tolerance: str = "10%"  # a same-quantity check, when the checked claim sets no tolerance
+    max_tolerance: str = "50%"  # a claim's own tolerance above this (relative to its value) is invalid
     warn: frozenset[str] = frozenset()  # rules reported as warnings instead of failures
     max_claim_file_bytes: int = 4 * 1024 * 1024
     claims_dir: str = "claims"
@@ -249,6 +281,8 @@ class Policy:
     docs_dir: str = "docs"
     probes_dir: str = "probes"
     probes: tuple[ProbeSpec, ...] = ()
+
+    problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
 
     def severity(self, rule: str) -> str:
         return "warn" if rule in self.warn else "fail"
@@ -264,6 +298,8 @@ class Report:
     policy: Policy = Policy()
     run_states: Mapping[str, RunState] = field(default_factory=dict)  # run path -> verdict
     freshness: Mapping[str, Freshness] = field(default_factory=dict)  # claim id -> verdict (absent: fresh)
+    checks: Mapping[str, tuple[CheckResult, ...]] = field(default_factory=dict)  # claim id -> its checks
+    history: str = ""  # "checked", or why the runs' git history was not checked
 
     @property
     def failures(self) -> tuple[Finding, ...]:

@@ -35,6 +35,17 @@ RULE_TABLE = (
         "an asserted claim rests only on borrowed claims and nothing here checks it, or it rests on a lead",
         stale=False,
     ),
+    Rule(
+        "contradicted",
+        "a check does not hold: the checking claim's value does not satisfy the relation (or, in the "
+        "plain form, does not match within the check tolerance)",
+        stale=True,
+    ),
+    Rule(
+        "rewritten",
+        "a committed run's file differs from the commit that first added it (runs are immutable)",
+        stale=True,
+    ),
     Rule("unknown-reference", "a page refers to a claim, table or chart that does not exist", stale=False),
     Rule(
         "unbound-number",

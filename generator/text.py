@@ -33,7 +33,8 @@ def _count(findings, noun: str) -> str:
 def as_text(report: Report) -> str:
     """Every finding (failures and warnings, by file and line), then the summary line."""
     lines = [str(finding) for finding in report.findings]
-    lines.append(summary(report))
+    history = f" — run history {report.history}" if report.history.startswith("not checked") else ""
+    lines.append(summary(report) + history)
     return "\n".join(lines)
 
 
@@ -59,7 +60,35 @@ def as_json(report: Report) -> str:
                 for f in report.findings
             ],
             "summary": summary(report),
+            "history": report.history,  # "checked", or why committed runs were not compared with git
         },
         indent=2,
         ensure_ascii=False,
     )
+
+
+def as_github(report: Report) -> str:
+    """Findings as GitHub Actions annotations (shown on the pull request's lines), then the summary."""
+    lines = []
+    for f in report.findings:
+        level = "error" if f.severity == "fail" else "warning"
+        place = [f"file={_property(f.where.path)}"]
+        if f.where.line:
+            place.append(f"line={f.where.line}")
+        if f.where.column:
+            place.append(f"col={f.where.column}")
+        place.append(f"title={_property(f.rule)}")
+        body = f"{f.claim_id + ': ' if f.claim_id else ''}{f.problem}"
+        body += f"\n{f.detail}" if f.detail else ""
+        body += f"\nfix: {f.fix}"
+        lines.append(f"::{level} {','.join(place)}::{_data(body)}")
+    lines.append(summary(report))
+    return "\n".join(lines)
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")

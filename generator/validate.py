@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import difflib
 import re
-from pathlib import PurePosixPath
 
-from . import formula
-from .records import KINDS, RETIRED, STATUSES, Citation, Claim, Evidence, Finding, RawFile, Source
+from . import formula, units
+from .records import KINDS, RETIRED, STATUSES, Claim, Finding, RawFile, Source
 from .runs import TESTBED_PATTERN
-from .values import parse_tolerance
+from .validate_fields import _REQUIRED_FIX, _checks, _citation, _evidence, _inputs, _Problems, _type
+from .validate_ledger import ledger_problems
+from .values import DECIMAL_PATTERN, finite_number, parse_tolerance
 from .yamlread import LocatedDict, LocatedList
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 FIELDS = (
     "id",
@@ -39,15 +39,15 @@ FIELDS = (
     "tolerance",
     "note",
 )
-EVIDENCE_FIELDS = ("run", "file", "where", "column")
-SOURCE_FIELDS = ("title", "quote", "url", "retrieved", "locator")
 # Fields that belong to one kind only; the others are errors on that kind.
 KIND_FIELDS = {"measured": {"evidence"}, "extrapolated": {"formula", "inputs"}, "borrowed": {"source"}}
 CHECKABLE = {"borrowed", "extrapolated"}
 FIELDS_FIX = "use only: " + ", ".join(FIELDS)
 
 
-def claims(raw_files: list[RawFile], measurements_dir: str = "measurements") -> tuple[list[Claim], list[Finding]]:
+def claims(
+    raw_files: list[RawFile], measurements_dir: str = "measurements", max_tolerance: float = 0.5
+) -> tuple[list[Claim], list[Finding]]:
     """Claims from every file, plus every problem found, each with file and line."""
     found: list[Claim] = []
     findings: list[Finding] = []
@@ -56,11 +56,11 @@ def claims(raw_files: list[RawFile], measurements_dir: str = "measurements") -> 
             findings.append(Finding(Source(raw.source.path, raw.line, raw.column), "", "invalid", raw.problem, raw.fix))
             continue
         for mapping, where in _claim_mappings(raw, findings):
-            claim, problems = _claim(mapping, where, measurements_dir)
+            claim, problems = _claim(mapping, where, measurements_dir, max_tolerance)
             findings += problems
             if claim:
                 found.append(claim)
-    findings += _ledger_problems(found)
+    findings += ledger_problems(found)
     return found, findings
 
 
@@ -116,51 +116,20 @@ def _claim_mappings(raw: RawFile, findings: list[Finding]):
             )
 
 
-class _Problems:
-    """Collects a claim's problems, each at the line of the field it concerns."""
-
-    def __init__(self, mapping: LocatedDict, where: Source, claim_id: str):
-        self.mapping, self.where, self.claim_id = mapping, where, claim_id
-        self.findings: list[Finding] = []
-
-    def add(self, field_name: str | None, problem: str, fix: str) -> None:
-        line = self.mapping.key_lines.get(field_name) if field_name else None
-        self.findings.append(
-            Finding(Source(self.where.path, line or self.where.line), self.claim_id, "invalid", problem, fix)
-        )
-
-    def text(self, name: str, required: bool = False) -> str:
-        value = self.mapping.get(name)
-        if value is None:
-            if required:
-                self.add(None, f"missing field `{name}`", f"add `{name}:`")
-            return ""
-        if isinstance(value, (dict, list, bool)):
-            self.add(name, f"`{name}` must be text, found {_type(value)}", f"write `{name}` as plain text")
-            return ""
-        return str(value)
-
-    def ids(self, name: str) -> tuple[str, ...]:
-        value = self.mapping.get(name)
-        if value is None:
-            return ()
-        items = [value] if isinstance(value, str) else value
-        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-            self.add(
-                name,
-                f"`{name}` must be a claim id or a list of claim ids, found {_type(value)}",
-                f"write `{name}: [some-claim-id]`",
-            )
-            return ()
-        return tuple(items)
-
-
-def _claim(mapping: LocatedDict, where: Source, measurements_dir: str) -> tuple[Claim | None, list[Finding]]:
+def _claim(
+    mapping: LocatedDict, where: Source, measurements_dir: str, max_tolerance: float
+) -> tuple[Claim | None, list[Finding]]:
     raw_id = mapping.get("id")
-    claim_id = raw_id if isinstance(raw_id, str) else ""
+    claim_id = raw_id if isinstance(raw_id, str) and ID_PATTERN.fullmatch(raw_id) else ""
     check = _Problems(mapping, where, claim_id)
     if raw_id is None:
         check.add(None, "missing field `id`", "add `id: some-lower-kebab-id` as the claim's first line")
+    elif isinstance(raw_id, str) and raw_id.strip() != raw_id:
+        check.add(
+            "id",
+            f"id {raw_id!r} has spaces or line breaks around it",
+            f"write `id: {raw_id.strip()}` (a quoted id must not carry whitespace)",
+        )
     elif not isinstance(raw_id, str) or not ID_PATTERN.fullmatch(raw_id):
         check.add(
             "id",
@@ -188,20 +157,50 @@ def _claim(mapping: LocatedDict, where: Source, measurements_dir: str) -> tuple[
     unit = check.text("unit")
     note = check.text("note")
     testbed = check.text("testbed")
-    if testbed and not TESTBED_PATTERN.fullmatch(testbed):
+    if unit:
+        try:
+            units.parse(unit)
+        except units.UnitError as error:
+            near = units.suggestion(unit)
+            check.add(
+                "unit",
+                str(error),
+                f'write `unit: "{near}"` and put any qualifier in the statement'
+                if near
+                else "use a unit from guide/checks.md (e.g. ×, %, tok/s, GB/s, ms, B, KiB, tokens)",
+            )
+    if testbed and testbed.strip() != testbed:
+        check.add(
+            "testbed", f"testbed {testbed!r} has spaces or line breaks around it", f"write `testbed: {testbed.strip()}`"
+        )
+    elif testbed and not TESTBED_PATTERN.fullmatch(testbed):
         check.add("testbed", f"testbed {testbed!r} is not lower-kebab-case", "e.g. linux-cpu, apple-m1-max")
 
     value, value_text = None, ""
     if "value" in mapping:
         raw_value = mapping["value"]
+        written = str(mapping.texts.get("value", raw_value))
+        number = finite_number(raw_value)
         if isinstance(raw_value, bool) or not isinstance(raw_value, (int, float)):
             check.add(
                 "value",
-                f"value must be a number, found {_type(raw_value)} {raw_value!r}",
+                f"value must be a number, found {_type(raw_value)} {str(raw_value)[:60]!r}",
                 "write the number alone and put the unit in `unit:`",
             )
+        elif number is None:
+            check.add(
+                "value",
+                f"value {written[:40]}{'…' if len(written) > 40 else ''} is not a finite number",
+                "write a finite decimal number (no .inf or .nan; at most about 1.8e308)",
+            )
+        elif not DECIMAL_PATTERN.match(written.strip()):
+            check.add(
+                "value",
+                f"value {written!r} is not written as a decimal number",
+                f"write it in decimal: `value: {raw_value}`",
+            )
         else:
-            value, value_text = float(raw_value), str(mapping.texts.get("value", raw_value))
+            value, value_text = number, written
 
     tolerance = None
     if "tolerance" in mapping:
@@ -210,9 +209,21 @@ def _claim(mapping: LocatedDict, where: Source, measurements_dir: str) -> tuple[
         except ValueError as error:
             check.add(
                 "tolerance",
-                f"tolerance {mapping['tolerance']!r} {error}",
+                f"tolerance {str(mapping['tolerance'])[:40]} {error}",
                 "write e.g. `tolerance: 5%` or `tolerance: 0.01`",
             )
+        else:
+            relative = tolerance.relative
+            if tolerance.absolute and value:
+                relative = tolerance.absolute / abs(value)
+            if relative > max_tolerance * (1 + 1e-12):
+                check.add(
+                    "tolerance",
+                    f"tolerance {tolerance.text} allows {relative:.0%} of the value; the policy's max_tolerance "
+                    f"is {max_tolerance:.0%}",
+                    "state the value more exactly, or raise max_tolerance in mkdocs.yml if this is deliberate",
+                )
+                tolerance = None
 
     for name in sorted(set().union(*KIND_FIELDS.values()) - KIND_FIELDS.get(kind, set())):
         if kind and name in mapping:
@@ -263,8 +274,9 @@ def _claim(mapping: LocatedDict, where: Source, measurements_dir: str) -> tuple[
                 )
     source = _citation(mapping.get("source"), check) if kind == "borrowed" else None
 
-    checked_by = check.ids("checked_by")
-    if checked_by and kind and kind not in CHECKABLE:
+    checks = _checks(mapping.get("checked_by"), check, ID_PATTERN)
+    checked_by = tuple(spec.claim_id for spec in checks)
+    if "checked_by" in mapping and kind and kind not in CHECKABLE:
         check.add(
             "checked_by", f"`checked_by` applies to borrowed and extrapolated claims, not {kind}", "remove `checked_by`"
         )
@@ -313,211 +325,10 @@ def _claim(mapping: LocatedDict, where: Source, measurements_dir: str) -> tuple[
         inputs=inputs,
         source=source,
         checked_by=checked_by,
+        checks=checks,
         retired_by=retired_by,
         tolerance=tolerance,
         note=note,
         field_lines=lines,
     )
     return claim, check.findings
-
-
-_REQUIRED_FIX = {
-    "evidence": "add `evidence:` with run, file, where and column",
-    "formula": "add `formula:` (e.g. byte_ratio * bandwidth_ratio)",
-    "inputs": "add `inputs:` mapping each formula name to a claim id",
-    "source": "add `source:` with at least `title:` (and the quoted words)",
-}
-
-
-def _evidence(value: object, check: _Problems, measurements_dir: str) -> Evidence | None:
-    if value is None:
-        return None
-    if not isinstance(value, LocatedDict):
-        check.add(
-            "evidence",
-            f"`evidence` must be a mapping, found {_type(value)}",
-            "write run, file, where and column under `evidence:`",
-        )
-        return None
-    ok = True
-    for key in value:
-        if key not in EVIDENCE_FIELDS:
-            close = difflib.get_close_matches(key, EVIDENCE_FIELDS, n=1)
-            check.add(
-                "evidence",
-                f"unknown field `evidence.{key}`",
-                f"did you mean `{close[0]}`?" if close else "use only: " + ", ".join(EVIDENCE_FIELDS),
-            )
-            ok = False
-    fields = {}
-    for key in ("run", "file", "column"):
-        item = value.get(key)
-        if not isinstance(item, str) or not item:
-            check.add("evidence", f"`evidence.{key}` is missing or not text", f"add `{key}:` under `evidence:`")
-            ok = False
-        fields[key] = item if isinstance(item, str) else ""
-    run = fields["run"]
-    if run:
-        parts = PurePosixPath(run).parts
-        if (
-            run.startswith("/")
-            or "\\" in run
-            or len(parts) != 3
-            or parts[0] != measurements_dir
-            or any(part.startswith(".") for part in parts)
-        ):
-            check.add(
-                "evidence",
-                f"evidence.run {run!r} must be a run folder {measurements_dir}/<probe>/<run> inside the repository",
-                f"point `run:` at a folder under {measurements_dir}/ (no '..', no absolute path)",
-            )
-            ok = False
-    if fields["file"] and ("/" in fields["file"] or "\\" in fields["file"] or fields["file"].startswith(".")):
-        check.add(
-            "evidence",
-            f"evidence.file {fields['file']!r} must be a file name inside the run",
-            "name a CSV file of the run, e.g. results.csv",
-        )
-        ok = False
-    where = value.get("where", {})
-    if not isinstance(where, dict) or any(isinstance(v, (dict, list)) for v in where.values()):
-        check.add(
-            "evidence",
-            "`evidence.where` must map column names to single values",
-            "write e.g. `where: {batch: 16, mode: batched}`",
-        )
-        ok = False
-        where = {}
-    return Evidence(run, fields["file"], tuple(where.items()), fields["column"]) if ok else None
-
-
-def _inputs(value: object, check: _Problems) -> tuple[tuple[str, str], ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        check.add(
-            "inputs",
-            "`inputs` must map formula names to claim ids",
-            "write e.g. `inputs: {byte_ratio: moe-byte-ratio-b16}`",
-        )
-        return ()
-    for name in value:
-        if not NAME_PATTERN.match(name) or name in ("min", "max"):
-            check.add(
-                "inputs",
-                f"input name {name!r} is not a valid formula name",
-                "use letters, digits and '_' (not min or max), starting with a letter",
-            )
-    return tuple(value.items())
-
-
-def _citation(value: object, check: _Problems) -> Citation | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        check.add(
-            "source", f"`source` must be a mapping, found {_type(value)}", "write `source: {title: ..., quote: ...}`"
-        )
-        return None
-    for key in value:
-        if key not in SOURCE_FIELDS:
-            check.add("source", f"unknown field `source.{key}`", "use only: " + ", ".join(SOURCE_FIELDS))
-    fields = {}
-    for key in SOURCE_FIELDS:
-        item = value.get(key)
-        if item is not None and isinstance(item, (dict, list, bool)):
-            check.add("source", f"`source.{key}` must be text", f"write `{key}` as plain text")
-            item = None
-        fields[key] = "" if item is None else str(item)
-    if not fields["title"]:
-        check.add("source", "`source` needs a `title`", "add `title:` naming where the figure came from")
-        return None
-    return Citation(**fields)
-
-
-def _ledger_problems(found: list[Claim]) -> list[Finding]:
-    """Problems that need every claim: duplicate ids, dangling references, formula cycles."""
-    findings: list[Finding] = []
-    first: dict[str, Claim] = {}
-    for claim in found:
-        if claim.id in first:
-            findings.append(
-                Finding(
-                    claim.where,
-                    claim.id,
-                    "invalid",
-                    f"duplicate id {claim.id!r}, first defined at {first[claim.id].where}",
-                    "rename one of the two claims",
-                )
-            )
-        else:
-            first[claim.id] = claim
-    for claim in found:
-        references = [("inputs", target) for _, target in claim.inputs]
-        references += [("checked_by", target) for target in claim.checked_by]
-        references += [
-            ("refuted_by" if claim.status != "superseded" else "superseded_by", target) for target in claim.retired_by
-        ]
-        for field_name, target in references:
-            if target not in first:
-                close = difflib.get_close_matches(target, list(first), n=1)
-                fix = f"did you mean {close[0]!r}?" if close else "name an existing claim id"
-                findings.append(
-                    Finding(
-                        claim.at(field_name), claim.id, "invalid", f"{field_name} names unknown claim {target!r}", fix
-                    )
-                )
-            elif target == claim.id:
-                findings.append(
-                    Finding(
-                        claim.at(field_name),
-                        claim.id,
-                        "invalid",
-                        f"{field_name} names the claim itself",
-                        "name another claim",
-                    )
-                )
-    findings += _cycles(first)
-    return findings
-
-
-def _cycles(by_id: dict[str, Claim]) -> list[Finding]:
-    """Each cycle among formula inputs, reported once at its first claim."""
-    findings = []
-    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
-
-    def visit(claim_id: str, path: list[str]) -> None:
-        state[claim_id] = 1
-        for _, target in by_id[claim_id].inputs:
-            if target not in by_id or target == claim_id:
-                continue
-            if state.get(target) == 1:
-                cycle = path[path.index(target) :] + [target]
-                head = by_id[target]
-                findings.append(
-                    Finding(
-                        head.at("inputs"),
-                        head.id,
-                        "invalid",
-                        "formula cycle: " + " -> ".join(cycle),
-                        "break the cycle: one of these claims must not use the other",
-                    )
-                )
-            elif target not in state:
-                visit(target, path + [target])
-        state[claim_id] = 2
-
-    for claim_id in by_id:
-        if claim_id not in state:
-            visit(claim_id, [claim_id])
-    return findings
-
-
-def _type(value: object) -> str:
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if value is None:
-        return "nothing"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "text"}.get(type(value), type(value).__name__)

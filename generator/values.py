@@ -6,14 +6,43 @@ compared and written the same way everywhere, and no display imports a gate stag
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 import re
+from collections.abc import Callable, Mapping
 
+from . import units
 from .records import Claim, Policy, Table, Tolerance
 
-TOLERANCE_PATTERN = re.compile(r"^\s*(\d+(\.\d*)?|\.\d+)\s*(%?)\s*$")
+TOLERANCE_PATTERN = re.compile(r"^\s*((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(%?)\s*$", re.ASCII)
 TOLERANCE_HELP = "must be a number, a percentage like '5%', or 'precision'"
 UNITS_WITHOUT_GAP = ("×", "%", "x")
+# A number in a CSV cell or a written value: plain ASCII decimal, optional exponent. No '1_000',
+# no full-width or other Unicode digits, no 'inf' or 'nan'.
+NUMBER_PATTERN = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$", re.ASCII)
+DECIMAL_PATTERN = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$", re.ASCII)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a run's cells repeat across the claims that select its rows
+def parse_number(text: str) -> float | None:
+    """A CSV cell as a finite number ('1.5', '-2e3'), or None ('1_000', '１', 'inf', 'n/a', '')."""
+    text = text.strip()
+    if len(text) > 400 or not NUMBER_PATTERN.match(text):
+        return None
+    number = float(text)
+    return number if math.isfinite(number) else None
+
+
+def finite_number(value: object) -> float | None:
+    """A YAML number as a finite float, or None (booleans, text, nan, inf, integers beyond a float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def parse_tolerance(value: object) -> Tolerance:
@@ -21,9 +50,12 @@ def parse_tolerance(value: object) -> Tolerance:
     if isinstance(value, bool) or value is None:
         raise ValueError(TOLERANCE_HELP)
     if isinstance(value, (int, float)):
-        if value < 0:
+        number = finite_number(value)
+        if number is None:
+            raise ValueError("must be a finite number")
+        if number < 0:
             raise ValueError("must not be negative")
-        return Tolerance(str(value), absolute=float(value))
+        return Tolerance(str(value), absolute=number)
     text = str(value)
     if text.strip() == "precision":
         return Tolerance("precision")
@@ -31,17 +63,27 @@ def parse_tolerance(value: object) -> Tolerance:
     if not match:
         raise ValueError(TOLERANCE_HELP)
     number = float(match.group(1))
-    if match.group(3):
+    if not math.isfinite(number):
+        raise ValueError("must be a finite number")
+    if match.group(2):
         return Tolerance(text.strip(), relative=number / 100)
     return Tolerance(text.strip(), absolute=number)
 
 
 def precision_of(value_text: str) -> float:
-    """Half a unit in the last written digit: '3.59' -> 0.005, '67' -> 0.5, '1.2e3' -> 50."""
-    text = value_text.strip().lower().replace("_", "")
-    mantissa, _, exponent = text.partition("e")
+    """Half a unit in the last written digit: '3.59' -> 0.005, '67' -> 0.5, '1.2e-3' -> 0.00005.
+
+    An exponent can make the precision finer, never coarser than half a unit: '1.2e3' and
+    '0.0e+99' -> 0.5, so exponent notation cannot widen the default tolerance. Text that is not a
+    plain decimal (hex, octal) gets half a unit too.
+    """
+    text = value_text.strip().lower()
+    if not DECIMAL_PATTERN.match(text) or len(text) > 400:
+        return 0.5
+    mantissa, _, exponent_text = text.partition("e")
     decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
-    return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
+    exponent = int(exponent_text or 0)
+    return 0.5 * 10.0 ** max(-300, min(0, exponent - decimals))
 
 
 def tolerance_for(claim: Claim, policy: Policy) -> Tolerance:
@@ -63,27 +105,33 @@ def within(stated: float, computed: float, tolerance: Tolerance) -> bool:
 
 
 def format_value(value: float, unit: str = "") -> str:
-    """A value the way a reader wants it: 4 significant digits, no exponent for everyday sizes."""
-    if value == 0 or 1e-3 <= abs(value) < 1e7:
-        digits = max(0, 3 - int(math.floor(math.log10(abs(value))))) if value else 0
-        text = f"{value:.{digits}f}"
-        if "." in text:
-            text = text.rstrip("0").rstrip(".")
-    else:
-        text = f"{value:.4g}"
-    return f"{text}{unit_gap(unit)}{unit}"
+    """A value the way a reader wants it, by unit: 4 significant digits ('3.59×', '28.49 tok/s'),
+    counts as whole numbers ('40 layers'), bytes with a readable prefix ('64.4 MB')."""
+    return units.show(value, unit) if unit else units.plain_number(value)
 
 
 def unit_gap(unit: str) -> str:
     """The space between a number and its unit: none for × and %."""
-    return "" if not unit or unit in UNITS_WITHOUT_GAP else " "
+    return units.gap(unit)
 
 
 def stated(claim: Claim) -> str:
-    """The value as the claim states it, with its unit ('3.59×', '67 tok/s'); '' without a value."""
+    """The value as the claim states it, with its unit ('3.59×', '67 tok/s'); '' without a value.
+
+    Written digits are kept (they carry the precision), except where the unit has a better
+    display: bytes with a readable prefix, counts with thousands separators.
+    """
     if claim.value is None:
         return ""
     number = claim.value_text or format_value(claim.value)
+    try:
+        unit = units.parse(claim.unit) if claim.unit else None
+    except units.UnitError:
+        unit = None
+    if unit is not None and unit.is_bytes and abs(claim.value * unit.scale) >= 1e4:
+        return units.show(claim.value, claim.unit)  # '64.4 MB', not '64389120 B'
+    if unit is not None and unit.is_count and claim.value.is_integer():
+        return units.show(claim.value, claim.unit)  # '40 layers', never '40.00 layers'
     return f"{number}{unit_gap(claim.unit)}{claim.unit}"
 
 
@@ -97,10 +145,8 @@ def _same(cell: str, value: object) -> bool:
     if isinstance(value, bool):
         return cell.strip().lower() == str(value).lower()
     if isinstance(value, (int, float)):
-        try:
-            return float(cell) == float(value)
-        except ValueError:
-            return False
+        number = parse_number(cell)
+        return number is not None and number == finite_number(value)
     return cell == ("" if value is None else str(value))
 
 
@@ -126,13 +172,34 @@ def row_spread(table: Table, row: int, column: str) -> tuple[float, float] | Non
     names = spread_columns(table.columns, column)
     if names is None:
         return None
-    try:
-        low, high = (float(table.rows[row][table.columns.index(name)]) for name in names)
-    except ValueError:
-        return None
-    if not (math.isfinite(low) and math.isfinite(high)):
+    low, high = (parse_number(table.rows[row][table.columns.index(name)]) for name in names)
+    if low is None or high is None:
         return None
     return min(low, high), max(low, high)
+
+
+def corner_spread(
+    evaluate: Callable[[Mapping[str, float]], float],
+    values: Mapping[str, float],
+    spreads: Mapping[str, tuple[float, float]],
+) -> tuple[float, float] | None:
+    """A formula's (low, high) over every corner of its inputs' spreads; None when no input has one.
+
+    Inputs without a spread stay at their value; past MAX_CORNER_INPUTS spread inputs, None.
+    `evaluate` raises ValueError (e.g. a FormulaError) for a corner it cannot compute -> None.
+    """
+    varying = [name for name in values if name in spreads]
+    if not varying or len(varying) > MAX_CORNER_INPUTS:
+        return None
+    results = []
+    for corner in itertools.product(*(spreads[name] for name in varying)):
+        point = dict(values)
+        point.update(zip(varying, corner, strict=True))
+        try:
+            results.append(evaluate(point))
+        except ValueError:
+            return None
+    return min(results), max(results)
 
 
 def within_noise(

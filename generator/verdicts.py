@@ -9,15 +9,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 
-from .records import Finding, Freshness, Policy, Run, RunState
+from . import integrity
+from .records import Finding, Freshness, Policy, Run, RunState, Source
 from .rules import RULES, STALE_RULES
 
+Rewritten = Mapping[str, tuple[str, tuple[str, ...]]]  # run path -> (commit, files), from history.rewritten
 
-def run_state(run: Run, policy: Policy, now: datetime) -> RunState:
-    """Whether a run's files match its manifest, its code is unchanged and it is young enough."""
+
+def run_state(
+    run: Run, policy: Policy, now: datetime, rewritten: tuple[str, tuple[str, ...]] | None = None
+) -> RunState:
+    """Whether a run's files match its manifest and its first commit, its code is unchanged and it is young enough."""
+    commit, files = rewritten or ("", ())
     if run.problem:
-        return RunState(manifest_problem=run.problem, max_age_days=policy.max_run_age_days)
-    changed_files = []
+        return RunState(
+            manifest_problem=run.problem, max_age_days=policy.max_run_age_days, rewritten=files, rewritten_commit=commit
+        )
+    changed_files = [(name, "is not listed in the manifest") for name in run.unlisted]
     for name, declared in sorted(run.declared_files.items()):
         actual = run.actual_files.get(name)
         if actual != declared:
@@ -37,6 +45,9 @@ def run_state(run: Run, policy: Policy, now: datetime) -> RunState:
     age = (now - run.finished).days if run.finished else None
     too_old = bool(run.finished and now - run.finished > timedelta(days=policy.max_run_age_days))
     return RunState(
+        manifest_problem="; ".join(integrity.placement(run, now)),
+        rewritten=files,
+        rewritten_commit=commit,
         changed_files=tuple(changed_files),
         changed_code=tuple(changed_code),
         age_days=age,
@@ -45,8 +56,39 @@ def run_state(run: Run, policy: Policy, now: datetime) -> RunState:
     )
 
 
-def run_states(runs: Mapping[str, Run], policy: Policy, now: datetime) -> dict[str, RunState]:
-    return {path: run_state(run, policy, now) for path, run in runs.items()}
+def run_states(runs: Mapping[str, Run], policy: Policy, now: datetime, rewritten: Rewritten) -> dict[str, RunState]:
+    return {path: run_state(run, policy, now, rewritten.get(path)) for path, run in runs.items()}
+
+
+def uncited_run_findings(
+    runs: Mapping[str, Run], states: Mapping[str, RunState], cited: set[str], policy: Policy
+) -> list[Finding]:
+    """Every run is verified, cited or not: an uncited run's problems are findings at its manifest."""
+    findings = []
+    for path, run in sorted(runs.items()):
+        state = states[path]
+        if path in cited or state.intact:
+            continue
+        at = Source(run.source.path, 0)
+        rerun = f"delete the run if nothing needs it, or measure again (`ledger measure {run.probe_name}`)"
+        if state.rewritten:
+            findings.append(
+                Finding(
+                    at,
+                    "",
+                    "rewritten",
+                    f"{', '.join(state.rewritten)} differ from {state.rewritten_commit}, the commit that first added them",
+                    f"restore them (`git checkout {state.rewritten_commit.split()[1]} -- {path}`), or {rerun}",
+                    severity=policy.severity("rewritten"),
+                )
+            )
+        if state.manifest_problem:
+            findings.append(Finding(at, "", "invalid", f"run {run.name}: {state.manifest_problem}", rerun))
+        for name, what in state.changed_files:
+            findings.append(
+                Finding(at, "", "tampered", f"{path}/{name} {what}", rerun, severity=policy.severity("tampered"))
+            )
+    return findings
 
 
 def claim_freshness(findings: Iterable[Finding]) -> dict[str, Freshness]:

@@ -8,6 +8,7 @@ and dates stay strings. Nothing is ever constructed from a tag.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,13 +24,65 @@ MAX_DEPTH = 64
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Safe loader without the timestamp resolver, so `retrieved: 2026-11-29` stays a string."""
+    """Safe loader with YAML 1.2 core schema resolution (the C parser still does the parsing).
+
+    YAML 1.1 reads `010` as 8, `1:30` as 90, `yes` as true and `2026-11-29` as a date; the 1.2 core
+    schema reads 10, the text "1:30", the text "yes" and the text "2026-11-29". Scalars are then
+    built by _scalar() below, never by PyYAML's 1.1 constructors.
+    """
 
 
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
-}
+_TAG = "tag:yaml.org,2002:"
+_CORE = [
+    (_TAG + "bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), "tTfF"),
+    (_TAG + "int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), "-+0123456789"),
+    (
+        _TAG + "float",
+        re.compile(
+            r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+        ),
+        "-+0123456789.",
+    ),
+    (_TAG + "null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]),
+]
+_Loader.yaml_implicit_resolvers = {}
+for _tag, _pattern, _firsts in _CORE:
+    for _first in _firsts:
+        _Loader.yaml_implicit_resolvers.setdefault(_first, []).append((_tag, _pattern))
+MAX_DIGITS = 400  # longer numbers are refused before Python converts them
+
+
+def _scalar(tag: str, text: str) -> object:
+    """A scalar by the YAML 1.2 core schema; raises ValueError for text its tag cannot hold."""
+    if tag == _TAG + "str":
+        return text
+    if tag == _TAG + "null":
+        if text not in ("", "~", "null", "Null", "NULL"):
+            raise ValueError(f"{text[:40]!r} is not null")
+        return None
+    if tag == _TAG + "bool":
+        if text.lower() not in ("true", "false"):
+            raise ValueError(f"{text[:40]!r} is not true or false")
+        return text.lower() == "true"
+    if len(text) > MAX_DIGITS:
+        raise ValueError(f"a number of {len(text)} characters; at most {MAX_DIGITS}")
+    if tag == _TAG + "int":
+        cleaned = text.strip()
+        if cleaned.startswith("0x"):
+            return int(cleaned[2:], 16)
+        if cleaned.startswith("0o"):
+            return int(cleaned[2:], 8)
+        if not re.fullmatch(r"[-+]?[0-9]+", cleaned, re.ASCII):
+            raise ValueError(f"{text[:40]!r} is not an integer")
+        return int(cleaned)
+    lowered = text.strip().lower()
+    if lowered.endswith(".inf"):
+        return float("-inf") if lowered.startswith("-") else float("inf")
+    if lowered == ".nan":
+        return float("nan")
+    if not re.fullmatch(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?", lowered, re.ASCII):
+        raise ValueError(f"{text[:40]!r} is not a number")
+    return float(lowered)
 
 
 class LocatedDict(dict):
@@ -65,6 +118,13 @@ def parse(data: bytes) -> object:
         ) from None
     if text.startswith("\ufeff"):
         text = text[1:]
+    for bad in ("\0",):
+        if bad in text:
+            at = text.index(bad)
+            line = text.count("\n", 0, at) + 1
+            raise YamlProblem(
+                line, at - (text.rfind("\n", 0, at) + 1) + 1, "a NUL byte (\\0) in the file", "remove the NUL byte"
+            )
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
@@ -77,8 +137,16 @@ def parse(data: bytes) -> object:
             f"malformed YAML: {problem}",
             "fix the YAML syntax at that position",
         ) from None
+    except yaml.reader.ReaderError as error:
+        line = text.count("\n", 0, error.position) + 1
+        column = error.position - (text.rfind("\n", 0, error.position) + 1) + 1
+        raise YamlProblem(
+            line, column, f"malformed YAML: character #x{error.character:04x} is not allowed", "remove it"
+        ) from None
     except yaml.YAMLError as error:
         raise YamlProblem(0, 0, f"malformed YAML: {error}", "fix the YAML syntax") from None
+    except RecursionError:
+        raise YamlProblem(0, 0, "malformed YAML: nested too deeply", "flatten the structure") from None
     finally:
         loader.dispose()
     if node is None:
@@ -112,9 +180,11 @@ def _build(node: yaml.Node, loader: _Loader, seen: set, depth: int) -> object:
                 "remove the tag; claim files hold plain strings and numbers",
             )
         try:
-            return loader.construct_object(node, deep=True)
-        except (yaml.YAMLError, ValueError) as error:
-            raise YamlProblem(line, column, f"bad scalar: {error}", "quote the value") from None
+            return _scalar(node.tag, node.value)
+        except ValueError as error:
+            raise YamlProblem(
+                line, column, f"bad scalar: {error}", "quote the value, or write a plain number"
+            ) from None
     if isinstance(node, yaml.SequenceNode):
         if node.tag != _SEQ_TAG:
             raise YamlProblem(line, column, f"tag {node.tag} is not allowed", "remove the tag")

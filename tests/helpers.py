@@ -109,7 +109,7 @@ BORROWED_CHECKED = """
     unit: "×"
     testbed: apple-m1-max
     source: {title: "What is batching actually saving?", quote: "MoE coverage … 3.59x"}
-    checked_by: [moe-speedup-b16]
+    checked_by: [{claim: moe-speedup-b16, expects: "> 1"}]
 """
 
 DOUBLED = """
@@ -117,5 +117,5 @@ DOUBLED = """
     kind: extrapolated
     formula: 2 * s
     inputs: {s: moe-speedup-b16}
-    value: 7.18
+    value: 7.2
 """

@@ -30,10 +30,11 @@ def test_accept_rewrites_only_the_value_and_keeps_comments_and_layout(tmp_path):
     assert result.output == "claims/moe.yaml:7: moe-speedup-b16: value 3.59 -> 3.21 (computed 3.2143)\n"
     after = (tmp_path / "claims/moe.yaml").read_text()
     assert after == before.replace("value: 3.59   # was 3.2", "value: 3.21   # was 3.2")
-    # The dependent extrapolation now drifts in turn, and is accepted the same way.
+    # The dependent extrapolation now drifts in turn (from the input's computed value, not its
+    # rounded stated one), and is accepted the same way.
     assert (
         run_ledger("accept", "predicted", cwd=tmp_path).output
-        == "claims/moe.yaml:15: predicted: value 7.18 -> 6.42 (computed 6.42)\n"
+        == "claims/moe.yaml:15: predicted: value 7.18 -> 6.43 (computed 6.4286)\n"
     )
     assert run_ledger("check", cwd=tmp_path).exit_code == 0
 

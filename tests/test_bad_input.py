@@ -50,7 +50,7 @@ def test_misspelled_field_suggests_the_right_one(tmp_path):
         (
             "value",
             "true",
-            "value must be a number, found a boolean True",
+            "value must be a number, found a boolean 'True'",
             "write the number alone and put the unit in `unit:`",
         ),
         ("statement", "[a, b]", "`statement` must be text, found a list", "write `statement` as plain text"),
@@ -69,7 +69,7 @@ def test_misspelled_field_suggests_the_right_one(tmp_path):
         (
             "tolerance",
             "lots",
-            "tolerance 'lots' must be a number, a percentage like '5%', or 'precision'",
+            "tolerance lots must be a number, a percentage like '5%', or 'precision'",
             "write e.g. `tolerance: 5%` or `tolerance: 0.01`",
         ),
         ("testbed", "My Mac", "testbed 'My Mac' is not lower-kebab-case", "e.g. linux-cpu, apple-m1-max"),

@@ -235,10 +235,12 @@ def test_diff_flags_a_retired_claim_and_one_brought_back(tmp_path):
   - id: engine-refuses-batching
     kind: borrowed
     source: {title: startup log of a closed-source engine, quote: unvalidated}
-    checked_by: [moe-speedup-b16]
+    checked_by: [{claim: moe-speedup-b16, expects: "> 1"}]
 """
     base = ledger_repo(tmp_path, MEASURED + engine)
-    retired = engine.replace("checked_by: [moe-speedup-b16]", "status: refuted\n    refuted_by: moe-speedup-b16")
+    retired = engine.replace(
+        'checked_by: [{claim: moe-speedup-b16, expects: "> 1"}]', "status: refuted\n    refuted_by: moe-speedup-b16"
+    )
     head = commit(tmp_path, {"claims/moe.yaml": MEASURED + retired})
     assert flagged(run_ledger("diff", base, head, cwd=tmp_path).output) == [
         "| retired | `engine-refuses-batching` | asserted → refuted by moe-speedup-b16 |",
@@ -260,7 +262,7 @@ def test_diff_flags_an_extrapolation_that_now_rests_on_a_borrowed_figure(tmp_pat
         "checked by moe-speedup-b16 (measured, fresh); rests only on borrowed claims, and nothing here checks it |",
     ]
     assert (
-        "| `moe-speedup-doubled` | 7.18 | extrapolated | asserted | — | 2 \\* s | fresh → **fails: only-borrowed** |"
+        "| `moe-speedup-doubled` | 7.2 | extrapolated | asserted | — | 2 \\* s | fresh → **fails: only-borrowed** |"
         in result.output
     )
 
@@ -397,7 +399,7 @@ def test_diff_escapes_markdown_and_html_in_claim_text(tmp_path):
   - id: odd-source
     kind: borrowed
     source: {title: "a | b <script>alert(1)</script> *bold* [link](x)"}
-    checked_by: [moe-speedup-b16]
+    checked_by: [{claim: moe-speedup-b16, expects: "> 1"}]
 """
         },
     )

@@ -17,7 +17,9 @@ def ledger(tmp_path, claims: str, rows=SPEEDUP_ROWS):
 def test_clean_ledger_passes_with_a_summary(tmp_path):
     result = ledger(tmp_path, MEASURED + BORROWED_CHECKED)
     assert result.exit_code == 0
-    assert result.output == ("2 claims (1 measured, 1 borrowed; 2 asserted) — 0 failures\n")
+    assert result.output == (
+        "2 claims (1 measured, 1 borrowed; 2 asserted) — 0 failures — run history not checked: not a git repository\n"
+    )
 
 
 def test_changed_byte_in_data_file_makes_claim_tampered(tmp_path):
@@ -27,7 +29,7 @@ def test_changed_byte_in_data_file_makes_claim_tampered(tmp_path):
     result = ledger(tmp_path, MEASURED)
     assert result.exit_code == 1
     assert f"claims/moe.yaml:8: moe-speedup-b16: tampered: {RUN}/results.csv has sha256 " in result.output
-    assert f"  fix: restore it (`git checkout -- {RUN}/results.csv`) or rerun `make measure PROBE=toy`" in result.output
+    assert f"  fix: restore it (`git checkout -- {RUN}/results.csv`) or rerun `ledger measure toy`" in result.output
 
 
 def test_changed_probe_line_makes_its_runs_stale(tmp_path):
@@ -38,7 +40,7 @@ def test_changed_probe_line_makes_its_runs_stale(tmp_path):
     assert (
         f"claims/moe.yaml:8: moe-speedup-b16: probe-changed: probes/toy.py changed since the run "
         f"(run {RUN.split('/')[-1]})\n"
-        "  fix: rerun `make measure PROBE=toy` and point evidence.run at the new run\n"
+        "  fix: rerun `ledger measure toy` and point evidence.run at the new run\n"
     ) in result.output
 
 
@@ -108,9 +110,9 @@ def test_formula_drift_shows_the_formula_and_inputs(tmp_path):
     rows = [{"batch": 1, "speedup": 1.3}, {"batch": 16, "speedup": 3.6}]
     result = ledger(tmp_path, MEASURED + EXTRAPOLATED.replace("4.68", "4.1"), rows)
     assert (
-        "claims/moe.yaml:23: moe-speedup-predicted-b16: formula-drifted: stated 4.1×, formula gives 4.667× "
+        "claims/moe.yaml:23: moe-speedup-predicted-b16: formula-drifted: stated 4.1×, formula gives 4.68× "
         "(±0.05 allowed)\n"
-        "  byte_ratio * bandwidth_ratio with byte_ratio=1.3, bandwidth_ratio=3.59\n"
+        "  byte_ratio * bandwidth_ratio with byte_ratio=1.3, bandwidth_ratio=3.6\n"
     ) in result.output
 
 
@@ -125,7 +127,7 @@ def test_extrapolated_claim_on_a_stale_input_is_stale(tmp_path):
 
 
 def test_borrowed_claim_nothing_checks_fails_as_only_borrowed(tmp_path):
-    claims = MEASURED + BORROWED_CHECKED.replace("    checked_by: [moe-speedup-b16]\n", "")
+    claims = MEASURED + BORROWED_CHECKED.replace('    checked_by: [{claim: moe-speedup-b16, expects: "> 1"}]\n', "")
     result = ledger(tmp_path, claims)
     assert (
         "claims/moe.yaml:15: m1max-moe-speedup-b16: only-borrowed: borrowed, and nothing here checks it\n"
@@ -178,8 +180,10 @@ def test_two_borrowed_figures_cannot_vouch_for_each_other_through_a_formula(tmp_
 
 
 def test_extrapolation_from_borrowed_inputs_passes_when_a_measured_claim_checks_it(tmp_path):
-    claims = TWO_BORROWED.replace("value: 6.25\n", "value: 6.25\n    checked_by: [moe-speedup-b16]\n")
-    claims = claims.replace("checked_by: [ratio]", "checked_by: [moe-speedup-b16]")
+    claims = TWO_BORROWED.replace(
+        "value: 6.25\n", "value: 6.25\n    checked_by: [{claim: moe-speedup-b16, expects: '> 1'}]\n"
+    )
+    claims = claims.replace("checked_by: [ratio]", "checked_by: [{claim: moe-speedup-b16, expects: '> 1'}]")
     result = ledger(tmp_path, claims + MEASURED.replace("claims:\n", ""))
     assert result.exit_code == 0, result.output
 
@@ -250,17 +254,17 @@ def test_policy_can_turn_a_rule_into_a_warning(tmp_path):
     assert result.exit_code == 0
     assert "too-old: run 2020-01-01T00-00-00Z-linux-cpu is" in result.output
     assert "(warning)" in result.output
-    assert result.output.endswith("0 failures — 1 warning: 1 too-old\n")
+    assert result.output.endswith("0 failures — 1 warning: 1 too-old — run history not checked: not a git repository\n")
 
 
-def test_bad_policy_is_a_usage_error_naming_mkdocs_yml(tmp_path):
+def test_bad_policy_is_a_finding_on_mkdocs_yml_at_its_line(tmp_path):
     write_tree(
         tmp_path,
         {"mkdocs.yml": "site_name: t\nplugins:\n  - ledger:\n      warn: [invalid]\n", "claims/a.yaml": "claims: []\n"},
     )
     result = run_ledger("check", cwd=tmp_path)
-    assert result.exit_code == 2
-    assert result.errors.startswith("ledger: mkdocs.yml:4: ledger option warn: 'invalid' cannot warn; ")
+    assert result.exit_code == 1
+    assert result.output.startswith("mkdocs.yml:4: invalid: ledger option warn: 'invalid' cannot warn; ")
 
 
 def test_unknown_page_reference_names_page_and_line(tmp_path):
@@ -291,7 +295,8 @@ def test_every_failure_is_reported_in_one_run_sorted_by_file_and_line(tmp_path):
         "claims/b.yaml:2: orphan: only-borrowed: borrowed, and nothing here checks it",
         "claims/moe.yaml:4: moe-speedup-b16: drifted: stated 3.59×, evidence computes 3× (5% allowed)",
         "docs/index.md:1:1: unknown-reference: page refers to unknown chart 'nope'",
-        "2 claims (1 measured, 1 borrowed; 2 asserted) — 3 failures: 1 drifted, 1 only-borrowed, 1 unknown-reference",
+        "2 claims (1 measured, 1 borrowed; 2 asserted) — 3 failures: 1 drifted, 1 only-borrowed, 1 unknown-reference"
+        " — run history not checked: not a git repository",
     ]
 
 
@@ -322,7 +327,7 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
         tmp_path,
         [{"batch": 16, "speedup": 3.59}],
         probe="moe",
-        when=datetime(2026, 11, 30, 10, 2, 11, tzinfo=timezone.utc),
+        when=datetime(2026, 11, 29, 10, 2, 11, tzinfo=timezone.utc),
     )
     write_tree(tmp_path, {"probes/ratios.py": "print(1)\n"})
     from generator.runs import write_run
@@ -335,8 +340,8 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
         parameters={},
         environment={},
         code=["probes/ratios.py"],
-        started=datetime(2026, 11, 30, 10, 5, tzinfo=timezone.utc),
-        finished=datetime(2026, 11, 30, 10, 5, tzinfo=timezone.utc),
+        started=datetime(2026, 11, 29, 10, 5, tzinfo=timezone.utc),
+        finished=datetime(2026, 11, 29, 10, 5, tzinfo=timezone.utc),
     )
     write_tree(
         tmp_path,
@@ -350,7 +355,7 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
             kind: measured                      # measured | extrapolated | borrowed
             testbed: linux-cpu                  # the machine class the value belongs to
             evidence:                           # measured: which run, which rows, which column
-              run: measurements/moe/2026-11-30T10-02-11Z-linux-cpu
+              run: measurements/moe/2026-11-29T10-02-11Z-linux-cpu
               file: results.csv
               where: {batch: 16}
               column: speedup
@@ -360,11 +365,11 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
           - id: moe-byte-ratio-b16
             kind: measured
             value: 1.3
-            evidence: {run: measurements/ratios/2026-11-30T10-05-00Z-linux-cpu, file: results.csv, where: {name: byte}, column: value}
+            evidence: {run: measurements/ratios/2026-11-29T10-05-00Z-linux-cpu, file: results.csv, where: {name: byte}, column: value}
           - id: moe-bandwidth-ratio-b16
             kind: measured
             value: 2.754
-            evidence: {run: measurements/ratios/2026-11-30T10-05-00Z-linux-cpu, file: results.csv, where: {name: bandwidth}, column: value}
+            evidence: {run: measurements/ratios/2026-11-29T10-05-00Z-linux-cpu, file: results.csv, where: {name: bandwidth}, column: value}
 
           - id: moe-speedup-predicted-b16
             kind: extrapolated
@@ -379,7 +384,7 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
             unit: "×"
             testbed: apple-m1-max
             source: {title: "What is batching actually saving?", quote: "MoE coverage … 3.59x", retrieved: 2026-11-29}
-            checked_by: [moe-speedup-b16]       # claims measured/extrapolated HERE that test it
+            checked_by: [{claim: moe-speedup-b16, expects: "> 1"}]       # claims measured/extrapolated HERE that test it
 
           - id: engine-refuses-batching
             kind: borrowed
@@ -392,7 +397,10 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
     )
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 0, result.output
-    assert result.output == ("6 claims (3 measured, 1 extrapolated, 2 borrowed; 5 asserted, 1 refuted) — 0 failures\n")
+    assert result.output == (
+        "6 claims (3 measured, 1 extrapolated, 2 borrowed; 5 asserted, 1 refuted) — 0 failures"
+        " — run history not checked: not a git repository\n"
+    )
 
 
 def test_a_check_made_invalid_by_its_own_checked_by_does_not_count_whatever_the_claim_order(tmp_path):
@@ -410,7 +418,7 @@ def test_a_check_made_invalid_by_its_own_checked_by_does_not_count_whatever_the_
     kind: extrapolated
     formula: 2 * s
     inputs: {s: moe-speedup-b16}
-    value: 7.18
+    value: 7.2
     checked_by: [vouched]
 """
     )

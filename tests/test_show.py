@@ -37,7 +37,7 @@ moe-speedup-b16 = 3.59× (measured, fresh)
 └── {RUN_NODE}
 what depends on it:
 ├── checks m1max-moe-speedup-b16 = 3.59× (borrowed, fresh)
-├── input s of moe-speedup-doubled = 7.18 (extrapolated, fresh)
+├── input s of moe-speedup-doubled = 7.2 (extrapolated, fresh)
 └── retired engine-refuses-batching (borrowed, refuted, fresh)
 """
     )
@@ -48,7 +48,7 @@ def test_show_extrapolated_claim_through_its_inputs(tmp_path):
     assert (
         result.output
         == f"""\
-moe-speedup-doubled = 7.18 (extrapolated, fresh)
+moe-speedup-doubled = 7.2 (extrapolated, fresh)
 └── input s: moe-speedup-b16 = 3.59× (measured, fresh)
     └── {RUN_NODE.replace(chr(10), chr(10) + "    ")}
 what depends on it: nothing
@@ -79,7 +79,7 @@ def test_show_marks_stale_nodes_with_the_rule_and_lists_the_findings(tmp_path):
     assert result.exit_code == 0, result.errors
     lines = result.output.splitlines()
     assert lines[:4] == [
-        "moe-speedup-doubled = 7.18 (extrapolated, stale: formula-drifted)",
+        "moe-speedup-doubled = 7.2 (extrapolated, stale: formula-drifted)",
         "└── input s: moe-speedup-b16 = 3.59× (measured, stale: tampered)",
         f"    └── run {RUN} (linux-cpu, finished 2026-11-29T10:00:00Z; tampered: results.csv has sha256 "
         f"{sha256_file(data)[:12]}…, the manifest says {committed[:12]}…)",

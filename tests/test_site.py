@@ -14,7 +14,7 @@ import pytest
 from helpers import run_ledger, run_mkdocs, write_tree
 from helpers_site import REPORT, a_ledger, article, read
 
-from generator.records import Claim, Report, Run, Source, Table
+from generator.records import Claim, Report, Run, RunState, Source, Table
 from generator.runs import sha256_file
 from generator.site import charts, figure_api, render, tables
 from generator.site.pages import md_text
@@ -115,7 +115,7 @@ def figure_report(rows_by_run: dict[str, list[dict]]) -> Report:
             finished=started,
             tables={"results.csv": table},
         )
-    return Report(claims=(), runs=runs, findings=(), computed={})
+    return Report(claims=(), runs=runs, findings=(), computed={}, run_states={path: RunState() for path in runs})
 
 
 def test_data_takes_the_latest_run_per_testbed_and_records_it():
@@ -221,8 +221,10 @@ def test_extrapolated_and_borrowed_pages_show_formula_inputs_and_checks_side_by_
     assert 'uses as input <a class="ledger-claim-id" href="../byte-ratio-b16/"' in predicted
     assert "The formula gives <strong>3.6×</strong>" in predicted
     borrowed = article(built_site, "claim/m1max-moe-speedup-b16")
-    assert "<th>this ÷ check</th>" in borrowed
-    assert '<td style="text-align: right">3.59×</td><td style="text-align: right">1.00×</td>' in borrowed
+    assert "<th>relation</th><th>this claim</th><th>the check</th><th>verdict</th>" in borrowed
+    assert "<td>greater than 1</td>" in borrowed
+    assert '<td style="text-align: right">3.59×</td><td style="text-align: right">3.6×</td>' in borrowed
+    assert '<span class="ledger-badge ledger-badge--checked">holds</span>' in borrowed
     assert 'href="javascript' not in borrowed
 
 

@@ -18,6 +18,7 @@ from . import noise
 
 # Flag -> title, in the order a reviewer reads them.
 FLAGS = {
+    "run-rewritten": "run rewritten",  # first: a committed run's bytes changed (the claim column names the run)
     "kind-downgrade": "kind downgraded",
     "new-borrowed": "new borrowed claim",
     "rests-on-borrowed": "rests on borrowed figures",
@@ -96,6 +97,11 @@ def compare(base: Report, head: Report) -> Diff:
     for old_id, old in old_by_id.items():
         if old_id not in new_by_id and old_id not in renames:
             changes.append(ClaimChange("removed", old_id, old_id, old=shown(old, base)))
+    for path, state in sorted(head.run_states.items()):
+        if state.rewritten:
+            flags.append(
+                Flag("run-rewritten", path, f"{', '.join(state.rewritten)} differ from {state.rewritten_commit}")
+            )
     order = list(FLAGS)
     flags.sort(key=lambda f: order.index(f.flag))  # stable: claims keep their order within a flag
     return Diff(
@@ -173,7 +179,9 @@ def shown(claim: Claim, report: Report) -> dict[str, str]:
         )
         if source
         else "",
-        "checked by": ", ".join(claim.checked_by),
+        "checked by": ", ".join(
+            f"{s.claim_id} (expects {s.expects})" if s.expects else s.claim_id for s in claim.checks
+        ),
         "retired by": ", ".join(claim.retired_by),
         "tolerance": claim.tolerance.text if claim.tolerance else "",
         "note": claim.note,
@@ -340,6 +348,7 @@ def _renamed_references(claim: Claim, renames: dict[str, str]) -> Claim:
         claim,
         inputs=tuple((name, new(target)) for name, target in claim.inputs),
         checked_by=tuple(map(new, claim.checked_by)),
+        checks=tuple(replace(spec, claim_id=new(spec.claim_id)) for spec in claim.checks),
         retired_by=tuple(map(new, claim.retired_by)),
     )
 

@@ -36,6 +36,9 @@ class Outcome:
 
 def chosen(policy: Policy, names: list[str]) -> list[ProbeSpec]:
     """The declared probes to run: all of them, or the ones named, in the order named."""
+    declared = [f for f in policy.problems if "ledger option probes" in f.problem]
+    if declared:  # the gate lists a bad declaration among its findings; measuring cannot go on
+        raise LedgerError("; ".join(f"{f.where}: {f.problem}" for f in declared))
     if not policy.probes:
         raise LedgerError(
             "mkdocs.yml declares no probes: add a `probes:` list under the ledger plugin, e.g. "

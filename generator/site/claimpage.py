@@ -45,6 +45,8 @@ def build(page, claim: Claim, report: Report, found: Index):
         page.html(extrapolated(claim, report, links))
     else:
         page.html(borrowed(claim, report, links))
+    if claim.kind == "extrapolated" and claim.checked_by:
+        page.html(checks_html(claim, report, links))
     page.heading("Lineage")
     page.html(lineage_html(claim, report, links, found.downstream.get(claim.id, [])))
     findings = report.findings_for(claim.id)
@@ -185,25 +187,7 @@ def borrowed(claim: Claim, report: Report, links) -> str:
         if source.quote:
             out.append(f'<blockquote class="ledger-quote"><p>{esc(source.quote)}</p></blockquote>')
     if claim.checked_by:
-        rows = []
-        for check_id in claim.checked_by:
-            check = report.claim(check_id)
-            ratio = ""
-            if check is not None and check.value and claim.value is not None:
-                ratio = f"{claim.value / check.value:.2f}×"
-            rows.append(
-                f"<tr><td>{claim_link(check_id, report, links)}</td>"
-                f"<td>{esc(check.testbed if check else '')}</td>"
-                f'<td style="text-align: right">{esc(stated(check)) if check else ""}</td>'
-                f'<td style="text-align: right">{esc(ratio)}</td></tr>'
-            )
-        out.append(
-            "<p>Checked here by, side by side:</p>"
-            "<table><thead><tr><th>claim</th><th>testbed</th><th>value</th><th>this ÷ check</th></tr>"
-            f"</thead><tbody><tr><td><strong>{esc(claim.id)}</strong> (borrowed)</td>"
-            f'<td>{esc(claim.testbed)}</td><td style="text-align: right">{esc(stated(claim))}</td>'
-            f"<td></td></tr>{''.join(rows)}</tbody></table>"
-        )
+        out.append(checks_html(claim, report, links))
     elif claim.status == "asserted":
         out.append("<p>Nothing here checks it.</p>")
     return "".join(out)
@@ -226,3 +210,32 @@ def lineage_html(claim: Claim, report: Report, links, down: list) -> str:
         chain = ", ".join(claim_link(c, report, links) for c in closure)
         out.append(f"<p>All claims its formula reaches: {chain}</p>")
     return "".join(out)
+
+
+VERDICT = {True: ("holds", "checked"), False: ("does not hold", "failing"), None: ("not judged", "lead")}
+
+
+def checks_html(claim: Claim, report: Report, links) -> str:
+    """Each check: the checking claim, its testbed, the relation, both values in one unit, the verdict."""
+    results = {result.claim_id: result for result in report.checks.get(claim.id, ())}
+    rows = []
+    for spec in claim.checks:
+        check = report.claim(spec.claim_id)
+        result = results.get(spec.claim_id)
+        if result is None:
+            label, variant = "not judged", "lead"
+            relation, claimed, found, why = spec.expects or "the same quantity", stated(claim), "", ""
+        else:
+            label, variant = VERDICT[result.holds]
+            relation, claimed, found, why = result.relation, result.claimed, result.found, result.why
+        rows.append(
+            f"<tr><td>{claim_link(spec.claim_id, report, links)}</td>"
+            f"<td>{esc(check.testbed if check else '')}</td><td>{esc(relation)}</td>"
+            f'<td style="text-align: right">{esc(claimed)}</td><td style="text-align: right">{esc(found)}</td>'
+            f"<td>{badge(label, variant)}{' ' + esc(why) if why else ''}</td></tr>"
+        )
+    return (
+        "<p>Checked here by (a check is a comparison: the relation it must satisfy, both values in one unit):</p>"
+        "<table><thead><tr><th>check</th><th>testbed</th><th>relation</th><th>this claim</th>"
+        f"<th>the check</th><th>verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )

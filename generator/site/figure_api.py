@@ -100,6 +100,8 @@ class Data:
         if latest:
             newest = {run.testbed: run for run in found}
             found = [run for run in found if newest[run.testbed] is run]
+        for run in found:
+            self._refuse_if_not_intact(run)
         if not found:
             where = f" on testbed {testbed!r}" if testbed else ""
             known = sorted({run.probe_name for run in self._report.runs.values()})
@@ -122,6 +124,7 @@ class Data:
             chosen = self._report.runs.get(run)
             if chosen is None or chosen.problem:
                 raise FigureError(f"run {run!r} does not exist or has no usable manifest")
+            self._refuse_if_not_intact(chosen)
             selected = [chosen]
         else:
             selected = self.runs(probe, testbed=testbed, latest=latest)
@@ -138,6 +141,12 @@ class Data:
             frames.append(frame)
             self._runs.setdefault(chosen.path, chosen)
         return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+    def _refuse_if_not_intact(self, run: Run) -> None:
+        """A figure never draws from a run whose files are not what was measured (the gate's verdict)."""
+        state = self._report.run_state(run.path)
+        if not state.intact:
+            raise FigureError(f"run {run.path} is {state.label}: {'; '.join(state.reasons)}")
 
     def claim(self, claim_id: str) -> Claim:
         """One claim (a table cell holding it renders as its badge)."""

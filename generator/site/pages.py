@@ -288,6 +288,10 @@ def gate(report: Report, directory_urls: bool) -> Generated:
             "</code> and <code>ledger check</code> fail until every failure below is fixed.</p>",
         )
     )
+    if report.history:  # runs' git history: checked, or why not (said once, never a silent pass)
+        outcome += (
+            f"<p>Run history (each committed run against the commit that first added it): {esc(report.history)}.</p>"
+        )
     settings = json.dumps(
         {
             "max_run_age_days": policy.max_run_age_days,

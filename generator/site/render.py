@@ -93,7 +93,7 @@ def claim_badges(claim: Claim, report: Report) -> str:
         parts = [badge("unverified lead", "lead")]
     else:
         parts = [badge(claim.kind, claim.kind)]
-        if claim.kind == "borrowed" and checked(claim, report):
+        if claim.kind in ("borrowed", "extrapolated") and checked(claim, report):
             parts.append(badge("checked", "checked"))
     if report.fresh(claim.id).fails:
         parts.append(badge("fails the gate", "failing"))
@@ -101,8 +101,9 @@ def claim_badges(claim: Claim, report: Report) -> str:
 
 
 def checked(claim: Claim, report: Report) -> bool:
-    """A borrowed claim that a claim here checks, and that the gate accepts as checked."""
-    return bool(claim.checked_by) and not any(f.rule == "only-borrowed" for f in report.findings_for(claim.id))
+    """A claim whose every check was judged and holds (the gate's verdicts, read from the Report)."""
+    results = report.checks.get(claim.id, ())
+    return bool(results) and all(result.holds for result in results)
 
 
 def tooltip(claim: Claim) -> str:

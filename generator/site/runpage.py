@@ -29,7 +29,7 @@ def build(page, run: Run, report: Report, sources: Mapping[str, str]):
                 "failure",
                 "This run's data cannot be trusted as it stands",
                 f"<ul>{items}</ul><p>Claims that cite it fail the gate; rerun "
-                f"<code>make measure PROBE={esc(run.probe_name)}</code>.</p>",
+                f"<code>ledger measure {esc(run.probe_name)}</code>.</p>",
             )
         )
     page.html(facts(run))

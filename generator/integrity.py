@@ -1,0 +1,93 @@
+"""Run integrity: a manifest's shape, and its folder name and times against the manifest. Pure.
+
+load.py calls shape() on every manifest it reads (a malformed one gives the run a problem instead of
+a crash); verdicts.py calls placement() with the clock, so a run dated in the future or filed under
+another testbed's or time's folder is refused whether or not a claim cites it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+from pathlib import PurePosixPath
+
+from .records import Run
+
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+CLOCK_SKEW = timedelta(minutes=10)  # a run may finish this far ahead of the checking machine's clock
+
+
+def parse_time(text: object) -> tuple[datetime | None, str]:
+    """An ISO time with a zone -> (datetime, ""); otherwise (None, why)."""
+    if not isinstance(text, str):
+        return None, f"is {type(text).__name__}, not an ISO time text"
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None, f"{text[:40]!r} is not an ISO time"
+    if moment.tzinfo is None:
+        return None, f"{text[:40]!r} has no time zone (write it in UTC with a trailing Z)"
+    return moment, ""
+
+
+def shape(manifest: object) -> list[str]:
+    """What is wrong with a manifest's structure (empty when it is a usable run manifest)."""
+    if not isinstance(manifest, dict):
+        return ["is not a JSON object"]
+    problems = []
+    probe = manifest.get("probe")
+    if not isinstance(probe, dict):
+        return ["has no `probe` object"]
+    path, code = probe.get("path"), probe.get("code")
+    if not isinstance(path, str) or not path:
+        problems.append("probe.path is missing or not text")
+    if not isinstance(code, dict) or not code:
+        problems.append("probe.code is empty: no code file is hashed, so the probe could change unnoticed")
+    else:
+        for name, digest in code.items():
+            if not isinstance(digest, str) or not HEX64.match(digest):
+                problems.append(f"probe.code[{str(name)[:60]!r}] is not a 64-digit hex sha256")
+        if isinstance(path, str) and path not in code:
+            problems.append(f"the probe {path[:60]} is not among the hashed code files")
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not files:
+        problems.append("`files` is missing or empty")
+    else:
+        for name, entry in files.items():
+            digest = entry.get("sha256") if isinstance(entry, dict) else None
+            if not isinstance(digest, str) or not HEX64.match(digest):
+                problems.append(f"files[{str(name)[:60]!r}].sha256 is not a 64-digit hex sha256")
+    testbed = manifest.get("testbed")
+    if not isinstance(testbed, str) or not testbed or testbed != testbed.strip():
+        problems.append("`testbed` is missing, not text, or has spaces around it")
+    for key in ("started", "finished"):
+        _, why = parse_time(manifest.get(key))
+        if why:
+            problems.append(f"`{key}` {why}")
+    for key in ("parameters", "environment"):
+        if key in manifest and not isinstance(manifest[key], dict):
+            problems.append(f"`{key}` is not an object")
+    return problems
+
+
+def placement(run: Run, now: datetime) -> list[str]:
+    """Whether the run's folder name, probe and times agree with its manifest and with the clock."""
+    problems = []
+    if run.started and run.finished:
+        if run.started > run.finished:
+            problems.append(f"started {_stamp(run.started)} is after finished {_stamp(run.finished)}")
+        if run.finished > now + CLOCK_SKEW:
+            problems.append(f"finished {_stamp(run.finished)} is in the future")
+        expected = f"{_stamp(run.started).replace(':', '-')}-{run.testbed}"
+        if run.name != expected:
+            problems.append(
+                f"folder {run.name} does not match the manifest (started {_stamp(run.started)}, "
+                f"testbed {run.testbed}: {expected})"
+            )
+    if run.probe and PurePosixPath(run.probe).stem != run.probe_name:
+        problems.append(f"probe {run.probe} does not match the folder measurements/{run.probe_name}/")
+    return problems
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

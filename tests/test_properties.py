@@ -1,0 +1,158 @@
+"""Property tests: random mutations of a small valid ledger never raise out of check(), and every
+finding names its file. Derandomized, with a capped number of examples, so the file stays fast."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, write_tree
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generator.gate import check
+from generator.records import Policy
+
+NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
+SETTINGS = settings(
+    derandomize=True, max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+TEMPLATE = Path(tempfile.mkdtemp(prefix="ledger-template-"))
+atexit.register(shutil.rmtree, TEMPLATE, True)
+a_run(TEMPLATE, SPEEDUP_ROWS)
+write_tree(
+    TEMPLATE,
+    {"claims/moe.yaml": MEASURED + BORROWED_CHECKED + DOUBLED, "docs/index.md": '{{ claim("moe-speedup-b16") }}\n'},
+)
+assert check(TEMPLATE, Policy(), NOW).ok
+
+SCALARS = st.one_of(
+    st.text(max_size=12),
+    st.integers(min_value=-(10**400), max_value=10**400).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.sampled_from(
+        [
+            ".nan",
+            ".inf",
+            "-.inf",
+            "1e999",
+            "0xee",
+            "0o17",
+            "010",
+            "1:30",
+            "yes",
+            "~",
+            "''",
+            "[]",
+            "{}",
+            "[a, {b: c}]",
+            "!!binary aGk=",
+            "*x",
+            "&a 1",
+            '"\\0"',
+            "'  id  '",
+            '"> 1"',
+            "{claim: moe-speedup-b16, expects: '> 1'}",
+            "[{claim: moe-speedup-b16, expects: within 0x}]",
+        ]
+    ),
+)
+FIELDS = ("value", "unit", "testbed", "tolerance", "checked_by", "where", "column", "run", "formula", "inputs", "id")
+
+
+def copy() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="ledger-mutant-"))
+    shutil.copytree(TEMPLATE, root, dirs_exist_ok=True, symlinks=True)
+    return root
+
+
+def judged(root: Path) -> None:
+    try:
+        report = check(root, Policy(), NOW)
+        for finding in report.findings:
+            assert finding.where.path, finding
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@SETTINGS
+@given(field=st.sampled_from(FIELDS), value=SCALARS, occurrence=st.integers(0, 2))
+def test_any_yaml_value_in_any_field_gives_findings_not_a_crash(field, value, occurrence):
+    root = copy()
+    path = root / "claims/moe.yaml"
+    lines = path.read_text().split("\n")
+    hits = [i for i, line in enumerate(lines) if line.strip().startswith(f"{field}:") or f" {field}: " in line]
+    if hits:
+        i = hits[occurrence % len(hits)]
+        head = lines[i].split(f"{field}:")[0]
+        lines[i] = f"{head}{field}: {value}"
+    path.write_text("\n".join(lines))
+    judged(root)
+
+
+@SETTINGS
+@given(cell=st.one_of(st.text(max_size=10), SCALARS), row=st.integers(0, 2), column=st.integers(0, 1))
+def test_any_csv_cell_gives_findings_not_a_crash(cell, row, column):
+    root = copy()
+    path = root / RUN / "results.csv"
+    lines = path.read_text().split("\n")
+    cells = lines[row].split(",")
+    cells[column % len(cells)] = cell
+    lines[row] = ",".join(cells)
+    path.write_bytes("\n".join(lines).encode("utf-8", errors="replace"))
+    judged(root)
+
+
+JSON = st.recursive(
+    st.one_of(
+        st.none(), st.booleans(), st.integers(-(10**30), 10**30), st.floats(allow_nan=False), st.text(max_size=8)
+    ),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+    max_leaves=6,
+)
+
+
+@SETTINGS
+@given(
+    key=st.sampled_from(["probe", "files", "started", "finished", "testbed", "parameters", "environment", "code"]),
+    value=JSON,
+)
+def test_any_manifest_field_gives_findings_not_a_crash(key, value):
+    root = copy()
+    path = root / RUN / "manifest.json"
+    manifest = json.loads(path.read_text())
+    if key == "code":
+        manifest["probe"]["code"] = value
+    else:
+        manifest[key] = value
+    path.write_text(json.dumps(manifest))
+    judged(root)
+
+
+@SETTINGS
+@given(
+    target=st.sampled_from(["claims/moe.yaml", f"{RUN}/manifest.json", f"{RUN}/results.csv", "docs/index.md"]),
+    kind=st.sampled_from(["folder", "fifo", "zero-link", "empty", "binary", "dangling-link"]),
+)
+def test_any_file_kind_gives_findings_not_a_crash_and_is_never_read_without_bound(target, kind):
+    root = copy()
+    path = root / target
+    path.unlink()
+    if kind == "folder":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "zero-link":
+        os.symlink("/dev/zero", path)
+    elif kind == "dangling-link":
+        os.symlink(root / "nowhere", path)
+    elif kind == "empty":
+        path.write_bytes(b"")
+    else:
+        path.write_bytes(bytes(range(256)) * 4)
+    judged(root)
