@@ -43,5 +43,6 @@ def check(root: Path, policy: Policy, now: datetime) -> Report:
         run_states=states,
         freshness=verdicts.claim_freshness(findings),
         checks=evaluated.checks,
+        spreads=evaluated.spreads,
         history=past.status if runs else "",
     )

@@ -299,6 +299,7 @@ class Report:
     run_states: Mapping[str, RunState] = field(default_factory=dict)  # run path -> verdict
     freshness: Mapping[str, Freshness] = field(default_factory=dict)  # claim id -> verdict (absent: fresh)
     checks: Mapping[str, tuple[CheckResult, ...]] = field(default_factory=dict)  # claim id -> its checks
+    spreads: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # claim id -> rounds' (low, high)
     history: str = ""  # "checked", or why the runs' git history was not checked
 
     @property

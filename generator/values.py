@@ -135,6 +135,17 @@ def stated(claim: Claim) -> str:
     return f"{number}{unit_gap(claim.unit)}{claim.unit}"
 
 
+def spread_text(spread: tuple[float, float] | None, unit: str = "") -> str:
+    """A value's spread across rounds as a reader sees it: 'rounds 26.1–44.4 tok/s'; '' without one."""
+    if spread is None:
+        return ""
+    low, high = (format_value(end, unit) for end in spread)
+    gap = unit_gap(unit)
+    if unit and low.endswith(gap + unit) and high.endswith(gap + unit):
+        low = low[: len(low) - len(gap + unit)]  # the unit once, after the range
+    return f"rounds {low}–{high}"
+
+
 def select_row(table: Table, where: tuple[tuple[str, object], ...]) -> list[int]:
     """Indexes of the rows whose cells equal every value in `where` (numbers compared as numbers)."""
     positions = [(table.columns.index(column), value) for column, value in where]

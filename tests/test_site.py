@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import altair as alt
 import pandas as pd
 import pytest
-from helpers import run_ledger, run_mkdocs, write_tree
+from helpers import a_run, run_ledger, run_mkdocs, write_tree
 from helpers_site import REPORT, a_ledger, article, read
 
 from generator.records import Claim, Report, Run, RunState, Source, Table
@@ -417,3 +417,22 @@ def test_a_tampered_run_is_named_with_the_same_file_on_every_page_that_shows_it(
     shown = run_ledger("show", "moe-speedup-b16", cwd=tmp_path)
     assert f"(linux-cpu, finished {run.name[:10]}" in shown.output and f"tampered: {changed})" in shown.output
     assert "moe-speedup-b16 = 3.59× (measured, stale: tampered)" in shown.output
+
+
+def test_a_measured_value_shows_its_rounds_spread_on_hover_and_on_its_page(tmp_path):
+    a_ledger(tmp_path)
+    run = a_run(
+        tmp_path,
+        [{"batch": 1, "tok_per_s": 28.5, "tok_per_s_min": 26.1, "tok_per_s_max": 44.4, "rounds": 7}],
+        probe="decode",
+    )
+    claims = tmp_path / "claims/decode.yaml"
+    claims.write_text(
+        "claims:\n  - id: b1-decode\n    statement: decode at B=1\n    kind: measured\n    value: 28.5\n"
+        f"    unit: tok/s\n    testbed: linux-cpu\n    evidence: {{run: {run}, file: results.csv, where: {{batch: 1}}, column: tok_per_s}}\n"
+    )
+    index = tmp_path / "docs/index.md"
+    index.write_text(index.read_text() + '\nDecode: {{ claim("b1-decode") }}\n')
+    site = serve_build(tmp_path)
+    assert 'title="decode at B=1 — rounds 26.1–44.4 tok/s; testbed linux-cpu; measured, asserted"' in article(site, "")
+    assert "<tr><th>across rounds</th><td>rounds 26.1–44.4 tok/s</td></tr>" in article(site, "claim/b1-decode")

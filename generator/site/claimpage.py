@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .. import lineage
 from ..records import Claim, Report, Table
-from ..values import allowed_text, format_value, select_row, stated, tolerance_for
+from ..values import allowed_text, format_value, select_row, spread_text, stated, tolerance_for
 from .render import admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner, run_link
 from .tables import frame_of, html_table
 
@@ -96,6 +96,9 @@ def facts(claim: Claim, report: Report) -> str:
     if computed is not None:
         verb = "evidence computes" if claim.kind == "measured" else "formula gives"
         rows.append((verb, esc(format_value(computed, claim.unit))))
+        spread = spread_text(report.spreads.get(claim.id), claim.unit)
+        if spread:
+            rows.append(("across rounds", esc(spread)))
         if claim.value is not None:
             tolerance = tolerance_for(claim, report.policy)
             rows.append(("tolerance", esc(allowed_text(tolerance))))

@@ -16,7 +16,7 @@ from mkdocs.utils import get_relative_url
 
 from .. import references
 from ..records import Claim, Finding, Report, Run
-from ..values import stated
+from ..values import spread_text, stated
 
 # Where the generated pages live (src paths in the docs tree; none is written into docs/).
 CLAIMS_INDEX = "claims/index.md"
@@ -106,10 +106,12 @@ def checked(claim: Claim, report: Report) -> bool:
     return bool(results) and all(result.holds for result in results)
 
 
-def tooltip(claim: Claim) -> str:
+def tooltip(claim: Claim, report: Report | None = None) -> str:
+    """The hover text: statement, the rounds' spread where the value has one, testbed, kind, status."""
     what = claim.statement or claim.id
+    spread = spread_text(report.spreads.get(claim.id), claim.unit) if report is not None else ""
     testbed = f"testbed {claim.testbed}" if claim.testbed else "no testbed"
-    return f"{what} — {testbed}; {claim.kind}, {claim.status}"
+    return f"{what} — {spread + '; ' if spread else ''}{testbed}; {claim.kind}, {claim.status}"
 
 
 def claim_inline(claim: Claim, report: Report, links: Links) -> str:
@@ -123,7 +125,7 @@ def claim_inline(claim: Claim, report: Report, links: Links) -> str:
     classes = f"ledger-claim ledger-claim--{claim.kind} ledger-claim--{claim.status}"
     value_class = "ledger-value" if claim.value is not None else "ledger-value ledger-value--text"
     return (
-        f'<a class="{classes}" href="{esc(links.claim(claim.id))}" title="{esc(tooltip(claim))}" '
+        f'<a class="{classes}" href="{esc(links.claim(claim.id))}" title="{esc(tooltip(claim, report))}" '
         f'data-claim="{esc(claim.id)}"><span class="{value_class}">{text}</span>'
         f"{claim_badges(claim, report)}</a>"
     )
@@ -137,7 +139,7 @@ def claim_link(claim_id: str, report: Report, links: Links) -> str:
     value = stated(claim)
     shown = f"<del>{esc(value)}</del>" if claim.retired and value else esc(value)
     return (
-        f'<a class="ledger-claim-id" href="{esc(links.claim(claim_id))}" title="{esc(tooltip(claim))}">'
+        f'<a class="ledger-claim-id" href="{esc(links.claim(claim_id))}" title="{esc(tooltip(claim, report))}">'
         f"<code>{esc(claim_id)}</code></a>{' ' + shown if shown else ''} {claim_badges(claim, report)}"
     )
 
