@@ -19,8 +19,9 @@ from pathlib import Path
 
 import mlx.core as mx
 
-CUDA_DEV_ATTR_L2_CACHE_SIZE = 89  # cudaDevAttrL2CacheSize (CUDA runtime API)
+CUDA_DEV_ATTR_L2_CACHE_SIZE = 38  # cudaDevAttrL2CacheSize (CUDA runtime API; 89 is a yes/no attribute)
 CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38  # the same attribute in the driver API
+MIN_PLAUSIBLE_L2 = 64 << 10  # an answer below this is a wrong attribute, not a cache
 PRIVATE_DEVICE_KEYS = {"uuid", "pci_bus_id"}  # identify one physical card, not its kind
 
 
@@ -99,9 +100,9 @@ def cuda_l2_cache_bytes(device: int = 0) -> tuple[int | None, str]:
             continue
         value = ctypes.c_int(0)
         rc = lib.cudaDeviceGetAttribute(ctypes.byref(value), CUDA_DEV_ATTR_L2_CACHE_SIZE, device)
-        if rc == 0 and value.value > 0:
+        if rc == 0 and value.value >= MIN_PLAUSIBLE_L2:
             return value.value, f"cudaDeviceGetAttribute(cudaDevAttrL2CacheSize) via {os.path.basename(name)}"
-        tried.append(f"{os.path.basename(name)} returned error {rc}")
+        tried.append(f"{os.path.basename(name)} returned error {rc}, value {value.value}")
     for name in ("libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")):
         if not name:
             continue
@@ -112,10 +113,10 @@ def cuda_l2_cache_bytes(device: int = 0) -> tuple[int | None, str]:
         dev, value = ctypes.c_int(0), ctypes.c_int(0)
         rc = lib.cuInit(0) or lib.cuDeviceGet(ctypes.byref(dev), device) or lib.cuDeviceGetAttribute(
             ctypes.byref(value), CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev)
-        if rc == 0 and value.value > 0:
+        if rc == 0 and value.value >= MIN_PLAUSIBLE_L2:
             why = "; ".join(tried) or "no libcudart found"
             return value.value, f"cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE) via {name} ({why})"
-        tried.append(f"{name} returned error {rc}")
+        tried.append(f"{name} returned error {rc}, value {value.value}")
     return None, "not read: " + ("; ".join(tried) or "neither libcudart nor libcuda could be loaded")
 
 

@@ -16,9 +16,9 @@ from probes.whole_graph import Looped, sync
 PREFILL = {  # prompt lengths (tokens); decode steps per sample at least min_steps
     "quick": {"prompt_tokens": (16, 64), "decode_prompt_tokens": 4, "min_steps": 2, "max_steps": 2,
               "min_sample_s": 0.0},
-    "default": {"prompt_tokens": (128, 512), "decode_prompt_tokens": 4, "min_steps": 2, "max_steps": 16,
+    "default": {"prompt_tokens": (128, 512), "decode_prompt_tokens": 4, "min_steps": 1, "max_steps": 16,
                 "min_sample_s": 0.5},
-    "gpu": {"prompt_tokens": (128, 512, 2048), "decode_prompt_tokens": 4, "min_steps": 2, "max_steps": 64,
+    "gpu": {"prompt_tokens": (128, 512, 2048), "decode_prompt_tokens": 4, "min_steps": 1, "max_steps": 64,
             "min_sample_s": 0.25},
 }
 
