@@ -18,15 +18,18 @@ from probes import model_build, session, timing
 
 SETTLE_LIMIT = 1.25  # slowest / fastest round of a B=1 setting counted as settled
 DECODE = {
-    "quick": {"prompt_tokens": 4, "batches": (1, 2, 4), "looped_max_batch": 4, "min_sample_s": 0.0,
-              "min_steps": 2, "max_steps": 2, "settle_budget_s": 0.0, "max_settle_sample_s": 0.0,
+    "quick": {"prompt_tokens": 4, "batches": (1, 2, 4), "tiny_batches": (1, 2, 4), "looped_max_batch": 4,
+              "min_sample_s": 0.0, "min_steps": 2, "max_steps": 2, "settle_budget_s": 0.0,
+              "max_settle_sample_s": 0.0, "max_final_sample_s": 0.0,
               "agreement_sequences": 2, "agreement_tokens": 6, "max_tokens": 4096},
-    "default": {"prompt_tokens": 4, "batches": (1, 2, 4, 8, 16), "looped_max_batch": 4, "min_sample_s": 0.5,
-                "min_steps": 2, "max_steps": 32, "settle_budget_s": 60.0, "max_settle_sample_s": 2.0,
+    "default": {"prompt_tokens": 4, "batches": (1, 2, 4, 8, 16), "tiny_batches": (1, 2, 4, 8, 16),
+                "looped_max_batch": 4, "min_sample_s": 0.5, "min_steps": 2, "max_steps": 32,
+                "settle_budget_s": 60.0, "max_settle_sample_s": 2.0, "max_final_sample_s": 1.0,
                 "agreement_sequences": 4, "agreement_tokens": 16, "max_tokens": 4096},
-    "gpu": {"prompt_tokens": 4, "batches": (1, 2, 4, 8, 16, 32, 64, 128, 256), "looped_max_batch": 4,
-            "min_sample_s": 0.25, "min_steps": 2, "max_steps": 128, "settle_budget_s": 90.0,
-            "max_settle_sample_s": 2.0, "agreement_sequences": 8, "agreement_tokens": 48, "max_tokens": 4096},
+    "gpu": {"prompt_tokens": 4, "batches": (1, 2, 4, 8, 16, 32, 64, 128, 256), "tiny_batches": (1, 4, 16, 64),
+            "looped_max_batch": 4, "min_sample_s": 0.25, "min_steps": 2, "max_steps": 128,
+            "settle_budget_s": 30.0, "max_settle_sample_s": 0.5, "max_final_sample_s": 0.5,
+            "agreement_sequences": 8, "agreement_tokens": 48, "max_tokens": 4096},
 }
 
 
@@ -173,11 +176,13 @@ def main(argv=None) -> None:
 
     rng = np.random.default_rng(0)
     prompts = rng.integers(0, min(config.vocab_size, tiny.vocab_size), (max(batches), cfg["prompt_tokens"])).tolist()
-    touched = {(k, b): model_build.touched_per_layer(m, prompts[:b]) for k, m in models.items() for b in batches}
+    tiny_batches = cfg["tiny_batches"]
+    touched = {("main", b): model_build.touched_per_layer(models["main"], prompts[:b]) for b in batches}
+    touched |= {("tiny", b): model_build.touched_per_layer(models["tiny"], prompts[:b]) for b in tiny_batches}
     runners = {}
     for b in batches:
         runners[("batched", b)] = Batched(models["main"], prompts[:b], cfg["max_tokens"])
-        if tiny_failed is None:
+        if tiny_failed is None and b in tiny_batches:
             try:
                 runners[("tiny-width", b)] = Batched(models["tiny"], prompts[:b], cfg["max_tokens"])
             except RuntimeError as error:  # a backend failure: recorded, and the rest is still measured
@@ -192,7 +197,9 @@ def main(argv=None) -> None:
 
     sample, settle_rows = settle(s, {k: settings[k] for k in ("batched/1", "single/1")}, cfg)
     start_decoded = {key: r.decoded() for key, r in runners.items()}
-    timed = s.time(settings, "whole_graph", min_sample_s=sample, max_reps=cfg["max_steps"], min_reps=cfg["min_steps"])
+    final_sample = min(sample, cfg["max_final_sample_s"])
+    timed = s.time(settings, "whole_graph", min_sample_s=final_sample, max_reps=cfg["max_steps"],
+                   min_reps=cfg["min_steps"])
     end_decoded = {key: r.decoded() for key, r in runners.items()}
 
     order = {"batched": 0, "single": 1, "looped": 2, "tiny-width": 3}
@@ -232,7 +239,7 @@ def main(argv=None) -> None:
 
     fits = []
     for mode in ("batched", "tiny-width"):
-        bs = [b for b in batches if (mode, b) in step]
+        bs = sorted(b for (m, b) in step if m == mode)
         if len(bs) < 2:
             continue
         xs = {b: float(b) for b in bs}
@@ -260,10 +267,11 @@ def main(argv=None) -> None:
         **{k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()},
         "settle": f"B=1 settings (batched/1, single/1) timed with samples of min_sample_s, doubled until the "
                   f"slowest round is within {SETTLE_LIMIT}x of the fastest or settle_budget_s / "
-                  f"max_settle_sample_s run out; the final timing uses min_sample_s={sample:g} for every "
-                  "setting (decode_steps per sample chosen after warm-up, min_steps..max_steps); settle.csv "
+                  f"max_settle_sample_s run out; the final timing uses the settled sample length capped at "
+                  f"max_final_sample_s (here {final_sample:g} s) for every setting (decode_steps per sample "
+                  "chosen after warm-up, min_steps..max_steps); settle.csv "
                   "holds every attempt; spread_ratio and settled are per row of the final timing",
-        "final_min_sample_s": sample,
+        "settled_min_sample_s": sample, "final_min_sample_s": final_sample,
         "timing": "per sample: decode_steps steps in which every one of the B sequences decodes one token "
                   "(prefill and the first token are outside the clock); generators persist across rounds, so "
                   "the context grows; ms_min/ms_median/ms_max and ms_per_token are per token, step_ms per "

@@ -161,8 +161,9 @@ def test_whole_graph_reports_tokens_per_second_and_agreement(quick_suite):
         assert row["settled"] == ("true" if float(row["spread_ratio"]) <= whole_graph.SETTLE_LIMIT else "false")
     modes = {(r["mode"], r["batch"]) for r in rows}
     assert {("batched", "1"), ("single", "1"), ("looped", "2"), ("tiny-width", "1"), ("tiny-width", "4")} <= modes
-    by = {(r["mode"], r["batch"]): r for r in rows}
-    assert float(by[("tiny-width", "1")]["bytes_per_step"]) < float(by[("batched", "1")]["bytes_per_step"])
+    tiny, main = manifest["parameters"]["tiny_width_config"], manifest["parameters"]["model_config"]
+    assert tiny["hidden_size"] == 128 and tiny["num_attention_heads"] == main["num_attention_heads"]
+    assert manifest["parameters"]["tiny_width_failed"] is None
     assert manifest["parameters"]["parameter_bytes"] > 0
     assert manifest["parameters"]["model_config"]["num_experts"] == 16
     assert manifest["parameters"]["model_config"]["num_hidden_layers"] == manifest["parameters"]["tiny_width_config"]["num_hidden_layers"]
