@@ -16,7 +16,7 @@ from probes.whole_graph import Looped, sync
 PREFILL = {  # prompt lengths (tokens); decode steps per sample at least min_steps
     "quick": {"prompt_tokens": (16, 64), "decode_prompt_tokens": 4, "min_steps": 2, "max_steps": 2,
               "min_sample_s": 0.0},
-    "default": {"prompt_tokens": (128, 512), "decode_prompt_tokens": 4, "min_steps": 1, "max_steps": 16,
+    "default": {"prompt_tokens": (16, 64), "decode_prompt_tokens": 4, "min_steps": 1, "max_steps": 16,
                 "min_sample_s": 0.5},
     "gpu": {"prompt_tokens": (128, 512, 2048), "decode_prompt_tokens": 4, "min_steps": 1, "max_steps": 64,
             "min_sample_s": 0.25},
@@ -51,7 +51,8 @@ def main(argv=None) -> None:
     rng = np.random.default_rng(0)
     settings = {}
     for t in cfg["prompt_tokens"]:
-        settings[f"prefill/{t}"] = timing.Setting(Prefill(model, rng.integers(0, config.vocab_size, t).tolist()).run)
+        prompt = rng.integers(0, config.vocab_size, t).tolist()
+        settings[f"prefill/{t}"] = timing.Setting(Prefill(model, prompt).run, repeatable=False)  # one prompt a sample
     decode = Looped(model, [rng.integers(0, config.vocab_size, cfg["decode_prompt_tokens"]).tolist()], 1 << 16)
     settings["decode/1"] = timing.Setting(decode.run)
     timed = s.time(settings, "prefill", min_sample_s=cfg["min_sample_s"], max_reps=cfg["max_steps"],
@@ -88,6 +89,11 @@ def main(argv=None) -> None:
         "linear_attention_note": "on the CPU and CUDA backends mlx-lm runs the Gated DeltaNet prefill as a "
                                  "sequential loop over the prompt's tokens (gated_delta_ops); Metal has a kernel",
         "prompts": "random token ids (numpy seed 0)",
+        "scaled": {"quick": "tiny prompts for tests",
+                   "default": "prompts of 16 and 64 tokens, not 128 and 512: on the shared 2-core CPU one prefill "
+                              "took about 0.4 s per token (32 and 128 tokens tried by hand), so 512-token "
+                              "samples would have taken the run past its time budget",
+                   "gpu": "nothing scaled"}[s.profile.name],
     })
 
 
