@@ -5,7 +5,7 @@ from __future__ import annotations
 import mlx.core as mx
 import numpy as np
 
-from probes import harness
+from probes import environment, reference, session, timing
 
 MIB = 1 << 20
 SWEEPS = {  # buffer sizes (MiB) tried; the ceiling is the best figure at >= ceiling_min_mib
@@ -49,8 +49,8 @@ def numpy_ops(a: np.ndarray, dst: np.ndarray) -> dict:
 
 def outside_reference(sizes_mib: list[int]) -> tuple[str, dict]:
     """A device-to-device reference on MLX's CUDA backend: torch, else cupy, if importable."""
-    if harness.backend() != "cuda":
-        return f"not applicable (backend {harness.backend()})", {}
+    if environment.backend() != "cuda":
+        return f"not applicable (backend {environment.backend()})", {}
     try:
         import torch
 
@@ -60,8 +60,8 @@ def outside_reference(sizes_mib: list[int]) -> tuple[str, dict]:
             for size in sizes_mib:
                 src = torch.rand(size * MIB // 4, device="cuda")
                 dst = torch.empty_like(src)
-                settings[("torch", "read_all", size)] = harness.kernel(lambda src=src: src.sum(), finish)
-                settings[("torch", "copy", size)] = harness.kernel(lambda s=src, d=dst: d.copy_(s), finish)
+                settings[("torch", "read_all", size)] = timing.kernel(lambda src=src: src.sum(), finish)
+                settings[("torch", "copy", size)] = timing.kernel(lambda s=src, d=dst: d.copy_(s), finish)
             return f"torch {torch.__version__} on {torch.cuda.get_device_name()}", settings
     except ImportError:
         pass
@@ -73,20 +73,20 @@ def outside_reference(sizes_mib: list[int]) -> tuple[str, dict]:
         for size in sizes_mib:
             src = cupy.random.random(size * MIB // 4, dtype=cupy.float32)
             dst = cupy.empty_like(src)
-            settings[("cupy", "read_all", size)] = harness.kernel(lambda src=src: src.sum(), finish)
-            settings[("cupy", "copy", size)] = harness.kernel(lambda s=src, d=dst: cupy.copyto(d, s), finish)
+            settings[("cupy", "read_all", size)] = timing.kernel(lambda src=src: src.sum(), finish)
+            settings[("cupy", "copy", size)] = timing.kernel(lambda s=src, d=dst: cupy.copyto(d, s), finish)
         return f"cupy {cupy.__version__}", settings
     except ImportError:
         return "none: neither torch nor cupy is importable", {}
 
 
 def main(argv=None) -> None:
-    s = harness.start("bandwidth", argv)
+    s = session.start("bandwidth", argv)
     sweep = SWEEPS[s.profile.name]
     info = s.environment["device_info"]
-    device_budget = info.get("memory_size") or info.get("total_memory") or harness.memory_available_bytes()
-    host_budget = harness.memory_available_bytes()
-    on_host = harness.backend() == "cpu"
+    device_budget = info.get("memory_size") or info.get("total_memory") or environment.memory_available_bytes()
+    host_budget = environment.memory_available_bytes()
+    on_host = environment.backend() == "cpu"
     # MLX holds a buffer and a transient copy per size; numpy a source and a destination
     mlx_sizes = fit_sizes(sweep["sizes_mib"], device_budget // (4 if on_host else 2) if device_budget else None, 2)
     host_sizes = fit_sizes([x for x in sweep["sizes_mib"] if x <= sweep["host_max_mib"]],
@@ -101,17 +101,17 @@ def main(argv=None) -> None:
         mx.eval(a)
         buffers[size] = a
         for op, fn in mlx_ops(a).items():
-            settings[("mlx", op, size)] = harness.kernel(fn)
+            settings[("mlx", op, size)] = timing.kernel(fn)
     for size in host_sizes:
         a = rng.random(size * MIB // 4, dtype=np.float32)
         dst = np.empty_like(a)
         for op, fn in numpy_ops(a, dst).items():
-            settings[("numpy", op, size)] = harness.kernel(fn, finish=lambda out: None)
+            settings[("numpy", op, size)] = timing.kernel(fn, finish=lambda out: None)
     outside, outside_settings = outside_reference(mlx_sizes)
     settings.update(outside_settings)
 
     # the ops are checked once, at the smallest size, against numpy on the same values
-    small = harness.to_numpy(buffers[mlx_sizes[0]])
+    small = reference.to_numpy(buffers[mlx_sizes[0]])
     for op, want in {"read_cols": small.reshape(-1, COLUMNS).sum(axis=0, dtype=np.float64),
                      "read_rows": small.reshape(-1, COLUMNS).sum(axis=1, dtype=np.float64),
                      "read_all": np.array(small.sum(dtype=np.float64)), "copy": -small}.items():
@@ -125,9 +125,10 @@ def main(argv=None) -> None:
         moved = size * MIB * (2 if op == "copy" else 1)
         rows.append({
             "impl": impl, "device": "host" if impl == "numpy" else "mlx-device" if impl == "mlx" else "cuda",
-            "op": op, "size_mib": size, "bytes_moved": moved, "reps": reps, **harness.timing_columns(seconds),
+            "op": op, "size_mib": size, "bytes_moved": moved, "reps": reps, **timing.timing_columns(seconds),
             "gb_per_s": moved / seconds.median / 1e9,
             "gb_per_s_low": moved / seconds.high / 1e9, "gb_per_s_high": moved / seconds.low / 1e9,
+            "gb_per_s_min": moved / seconds.high / 1e9, "gb_per_s_max": moved / seconds.low / 1e9,
         })
     summary = []
     for impl in sorted({r["impl"] for r in rows}):
@@ -137,6 +138,7 @@ def main(argv=None) -> None:
             if big:
                 best = max(big, key=lambda r: r["gb_per_s"])
                 summary.append({"figure": "ceiling", "impl": impl, "op": group, "gb_per_s": best["gb_per_s"],
+                                "gb_per_s_min": best["gb_per_s_min"], "gb_per_s_max": best["gb_per_s_max"],
                                 "best_op": best["op"], "size_mib": best["size_mib"], "rounds": best["rounds"]})
     s.write({"results.csv": rows, "summary.csv": summary}, {
         **sweep, "sizes_mib_mlx": mlx_sizes, "sizes_mib_numpy": host_sizes, "sizes_mib_dropped_for_memory": dropped,
@@ -155,4 +157,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    harness.run_main(main)
+    session.run_main(main)

@@ -1,10 +1,17 @@
-"""Quantized matvec probe: 4-bit weights x B activations, one batched call vs B calls -> results.csv."""
+"""Quantized matvec probe: 4-bit weights x B activations, one batched call vs B calls -> results.csv, sweep.csv.
+
+results.csv: the write-up's operators. sweep.csv: one input width, matrix sizes from well inside to beyond
+twice the cache a matrix would sit in (the device's L2 on a GPU, the last-level cache on a CPU), so a step
+in per-token time at that size shows, or does not.
+"""
 
 from __future__ import annotations
 
+import math
+
 import mlx.core as mx
 
-from probes import harness
+from probes import environment, reference, session, timing
 
 GROUP_SIZE, BITS = 64, 4
 HEAD_ROWS = 248320  # the write-up's vocabulary-sized output head
@@ -23,12 +30,38 @@ SCALED_WHY = {
 }
 
 
+SWEEP = {  # input width, batches, points, and how far past the cache the largest matrix goes
+    "quick": {"k": 256, "batches": (1, 4), "points": 3, "beyond": 2.0, "min_rows": 128, "max_bytes": 1 << 20},
+    "default": {"k": 2048, "batches": (1, 4, 16), "points": 8, "beyond": 2.2, "min_rows": 512, "max_bytes": 192 << 20},
+    "gpu": {"k": 2048, "batches": (1, 4, 16), "points": 9, "beyond": 2.5, "min_rows": 512, "max_bytes": 512 << 20},
+}
+FALLBACK_CACHE_BYTES = 64 << 20  # used (and said so) when no cache size could be read
+
+
+def sweep_rows(min_rows: int, max_rows: int, points: int, multiple: int = 64) -> list[int]:
+    """`points` row counts spaced geometrically from min_rows to max_rows, rounded to `multiple`, distinct."""
+    if points < 2 or max_rows <= min_rows:
+        return [min_rows]
+    ratio = (max_rows / min_rows) ** (1 / (points - 1))
+    rows = [max(multiple, round(min_rows * ratio**i / multiple) * multiple) for i in range(points)]
+    return sorted(set(rows))
+
+
+def sweep_cache(env: dict) -> tuple[int, str]:
+    """(bytes, which cache) the sweep crosses: the device L2 on a GPU, the CPU's last level on the CPU."""
+    if env.get("backend") == "cpu" and env.get("cpu_last_level_cache_bytes"):
+        return int(env["cpu_last_level_cache_bytes"]), "cpu last-level cache (sysfs)"
+    if env.get("device_l2_cache_bytes"):
+        return int(env["device_l2_cache_bytes"]), "device L2 (" + str(env.get("device_l2_cache_source")) + ")"
+    return FALLBACK_CACHE_BYTES, "none read: a fixed 64 MiB stands in"
+
+
 def qmm(x: mx.array, w: tuple[mx.array, mx.array, mx.array]) -> mx.array:
     return mx.quantized_matmul(x, *w, transpose=True, group_size=GROUP_SIZE, bits=BITS)
 
 
 def main(argv=None) -> None:
-    s = harness.start("matvec", argv)
+    s = session.start("matvec", argv)
     shape = SHAPES[s.profile.name]
     k, batches = shape["k"], s.profile.batches
     mx.random.seed(0)
@@ -42,13 +75,13 @@ def main(argv=None) -> None:
         w = mx.quantize((mx.random.normal((rows, k)) * 0.02).astype(s.dtype), group_size=GROUP_SIZE, bits=BITS)
         mx.eval(w)
         weights[op] = w
-        ref = harness.quantized_matmul_reference(harness.to_numpy(x_all), *w, GROUP_SIZE, BITS)
+        ref = reference.quantized_matmul_reference(reference.to_numpy(x_all), *w, GROUP_SIZE, BITS)
         for b in batches:
             s.check("quantized_matmul", qmm(inputs[b], w), ref[:b], operator=op, mode="batched", batch=b)
             looped = mx.concatenate([qmm(singles[i], w) for i in range(b)])
             s.check("quantized_matmul", looped, ref[:b], operator=op, mode="looped", batch=b)
-            settings[(op, "batched", b)] = harness.kernel(lambda x=inputs[b], w=w: qmm(x, w))
-            settings[(op, "looped", b)] = harness.kernel(lambda b=b, w=w: [qmm(singles[i], w) for i in range(b)])
+            settings[(op, "batched", b)] = timing.kernel(lambda x=inputs[b], w=w: qmm(x, w))
+            settings[(op, "looped", b)] = timing.kernel(lambda b=b, w=w: [qmm(singles[i], w) for i in range(b)])
         meta[op] = {"rows": rows, "rows_full": rows_full, "weight_bytes": sum(a.nbytes for a in w)}
         s.progress(f"{op}: {rows}x{k} checked against the numpy reference")
 
@@ -64,13 +97,15 @@ def main(argv=None) -> None:
                 rows_out.append({
                     "operator": op, "rows": m["rows"], "rows_full": m["rows_full"],
                     "scaled": m["rows"] != m["rows_full"], "k": k, "mode": mode, "batch": b, "reps": reps,
-                    **harness.timing_columns(seconds),
+                    **timing.timing_columns(seconds),
                     "weight_bytes": m["weight_bytes"],
                     "activation_bytes": b * (k + m["rows"]) * item,
                     "bytes_per_call": calls * m["weight_bytes"],
-                    **harness.batching_figures(b, seconds, calls * m["weight_bytes"], base, m["weight_bytes"]),
+                    **timing.batching_figures(b, seconds, calls * m["weight_bytes"], base, m["weight_bytes"]),
                 })
-    s.write({"results.csv": rows_out}, {
+    sweep_out, sweep_params = run_sweep(s)
+    s.write({"results.csv": rows_out, "sweep.csv": sweep_out}, {
+        "sweep": sweep_params,
         "group_size": GROUP_SIZE, "bits": BITS, "k": k, "batches": list(batches),
         "operators": {op: {"rows": m["rows"], "rows_full": m["rows_full"]} for op, m in meta.items()},
         "scaled": SCALED_WHY[s.profile.name],
@@ -82,10 +117,65 @@ def main(argv=None) -> None:
         "ms_columns": "ms_min/ms_median/ms_max are per call (one batched call, or all B looped calls)",
         "formula": "predicted_speedup = byte_ratio * bandwidth_ratio; with both ratios measured here it "
                    "equals speedup by construction",
-        "reference": "fp32 numpy x @ W.T with W unpacked by shift/mask/groups (probes.harness.unpack)",
+        "reference": "fp32 numpy x @ W.T with W unpacked by shift/mask/groups (probes.reference.unpack)",
         "weights": "normal(0, 0.02) in the compute dtype, quantized with mx.quantize; seed 0",
     })
 
 
+def run_sweep(s: session.Session) -> tuple[list[dict], dict]:
+    """Matrix sizes across the cache at one input width: looped vs batched per-token time at a few B."""
+    cfg = SWEEP[s.profile.name]
+    k, batches = cfg["k"], cfg["batches"]
+    cache_bytes, cache_name = sweep_cache(s.environment)
+    item = mx.zeros((1,), dtype=s.dtype).itemsize
+    row_bytes = k * BITS // 8 + 2 * (k // GROUP_SIZE) * item  # packed weights + scales + biases
+    max_rows = math.ceil(min(cfg["beyond"] * cache_bytes, cfg["max_bytes"]) / row_bytes)
+    sizes = sweep_rows(cfg["min_rows"], max_rows, cfg["points"])
+    x_all = mx.random.normal((max(batches), k), key=mx.random.key(1)).astype(s.dtype)
+    inputs = {b: mx.array(x_all[:b]) for b in batches}
+    singles = [mx.array(x_all[i : i + 1]) for i in range(max(batches))]
+    mx.eval(x_all, inputs, singles)
+    settings, meta = {}, {}
+    for rows in sizes:
+        w = mx.quantize((mx.random.normal((rows, k), key=mx.random.key(rows)) * 0.02).astype(s.dtype),
+                        group_size=GROUP_SIZE, bits=BITS)
+        mx.eval(w)
+        ref = reference.quantized_matmul_reference(reference.to_numpy(x_all), *w, GROUP_SIZE, BITS)
+        for b in batches:
+            s.check("quantized_matmul", qmm(inputs[b], w), ref[:b], sweep_rows=rows, mode="batched", batch=b)
+            s.check("quantized_matmul", mx.concatenate([qmm(singles[i], w) for i in range(b)]), ref[:b],
+                    sweep_rows=rows, mode="looped", batch=b)
+            settings[f"{rows}/batched/{b}"] = timing.kernel(lambda x=inputs[b], w=w: qmm(x, w))
+            settings[f"{rows}/looped/{b}"] = timing.kernel(lambda b=b, w=w: [qmm(singles[i], w) for i in range(b)])
+        meta[rows] = sum(a.nbytes for a in w)
+    s.progress(f"sweep: rows {sizes} at k={k} across {cache_name} of {cache_bytes} bytes, checked")
+    timed = s.time(settings, "matvec sweep")
+    out = []
+    for rows in sizes:
+        wbytes = meta[rows]
+        for mode in ("batched", "looped"):
+            base, _ = timed[f"{rows}/{mode}/1"]
+            for b in batches:
+                seconds, reps = timed[f"{rows}/{mode}/{b}"]
+                looped, _ = timed[f"{rows}/looped/{b}"]
+                calls = 1 if mode == "batched" else b
+                out.append({
+                    "rows": rows, "k": k, "matrix_bytes": wbytes, "cache_bytes": cache_bytes,
+                    "matrix_over_cache": wbytes / cache_bytes, "mode": mode, "batch": b, "reps": reps,
+                    **timing.timing_columns(seconds),
+                    "bytes_per_call": calls * wbytes,
+                    **timing.batching_figures(b, seconds, calls * wbytes, base, wbytes),
+                    **timing.ratio_span("speedup_vs_looped", looped, seconds),
+                })
+    return out, {
+        "k": k, "batches": list(batches), "rows": sizes, "cache_bytes": cache_bytes, "cache": cache_name,
+        "row_bytes": row_bytes, "largest_over_cache": meta[sizes[-1]] / cache_bytes,
+        "plan": f"{cfg['points']} sizes from {cfg['min_rows']} rows to {cfg['beyond']} x the cache "
+                f"(capped at {cfg['max_bytes']} bytes), geometric, rounded to 64 rows",
+        "columns": "per-call ms (ms_*), per-token ms (ms_per_token*), weight GB/s, speedup vs the same mode "
+                   "at B=1, speedup_vs_looped = looped time / this setting's time at the same rows and B",
+    }
+
+
 if __name__ == "__main__":
-    harness.run_main(main)
+    session.run_main(main)

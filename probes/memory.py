@@ -11,39 +11,18 @@ import mlx.core as mx
 from mlx_lm.models import qwen3_5
 from mlx_lm.models.cache import ArraysCache, KVCache
 
-from probes import harness
+from probes import config as configs
+from probes import reference, session
 
 CONTEXTS = {"quick": [4096], "default": [4096, 32768, 262144], "gpu": [4096, 32768, 262144]}
 PROBE_TOKENS = 16  # tokens run through each layer to fill mlx-lm's caches
 DTYPES = {"bfloat16": mx.bfloat16, "float32": mx.float32}
 
 
-def layer_counts(config: dict) -> tuple[int, int]:
-    """(full-attention layers, linear-attention layers): layer i is full attention when (i+1) % interval == 0."""
-    n, interval = config["num_hidden_layers"], config["full_attention_interval"]
-    full = sum((i + 1) % interval == 0 for i in range(n))
-    return full, n - full
-
-
-def kv_bytes_per_token(config: dict, dtype_bytes: int) -> int:
-    """Keys and values of every full-attention layer for one token."""
-    full, _ = layer_counts(config)
-    return full * 2 * config["num_key_value_heads"] * config["head_dim"] * dtype_bytes
-
-
-def linear_state_bytes(config: dict, dtype_bytes: int, state_bytes: int = 4) -> int:
-    """Per sequence, independent of context: the recurrent state (fp32 in mlx-lm) + the conv window."""
-    _, linear = layer_counts(config)
-    hk, hv = config["linear_num_key_heads"], config["linear_num_value_heads"]
-    dk, dv = config["linear_key_head_dim"], config["linear_value_head_dim"]
-    conv_dim = 2 * hk * dk + hv * dv
-    return linear * (hv * dv * dk * state_bytes + (config["linear_conv_kernel_dim"] - 1) * conv_dim * dtype_bytes)
-
-
-def cache_bytes_from_mlx_lm(config: dict, dtype: mx.Dtype) -> tuple[float, int]:
+def cache_bytes_from_mlx_lm(config: configs.ModelConfig, dtype: mx.Dtype) -> tuple[float, int]:
     """(KV bytes per token of one attention layer, state bytes of one linear layer) read off mlx-lm's caches."""
-    args = qwen3_5.TextModelArgs.from_dict(config)
-    x = mx.random.normal((1, PROBE_TOKENS, config["hidden_size"])).astype(dtype)
+    args = qwen3_5.TextModelArgs.from_dict(config.mlx_lm())
+    x = mx.random.normal((1, PROBE_TOKENS, config.hidden_size)).astype(dtype)
     attention = qwen3_5.Attention(args)
     attention.set_dtype(dtype)
     kv = KVCache()
@@ -58,18 +37,18 @@ def cache_bytes_from_mlx_lm(config: dict, dtype: mx.Dtype) -> tuple[float, int]:
 
 
 def main(argv=None) -> None:
-    s = harness.start("memory", argv)
-    config = harness.WRITEUP_MODEL
-    full, linear = layer_counts(config)
+    s = session.start("memory", argv)
+    config = configs.WRITEUP_MODEL
+    full, linear = config.layer_counts()
     rows = []
     for name, dtype in DTYPES.items():
         size = dtype.size
-        per_token = kv_bytes_per_token(config, size)
-        state = linear_state_bytes(config, size)
+        per_token = config.kv_bytes_per_token(size)
+        state = config.linear_state_bytes(size)
         layer_kv, layer_state = cache_bytes_from_mlx_lm(config, dtype)
         s.progress(f"{name}: {per_token} KV bytes/token by formula, {layer_kv * full:.0f} from mlx-lm's KVCache")
         if layer_kv * full != per_token or layer_state * linear != state:
-            raise harness.ReferenceMismatch(
+            raise reference.ReferenceMismatch(
                 f"{name}: formula {per_token} B/token, {state} B state; mlx-lm caches {layer_kv * full} B/token, "
                 f"{layer_state * linear} B state"
             )
@@ -87,11 +66,11 @@ def main(argv=None) -> None:
                 "total_bytes_per_sequence": per_token * context + state,
             })
     s.write({"kv.csv": rows}, {
-        "model_config": {k: config[k] for k in (
+        "model_config": {k: config.mlx_lm()[k] for k in (
             "num_hidden_layers", "full_attention_interval", "num_attention_heads", "num_key_value_heads",
             "head_dim", "hidden_size", "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
             "linear_value_head_dim", "linear_conv_kernel_dim")},
-        "model_config_source": harness.WRITEUP_MODEL_SOURCE,
+        "model_config_source": configs.SOURCE,
         "contexts": CONTEXTS[s.profile.name],
         "formula": "kv_bytes_per_token = full_attention_layers * 2 (K, V) * num_key_value_heads * head_dim * "
                    "dtype bytes; linear_state = linear_attention_layers * (value_heads * value_dim * key_dim * "
@@ -106,4 +85,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    harness.run_main(main)
+    session.run_main(main)

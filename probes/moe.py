@@ -7,7 +7,7 @@ import mlx.nn as nn
 import numpy as np
 from mlx_lm.models.switch_layers import SwitchGLU
 
-from probes import harness
+from probes import environment, reference, session, timing
 
 GROUP_SIZE, BITS = 64, 4
 SHAPES = {  # hidden, intermediate (per expert), experts, active per token, Monte Carlo routings per B
@@ -36,11 +36,11 @@ def monte_carlo_touched(rng: np.random.Generator, n_experts: int, top_k: int, ba
 
 
 def moe_reference(x: np.ndarray, idx: np.ndarray, projections: dict[str, tuple]) -> np.ndarray:
-    """SwiGLU experts in fp32 numpy, weights unpacked by the harness: (B, D), (B, k) -> (B, k, D)."""
-    arrays = {name: [harness.to_numpy(a) for a in w] for name, w in projections.items()}
+    """SwiGLU experts in fp32 numpy, weights unpacked by probes.reference.unpack: (B, D), (B, k) -> (B, k, D)."""
+    arrays = {name: [reference.to_numpy(a) for a in w] for name, w in projections.items()}
     out = np.zeros((*idx.shape, x.shape[-1]), dtype=np.float32)
     for e in np.unique(idx):
-        gate, up, down = (harness.unpack(*(a[e] for a in arrays[n]), GROUP_SIZE, BITS) for n in ("gate", "up", "down"))
+        gate, up, down = (reference.unpack(*(a[e] for a in arrays[n]), GROUP_SIZE, BITS) for n in ("gate", "up", "down"))
         tokens, slots = np.nonzero(idx == e)
         xs = x[tokens].astype(np.float32)
         g, u = xs @ gate.T, xs @ up.T
@@ -59,7 +59,7 @@ def build_experts(shape: dict, dtype: mx.Dtype) -> SwitchGLU:
 
 
 def main(argv=None) -> None:
-    s = harness.start("moe", argv)
+    s = session.start("moe", argv)
     shape, batches = SHAPES[s.profile.name], s.profile.batches
     n_experts, top_k, hidden = shape["experts"], shape["top_k"], shape["hidden"]
     mx.random.seed(0)
@@ -75,7 +75,7 @@ def main(argv=None) -> None:
     idx_np = uniform_routing(rng, (max(batches),), n_experts, top_k).astype(np.uint32)
     idx_all = mx.array(idx_np)
     mx.eval(x_all, idx_all)
-    ref = moe_reference(harness.to_numpy(x_all), idx_np, projections)
+    ref = moe_reference(reference.to_numpy(x_all), idx_np, projections)
     s.progress(f"{n_experts} experts x {expert_bytes} bytes; reference computed")
 
     settings = {}
@@ -85,8 +85,8 @@ def main(argv=None) -> None:
         mx.eval(x, idx, singles)
         s.check("switch_glu", experts(x, idx), ref[:b], mode="batched", batch=b)
         s.check("switch_glu", mx.concatenate([experts(*a) for a in singles]), ref[:b], mode="looped", batch=b)
-        settings[f"batched/{b}"] = harness.kernel(lambda x=x, idx=idx: experts(x, idx))
-        settings[f"looped/{b}"] = harness.kernel(lambda singles=singles: [experts(*a) for a in singles])
+        settings[f"batched/{b}"] = timing.kernel(lambda x=x, idx=idx: experts(x, idx))
+        settings[f"looped/{b}"] = timing.kernel(lambda singles=singles: [experts(*a) for a in singles])
     timed = s.time(settings, "moe")
 
     rows, touched_rows = [], []
@@ -97,10 +97,10 @@ def main(argv=None) -> None:
             touched = int(np.unique(idx_np[:b]).size)
             bytes_per_call = (touched if mode == "batched" else b * top_k) * expert_bytes
             rows.append({
-                "mode": mode, "batch": b, "reps": reps, **harness.timing_columns(seconds),
+                "mode": mode, "batch": b, "reps": reps, **timing.timing_columns(seconds),
                 "experts_read": touched if mode == "batched" else b * top_k,
                 "touched_experts": touched, "expert_bytes": expert_bytes, "bytes_per_call": bytes_per_call,
-                **harness.batching_figures(b, seconds, bytes_per_call, base, top_k * expert_bytes),
+                **timing.batching_figures(b, seconds, bytes_per_call, base, top_k * expert_bytes),
             })
     for b in batches:
         counts = monte_carlo_touched(rng, n_experts, top_k, b, shape["trials"])
@@ -124,9 +124,9 @@ def main(argv=None) -> None:
         "closed_form": "experts * (1 - (1 - top_k/experts)**B), exact for uniform routing",
         "formula": "predicted_speedup = byte_ratio * bandwidth_ratio; with both ratios measured here it "
                    "equals speedup by construction",
-        "reference": "fp32 numpy SwiGLU experts with weights unpacked by shift/mask/groups (probes.harness.unpack)",
+        "reference": "fp32 numpy SwiGLU experts with weights unpacked by shift/mask/groups (probes.reference.unpack)",
     })
 
 
 if __name__ == "__main__":
-    harness.run_main(main)
+    session.run_main(main)

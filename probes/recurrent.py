@@ -6,7 +6,7 @@ import mlx.core as mx
 import numpy as np
 from mlx_lm.models.gated_delta import gated_delta_update, normalize_qk
 
-from probes import harness
+from probes import environment, reference, session, timing
 
 SHAPES = {  # key heads, value heads, key dim, value dim (one layer; T = 1 decode step)
     "quick": {"hk": 2, "hv": 4, "dk": 32, "dv": 32},
@@ -34,7 +34,7 @@ def gated_delta_reference(q, k, v, a, b, a_log, dt_bias, state):
 
 
 def main(argv=None) -> None:
-    s = harness.start("recurrent", argv)
+    s = session.start("recurrent", argv)
     shape, batches = SHAPES[s.profile.name], s.profile.batches
     hk, hv, dk, dv = shape["hk"], shape["hv"], shape["dk"], shape["dv"]
     n = max(batches)
@@ -48,9 +48,9 @@ def main(argv=None) -> None:
     dt_bias = mx.random.uniform(0.5, 1.5, (hv,)).astype(s.dtype)
     state = mx.random.normal((n, hv, dv, dk)) * 0.05  # fp32, as mlx-lm keeps it
     mx.eval(inputs, a_log, dt_bias, state)
-    np_in = {name: harness.to_numpy(t) for name, t in inputs.items()}
+    np_in = {name: reference.to_numpy(t) for name, t in inputs.items()}
     y_ref, state_ref = gated_delta_reference(
-        *(np_in[x] for x in "qkvab"), harness.to_numpy(a_log), harness.to_numpy(dt_bias), harness.to_numpy(state)
+        *(np_in[x] for x in "qkvab"), reference.to_numpy(a_log), reference.to_numpy(dt_bias), reference.to_numpy(state)
     )
 
     settings = {}
@@ -72,8 +72,8 @@ def main(argv=None) -> None:
         outs = looped()
         s.check("gated_delta_update.y", mx.concatenate([o[0] for o in outs]), y_ref[:b], mode="looped", batch=b)
         s.check("gated_delta_update.state", mx.concatenate([o[1] for o in outs]), state_ref[:b], mode="looped", batch=b)
-        settings[f"batched/{b}"] = harness.kernel(batched)
-        settings[f"looped/{b}"] = harness.kernel(looped)
+        settings[f"batched/{b}"] = timing.kernel(batched)
+        settings[f"looped/{b}"] = timing.kernel(looped)
     timed = s.time(settings, "recurrent")
 
     item = inputs["q"].itemsize
@@ -85,9 +85,9 @@ def main(argv=None) -> None:
         for b in batches:
             seconds, reps = timed[f"{mode}/{b}"]
             rows.append({
-                "mode": mode, "batch": b, "reps": reps, **harness.timing_columns(seconds),
+                "mode": mode, "batch": b, "reps": reps, **timing.timing_columns(seconds),
                 "state_bytes_per_sequence": state_bytes, "bytes_per_call": b * seq_bytes,
-                **harness.batching_figures(b, seconds, b * seq_bytes, base, seq_bytes),
+                **timing.batching_figures(b, seconds, b * seq_bytes, base, seq_bytes),
                 "byte_ratio_by_construction": 1.0,
             })
     s.write({"results.csv": rows}, {
@@ -105,4 +105,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    harness.run_main(main)
+    session.run_main(main)

@@ -7,7 +7,7 @@ slow installs (wheels, fresh virtual environments).
 from pathlib import Path
 
 import pytest
-from helpers import run_mkdocs
+from helpers import REPO, run_mkdocs
 from helpers_site import a_ledger
 
 # test module -> the slow group it belongs to (a test may also carry @pytest.mark.slow itself)
@@ -35,3 +35,12 @@ def built_site(tmp_path_factory) -> Path:
     result = run_mkdocs("build", "--strict", cwd=root)
     assert result.exit_code == 0, result.errors
     return root / "site"
+
+
+@pytest.fixture(scope="session")
+def report_site(tmp_path_factory) -> Path:
+    """This repository's own report, built with the gate on, as a reader gets it."""
+    out = tmp_path_factory.mktemp("report") / "site"
+    result = run_mkdocs("build", "--strict", "--site-dir", str(out), cwd=REPO)
+    assert result.exit_code == 0, result.errors
+    return out

@@ -6,7 +6,6 @@ import os
 import shutil
 
 import pytest
-from helpers import REPO, run_mkdocs
 from helpers_site import serving
 
 playwright = pytest.importorskip("playwright.sync_api")
@@ -119,15 +118,6 @@ def test_report_fits_a_phone(browser_page):
     page.wait_for_selector(".ledger-chart--live svg")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.set_viewport_size({"width": 1280, "height": 900})
-
-
-@pytest.fixture(scope="module")
-def report_site(tmp_path_factory):
-    """This repository's own report, built with the gate on, as a reader gets it."""
-    out = tmp_path_factory.mktemp("report") / "site"
-    result = run_mkdocs("build", "--strict", "--site-dir", str(out), cwd=REPO)
-    assert result.exit_code == 0, result.errors
-    return out
 
 
 REPORT_PAGES = [

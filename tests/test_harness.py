@@ -1,5 +1,6 @@
-"""The probes' pure helpers: statistics, names, the batching decomposition, the 4-bit reference, sizes."""
+"""The probes' pure helpers: statistics, names, the batching decomposition, the fit, the 4-bit reference, sizes."""
 
+import dataclasses
 import math
 import sys
 from pathlib import Path
@@ -10,22 +11,23 @@ mx = pytest.importorskip("mlx.core")  # the probes need MLX; without it there is
 np = pytest.importorskip("numpy")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # probes/ runs from the repo root
 
-from probes import harness  # noqa: E402
+from probes import config, environment, model_build, reference, session, timing  # noqa: E402
 from probes.bandwidth import fit_sizes  # noqa: E402
-from probes.memory import kv_bytes_per_token, layer_counts, linear_state_bytes  # noqa: E402
+from probes.matvec import sweep_cache, sweep_rows  # noqa: E402
 from probes.moe import monte_carlo_touched, touched_experts  # noqa: E402
+from probes.whole_graph import first_divergence  # noqa: E402
 
 
 @pytest.mark.parametrize(
     "samples, expected",
     [
-        ([1.2, 1.1, 1.4], harness.Spread(median=1.2, low=1.1, high=1.4, rounds=3)),
-        ([2.0], harness.Spread(2.0, 2.0, 2.0, 1)),
-        ([4.0, 1.0, 3.0, 2.0], harness.Spread(2.5, 1.0, 4.0, 4)),
+        ([1.2, 1.1, 1.4], timing.Spread(median=1.2, low=1.1, high=1.4, rounds=3)),
+        ([2.0], timing.Spread(2.0, 2.0, 2.0, 1)),
+        ([4.0, 1.0, 3.0, 2.0], timing.Spread(2.5, 1.0, 4.0, 4)),
     ],
 )
 def test_spread_is_median_min_max_and_round_count(samples, expected):
-    assert harness.spread(samples) == expected
+    assert timing.spread(samples) == expected
 
 
 @pytest.mark.parametrize(
@@ -41,10 +43,10 @@ def test_spread_is_median_min_max_and_round_count(samples, expected):
     ],
 )
 def test_default_testbed_name_follows_os_backend_and_device(system, backend, device, expected):
-    assert harness.testbed_name(system, backend, device) == expected
+    assert session.testbed_name(system, backend, device) == expected
 
 
-S = harness.Spread
+S = timing.Spread
 
 
 @pytest.mark.parametrize(
@@ -88,14 +90,14 @@ S = harness.Spread
 def test_batching_figures_split_speedup_into_byte_and_bandwidth_ratio(
     batch, seconds, nbytes, base_seconds, base_bytes, expected
 ):
-    got = harness.batching_figures(batch, seconds, nbytes, base_seconds, base_bytes)
+    got = timing.batching_figures(batch, seconds, nbytes, base_seconds, base_bytes)
     for key, value in expected.items():
         assert got[key] == pytest.approx(value, rel=1e-3), key
     assert got["predicted_speedup"] == pytest.approx(got["speedup"])
 
 
 def test_timing_columns_are_per_unit_milliseconds():
-    assert harness.timing_columns(S(0.02, 0.01, 0.04, 7), per=2) == {
+    assert timing.timing_columns(S(0.02, 0.01, 0.04, 7), per=2) == {
         "rounds": 7,
         "ms_min": 5.0,
         "ms_median": 10.0,
@@ -109,7 +111,7 @@ def test_numpy_unpacker_matches_mlx_dequantize(bits, group_size):
     w = mx.random.normal((64, 256), key=mx.random.key(bits * group_size))
     wq, scales, biases = mx.quantize(w, group_size=group_size, bits=bits)
     want = np.array(mx.dequantize(wq, scales, biases, group_size=group_size, bits=bits))
-    got = harness.unpack(np.array(wq), np.array(scales), np.array(biases), group_size, bits)
+    got = reference.unpack(np.array(wq), np.array(scales), np.array(biases), group_size, bits)
     np.testing.assert_array_equal(got, want)
 
 
@@ -119,7 +121,7 @@ def swapped_nibbles(wq, scales, biases, group_size, bits):
     return CORRECT_UNPACK(swapped, scales, biases, group_size, bits)
 
 
-CORRECT_UNPACK = harness.unpack
+CORRECT_UNPACK = reference.unpack
 
 
 def test_swapped_nibble_unpacker_is_far_outside_tolerance():
@@ -127,10 +129,10 @@ def test_swapped_nibble_unpacker_is_far_outside_tolerance():
     wq, scales, biases = mx.quantize(w, group_size=64, bits=4)
     x = np.random.default_rng(0).standard_normal((4, 256)).astype(np.float32)
     got = np.array(mx.quantized_matmul(mx.array(x), wq, scales, biases, transpose=True, group_size=64, bits=4))
-    right = x @ harness.unpack(np.array(wq), np.array(scales), np.array(biases), 64, 4).T
+    right = x @ reference.unpack(np.array(wq), np.array(scales), np.array(biases), 64, 4).T
     wrong = x @ swapped_nibbles(np.array(wq), np.array(scales), np.array(biases), 64, 4).T
-    assert harness.relative_error(got, right) < harness.TOLERANCE["float32"]
-    assert harness.relative_error(got, wrong) > 10 * harness.TOLERANCE["bfloat16"]  # ~1: as large as the signal
+    assert reference.relative_error(got, right) < reference.TOLERANCE["float32"]
+    assert reference.relative_error(got, wrong) > 10 * reference.TOLERANCE["bfloat16"]  # ~1: as large as the signal
 
 
 @pytest.mark.parametrize(
@@ -143,7 +145,7 @@ def test_swapped_nibble_unpacker_is_far_outside_tolerance():
     ],
 )
 def test_relative_error_is_max_abs_difference_over_max_reference(got, want, expected):
-    assert harness.relative_error(got, want) == expected
+    assert reference.relative_error(got, want) == expected
 
 
 def test_time_interleaved_warms_then_runs_every_setting_once_per_round():
@@ -155,19 +157,19 @@ def test_time_interleaved_warms_then_runs_every_setting_once_per_round():
             calls.append((name, reps))
             watch.stop()
 
-        return harness.Setting(run)
+        return timing.Setting(run)
 
-    result = harness.time_interleaved({"a": setting("a"), "b": setting("b")}, rounds=3, warmup=1)
+    result = timing.time_interleaved({"a": setting("a"), "b": setting("b")}, rounds=3, warmup=1)
     assert calls == [("a", 1), ("b", 1)] + [("a", 1), ("b", 1)] * 3
     assert {name: (spread.rounds, reps) for name, (spread, reps) in result.items()} == {"a": (3, 1), "b": (3, 1)}
 
 
 def test_time_interleaved_repeats_short_settings_to_fill_a_sample():
     seen = []
-    fast = harness.Setting(lambda watch, reps: seen.append(reps))  # never starts the clock: 0 s
+    fast = timing.Setting(lambda watch, reps: seen.append(reps))  # never starts the clock: 0 s
     slow_calls = []
-    slow = harness.Setting(lambda watch, reps: slow_calls.append(reps), repeatable=False)
-    result = harness.time_interleaved({"fast": fast, "slow": slow}, rounds=2, min_sample_s=0.01, max_reps=8)
+    slow = timing.Setting(lambda watch, reps: slow_calls.append(reps), repeatable=False)
+    result = timing.time_interleaved({"fast": fast, "slow": slow}, rounds=2, min_sample_s=0.01, max_reps=8)
     assert result["fast"][1] == 8 and seen[-2:] == [8, 8]
     assert result["slow"][1] == 1 and slow_calls == [1, 1, 1]
 
@@ -183,9 +185,25 @@ def test_monte_carlo_touched_experts_agrees_with_closed_form():
 
 
 def test_kv_and_state_bytes_of_the_writeup_model():
-    assert layer_counts(harness.WRITEUP_MODEL) == (10, 30)
-    assert kv_bytes_per_token(harness.WRITEUP_MODEL, 2) == 10 * 2 * 2 * 256 * 2 == 20480
-    assert linear_state_bytes(harness.WRITEUP_MODEL, 2) == 30 * (32 * 128 * 128 * 4 + 3 * 8192 * 2)
+    model = config.WRITEUP_MODEL
+    assert model.layer_counts() == (10, 30)
+    assert model.kv_bytes_per_token(2) == 10 * 2 * 2 * 256 * 2 == 20480
+    assert model.linear_state_bytes(2) == 30 * (32 * 128 * 128 * 4 + 3 * 8192 * 2)
+
+
+def test_model_config_is_a_frozen_record_that_scales_and_writes_mlx_lm_fields():
+    model = config.WRITEUP_MODEL
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        model.hidden_size = 1  # frozen
+    cfg = model.mlx_lm()
+    assert cfg["model_type"] == "qwen3_5_moe" and "name" not in cfg
+    assert cfg["rope_parameters"] == {"type": "default", "rope_theta": 10000000.0, "partial_rotary_factor": 0.25}
+    small = model.scaled("small", hidden_size=256)
+    assert small.hidden_size == 256 and small.num_hidden_layers == 40
+    assert small.changes_from(model) == {"hidden_size": {"writeup": 2048, "here": 256}}
+    tiny = config.tiny_width(config.PROFILE_MODELS["default"])
+    assert tiny.num_hidden_layers == 8 and tiny.full_attention_interval == 4 and tiny.hidden_size == 128
+    assert config.PROFILE_MODELS["gpu"] is model
 
 
 @pytest.mark.parametrize(
@@ -199,3 +217,145 @@ def test_kv_and_state_bytes_of_the_writeup_model():
 )
 def test_fit_sizes_keeps_the_smallest_buffers_that_fit(sizes, budget, copies, expected):
     assert fit_sizes(sizes, budget, copies) == expected
+
+
+@pytest.mark.parametrize(
+    "xs, ys, expected",
+    [
+        ([1, 2, 4], [3, 5, 9], (1.0, 2.0, 1.0)),  # exact line: fixed 1, slope 2
+        ([1, 2, 4, 8, 16], [10, 10, 10, 10, 10], (10.0, 0.0, 1.0)),  # flat: all fixed cost
+        ([0, 1, 2, 3], [0, 1, 1, 2], (0.1, 0.6, 0.9)),
+    ],
+)
+def test_linear_fit_is_least_squares_with_r2(xs, ys, expected):
+    assert timing.linear_fit(xs, ys) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("xs, ys", [([1], [2]), ([2, 2], [1, 3]), ([1, 2], [1])])
+def test_linear_fit_refuses_too_few_or_identical_points(xs, ys):
+    with pytest.raises(ValueError):
+        timing.linear_fit(xs, ys)
+
+
+def test_spread_columns_follow_the_min_max_convention():
+    s = timing.spread([0.002, 0.001, 0.004])
+    assert s.ratio == 4.0 and s.samples == (0.002, 0.001, 0.004)
+    assert timing.time_span("step_ms", s) == {"step_ms": 2.0, "step_ms_min": 1.0, "step_ms_max": 4.0}
+    assert timing.rate_span("tok_per_s", 8, s) == {
+        "tok_per_s": 4000.0,
+        "tok_per_s_min": 2000.0,
+        "tok_per_s_max": 8000.0,
+    }
+    base = timing.spread([0.004, 0.004, 0.004])
+    ratio = timing.ratio_span("speedup", base, s, factor=2)  # round by round: 8, 4, 2
+    assert ratio == {"speedup": 4.0, "speedup_min": 2.0, "speedup_max": 8.0}
+
+
+def test_batching_figures_carry_min_and_max_per_round():
+    base, fast = timing.spread([0.010, 0.012]), timing.spread([0.005, 0.004])
+    got = timing.batching_figures(2, fast, 100, base, 100)
+    assert got["speedup_min"] <= got["speedup"] <= got["speedup_max"]
+    assert got["speedup_min"] == pytest.approx(2 * 0.010 / 0.005) and got["speedup_max"] == pytest.approx(
+        2 * 0.012 / 0.004
+    )
+    assert got["predicted_speedup_max"] == pytest.approx(got["byte_ratio"] * got["bandwidth_ratio_max"])
+    assert got["gb_per_s_min"] == pytest.approx(100 / 0.005 / 1e9)
+
+
+@pytest.mark.parametrize(
+    "indices, expected",
+    [
+        (np.array([[0, 1], [1, 2]]), 3),
+        (np.array([[[5, 5, 5]]]), 1),
+        (np.arange(16).reshape(4, 4), 16),
+    ],
+)
+def test_touched_count_is_distinct_experts(indices, expected):
+    assert model_build.touched_count(indices) == expected
+
+
+COMPONENTS = {
+    "layers": [
+        {"attention": 100, "norms": 2, "router": 8, "shared_expert": 40, "expert_bytes": 10},
+        {"attention": 60, "norms": 2, "router": 8, "shared_expert": 40, "expert_bytes": 10},
+    ],
+    "embedding_row": 4,
+    "final_norm": 1,
+    "lm_head": 500,
+}
+
+
+@pytest.mark.parametrize(
+    "touched, batch, reads, want_weights",
+    [
+        ([2, 3], 1, 1, 761 + 50 + 4),  # shared 761 once, 5 experts x 10, one embedding row
+        ([8, 8], 4, 1, 761 + 160 + 16),  # B=4: experts touched once each, 4 embedding rows
+        ([8, 8], 4, 4, 4 * 761 + 160 + 16),  # looped: the shared weights read once per sequence
+    ],
+)
+def test_step_bytes_counts_shared_weights_touched_experts_and_per_sequence_state(touched, batch, reads, want_weights):
+    got = model_build.step_bytes(
+        COMPONENTS, touched, batch, state_bytes=7, kv_bytes_per_token=3, context=10, shared_reads=reads
+    )
+    assert got["weight_bytes_per_step"] == want_weights
+    assert got["state_bytes_per_step"] == batch * 2 * 7 and got["kv_bytes_per_step"] == batch * 3 * 10
+    assert got["bytes_per_step"] == want_weights + batch * 14 + batch * 30
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        ([1, 2, 3], [1, 2, 3], None),
+        ([1, 2, 3], [1, 5, 3], 1),
+        ([4], [5, 6], 0),
+        ([1, 2], [1, 2, 9], None),
+    ],
+)
+def test_first_divergence_over_the_common_length(a, b, expected):
+    assert first_divergence(a, b) == expected
+
+
+@pytest.mark.parametrize(
+    "min_rows, max_rows, points, expected",
+    [
+        (512, 512 * 64, 7, [512, 1024, 2048, 4096, 8192, 16384, 32768]),
+        (128, 100, 3, [128]),
+        (64, 256, 3, [64, 128, 256]),
+    ],
+)
+def test_sweep_rows_are_geometric_multiples_of_64(min_rows, max_rows, points, expected):
+    assert sweep_rows(min_rows, max_rows, points) == expected
+
+
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        ({"backend": "cpu", "cpu_last_level_cache_bytes": 48 << 20, "device_l2_cache_bytes": 1 << 20}, 48 << 20),
+        ({"backend": "cuda", "device_l2_cache_bytes": 60 << 20, "device_l2_cache_source": "x"}, 60 << 20),
+        ({"backend": "cuda", "device_l2_cache_bytes": None}, 64 << 20),
+    ],
+)
+def test_sweep_crosses_the_last_level_cache_on_cpu_and_l2_on_gpu(env, expected):
+    assert sweep_cache(env)[0] == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected", [("48K", 49152), ("1280K", 1310720), ("2M", 2 << 20), ("512", 512), ("x", None)]
+)
+def test_parse_cache_size(text, expected):
+    assert environment.parse_cache_size(text) == expected
+
+
+def test_cpu_caches_read_from_a_sysfs_tree(tmp_path):
+    for index, (level, kind, size) in enumerate([(1, "Data", "48K"), (2, "Unified", "1280K"), (3, "Unified", "48M")]):
+        folder = tmp_path / f"index{index}"
+        folder.mkdir()
+        for name, value in (("level", level), ("type", kind), ("size", size), ("shared_cpu_list", "0")):
+            (folder / name).write_text(f"{value}\n")
+    caches = environment.cpu_caches(tmp_path)
+    assert [(c["level"], c["size_bytes"]) for c in caches] == [(1, 49152), (2, 1310720), (3, 48 << 20)]
+
+
+def test_core_counts_include_the_affinity_set():
+    counts = environment.core_counts()
+    assert counts["cpu_count"] >= 1 and 1 <= counts["cpu_affinity_count"] <= counts["cpu_count"]

@@ -14,9 +14,11 @@ np = pytest.importorskip("numpy")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # probes/ runs from the repo root (python -m probes)
 
-from probes import harness, matvec, moe, whole_graph  # noqa: E402
+from probes import matvec, moe, reference, session, whole_graph  # noqa: E402
+from probes.__main__ import PROBES  # noqa: E402
 
-PROBES = ("memory", "bandwidth", "matvec", "moe", "recurrent", "whole_graph")
+TIMED = ("bandwidth", "matvec", "moe", "recurrent", "whole_graph", "prefill")
+SHARED_MODULES = {"probes/session.py", "probes/timing.py", "probes/reference.py", "probes/environment.py"}
 
 
 def run_python(*args, cwd=ROOT):
@@ -56,7 +58,7 @@ def test_manifest_names_probe_harness_profile_and_environment(quick_suite, probe
     run, manifest = the_run(quick_suite[0], probe)
     assert run.name.endswith("-linux-cpu")
     assert manifest["probe"]["path"] == f"probes/{probe}.py"
-    assert {f"probes/{probe}.py", "probes/harness.py"} <= set(manifest["probe"]["code"])
+    assert {f"probes/{probe}.py"} | SHARED_MODULES <= set(manifest["probe"]["code"])
     assert manifest["parameters"]["profile"] == "quick"
     assert manifest["parameters"]["rounds"] == 2
     assert manifest["parameters"]["dtype"] == "float32"
@@ -65,19 +67,41 @@ def test_manifest_names_probe_harness_profile_and_environment(quick_suite, probe
     assert env["libc_malloc_tuned"] is True
     for key in ("os", "python", "cpu_model", "memory_total_bytes", "load_average_at_start"):
         assert key in env
+    assert env["cpu_count"] >= 1 and 1 <= env["cpu_affinity_count"] <= env["cpu_count"]
+    assert "device_l2_cache_bytes" in env and env["device_l2_cache_source"]
+    if env["device_l2_cache_bytes"] is None:
+        assert env["device_l2_cache_source"].startswith("not read")
+    assert all({"level", "type", "size_bytes"} <= set(c) for c in env["cpu_caches"])
     text = json.dumps(manifest)
     assert str(Path.home()) not in text and f"/{getpass.getuser()}/" not in text
     for name, entry in manifest["files"].items():
         assert entry["rows"] == len(read_csv(run / name))
 
 
-@pytest.mark.parametrize("probe", ["bandwidth", "matvec", "moe", "recurrent", "whole_graph"])
+@pytest.mark.parametrize("probe", TIMED)
 def test_every_timed_row_carries_rounds_and_spread(quick_suite, probe):
     run, _ = the_run(quick_suite[0], probe)
     rows = read_csv(run / "results.csv")
     for row in rows:
         assert row["rounds"] == "2"
         assert float(row["ms_min"]) <= float(row["ms_median"]) <= float(row["ms_max"])
+
+
+@pytest.mark.parametrize("probe", TIMED)
+def test_every_spread_column_brackets_its_value(quick_suite, probe):
+    """The gate's convention: a column X that varies by round comes with X_min <= X <= X_max."""
+    run, _ = the_run(quick_suite[0], probe)
+    seen = 0
+    for table in run.glob("*.csv"):
+        for row in read_csv(table):
+            for key in row:
+                if key.endswith("_min") and key[:-4] in row and row[key] != "":
+                    base = key[:-4]
+                    assert f"{base}_max" in row, (table.name, base)
+                    low, mid, high = float(row[key]), float(row[base]), float(row[f"{base}_max"])
+                    assert low <= mid * (1 + 1e-12) and mid <= high * (1 + 1e-12), (table.name, base, low, mid, high)
+                    seen += 1
+    assert seen
 
 
 @pytest.mark.parametrize("probe", ["matvec", "moe", "recurrent"])
@@ -136,9 +160,83 @@ def test_whole_graph_reports_tokens_per_second_and_agreement(quick_suite):
             float(row["per_sequence_tok_per_s"]) * int(row["batch"])
         )
         assert float(row["ms_per_token"]) == pytest.approx(1e3 / float(row["aggregate_tok_per_s"]))
+        assert float(row["step_ms"]) == pytest.approx(float(row["ms_per_token"]) * int(row["batch"]))
+        assert float(row["gb_per_s"]) == pytest.approx(float(row["bytes_per_step"]) / float(row["step_ms"]) / 1e6)
+        assert float(row["spread_ratio"]) == pytest.approx(float(row["ms_max"]) / float(row["ms_min"]))
+        assert row["settled"] == ("true" if float(row["spread_ratio"]) <= whole_graph.SETTLE_LIMIT else "false")
+    modes = {(r["mode"], r["batch"]) for r in rows}
+    assert {("batched", "1"), ("single", "1"), ("looped", "2"), ("tiny-width", "1"), ("tiny-width", "4")} <= modes
+    tiny, main = manifest["parameters"]["tiny_width_config"], manifest["parameters"]["model_config"]
+    assert tiny["hidden_size"] == 128 and tiny["num_attention_heads"] == main["num_attention_heads"]
+    assert manifest["parameters"]["tiny_width_failed"] is None
     assert manifest["parameters"]["parameter_bytes"] > 0
     assert manifest["parameters"]["model_config"]["num_experts"] == 16
-    assert read_csv(run / "agreement.csv")
+    assert (
+        manifest["parameters"]["model_config"]["num_hidden_layers"]
+        == manifest["parameters"]["tiny_width_config"]["num_hidden_layers"]
+    )
+    fits = read_csv(run / "fit.csv")
+    assert {(f["mode"], f["x"]) for f in fits} >= {
+        ("batched", "batch"),
+        ("tiny-width", "batch"),
+        ("batched", "bytes_per_step_mb"),
+    }
+    assert all(f["batches"] == "1 2 4" and float(f["r2"]) <= 1.0 for f in fits)
+    agreement = read_csv(run / "agreement.csv")
+    assert [a["batch"] for a in agreement] == ["1", "2", "4"]
+    assert all(float(a["margin_all_steps_min"]) >= 0 for a in agreement)
+    divergence = read_csv(run / "divergence.csv")
+    assert len(divergence) == 1 + 2 + 2  # min(B, agreement_sequences) per batch
+    for d in divergence:
+        assert (d["identical"] == "true") == (d["first_divergence"] == "")
+    assert {s["setting"] for s in read_csv(run / "settle.csv")} == {"batched/1", "single/1"}
+
+
+def test_prefill_ratio_is_prefill_over_decode_tokens_per_second(quick_suite):
+    run, manifest = the_run(quick_suite[0], "prefill")
+    ratios = read_csv(run / "ratio.csv")
+    assert [int(r["prompt_tokens"]) for r in ratios] == manifest["parameters"]["prompt_tokens"]
+    for r in ratios:
+        assert float(r["prefill_over_decode"]) == pytest.approx(
+            float(r["prefill_tok_per_s"]) / float(r["decode_tok_per_s"])
+        )
+    modes = {r["mode"] for r in read_csv(run / "results.csv")}
+    assert modes == {"prefill", "decode"}
+
+
+def test_model_counts_come_from_the_built_models(quick_suite):
+    run, manifest = the_run(quick_suite[0], "model")
+    rows = read_csv(run / "counts.csv")
+    names = list(manifest["parameters"]["models"])
+    full = {r["quantity"]: float(r["value"]) for r in rows if r["model"] == names[0]}
+    assert (full["layers"], full["layers_linear_attention"], full["layers_full_attention"]) == (40, 30, 10)
+    assert (full["experts_per_layer"], full["experts_per_token"]) == (256, 8)
+    assert (full["vocab_size"], full["hidden_size"]) == (248320, 2048)
+    assert 30e9 < full["parameters_total"] < 40e9 and 2e9 < full["parameters_active_per_token"] < 4e9
+    parts = (
+        "embedding",
+        "lm_head",
+        "full_attention",
+        "linear_attention",
+        "router",
+        "shared_expert",
+        "experts",
+        "norms",
+    )
+    assert sum(full[f"bytes_{p}"] for p in parts) == full["bytes_total"]
+    scaled = {r["quantity"]: float(r["value"]) for r in rows if r["model"] == names[1]}
+    assert scaled["hidden_size"] == 1024 and scaled["layers"] == 8
+
+
+def test_matvec_sweep_crosses_the_cache(quick_suite):
+    run, manifest = the_run(quick_suite[0], "matvec")
+    sweep = read_csv(run / "sweep.csv")
+    rows = sorted({int(r["rows"]) for r in sweep})
+    assert rows == manifest["parameters"]["sweep"]["rows"] and len(rows) >= 2
+    for r in sweep:
+        assert float(r["matrix_over_cache"]) == pytest.approx(int(r["matrix_bytes"]) / int(r["cache_bytes"]))
+        if r["mode"] == "looped":
+            assert float(r["speedup_vs_looped"]) == pytest.approx(1.0)
 
 
 def test_memory_reports_kv_bytes_from_formula_and_mlx_lm_caches(quick_suite):
@@ -166,7 +264,7 @@ def test_runner_exits_non_zero_when_a_probe_fails(tmp_path):
     assert not (tmp_path / "memory").exists() or not any((tmp_path / "memory").iterdir())
 
 
-CORRECT_UNPACK = harness.unpack
+CORRECT_UNPACK = reference.unpack
 
 
 def nibble_swapped_unpack(wq, scales, biases, group_size, bits):
@@ -177,9 +275,9 @@ def nibble_swapped_unpack(wq, scales, biases, group_size, bits):
 
 @pytest.mark.parametrize("probe", [matvec, moe, whole_graph])
 def test_wrong_nibble_order_in_reference_aborts_probe_and_records_nothing(probe, tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(harness, "unpack", nibble_swapped_unpack)
+    monkeypatch.setattr(reference, "unpack", nibble_swapped_unpack)
     with pytest.raises(SystemExit) as stop:
-        harness.run_main(lambda _: probe.main(["--profile", "quick", "--out", str(tmp_path)]))
+        session.run_main(lambda _: probe.main(["--profile", "quick", "--out", str(tmp_path)]))
     assert stop.value.code == 1
     assert "reference check failed, nothing recorded" in capsys.readouterr().err
     assert list(tmp_path.rglob("*")) == []

@@ -156,7 +156,7 @@ def test_pre_commit_hook_runs_ledger_check_when_ledger_files_change():
         "claims/moe.yaml",
         "claims/sub/more.yml",
         "measurements/toy/a-run/manifest.json",
-        "probes/harness.py",
+        "probes/timing.py",
         "mkdocs.yml",
         "docs/index.md",
         "figures/moe.py",

@@ -1,0 +1,152 @@
+"""The probes' model: a ModelConfig -> mlx-lm's qwen3_5_moe with random 4-bit weights, its bytes by component.
+
+Shared by whole_graph, prefill and model. Bytes are read off the quantized arrays (nbytes), never typed in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+from mlx.utils import tree_flatten, tree_map_with_path
+from mlx_lm.models import qwen3_5_moe
+from mlx_lm.models.switch_layers import QuantizedSwitchLinear, SwitchGLU
+from mlx_lm.utils import quantize_model
+
+from probes import config as configs
+from probes import reference
+from probes.session import Session
+
+GROUP_SIZE, BITS = 64, 4
+QUANTIZATION = (f"mlx_lm.utils.quantize_model, {BITS}-bit affine, group {GROUP_SIZE} (router and shared-expert "
+                "gates 8-bit, per the model's quant_predicate); random weights; no download")
+
+
+def build(config: configs.ModelConfig, dtype: mx.Dtype, materialise: bool = True) -> nn.Module:
+    """qwen3_5_moe from the record with random weights, 4-bit; materialised a layer at a time unless told not to.
+
+    With materialise=False every array stays lazy: shapes, dtypes and nbytes are known, no memory is used.
+    """
+    cfg = config.mlx_lm()
+    model = qwen3_5_moe.Model(qwen3_5_moe.ModelArgs.from_dict(cfg))
+    if dtype != mx.float32:  # the production cast: floating parameters except A_log
+        model.update(tree_map_with_path(
+            lambda path, v: v if path.endswith("A_log") or not mx.issubdtype(v.dtype, mx.floating) else v.astype(dtype),
+            model.parameters(),
+        ))
+    with contextlib.redirect_stdout(sys.stderr):  # quantize_model prints its bits per weight
+        quantize_model(model, cfg, group_size=GROUP_SIZE, bits=BITS)
+    if materialise:
+        for layer in model.layers:
+            mx.eval(layer.parameters())
+        mx.eval(model.parameters())
+    return model
+
+
+def nbytes(module: nn.Module) -> int:
+    """Bytes of every array a module holds (packed weights, scales, biases, norms)."""
+    return sum(v.nbytes for _, v in tree_flatten(module.parameters()))
+
+
+def component_bytes(model: nn.Module) -> dict[str, object]:
+    """Bytes per component, per layer where it differs, from the arrays themselves."""
+    text = model.language_model
+    layers = []
+    for layer in model.layers:
+        mlp = layer.mlp
+        experts = nbytes(mlp.switch_mlp)
+        layers.append({
+            "kind": "linear_attention" if layer.is_linear else "full_attention",
+            "attention": nbytes(layer.linear_attn if layer.is_linear else layer.self_attn),
+            "norms": nbytes(layer.input_layernorm) + nbytes(layer.post_attention_layernorm),
+            "router": nbytes(mlp.gate),
+            "shared_expert": nbytes(mlp.shared_expert) + nbytes(mlp.shared_expert_gate),
+            "experts": experts,
+            "num_experts": mlp.num_experts,
+            "top_k": mlp.top_k,
+            "expert_bytes": experts // mlp.num_experts,
+        })
+    embed = nbytes(text.model.embed_tokens)
+    return {
+        "layers": layers,
+        "embedding": embed,
+        "embedding_row": embed // text.model.embed_tokens.weight.shape[0],
+        "final_norm": nbytes(text.model.norm),
+        "lm_head": nbytes(text.lm_head) if hasattr(text, "lm_head") else 0,
+    }
+
+
+def touched_count(indices: np.ndarray) -> int:
+    """Distinct experts in a block of router choices (any shape)."""
+    return int(np.unique(np.asarray(indices)).size)
+
+
+def touched_per_layer(model: nn.Module, prompts: list[list[int]]) -> list[int]:
+    """Distinct experts each MoE layer's router picks for the last position of these B sequences."""
+    seen: list[int] = []
+    original = SwitchGLU.__call__
+
+    def recording(self, x, indices):
+        seen.append(touched_count(np.array(indices[:, -1, :])))
+        return original(self, x, indices)
+
+    SwitchGLU.__call__ = recording
+    try:
+        mx.eval(model(mx.array(prompts)))
+    finally:
+        SwitchGLU.__call__ = original
+    return seen
+
+
+def step_bytes(components: dict, touched: list[int], batch: int, state_bytes: int, kv_bytes_per_token: int,
+               context: float, shared_reads: int = 1) -> dict[str, float]:
+    """Bytes one decode step of B sequences reads: shared weights once, touched experts, per-sequence state and KV.
+
+    Weights: every layer's attention (or linear attention), norms, router and shared expert, the final norm
+    and the head once; one embedding row per sequence; each touched expert once. Per sequence: the
+    recurrent state read and written (state_bytes each way) and the KV cache of `context` tokens read.
+    shared_reads: how many times the shared weights are read per step (B for B single-sequence calls).
+    """
+    layers = components["layers"]
+    shared = sum(l["attention"] + l["norms"] + l["router"] + l["shared_expert"] for l in layers)
+    shared = (shared + components["final_norm"] + components["lm_head"]) * shared_reads
+    experts = sum(t * l["expert_bytes"] for t, l in zip(touched, layers))
+    embed = batch * components["embedding_row"]
+    state = batch * 2 * state_bytes
+    kv = batch * kv_bytes_per_token * context
+    weights = shared + experts + embed
+    return {"bytes_per_step": weights + state + kv, "weight_bytes_per_step": weights,
+            "shared_weight_bytes": shared, "expert_bytes_per_step": experts,
+            "state_bytes_per_step": state, "kv_bytes_per_step": kv}
+
+
+def check_model(s: Session, model: nn.Module, config: configs.ModelConfig, label: str = "") -> None:
+    """Every quantized module of the first layers, the embedding and the head against the numpy unpacker."""
+    rng = np.random.default_rng(1)
+    modules = [("lm_head", model.language_model.lm_head)]
+    for i in range(config.full_attention_interval):
+        modules += [(f"layers.{i}.{name}", m) for name, m in model.layers[i].named_modules()
+                    if isinstance(m, (nn.QuantizedLinear, QuantizedSwitchLinear))]
+    for name, m in modules:
+        wq, scales, biases = m.weight, m.scales, m.biases
+        x_np = rng.standard_normal((2, scales.shape[-1] * m.group_size)).astype(np.float32)
+        x = mx.array(x_np).astype(s.dtype)
+        x_np = reference.to_numpy(x)
+        if isinstance(m, QuantizedSwitchLinear):
+            experts = [0, m.num_experts - 1]
+            got = m(x[:, None, None, :], mx.array([experts] * 2, dtype=mx.uint32))[:, :, 0]
+            want = np.stack([reference.quantized_matmul_reference(x_np, wq[e], scales[e], biases[e], m.group_size,
+                                                                  m.bits) for e in experts], axis=1)
+        else:
+            got = m(x)
+            want = reference.quantized_matmul_reference(x_np, wq, scales, biases, m.group_size, m.bits)
+        s.check("quantized_layer", got, want, model=label or config.name, module=name, bits=m.bits)
+    embed = model.language_model.model.embed_tokens
+    ids = np.array([0, 7, config.vocab_size - 1])
+    want = reference.unpack(*(reference.to_numpy(a[mx.array(ids)]) for a in (embed.weight, embed.scales, embed.biases)),
+                            embed.group_size, embed.bits)
+    s.check("quantized_embedding", embed(mx.array(ids)), want, model=label or config.name, module="embed_tokens",
+            bits=embed.bits)

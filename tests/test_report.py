@@ -1,0 +1,37 @@
+"""The report's own pages, read as text: no glitch a reader would trip on (units twice, counts with
+decimals, raw byte counts), and no figure typed outside a claim (the gate's unbound-number rule)."""
+
+import html
+import re
+
+import pytest
+
+pytestmark = pytest.mark.site
+
+PAGES = ["", "report/batching", "report/batch-of-one", "report/testbeds", "report/method"]
+GLITCHES = {
+    "a unit written twice": r"\b(rounds|tokens|sequences|layers|experts) \1\b",
+    "a whole count with decimals": r"\b\d+\.0+ (layers|experts|sequences|rounds|tokens)\b",  # a mean (101.9 experts) may have them
+    "whole tokens with a decimal": r"\b\d+\.0 tokens\b",
+    "a raw byte count": r"\b\d{7,} B\b",
+    "a count of a count": r"\b(\d+) (sequences|tokens) of \1 \2\b",
+}
+
+
+def page_text(site, page: str) -> str:
+    markup = (site / page / "index.html").read_text(encoding="utf-8")
+    article = markup[markup.index("<article") : markup.index("</article>")]
+    article = re.sub(r'<span class="ledger-badge[^"]*">[^<]*</span>', " ", article)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", article)).split())
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p or "index")
+def test_report_pages_read_without_glitches(report_site, page):
+    text = page_text(report_site, page)
+    found = {name: re.findall(pattern, text) for name, pattern in GLITCHES.items()}
+    assert {name: hits for name, hits in found.items() if hits} == {}
+
+
+def test_the_glitch_patterns_catch_what_the_issue_saw():
+    seen = "7 rounds rounds, 40.00 layers, 64389120 B, 16 sequences of 16 sequences, 528.0 tokens"
+    assert all(re.search(pattern, seen) for pattern in GLITCHES.values())
