@@ -47,11 +47,31 @@ def _show_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("id", metavar="ID")
 
 
+def _pages_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out_dir", metavar="OUT_DIR", type=Path, help="the docs folder another builder reads")
+
+
+def _verify_site_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("site_dir", metavar="SITE_DIR", type=Path, help="a built site, e.g. site/")
+
+
 VERBS = (
     Verb("check", "run the gate; exit 1 on any failure", _check_arguments, "cli:run_check"),
     Verb("accept", "write computed values into drifted claims", _accept_arguments, "commands.verbs:run_accept"),
     Verb("diff", "what changed in the ledger between two git revisions", _diff_arguments, "commands.verbs:run_diff"),
     Verb("show", "one claim's lineage as a tree, with freshness", _show_arguments, "commands.verbs:run_show"),
+    Verb(
+        "pages",
+        "write the generated pages as Markdown, for builders without MkDocs plugins",
+        _pages_arguments,
+        "commands.verbs:run_pages",
+    ),
+    Verb(
+        "verify-site",
+        "refuse a built site whose pages the ledger did not render",
+        _verify_site_arguments,
+        "commands.verbs:run_verify_site",
+    ),
 )
 
 

@@ -6,6 +6,7 @@ The CLI and the MkDocs plugin both call check() and differ only in how they show
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -34,5 +35,24 @@ def check(root: Path, policy: Policy, now: datetime) -> Report:
         page_refs=tuple(refs),
         policy=policy,
         run_states=states,
+        freshness=verdicts.claim_freshness(findings),
+    )
+
+
+def check_pages(report: Report, root: Path) -> Report:
+    """The Report again after an edit to hand-written pages only: their references read anew.
+
+    For `mkdocs serve` when claims, runs, probes and figures are unchanged: every verdict but the
+    pages' unknown references is the same, so only those are decided again.
+    """
+    refs = load.page_refs(root, report.policy.docs_dir)
+    defined = figures.defined(root)
+    claim_ids = {c.id for c in report.claims}
+    findings = [f for f in report.findings if f.rule != "unknown-reference"]
+    findings += references.unknown(refs, claim_ids, defined.tables, defined.charts, report.policy)
+    return replace(
+        report,
+        findings=tuple(sorted(findings)),
+        page_refs=tuple(refs),
         freshness=verdicts.claim_freshness(findings),
     )

@@ -1,0 +1,179 @@
+"""Serve's memory between builds: what the gate read, and the generated pages already rendered.
+
+MkDocs 1.x renders every page it is given, so under `mkdocs serve` a generated page whose Markdown
+and HTML fragments did not change is kept out of MkDocs' page pipeline: its finished HTML from the
+previous build is written as a static file instead. A page is reused only when its own content and
+the site's chrome (mkdocs.yml and the navigation) are unchanged; anything else is rendered again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from ..gate import check_pages
+from ..records import Policy, Report
+from . import pages
+from .pages import Generated
+from .render import url_of
+
+FIGURES = "figures"
+PROBES = "probes"
+
+
+def inputs(policy: Policy) -> tuple[str, ...]:
+    """The folders the gate reads, relative to the project root."""
+    return (policy.claims_dir, policy.measurements_dir, PROBES, FIGURES, policy.docs_dir)
+
+
+def signature(root: Path, folders: Iterable[str]) -> tuple:
+    """(path, size, mtime_ns, inode) of every file under the folders: changes when any file does."""
+    found: list[tuple] = []
+    for folder in folders:
+        _walk(root / folder, found)
+    return tuple(sorted(found))
+
+
+def _walk(folder: Path, found: list[tuple]) -> None:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                _walk(Path(entry.path), found)
+            else:
+                info = entry.stat()
+                found.append((entry.path, info.st_size, info.st_mtime_ns, info.st_ino))
+        except OSError:
+            continue
+
+
+def digest(*parts: str) -> str:
+    """A short content key."""
+    hashed = hashlib.sha256()
+    for part in parts:
+        hashed.update(part.encode("utf-8", "surrogatepass"))
+        hashed.update(b"\0")
+    return hashed.hexdigest()
+
+
+GIT = (".git/index", ".git/HEAD")  # a commit can change what the gate says of runs' history
+
+
+@dataclass(frozen=True)
+class Rendered:
+    content: str  # content_key() of the generated page
+    chrome: str  # chrome key of the build that rendered it (mkdocs.yml and the navigation)
+    html: str  # the finished page
+
+
+@dataclass
+class Memory:
+    """What one `mkdocs serve` session keeps from build to build (the plugin holds one)."""
+
+    data: tuple | None = None  # data_key() of the last full check
+    report: Report | None = None
+    drawn: dict = field(default_factory=dict)  # figures drawn from that report
+    pages: dict[str, Generated] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)  # src -> content_key(page)
+    cited: dict[str, tuple] = field(default_factory=dict)  # claim id -> where the pages cite it
+    rendered: dict[str, Rendered] = field(default_factory=dict)
+    directory_urls: bool = True
+
+    def report_for(
+        self, root: Path, policy: Policy, now: datetime, check_all: Callable[[], Report]
+    ) -> tuple[Report, bool]:
+        """The gate's Report, and whether the data changed (a full check) or only the pages did."""
+        before = data_key(root, policy, now)  # taken before reading, so an edit during the check is seen next time
+        if self.report is not None and (before, code_key(root, self.report)) == self.data:
+            self.report = check_pages(self.report, root)
+            return self.report, False
+        self.report = check_all()
+        self.data = (before, code_key(root, self.report))
+        return self.report, True
+
+    def generate(self, root: Path, changed: bool, directory_urls: bool) -> list[Generated]:
+        """The generated pages: all of them after a data change, else the indexes and the claim pages
+        whose citations moved (a page edit), the rest as generated last time."""
+        report = self.report
+        assert report is not None  # report_for() runs first
+        cited = citations(report)
+        if changed or not self.pages or directory_urls != self.directory_urls:
+            fresh = pages.generate(report, pages.read_sources(root, report), directory_urls)
+            self.pages, self.keys = {}, {}
+        else:
+            moved = sorted(i for i in cited.keys() | self.cited.keys() if cited.get(i) != self.cited.get(i))
+            fresh = pages.index_pages(report, directory_urls)
+            fresh += pages.claim_pages(report, [i for i in moved if i in report.by_id], directory_urls)
+        for page in fresh:
+            self.pages[page.src], self.keys[page.src] = page, content_key(page)
+        self.cited, self.directory_urls = cited, directory_urls
+        return list(self.pages.values())
+
+    def reusable(self, page: Generated) -> Rendered | None:
+        """The finished HTML of a page outside the navigation whose content is unchanged, if any."""
+        done = self.rendered.get(page.src)
+        if page.in_nav or done is None or done.content != self.keys.get(page.src):
+            return None
+        return done
+
+    def remember(self, src: str, chrome: str, html: str) -> None:
+        self.rendered[src] = Rendered(self.keys[src], chrome, html)
+
+
+def data_key(root: Path, policy: Policy, now: datetime) -> tuple:
+    """Everything the gate reads but the hand-written pages: files by (size, mtime, inode), the day, git."""
+    folders = (policy.claims_dir, policy.measurements_dir, PROBES, FIGURES)
+    return (policy, now.date(), signature(root, folders), _stats(root, GIT))
+
+
+def code_key(root: Path, report: Report) -> tuple:
+    """The probe code runs declare, wherever it lives (most is under probes/, already in data_key)."""
+    return _stats(root, sorted({path for run in report.runs.values() for path in run.declared_code}))
+
+
+def _stats(root: Path, paths: Iterable[str]) -> tuple:
+    found: list[tuple] = []
+    for path in paths:
+        try:
+            info = (root / path).stat()
+            found.append((path, info.st_size, info.st_mtime_ns, info.st_ino))
+        except (OSError, ValueError):
+            found.append((path, None))
+    return tuple(found)
+
+
+def citations(report: Report) -> dict[str, tuple]:
+    """claim id -> where hand-written pages cite it (a claim's page lists those places)."""
+    found: dict[str, list] = {}
+    for ref in report.page_refs:
+        if ref.kind == "claim":
+            found.setdefault(ref.name, []).append(ref.where)
+    return {claim_id: tuple(places) for claim_id, places in found.items()}
+
+
+def content_key(page: Generated) -> str:
+    return digest(page.src, page.markdown, *page.slots.fragments, *page.slots.texts)
+
+
+def chrome_key(config_text: str, nav_items: Iterable) -> str:
+    """What a page's frame depends on besides its content: mkdocs.yml and the navigation's titles and URLs."""
+    return digest(config_text, repr(list(_nav(nav_items))))
+
+
+def _nav(items: Iterable):
+    for item in items:
+        yield (type(item).__name__, str(item.title), getattr(item, "url", None))
+        yield from _nav(getattr(item, "children", None) or [])
+
+
+def dest_of(src: str, directory_urls: bool) -> str:
+    """Where MkDocs writes a page: claim/a.md -> claim/a/index.html (or claim/a.html)."""
+    url = url_of(src, directory_urls)
+    return url + "index.html" if url.endswith("/") or not url else url
