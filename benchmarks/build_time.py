@@ -22,6 +22,7 @@ import os
 import pstats
 import queue
 import re
+import shutil
 import socket
 import statistics
 import subprocess
@@ -164,6 +165,18 @@ def ledger(root: Path, n_claims: int, n_runs: int) -> None:
     (root / "plain.yml").write_text("site_name: bench\nsite_dir: site-plain\nplugins: [search]\n" + THEME)
 
 
+def this_repository(root: Path) -> str:
+    """A copy of this repository's report, with the plugin (with-plugin.yml) and without it (plain.yml)."""
+    for name in ("docs", "claims", "measurements", "probes", "figures"):
+        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    config = (REPO / "mkdocs.yml").read_text()
+    (root / "with-plugin.yml").write_text(config + "site_dir: site-plugin\n")
+    plain = re.sub(r"^  - ledger:\n(?:      .*\n)*", "", config, flags=re.M)  # the plugin and its options
+    plain = re.sub(r"^  - (Claims|Measurements|Gate):\n(?:      .*\n)*", "", plain, flags=re.M)  # its pages
+    (root / "plain.yml").write_text(plain + "site_dir: site-plain\n")
+    return "docs/report/batching.md"
+
+
 ENV = dict(os.environ, PYTHONPATH=str(REPO), NO_MKDOCS_2_WARNING="1")
 # Runs `mkdocs build` and reports its own peak memory (the child's ru_maxrss, KiB on Linux).
 MEASURED_BUILD = """
@@ -202,7 +215,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def serve_rebuilds(root: Path, config: str, edits: int) -> tuple[list[float], list[str]]:
+def serve_rebuilds(root: Path, config: str, edits: int, edited: str) -> tuple[list[float], list[str]]:
     """MkDocs' own build time for each rebuild of a real `mkdocs serve` after a one-line page edit."""
     server = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "-f", config, "--dev-addr", f"127.0.0.1:{free_port()}"],
@@ -224,7 +237,7 @@ def serve_rebuilds(root: Path, config: str, edits: int) -> tuple[list[float], li
             if found:
                 return float(found.group(1)), seen
 
-    page = root / "docs/report/page-0.md"
+    page = root / edited
     original = page.read_text()
     try:
         built()
@@ -288,10 +301,19 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--edits", type=int, default=5, help="one-line page edits under serve (0: skip)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile summary of one plugin build")
+    parser.add_argument(
+        "--repository", action="store_true", help="this repository's own report instead of a synthetic ledger"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        ledger(root, args.claims, args.runs)
+        if args.repository:
+            edited = this_repository(root)
+            what = "this repository's report"
+        else:
+            ledger(root, args.claims, args.runs)
+            edited = "docs/report/page-0.md"
+            what = f"ledger: {args.claims} claims, {args.runs} runs, 11 hand-written pages, 1 chart, 1 table"
         cold, _ = build(root, "with-plugin.yml")  # fills .cache/ledger (Vega bundle, SVGs) once
         times: dict[str, list[float]] = {"plugin": [], "plain": []}
         peaks: dict[str, list[float]] = {"plugin": [], "plain": []}
@@ -304,7 +326,7 @@ def main() -> None:
         plain_pages = sum(1 for _ in (root / "site-plain").rglob("index.html"))
         rebuilds = (
             {
-                name: serve_rebuilds(root, config, args.edits)
+                name: serve_rebuilds(root, config, args.edits, edited)
                 for name, config in (("plugin", "with-plugin.yml"), ("plain", "plain.yml"))
             }
             if args.edits
@@ -313,10 +335,7 @@ def main() -> None:
         if args.profile:
             profile(root, "with-plugin.yml")
     plugin, plain = statistics.median(times["plugin"]), statistics.median(times["plain"])
-    print(
-        f"ledger: {args.claims} claims, {args.runs} runs, 11 hand-written pages, 1 chart, 1 table; "
-        f"{args.repeat} builds each, alternating"
-    )
+    print(f"{what}; {args.repeat} builds each, alternating; edits under serve to {edited}")
     print(
         f"mkdocs build with the ledger plugin: median {plugin:.2f} s  "
         f"({', '.join(f'{t:.2f}' for t in times['plugin'])}; {pages} pages; peak {max(peaks['plugin']):.0f} MiB)"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import text
+from . import hashcache, text
 from .config import read_policy
 from .gate import check
 from .records import LedgerError, Policy, Report
@@ -30,6 +30,11 @@ class Verb:
 
 def _check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="ignore and keep no check cache (.cache/ledger/check.json); CI uses this",
+    )
 
 
 def _accept_arguments(parser: argparse.ArgumentParser) -> None:
@@ -96,18 +101,39 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def gate_report(args: argparse.Namespace) -> Report:
+def gate_report(args: argparse.Namespace, hash_file=None) -> Report:
     """The gate's Report for the project the arguments name."""
     root = args.root.resolve()
     config = args.config or root / "mkdocs.yml"
     policy = read_policy(config) if args.config or config.exists() else Policy()
-    return check(root, policy, datetime.now(timezone.utc))
+    return check(root, policy, datetime.now(timezone.utc), *([hash_file] if hash_file else []))
 
 
 def run_check(args: argparse.Namespace) -> int:
-    report = gate_report(args)
-    print(text.as_json(report) if args.format == "json" else text.as_text(report))
-    return 0 if report.ok else 1
+    """The gate; with the cache, the last verdict when nothing it reads has changed (hashcache.py)."""
+    root = args.root.resolve()
+    cache = hashcache.load(root, enabled=not args.no_cache)
+    key = _check_key(args, root) if cache.path else []
+    done = cache.reusable(key) if cache.path else None
+    if done is not None:
+        print(done["output"])
+        return int(done["exit"])
+    report = gate_report(args, cache.sha256)
+    output = text.as_json(report) if args.format == "json" else text.as_text(report)
+    print(output)
+    code = 0 if report.ok else 1
+    cache.save(key, output, code)
+    return code
+
+
+def _check_key(args: argparse.Namespace, root: Path) -> list:
+    """What `ledger check` reads: the policy's folders, the pages, figures, probes, git's state, the config."""
+    config = args.config or root / "mkdocs.yml"
+    policy = read_policy(config) if args.config or config.exists() else Policy()
+    folders = (policy.claims_dir, policy.measurements_dir, policy.docs_dir, "figures", "probes", ".git/refs")
+    git = (".git/HEAD", ".git/index", ".git/packed-refs")
+    context = [str(root), str(config), args.format, datetime.now(timezone.utc).date().isoformat()]
+    return hashcache.inputs_key(root, folders, (str(config), *git), context)
 
 
 if __name__ == "__main__":

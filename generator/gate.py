@@ -6,18 +6,22 @@ The CLI and the MkDocs plugin both call check() and differ only in how they show
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
 from . import evidence, figures, load, references, validate, verdicts
 from .records import Policy, Report
+from .runs import sha256_file
 
 
-def check(root: Path, policy: Policy, now: datetime) -> Report:
-    """Every finding about the ledger under root, with each claim's computed value and every verdict."""
+def check(root: Path, policy: Policy, now: datetime, hash_file: Callable[[Path], str] = sha256_file) -> Report:
+    """Every finding about the ledger under root, with each claim's computed value and every verdict.
+
+    hash_file: a file's SHA-256 (the check cache may know it without reading the file)."""
     raw = load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes)
-    runs = load.runs(root, policy.measurements_dir)
+    runs = load.runs(root, policy.measurements_dir, hash_file)
     refs = load.page_refs(root, policy.docs_dir)
     defined = figures.defined(root)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -45,8 +46,10 @@ def _claim_file(root: Path, path: Path, max_bytes: int) -> RawFile:
     return RawFile(source, data=data)
 
 
-def runs(root: Path, measurements_dir: str) -> dict[str, Run]:
-    """Every run folder measurements/<probe>/<run>/ with its manifest, hashes and CSV tables."""
+def runs(root: Path, measurements_dir: str, hash_file: Callable[[Path], str] = sha256_file) -> dict[str, Run]:
+    """Every run folder measurements/<probe>/<run>/ with its manifest, hashes and CSV tables.
+
+    hash_file: how a file's SHA-256 is found (the check cache, hashcache.Cache.sha256, may know it)."""
     base = root / measurements_dir
     found: dict[str, Run] = {}
     if not base.is_dir():
@@ -56,12 +59,12 @@ def runs(root: Path, measurements_dir: str) -> dict[str, Run]:
         for run_dir in sorted(p for p in probe_dir.iterdir() if p.is_dir()):
             if run_dir.name.startswith((".", PARTIAL_PREFIX)):
                 continue
-            run = _run(root, run_dir, code_hashes)
+            run = _run(root, run_dir, code_hashes, hash_file)
             found[run.path] = run
     return found
 
 
-def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
+def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None], hash_file: Callable[[Path], str]) -> Run:
     path = _relative(root, run_dir)
     source = Source(f"{path}/{MANIFEST}", 0)
     if not _inside(run_dir, root / path.split("/")[0]):
@@ -89,7 +92,7 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
             actual_files[name] = None
             tables[name] = Table((), (), problem="is a link that leaves its run folder")
             continue
-        actual_files[name] = sha256_file(data_path)
+        actual_files[name] = hash_file(data_path)
         if name.endswith(".csv"):
             tables[name] = _table(data_path.read_bytes())
     current_code = {}
@@ -98,7 +101,7 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
             file = root / code_path
             safe = not Path(code_path).is_absolute() and ".." not in Path(code_path).parts
             ok = safe and file.is_file() and _inside(file, root)
-            code_hashes[code_path] = sha256_file(file) if ok else None
+            code_hashes[code_path] = hash_file(file) if ok else None
         current_code[code_path] = code_hashes[code_path]
     return Run(
         path,
