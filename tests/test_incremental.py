@@ -163,3 +163,24 @@ def test_a_navigation_change_under_serve_renders_every_generated_page_again(tmp_
         expected = fresh.site(paths)
     assert after == expected
     assert (rendered, reused) == (first, 0)  # the frame of every page changed: nothing reused
+
+
+def test_claims_are_searchable_through_compact_entries_not_their_pages_html(tmp_path):
+    import json
+
+    from helpers import run_mkdocs
+
+    a_ledger(tmp_path)
+    assert run_mkdocs("build", "--strict", cwd=tmp_path).exit_code == 0
+    docs = json.loads((tmp_path / "site/search/search_index.json").read_text())["docs"]
+    by_location = {entry["location"]: entry for entry in docs}
+    entry = by_location["claim/moe-speedup-b16/"]
+    assert entry["title"] == "moe-speedup-b16"
+    assert (
+        entry["text"]
+        == "MoE expert reads get faster per token at B=16 than at B=1 · 3.59× · measured · asserted · linux-cpu"
+    )
+    assert not any(e["location"].startswith("claim/") and "#" in e["location"] for e in docs)  # no page sections
+    hostile = by_location["claim/m1max-moe-speedup-b16/"]["text"]
+    assert "<script>" not in hostile and "&lt;script&gt;" in hostile
+    assert any(e["location"].startswith("run/toy/") for e in docs) and "gate/" in by_location
