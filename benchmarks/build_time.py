@@ -228,14 +228,20 @@ def serve_rebuilds(root: Path, config: str, edits: int, edited: str) -> tuple[li
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in server.stderr], daemon=True).start()
 
-    def built() -> tuple[float, list[str]]:
-        seen = []
-        while True:
-            line = lines.get(timeout=1800)
+    def built(timeout: float = 1800) -> tuple[float, list[str]] | None:
+        seen, end = [], time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                line = lines.get(timeout=1)
+            except queue.Empty:
+                if server.poll() is not None:
+                    sys.exit(f"mkdocs serve -f {config} exited:\n{''.join(seen)}")
+                continue
             seen.append(line)
             found = re.search(r"Documentation built in ([0-9.]+) seconds", line)
             if found:
                 return float(found.group(1)), seen
+        return None
 
     page = root / edited
     original = page.read_text()
@@ -244,8 +250,14 @@ def serve_rebuilds(root: Path, config: str, edits: int, edited: str) -> tuple[li
         times, notes = [], []
         for edit in range(edits):
             time.sleep(1.0)  # past the watcher's debounce, and a distinct mtime
-            page.write_text(original + f"\nA one-line edit, number {edit}.\n")
-            seconds, seen = built()
+            for _ in range(5):  # under load the watcher can miss a write: write it again
+                page.write_text(original + f"\nA one-line edit, number {edit}.\n")
+                done = built(timeout=120)
+                if done is not None:
+                    break
+            else:
+                sys.exit(f"mkdocs serve -f {config} did not rebuild after an edit")
+            seconds, seen = done
             times.append(seconds)
             notes += [line.split("-  ", 1)[-1].strip() for line in seen if "generated pages:" in line]
         return times, notes
