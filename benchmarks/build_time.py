@@ -215,27 +215,35 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def serve_rebuilds(root: Path, config: str, edits: int, edited: str) -> tuple[list[float], list[str]]:
-    """MkDocs' own build time for each rebuild of a real `mkdocs serve` after a one-line page edit."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "-f", config, "--dev-addr", f"127.0.0.1:{free_port()}"],
-        cwd=root,
-        env=ENV,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in server.stderr], daemon=True).start()
+class Serve:
+    """A real `mkdocs serve` and its log: MkDocs' own time for each build."""
 
-    def built(timeout: float = 1800) -> tuple[float, list[str]] | None:
+    def __init__(self, root: Path, config: str):
+        self.config = config
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "-f", config, "--dev-addr", f"127.0.0.1:{free_port()}"],
+            cwd=root,
+            env=ENV,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.lines.put(line)
+
+    def built(self, timeout: float = 1800) -> tuple[float, list[str]] | None:
         seen, end = [], time.monotonic() + timeout
         while time.monotonic() < end:
             try:
-                line = lines.get(timeout=1)
+                line = self.lines.get(timeout=1)
             except queue.Empty:
-                if server.poll() is not None:
-                    sys.exit(f"mkdocs serve -f {config} exited:\n{''.join(seen)}")
+                if self.process.poll() is not None:
+                    sys.exit(f"mkdocs serve -f {self.config} exited:\n{''.join(seen)}")
                 continue
             seen.append(line)
             found = re.search(r"Documentation built in ([0-9.]+) seconds", line)
@@ -243,28 +251,43 @@ def serve_rebuilds(root: Path, config: str, edits: int, edited: str) -> tuple[li
                 return float(found.group(1)), seen
         return None
 
-    page = root / edited
-    original = page.read_text()
+    def rebuild_after(self, page: Path, text: str) -> tuple[float, list[str]]:
+        for _ in range(5):  # under load the watcher can miss a write: write it again
+            page.write_text(text)
+            done = self.built(timeout=120)
+            if done is not None:
+                return done
+        sys.exit(f"mkdocs serve -f {self.config} did not rebuild after an edit")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=60)
+
+
+def serve_rebuilds(root: Path, edits: int, edited: str) -> dict[str, tuple[list[float], list[str]]]:
+    """One-line edits of a page under two real `mkdocs serve`s, the plugin's and a plain one (its own
+    copy of the pages), alternating edit by edit so that the machine's load hits both alike."""
+    shutil.copytree(root / "docs", root / "docs-plain")
+    plain = re.sub(r"^docs_dir:.*\n", "", (root / "plain.yml").read_text(), flags=re.M)
+    (root / "plain-serve.yml").write_text(plain + "docs_dir: docs-plain\n")
+    servers = {"plugin": Serve(root, "with-plugin.yml"), "plain": Serve(root, "plain-serve.yml")}
+    pages = {"plugin": root / edited, "plain": root / "docs-plain" / Path(edited).relative_to("docs")}
+    original = pages["plugin"].read_text()
+    results: dict[str, tuple[list[float], list[str]]] = {name: ([], []) for name in servers}
     try:
-        built()
-        times, notes = [], []
+        for server in servers.values():
+            server.built()
         for edit in range(edits):
-            time.sleep(1.0)  # past the watcher's debounce, and a distinct mtime
-            for _ in range(5):  # under load the watcher can miss a write: write it again
-                page.write_text(original + f"\nA one-line edit, number {edit}.\n")
-                done = built(timeout=120)
-                if done is not None:
-                    break
-            else:
-                sys.exit(f"mkdocs serve -f {config} did not rebuild after an edit")
-            seconds, seen = done
-            times.append(seconds)
-            notes += [line.split("-  ", 1)[-1].strip() for line in seen if "generated pages:" in line]
-        return times, notes
+            for name, server in servers.items():
+                time.sleep(1.0)  # past the watcher's debounce, and a distinct mtime
+                seconds, seen = server.rebuild_after(pages[name], original + f"\nA one-line edit, number {edit}.\n")
+                results[name][0].append(seconds)
+                results[name][1].extend(line.split("-  ", 1)[-1].strip() for line in seen if "generated pages:" in line)
+        return results
     finally:
-        server.terminate()
-        server.wait(timeout=60)
-        page.write_text(original)
+        for server in servers.values():
+            server.stop()
+        pages["plugin"].write_text(original)
 
 
 def profile(root: Path, config: str, top: int = 14) -> None:
@@ -336,14 +359,7 @@ def main() -> None:
                 peaks[name].append(peak)
         pages = sum(1 for _ in (root / "site-plugin").rglob("index.html"))
         plain_pages = sum(1 for _ in (root / "site-plain").rglob("index.html"))
-        rebuilds = (
-            {
-                name: serve_rebuilds(root, config, args.edits, edited)
-                for name, config in (("plugin", "with-plugin.yml"), ("plain", "plain.yml"))
-            }
-            if args.edits
-            else {}
-        )
+        rebuilds = serve_rebuilds(root, args.edits, edited) if args.edits else {}
         if args.profile:
             profile(root, "with-plugin.yml")
     plugin, plain = statistics.median(times["plugin"]), statistics.median(times["plain"])
@@ -365,7 +381,7 @@ def main() -> None:
     if rebuilds:
         served, bare = statistics.median(rebuilds["plugin"][0]), statistics.median(rebuilds["plain"][0])
         print(
-            f"mkdocs serve, one-line page edit, rebuild (MkDocs' own timer), {args.edits} edits each: "
+            f"mkdocs serve, one-line page edit, rebuild (MkDocs' own timer), {args.edits} edits each, alternating: "
             f"plugin median {served:.3f} s ({', '.join(f'{t:.3f}' for t in rebuilds['plugin'][0])}), "
             f"plain median {bare:.3f} s ({', '.join(f'{t:.3f}' for t in rebuilds['plain'][0])})"
         )

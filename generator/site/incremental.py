@@ -1,15 +1,20 @@
 """Serve's memory between builds: what the gate read, and the generated pages already rendered.
 
-MkDocs 1.x renders every page it is given, so under `mkdocs serve` a generated page whose Markdown
-and HTML fragments did not change is kept out of MkDocs' page pipeline: its finished HTML from the
-previous build is written as a static file instead. A page is reused only when its own content and
-the site's chrome (mkdocs.yml and the navigation) are unchanged; anything else is rendered again.
+MkDocs 1.x renders every page it is given and empties the site folder before each build, so under
+`mkdocs serve` a generated page whose Markdown and HTML fragments did not change is kept out of
+MkDocs' page pipeline altogether: the folders holding the claim and run pages are moved aside
+before MkDocs empties the site folder and moved back after (a rename each), keeping only the
+finished pages that are reused. A page is reused only when its own content and the site's frame
+(mkdocs.yml and the navigation) are unchanged and the last build completed; anything else is
+rendered again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,7 +24,9 @@ from ..gate import check_pages
 from ..records import Policy, Report
 from . import pages
 from .pages import Generated
-from .render import url_of
+from .render import claim_src, run_src, url_of
+
+FOLDERS = (claim_src("x").split("/")[0], run_src("p/r").split("/")[0])  # where pages outside the navigation go
 
 FIGURES = "figures"
 PROBES = "probes"
@@ -70,7 +77,6 @@ GIT = (".git/index", ".git/HEAD")  # a commit can change what the gate says of r
 class Rendered:
     content: str  # content_key() of the generated page
     chrome: str  # chrome key of the build that rendered it (mkdocs.yml and the navigation)
-    html: str  # the finished page
 
 
 @dataclass
@@ -83,7 +89,10 @@ class Memory:
     pages: dict[str, Generated] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)  # src -> content_key(page)
     cited: dict[str, tuple] = field(default_factory=dict)  # claim id -> where the pages cite it
-    rendered: dict[str, Rendered] = field(default_factory=dict)
+    rendered: dict[str, Rendered] = field(default_factory=dict)  # pages in the site folder after the last build
+    building: dict[str, Rendered] = field(default_factory=dict)  # pages of the build under way
+    held: Path | None = None  # where the pages wait while MkDocs empties the site folder
+    complete: bool = True  # whether the last build finished (else nothing it left is trusted)
     directory_urls: bool = True
 
     def report_for(
@@ -117,14 +126,65 @@ class Memory:
         return list(self.pages.values())
 
     def reusable(self, page: Generated) -> Rendered | None:
-        """The finished HTML of a page outside the navigation whose content is unchanged, if any."""
+        """What the last build left of a page outside the navigation whose content is unchanged, if any."""
         done = self.rendered.get(page.src)
         if page.in_nav or done is None or done.content != self.keys.get(page.src):
             return None
         return done
 
-    def remember(self, src: str, chrome: str, html: str) -> None:
-        self.rendered[src] = Rendered(self.keys[src], chrome, html)
+    def hold(self, site: Path) -> None:
+        """Before MkDocs empties the site folder: move the generated pages' folders aside."""
+        if not self.complete:  # the last build stopped half way: trust nothing it left
+            self.rendered = {}
+        if self.held is not None:
+            shutil.rmtree(self.held, ignore_errors=True)
+            self.held = None
+        self.complete, self.building = False, {}
+        if not self.rendered or not site.is_dir():
+            return
+        self.held = Path(tempfile.mkdtemp(prefix=".ledger-held-", dir=site.parent))
+        for name in FOLDERS:
+            if (site / name).is_dir():
+                (site / name).rename(self.held / name)
+
+    def restore(self, site: Path, keep: dict[str, Rendered], directory_urls: bool) -> dict[str, Rendered]:
+        """After MkDocs emptied the site folder: the held folders back, with only the kept pages in them.
+
+        Returns the kept pages whose file is there (a page not found is rendered again)."""
+        held, self.held = self.held, None
+        if held is None:
+            return {}
+        wanted = {dest_of(src, directory_urls): src for src in keep}
+        for name in FOLDERS:
+            if (held / name).is_dir() and not (site / name).exists():
+                (held / name).rename(site / name)
+        found = {}
+        for name in FOLDERS:
+            for path in list(_files_under(site / name)):
+                src = wanted.get(path.relative_to(site).as_posix())
+                if src is None:
+                    path.unlink()
+                else:
+                    found[src] = keep[src]
+        shutil.rmtree(held, ignore_errors=True)
+        self.building.update(found)
+        return found
+
+    def remember(self, src: str, chrome: str) -> None:
+        self.building[src] = Rendered(self.keys[src], chrome)
+
+    def completed(self) -> None:
+        """The build finished: what it wrote is what the next one may reuse."""
+        self.rendered, self.building, self.complete = self.building, {}, True
+
+
+def _files_under(folder: Path):
+    if folder.is_dir():
+        for entry in os.scandir(folder):
+            if entry.is_dir(follow_symlinks=False):
+                yield from _files_under(Path(entry.path))
+            else:
+                yield Path(entry.path)
 
 
 def data_key(root: Path, policy: Policy, now: datetime) -> tuple:

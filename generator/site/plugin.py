@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -45,6 +44,8 @@ LedgerConfig = type(
 
 
 class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
+    serving = False  # until on_startup says the command is serve
+
     def on_startup(self, *, command, dirty):
         self.serving = command == "serve"
         self.memory = incremental.Memory()  # kept across serve's builds (on_startup keeps the plugin instance)
@@ -62,6 +63,10 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         config.extra_javascript.append(f"{render.ASSETS}/ledger.js")
         return config
 
+    def on_pre_build(self, config):
+        if self.serving:
+            self._memory().hold(Path(config.site_dir))  # before MkDocs empties the site folder
+
     def on_files(self, files, config):
         self.now = datetime.now(timezone.utc)
         memory = self._memory()
@@ -71,8 +76,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         self.drawn = memory.drawn = self._figures() if changed or not wanted <= memory.drawn.keys() else memory.drawn
         self.generated = {page.src: page for page in memory.generate(self.root, changed, config.use_directory_urls)}
         self.slots = {src: page.slots for src, page in self.generated.items()}
-        self.reused = {}
-        for file in self._files(config):
+        for file in self._files(config, files):
             if files.get_file_from_path(file.src_uri) is not None:
                 raise PluginError(
                     f"{self.policy.docs_dir}/{file.src_uri} is in the way of a generated page: rename or move it"
@@ -88,7 +92,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         self.chrome = incremental.chrome_key(self.config_text, self.nav.items)
         stale = [src for src, done in self.reused.items() if done.chrome != self.chrome]
         for src in stale:
-            files.remove(self.reused.pop(src).file)
+            del self.reused[src]
             self._render_now(self._page_file(config, self.generated[src]), config, files)
         if self.serving:
             log.info(f"generated pages: {len(self.generated) - len(self.reused)} rendered, {len(self.reused)} reused")
@@ -123,11 +127,13 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
 
     def on_post_page(self, output, page, config):
         if self.serving and page.file.src_uri in self.generated and not self.generated[page.file.src_uri].in_nav:
-            self.memory.remember(page.file.src_uri, self.chrome, output)
+            self.memory.remember(page.file.src_uri, self.chrome)
         return output
 
     @event_priority(-50)  # after the search plugin has written its index
     def on_post_build(self, config):
+        if self.serving:
+            self.memory.completed()
         index = Path(config.site_dir) / "search" / "search_index.json"
         if index.is_file():
             data = json.loads(index.read_text(encoding="utf-8"))
@@ -142,7 +148,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
 
     def _memory(self) -> incremental.Memory:
         """serve keeps what it can between builds; a one-off build starts afresh."""
-        if not getattr(self, "serving", False) or not hasattr(self, "memory"):
+        if not self.serving or not hasattr(self, "memory"):
             self.memory = incremental.Memory()
         return self.memory
 
@@ -156,7 +162,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         """Log every finding; `mkdocs build` stops on a failure, serve keeps serving and shows banners."""
         for finding in report.findings:
             (log.warning if finding.severity == "fail" else log.info)(str(finding))
-        if report.failures and not getattr(self, "serving", False):
+        if report.failures and not self.serving:
             raise PluginError(f"ledger gate failed: {text.summary(report)}")
         log.info(text.summary(report))
         return report
@@ -169,25 +175,24 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         problems += [d.error for d in drawn.values() if d.error]
         for problem in problems:
             log.warning(problem)
-        if problems and not getattr(self, "serving", False):
+        if problems and not self.serving:
             raise PluginError(
                 f"{len(problems)} figure problem{'s' if len(problems) > 1 else ''}: " + "; ".join(problems)
             )
         return drawn
 
-    def _files(self, config) -> list[File]:
+    def _files(self, config, files) -> list[File]:
         """Generated pages (claim and run pages outside the navigation), assets and chart images."""
         from . import charts
 
-        found = []
+        candidates = {}
         for page in self.generated.values():
-            done = self.memory.reusable(page) if getattr(self, "serving", False) else None
-            if done is None:
-                found.append(self._page_file(config, page))
-                continue
-            static = File.generated(config, incremental.dest_of(page.src, config.use_directory_urls), content=done.html)
-            self.reused[page.src] = Reused(static, done.chrome)
-            found.append(static)
+            done = self.memory.reusable(page) if self.serving else None
+            if done is not None and page.src not in files.src_uris:
+                candidates[page.src] = done
+        # reused pages stay in the site folder as the last build wrote them; the rest are rendered
+        self.reused = self.memory.restore(Path(config.site_dir), candidates, config.use_directory_urls)
+        found = [self._page_file(config, page) for page in self.generated.values() if page.src not in self.reused]
         found += [
             File.generated(config, f"{render.ASSETS}/{path.name}", abs_src_path=str(path))
             for path in sorted(ASSETS.iterdir())
@@ -225,12 +230,6 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         cited = {r.name for r in self.report.page_refs if r.where.path == path and r.kind == "claim"}
         findings = [f for f in self.report.findings if f.where.path == path or f.claim_id in cited]
         return render.page_banner(findings, self.report, links)
-
-
-@dataclass(frozen=True)
-class Reused:
-    file: File  # the static file holding the finished page
-    chrome: str
 
 
 def _toc_items(toc):
