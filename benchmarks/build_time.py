@@ -1,22 +1,34 @@
-"""Build-time benchmark (not a test): the ledger plugin's `mkdocs build` against a plain MkDocs build.
+"""Build-time benchmark (not a test): the ledger plugin against a plain MkDocs build, in one run.
 
 Writes a synthetic ledger into a temporary folder (N claims of every kind over R runs written by the
-real run writer, a few hand-written pages citing them, one chart and one table), then times, in the
-same run and alternating, `mkdocs build` with the plugin and with the plugin removed (the same
-hand-written pages; their references stay plain text). Prints each build's median and the ratio,
-and the cost per generated page (claim, run and index pages are most of the difference).
+real run writer, ten hand-written pages citing them, one chart and one table), then measures, in
+the same run:
 
-    .venv/bin/python benchmarks/build_time.py [--claims 300] [--runs 30] [--repeat 3]
+1. `mkdocs build` with the plugin and with it removed (the same hand-written pages; their references
+   stay plain text), alternating: medians, the ratio, the cost per generated page, each build's peak
+   memory (resource.getrusage in the build's own process);
+2. `mkdocs serve`: a one-line edit of a hand-written page, rebuilt by a real `mkdocs serve` with the
+   plugin and by one without it (MkDocs' own "Documentation built in" time): medians and the ratio;
+3. with --profile, a cProfile of one plugin build: where the time goes.
+
+    .venv/bin/python benchmarks/build_time.py [--claims 300] [--runs 30] [--repeat 3] [--edits 5] [--profile]
+    .venv/bin/python benchmarks/build_time.py --claims 10000 --repeat 1 --edits 0 --profile
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pstats
+import queue
+import re
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -153,16 +165,168 @@ def ledger(root: Path, n_claims: int, n_runs: int) -> None:
     (root / "plain.yml").write_text("site_name: bench\nsite_dir: site-plain\nplugins: [search]\n" + THEME)
 
 
-def build_seconds(root: Path, config: str) -> float:
-    env = dict(os.environ, PYTHONPATH=str(REPO), NO_MKDOCS_2_WARNING="1")
+def this_repository(root: Path) -> str:
+    """A copy of this repository's report, with the plugin (with-plugin.yml) and without it (plain.yml)."""
+    for name in ("docs", "claims", "measurements", "probes", "figures"):
+        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    config = (REPO / "mkdocs.yml").read_text()
+    (root / "with-plugin.yml").write_text(config + "site_dir: site-plugin\n")
+    plain = re.sub(r"^  - ledger:\n(?:      .*\n)*", "", config, flags=re.M)  # the plugin and its options
+    plain = re.sub(r"^  - (Claims|Measurements|Gate):\n(?:      .*\n)*", "", plain, flags=re.M)  # its pages
+    (root / "plain.yml").write_text(plain + "site_dir: site-plain\n")
+    return "docs/report/batching.md"
+
+
+ENV = dict(os.environ, PYTHONPATH=str(REPO), NO_MKDOCS_2_WARNING="1")
+# Runs `mkdocs build` and reports its own peak memory (the child's ru_maxrss, KiB on Linux).
+MEASURED_BUILD = """
+import resource, sys
+from mkdocs.__main__ import cli
+try:
+    cli(sys.argv[1:])
+    code = 0
+except SystemExit as stop:
+    code = stop.code
+print("peak-rss-kib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def build(root: Path, config: str) -> tuple[float, float]:
+    """(seconds, peak MiB) of `mkdocs build -f config` in a new process."""
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "-q", "-f", config], cwd=root, env=env, capture_output=True, text=True
+        [sys.executable, "-c", MEASURED_BUILD, "build", "-q", "-f", config],
+        cwd=root,
+        env=ENV,
+        capture_output=True,
+        text=True,
     )
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"mkdocs build -f {config} failed:\n{done.stderr}")
-    return elapsed
+    peak = re.search(r"peak-rss-kib (\d+)", done.stderr)
+    return elapsed, int(peak.group(1)) / 1024 if peak else float("nan")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Serve:
+    """A real `mkdocs serve` and its log: MkDocs' own time for each build."""
+
+    def __init__(self, root: Path, config: str):
+        self.config = config
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "-f", config, "--dev-addr", f"127.0.0.1:{free_port()}"],
+            cwd=root,
+            env=ENV,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.lines.put(line)
+
+    def built(self, timeout: float = 1800) -> tuple[float, list[str]] | None:
+        seen, end = [], time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                line = self.lines.get(timeout=1)
+            except queue.Empty:
+                if self.process.poll() is not None:
+                    sys.exit(f"mkdocs serve -f {self.config} exited:\n{''.join(seen)}")
+                continue
+            seen.append(line)
+            found = re.search(r"Documentation built in ([0-9.]+) seconds", line)
+            if found:
+                return float(found.group(1)), seen
+        return None
+
+    def rebuild_after(self, page: Path, text: str) -> tuple[float, list[str]]:
+        for _ in range(5):  # under load the watcher can miss a write: write it again
+            page.write_text(text)
+            done = self.built(timeout=120)
+            if done is not None:
+                return done
+        sys.exit(f"mkdocs serve -f {self.config} did not rebuild after an edit")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=60)
+
+
+def serve_rebuilds(root: Path, edits: int, edited: str) -> dict[str, tuple[list[float], list[str]]]:
+    """One-line edits of a page under two real `mkdocs serve`s, the plugin's and a plain one (its own
+    copy of the pages), alternating edit by edit so that the machine's load hits both alike."""
+    shutil.copytree(root / "docs", root / "docs-plain")
+    plain = re.sub(r"^docs_dir:.*\n", "", (root / "plain.yml").read_text(), flags=re.M)
+    (root / "plain-serve.yml").write_text(plain + "docs_dir: docs-plain\n")
+    servers = {"plugin": Serve(root, "with-plugin.yml"), "plain": Serve(root, "plain-serve.yml")}
+    pages = {"plugin": root / edited, "plain": root / "docs-plain" / Path(edited).relative_to("docs")}
+    original = pages["plugin"].read_text()
+    results: dict[str, tuple[list[float], list[str]]] = {name: ([], []) for name in servers}
+    try:
+        for server in servers.values():
+            server.built()
+        for edit in range(edits):
+            for name, server in servers.items():
+                time.sleep(1.0)  # past the watcher's debounce, and a distinct mtime
+                seconds, seen = server.rebuild_after(pages[name], original + f"\nA one-line edit, number {edit}.\n")
+                results[name][0].append(seconds)
+                results[name][1].extend(line.split("-  ", 1)[-1].strip() for line in seen if "generated pages:" in line)
+        return results
+    finally:
+        for server in servers.values():
+            server.stop()
+        pages["plugin"].write_text(original)
+
+
+def profile(root: Path, config: str, top: int = 14) -> None:
+    """One plugin build under cProfile: the stages' cumulative time, then the largest own times."""
+    out = root / "build.prof"
+    subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "mkdocs", "build", "-q", "-f", config],
+        cwd=root,
+        env=ENV,
+        check=True,
+        capture_output=True,
+    )
+    stats = pstats.Stats(str(out))
+    table = stats.stats  # type: ignore[attr-defined]
+    total = max(ct for (_, _, _, ct, _) in table.values())
+    stages = [
+        ("the gate: check()", "generator/gate.py", "check"),
+        ("plugin on_files (gate, figures, generated pages, files)", "generator/site/plugin.py", "on_files"),
+        ("  generated pages (pages.generate)", "generator/site/pages.py", "generate"),
+        ("    claim pages (claimpage.build)", "generator/site/claimpage.py", "build"),
+        ("    pandas frames for evidence rows (tables.frame_of)", "generator/site/tables.py", "frame_of"),
+        ("  figures drawn (altair)", "generator/site/plugin.py", "_figures"),
+        ("MkDocs reads + Markdown for every page (_populate_page)", "mkdocs/commands/build.py", "_populate_page"),
+        ("MkDocs templates + page events (_build_page)", "mkdocs/commands/build.py", "_build_page"),
+        ("  Material search parsing page HTML", "material/plugins/search/plugin.py", "on_page_context"),
+        ("  Jinja templates (environment.render)", "jinja2/environment.py", "render"),
+        ("static files written (copy_static_files)", "mkdocs/structure/files.py", "copy_static_files"),
+        ("search index written", "material/plugins/search/plugin.py", "on_post_build"),
+    ]
+    print(f"profile of one plugin build ({total:.2f} s under cProfile):")
+    for label, path, name in stages:
+        found = [v for (f, _, n), v in table.items() if f.endswith(path) and n == name]
+        seconds = sum(v[3] for v in found)
+        print(f"  {label:<62} {seconds:7.2f} s  {100 * seconds / total:5.1f}%")
+    print(f"  largest own times (top {top}):")
+    own = sorted(table.items(), key=lambda item: item[1][2], reverse=True)[:top]
+    for (path, line, name), (_, _, tottime, _, _) in own:
+        where = "/".join(Path(path).parts[-2:]) if path != "~" else "built-in"
+        print(f"    {tottime:7.2f} s  {name} ({where}:{line})")
 
 
 def main() -> None:
@@ -170,36 +334,60 @@ def main() -> None:
     parser.add_argument("--claims", type=int, default=300)
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--edits", type=int, default=5, help="one-line page edits under serve (0: skip)")
+    parser.add_argument("--profile", action="store_true", help="print a cProfile summary of one plugin build")
+    parser.add_argument(
+        "--repository", action="store_true", help="this repository's own report instead of a synthetic ledger"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        ledger(root, args.claims, args.runs)
-        cold = build_seconds(root, "with-plugin.yml")  # fills .cache/ledger (Vega bundle, SVGs) once
+        if args.repository:
+            edited = this_repository(root)
+            what = "this repository's report"
+        else:
+            ledger(root, args.claims, args.runs)
+            edited = "docs/report/page-0.md"
+            what = f"ledger: {args.claims} claims, {args.runs} runs, 11 hand-written pages, 1 chart, 1 table"
+        cold, _ = build(root, "with-plugin.yml")  # fills .cache/ledger (Vega bundle, SVGs) once
         times: dict[str, list[float]] = {"plugin": [], "plain": []}
+        peaks: dict[str, list[float]] = {"plugin": [], "plain": []}
         for _ in range(args.repeat):
-            times["plugin"].append(build_seconds(root, "with-plugin.yml"))
-            times["plain"].append(build_seconds(root, "plain.yml"))
+            for name, config in (("plugin", "with-plugin.yml"), ("plain", "plain.yml")):
+                seconds, peak = build(root, config)
+                times[name].append(seconds)
+                peaks[name].append(peak)
         pages = sum(1 for _ in (root / "site-plugin").rglob("index.html"))
         plain_pages = sum(1 for _ in (root / "site-plain").rglob("index.html"))
+        rebuilds = serve_rebuilds(root, args.edits, edited) if args.edits else {}
+        if args.profile:
+            profile(root, "with-plugin.yml")
     plugin, plain = statistics.median(times["plugin"]), statistics.median(times["plain"])
-    print(
-        f"ledger: {args.claims} claims, {args.runs} runs, 11 hand-written pages, 1 chart, 1 table; "
-        f"{args.repeat} builds each, alternating"
-    )
+    print(f"{what}; {args.repeat} builds each, alternating; edits under serve to {edited}")
     print(
         f"mkdocs build with the ledger plugin: median {plugin:.2f} s  "
-        f"({', '.join(f'{t:.2f}' for t in times['plugin'])}; {pages} pages)"
+        f"({', '.join(f'{t:.2f}' for t in times['plugin'])}; {pages} pages; peak {max(peaks['plugin']):.0f} MiB)"
     )
     print(
         f"mkdocs build without it (plain):     median {plain:.2f} s  "
-        f"({', '.join(f'{t:.2f}' for t in times['plain'])}; {plain_pages} pages)"
+        f"({', '.join(f'{t:.2f}' for t in times['plain'])}; {plain_pages} pages; peak {max(peaks['plain']):.0f} MiB)"
     )
-    print(f"ratio plugin / plain: {plugin / plain:.2f}")
+    print(f"ratio plugin / plain (full builds): {plugin / plain:.2f}")
     extra = pages - plain_pages
     print(
-        f"the plugin adds {extra} generated pages: {1000 * (plugin - plain) / max(extra, 1):.1f} ms each; "
-        f"first (cold-cache) build {cold:.2f} s"
+        f"cost per generated page: {1000 * (plugin - plain) / max(extra, 1):.2f} ms ({extra} generated pages); "
+        f"peak memory of the plugin build: {max(peaks['plugin']):.0f} MiB; first (cold-cache) build {cold:.2f} s"
     )
+    if rebuilds:
+        served, bare = statistics.median(rebuilds["plugin"][0]), statistics.median(rebuilds["plain"][0])
+        print(
+            f"mkdocs serve, one-line page edit, rebuild (MkDocs' own timer), {args.edits} edits each, alternating: "
+            f"plugin median {served:.3f} s ({', '.join(f'{t:.3f}' for t in rebuilds['plugin'][0])}), "
+            f"plain median {bare:.3f} s ({', '.join(f'{t:.3f}' for t in rebuilds['plain'][0])})"
+        )
+        print(f"ratio serve rebuild plugin / plain: {served / bare:.2f}  (target: at most 2)")
+        if rebuilds["plugin"][1]:
+            print(f"  the plugin's log: {rebuilds['plugin'][1][-1]}")
 
 
 if __name__ == "__main__":

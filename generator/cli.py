@@ -7,6 +7,7 @@ the pre-commit hook) loads the core alone, never the site stack.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import text
+from . import hashcache, text
 from .config import read_policy
 from .gate import check
 from .records import LedgerError, Policy, Report
@@ -36,6 +37,11 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("text", "json", "github"),
         default="text",
         help="github: findings as GitHub Actions annotations on the pull request's lines",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="ignore and keep no check cache (.cache/ledger/check.json); CI uses this",
     )
 
 
@@ -80,6 +86,14 @@ def _no_arguments(parser: argparse.ArgumentParser) -> None:
     pass
 
 
+def _pages_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out_dir", metavar="OUT_DIR", type=Path, help="the docs folder another builder reads")
+
+
+def _verify_site_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("site_dir", metavar="SITE_DIR", type=Path, help="a built site, e.g. site/")
+
+
 VERBS = (
     Verb("check", "run the gate; exit 1 on any failure", _check_arguments, "cli:run_check"),
     Verb("accept", "write computed values into drifted claims", _accept_arguments, "commands.verbs:run_accept"),
@@ -105,6 +119,19 @@ VERBS = (
         "commands.refresh:run_refresh",
     ),
     Verb("schema", "print the claim files' JSON Schema", _no_arguments, "cli:run_schema", needs_ledger=False),
+    Verb(
+        "pages",
+        "write the generated pages as Markdown, for builders without MkDocs plugins",
+        _pages_arguments,
+        "commands.verbs:run_pages",
+    ),
+    Verb(
+        "verify-site",
+        "refuse a built site whose pages the ledger did not render",
+        _verify_site_arguments,
+        "commands.verbs:run_verify_site",
+        needs_ledger=False,
+    ),
 )
 
 
@@ -188,10 +215,31 @@ def gate_report(args: argparse.Namespace) -> Report:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    """The gate; with the cache, the last verdict when nothing it reads has changed (hashcache.py)."""
+    root = args.root.resolve()
+    cache = hashcache.load(root, enabled=not args.no_cache)
+    key = _check_key(args, root) if cache.path else []
+    done = cache.reusable(key) if cache.path else None
+    if done is not None:
+        print(done["output"])
+        return int(done["exit"])
+    gc.disable()  # a short-lived process making many objects and few cycles: collection costs more than it frees
     report = gate_report(args)
-    shown = {"json": text.as_json, "github": text.as_github}.get(args.format, text.as_text)
-    print(shown(report))
-    return 0 if report.ok else 1
+    output = {"json": text.as_json, "github": text.as_github}.get(args.format, text.as_text)(report)
+    print(output)
+    code = 0 if report.ok else 1
+    cache.save(key, output, code)
+    return code
+
+
+def _check_key(args: argparse.Namespace, root: Path) -> list:
+    """What `ledger check` reads: the policy's folders, the pages, figures, probes, git's state, the config."""
+    config = args.config or root / "mkdocs.yml"
+    policy = read_policy(config) if args.config or config.exists() else Policy()
+    folders = (policy.claims_dir, policy.measurements_dir, policy.docs_dir, "figures", "probes", ".git/refs")
+    git = (".git/HEAD", ".git/index", ".git/packed-refs")
+    context = [str(root), str(config), args.format, datetime.now(timezone.utc).date().isoformat()]
+    return hashcache.inputs_key(root, folders, (str(config), *git), context)
 
 
 if __name__ == "__main__":

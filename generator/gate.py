@@ -6,6 +6,7 @@ The CLI and the MkDocs plugin both call check() and differ only in how they show
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -45,4 +46,33 @@ def check(root: Path, policy: Policy, now: datetime) -> Report:
         checks=evaluated.checks,
         spreads=evaluated.spreads,
         history=past.status if runs else "",
+    )
+
+
+def check_pages(report: Report, root: Path) -> Report:
+    """The Report again after an edit to hand-written pages only: their references and prose read anew.
+
+    For `mkdocs serve` when claims, runs, probes and figures are unchanged: every verdict but the
+    pages' own findings (unknown references, unbound numbers, unreadable pages) is the same, so only
+    those are decided again.
+    """
+    policy = report.policy
+    pages, page_problems = load.pages(root, policy.docs_dir)
+    refs = [ref for path, text in pages.items() for ref in references.find(text, path)]
+    defined = figures.defined(root)
+    docs = policy.docs_dir.rstrip("/") + "/"
+    kept = [
+        f
+        for f in report.findings
+        if f.rule not in ("unknown-reference", "unbound-number")
+        and not (f.rule == "invalid" and f.where.path.startswith(docs))
+    ]
+    findings = kept + page_problems
+    findings += references.unknown(refs, {c.id for c in report.claims}, defined.tables, defined.charts, policy)
+    findings += prose.unbound_numbers(pages, policy)
+    return replace(
+        report,
+        findings=tuple(sorted(findings)),
+        page_refs=tuple(refs),
+        freshness=verdicts.claim_freshness(findings),
     )

@@ -14,6 +14,11 @@ from helpers_site import a_ledger
 GROUPS = {
     "test_site.py": "site",
     "test_build_gate.py": "site",
+    "test_builders.py": "site",
+    "test_markdown_ext.py": "site",
+    "test_verify_site.py": "site",
+    "test_incremental.py": "site",
+    "test_report.py": "site",
     "test_browser.py": "browser",
     "test_probes.py": "probes",
     "test_harness.py": "probes",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from datetime import datetime, timezone
 
+from .. import text
 from ..cli import gate_report
 from . import accept, diff, difftext, revisions, show
 
@@ -39,8 +41,6 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_measure(args: argparse.Namespace) -> int:
-    import sys
-
     from ..config import read_policy
     from ..records import Policy
     from . import measure
@@ -52,3 +52,37 @@ def run_measure(args: argparse.Namespace) -> int:
     outcomes = measure.measure(root, policy, args.probes, args.profile, args.testbed, echo=echo)
     print(measure.summary(outcomes))
     return 0 if all(outcome.ok for outcome in outcomes) else 1
+
+
+def run_pages(args: argparse.Namespace) -> int:
+    from . import pages
+
+    report = gate_report(args)
+    root = args.root.resolve()
+    from ..site.markdown_ext import site_settings
+
+    directory_urls, _ = site_settings(args.config or root / "mkdocs.yml")
+    written = pages.write(root, report, args.out_dir, directory_urls)
+    print(f"wrote {len(written)} files under {args.out_dir} ({text.summary(report)})")
+    print(
+        "build them with the Markdown extension `generator.site.markdown_ext` and extra_css "
+        "assets/ledger/ledger.css, extra_javascript assets/ledger/ledger.js; then `ledger verify-site SITE_DIR`"
+    )
+    return 0 if report.ok else 1
+
+
+def run_verify_site(args: argparse.Namespace) -> int:
+    from . import verify_site
+
+    if not args.site_dir.is_dir():
+        print(f"ledger verify-site: {args.site_dir} is not a folder", file=sys.stderr)
+        return 2
+    checked, problems = verify_site.verify(args.site_dir)
+    for problem in problems:
+        print(problem)
+    pages = {p.page for p in problems}
+    if problems:
+        print(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} on {len(pages)} of {checked} pages")
+        return 1
+    print(f"{checked} pages verified: every one rendered by the ledger, with the gate passing")
+    return 0

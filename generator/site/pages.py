@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..records import RETIRED, Claim, Report
+from ..records import RETIRED, Claim, Report, Run
 from ..text import summary
 from ..values import stated
 from . import claimpage, runpage
@@ -76,20 +76,74 @@ def md_text(text: str) -> str:
 
 def generate(report: Report, sources: Mapping[str, str], directory_urls: bool = True) -> list[Generated]:
     """Every generated page for the report (sources: repository path -> text, for probes and manifests)."""
-    pages = [
+    return [
+        *index_pages(report, directory_urls),
+        *claim_pages(report, report.by_id, directory_urls),
+        *(run_page(run, report, sources, directory_urls) for run in report.runs.values()),
+    ]
+
+
+def index_pages(report: Report, directory_urls: bool = True) -> list[Generated]:
+    """The navigation's generated pages: the claims index, the claims that fell, runs, the gate."""
+    return [
         claims_index(report, directory_urls),
         fell(report, directory_urls),
         measurements_index(report, directory_urls),
         gate(report, directory_urls),
     ]
+
+
+def claim_pages(report: Report, claim_ids: Iterable[str], directory_urls: bool = True) -> list[Generated]:
+    """The pages of the claims named (a duplicated id is an "invalid" finding; one page for it)."""
     found = claimpage.index(report)
-    for claim in report.by_id.values():  # a duplicated id is an "invalid" finding; one page for it
+    pages = []
+    for claim_id in claim_ids:
+        claim = report.by_id[claim_id]
         page = Page(claim_src(claim.id), claim.id, directory_urls)
         pages.append(claimpage.build(page, claim, report, found).done(in_nav=False))
-    for run in report.runs.values():
-        page = Page(run_src(run.path), run.name, directory_urls)
-        pages.append(runpage.build(page, run, report, sources).done(in_nav=False))
     return pages
+
+
+def run_page(run: Run, report: Report, sources: Mapping[str, str], directory_urls: bool = True) -> Generated:
+    page = Page(run_src(run.path), run.name, directory_urls)
+    return runpage.build(page, run, report, sources).done(in_nav=False)
+
+
+def search_entries(report: Report, directory_urls: bool = True) -> list[dict[str, str]]:
+    """Compact search entries for the generated pages (the search plugin skips their HTML): a claim by
+    its id, statement, value, kind, status and testbed; a run by its probe, testbed and start."""
+    entries = [
+        {
+            "location": url_of(src, directory_urls),
+            "title": title,
+            "text": esc(summary(report) if src in (CLAIMS_INDEX, GATE) else title),
+        }
+        for src, title in (
+            (CLAIMS_INDEX, "Claims"),
+            (FELL, "The claims that fell"),
+            (MEASUREMENTS, "Measurements"),
+            (GATE, "The gate"),
+        )
+    ]
+    for claim in report.by_id.values():
+        facts = [claim.statement, stated(claim), claim.kind, claim.status, claim.testbed]
+        entries.append(
+            {
+                "location": url_of(claim_src(claim.id), directory_urls),
+                "title": esc(claim.id),
+                "text": esc(" · ".join(fact for fact in facts if fact)),
+            }
+        )
+    for run in report.runs.values():
+        facts = [f"run of {run.probe}", f"testbed {run.testbed}", f"started {_when(run.started)}"]
+        entries.append(
+            {
+                "location": url_of(run_src(run.path), directory_urls),
+                "title": esc(f"{run.probe_name}/{run.name}"),
+                "text": esc(" · ".join(facts)),
+            }
+        )
+    return entries
 
 
 def read_sources(root: Path, report: Report) -> dict[str, str]:

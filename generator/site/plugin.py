@@ -7,6 +7,7 @@ cannot be drawn); `mkdocs serve` logs them, keeps serving and shows them as bann
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import datetime, timezone
 from pathlib import Path
@@ -14,19 +15,19 @@ from pathlib import Path
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, InclusionLevel
 
 from .. import references, text
 from ..config import OPTIONS, policy_from_options
 from ..gate import check
 from ..records import LedgerError, Report
-from . import figure_api, pages, render
+from . import figure_api, incremental, pages, render, stamp
 
 log = logging.getLogger("mkdocs.plugins.ledger")
-ASSETS = Path(__file__).parent / "assets"
+ASSETS = render.ASSET_FILES
 WATCHED = ("probes", figure_api.FOLDER)  # besides the policy's claims and measurements folders
-CACHE = ".cache/ledger"  # the Vega bundle and chart SVGs, made once (Material's plugins use .cache/ too)
+CACHE = render.CACHE
 
 
 # None means "the policy's default", so the CLI and the build share one set of defaults (config.OPTIONS).
@@ -43,12 +44,16 @@ LedgerConfig = type(
 
 
 class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
+    serving = False  # until on_startup says the command is serve
+
     def on_startup(self, *, command, dirty):
         self.serving = command == "serve"
+        self.memory = incremental.Memory()  # kept across serve's builds (on_startup keeps the plugin instance)
 
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
         self.cache = self.root / CACHE
+        self.config_text = Path(config.config_file_path).read_text(encoding="utf-8")
         docs_dir = Path(config.docs_dir).resolve().relative_to(self.root).as_posix()
         try:
             self.policy = policy_from_options(dict(self.config), docs_dir)
@@ -58,18 +63,20 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         config.extra_javascript.append(f"{render.ASSETS}/ledger.js")
         return config
 
+    def on_pre_build(self, config):
+        if self.serving:
+            self._memory().hold(Path(config.site_dir))  # before MkDocs empties the site folder
+
     def on_files(self, files, config):
         self.now = datetime.now(timezone.utc)
-        self.report = self._gate()
-        self.drawn = self._figures()
-        self.generated = {
-            page.src: page
-            for page in pages.generate(
-                self.report, pages.read_sources(self.root, self.report), config.use_directory_urls
-            )
-        }
+        memory = self._memory()
+        report, changed = memory.report_for(self.root, self.policy, self.now, self._check)
+        self.report = self._judge(report)
+        wanted = {f"{r.kind}:{r.name}" for r in self.report.page_refs if r.kind in ("table", "chart")}
+        self.drawn = memory.drawn = self._figures() if changed or not wanted <= memory.drawn.keys() else memory.drawn
+        self.generated = {page.src: page for page in memory.generate(self.root, changed, config.use_directory_urls)}
         self.slots = {src: page.slots for src, page in self.generated.items()}
-        for file in self._files(config):
+        for file in self._files(config, files):
             if files.get_file_from_path(file.src_uri) is not None:
                 raise PluginError(
                     f"{self.policy.docs_dir}/{file.src_uri} is in the way of a generated page: rename or move it"
@@ -77,8 +84,23 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             files.append(file)
         return files
 
+    def on_nav(self, nav, config, files):
+        self.nav = nav
+
+    def on_env(self, env, config, files):
+        """Pages reused from the last build whose frame (mkdocs.yml, navigation) changed are rendered again."""
+        self.chrome = incremental.chrome_key(self.config_text, self.nav.items)
+        stale = [src for src, done in self.reused.items() if done.chrome != self.chrome]
+        for src in stale:
+            del self.reused[src]
+            self._render_now(self._page_file(config, self.generated[src]), config, files)
+        if self.serving:
+            log.info(f"generated pages: {len(self.generated) - len(self.reused)} rendered, {len(self.reused)} reused")
+        return env
+
     def on_page_markdown(self, markdown, page, config, files):
         if page.file.src_uri in self.generated:
+            page.meta["search"] = {"exclude": True}  # compact entries instead (on_post_build)
             return markdown
         links = render.Links(page.file.url, config.use_directory_urls)
         path = f"{self.policy.docs_dir}/{page.file.src_uri}"
@@ -92,7 +114,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
     def on_page_content(self, html, page, config, files):
         slots = self.slots.get(page.file.src_uri)
         if slots is None:
-            return html
+            return html + stamp.stamp(self.report.ok)
         for item in _toc_items(page.toc):
             item.title = slots.plain(item.title)
         links = render.Links(page.file.url, config.use_directory_urls)
@@ -101,7 +123,22 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             html += "".join(
                 f'<script src="{render.esc(links.asset(name))}"></script>' for name in ("vega.js", "charts.js")
             )
-        return html
+        return html + stamp.stamp(self.report.ok)
+
+    def on_post_page(self, output, page, config):
+        if self.serving and page.file.src_uri in self.generated and not self.generated[page.file.src_uri].in_nav:
+            self.memory.remember(page.file.src_uri, self.chrome)
+        return output
+
+    @event_priority(-50)  # after the search plugin has written its index
+    def on_post_build(self, config):
+        if self.serving:
+            self.memory.completed()
+        index = Path(config.site_dir) / "search" / "search_index.json"
+        if index.is_file():
+            data = json.loads(index.read_text(encoding="utf-8"))
+            data.get("docs", []).extend(pages.search_entries(self.report, config.use_directory_urls))
+            index.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
 
     def on_serve(self, server, config, builder):
         for folder in (self.policy.claims_dir, self.policy.measurements_dir, *WATCHED):
@@ -109,14 +146,23 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
                 server.watch(str(self.root / folder))
         return server
 
-    def _gate(self) -> Report:
+    def _memory(self) -> incremental.Memory:
+        """serve keeps what it can between builds; a one-off build starts afresh."""
+        if not self.serving or not hasattr(self, "memory"):
+            self.memory = incremental.Memory()
+        return self.memory
+
+    def _check(self) -> Report:
         try:
-            report = check(self.root, self.policy, self.now)
+            return check(self.root, self.policy, self.now)
         except LedgerError as error:
             raise PluginError(str(error)) from None
+
+    def _judge(self, report: Report) -> Report:
+        """Log every finding; `mkdocs build` stops on a failure, serve keeps serving and shows banners."""
         for finding in report.findings:
             (log.warning if finding.severity == "fail" else log.info)(str(finding))
-        if report.failures and not getattr(self, "serving", False):
+        if report.failures and not self.serving:
             raise PluginError(f"ledger gate failed: {text.summary(report)}")
         log.info(text.summary(report))
         return report
@@ -129,25 +175,24 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         problems += [d.error for d in drawn.values() if d.error]
         for problem in problems:
             log.warning(problem)
-        if problems and not getattr(self, "serving", False):
+        if problems and not self.serving:
             raise PluginError(
                 f"{len(problems)} figure problem{'s' if len(problems) > 1 else ''}: " + "; ".join(problems)
             )
         return drawn
 
-    def _files(self, config) -> list[File]:
+    def _files(self, config, files) -> list[File]:
         """Generated pages (claim and run pages outside the navigation), assets and chart images."""
         from . import charts
 
-        found = [
-            File.generated(
-                config,
-                page.src,
-                content=page.markdown,
-                inclusion=InclusionLevel.UNDEFINED if page.in_nav else InclusionLevel.NOT_IN_NAV,
-            )
-            for page in self.generated.values()
-        ]
+        candidates = {}
+        for page in self.generated.values():
+            done = self.memory.reusable(page) if self.serving else None
+            if done is not None and page.src not in files.src_uris:
+                candidates[page.src] = done
+        # reused pages stay in the site folder as the last build wrote them; the rest are rendered
+        self.reused = self.memory.restore(Path(config.site_dir), candidates, config.use_directory_urls)
+        found = [self._page_file(config, page) for page in self.generated.values() if page.src not in self.reused]
         found += [
             File.generated(config, f"{render.ASSETS}/{path.name}", abs_src_path=str(path))
             for path in sorted(ASSETS.iterdir())
@@ -163,6 +208,19 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         if specs:
             found.append(File.generated(config, f"{render.ASSETS}/vega.js", content=charts.bundle(self.cache)))
         return found
+
+    def _page_file(self, config, page: pages.Generated) -> File:
+        inclusion = InclusionLevel.UNDEFINED if page.in_nav else InclusionLevel.NOT_IN_NAV
+        return File.generated(config, page.src, content=page.markdown, inclusion=inclusion)
+
+    def _render_now(self, file: File, config, files) -> None:
+        """Read and render one page as MkDocs does for every page before on_env (MkDocs 1.x has no
+        public call for it; ProperDocs keeps the same function)."""
+        from mkdocs.commands.build import _populate_page
+        from mkdocs.structure.pages import Page
+
+        files.append(file)
+        _populate_page(Page(None, file, config), config, files)
 
     def _banner(self, src: str, links: render.Links) -> str:
         """Findings about a hand-written page: its unknown references and the failing claims it cites."""

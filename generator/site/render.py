@@ -11,11 +11,12 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from mkdocs.utils import get_relative_url
 
 from .. import references
-from ..records import Claim, Finding, Report, Run
+from ..records import Claim, Finding, PageRef, Report, Run
 from ..values import spread_text, stated
 
 # Where the generated pages live (src paths in the docs tree; none is written into docs/).
@@ -24,6 +25,8 @@ FELL = "claims/fell.md"
 MEASUREMENTS = "measurements/index.md"
 GATE = "gate/index.md"
 ASSETS = "assets/ledger"
+ASSET_FILES = Path(__file__).parent / "assets"  # the CSS and JS shipped with the package
+CACHE = ".cache/ledger"  # the Vega bundle and chart SVGs, made once (Material's plugins use .cache/ too)
 
 
 def esc(text: object) -> str:
@@ -254,20 +257,23 @@ def replace_references(
     figures: "table:id" / "chart:id" -> HTML already rendered for this page. Unknown references
     are gate failures (reported by check()); here they show as a marked placeholder.
     """
-    figures = figures or {}
     out, last = [], 0
     for ref in references.find(markdown, page_path):
         out.append(markdown[last : ref.start])
-        claim = report.claim(ref.name) if ref.kind == "claim" else None
-        if claim is not None:
-            fragment = claim_inline(claim, report, links)
-        elif f"{ref.kind}:{ref.name}" in figures:
-            fragment = figures[f"{ref.kind}:{ref.name}"]
-        else:
-            what = f"unknown {ref.kind} {ref.name!r}" if ref.kind != "malformed" else "malformed reference"
-            fragment = f'<span class="ledger-missing" title="{esc(what)}">{esc(markdown[ref.start : ref.end])}</span>'
-        text = (stated(claim) or claim.statement or claim.id) if claim else ""
-        out.append(slots.add(fragment, text))
+        out.append(slots.add(*reference_html(ref, markdown[ref.start : ref.end], report, links, figures or {})))
         last = ref.end
     out.append(markdown[last:])
     return "".join(out)
+
+
+def reference_html(
+    ref: PageRef, written: str, report: Report, links: Links, figures: dict[str, str]
+) -> tuple[str, str]:
+    """One reference -> (its HTML, its plain text): the plugin and the Markdown extension share this."""
+    claim = report.claim(ref.name) if ref.kind == "claim" else None
+    if claim is not None:
+        return claim_inline(claim, report, links), stated(claim) or claim.statement or claim.id
+    if f"{ref.kind}:{ref.name}" in figures:
+        return figures[f"{ref.kind}:{ref.name}"], ""
+    what = f"unknown {ref.kind} {ref.name!r}" if ref.kind != "malformed" else "malformed reference"
+    return f'<span class="ledger-missing" title="{esc(what)}">{esc(written)}</span>', ""

@@ -1,0 +1,187 @@
+"""A Python-Markdown extension: {{ claim("id") }}, {{ table("id") }} and {{ chart("id") }} -> the ledger's HTML.
+
+For site builders that run Markdown extensions but not MkDocs plugins (Zensical, or MkDocs without
+the plugin). It renders references with the same code as the plugin (badges, live values, figures)
+and stamps every page it renders (stamp.py), so `ledger verify-site` can tell its pages from pages
+no ledger touched. It does not fail the build: the gate runs as `ledger check`, a CI step of its
+own, and the generated pages come from `ledger pages DOCS_DIR`.
+
+    markdown_extensions:
+      - generator.site.markdown_ext:
+          root: .          # the project: mkdocs.yml, claims/, measurements/ (default: the current folder)
+          base_url: /      # where the site is served, for builders that do not say which page is being
+                           # rendered (default: the path of site_url in mkdocs.yml, else /)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import yaml
+from markdown import Markdown
+from markdown.extensions import Extension
+from markdown.postprocessors import Postprocessor
+from markdown.preprocessors import Preprocessor
+
+from .. import references
+from ..config import read_policy
+from ..records import Policy, Report
+from . import render, stamp, watched
+
+PAGE = "page"  # references have no file path here; findings about them come from `ledger check`
+
+
+@dataclass(frozen=True)
+class RootLinks(render.Links):
+    """Links from the site's root (base): for builders that do not say which page is being rendered."""
+
+    base: str = "/"
+
+    def to(self, src: str, anchor: str = "") -> str:
+        return self.base + render.url_of(src, self.directory_urls) + (f"#{anchor}" if anchor else "")
+
+
+@dataclass(frozen=True)
+class Project:
+    """What every page of one build reads: the gate's Report and the figures it draws."""
+
+    report: Report
+    figures: dict  # "table:id" / "chart:id" -> figure_api.Drawn
+    directory_urls: bool
+    base_url: str
+
+
+_PROJECTS: dict[tuple[str, str], tuple[tuple, Project]] = {}  # a builder makes a Markdown per page
+
+
+def project(root: Path, base_url: str = "") -> Project:
+    """The project under root, checked again only when one of its files changed (size, mtime, inode)."""
+    from datetime import datetime, timezone
+
+    from ..gate import check
+
+    root = root.resolve()
+    config = root / "mkdocs.yml"
+    policy = read_policy(config) if config.exists() else Policy()
+    key = (str(root), base_url)
+    signature = (policy, watched.signature(root, watched.inputs(policy)))
+    cached = _PROJECTS.get(key)
+    if cached and cached[0] == signature:
+        return cached[1]
+    report = check(root, policy, datetime.now(timezone.utc))
+    directory_urls, site_path = site_settings(config)
+    found = Project(report, draw_figures(root, report), directory_urls, base_url or site_path)
+    _PROJECTS[key] = (signature, found)
+    return found
+
+
+def draw_figures(root: Path, report: Report) -> dict:
+    """Every table and chart the pages refer to, drawn once (a figure that fails shows its error)."""
+    from . import figure_api
+
+    figures, _ = figure_api.load(root)
+    wanted = sorted({f"{r.kind}:{r.name}" for r in report.page_refs if r.kind in ("table", "chart")})
+    return {key: figure_api.draw(figures[key], report) for key in wanted if key in figures}
+
+
+def site_settings(config: Path) -> tuple[bool, str]:
+    """(use_directory_urls, the path of site_url) from mkdocs.yml, read without running its tags."""
+    try:
+        node = yaml.compose(config.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, yaml.YAMLError):
+        return True, "/"
+    top = {}
+    if isinstance(node, yaml.MappingNode):
+        top = {
+            k.value: v.value for k, v in node.value if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)
+        }
+    directory_urls = str(top.get("use_directory_urls", "true")).lower() not in ("false", "no", "off")
+    path = urlsplit(str(top.get("site_url") or "/")).path or "/"
+    return directory_urls, path if path.endswith("/") else path + "/"
+
+
+class ReferencePreprocessor(Preprocessor):
+    """Each reference becomes a stashed HTML fragment, so Markdown never reads the claim's text."""
+
+    def __init__(self, md: Markdown, extension: LedgerExtension):
+        super().__init__(md)
+        self.extension = extension
+
+    def run(self, lines: list[str]) -> list[str]:
+        text = "\n".join(lines)
+        found = references.find(text, PAGE)
+        if not found:
+            return lines
+        here = self.extension.project()
+        links = self.links(here)
+        wanted = {f"{r.kind}:{r.name}" for r in found}
+        from . import figure_api
+
+        shown = {k: figure_api.figure_html(here.figures[k], here.report, links) for k in wanted if k in here.figures}
+        out, last = [], 0
+        for ref in found:
+            fragment, _ = render.reference_html(ref, text[ref.start : ref.end], here.report, links, shown)
+            out += [text[last : ref.start], self.md.htmlStash.store(fragment)]
+            last = ref.end
+        out.append(text[last:])
+        return "".join(out).split("\n")
+
+    def links(self, here: Project) -> render.Links:
+        # MkDocs (and ProperDocs) run their own link rewriter beside us: it knows the page's URL.
+        relpath = self.md.treeprocessors["relpath"] if "relpath" in self.md.treeprocessors else None
+        page_file = getattr(relpath, "file", None)
+        if page_file is not None:
+            return render.Links(page_file.url, here.directory_urls)
+        return RootLinks("", here.directory_urls, here.base_url)
+
+
+class StampPostprocessor(Postprocessor):
+    """Stamp the page (the gate's verdict) and load the chart scripts when it shows a chart."""
+
+    def __init__(self, md: Markdown, extension: LedgerExtension):
+        super().__init__(md)
+        self.extension = extension
+
+    def run(self, text: str) -> str:
+        here = self.extension.project()
+        if "ledger-chart-spec" in text:
+            links = ReferencePreprocessor(self.md, self.extension).links(here)
+            text += "".join(
+                f'<script src="{render.esc(links.asset(name))}"></script>' for name in ("vega.js", "charts.js")
+            )
+        return text + stamp.stamp(here.report.ok)
+
+
+class LedgerExtension(Extension):
+    def __init__(self, **kwargs):
+        self.config = {
+            "root": [".", "the project folder (mkdocs.yml, claims/, measurements/)"],
+            "base_url": ["", "where the site is served (default: site_url's path in mkdocs.yml, else /)"],
+        }
+        super().__init__(**kwargs)
+
+    def project(self) -> Project:
+        return project(Path(self.getConfig("root")), self.getConfig("base_url"))
+
+    def extendMarkdown(self, md: Markdown) -> None:
+        # Before fenced code and raw HTML are stashed: references.find skips code itself, as the plugin does.
+        md.preprocessors.register(ReferencePreprocessor(md, self), "ledger", 27)
+        md.postprocessors.register(StampPostprocessor(md, self), "ledger-stamp", 5)
+
+
+def makeExtension(**kwargs) -> LedgerExtension:  # the name Python-Markdown looks for
+    return LedgerExtension(**kwargs)
+
+
+_SCRIPT = re.compile(r"(<script\b.*?</script>)", re.DOTALL)
+
+
+def inert(fragment: str) -> str:
+    """HTML whose braces are entities (scripts aside), so no builder can read it as a reference."""
+    parts = _SCRIPT.split(fragment)
+    return "".join(
+        part if index % 2 else part.replace("{", "&#123;").replace("}", "&#125;") for index, part in enumerate(parts)
+    )

@@ -1,0 +1,79 @@
+"""The check cache may speed a second `ledger check`, and can never make a changed file pass."""
+
+import json
+import os
+
+import pytest
+from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+
+from generator import hashcache
+
+CACHE = ".cache/ledger/check.json"
+
+
+def passing_ledger(root):
+    a_run(root, SPEEDUP_ROWS)
+    write_tree(root, {"claims/moe.yaml": MEASURED})
+    first = run_ledger("check", cwd=root)
+    assert first.exit_code == 0, first.output
+    return first
+
+
+def test_an_edit_that_keeps_size_and_mtime_still_fails_the_gate_with_the_cache_on(tmp_path):
+    passing_ledger(tmp_path)
+    data = tmp_path / RUN / "results.csv"
+    before = data.stat()
+    data.write_bytes(data.read_bytes().replace(b"3.6", b"3.7"))  # same size, same inode
+    os.utime(data, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the mtime put back
+    after = data.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+    result = run_ledger("check", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert f"moe-speedup-b16: tampered: {RUN}/results.csv has sha256 " in result.output
+
+
+def test_a_second_check_reuses_the_verdict_until_any_input_changes(tmp_path):
+    first = passing_ledger(tmp_path)
+    cache = tmp_path / CACHE
+    data = json.loads(cache.read_text())  # data, not pickle
+    assert data["verdict"]["output"] + "\n" == first.output and data["verdict"]["exit"] == 0
+    data["verdict"]["output"] = "REUSED"
+    cache.write_text(json.dumps(data))
+    assert run_ledger("check", cwd=tmp_path).output == "REUSED\n"  # nothing changed: the verdict is reused
+    claims = tmp_path / "claims/moe.yaml"
+    claims.write_text(claims.read_text().replace("value: 3.59", "value: 9.99"))
+    result = run_ledger("check", cwd=tmp_path)
+    assert result.exit_code == 1 and "moe-speedup-b16: drifted: stated 9.99×" in result.output
+
+
+def test_no_cache_neither_reads_nor_writes_it(tmp_path):
+    first = passing_ledger(tmp_path)
+    cache = tmp_path / CACHE
+    data = json.loads(cache.read_text())
+    data["verdict"]["output"] = "REUSED"
+    cache.write_text(json.dumps(data))
+    result = run_ledger("check", "--no-cache", cwd=tmp_path)
+    assert result.exit_code == 0 and result.output == first.output
+    assert json.loads(cache.read_text())["verdict"]["output"] == "REUSED"  # not written either
+    cache.unlink()
+    run_ledger("check", "--no-cache", cwd=tmp_path)
+    assert not cache.exists()
+
+
+
+def test_the_cache_lives_in_an_ignored_folder(tmp_path):
+    passing_ledger(tmp_path)
+    assert (tmp_path / ".cache/.gitignore").read_text().splitlines()[-1] == "*"
+
+
+@pytest.mark.parametrize(
+    "stat, written_ns, is_racy",
+    [
+        ([10, 99, 99, 7], 100, False),  # older than the cache: trusted
+        ([10, 100, 99, 7], 100, True),  # modified in the cache's own tick: hashed again
+        ([10, 99, 100, 7], 100, True),  # changed (ctime) in that tick
+        ([10, 101, 101, 7], 100, True),
+    ],
+)
+def test_git_racy_entry_rule(stat, written_ns, is_racy):
+    assert hashcache.racy(stat, written_ns) is is_racy

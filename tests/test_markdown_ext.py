@@ -1,0 +1,89 @@
+"""The Markdown extension and `ledger pages`: the ledger's references and pages without MkDocs plugin events."""
+
+import re
+
+import markdown
+import pytest
+from helpers import run_ledger, run_mkdocs, write_tree
+from helpers_site import a_ledger, article
+
+from generator.site import markdown_ext, stamp
+
+SHOWN = re.compile(r'data-claim="([^"]+)"><span class="ledger-value">(.*?)</span>')
+
+
+def convert(root, text: str) -> str:
+    return markdown.markdown(text, extensions=["tables", markdown_ext.makeExtension(root=str(root))])
+
+
+def test_a_claim_renders_with_value_badges_and_a_link_and_the_page_is_stamped(tmp_path):
+    a_ledger(tmp_path)
+    html = convert(tmp_path, 'The speedup is {{ claim("moe-speedup-b16") }}.')
+    assert html.startswith('<p>The speedup is <a class="ledger-claim ledger-claim--measured ledger-claim--asserted"')
+    assert 'href="/claim/moe-speedup-b16/"' in html  # from the site's root: no page URL without MkDocs
+    assert SHOWN.findall(html) == [("moe-speedup-b16", "3.59×")]
+    assert '<span class="ledger-badge ledger-badge--measured">measured</span>' in html
+    assert html.endswith(stamp.stamp(True))
+
+
+def test_code_keeps_the_syntax_and_claim_text_stays_text(tmp_path):
+    a_ledger(tmp_path)
+    html = convert(tmp_path, 'Write `{{ claim("id") }}`.\n\nThe write-up: {{ claim("m1max-moe-speedup-b16") }}\n')
+    assert '<code>{{ claim("id") }}</code>' in html
+    assert "<script>" not in html and "<em>" not in html and "<b>" not in html
+
+
+def test_a_table_reference_renders_the_figure_as_a_block(tmp_path):
+    a_ledger(tmp_path)
+    html = convert(tmp_path, '# T\n\n{{ table("speedups") }}\n')
+    assert '<figure class="ledger-figure ledger-table" id="table-speedups">' in html
+    assert "<p><figure" not in html
+
+
+def test_an_unknown_reference_shows_as_missing(tmp_path):
+    a_ledger(tmp_path)
+    html = convert(tmp_path, 'Gone: {{ claim("gone") }}')
+    assert '<span class="ledger-missing" title="unknown claim &#x27;gone&#x27;">' in html
+
+
+def extension_build(root):
+    """The ledger built by MkDocs with the plugin removed (another builder's config beside the ledger's
+    mkdocs.yml, which keeps the policy and docs/): the extension plus `ledger pages`."""
+    config = (root / "mkdocs.yml").read_text()
+    config = config.replace("plugins: [search, ledger]", "plugins: [search]\ndocs_dir: built-docs")
+    config = config.replace("markdown_extensions: [", "markdown_extensions: [generator.site.markdown_ext, ")
+    config += "extra_css: [assets/ledger/ledger.css]\nextra_javascript: [assets/ledger/ledger.js]\n"
+    write_tree(root, {"other-builder.yml": config})
+    pages = run_ledger("pages", "built-docs", cwd=root)
+    assert pages.exit_code == 0, pages.output + pages.errors
+    built = run_mkdocs("build", "--strict", "-f", "other-builder.yml", cwd=root)
+    assert built.exit_code == 0, built.errors
+    return root / "site"
+
+
+def test_the_extension_and_ledger_pages_build_the_same_values_and_pass_verify_site(built_site, tmp_path):
+    a_ledger(tmp_path)
+    site = extension_build(tmp_path)
+    verified = run_ledger("verify-site", str(site), cwd=tmp_path)
+    assert verified.exit_code == 0, verified.output
+    for page in ("", "claims", "claim/moe-speedup-predicted-b16", "gate"):
+        assert SHOWN.findall(article(site, page)) == SHOWN.findall(article(built_site, page)), page
+    assert "The gate passes" in article(site, "gate")
+    assert (site / "assets/ledger/charts/bandwidth-sweep.svg").is_file() and (site / "assets/ledger/vega.js").is_file()
+
+
+def test_ledger_pages_never_overwrites_a_hand_written_page(tmp_path):
+    a_ledger(tmp_path)
+    write_tree(tmp_path, {"out/claims/index.md": "# mine\n"})
+    result = run_ledger("pages", "out", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert (
+        "out/claims/index.md is in the way of a generated page and was not written by `ledger pages`" in result.errors
+    )
+    assert (tmp_path / "out/claims/index.md").read_text() == "# mine\n"
+
+
+@pytest.mark.parametrize("fragment", ['<p>{{ claim("x") }}</p>', '<script>{"a": 1}</script>'])
+def test_written_pages_hold_no_braces_outside_scripts(fragment):
+    inert = markdown_ext.inert(fragment)
+    assert ("{" in inert) == fragment.startswith("<script>")
