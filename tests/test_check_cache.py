@@ -60,7 +60,6 @@ def test_no_cache_neither_reads_nor_writes_it(tmp_path):
     assert not cache.exists()
 
 
-
 def test_the_cache_lives_in_an_ignored_folder(tmp_path):
     passing_ledger(tmp_path)
     assert (tmp_path / ".cache/.gitignore").read_text().splitlines()[-1] == "*"
