@@ -93,7 +93,7 @@ def _filled(template: str, target: Path, run: str) -> str:
         "__BLAKE2B__": blake2b,
         # from the measured value, not the rounded one: the gate computes formulas from evidence
         "__SECONDS__": _significant(1.073741824 / rows[("sha256", "1024")], 3),
-        "__ESTIMATE__": _significant(float(sha256), 2),  # a rounder figure, within its 25% tolerance
+        "__ESTIMATE__": _significant(float(sha256), 2),  # a rounder figure, within its 50% tolerance
     }
     for marker, value in values.items():
         template = template.replace(marker, value)

@@ -70,7 +70,7 @@ def plan(report: Report) -> Plan:
     """Every move refresh would make, the dependents that follow, and the newer runs passed over."""
     moves: list[Move] = []
     skipped: list[Skipped] = []
-    moved_values: dict[str, float] = {}  # claim id -> stated value after the move
+    moved_values: dict[str, float] = {}  # claim id -> what its new evidence computes
     for claim in report.claims:
         if claim.kind != "measured" or claim.evidence is None or claim.retired:
             continue
@@ -83,8 +83,7 @@ def plan(report: Report) -> Plan:
         _, words = noise.verdict(old_value, noise.run_spread(current, claim), value, spread)
         new_stated = _restated(claim, value, report)
         moves.append(Move(claim.id, current.path, run.path, old_value, value, _stated(claim), new_stated, words))
-        if new_stated:  # a value kept within tolerance leaves its dependents as they are
-            moved_values[claim.id] = float(new_stated)
+        moved_values[claim.id] = value  # formulas read evidence values, kept or restated alike
     moves += _dependents(report, moved_values)
     return Plan(tuple(moves), tuple(skipped))
 
@@ -132,8 +131,10 @@ def _newest(claim: Claim, report: Report, skipped: list[Skipped]) -> tuple[Run, 
 
 
 def _dependents(report: Report, moved: dict[str, float]) -> list[Move]:
-    """Extrapolated claims resting on moved ones, recomputed inputs first from the new stated values."""
+    """Extrapolated claims resting on moved ones, recomputed inputs first from what the new evidence
+    computes (as the gate evaluates formulas), each restated only when it leaves its tolerance."""
     values = {c.id: c.value for c in report.claims if c.value is not None}
+    values.update(report.computed)
     values.update(moved)
     changed = set(moved)
     order = graphlib.TopologicalSorter({c.id: {t for _, t in c.inputs} for c in report.claims if c.inputs})
@@ -155,11 +156,11 @@ def _dependents(report: Report, moved: dict[str, float]) -> list[Move]:
             value = formula.evaluate(claim.formula, {k: float(v) for k, v in inputs.items() if v is not None})
         except formula.FormulaError:
             continue
+        values[claim_id] = value
+        changed.add(claim_id)
         new_stated = _restated(claim, value, report)
         if not new_stated:
-            continue  # still within its tolerance: kept, and so are its own dependents
-        values[claim_id] = float(new_stated)
-        changed.add(claim_id)
+            continue  # still within its tolerance: its stated value is kept
         follows = ", ".join(target for _, target in claim.inputs if target in changed)
         old = report.computed.get(claim_id, claim.value if claim.value is not None else math.nan)
         found.append(Move(claim_id, "", "", old, value, _stated(claim), new_stated, f"follows {follows}"))
