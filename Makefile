@@ -54,7 +54,7 @@ test: $(VENV)/.test
 	$(PY) -m pytest -q
 
 test-fast: $(VENV)/.test
-	$(PY) -m pytest -q -m "$(FAST)"
+	$(PY) -m pytest -q -n 2 -m "$(FAST)"
 
 lint: ruff
 	$(VENV)/bin/mypy

@@ -75,6 +75,7 @@ def test_init_project_passes_the_gate_at_once(project):
     assert "6 claims (2 measured, 1 extrapolated, 3 borrowed; 4 asserted, 1 lead, 1 refuted)" in result.output
 
 
+@pytest.mark.site
 def test_init_project_builds_strict_with_its_table_and_chart(project, tmp_path):
     copy = tmp_path / "p"
     shutil.copytree(project, copy)
