@@ -96,16 +96,25 @@ def inputs_key(root: Path, folders: Iterable[str], files: Iterable[str], context
     for folder in folders:
         base = root / folder
         if base.is_dir():
-            paths.update(p for p in _walk(base))
+            paths.update(files_under(base))
     paths.update(root / name for name in files)
     paths.update(GENERATOR.rglob("*.py"))
     entries = [[str(p), stat_key(p)] for p in sorted(paths)]
     return [VERSION, *context, entries]
 
 
-def _walk(folder: Path):
-    for entry in os.scandir(folder):
-        if entry.is_dir(follow_symlinks=False):
-            yield from _walk(Path(entry.path))
+def files_under(folder: Path):
+    """Every file below a folder, links not followed into folders; nothing when it cannot be read."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            is_folder = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        if is_folder:
+            yield from files_under(Path(entry.path))
         else:
             yield Path(entry.path)

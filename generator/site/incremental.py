@@ -12,7 +12,6 @@ rendered again.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable
@@ -21,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..gate import check_pages
+from ..hashcache import files_under
 from ..records import Policy, Report
 from . import pages
 from .pages import Generated
@@ -129,7 +129,7 @@ class Memory:
                 (held / name).rename(site / name)
         found = {}
         for name in FOLDERS:
-            for path in list(_files_under(site / name)):
+            for path in list(files_under(site / name)):
                 src = wanted.get(path.relative_to(site).as_posix())
                 if src is None:
                     path.unlink()
@@ -145,15 +145,6 @@ class Memory:
     def completed(self) -> None:
         """The build finished: what it wrote is what the next one may reuse."""
         self.rendered, self.building, self.complete = self.building, {}, True
-
-
-def _files_under(folder: Path):
-    if folder.is_dir():
-        for entry in os.scandir(folder):
-            if entry.is_dir(follow_symlinks=False):
-                yield from _files_under(Path(entry.path))
-            else:
-                yield Path(entry.path)
 
 
 def data_key(root: Path, policy: Policy, now: datetime) -> tuple:

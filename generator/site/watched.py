@@ -6,10 +6,10 @@ signature moves; kept apart so neither pulls in the other.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..hashcache import files_under, stat_key
 from ..records import Policy
 
 FIGURES = "figures"
@@ -22,24 +22,11 @@ def inputs(policy: Policy) -> tuple[str, ...]:
 
 
 def signature(root: Path, folders: Iterable[str]) -> tuple:
-    """(path, size, mtime_ns, inode) of every file under the folders: changes when any file does."""
-    found: list[tuple] = []
+    """(path, size, mtime_ns, ctime_ns, inode) of every file under the folders: changes when any file does."""
+    found = []
     for folder in folders:
-        _walk(root / folder, found)
+        for path in files_under(root / folder):
+            key = stat_key(path)
+            if key is not None:
+                found.append((str(path), *key))
     return tuple(sorted(found))
-
-
-def _walk(folder: Path, found: list[tuple]) -> None:
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            if entry.is_dir(follow_symlinks=False):
-                _walk(Path(entry.path), found)
-            else:
-                info = entry.stat()
-                found.append((entry.path, info.st_size, info.st_mtime_ns, info.st_ino))
-        except OSError:
-            continue
