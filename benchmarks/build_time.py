@@ -36,6 +36,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from peak import timed_with_peak  # noqa: E402  (benchmarks/peak.py, beside this script)
+
 from generator.runs import write_run  # noqa: E402
 
 BATCHES = (1, 2, 4, 8, 16)
@@ -132,7 +134,7 @@ def ledger(root: Path, n_claims: int, n_runs: int) -> None:
                 "    kind: borrowed",
                 "    testbed: apple-m1-max",
                 f"    source: {{title: synthetic source {i}, quote: '{va}x'}}",
-                f"    checked_by: [{a}]",
+                f'    checked_by: [{{claim: {a}, expects: "within 1.05x"}}]',  # across testbeds: a stated relation
             ]
         elif measured:
             a, _ = measured[-1]
@@ -194,19 +196,8 @@ sys.exit(code)
 
 def build(root: Path, config: str) -> tuple[float, float]:
     """(seconds, peak MiB) of `mkdocs build -f config` in a new process."""
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", MEASURED_BUILD, "build", "-q", "-f", config],
-        cwd=root,
-        env=ENV,
-        capture_output=True,
-        text=True,
-    )
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        sys.exit(f"mkdocs build -f {config} failed:\n{done.stderr}")
-    peak = re.search(r"peak-rss-kib (\d+)", done.stderr)
-    return elapsed, int(peak.group(1)) / 1024 if peak else float("nan")
+    command = [sys.executable, "-c", MEASURED_BUILD, "build", "-q", "-f", config]
+    return timed_with_peak(command, root, ENV, f"mkdocs build -f {config}")
 
 
 def free_port() -> int:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -33,6 +32,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from peak import timed_with_peak  # noqa: E402  (benchmarks/peak.py, beside this script)
 
 from generator.gate import check  # noqa: E402
 from generator.records import Policy  # noqa: E402
@@ -115,22 +116,11 @@ ENV = dict(os.environ, PYTHONPATH=str(REPO))
 
 def ledger_check(root: Path, *flags: str) -> tuple[float, float]:
     """(seconds, peak MiB) of `ledger check` in a new process."""
-    start = time.perf_counter()
     # Started from a small launcher: Linux carries a parent's ru_maxrss into its children, and this
     # process holds a parsed 10,002-claim ledger.
     launcher = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)"
-    done = subprocess.run(
-        [sys.executable, "-c", launcher, sys.executable, "-c", LEDGER, "check", *flags],
-        cwd=root,
-        env=ENV,
-        capture_output=True,
-        text=True,
-    )
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.exit(f"ledger check failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    peak = re.search(r"peak-rss-kib (\d+)", done.stderr)
-    return elapsed, int(peak.group(1)) / 1024 if peak else float("nan")
+    command = [sys.executable, "-c", launcher, sys.executable, "-c", LEDGER, "check", *flags]
+    return timed_with_peak(command, root, ENV, "ledger check")
 
 
 def git_repository(root: Path) -> None:

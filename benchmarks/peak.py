@@ -1,0 +1,24 @@
+"""A command timed in a new process, with the peak memory it reports (for the benchmarks, not a test).
+
+The command prints `peak-rss-kib N` on stderr at its end (resource.getrusage in its own process);
+this returns (wall seconds, peak MiB) and stops the benchmark, saying what failed, if it fails.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def timed_with_peak(command: list[str], root: Path, env: dict, what: str) -> tuple[float, float]:
+    """(seconds, peak MiB) of one run of command in root."""
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"{what} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    peak = re.search(r"peak-rss-kib (\d+)", done.stderr)
+    return elapsed, int(peak.group(1)) / 1024 if peak else float("nan")
