@@ -1,6 +1,7 @@
 """`ledger measure`: the probes declared in mkdocs.yml, each in its own process, with a progress line
 per probe and a summary of the runs written; this repository's MLX probes are declared the same way."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -119,3 +120,33 @@ def test_a_probes_code_must_lie_inside_the_repository(tmp_path):
     result = run_ledger("measure", cwd=tmp_path)
     assert result.exit_code == 2
     assert "probe p: `code` must be a list of file paths inside the repository" in result.errors
+
+
+STAMPED = r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-bench-box"
+
+
+def test_one_probe_measured_twice_within_a_second_waits_for_the_next_and_both_runs_are_written(tmp_path):
+    project(tmp_path)
+    first = run_ledger("measure", "sh_probe", "sh_probe", "--testbed", "bench-box", cwd=tmp_path)
+    again = run_ledger("measure", "sh_probe", "--testbed", "bench-box", cwd=tmp_path)  # at once, the same second
+    assert (first.exit_code, again.exit_code) == (0, 0), first.errors + again.errors
+    assert "2 runs written by 1 probe(s)" in first.output and "1 run written by 1 probe(s)" in again.output
+    names = [run.name for run in runs(tmp_path, "sh_probe")]
+    assert len(set(names)) == 3 and all(re.fullmatch(STAMPED, name) for name in names), names
+
+
+def test_a_python_probe_measured_twice_at_once_writes_two_runs(tmp_path):
+    project(tmp_path)
+    for _ in range(2):
+        result = run_ledger("measure", "py_probe", "--testbed", "bench-box", cwd=tmp_path)
+        assert result.exit_code == 0 and "1 run written by 1 probe(s)" in result.output, result.errors
+    assert len(runs(tmp_path, "py_probe")) == 2
+
+
+def test_a_failed_probe_counts_no_run_that_another_process_wrote_meanwhile(tmp_path):
+    project(tmp_path)
+    other = "measurements/sh_probe/2026-11-30T10-00-00Z-other-box"  # as a concurrent `ledger measure` would
+    write_tree(tmp_path, {"probes/sh_probe.sh": f"#!/bin/sh\nmkdir -p {other}\nexit 3\n"})
+    result = run_ledger("measure", "sh_probe", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "0 runs written by 0 probe(s); 1 failed: sh_probe" in result.output

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .. import probe as probe_api
 from ..records import LedgerError, Policy, ProbeSpec
-from ..runs import PARTIAL_PREFIX
+from ..runs import PARTIAL_PREFIX, utc_stamp
 
 PLACEHOLDERS = ("python", "profile", "testbed", "root", "out")
 
@@ -76,6 +76,7 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
     }
     argv = command_line(spec, values)
     writes_folder = "{out}" in spec.command
+    _wait_for_a_new_second(runs_dir)
     env = {**os.environ, "LEDGER_ROOT": str(root), "LEDGER_PROBES_DIR": policy.probes_dir, "LEDGER_PROFILE": profile}
     if testbed:
         env["LEDGER_TESTBED"] = testbed
@@ -108,7 +109,9 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
             problem = f"its output could not be finalized: {error}"
     if out.exists():
         shutil.rmtree(out)
-    written = tuple(f"{policy.measurements_dir}/{spec.name}/{name}" for name in sorted(_runs(runs_dir) - before))
+    # A failed probe wrote nothing: a folder that appeared meanwhile is another process's run.
+    new = sorted(_runs(runs_dir) - before) if not problem else []
+    written = tuple(f"{policy.measurements_dir}/{spec.name}/{name}" for name in new)
     if not problem and not written:
         problem = "it exited cleanly but wrote no run"
     return Outcome(spec.name, not problem, time.perf_counter() - clock, written, problem)
@@ -132,13 +135,31 @@ def measure(
 def summary(outcomes: list[Outcome]) -> str:
     """'3 runs written by 3 probes' (and which failed); the next step."""
     written = sum(len(outcome.runs) for outcome in outcomes)
+    writers = len({outcome.name for outcome in outcomes if outcome.runs})
     failed = [outcome.name for outcome in outcomes if not outcome.ok]
-    text = f"{written} run{'s' if written != 1 else ''} written by {len(outcomes) - len(failed)} probe(s)"
+    text = f"{written} run{'s' if written != 1 else ''} written by {writers} probe(s)"
     if failed:
         text += f"; {len(failed)} failed: {', '.join(failed)}"
     if written:
         text += "\nnext: `ledger refresh` shows which claims the new runs move (`--write` applies it)"
     return text
+
+
+def _wait_for_a_new_second(runs_dir: Path, clock=time.time, sleep=time.sleep) -> None:
+    """Start no probe in a second that already names one of its runs: a run's folder is its start second.
+
+    Two runs of one probe within a second (a fast probe measured twice) would otherwise collide on
+    one folder name, and the second would fail rather than overwrite.
+    """
+    while True:
+        now = clock()
+        stamp = utc_stamp(datetime.fromtimestamp(now, timezone.utc)).replace(":", "-")
+        taken = runs_dir.is_dir() and any(
+            name.startswith((stamp, f"{PARTIAL_PREFIX}{stamp}")) for name in os.listdir(runs_dir)
+        )
+        if not taken:
+            return
+        sleep(1 - now % 1 + 0.001)
 
 
 def _stderr_fd() -> int | None:
