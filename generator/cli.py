@@ -69,13 +69,31 @@ def _init_arguments(parser: argparse.ArgumentParser) -> None:
         help="the pip requirement the workflows and pre-commit config install: a git URL "
         "(git+https://host/repo@COMMIT), a wheel's path or URL, or a PyPI name (default: evidence-ledger)",
     )
-    parser.add_argument("--name", help="the site's name (default: from the folder's name)")
+    parser.add_argument("--name", help="the site's name, on its index page too (default: from the folder's name)")
+    parser.add_argument("--bare", action="store_true", help="no example: no probe, claims, run or figures")
+    parser.add_argument(
+        "--fleet",
+        action="store_true",
+        help="add .github/workflows/measure.yml, measuring on self-hosted runners (guide/fleet.md); "
+        "in a project that exists, write only that",
+    )
+    parser.add_argument(
+        "--git", action="store_true", help="make the first commit (git init where there is no repository)"
+    )
 
 
 def _measure_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("probes", nargs="*", metavar="PROBE", help="declared probes to run (default: all)")
     parser.add_argument("--profile", default="default", help="passed to each probe as {profile} (default: default)")
     parser.add_argument("--testbed", help="the testbed name (default: the probe decides, e.g. linux-x86-64)")
+    parser.add_argument(
+        "--matrix",
+        nargs="?",
+        const="all",
+        metavar="TESTBEDS",
+        help="measure nothing: print the policy's testbeds (all, or a comma-separated few) as a GitHub Actions "
+        'matrix, {"testbed": [...]}, for the fleet workflow (guide/fleet.md)',
+    )
 
 
 def _refresh_arguments(parser: argparse.ArgumentParser) -> None:

@@ -13,6 +13,7 @@ from . import yamlread
 from .load import Unreadable, read_capped
 from .records import Finding, LedgerError, Policy, ProbeSpec, Source
 from .rules import WARNABLE
+from .runs import TESTBED_PATTERN
 from .values import parse_tolerance
 
 PLUGIN = "ledger"
@@ -112,6 +113,14 @@ def _probes(value: object) -> tuple[ProbeSpec, ...]:
     return tuple(found)
 
 
+def _testbeds(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(name, str) and TESTBED_PATTERN.match(name) for name in value):
+        raise ValueError("must be a list of testbed names in lower-kebab-case, e.g. [linux-x86-64, nvidia-h200]")
+    if len(set(value)) != len(value):
+        raise ValueError("names a testbed twice")
+    return tuple(value)
+
+
 def _inside_path(path: object) -> bool:
     return isinstance(path, str) and bool(path) and not path.startswith("/") and ".." not in path.split("/")
 
@@ -151,6 +160,13 @@ OPTIONS = (
         "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env}; "
         "the command may use {python} {profile} {testbed} {root} and {out} (a folder to fill with CSVs)",
         _probes,
+    ),
+    Option(
+        "testbeds",
+        (list,),
+        "the testbeds the fleet's measure workflow measures on, each a self-hosted runner's label "
+        "(`ledger measure --matrix`; guide/fleet.md)",
+        _testbeds,
     ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)

@@ -281,6 +281,7 @@ class Policy:
     docs_dir: str = "docs"
     probes_dir: str = "probes"
     probes: tuple[ProbeSpec, ...] = ()
+    testbeds: tuple[str, ...] = ()  # where the fleet's measure workflow measures, a runner label each
 
     problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
 

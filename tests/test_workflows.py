@@ -138,7 +138,6 @@ def test_pushes_to_main_publish_the_gated_site_with_the_official_pages_actions()
     assert uses(build) == [
         "actions/checkout",
         "actions/setup-python",
-        "actions/configure-pages",
         "actions/upload-pages-artifact",
     ]
     assert steps(build)[0]["with"] == {"fetch-depth": 0}  # history, for the gate's checks of runs

@@ -51,6 +51,22 @@ def chosen(policy: Policy, names: list[str]) -> list[ProbeSpec]:
     return [by_name[name] for name in names] if names else list(policy.probes)
 
 
+def matrix(declared: tuple[str, ...], selection: str) -> dict[str, list[str]]:
+    """The testbeds to measure on as a GitHub Actions matrix: all declared, or the comma-separated ones named."""
+    if not declared:
+        raise LedgerError(
+            "mkdocs.yml declares no testbeds: add `testbeds: [NAME, ...]` under the ledger plugin, "
+            "one per self-hosted runner label (guide/fleet.md)"
+        )
+    named = [name.strip() for name in selection.split(",") if name.strip()]
+    if not named or named == ["all"]:
+        return {"testbed": list(declared)}
+    unknown = [name for name in named if name not in declared]
+    if unknown:
+        raise LedgerError(f"testbed {unknown[0]!r} is not declared; mkdocs.yml declares: {', '.join(declared)}")
+    return {"testbed": list(dict.fromkeys(named))}
+
+
 def command_line(spec: ProbeSpec, values: dict[str, str]) -> list[str]:
     """The probe's argv with its placeholders filled in."""
     try:
