@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import hashcache, text
+from . import hashcache, stack, text
 from .config import read_policy
 from .gate import check
 from .records import LedgerError, Policy, Report
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         if verb.needs_ledger:
             _find_ledger(args)
         return getattr(importlib.import_module(f"generator.{module}"), function)(args)
-    except LedgerError as error:
+    except (LedgerError, stack.SiteStackMissing) as error:
         print(f"ledger: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `ledger diff | head`: the reader left; end quietly, as SIGPIPE would
@@ -238,6 +238,7 @@ def run_check(args: argparse.Namespace) -> int:
     cache = hashcache.load(root, enabled=not args.no_cache)
     key = _check_key(args, root) if cache.path else []
     done = cache.reusable(key) if cache.path else None
+    _note_a_missing_site_stack(args.config or root / "mkdocs.yml")
     if done is not None:
         print(done["output"])
         return int(done["exit"])
@@ -248,6 +249,17 @@ def run_check(args: argparse.Namespace) -> int:
     code = 0 if report.ok else 1
     cache.save(key, output, code)
     return code
+
+
+def _note_a_missing_site_stack(config: Path) -> None:
+    """The gate needs no site stack, but a project that declares the plugin builds with it: say how to get it."""
+    absent = stack.missing()
+    if absent and _declares_plugin(config):
+        print(
+            f"note: {config.name} declares the ledger plugin; `ledger check` runs without the site, "
+            f"but `mkdocs build` needs {', '.join(absent)}: install evidence-ledger[site] ({stack.INSTALL})",
+            file=sys.stderr,
+        )
 
 
 def _check_key(args: argparse.Namespace, root: Path) -> list:
