@@ -234,10 +234,17 @@ def test_the_site_name_is_the_index_pages_heading_as_literal_text(name, heading)
     assert initfiles.title(name) == heading
 
 
-def test_a_source_that_is_not_one_line_is_refused(tmp_path):
-    result = run_ledger("init", str(tmp_path / "p"), "--bare", "--source", "evidence-ledger\nevil", cwd=tmp_path)
+@pytest.mark.parametrize(
+    "source, problem",
+    [
+        ("evidence-ledger\nevil", "--source must be one pip requirement on one line"),
+        ("evidence ledger", "--source 'evidence ledger': not a pip requirement, URL or path"),
+    ],
+)
+def test_a_source_pip_could_not_read_is_refused_before_anything_is_written(tmp_path, source, problem):
+    result = run_ledger("init", str(tmp_path / "p"), "--bare", "--source", source, cwd=tmp_path)
     assert result.exit_code == 2
-    assert "--source must be one pip requirement on one line" in result.errors
+    assert problem in result.errors
     assert not (tmp_path / "p").exists()
 
 
@@ -250,6 +257,8 @@ def test_init_warns_that_a_local_source_resolves_nowhere_else_and_says_what_to_u
     assert "git+https://github.com/OWNER/REPO@COMMIT" in result.errors and "evidence-ledger==0.1.0" in result.errors
     wheel = (tmp_path / "dist/evidence_ledger-0.1.0-py3-none-any.whl").as_uri()  # at least this machine resolves it
     assert (tmp_path / "p/requirements.txt").read_text().splitlines()[-1] == f"evidence-ledger[site] @ {wheel}"
+    hook = yaml.safe_load((tmp_path / "p/.pre-commit-config.yaml").read_text())["repos"][0]["hooks"][0]
+    assert hook["additional_dependencies"] == [str(tmp_path / "dist/evidence_ledger-0.1.0-py3-none-any.whl")]
 
 
 def test_init_bare_writes_no_example_and_passes_the_gate(tmp_path):

@@ -160,7 +160,8 @@ def _progress(line: str) -> None:
 
 def run_init(args) -> int:
     target = Path(args.dir or args.root).resolve()
-    warning = initfiles.source_warning(initfiles.checked_source(args.source))
+    initfiles.requirement(args.source, initfiles.SITE_EXTRA)  # refuses a source pip could not read, before writing
+    warning = initfiles.source_warning(args.source)
     if warning:
         print(warning, file=sys.stderr)
     target.mkdir(parents=True, exist_ok=True)

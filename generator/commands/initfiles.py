@@ -81,7 +81,7 @@ def chosen(template: dict[str, bytes], *, bare: bool, fleet: bool) -> dict[str, 
 def filled(files: dict[str, bytes], *, source: str, name: str, bare: bool, testbeds: tuple[str, ...]) -> dict[str, str]:
     """Each file's text with the requirement, the site's name and the policy's choices written in."""
     markers = {
-        "__SOURCE__": json.dumps(source),  # a YAML flow string in the pre-commit config
+        "__SOURCE__": json.dumps(lean(source)),  # a YAML flow string in the pre-commit config
         "__REQUIREMENT__": requirement(source, SITE_EXTRA),
         "__SITE_NAME__": json.dumps(name, ensure_ascii=False),  # a YAML string in mkdocs.yml
         "__TITLE__": title(name),
@@ -90,8 +90,7 @@ def filled(files: dict[str, bytes], *, source: str, name: str, bare: bool, testb
     for path, content in files.items():
         text = content.decode("utf-8")
         for marker, value in markers.items():
-            if marker in text and path != "claims/hashing.yaml":
-                text = text.replace(marker, value)
+            text = text.replace(marker, value)
         if path == "mkdocs.yml":
             text = policy_text(text, bare=bare, testbeds=testbeds)
         texts[path] = text
@@ -127,6 +126,11 @@ def requirement(source: str, extra: str) -> str:
     extras += [extra] if extra not in extras else []
     rest = found.group("rest")
     return f"{found.group('name')}[{','.join(extras)}]" + (f" {rest}" if rest else "")
+
+
+def lean(source: str) -> str:
+    """The source as the pre-commit hook installs it (the gate alone): as given, a path made absolute."""
+    return str(Path(source).expanduser().resolve()) if is_path(source) else source
 
 
 def checked_source(source: str) -> str:
