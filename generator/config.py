@@ -13,6 +13,7 @@ from . import yamlread
 from .load import Unreadable, read_capped
 from .records import Finding, LedgerError, Policy, ProbeSpec, Source
 from .rules import WARNABLE
+from .runs import TESTBED_PATTERN
 from .values import parse_tolerance
 
 PLUGIN = "ledger"
@@ -81,7 +82,7 @@ def _folder(value: object) -> str:
 
 
 PROBE_NAME = re.compile(r"^[a-z0-9_]+$")
-PROBE_KEYS = ("name", "command", "code", "env")
+PROBE_KEYS = ("name", "command", "code", "env", "build")
 
 
 def _probes(value: object) -> tuple[ProbeSpec, ...]:
@@ -108,8 +109,37 @@ def _probes(value: object) -> tuple[ProbeSpec, ...]:
         env = item.get("env") or {}
         if not isinstance(env, dict):
             raise ValueError(f"probe {name}: `env` must be a mapping of variable names to values")
-        found.append(ProbeSpec(name, command, tuple(code), tuple((str(k), str(v)) for k, v in env.items())))
+        build = _build(name, item.get("build"), command, code)
+        found.append(ProbeSpec(name, command, tuple(code), tuple((str(k), str(v)) for k, v in env.items()), build))
     return tuple(found)
+
+
+def _build(name: str, build: object, command: str, code: list) -> str:
+    """A compiled probe's build command: it needs its inputs declared (`code`, hashed as the probe's
+    code) and a command that writes {out}, so the run ledger measure finalizes is stamped with them."""
+    if build is None:
+        return ""
+    if not isinstance(build, str) or not build.strip():
+        raise ValueError(
+            f"probe {name}: `build` must be a command line, e.g. 'cc -O2 -o {{build}}/{name} probes/{name}.c'"
+        )
+    if not code:
+        raise ValueError(
+            f"probe {name}: a probe with `build` lists the build's inputs under `code` (they are its code hash)"
+        )
+    if "{out}" not in command:
+        raise ValueError(
+            f"probe {name}: a probe with `build` writes {{out}}: ledger measure finalizes it with the inputs' hash"
+        )
+    return build
+
+
+def _testbeds(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(name, str) and TESTBED_PATTERN.match(name) for name in value):
+        raise ValueError("must be a list of testbed names in lower-kebab-case, e.g. [linux-x86-64, nvidia-h200]")
+    if len(set(value)) != len(value):
+        raise ValueError("names a testbed twice")
+    return tuple(value)
 
 
 def _inside_path(path: object) -> bool:
@@ -148,9 +178,17 @@ OPTIONS = (
     Option(
         "probes",
         (list,),
-        "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env}; "
-        "the command may use {python} {profile} {testbed} {root} and {out} (a folder to fill with CSVs)",
+        "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env, build}; "
+        "the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) and {build} "
+        "(where `build` put the binary)",
         _probes,
+    ),
+    Option(
+        "testbeds",
+        (list,),
+        "the testbeds the fleet's measure workflow measures on, each a self-hosted runner's label "
+        "(`ledger measure --matrix`; guide/fleet.md)",
+        _testbeds,
     ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)

@@ -266,6 +266,7 @@ class ProbeSpec:
     command: str  # argv template: {python} {profile} {out} {root} {testbed}; no shell
     code: tuple[str, ...] = ()  # source files the run's code hash covers (a command writing {out})
     env: tuple[tuple[str, str], ...] = ()  # extra environment variables for its process
+    build: str = ""  # argv template run before `command`, into {build}; its inputs are `code`
 
 
 @dataclass(frozen=True)
@@ -281,6 +282,7 @@ class Policy:
     docs_dir: str = "docs"
     probes_dir: str = "probes"
     probes: tuple[ProbeSpec, ...] = ()
+    testbeds: tuple[str, ...] = ()  # where the fleet's measure workflow measures, a runner label each
 
     problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
 

@@ -63,10 +63,14 @@ class Result:
     errors: str  # stderr
 
 
-def run_ledger(*args: str, cwd: Path) -> Result:
-    """The real `ledger` command, as a user runs it."""
+def run_ledger(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Result:
+    """The real `ledger` command, as a user runs it (env: variables to set besides the test's own)."""
     done = subprocess.run(
-        [sys.executable, "-m", "generator.cli", *args], cwd=cwd, capture_output=True, text=True, env=_env()
+        [sys.executable, "-m", "generator.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=_env() | (env or {}),
     )
     return Result(done.returncode, done.stdout, done.stderr)
 
