@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from . import relations, units
 from .records import CheckResult, CheckSpec, Claim, Policy
-from .values import allowed_text, format_value, parse_tolerance, tolerance_excess
+from .values import allowed_text, format_pair, format_value, parse_tolerance, policy_share, tolerance_excess
 
 Report = Callable[..., None]  # evidence's report(claim, rule, where, problem, fix, detail="")
 
@@ -171,7 +171,7 @@ def _direction(claim, checker, relation, strength, value, theirs, ledger: Ledger
             "contradicted",
             claim.at("checked_by"),
             f"check by {checker.id} expects {relation.text.strip()}: {checker.id} gives "
-            f"{format_value(found, shown_unit)}",
+            f"{format_pair(found, relation.bound, shown_unit)[0]}",  # never '1×' for 0.99999 against > 1
             _fix(checker),
         )
     return CheckResult(checker.id, relation.describe(), True, holds, claimed, shown, strength=strength)
@@ -188,7 +188,7 @@ def _against_claim(claim, checker, relation, strength, value, mine, theirs, ledg
         tolerance = claim.tolerance or parse_tolerance(ledger.policy.check_tolerance)
         if tolerance.text == "precision":
             tolerance = parse_tolerance(ledger.policy.check_tolerance)
-        max_share = parse_tolerance(ledger.policy.max_tolerance).relative
+        max_share = policy_share(ledger.policy.max_tolerance)
         share = tolerance_excess(tolerance, claimed, found, max_share)
         if share is not None:
             ledger.report(
@@ -209,18 +209,20 @@ def _against_claim(claim, checker, relation, strength, value, mine, theirs, ledg
         words = relation.describe()
     result = CheckResult(checker.id, words, True, holds, format_value(claimed, claim.unit), shown, strength=strength)
     if not holds and not claim.retired:
+        stated, given = format_pair(claimed, found, claim.unit)  # values that differ never read alike
+        given = _with_spread(found, spread, theirs, mine, claim.unit, given)
         ledger.report(
             claim,
             "contradicted",
             claim.at("checked_by"),
-            f"stated {format_value(claimed, claim.unit)}, but {checker.id} gives {shown} (expected: {words})",
+            f"stated {stated}, but {checker.id} gives {given} (expected: {words})",
             _fix(checker),
         )
     return result
 
 
-def _with_spread(found: float, spread, source: units.Unit, target: units.Unit, unit_text: str) -> str:
-    text = format_value(found, unit_text)
+def _with_spread(found: float, spread, source: units.Unit, target: units.Unit, unit_text: str, text: str = "") -> str:
+    text = text or format_value(found, unit_text)
     if spread:
         low, high = (units.convert(x, source, target) for x in spread)
         text += f" (rounds {format_value(low, unit_text)}–{format_value(high, unit_text)})"

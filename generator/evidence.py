@@ -21,7 +21,7 @@ from .values import (
     format_pair,
     format_value,
     parse_number,
-    parse_tolerance,
+    policy_share,
     row_spread,
     select_row,
     tolerance_excess,
@@ -229,13 +229,7 @@ def _extrapolated(
 ) -> None:
     computed, spreads = out.computed, out.spreads
     at = claim.at("inputs")
-    inputs = {name: by_id[target] for name, target in claim.inputs if target in by_id}
-    for problem in (
-        grounding.dimension_problem(claim, inputs),
-        grounding.testbed_problem(claim, {name: out.testbeds.get(c.id, "") for name, c in inputs.items()}),
-    ):
-        if problem:
-            report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
+    _unit_and_testbed(claim, by_id, report, out)
     values: dict[str, float] = {}
     usable = True
     for name, target_id in claim.inputs:
@@ -289,13 +283,7 @@ def _extrapolated(
         )
         return
     computed[claim.id] = value
-    # Only an asserted claim is grounded by its inputs; a lead or a retired claim is never a premise.
-    unused = grounding.unused_inputs(claim, values) if claim.status == "asserted" else []
-    for name in unused:
-        problem = grounding.unused_problem(claim, name)
-        report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
-    if unused:  # grounding reads only the inputs that move the result
-        out.premises[claim.id] = tuple(target for name, target in claim.inputs if name not in unused)
+    _unused_inputs(claim, values, report, out)
     input_spreads = {name: spreads[target] for name, target in claim.inputs if target in spreads}
     spread = corner_spread(lambda point: formula.evaluate(claim.formula, point), values, input_spreads)
     if spread is not None:
@@ -313,15 +301,38 @@ def _extrapolated(
     )
 
 
+def _unit_and_testbed(claim: Claim, by_id: Mapping[str, Claim], report, out: Evaluated) -> None:
+    """A formula's result is in its inputs' dimension and on their testbed (grounding.py)."""
+    inputs = {name: by_id[target] for name, target in claim.inputs if target in by_id}
+    for problem in (
+        grounding.dimension_problem(claim, inputs),
+        grounding.testbed_problem(claim, {name: out.testbeds.get(c.id, "") for name, c in inputs.items()}),
+    ):
+        if problem:
+            report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
+
+
+def _unused_inputs(claim: Claim, values: Mapping[str, float], report, out: Evaluated) -> None:
+    """An input that does not move the result is reported, and grounding reads only those that do.
+
+    Only an asserted claim is judged: a lead or a retired claim is never a premise."""
+    unused = grounding.unused_inputs(claim, values) if claim.status == "asserted" else []
+    for name in unused:
+        problem = grounding.unused_problem(claim, name)
+        report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
+    if unused:
+        out.premises[claim.id] = tuple(target for name, target in claim.inputs if name not in unused)
+
+
 def _compare(claim: Claim, value: float, policy: Policy, report, rule: str, verb: str, detail: str, fix: str) -> None:
     if claim.value is None:
         report(claim, rule, claim.where, f"no value stated; {verb} {format_value(value, claim.unit)}", fix, detail)
         return
     tolerance = tolerance_for(claim, policy)
-    max_share = parse_tolerance(policy.max_tolerance).relative
+    max_share = policy_share(policy.max_tolerance)
     share = tolerance_excess(tolerance, claim.value, value, max_share)
-    stated, found = format_pair(claim.value, value, claim.unit)
     if share is not None:
+        stated, found = format_pair(claim.value, value, claim.unit)
         report(
             claim,
             "invalid",
@@ -332,14 +343,9 @@ def _compare(claim: Claim, value: float, policy: Policy, report, rule: str, verb
             detail,
         )
     elif not within(claim.value, value, tolerance):
-        report(
-            claim,
-            rule,
-            claim.at("value"),
-            f"stated {stated}, {verb} {found} ({allowed_text(tolerance)} allowed)",
-            fix,
-            detail,
-        )
+        stated, found = format_pair(claim.value, value, claim.unit)
+        allowed = allowed_text(tolerance)
+        report(claim, rule, claim.at("value"), f"stated {stated}, {verb} {found} ({allowed} allowed)", fix, detail)
 
 
 def _inputs_first(by_id: Mapping[str, Claim]) -> list[Claim]:

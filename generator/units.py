@@ -17,6 +17,7 @@ A count may carry a scale word ("million tokens"). Counts of different things ne
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -182,6 +183,11 @@ def parse(text: str) -> Unit:
     """'GB/s' -> Unit(dimension=bytes/seconds, scale=1e9); raises UnitError for anything unknown."""
     if not isinstance(text, str):
         raise UnitError("a unit must be text")
+    return _parse(text)
+
+
+@functools.lru_cache(maxsize=1 << 12)  # a ledger repeats a few units thousands of times
+def _parse(text: str) -> Unit:
     written = text
     text = text.strip()
     if text in _RATIOS:

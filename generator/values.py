@@ -70,6 +70,12 @@ def parse_tolerance(value: object) -> Tolerance:
     return Tolerance(text.strip(), absolute=number)
 
 
+@functools.lru_cache(maxsize=64)  # a policy's percentage, read once per claim
+def policy_share(text: str) -> float:
+    """A policy's percentage option as a share: '50%' -> 0.5."""
+    return parse_tolerance(text).relative
+
+
 def precision_of(value_text: str) -> float:
     """Half a unit in the last written digit: '3.59' -> 0.005, '67' -> 0.5, '1.2e-3' -> 0.00005.
 

@@ -310,3 +310,15 @@ def test_the_badge_and_show_say_the_strength_never_checked(tmp_path):
     shown = run_ledger("show", "m1-speedup", cwd=tmp_path).output
     assert shown.startswith("m1-speedup = 3.59× (borrowed, agrees, fresh)\n")
     assert "checked by (agrees: within 1.05× of the claim, holds) moe-speedup-b16 = 3.59×" in shown
+
+
+def test_a_contradiction_never_shows_two_values_that_read_alike(tmp_path):
+    claims = MEASURED.replace("value: 3.59", "value: 1.00002") + (
+        '  - id: same-speedup\n    kind: borrowed\n    value: 1.00001\n    unit: "×"\n    testbed: linux-cpu\n'
+        "    source: {title: t}\n    tolerance: 0\n    checked_by: [moe-speedup-b16]\n"
+    )
+    result = ledger(tmp_path, claims, rows=[{"batch": 16, "speedup": 1.00002}])
+    assert (
+        "same-speedup: contradicted: stated 1.00001×, but moe-speedup-b16 gives 1.00002× "
+        "(expected: the same quantity (within 0))\n"
+    ) in result.output

@@ -86,3 +86,13 @@ def test_the_precommit_rev_shown_is_a_commit_of_this_repository():
         if found.returncode != 0 and not (REPO / ".git").exists():
             pytest.skip("not a git checkout")
         assert found.returncode == 0, f"rev {rev} is not a commit here"
+
+
+def test_every_test_the_security_guide_names_exists():
+    named = set(re.findall(r"`(test_[a-z0-9_]+)`", (GUIDE / "security.md").read_text()))
+    defined = {
+        name
+        for path in (REPO / "tests").glob("test_*.py")
+        for name in re.findall(r"^def (test_\w+)", path.read_text(), re.M)
+    }
+    assert named and named <= defined, sorted(named - defined)
