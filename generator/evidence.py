@@ -283,7 +283,7 @@ def _extrapolated(
         )
         return
     computed[claim.id] = value
-    _unused_inputs(claim, values, report, out)
+    _unused_inputs(claim, values, tolerance_for(claim, policy).allowed(value), report, out)
     input_spreads = {name: spreads[target] for name, target in claim.inputs if target in spreads}
     spread = corner_spread(lambda point: formula.evaluate(claim.formula, point), values, input_spreads)
     if spread is not None:
@@ -312,11 +312,10 @@ def _unit_and_testbed(claim: Claim, by_id: Mapping[str, Claim], report, out: Eva
             report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
 
 
-def _unused_inputs(claim: Claim, values: Mapping[str, float], report, out: Evaluated) -> None:
-    """An input that does not move the result is reported, and grounding reads only those that do.
-
-    Only an asserted claim is judged: a lead or a retired claim is never a premise."""
-    unused = grounding.unused_inputs(claim, values) if claim.status == "asserted" else []
+def _unused_inputs(claim: Claim, values: Mapping[str, float], allowed: float, report, out: Evaluated) -> None:
+    """An input that does not move the result beyond `allowed` is reported, and grounding reads only those
+    that do. Only an asserted claim is judged: a lead or a retired claim is never a premise."""
+    unused = grounding.unused_inputs(claim, values, allowed) if claim.status == "asserted" else []
     for name in unused:
         problem = grounding.unused_problem(claim, name)
         report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)

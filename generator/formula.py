@@ -201,6 +201,10 @@ def _dimension(node: ast.AST, inputs: Mapping[str, Dimension]) -> Dimension:
         raise FormulaError(
             f"{ast.unparse(node)} raises {left.describe()} to a power that depends on an input"
         ) from None
+    except (ArithmeticError, TypeError):  # e.g. 0 ** -1, or a complex power
+        raise FormulaError(f"the exponent of {ast.unparse(node)} is not a real number") from None
+    if isinstance(power, complex) or not math.isfinite(power):
+        raise FormulaError(f"the exponent of {ast.unparse(node)} is not a finite number")
     return left ** Fraction(power).limit_denominator(1000)
 
 
@@ -214,21 +218,21 @@ def _same_dimension(node: ast.AST, found: list[Dimension]) -> None:
 PERTURBATIONS = (0.1, 0.5, 2.0, 10.0)  # each input in turn, times each (an input of 0 is set to each)
 
 
-def unused_inputs(text: str, values: Mapping[str, float]) -> list[str]:
-    """The inputs that no perturbation moves the result of ('a - a + b' -> ['a']; min and max move)."""
+def unused_inputs(text: str, values: Mapping[str, float], allowed: float = 0.0) -> list[str]:
+    """The inputs that no perturbation moves the result of by more than `allowed` (the claim's tolerance):
+    'a - a + b' -> ['a']; 'a ** 0.0001 * b' -> ['a'] when b is 999 within ±0.5; min and max move."""
     result = evaluate(text, values)
     unused = []
     for name, value in values.items():
-        if not any(
-            _moves(text, {**values, name: value * factor if value else factor}, result) for factor in PERTURBATIONS
-        ):
+        points = ({**values, name: value * factor if value else factor} for factor in PERTURBATIONS)
+        if not any(_moves(text, point, result, allowed) for point in points):
             unused.append(name)
     return unused
 
 
-def _moves(text: str, point: Mapping[str, float], result: float) -> bool:
+def _moves(text: str, point: Mapping[str, float], result: float, allowed: float) -> bool:
     try:
         moved = evaluate(text, point)
     except FormulaError:
         return True  # the result depends on the input, enough to fail
-    return not math.isclose(moved, result, rel_tol=1e-9, abs_tol=0.0)
+    return abs(moved - result) > max(allowed, 1e-9 * max(abs(moved), abs(result)))

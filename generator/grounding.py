@@ -92,10 +92,11 @@ def testbed_problem(claim: Claim, input_testbeds: Mapping[str, str]) -> Problem 
     )
 
 
-def unused_inputs(claim: Claim, values: Mapping[str, float]) -> list[str]:
-    """The input names that no perturbation (x0.1, x0.5, x2, x10) moves the result of: they ground nothing."""
+def unused_inputs(claim: Claim, values: Mapping[str, float], allowed: float) -> list[str]:
+    """The input names that no perturbation (x0.1, x0.5, x2, x10) moves the result of beyond the claim's
+    tolerance (`allowed`): whatever they are, the claim would pass, so they ground nothing."""
     try:
-        return formula.unused_inputs(claim.formula, values)
+        return formula.unused_inputs(claim.formula, values, allowed)
     except formula.FormulaError:
         return []  # the evaluation itself is reported
 
@@ -104,7 +105,7 @@ def unused_problem(claim: Claim, name: str) -> Problem:
     return Problem(
         "unused-input",
         "formula",
-        f"input {name} ({dict(claim.inputs).get(name, '?')}) does not move the result: {claim.formula} gives the "
-        f"same whether {name} is multiplied by 0.1, 0.5, 2 or 10",
+        f"input {name} ({dict(claim.inputs).get(name, '?')}) does not move the result: {claim.formula} stays "
+        f"within the claim's tolerance whether {name} is multiplied by 0.1, 0.5, 2 or 10",
         f"use {name} in the result or remove it from `inputs` and the formula: an input that cancels out grounds nothing",
     )

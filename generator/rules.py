@@ -50,7 +50,8 @@ RULE_TABLE = (
     ),
     Rule(
         "unused-input",
-        "a formula input that no perturbation (x0.1, x0.5, x2, x10) moves the result of: it grounds nothing",
+        "a formula input that no perturbation (x0.1, x0.5, x2, x10) moves the result of beyond the claim's "
+        "tolerance: it grounds nothing",
         stale=False,
     ),
     Rule(

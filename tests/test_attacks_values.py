@@ -96,6 +96,12 @@ ATTACKS = {
         INFLATION.replace("touched / touched_b1", "touched_b1 * 12.74 / 8 + touched - touched"),
         "cpu-moe-read-inflation-b16: unused-input: input touched (cpu-moe-touched-mc-b16) does not move the result",
     ),
+    "a measured input raised to a power too small to matter": (
+        CPU,
+        INFLATION,
+        INFLATION.replace("touched / touched_b1", "touched ** 0.00001 * touched_b1 * 1.5925"),
+        "cpu-moe-read-inflation-b16: unused-input: input touched (cpu-moe-touched-mc-b16) does not move the result",
+    ),
     "a ratio restated in the unit of another quantity": (
         CPU,
         '    unit: "×"\n    kind: extrapolated\n    value: 12.74\n    testbed: linux-cpu\n' + INFLATION,

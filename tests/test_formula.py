@@ -128,6 +128,10 @@ def test_a_formula_has_the_dimension_its_inputs_give_it(text, inputs, expected):
         ("max(a, b)", {"a": MS, "b": TOKENS}, "max(a, b) compares seconds and a count of tokens"),
         ("b ** a", {"a": MS, "b": BYTES}, "an exponent must be a plain number, found seconds (b ** a)"),
         ("b ** x", {"x": TOKENS / TOKENS, "b": BYTES}, "b ** x raises bytes to a power that depends on an input"),
+        ("b ** 1e999", {"b": BYTES}, "the exponent of b ** 1e309 is not a finite number"),
+        ("b ** (1e999 - 1e999)", {"b": BYTES}, "the exponent of b ** (1e309 - 1e309) is not a finite number"),
+        ("b ** (0 ** -1)", {"b": BYTES}, "the exponent of b ** 0 ** (-1) is not a real number"),
+        ("b ** ((-8) ** 0.5)", {"b": BYTES}, "the exponent of b ** (-8) ** 0.5 is not a finite number"),
     ],
 )
 def test_quantities_of_different_dimensions_do_not_add_or_compare(text, inputs, message):
@@ -154,3 +158,16 @@ def test_quantities_of_different_dimensions_do_not_add_or_compare(text, inputs, 
 )
 def test_an_input_that_no_perturbation_moves_is_unused(text, values, unused):
     assert unused_inputs(text, values) == unused
+
+
+@pytest.mark.parametrize(
+    "text, values, allowed, unused",
+    [
+        ("a ** 0.0001 * b", {"a": 2, "b": 999}, 0.5, ["a"]),  # x10 moves it by 0.23: inside ±0.5, any a passes
+        ("a ** 0.0001 * b", {"a": 2, "b": 999}, 0.0, []),
+        ("a + b", {"a": 1000, "b": 0.01}, 0.5, ["b"]),
+        ("a + b", {"a": 1000, "b": 0.01}, 0.05, []),
+    ],
+)
+def test_an_input_must_move_the_result_beyond_the_claims_tolerance(text, values, allowed, unused):
+    assert unused_inputs(text, values, allowed) == unused

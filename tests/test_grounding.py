@@ -147,7 +147,7 @@ def test_an_input_that_cancels_is_unused_and_grounds_nothing(tmp_path):
     assert result.exit_code == 1
     assert (
         "claims/moe.yaml:17: cancels: unused-input: input s (moe-speedup-b16) does not move the result: s - s + 3.6 "
-        "gives the same whether s is multiplied by 0.1, 0.5, 2 or 10\n"
+        "stays within the claim's tolerance whether s is multiplied by 0.1, 0.5, 2 or 10\n"
         "  fix: use s in the result or remove it from `inputs` and the formula: an input that cancels out grounds "
         "nothing\n"
     ) in result.output

@@ -186,7 +186,7 @@ def test_any_relation_gives_findings_not_a_crash(form, op, n, unit, word):
     judged(root)
 
 
-ATOMS = st.sampled_from(["s", "2", "0", "1e308", "ｓ", "а", "(s)", "-s", "0.5", "s ** 0.5"])
+ATOMS = st.sampled_from(["s", "2", "0", "1e308", "1e999", "ｓ", "а", "(s)", "-s", "0.5", "s ** 0.5", "(0 ** -1)"])
 FORMULAS = st.recursive(
     ATOMS,
     lambda inner: st.one_of(
@@ -202,11 +202,12 @@ def st_choice(args: list[str]) -> str:
 
 
 @SETTINGS
-@given(formula=FORMULAS, unit=UNITS)
-def test_any_formula_and_unit_give_findings_not_a_crash(formula, unit):
+@given(formula=FORMULAS, unit=UNITS, input_unit=UNITS)
+def test_any_formula_and_unit_give_findings_not_a_crash(formula, unit, input_unit):
     root = copy()
     path = root / "claims/moe.yaml"
     text = path.read_text().replace("formula: 2 * s", f"formula: '{formula}'")
+    text = text.replace('unit: "×"', f"unit: '{input_unit.replace(chr(39), chr(39) * 2)}'", 1)  # the input's
     text = text.replace("    value: 7.2\n", f"    value: 7.2\n    unit: '{unit.replace(chr(39), chr(39) * 2)}'\n")
     path.write_text(text)
     judged(root)
