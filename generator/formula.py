@@ -166,7 +166,12 @@ def _op_symbol(op: ast.AST) -> str:
 
 def dimension(text: str, inputs: Mapping[str, Dimension]) -> Dimension:
     """The result's dimension from its inputs' (numbers are dimensionless); FormulaError says where they clash."""
-    return _dimension(parse(text).body, inputs)
+    return _dimension_of(text, tuple(sorted(inputs.items())))
+
+
+@functools.lru_cache(maxsize=1 << 12)  # a ledger repeats a few formulas over inputs in a few units
+def _dimension_of(text: str, inputs: tuple[tuple[str, Dimension], ...]) -> Dimension:
+    return _dimension(parse(text).body, dict(inputs))
 
 
 def _dimension(node: ast.AST, inputs: Mapping[str, Dimension]) -> Dimension:
