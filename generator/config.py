@@ -12,6 +12,7 @@ import yaml
 from . import yamlread
 from .load import Unreadable, read_capped
 from .records import Finding, LedgerError, Policy, ProbeSpec, Source
+from .relations import MAX_FACTOR
 from .rules import WARNABLE
 from .runs import TESTBED_PATTERN
 from .values import parse_tolerance
@@ -40,30 +41,39 @@ def _positive_whole(value: object) -> int:
     return value
 
 
+MAX_SHARE = 0.5  # the hard limit of every tolerance option: 50% of the value
+
+
 def _tolerance(value: object) -> str:
+    """'precision', an absolute number (judged per claim against max_tolerance), or a percentage up to 50%."""
     try:
-        parse_tolerance(value)
+        tolerance = parse_tolerance(value)
     except ValueError as error:
-        raise ValueError(f"{value!r} {error}") from None
+        raise ValueError(f"{str(value)[:40]!r} {error}") from None
+    if tolerance.relative > MAX_SHARE:
+        raise ValueError(f"{value!r} is above the limit of {MAX_SHARE:.0%}")
     return str(value)
 
 
-def _check_tolerance(value: object) -> str:
-    text = _tolerance(value)
-    if text.strip() == "precision":
-        raise ValueError("'precision' is for a stated value against its own evidence; write a percentage like '10%'")
-    return text
-
-
 def _percentage(value: object) -> str:
+    """A percentage above 0 and at most 50%."""
     text = str(value).strip() if isinstance(value, str) else ""
     try:
         tolerance = parse_tolerance(text)
     except ValueError:
         tolerance = None
-    if tolerance is None or not text.endswith("%") or not 0 < tolerance.relative:
-        raise ValueError(f"must be a percentage above 0 like '50%', got {value!r}")
+    if tolerance is None or not text.endswith("%") or not 0 < tolerance.relative <= MAX_SHARE:
+        raise ValueError(
+            f"must be a percentage above 0 and at most {MAX_SHARE:.0%} like '10%', got {str(value)[:40]!r}"
+        )
     return text
+
+
+def _factor(value: object) -> float:
+    """A factor from 1 to relations.MAX_FACTOR."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= MAX_FACTOR:
+        raise ValueError(f"must be a number from 1 to {MAX_FACTOR:g}, got {str(value)[:40]}")
+    return float(value)
 
 
 def _rules(value: object) -> frozenset[str]:
@@ -151,22 +161,30 @@ OPTIONS = (
     Option(
         "default_tolerance",
         (str, int, float),
-        "allowed |stated - computed| when a claim sets no "
-        "`tolerance`: 'precision' (half a unit of the stated last digit), a number, or a percentage",
+        "allowed |stated - computed| when a claim sets no `tolerance`: 'precision' (half a unit of the stated "
+        "last digit), a number, or a percentage up to 50%; a claim's tolerance is also held to max_tolerance",
         _tolerance,
     ),
     Option(
         "check_tolerance",
-        (str, int, float),
+        (str,),
         "how far a same-quantity check (`checked_by: [id]`) may differ from the claim it checks, when the claim "
-        "sets no `tolerance`, before the round spread widens it (default 10%)",
-        _check_tolerance,
+        "sets no `tolerance`, before the round spread widens it: a percentage up to 50% (default 10%)",
+        _percentage,
     ),
     Option(
         "max_tolerance",
         (str,),
-        "the largest tolerance a claim may set for itself, as a share of its value (default 50%)",
+        "the largest tolerance a claim may have, as a share of max(|stated|, |computed|): a percentage up to 50% "
+        "(default 50%)",
         _percentage,
+    ),
+    Option(
+        "max_check_factor",
+        (int, float),
+        "the widest `within Nx` check that still agrees with the claim (a wider one only bounds it): "
+        f"a number from 1 to {MAX_FACTOR:g} (default 2)",
+        _factor,
     ),
     Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules),
     Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
@@ -192,6 +210,25 @@ OPTIONS = (
     ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
+
+
+def shown_settings(policy: Policy) -> dict[str, str]:
+    """Every option's value as a reviewer reads it, in the table's order (`ledger diff` compares these)."""
+    return {option.name: _shown(getattr(policy, option.name)) for option in OPTIONS}
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, frozenset):
+        return ", ".join(sorted(value)) or "none"
+    if isinstance(value, tuple):
+        return "; ".join(_probe_text(spec) for spec in value) or "none"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _probe_text(spec: ProbeSpec) -> str:
+    code = f", code {' '.join(spec.code)}" if spec.code else ""
+    env = f", env {' '.join(f'{k}={v}' for k, v in spec.env)}" if spec.env else ""
+    return f"{spec.name}: {spec.command}{code}{env}"
 
 
 def policy_from_options(

@@ -104,3 +104,13 @@ def test_the_guide_names_the_import_name_of_the_installed_package():
     assert all(package.split(".")[0] == "generator" for package in project["tool"]["setuptools"]["packages"])
     text = (GUIDE / "index.md").read_text()
     assert "pip installs **`evidence-ledger`**; Python imports it as **`generator`**" in text
+
+
+def test_every_test_the_security_guide_names_exists():
+    named = set(re.findall(r"`(test_[a-z0-9_]+)`", (GUIDE / "security.md").read_text()))
+    defined = {
+        name
+        for path in (REPO / "tests").glob("test_*.py")
+        for name in re.findall(r"^def (test_\w+)", path.read_text(), re.M)
+    }
+    assert named and named <= defined, sorted(named - defined)
