@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from . import checks, formula, grounding
+from . import checks, formula, grounding, ownunits, units
 from .records import CheckResult, Claim, Finding, Policy, Run, RunState, Source
 from .rules import STALE_RULES
 from .values import (
@@ -229,7 +229,7 @@ def _extrapolated(
 ) -> None:
     computed, spreads = out.computed, out.spreads
     at = claim.at("inputs")
-    _unit_and_testbed(claim, by_id, report, out)
+    _unit_and_testbed(claim, by_id, ownunits.table(policy.units), report, out)
     values: dict[str, float] = {}
     usable = True
     for name, target_id in claim.inputs:
@@ -301,11 +301,11 @@ def _extrapolated(
     )
 
 
-def _unit_and_testbed(claim: Claim, by_id: Mapping[str, Claim], report, out: Evaluated) -> None:
+def _unit_and_testbed(claim: Claim, by_id: Mapping[str, Claim], table: units.UnitTable, report, out: Evaluated) -> None:
     """A formula's result is in its inputs' dimension and on their testbed (grounding.py)."""
     inputs = {name: by_id[target] for name, target in claim.inputs if target in by_id}
     for problem in (
-        grounding.dimension_problem(claim, inputs),
+        grounding.dimension_problem(claim, inputs, table),
         grounding.testbed_problem(claim, {name: out.testbeds.get(c.id, "") for name, c in inputs.items()}),
     ):
         if problem:

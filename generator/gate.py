@@ -10,7 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from . import evidence, figures, history, leads, load, prose, references, validate, verdicts
+from . import evidence, figures, history, leads, load, ownunits, prose, references, validate, verdicts
 from .records import Policy, Report
 from .rules import PAGE_RULES
 from .values import parse_tolerance
@@ -25,7 +25,8 @@ def check(root: Path, policy: Policy, now: datetime) -> Report:
     defined = figures.defined(root)
 
     refs = [ref for path, text in pages.items() for ref in references.find(text, path)]
-    claims, findings = validate.claims(raw, policy.measurements_dir, parse_tolerance(policy.max_tolerance).relative)
+    max_tolerance = parse_tolerance(policy.max_tolerance).relative
+    claims, findings = validate.claims(raw, policy.measurements_dir, max_tolerance, ownunits.table(policy.units))
     findings += policy.problems
     states = verdicts.run_states(runs, policy, now, history.rewritten(past, runs))
     evaluated = evidence.evaluate(claims, runs, states, policy, findings)
