@@ -16,9 +16,9 @@ from .records import CheckResult, Claim, Finding, Policy, Run, RunState, Source
 from .rules import STALE_RULES
 from .values import (
     allowed_text,
+    cell_number,
     corner_spread,
     format_value,
-    parse_number,
     row_spread,
     select_row,
     tolerance_for,
@@ -175,9 +175,9 @@ def _measured(
             fix = "check the values in `where` against the run's rows"
         report(claim, "invalid", at, problem, fix)
         return
-    cell = table.rows[rows[0]][table.columns.index(evidence.column)]
-    value = parse_number(cell)
+    value = cell_number(table, rows[0], evidence.column)
     if value is None:
+        cell = table.rows[rows[0]][table.columns.index(evidence.column)]
         report(
             claim,
             "invalid",

@@ -34,6 +34,15 @@ def parse_number(text: str) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def cell_number(table: Table, row: int, column: str) -> float | None:
+    """The one cell reader for the gate and every command: a table's cell as a number (parse_number).
+
+    None when the column is missing or the cell is not a plain finite decimal ('3_7', 'inf', '')."""
+    if column not in table.columns or not 0 <= row < len(table.rows):
+        return None
+    return parse_number(table.rows[row][table.columns.index(column)])
+
+
 def finite_number(value: object) -> float | None:
     """A YAML number as a finite float, or None (booleans, text, nan, inf, integers beyond a float)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -183,7 +192,7 @@ def row_spread(table: Table, row: int, column: str) -> tuple[float, float] | Non
     names = spread_columns(table.columns, column)
     if names is None:
         return None
-    low, high = (parse_number(table.rows[row][table.columns.index(name)]) for name in names)
+    low, high = (cell_number(table, row, name) for name in names)
     if low is None or high is None:
         return None
     return min(low, high), max(low, high)

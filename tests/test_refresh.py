@@ -152,3 +152,17 @@ def test_an_unchanged_value_on_a_newer_run_reads_unchanged(tmp_path):
     a_run(tmp_path, 3.6, 3.4, 3.8, when=T0 + timedelta(hours=1))
     result = run_ledger("refresh", cwd=tmp_path)
     assert "| 3.6 → 3.6 GB/s; stated 3.6 kept (within tolerance) | unchanged |" in result.output
+
+
+def test_refresh_reads_cells_as_the_gate_does_so_3_7_is_not_37(tmp_path):
+    first = project(tmp_path)
+    rows = [{"size": 1, "gb_per_s": 1.0}, {"size": 16, "gb_per_s": "3_7"}]  # float() reads 37.0
+    later = a_run(tmp_path, 0, 0, 0, when=T0 + timedelta(hours=1), rows=rows)
+    result = run_ledger("refresh", "--write", cwd=tmp_path)
+    assert result.exit_code == 0, result.output + result.errors
+    assert (
+        f"skipped for speed: {later}: 1 rows match where {{'size': 16}}, or the cell is not a number" in result.output
+    )
+    assert "no claim has a newer intact run" in result.output
+    assert first in (tmp_path / "claims/toy.yaml").read_text()
+    assert "37" not in (tmp_path / "claims/toy.yaml").read_text()

@@ -389,6 +389,20 @@ def test_serve_watches_claims_measurements_probes_and_figures(tmp_path):
     plugin.on_serve(server, config, builder=None)
     assert sorted(server.watched) == sorted(str(tmp_path / d) for d in ("claims", "measurements", "probes", "figures"))
 
+    # The policy's probes_dir, not a hard-coded probes/ (reads.py: one list for cache, serve and extension).
+    (tmp_path / "probes").rename(tmp_path / "tools")
+    config_file = tmp_path / "mkdocs.yml"
+    config_file.write_text(config_file.read_text().replace("plugins: [search, ledger]", PLUGINS_WITH_TOOLS))
+    config = load_config(str(config_file))
+    plugin = next(p for p in config.plugins.values() if isinstance(p, LedgerPlugin))
+    plugin.on_config(config)
+    Server.watched = []
+    plugin.on_serve(server, config, builder=None)
+    assert str(tmp_path / "tools") in server.watched and str(tmp_path / "probes") not in server.watched
+
+
+PLUGINS_WITH_TOOLS = "plugins:\n  - search\n  - ledger:\n      probes_dir: tools"
+
 
 def test_a_tampered_run_is_named_with_the_same_file_on_every_page_that_shows_it(tmp_path):
     """The run's verdict is decided once: the gate page, the run page, the run index, a figure that

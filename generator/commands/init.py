@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..config import read_policy
 from ..records import LedgerError
+from ..values import parse_number
 from . import measure
 
 DEFAULT_SOURCE = "evidence-ledger"  # the pip requirement the workflows install (see --source)
@@ -80,10 +81,18 @@ def init(target: Path, source: str, site_name: str, echo=print) -> list[str]:
     return sorted(files)
 
 
+def _number(cell: str) -> float:
+    """A cell of the example run, read as the gate reads every cell (values.parse_number)."""
+    number = parse_number(cell)
+    if number is None:
+        raise LedgerError(f"the example probe wrote {cell!r}, which is not a number")
+    return number
+
+
 def _filled(template: str, target: Path, run: str) -> str:
     """The claims template with the run's path, testbed and values (3 significant digits)."""
     with open(target / run / "results.csv", newline="", encoding="utf-8") as handle:
-        rows = {(row["algorithm"], row["size_kib"]): float(row["gb_per_s"]) for row in csv.DictReader(handle)}
+        rows = {(row["algorithm"], row["size_kib"]): _number(row["gb_per_s"]) for row in csv.DictReader(handle)}
     sha256, blake2b = _significant(rows[("sha256", "1024")], 3), _significant(rows[("blake2b", "1024")], 3)
     testbed = run.rsplit("/", 1)[-1].split("Z-", 1)[1]
     values = {

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .. import formula, text, yamlread
 from ..records import Claim, LedgerError, Report, Run
-from ..values import format_value, row_spread, select_row, tolerance_for, within
+from ..values import cell_number, format_value, row_spread, select_row, tolerance_for, within
 from . import accept, noise
 
 # Parameters that say how a run measured, not what: a run differing only in these may replace another.
@@ -117,12 +117,8 @@ def _newest(claim: Claim, report: Report, skipped: list[Skipped]) -> tuple[Run, 
                 why = f"no {evidence.file} with columns {', '.join(columns)}"
             else:
                 rows = select_row(table, evidence.where)
-                cell = table.rows[rows[0]][table.columns.index(evidence.column)] if len(rows) == 1 else ""
-                try:
-                    value = float(cell)
-                except ValueError:
-                    value = math.nan
-                if len(rows) != 1 or not math.isfinite(value):
+                value = cell_number(table, rows[0], evidence.column) if len(rows) == 1 else None
+                if value is None:
                     why = f"{len(rows)} rows match where {dict(evidence.where)}, or the cell is not a number"
                 else:
                     return run, value, row_spread(table, rows[0], evidence.column)
