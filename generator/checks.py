@@ -1,20 +1,20 @@
-"""Checks and grounding: claims + computed values + spreads -> contradicted / only-borrowed findings
+"""Checks and grounding: claims + computed values + intervals -> contradicted / only-borrowed findings
 and one CheckResult per `checked_by` entry. Pure.
 
 A check is a comparison (guide/checks.md): the plain form `checked_by: [id]` means the same quantity
 on the same testbed, compared after unit conversion within the check tolerance (the claim's own
-`tolerance`, else the policy's `check_tolerance`), widened by the checking value's spread across
-rounds; `{claim: id, expects: "> 1"}` states any other relation. Only an asserted claim whose own
+`tolerance`, else the policy's `check_tolerance`), widened by the checking value's interval; `{claim: id, expects: "> 1"}` states any other relation. Only an asserted claim whose own
 lineage reaches a fresh measured run counts as a check.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from . import relations, units
-from .records import CheckResult, CheckSpec, Claim, Policy
-from .values import allowed_text, format_value, parse_tolerance
+from .records import CheckResult, CheckSpec, Claim, ClaimInterval, Policy
+from .values import allowed_text, format_value, interval_text, parse_tolerance
 
 Report = Callable[..., None]  # evidence's report(claim, rule, where, problem, fix, detail="")
 
@@ -22,7 +22,7 @@ Report = Callable[..., None]  # evidence's report(claim, rule, where, problem, f
 def evaluate(
     by_id: Mapping[str, Claim],
     computed: Mapping[str, float],
-    spreads: Mapping[str, tuple[float, float]],
+    intervals: Mapping[str, ClaimInterval],
     failing: Mapping[str, list[str]],
     policy: Policy,
     report: Report,
@@ -35,7 +35,7 @@ def evaluate(
     for claim in by_id.values():
         if claim.checks and claim.id not in failing:
             results[claim.id] = tuple(
-                _judge(claim, spec, by_id, computed, spreads, reaches, policy, report) for spec in claim.checks
+                _judge(claim, spec, by_id, computed, intervals, reaches, policy, report) for spec in claim.checks
             )
     for claim in by_id.values():
         _premises(claim, by_id, failing, reaches, results.get(claim.id, ()), report)
@@ -74,7 +74,7 @@ def _judge(
     spec: CheckSpec,
     by_id: Mapping[str, Claim],
     computed: Mapping[str, float],
-    spreads: Mapping[str, tuple[float, float]],
+    intervals: Mapping[str, ClaimInterval],
     reaches: Mapping[str, bool],
     policy: Policy,
     report: Report,
@@ -97,7 +97,7 @@ def _judge(
         theirs = units.parse(checker.unit)
     except units.UnitError:
         return CheckResult(spec.claim_id, words, False, None, why="unknown unit")  # validate said which
-    spread = spreads.get(checker.id)
+    spread = intervals.get(checker.id)
     if relation.op == "same" and claim.testbed and checker.testbed and claim.testbed != checker.testbed:
         report(
             claim,
@@ -164,7 +164,7 @@ def _judge(
 
 def _against_claim(claim, checker, relation, value, spread, mine, theirs, policy, report) -> CheckResult:
     found = units.convert(value, theirs, mine)
-    low, high = (units.convert(x, theirs, mine) for x in spread) if spread else (found, found)
+    low, high = (units.convert(x, theirs, mine) for x in (spread.low, spread.high)) if spread else (found, found)
     shown = _with_spread(found, spread, theirs, mine, claim.unit)
     claimed = claim.value
     if relation.op == "same":
@@ -173,7 +173,7 @@ def _against_claim(claim, checker, relation, value, spread, mine, theirs, policy
             tolerance = parse_tolerance(policy.check_tolerance)
         allowed = tolerance.allowed(found)
         holds = low - allowed - 1e-9 * abs(found) <= claimed <= high + allowed + 1e-9 * abs(found)
-        widened = ", widened by the rounds' spread" if spread else ""
+        widened = ", widened by its interval" if spread else ""
         words = f"the same quantity (within {allowed_text(tolerance)}{widened})"
     else:
         holds = relation.holds(found, claimed)
@@ -190,11 +190,12 @@ def _against_claim(claim, checker, relation, value, spread, mine, theirs, policy
     return result
 
 
-def _with_spread(found: float, spread, source: units.Unit, target: units.Unit, unit_text: str) -> str:
-    text = format_value(found, unit_text)
+def _with_spread(found: float, spread: ClaimInterval | None, source: units.Unit, target: units.Unit, unit: str) -> str:
+    """The check's value in the target unit, with its interval (converted) where it has one."""
+    text = format_value(found, unit)
     if spread:
-        low, high = (units.convert(x, source, target) for x in spread)
-        text += f" (rounds {format_value(low, unit_text)}–{format_value(high, unit_text)})"
+        low, high = (units.convert(x, source, target) for x in (spread.low, spread.high))
+        text += f" ({interval_text(replace(spread, low=low, high=high), unit)})"
     return text
 
 

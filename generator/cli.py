@@ -206,12 +206,12 @@ def run_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-def gate_report(args: argparse.Namespace) -> Report:
-    """The gate's Report for the project the arguments name."""
+def gate_report(args: argparse.Namespace, every_run_rounds: bool = False) -> Report:
+    """The gate's Report for the project the arguments name (gate.check)."""
     root = args.root.resolve()
     config = args.config or root / "mkdocs.yml"
     policy = read_policy(config) if args.config or config.exists() else Policy()
-    return check(root, policy, datetime.now(timezone.utc))
+    return check(root, policy, datetime.now(timezone.utc), every_run_rounds)
 
 
 def run_check(args: argparse.Namespace) -> int:

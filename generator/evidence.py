@@ -11,15 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from . import checks, formula
-from .records import CheckResult, Claim, Finding, Policy, Run, RunState, Source
+from . import checks, formula, intervals
+from .records import CheckResult, Claim, ClaimInterval, Finding, Policy, Run, RunState, Source
 from .rules import STALE_RULES
 from .values import (
     allowed_text,
     cell_number,
-    corner_spread,
     format_value,
-    row_spread,
     select_row,
     tolerance_for,
     within,
@@ -28,11 +26,12 @@ from .values import (
 
 @dataclass
 class Evaluated:
-    """What the evidence stage found: findings, computed values, spreads across rounds, check verdicts."""
+    """What the evidence stage found: findings, computed values, intervals, check verdicts."""
 
     findings: list[Finding] = field(default_factory=list)
     computed: dict[str, float] = field(default_factory=dict)  # claim id -> value from evidence or formula
-    spreads: dict[str, tuple[float, float]] = field(default_factory=dict)  # claim id -> (low, high)
+    intervals: dict[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval
+    no_rounds: dict[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
     checks: dict[str, tuple[CheckResult, ...]] = field(default_factory=dict)
 
 
@@ -52,7 +51,8 @@ def evaluate(
         if finding.claim_id:
             failing.setdefault(finding.claim_id, []).append(finding.rule)
     out = Evaluated()
-    findings, computed, spreads = out.findings, out.computed, out.spreads
+    findings, computed = out.findings, out.computed
+    index = intervals.RowIndex()
 
     def report(claim: Claim, rule: str, where: Source, problem: str, fix: str, detail: str = "") -> None:
         severity = policy.severity(rule)
@@ -64,11 +64,11 @@ def evaluate(
         if claim.id in failing and "invalid" in failing[claim.id]:
             continue  # its fields are not usable; validate already said why
         if claim.kind == "measured" and claim.evidence:
-            _measured(claim, runs, states, policy, report, computed, spreads)
+            _measured(claim, runs, states, policy, report, out, index)
         elif claim.kind == "extrapolated" and claim.formula:
-            _extrapolated(claim, by_id, failing, policy, report, computed, spreads)
+            _extrapolated(claim, by_id, failing, policy, report, out)
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
-    out.checks = checks.evaluate(by_id, computed, spreads, failing, policy, report)
+    out.checks = checks.evaluate(by_id, computed, out.intervals, failing, policy, report)
     return out
 
 
@@ -78,8 +78,8 @@ def _measured(
     states: Mapping[str, RunState],
     policy: Policy,
     report,
-    computed: dict[str, float],
-    spreads: dict[str, tuple[float, float]],
+    out: Evaluated,
+    index: intervals.RowIndex,
 ) -> None:
     evidence = claim.evidence
     assert evidence is not None  # evaluate() calls this only for claims with evidence
@@ -186,10 +186,14 @@ def _measured(
             "name a numeric column",
         )
         return
-    computed[claim.id] = value
-    spread = row_spread(table, rows[0], evidence.column)
-    if spread is not None:
-        spreads[claim.id] = spread
+    out.computed[claim.id] = value
+    found = intervals.measured(run, evidence, table, rows[0], value, index)
+    if found.problem:
+        report(claim, "invalid", at, found.problem, found.fix)
+    if found.interval is not None:
+        out.intervals[claim.id] = found.interval
+    if found.missing:
+        out.no_rounds[claim.id] = found.missing
     if not state.trusted:
         return  # a value from untrusted or outdated evidence is not compared
     detail = f"from {run.path}/{evidence.file}, {shown_where}, column {evidence.column}"
@@ -211,10 +215,10 @@ def _extrapolated(
     failing: Mapping[str, list[str]],
     policy: Policy,
     report,
-    computed: dict[str, float],
-    spreads: dict[str, tuple[float, float]],
+    out: Evaluated,
 ) -> None:
     at = claim.at("inputs")
+    computed = out.computed
     values: dict[str, float] = {}
     usable = True
     for name, target_id in claim.inputs:
@@ -268,10 +272,10 @@ def _extrapolated(
         )
         return
     computed[claim.id] = value
-    input_spreads = {name: spreads[target] for name, target in claim.inputs if target in spreads}
-    spread = corner_spread(lambda point: formula.evaluate(claim.formula, point), values, input_spreads)
-    if spread is not None:
-        spreads[claim.id] = spread
+    carried = {name: out.intervals.get(target) for name, target in claim.inputs}
+    found = intervals.through_formula(claim.formula, values, carried, value)
+    if found.interval is not None:
+        out.intervals[claim.id] = found.interval
     shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
     _compare(
         claim,

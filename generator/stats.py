@@ -83,23 +83,23 @@ def paired_interval(
     evaluate: Callable[[Mapping[str, float]], float],
     rounds: Mapping[str, Mapping[int, float]],
     level: float = DEFAULT_LEVEL,
-) -> tuple[Interval, tuple[float, ...]] | None:
+) -> tuple[Interval, tuple[tuple[int, float], ...]] | None:
     """A formula over columns of one run, round by round (only rounds where every column ran), then
     the median's interval of the results; None when no round is common to all.
 
     `evaluate` may raise ValueError (e.g. division by zero in one round): that round is dropped.
-    Returns the interval and the per-round results, in round order.
+    Returns the interval and the per-round results as (round, result), in round order.
     """
     common = sorted(set.intersection(*(set(by_round) for by_round in rounds.values()))) if rounds else []
     results = []
     for index in common:
         try:
-            results.append(evaluate({name: by_round[index] for name, by_round in rounds.items()}))
+            results.append((index, evaluate({name: by_round[index] for name, by_round in rounds.items()})))
         except (ValueError, ArithmeticError):
             continue
     if not results:
         return None
-    return median_interval(results, level), tuple(results)
+    return median_interval([value for _, value in results], level), tuple(results)
 
 
 def paired_ratio_interval(
