@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
-from . import relations, units
+from . import lineage, relations, units
 from .records import CheckResult, CheckSpec, Claim, ClaimInterval, Policy
 from .values import allowed_text, format_value, interval_text, parse_tolerance
 
@@ -258,11 +258,29 @@ def _premises(
             reasons.append(f"{check_id} does not reach a measured run")
     if reasons:
         problem += ": its check " + "; ".join(reasons)
-    report(
-        claim,
-        "only-borrowed",
-        claim.where,
-        problem,
-        "add `checked_by:` naming a claim measured here (or extrapolated from one), "
-        "or mark it `status: lead` if nothing here could ever check it",
+    stale = [check_id for check_id in claim.checked_by if check_id in failing]
+    report(claim, "only-borrowed", claim.where, problem, _remeasure(stale, by_id, failing) or NO_CHECK_FIX)
+
+
+NO_CHECK_FIX = (
+    "add `checked_by:` naming a claim measured here (or extrapolated from one), "
+    "or mark it `status: lead` if nothing here could ever check it"
+)
+REMEASURED = frozenset({"probe-changed", "too-old", "tampered", "rewritten"})  # rules a new run fixes
+
+
+def _remeasure(stale: list[str], by_id: Mapping[str, Claim], failing: Mapping[str, list[str]]) -> str:
+    """The fix when the check exists but is stale: re-measure it (naming the probes), or fix it first."""
+    if not stale:
+        return ""
+    probes = sorted(
+        {
+            measured.evidence.run.rsplit("/", 2)[-2]
+            for check_id in stale
+            for measured in (by_id[i] for i in (check_id, *lineage.input_closure(check_id, by_id)) if i in by_id)
+            if measured.evidence and REMEASURED & set(failing.get(measured.id, ()))
+        }
     )
+    if not probes:
+        return f"fix {', '.join(stale)} first (`ledger check` lists why)"
+    return f"re-measure {', '.join(stale)}: `ledger measure {' '.join(probes)}`, then `ledger refresh --write`"

@@ -265,3 +265,25 @@ def detectable_shift(
     thresholds.sort()
     shift = thresholds[min(len(thresholds) - 1, math.ceil(power * len(thresholds)) - 1)]
     return max(0.0, shift), "Mann–Whitney U" if critical is not None else "intervals"
+
+
+SHIFT_ROUNDS = (5, 7, 9, 15, 25, 50)  # round counts the guide's table shows (probes take 9 to 50)
+SHIFT_CVS = (0.05, 0.10)  # coefficients of variation: a quiet machine, a busy one
+
+
+def shift_table(rounds: Sequence[int] = SHIFT_ROUNDS, cvs: Sequence[float] = SHIFT_CVS, trials: int = 1000) -> str:
+    """The guide's table of detectable shifts (Markdown): `python -m generator.stats` prints it."""
+    head = " | ".join(f"shift found 90% of the time, {cv:.0%} CV" for cv in cvs)
+    lines = [f'| rounds in each run | the median\'s interval | "changed" by | {head} |']
+    lines.append("| " + " | ".join(["---"] * (3 + len(cvs))) + " |")
+    for n in rounds:
+        found = [detectable_shift(n, cv, trials=trials) for cv in cvs]
+        interval = median_interval(range(n))
+        level = f"x<sub>({interval.k})</sub>–x<sub>({n + 1 - interval.k})</sub>, {interval.level:.1%}"
+        shifts = " | ".join(f"{shift:.0%}" for shift, _ in found)
+        lines.append(f"| {n} | {level} | {found[0][1]} | {shifts} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(shift_table())

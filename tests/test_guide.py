@@ -86,3 +86,9 @@ def test_the_precommit_rev_shown_is_a_commit_of_this_repository():
         if found.returncode != 0 and not (REPO / ".git").exists():
             pytest.skip("not a git checkout")
         assert found.returncode == 0, f"rev {rev} is not a commit here"
+
+
+def test_the_detectable_shift_table_in_the_checks_guide_is_the_one_the_statistics_module_computes():
+    from generator import stats
+
+    assert stats.shift_table() in (GUIDE / "checks.md").read_text()

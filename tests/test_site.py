@@ -433,7 +433,7 @@ def test_a_tampered_run_is_named_with_the_same_file_on_every_page_that_shows_it(
     assert "moe-speedup-b16 = 3.59× (measured, stale: tampered)" in shown.output
 
 
-def test_a_measured_value_shows_its_rounds_spread_on_hover_and_on_its_page(tmp_path):
+def test_a_measured_value_without_raw_rounds_shows_its_min_max_interval_on_hover_and_on_its_page(tmp_path):
     a_ledger(tmp_path)
     run = a_run(
         tmp_path,
@@ -448,5 +448,9 @@ def test_a_measured_value_shows_its_rounds_spread_on_hover_and_on_its_page(tmp_p
     index = tmp_path / "docs/index.md"
     index.write_text(index.read_text() + '\nDecode: {{ claim("b1-decode") }}\n')
     site = serve_build(tmp_path)
-    assert 'title="decode at B=1 — rounds 26.1–44.4 tok/s; testbed linux-cpu; measured, asserted"' in article(site, "")
-    assert "<tr><th>across rounds</th><td>rounds 26.1–44.4 tok/s</td></tr>" in article(site, "claim/b1-decode")
+    shown = "98.4% interval 26.1–44.4 tok/s (min–max of 7 rounds; no raw rounds)"
+    assert f'title="decode at B=1 — {shown}; testbed linux-cpu; measured, asserted"' in article(site, "")
+    assert f"<tr><th>interval</th><td>{shown}</td></tr>" in article(site, "claim/b1-decode")
+    assert "No raw rounds (the run has no samples.csv): the interval 26.1–44.4 tok/s is the row" in (
+        article(site, "claim/b1-decode")
+    )
