@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from . import formula, stats
 from .records import ClaimInterval, Evidence, Run, Table
 from .runs import samples_name
-from .values import cell_number, matches, parse_number, row_spread
+from .values import cell_number, finite_number, parse_number, row_spread
 
 ROUND = "round"  # the samples file's column numbering the rounds (global within a run, for pairing)
 
@@ -34,25 +34,46 @@ class Found:
 
 
 class RowIndex:
-    """A table's rows grouped by the cells of some columns, built once per table and columns, so a
-    run's samples are scanned once however many claims select from them."""
+    """A table's rows grouped by the cells of some columns, read as the `where` values they are compared
+    with (values.matches: numbers as numbers, booleans by their words, text as text), built once per
+    table, columns and kinds of value, so a run's samples are scanned once however many claims select
+    from them."""
 
     def __init__(self) -> None:
-        self._groups: dict[tuple[int, tuple[str, ...]], tuple[Table, dict[tuple[str, ...], list[int]]]] = {}
+        self._groups: dict[tuple, tuple[Table, dict[tuple, list[int]]]] = {}
 
     def rows(self, table: Table, where: tuple[tuple[str, object], ...]) -> list[int]:
         """Indexes of the rows whose cells equal every value in `where` (as values.select_row)."""
-        columns = tuple(column for column, _ in where)
-        key = (id(table), columns)
+        kinds = tuple(_kind(value) for _, value in where)
+        key = (id(table), tuple(column for column, _ in where), kinds)
         if key not in self._groups:  # the table is kept with its groups, so its id stays its own
-            positions = [table.columns.index(column) for column in columns]
-            groups: dict[tuple[str, ...], list[int]] = {}
+            positions = [table.columns.index(column) for column, _ in where]
+            groups: dict[tuple, list[int]] = {}
             for index, row in enumerate(table.rows):
-                groups.setdefault(tuple(row[p] for p in positions), []).append(index)
+                cells = tuple(_read(row[p], kind) for p, kind in zip(positions, kinds, strict=True))
+                groups.setdefault(cells, []).append(index)
             self._groups[key] = (table, groups)
-        wanted = [value for _, value in where]
-        found = self._groups[key][1]
-        return sorted(i for cells, rows in found.items() if all(map(matches, cells, wanted)) for i in rows)
+        wanted = tuple(_wanted(value) for _, value in where)
+        return [] if None in wanted else list(self._groups[key][1].get(wanted, ()))
+
+
+def _kind(value: object) -> str:
+    return "bool" if isinstance(value, bool) else "number" if isinstance(value, (int, float)) else "text"
+
+
+def _read(cell: str, kind: str) -> object:
+    """A cell as values.matches compares it with a value of this kind (None: equals no value)."""
+    if kind == "number":
+        return parse_number(cell)
+    return cell.strip().lower() if kind == "bool" else cell
+
+
+def _wanted(value: object) -> object:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return finite_number(value)
+    return "" if value is None else str(value)
 
 
 def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float, index: RowIndex) -> Found:
@@ -125,7 +146,9 @@ def through_formula(
         return Found(missing="no input has an interval")
     evaluate: Callable[[Mapping[str, float]], float] = lambda point: formula.evaluate(text, {**values, **point})  # noqa: E731
     runs = {found.run for found in carried.values()}
-    if len(runs) == 1 and all(found.samples for found in carried.values()):
+    # Pairing is what cancels drift between inputs: with one input, interval arithmetic is the same
+    # interval for a monotone formula (and a wider, still valid one otherwise), at a fraction of the cost.
+    if len(carried) > 1 and len(runs) == 1 and all(found.samples for found in carried.values()):
         paired = stats.paired_interval(evaluate, {name: dict(found.samples) for name, found in carried.items()})
         # The paired interval is the median's of the per-round results; it is used when it holds the
         # value the formula gives on the medians (it nearly always does), else interval arithmetic.

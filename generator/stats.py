@@ -67,6 +67,13 @@ def median_interval(values: Iterable[float], level: float = DEFAULT_LEVEL) -> In
         raise ValueError(f"{n:,} values; at most {MAX_ROUNDS:,}")
     if not all(math.isfinite(x) for x in xs):
         raise ValueError("a value is not finite")
+    best, best_level = _order_statistic(n, level)
+    return Interval(xs[best - 1], xs[n - best], best_level, best)
+
+
+@functools.lru_cache(maxsize=1024)  # a ledger's claims share a few round counts
+def _order_statistic(n: int, level: float) -> tuple[int, float]:
+    """(k, coverage) of the narrowest [x_(k), x_(n+1-k)] with coverage >= level, else (1, min–max's)."""
     total, tail, term = 2**n, 0, 1  # tail = sum of C(n, i) for i < k; term = C(n, k-1)
     best, best_level = 1, 1 - 2 / total
     for k in range(1, (n + 1) // 2 + 1):
@@ -76,7 +83,7 @@ def median_interval(values: Iterable[float], level: float = DEFAULT_LEVEL) -> In
         if found < level:
             break
         best, best_level = k, found
-    return Interval(xs[best - 1], xs[n - best], best_level, best)
+    return best, best_level
 
 
 def paired_interval(

@@ -43,7 +43,7 @@ def test_the_claim_page_and_the_hover_show_the_interval_and_how_it_was_found(tmp
     assert "the median's order-statistic interval of its 9 raw rounds (covers the median with 99.6%)" in page
     assert 'title="s16 — 99.6% interval 3.5–3.7× (9 rounds); testbed linux-cpu' in article(site, "")
     doubled = article(site, "claim/doubled")
-    assert "carried through the formula paired by round" in doubled
+    assert "carried through the formula by interval arithmetic over its inputs' intervals" in doubled
 
 
 def test_after_refresh_write_the_page_shows_one_value_for_each_quantity(tmp_path):
