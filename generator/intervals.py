@@ -96,6 +96,8 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     for i in rows:
         cells, line = samples.rows[i], i + 2
         number, cell = parse_number(cells[at_round]), cells[at_value]
+        if not cell.strip():
+            continue  # no value in this round (a ratio whose other setting had stopped): not a round of it
         if number is None or not number.is_integer():
             return Found(
                 problem=f"{name} line {line}: round {cells[at_round]!r} is not a whole number", fix="rerun the probe"
@@ -111,6 +113,8 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
                 fix="add the columns that name one setting to `where`",
             )
         by_round[int(number)] = parse_number(cell) or 0.0
+    if not by_round:
+        return _min_max(table, row, evidence.column, f"{name} has no rounds of {evidence.column} where {where}")
     rounds = sorted(by_round.items())
     median = statistics.median(v for _, v in rounds)
     if abs(median - value) > 1e-9 * max(abs(value), abs(median)):

@@ -62,3 +62,18 @@ def claim(claim_id: str, run: str, value: str, batch: int = 16, extra: str = "",
     evidence: {{run: {run}, file: results.csv, where: {{batch: {batch}}}, column: {column}}}
     tolerance: 5%{extra}
 """
+
+
+def rewrite_rounds(root: Path, run: str, edit, name: str = "samples.csv") -> None:
+    """Edit a run's raw rounds (a list of lines -> a list of lines) and its manifest's hash to match,
+    as a probe that wrote them so would have: the gate then judges the rounds themselves."""
+    import json
+
+    from generator.runs import sha256_file
+
+    data = root / run / name
+    data.write_text("\n".join(edit(data.read_text().splitlines())) + "\n")
+    manifest_path = root / run / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["files"][name]["sha256"] = sha256_file(data)
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")

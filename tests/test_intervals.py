@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 from helpers import RUN_TIME, SPEEDUP_ROWS, a_run, run_ledger, write_tree
-from helpers_rounds import claim, noisy, rounds_run
+from helpers_rounds import claim, noisy, rewrite_rounds, rounds_run
 
 from generator import load
 from generator.load import NOT_PARSED
@@ -90,18 +90,9 @@ def test_a_named_table_keeps_its_rounds_in_name_samples_csv(tmp_path):
 )
 def test_raw_rounds_that_contradict_the_run_are_invalid_with_the_line(tmp_path, broken, problem):
     run = rounds_run(tmp_path, {16: SPREAD}, summary=broken.get("summary"))
-    if "samples" in broken:  # rewrite the last round's cells, then the manifest's hash (a run as a probe wrote it)
-        folder = tmp_path / run
-        data = folder / "samples.csv"
-        lines = data.read_text().splitlines()
+    if "samples" in broken:  # the last round's cells rewritten, as a probe might have written them
         round_cell, value = broken["samples"].split(",")
-        lines[-1] = f"16,{round_cell},1,{value}"
-        data.write_text("\n".join(lines) + "\n")
-        manifest = json.loads((folder / "manifest.json").read_text())
-        from generator.runs import sha256_file
-
-        manifest["files"]["samples.csv"]["sha256"] = sha256_file(data)
-        (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        rewrite_rounds(tmp_path, run, lambda lines: [*lines[:-1], f"16,{round_cell},1,{value}"])
     write_tree(tmp_path, {"claims/a.yaml": "claims:" + claim("s16", run, "1.31")})
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 1
@@ -220,3 +211,13 @@ def test_a_7_percent_move_of_the_median_of_noisy_rounds_is_within_noise_though_b
         "| `s16` | 1.304× → 1.397× (+7.1%; 5% allowed; within noise (Mann–Whitney p = 0.04; 9 → 9 rounds)) |"
     ) in diff
     assert "| `doubled` | 2.6 → 2.79 (+7.3%; 5% allowed; within noise (follows s16)) |" in diff  # inherited
+
+
+def test_a_round_without_a_value_is_not_a_round_of_that_column(tmp_path):
+    # A ratio whose other setting had stopped has a blank cell in that round (generator.timing.summarise).
+    run = rounds_run(tmp_path, {16: SPREAD})
+    rewrite_rounds(tmp_path, run, lambda lines: [*lines, "16,9,1,"])  # a tenth round with no speedup
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + claim("s16", run, "1.31")})
+    result, data_json = check_json(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert data_json["intervals"]["s16"]["rounds"] == 9
