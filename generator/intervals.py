@@ -23,6 +23,7 @@ from .runs import samples_name
 from .values import cell_number, finite_number, parse_number, row_spread
 
 ROUND = "round"  # the samples file's column numbering the rounds (global within a run, for pairing)
+RERUN = "rerun the probe"
 
 
 @dataclass(frozen=True)
@@ -47,11 +48,12 @@ class RowIndex:
         kinds = tuple(_kind(value) for _, value in where)
         key = (id(table), tuple(column for column, _ in where), kinds)
         if key not in self._groups:  # the table is kept with its groups, so its id stays its own
-            positions = [table.columns.index(column) for column, _ in where]
+            readers = [
+                (table.columns.index(column), _READERS[kind]) for (column, _), kind in zip(where, kinds, strict=True)
+            ]
             groups: dict[tuple, list[int]] = {}
             for index, row in enumerate(table.rows):
-                cells = tuple(_read(row[p], kind) for p, kind in zip(positions, kinds, strict=True))
-                groups.setdefault(cells, []).append(index)
+                groups.setdefault(tuple([read(row[p]) for p, read in readers]), []).append(index)
             self._groups[key] = (table, groups)
         wanted = tuple(_wanted(value) for _, value in where)
         return [] if None in wanted else list(self._groups[key][1].get(wanted, ()))
@@ -61,11 +63,12 @@ def _kind(value: object) -> str:
     return "bool" if isinstance(value, bool) else "number" if isinstance(value, (int, float)) else "text"
 
 
-def _read(cell: str, kind: str) -> object:
-    """A cell as values.matches compares it with a value of this kind (None: equals no value)."""
-    if kind == "number":
-        return parse_number(cell)
-    return cell.strip().lower() if kind == "bool" else cell
+# A cell as values.matches compares it with a value of each kind (None: equals no value).
+_READERS: dict[str, Callable[[str], object]] = {
+    "number": parse_number,
+    "bool": lambda cell: cell.strip().lower(),
+    "text": lambda cell: cell,
+}
 
 
 def _wanted(value: object) -> object:
@@ -84,7 +87,7 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     if name not in run.declared_files or samples is None:
         return _min_max(table, row, evidence.column, f"the run has no {name}")
     if samples.problem:
-        return Found(problem=f"{run.path}/{name} {samples.problem}", fix="rerun the probe")
+        return Found(problem=f"{run.path}/{name} {samples.problem}", fix=RERUN)
     absent = [c for c in (ROUND, evidence.column, *(c for c, _ in evidence.where)) if c not in samples.columns]
     if absent:
         return _min_max(table, row, evidence.column, f"{name} has no column {absent[0]!r}")
@@ -94,29 +97,25 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     by_round: dict[int, float] = {}
     at_round, at_value = samples.columns.index(ROUND), samples.columns.index(evidence.column)
     for i in rows:
-        cells, line = samples.rows[i], i + 2
-        number, cell = parse_number(cells[at_round]), cells[at_value]
-        if not cell.strip():
+        cells = samples.rows[i]
+        cell = cells[at_value]
+        if not cell or cell.isspace():
             continue  # no value in this round (a ratio whose other setting had stopped): not a round of it
+        number, found = parse_number(cells[at_round]), parse_number(cell)
         if number is None or not number.is_integer():
-            return Found(
-                problem=f"{name} line {line}: round {cells[at_round]!r} is not a whole number", fix="rerun the probe"
-            )
-        if parse_number(cell) is None:
-            return Found(
-                problem=f"{name} line {line}, column {evidence.column}: {cell!r} is not a number",
-                fix="rerun the probe",
-            )
+            return Found(problem=f"{name} line {i + 2}: round {cells[at_round]!r} is not a whole number", fix=RERUN)
+        if found is None:
+            return Found(problem=f"{name} line {i + 2}, column {evidence.column}: {cell!r} is not a number", fix=RERUN)
         if int(number) in by_round:
             return Found(
                 problem=f"{name}: round {int(number)} appears twice where {where}",
                 fix="add the columns that name one setting to `where`",
             )
-        by_round[int(number)] = parse_number(cell) or 0.0
+        by_round[int(number)] = found
     if not by_round:
         return _min_max(table, row, evidence.column, f"{name} has no rounds of {evidence.column} where {where}")
     rounds = sorted(by_round.items())
-    median = statistics.median(v for _, v in rounds)
+    median = statistics.median(by_round.values())
     if abs(median - value) > 1e-9 * max(abs(value), abs(median)):
         return Found(
             problem=f"{evidence.file}, {where}, column {evidence.column} is {value!r}, but the median of its "
@@ -124,10 +123,12 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
             fix="rerun the probe: a run's summary must be the median of its rounds (guide/probes.md)",
         )
     try:
-        found = stats.median_interval(v for _, v in rounds)
+        interval = stats.median_interval(v for _, v in rounds)
     except ValueError as error:
         return Found(problem=f"{name}, {where}: {error}", fix="rerun the probe with fewer rounds")
-    return Found(ClaimInterval(found.low, found.high, found.level, "rounds", len(rounds), tuple(rounds), run.path))
+    return Found(
+        ClaimInterval(interval.low, interval.high, interval.level, "rounds", len(rounds), tuple(rounds), run.path)
+    )
 
 
 def _min_max(table: Table, row: int, column: str, missing: str) -> Found:
