@@ -1,9 +1,10 @@
 """Evidence stage: claims + runs + policy -> findings and computed values. Pure.
 
-Rules (generator/rules.py): tampered, probe changed, drifted, formula drifted, too old and only
-borrowed, plus the "invalid" problems that need runs (missing run, file, column or row). A run's
-state comes decided from verdicts.py. Claims are visited inputs-first so staleness flows down the
-lineage.
+Rules (generator/rules.py): tampered, probe changed, drifted, formula drifted, too old, unused
+input and a tolerance wider than max_tolerance, plus the "invalid" problems that need runs (missing
+run, file, column or row) or inputs (a formula's unit and testbed, grounding.py). A run's state comes
+decided from verdicts.py. Claims are visited inputs-first so staleness and testbeds flow down the
+lineage; checks.py then judges checks, grounding and retirements.
 """
 
 from __future__ import annotations
@@ -11,14 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from . import checks, formula, intervals
+from . import checks, formula, grounding, intervals
 from .records import CheckResult, Claim, ClaimInterval, Finding, Policy, Run, RunState, Source
 from .rules import STALE_RULES
 from .values import (
     allowed_text,
     cell_number,
+    format_pair,
     format_value,
+    policy_share,
     select_row,
+    tolerance_excess,
     tolerance_for,
     within,
 )
@@ -33,6 +37,9 @@ class Evaluated:
     intervals: dict[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval
     no_rounds: dict[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
     checks: dict[str, tuple[CheckResult, ...]] = field(default_factory=dict)
+    testbeds: dict[str, str] = field(default_factory=dict)  # claim id -> stated, its run's, or its inputs'
+    by_id: dict[str, Claim] = field(default_factory=dict)  # the first claim of each id, as the gate judged it
+    premises: dict[str, tuple[str, ...]] = field(default_factory=dict)  # claim id -> inputs that move it
 
 
 def evaluate(
@@ -42,7 +49,7 @@ def evaluate(
     policy: Policy,
     invalid: Iterable[Finding] = (),
 ) -> Evaluated:
-    """Findings for every claim (every rule, not just the first), computed values, spreads and checks."""
+    """Findings for every claim (every rule, not just the first), computed values, intervals and checks."""
     by_id: dict[str, Claim] = {}
     for claim in claims:
         by_id.setdefault(claim.id, claim)
@@ -50,7 +57,7 @@ def evaluate(
     for finding in invalid:
         if finding.claim_id:
             failing.setdefault(finding.claim_id, []).append(finding.rule)
-    out = Evaluated()
+    out = Evaluated(by_id=by_id)
     findings, computed = out.findings, out.computed
     index = intervals.RowIndex()
 
@@ -61,6 +68,7 @@ def evaluate(
             failing.setdefault(claim.id, []).append(rule)
 
     for claim in _inputs_first(by_id):
+        out.testbeds[claim.id] = _testbed(claim, by_id, runs, out.testbeds)
         if claim.id in failing and "invalid" in failing[claim.id]:
             continue  # its fields are not usable; validate already said why
         if claim.kind == "measured" and claim.evidence:
@@ -68,8 +76,19 @@ def evaluate(
         elif claim.kind == "extrapolated" and claim.formula:
             _extrapolated(claim, by_id, failing, policy, report, out)
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
-    out.checks = checks.evaluate(by_id, computed, out.intervals, failing, policy, report)
+    ledger = checks.Ledger(by_id, computed, out.intervals, out.testbeds, out.premises, failing, policy, report)
+    out.checks = checks.evaluate(ledger)
     return out
+
+
+def _testbed(claim: Claim, by_id: Mapping[str, Claim], runs: Mapping[str, Run], known: Mapping[str, str]) -> str:
+    """Its stated testbed; else a measured claim's run's, an extrapolated claim's inputs' (visited first)."""
+    if claim.testbed or claim.kind == "borrowed":
+        return claim.testbed
+    if claim.kind == "measured":
+        run = runs.get(claim.evidence.run) if claim.evidence else None
+        return run.testbed if run else ""
+    return grounding.derived_testbed(known.get(target, "") for _, target in claim.inputs if target in by_id)
 
 
 def _measured(
@@ -210,15 +229,11 @@ def _measured(
 
 
 def _extrapolated(
-    claim: Claim,
-    by_id: Mapping[str, Claim],
-    failing: Mapping[str, list[str]],
-    policy: Policy,
-    report,
-    out: Evaluated,
+    claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]], policy: Policy, report, out: Evaluated
 ) -> None:
-    at = claim.at("inputs")
     computed = out.computed
+    at = claim.at("inputs")
+    _unit_and_testbed(claim, by_id, report, out)
     values: dict[str, float] = {}
     usable = True
     for name, target_id in claim.inputs:
@@ -272,6 +287,7 @@ def _extrapolated(
         )
         return
     computed[claim.id] = value
+    _unused_inputs(claim, values, tolerance_for(claim, policy).allowed(value), report, out)
     carried = {name: out.intervals.get(target) for name, target in claim.inputs}
     found = intervals.through_formula(claim.formula, values, carried, value)
     if found.interval is not None:
@@ -289,22 +305,50 @@ def _extrapolated(
     )
 
 
+def _unit_and_testbed(claim: Claim, by_id: Mapping[str, Claim], report, out: Evaluated) -> None:
+    """A formula's result is in its inputs' dimension and on their testbed (grounding.py)."""
+    inputs = {name: by_id[target] for name, target in claim.inputs if target in by_id}
+    for problem in (
+        grounding.dimension_problem(claim, inputs),
+        grounding.testbed_problem(claim, {name: out.testbeds.get(c.id, "") for name, c in inputs.items()}),
+    ):
+        if problem:
+            report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
+
+
+def _unused_inputs(claim: Claim, values: Mapping[str, float], allowed: float, report, out: Evaluated) -> None:
+    """An input that does not move the result beyond `allowed` is reported, and grounding reads only those
+    that do. Only an asserted claim is judged: a lead or a retired claim is never a premise."""
+    unused = grounding.unused_inputs(claim, values, allowed) if claim.status == "asserted" else []
+    for name in unused:
+        problem = grounding.unused_problem(claim, name)
+        report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
+    if unused:
+        out.premises[claim.id] = tuple(target for name, target in claim.inputs if name not in unused)
+
+
 def _compare(claim: Claim, value: float, policy: Policy, report, rule: str, verb: str, detail: str, fix: str) -> None:
     if claim.value is None:
         report(claim, rule, claim.where, f"no value stated; {verb} {format_value(value, claim.unit)}", fix, detail)
         return
     tolerance = tolerance_for(claim, policy)
-    if not within(claim.value, value, tolerance):
-        allowed = allowed_text(tolerance)
+    max_share = policy_share(policy.max_tolerance)
+    share = tolerance_excess(tolerance, claim.value, value, max_share)
+    if share is not None:
+        stated, found = format_pair(claim.value, value, claim.unit)
         report(
             claim,
-            rule,
-            claim.at("value"),
-            f"stated {format_value(claim.value, claim.unit)}, {verb} "
-            f"{format_value(value, claim.unit)} ({allowed} allowed)",
-            fix,
+            "invalid",
+            claim.at("tolerance" if claim.tolerance else "value"),
+            f"tolerance {allowed_text(tolerance)} allows {share:.0%} of max(|stated|, |computed|) "
+            f"(stated {stated}, {verb} {found}); the policy's max_tolerance is {max_share:.0%}",
+            "state the value more exactly, or a tolerance the evidence supports",
             detail,
         )
+    elif not within(claim.value, value, tolerance):
+        stated, found = format_pair(claim.value, value, claim.unit)
+        allowed = allowed_text(tolerance)
+        report(claim, rule, claim.at("value"), f"stated {stated}, {verb} {found} ({allowed} allowed)", fix, detail)
 
 
 def _inputs_first(by_id: Mapping[str, Claim]) -> list[Claim]:

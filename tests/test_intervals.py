@@ -205,7 +205,7 @@ def test_a_30_percent_re_measure_in_9_rounds_is_beyond_noise_by_the_rank_test(tm
 
 def test_a_7_percent_move_of_the_median_of_noisy_rounds_is_within_noise_though_beyond_tolerance(tmp_path):
     refreshed, diff = remeasured(tmp_path, 0.12, DOUBLE)  # the medians move 7.1%, p = 0.04
-    assert "| 1.304 → 1.397×; stated 1.304 → 1.397 | within noise (Mann–Whitney p = 0.04; 9 → 9 rounds) |" in refreshed
+    assert "| 1.304× → 1.397×; stated 1.304 → 1.397 | within noise (Mann–Whitney p = 0.04; 9 → 9 rounds) |" in refreshed
     assert "| value moved |" not in diff
     assert (
         "| `s16` | 1.304× → 1.397× (+7.1%; 5% allowed; within noise (Mann–Whitney p = 0.04; 9 → 9 rounds)) |"

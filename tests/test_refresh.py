@@ -33,7 +33,7 @@ claims:
     formula: 36 / s
     inputs: {{s: speed}}
     value: 10
-    unit: s
+    unit: s/GB
 """
 
 
@@ -65,10 +65,12 @@ def test_refresh_shows_a_move_beyond_noise_and_writes_nothing_without_write(tmp_
     assert result.exit_code == 0, result.errors
     name = lambda path: path.rsplit("/", 1)[1]  # noqa: E731
     assert (
-        f"| speed | {name(first)} → {name(later)} | 3.6 → 4.5 GB/s; stated 3.6 → 4.50 | "
+        f"| speed | {name(first)} → {name(later)} | 3.6 GB/s → 4.5 GB/s; stated 3.6 → 4.50 | "
         "beyond noise (intervals 3.5–3.7 → 4.4–4.6) |"
     ) in result.output
-    assert "| seconds | (formula) | 10 → 8 s; stated 10 → 8.00 | beyond noise (follows speed) |" in result.output
+    assert (
+        "| seconds | (formula) | 10 s/GB → 8 s/GB; stated 10 → 8.00 | beyond noise (follows speed) |" in result.output
+    )
     assert "1 claim(s) move to newer runs (1 beyond noise); 1 dependent(s) recomputed" in result.output
     assert (tmp_path / "claims/toy.yaml").read_text() == before
 
@@ -93,8 +95,11 @@ def test_refresh_marks_a_move_within_noise_and_moves_the_stated_value_with_its_r
     result = run_ledger("refresh", cwd=tmp_path)
     # Within tolerance and within noise, the stated value still moves to the new run's (at its precision):
     # the page never shows a stated 3.6 beside a table reading 3.65.
-    assert "| 3.6 → 3.65 GB/s; stated 3.6 → 3.65 | within noise (intervals 3.5–3.7 → 3.3–3.9) |" in result.output
-    assert "| seconds | (formula) | 10 → 9.863 s; stated 10 → 9.86 | within noise (follows speed) |" in result.output
+    assert "| 3.6 GB/s → 3.65 GB/s; stated 3.6 → 3.65 | within noise (intervals 3.5–3.7 → 3.3–3.9) |" in result.output
+    assert (
+        "| seconds | (formula) | 10 s/GB → 9.863 s/GB; stated 10 → 9.86 | within noise (follows speed) |"
+        in result.output
+    )
 
 
 def test_a_quick_run_never_replaces_a_full_one_and_is_listed_with_what_differs(tmp_path):
@@ -146,7 +151,7 @@ def test_diff_lists_a_move_within_noise_without_flagging_it_and_flags_one_beyond
     )
     assert "| value moved | `speed` |" not in result.output
     # The formula and its inputs are unchanged: its value inherits its input's verdict.
-    assert "| `seconds` | 10 s → 9.23 s (-7.7%; ±0.005 allowed; within noise (follows speed)) |" in result.output
+    assert "| `seconds` | 10 s/GB → 9.23 s/GB (-7.7%; ±0.5 allowed; within noise (follows speed)) |" in result.output
     assert "| value moved |" not in result.output
 
 
@@ -154,7 +159,7 @@ def test_an_unchanged_value_on_a_newer_run_reads_unchanged(tmp_path):
     project(tmp_path)
     a_run(tmp_path, 3.6, 3.4, 3.8, when=T0 + timedelta(hours=1))
     result = run_ledger("refresh", cwd=tmp_path)
-    assert "| 3.6 → 3.6 GB/s; stated 3.6 kept (it reads the new value) | unchanged |" in result.output
+    assert "| 3.6 GB/s → 3.6 GB/s; stated 3.6 kept (it reads the new value) | unchanged |" in result.output
 
 
 def test_refresh_reads_cells_as_the_gate_does_so_3_7_is_not_37(tmp_path):

@@ -37,7 +37,7 @@ moe-speedup-b16 = 3.59× (measured, fresh)
 no raw rounds
 └── {RUN_NODE}
 what depends on it:
-├── checks m1max-moe-speedup-b16 = 3.59× (borrowed, fresh)
+├── checks m1max-moe-speedup-b16 = 3.59× (borrowed, agrees, fresh)
 ├── input s of moe-speedup-doubled = 7.2 (extrapolated, fresh)
 └── retired engine-refuses-batching (borrowed, refuted, fresh)
 """

@@ -11,7 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from .. import lineage, text
+from ..config import shown_settings
 from ..records import Claim, Policy, Report, Source
+from ..relations import SHOWN
 from ..rules import STALE_RULES
 from ..values import allowed_text, stated, tolerance_for, within
 from . import noise
@@ -92,10 +94,11 @@ def compare(base: Report, head: Report) -> Diff:
         flags += _flags(old, new, base, head, old_as_new, new_by_id, quiet)
         moved = verdicts[new_id]
         if old and old.value is not None and new.value is not None and moved.beyond is not False:
-            if not within(old.value, new.value, tolerance_for(new, head.policy)):
-                flags.append(Flag("value-moved", new_id, _moved(old, new, head, moved)))
+            # the base's rule: a looser head policy hides no move
+            if not within(old.value, new.value, tolerance_for(old, base.policy)):
+                flags.append(Flag("value-moved", new_id, _moved(old, new, base, moved)))
         elif old and moved.beyond is False and moved.words not in ("unchanged", "within tolerance"):
-            quiet.append(Flag("value-moved", new_id, _moved(old, new, head, moved)))
+            quiet.append(Flag("value-moved", new_id, _moved(old, new, base, moved)))
         again = _remeasured(old, new, base, head, moved) if old else ""
         if again:
             remeasured.append(Flag("re-measured", new_id, again))
@@ -131,18 +134,9 @@ def compare(base: Report, head: Report) -> Diff:
 
 
 def _policy_changes(base: Policy, head: Policy) -> tuple[tuple[str, str, str], ...]:
-    """The gate's settings in mkdocs.yml that changed: a looser policy passes what failed before."""
-
-    def shown(policy: Policy) -> dict[str, str]:
-        return {
-            "max_run_age_days": str(policy.max_run_age_days),
-            "default_tolerance": policy.default_tolerance,
-            "warn": ", ".join(sorted(policy.warn)) or "none",
-            "claims_dir": policy.claims_dir,
-            "measurements_dir": policy.measurements_dir,
-        }
-
-    old, new = shown(base), shown(head)
+    """Every gate setting in mkdocs.yml that changed (each row of the options table): a looser policy
+    passes what failed before."""
+    old, new = shown_settings(base), shown_settings(head)
     return tuple((name, old[name], new[name]) for name in old if old[name] != new[name])
 
 
@@ -178,6 +172,7 @@ def shown(claim: Claim, report: Report) -> dict[str, str]:
     else:
         shown_evidence = f"source: {claim.source.title}" if claim.source else ""
     source = claim.source
+    results = {result.claim_id: result for result in report.checks.get(claim.id, ())}
     return {
         "value": stated(claim) or "—",
         "kind": claim.kind,
@@ -193,13 +188,19 @@ def shown(claim: Claim, report: Report) -> dict[str, str]:
         )
         if source
         else "",
-        "checked by": ", ".join(
-            f"{s.claim_id} (expects {s.expects})" if s.expects else s.claim_id for s in claim.checks
-        ),
+        "checked by": ", ".join(_check_text(spec, results.get(spec.claim_id)) for spec in claim.checks),
         "retired by": ", ".join(claim.retired_by),
         "tolerance": claim.tolerance.text if claim.tolerance else "",
         "note": claim.note,
     }
+
+
+def _check_text(spec, result) -> str:
+    """'m (expects > 1; direction only)': the relation as written and the strength the gate gave it."""
+    parts = [f"expects {spec.expects}"] if spec.expects else []
+    if result is not None and result.strength:
+        parts.append(SHOWN[result.strength])
+    return f"{spec.claim_id} ({'; '.join(parts)})" if parts else spec.claim_id
 
 
 def _flags(
@@ -268,10 +269,14 @@ def _checks(claim: Claim, report: Report, by_id: dict[str, Claim]) -> str:
     if not claim.checked_by:
         return "nothing here checks it"
     checks = []
+    results = {result.claim_id: result for result in report.checks.get(claim.id, ())}
     for target in claim.checked_by:
-        checker = by_id.get(target)
+        checker, result = by_id.get(target), results.get(target)
+        strength = f", {SHOWN[result.strength]}" if result and result.strength else ""
         checks.append(
-            f"{target} ({checker.kind}, {report.fresh(target).describe()})" if checker else f"{target} (no such claim)"
+            f"{target} ({checker.kind}{strength}, {report.fresh(target).describe()})"
+            if checker
+            else f"{target} (no such claim)"
         )
     return "checked by " + ", ".join(checks)
 
@@ -295,11 +300,11 @@ def _loosened(old: Claim, new: Claim, base: Report, head: Report) -> str:
     return f"{named(old, base.policy)} → {named(new, head.policy)}"
 
 
-def _moved(old: Claim, new: Claim, head: Report, moved: noise.Noise) -> str:
+def _moved(old: Claim, new: Claim, base: Report, moved: noise.Noise) -> str:
     """'3.6 GB/s → 4.50 GB/s (+25.0%; 5% allowed; beyond noise (Mann–Whitney p = 0.0004; 9 → 9 rounds))'."""
     assert old.value is not None and new.value is not None
     said = f"; {moved.words}" if moved.beyond is not None else ""  # unknown noise: flagged without words
-    allowed = allowed_text(tolerance_for(new, head.policy))
+    allowed = allowed_text(tolerance_for(old, base.policy))
     return f"{stated(old)} → {stated(new)} ({_relative_change(old.value, new.value)}{allowed} allowed{said})"
 
 

@@ -115,13 +115,15 @@ def review(
             pass
         elif old.value == new.value:
             verdict = Noise(False, "unchanged")
-        elif within(old.value, new.value, tolerance_for(new, head.policy)):
+        elif within(old.value, new.value, tolerance_for(old, base.policy)):  # the base's rule, as diff's
             verdict = Noise(False, "within tolerance")
         elif new.kind == "measured" and old.evidence and new.evidence and old.evidence.run != new.evidence.run:
-            allowed = tolerance_for(new, head.policy).allowed(old.value)
+            allowed = tolerance_for(old, base.policy).allowed(old.value)
             verdict = verdict_of(old.value, base.intervals.get(old.id), new.value, head.intervals.get(new.id), allowed)
-        elif new.kind == "extrapolated" and (old.formula, old.inputs) == (new.formula, new.inputs) and new.inputs:
-            targets = [target for _, target in new.inputs]
-            verdict = inherited({t: found.get(t, Noise(None, "")) for t in targets}, targets)
+        elif new.kind == "extrapolated" and (old.formula, old.inputs) == (new.formula, new.inputs):
+            # Only inputs that moved explain a move; with none, the stated value was edited: unknown.
+            moved = {t: found.get(t, Noise(None, "")) for _, t in new.inputs}
+            moved = {t: v for t, v in moved.items() if v.words != "unchanged"}
+            verdict = inherited(moved, list(moved)) if moved else verdict
         found[claim_id] = verdict
     return found

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .. import formula, intervals, text, yamlread
 from ..records import Claim, ClaimInterval, LedgerError, Report, Run
-from ..values import cell_number, format_value, select_row, tolerance_for
+from ..values import cell_number, format_pair, format_value, select_row, tolerance_for
 from . import accept, noise
 from .noise import differences
 
@@ -188,7 +188,8 @@ def as_text(result: Plan, report: Report) -> str:
             claim = report.claim(move.claim_id)
             unit = claim.unit if claim else ""
             run = f"{_name(move.old_run)} → {_name(move.new_run)}" if move.new_run else "(formula)"
-            value = f"{format_value(move.old_value)} → {format_value(move.new_value, unit)}"
+            old, new = format_pair(move.old_value, move.new_value, unit)
+            value = f"{old} → {new}"
             if move.new_stated:
                 value += f"; stated {move.stated} → {move.new_stated}"
             else:
