@@ -102,13 +102,17 @@ def test_any_yaml_value_in_any_field_gives_findings_not_a_crash(field, value, oc
 @given(cell=st.one_of(st.text(max_size=10), SCALARS), row=st.integers(0, 2), column=st.integers(0, 1))
 def test_any_csv_cell_gives_findings_not_a_crash(cell, row, column):
     root = copy()
-    path = root / RUN / "results.csv"
+    set_cell(root / RUN / "results.csv", row, column, cell)
+    judged(root)
+
+
+def set_cell(path: Path, row: int, column: int, cell: str) -> None:
+    """Write any text into one cell of a CSV file (bytes a UTF-8 file cannot hold replaced)."""
     lines = path.read_text().split("\n")
     cells = lines[row].split(",")
     cells[column % len(cells)] = cell
     lines[row] = ",".join(cells)
     path.write_bytes("\n".join(lines).encode("utf-8", errors="replace"))
-    judged(root)
 
 
 ROUNDS_TEMPLATE = Path(tempfile.mkdtemp(prefix="ledger-rounds-template-"))
@@ -131,11 +135,7 @@ def test_any_raw_rounds_cell_gives_findings_not_a_crash(cell, row, column, rehas
     root = Path(tempfile.mkdtemp(prefix="ledger-mutant-"))
     shutil.copytree(ROUNDS_TEMPLATE, root, dirs_exist_ok=True)
     path = root / ROUNDS_RUN / "samples.csv"
-    lines = path.read_text().split("\n")
-    cells = lines[row].split(",")
-    cells[column % len(cells)] = cell
-    lines[row] = ",".join(cells)
-    path.write_bytes("\n".join(lines).encode("utf-8", errors="replace"))
+    set_cell(path, row, column, cell)
     if rehash:  # as a probe would have written it: the manifest agrees, so the rounds themselves are judged
         manifest_path = root / ROUNDS_RUN / "manifest.json"
         manifest = json.loads(manifest_path.read_text())
