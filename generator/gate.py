@@ -16,17 +16,21 @@ from .rules import PAGE_RULES
 from .values import parse_tolerance
 
 
-def check(root: Path, policy: Policy, now: datetime) -> Report:
-    """Every finding about the ledger under root, with each claim's computed value and every verdict."""
+def check(root: Path, policy: Policy, now: datetime, every_run_rounds: bool = False) -> Report:
+    """Every finding about the ledger under root, with each claim's computed value and every verdict.
+
+    Raw rounds are parsed in the runs claims cite; `every_run_rounds` parses them in every run
+    (`ledger refresh` judges newer runs against cited ones)."""
     raw = load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes)
-    runs = load.runs(root, policy.measurements_dir)
+    max_tolerance = parse_tolerance(policy.max_tolerance).relative
+    claims, findings = validate.claims(raw, policy.measurements_dir, max_tolerance, ownunits.table(policy.units))
+    cited = None if every_run_rounds else {c.evidence.run for c in claims if c.evidence}
+    runs = load.runs(root, policy.measurements_dir, cited)
     past = history.read(root, policy.measurements_dir)
     pages, page_problems = load.pages(root, policy.docs_dir)
     defined = figures.defined(root)
 
     refs = [ref for path, text in pages.items() for ref in references.find(text, path)]
-    max_tolerance = parse_tolerance(policy.max_tolerance).relative
-    claims, findings = validate.claims(raw, policy.measurements_dir, max_tolerance, ownunits.table(policy.units))
     findings += policy.problems
     states = verdicts.run_states(runs, policy, now, history.rewritten(past, runs))
     evaluated = evidence.evaluate(claims, runs, states, policy, findings)
@@ -47,7 +51,8 @@ def check(root: Path, policy: Policy, now: datetime) -> Report:
         run_states=states,
         freshness=verdicts.claim_freshness(findings),
         checks=evaluated.checks,
-        spreads=evaluated.spreads,
+        intervals=evaluated.intervals,
+        no_rounds=evaluated.no_rounds,
         history=past.status if runs else "",
     )
 

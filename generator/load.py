@@ -11,16 +11,18 @@ import io
 import json
 import os
 import stat
+from collections.abc import Collection
 from pathlib import Path
 
 from . import integrity, yamlread
 from .records import Finding, RawFile, Run, Source, Table
-from .runs import MANIFEST, PARTIAL_PREFIX
+from .runs import MANIFEST, PARTIAL_PREFIX, is_samples
 
 MAX_MANIFEST_BYTES = 1 << 20
 MAX_DATA_BYTES = 256 << 20
 MAX_CODE_BYTES = 16 << 20
 MAX_PAGE_BYTES = 4 << 20
+NOT_PARSED = "is not parsed: raw rounds are read only in runs a claim cites"
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # every extension MkDocs renders as Markdown
 
 
@@ -85,8 +87,11 @@ def _claim_file(root: Path, path: Path, max_bytes: int) -> RawFile:
     return RawFile(source, data=data)
 
 
-def runs(root: Path, measurements_dir: str) -> dict[str, Run]:
-    """Every run folder measurements/<probe>/<run>/ with its manifest, hashes and CSV tables."""
+def runs(root: Path, measurements_dir: str, cited: Collection[str] | None = None) -> dict[str, Run]:
+    """Every run folder measurements/<probe>/<run>/ with its manifest, hashes and CSV tables.
+
+    Raw rounds (samples.csv, NAME.samples.csv) are hashed in every run but parsed only in the runs
+    `cited` names (None: every run), so an archive of uncited runs costs a check only its hashing."""
     base = root / measurements_dir
     found: dict[str, Run] = {}
     if not base.is_dir():
@@ -96,13 +101,14 @@ def runs(root: Path, measurements_dir: str) -> dict[str, Run]:
         for run_dir in sorted(p for p in probe_dir.iterdir() if p.is_dir()):
             if run_dir.name.startswith((".", PARTIAL_PREFIX)):
                 continue
-            run = _run(root, run_dir, code_hashes)
+            run = _run(root, run_dir, code_hashes, cited)
             found[run.path] = run
     return found
 
 
-def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
+def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None], cited: Collection[str] | None) -> Run:
     path = _relative(root, run_dir)
+    rounds_wanted = cited is None or path in cited
     source = Source(f"{path}/{MANIFEST}", 0)
     if not _inside(run_dir, root / path.split("/")[0]):
         return Run(path, source, problem="is a link that leaves measurements/")
@@ -144,7 +150,9 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
             continue
         actual_files[name] = hashlib.sha256(data).hexdigest()
         blob_ids[name] = blob_id(data)
-        if name.endswith(".csv"):
+        if is_samples(name) and not rounds_wanted:
+            tables[name] = Table((), (), problem=NOT_PARSED)
+        elif name.endswith(".csv"):
             tables[name] = _table(data)
     unlisted = tuple(sorted(present - set(declared_files)))
     current_code = {}
