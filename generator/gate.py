@@ -33,7 +33,8 @@ def check(root: Path, policy: Policy, now: datetime) -> Report:
     findings += page_problems
     findings += defined.findings
     findings += references.unknown(refs, {c.id for c in claims}, defined.tables, defined.charts, policy)
-    findings += prose.unbound_numbers(pages, policy)
+    read = prose.scan(pages, refs, policy, root, claims)
+    findings += read.findings
     return Report(
         claims=tuple(claims),
         runs=runs,
@@ -46,6 +47,7 @@ def check(root: Path, policy: Policy, now: datetime) -> Report:
         checks=evaluated.checks,
         spreads=evaluated.spreads,
         history=past.status if runs else "",
+        typed=read.typed,
     )
 
 
@@ -69,10 +71,12 @@ def check_pages(report: Report, root: Path) -> Report:
     ]
     findings = kept + page_problems
     findings += references.unknown(refs, {c.id for c in report.claims}, defined.tables, defined.charts, policy)
-    findings += prose.unbound_numbers(pages, policy)
+    read = prose.scan(pages, refs, policy, root, report.claims)
+    findings += read.findings
     return replace(
         report,
         findings=tuple(sorted(findings)),
         page_refs=tuple(refs),
         freshness=verdicts.claim_freshness(findings),
+        typed=read.typed,
     )

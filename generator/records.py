@@ -283,6 +283,12 @@ class Policy:
     probes: tuple[ProbeSpec, ...] = ()
 
     problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
+    # What the gate reads from the rest of mkdocs.yml (not plugin options): the file, the Markdown
+    # extensions pages are rendered with (name, options as JSON), and the texts MkDocs shows on every
+    # page (line, column, text: site name, navigation titles, ...).
+    config_path: str = "mkdocs.yml"
+    markdown_extensions: tuple[tuple[str, str], ...] = ()
+    site_texts: tuple[tuple[int, int, str], ...] = ()
 
     def severity(self, rule: str) -> str:
         return "warn" if rule in self.warn else "fail"
@@ -301,6 +307,7 @@ class Report:
     checks: Mapping[str, tuple[CheckResult, ...]] = field(default_factory=dict)  # claim id -> its checks
     spreads: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # claim id -> rounds' (low, high)
     history: str = ""  # "checked", or why the runs' git history was not checked
+    typed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # page -> figures its prose shows
 
     @property
     def failures(self) -> tuple[Finding, ...]:
