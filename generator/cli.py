@@ -43,6 +43,11 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="ignore and keep no check cache (.cache/ledger/check.json); CI uses this",
     )
+    parser.add_argument(
+        "--require-history",
+        action="store_true",
+        help="fail when the runs' git history cannot be read (a shallow clone, no git); CI uses this",
+    )
 
 
 def _accept_arguments(parser: argparse.ArgumentParser) -> None:
@@ -211,7 +216,7 @@ def gate_report(args: argparse.Namespace) -> Report:
     root = args.root.resolve()
     config = args.config or root / "mkdocs.yml"
     policy = read_policy(config) if args.config or config.exists() else Policy()
-    return check(root, policy, datetime.now(timezone.utc))
+    return check(root, policy, datetime.now(timezone.utc), getattr(args, "require_history", False))
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -238,7 +243,7 @@ def _check_key(args: argparse.Namespace, root: Path) -> list:
     policy = read_policy(config) if args.config or config.exists() else Policy()
     folders = (policy.claims_dir, policy.measurements_dir, policy.docs_dir, "figures", "probes", ".git/refs")
     git = (".git/HEAD", ".git/index", ".git/packed-refs")
-    context = [str(root), str(config), args.format, datetime.now(timezone.utc).date().isoformat()]
+    context = [str(root), str(config), args.format, args.require_history, datetime.now(timezone.utc).date().isoformat()]
     return hashcache.inputs_key(root, folders, (str(config), *git), context)
 
 

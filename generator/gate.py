@@ -10,22 +10,31 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from . import evidence, figures, history, load, prose, references, validate, verdicts
+from . import attributes, evidence, figures, history, load, prose, references, validate, verdicts
 from .records import Policy, Report
 from .values import parse_tolerance
 
 
-def check(root: Path, policy: Policy, now: datetime) -> Report:
-    """Every finding about the ledger under root, with each claim's computed value and every verdict."""
+def check(
+    root: Path, policy: Policy, now: datetime, require_history: bool = False, past: history.History | None = None
+) -> Report:
+    """Every finding about the ledger under root, with each claim's computed value and every verdict.
+
+    require_history: git history that cannot be read (a shallow clone, no git) is a failure.
+    past: the runs' history when the files are not a work tree (`ledger diff` reads a revision's own).
+    """
     raw = load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes)
-    runs = load.runs(root, policy.measurements_dir)
-    past = history.read(root, policy.measurements_dir)
+    runs, refused = load.runs(root, policy.measurements_dir)
+    past = past or history.read(root, policy.measurements_dir)
     pages, page_problems = load.pages(root, policy.docs_dir)
     defined = figures.defined(root)
 
     refs = [ref for path, text in pages.items() for ref in references.find(text, path)]
     claims, findings = validate.claims(raw, policy.measurements_dir, parse_tolerance(policy.max_tolerance).relative)
-    findings += policy.problems
+    findings += [*policy.problems, *refused]
+    findings += history.findings(past, bool(runs or refused), require_history)
+    rules, prefix = load.attribute_rules(root, policy.measurements_dir)
+    findings += attributes.findings(rules, [prefix + path for path in run_files(runs)], prefix)
     states = verdicts.run_states(runs, policy, now, history.rewritten(past, runs))
     evaluated = evidence.evaluate(claims, runs, states, policy, findings)
     findings += evaluated.findings
@@ -49,6 +58,11 @@ def check(root: Path, policy: Policy, now: datetime) -> Report:
         history=past.status if runs else "",
         typed=read.typed,
     )
+
+
+def run_files(runs) -> list[str]:
+    """Every file of every run, relative to the root."""
+    return [f"{path}/{name}" for path, run in runs.items() for name in (*run.blob_ids, *run.unlisted)]
 
 
 def check_pages(report: Report, root: Path) -> Report:

@@ -12,8 +12,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import PurePosixPath
 
 from .records import Run
+from .runs import TESTBED_PATTERN
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
+# A run's folder as write_run names it: measurements/<probe>/<UTC start>-<testbed>/, ASCII only.
+RUN_FOLDER = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-[a-z0-9]+(?:-[a-z0-9]+)*", re.ASCII)
+PROBE_FOLDER = re.compile(r"[a-z0-9_]+", re.ASCII)
 CLOCK_SKEW = timedelta(minutes=10)  # a run may finish this far ahead of the checking machine's clock
 
 
@@ -60,6 +64,8 @@ def shape(manifest: object) -> list[str]:
     testbed = manifest.get("testbed")
     if not isinstance(testbed, str) or not testbed or testbed != testbed.strip():
         problems.append("`testbed` is missing, not text, or has spaces around it")
+    elif not TESTBED_PATTERN.fullmatch(testbed):
+        problems.append(f"`testbed` {testbed[:40]!r} is not lower-kebab-case ASCII (letters a-z, digits, '-')")
     for key in ("started", "finished"):
         _, why = parse_time(manifest.get(key))
         if why:
@@ -67,6 +73,20 @@ def shape(manifest: object) -> list[str]:
     for key in ("parameters", "environment"):
         if key in manifest and not isinstance(manifest[key], dict):
             problems.append(f"`{key}` is not an object")
+    return problems
+
+
+def folder_name(run_path: str) -> list[str]:
+    """Whether a run's folder is named as write_run names it: <probe>/<UTC start>-<testbed>."""
+    *_, probe, name = run_path.split("/")
+    problems = []
+    if not PROBE_FOLDER.fullmatch(probe):
+        problems.append(f"probe folder {probe[:60]!r} is not lower_snake_case ASCII")
+    if not RUN_FOLDER.fullmatch(name):
+        problems.append(
+            f"folder {name[:80]!r} is not named <UTC start>-<testbed> as runs are written "
+            "(e.g. 2026-11-30T05-56-12Z-linux-cpu: ASCII, lower-kebab-case testbed)"
+        )
     return problems
 
 

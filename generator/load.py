@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-from . import integrity, yamlread
+from . import attributes, integrity, yamlread
 from .records import Finding, RawFile, Run, Source, Table
 from .runs import MANIFEST, PARTIAL_PREFIX
 
@@ -21,6 +21,7 @@ MAX_MANIFEST_BYTES = 1 << 20
 MAX_DATA_BYTES = 256 << 20
 MAX_CODE_BYTES = 16 << 20
 MAX_PAGE_BYTES = 4 << 20
+MAX_CONFIG_BYTES = 1 << 20
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # every extension MkDocs renders as Markdown
 
 
@@ -85,27 +86,51 @@ def _claim_file(root: Path, path: Path, max_bytes: int) -> RawFile:
     return RawFile(source, data=data)
 
 
-def runs(root: Path, measurements_dir: str) -> dict[str, Run]:
-    """Every run folder measurements/<probe>/<run>/ with its manifest, hashes and CSV tables."""
+def runs(root: Path, measurements_dir: str) -> tuple[dict[str, Run], list[Finding]]:
+    """Every run folder measurements/<probe>/<run>/ with its manifest, hashes and CSV tables, and the
+    folders refused as links (a linked folder's files are not the ones git holds)."""
     base = root / measurements_dir
     found: dict[str, Run] = {}
+    refused: list[Finding] = []
+    linked = next((p for p in (base, *base.parents) if p.is_symlink() and root in (p, *p.parents)), None)
+    if linked is not None:
+        return found, [_linked(root, linked, "the measurements folder")]
     if not base.is_dir():
-        return found
+        return found, refused
     code_hashes: dict[str, str | None] = {}  # many runs share probe files: hash each once
     for probe_dir in sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if probe_dir.is_symlink():
+            refused.append(_linked(root, probe_dir, "a probe's folder"))
+            continue
         for run_dir in sorted(p for p in probe_dir.iterdir() if p.is_dir()):
             if run_dir.name.startswith((".", PARTIAL_PREFIX)):
                 continue
-            run = _run(root, run_dir, code_hashes)
+            try:
+                run = _run(root, run_dir, code_hashes)
+            except MemoryError:  # a table too large to hold: a finding about this run, not a crash
+                path = _relative(root, run_dir)
+                run = Run(path, Source(f"{path}/{MANIFEST}", 0), problem="needs more memory to read than there is")
             found[run.path] = run
-    return found
+    return found, refused
+
+
+def _linked(root: Path, path: Path, what: str) -> Finding:
+    return Finding(
+        Source(_relative(root, path), 0),
+        "",
+        "invalid",
+        f"{what} is a link: the gate would read the files it points to, not the ones git holds",
+        "replace the link with the folder itself (runs are committed as they are)",
+    )
 
 
 def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
     path = _relative(root, run_dir)
     source = Source(f"{path}/{MANIFEST}", 0)
-    if not _inside(run_dir, root / path.split("/")[0]):
-        return Run(path, source, problem="is a link that leaves measurements/")
+    if run_dir.is_symlink():
+        return Run(path, source, problem="is a link: a run folder is committed as it is, never linked")
+    if (run_dir / MANIFEST).is_symlink():
+        return Run(path, source, problem="manifest.json is a link: a run's files are committed as they are")
     try:
         manifest_bytes = read_capped(run_dir / MANIFEST, MAX_MANIFEST_BYTES)
     except Unreadable as problem:
@@ -132,9 +157,9 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
         if "/" in name or "\\" in name or name.startswith(".") or name not in present:
             actual_files[name] = None
             continue
-        if not _inside(data_path, run_dir):
+        if data_path.is_symlink():
             actual_files[name] = None
-            tables[name] = Table((), (), problem="is a link that leaves its run folder")
+            tables[name] = Table((), (), problem="is a link: a run's files are committed as they are")
             continue
         try:
             data = read_capped(data_path, MAX_DATA_BYTES)
@@ -238,6 +263,36 @@ def pages(root: Path, docs_dir: str) -> tuple[dict[str, str], list[Finding]]:
                 )
             )
     return texts, problems
+
+
+def attribute_rules(root: Path, measurements_dir: str) -> tuple[list[attributes.Rule], str]:
+    """The .gitattributes rules that can reach runs, in git's order of precedence, and the root's path
+    from the repository's top (rules match paths from there): the files from the top down to the
+    root, then those inside the measurements folder, shallow before deep."""
+    top = next((folder for folder in (root, *root.parents) if (folder / ".git").exists()), root)
+    chain = [*reversed([folder for folder in (root, *root.parents) if top in (folder, *folder.parents)])]
+    base = root / measurements_dir
+    inside = sorted(base.rglob(".gitattributes"), key=lambda p: (len(p.parts), p)) if base.is_dir() else []
+    files = [folder / ".gitattributes" for folder in chain]
+    files += [root / part / ".gitattributes" for part in _parents(measurements_dir)]
+    files += [path for path in inside if path not in files]
+    rules: list[attributes.Rule] = []
+    for path in files:
+        try:
+            text = read_capped(path, MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
+        except Unreadable:
+            continue
+        folder = path.parent.relative_to(top).as_posix()
+        rules += attributes.parse(
+            os.path.relpath(path, root), "" if folder == "." else folder, text, path.parent == top
+        )
+    prefix = root.relative_to(top).as_posix()
+    return rules, "" if prefix == "." else prefix + "/"
+
+
+def _parents(relative: str) -> list[str]:
+    parts = relative.strip("/").split("/")
+    return ["/".join(parts[: index + 1]) for index in range(len(parts))]
 
 
 def _relative(root: Path, path: Path) -> str:

@@ -21,9 +21,13 @@ def run_state(
 ) -> RunState:
     """Whether a run's files match its manifest and its first commit, its code is unchanged and it is young enough."""
     commit, files = rewritten or ("", ())
+    named = integrity.folder_name(run.path)
     if run.problem:
         return RunState(
-            manifest_problem=run.problem, max_age_days=policy.max_run_age_days, rewritten=files, rewritten_commit=commit
+            manifest_problem="; ".join([run.problem, *named]),
+            max_age_days=policy.max_run_age_days,
+            rewritten=files,
+            rewritten_commit=commit,
         )
     changed_files = [(name, "is not listed in the manifest") for name in run.unlisted]
     for name, declared in sorted(run.declared_files.items()):
@@ -45,7 +49,7 @@ def run_state(
     age = (now - run.finished).days if run.finished else None
     too_old = bool(run.finished and now - run.finished > timedelta(days=policy.max_run_age_days))
     return RunState(
-        manifest_problem="; ".join(integrity.placement(run, now)),
+        manifest_problem="; ".join([*named, *integrity.placement(run, now)]),
         rewritten=files,
         rewritten_commit=commit,
         changed_files=tuple(changed_files),

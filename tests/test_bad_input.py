@@ -206,8 +206,8 @@ def test_evidence_run_that_is_a_symlink_out_of_measurements_is_refused(tmp_path)
     write_tree(tmp_path, {"probes/toy.py": (outside / "probes/toy.py").read_text()})
     result = check(tmp_path, {"claims/a.yaml": MEASURED})
     assert (
-        f"claims/a.yaml:8: moe-speedup-b16: invalid: evidence run {RUN} is a link that leaves measurements/"
-        in result.output
+        f"claims/a.yaml:8: moe-speedup-b16: invalid: evidence run {RUN} is a link: a run folder is committed as it "
+        "is, never linked" in result.output
     )
 
 

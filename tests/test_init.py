@@ -39,8 +39,10 @@ def test_init_writes_config_claims_probe_run_figures_page_workflows_and_precommi
         ".github/workflows/publish.yml",
         ".pre-commit-config.yaml",
         ".gitignore",
+        ".gitattributes",
     ]:
         assert (project / path).is_file(), path
+    assert "measurements/** -text" in (project / ".gitattributes").read_text().splitlines()  # runs stay bytes
     runs = sorted((project / "measurements/hashing").iterdir())
     assert len(runs) == 1 and (runs[0] / "manifest.json").is_file()
 

@@ -100,7 +100,7 @@ def test_ci_runs_the_gate_alone_before_any_build_and_verifies_the_built_site():
     commands = [line for line in lines if line.startswith(("make", ".venv"))]
     assert commands == [
         "make lint",
-        "make check CHECK_FLAGS=--no-cache",
+        'make check CHECK_FLAGS="--no-cache --require-history"',
         "make test",
         "make site",
         ".venv/bin/ledger verify-site site",
@@ -115,7 +115,11 @@ def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():
     assert runs(test)[-1] == "make test"
     assert "sudo" in runs(test)[0] and "apt-get install -y -q chromium" in runs(test)[0]
     assert steps(site)[0] == {"uses": "actions/checkout@v7", "with": {"fetch-depth": 0}}
-    assert runs(site)[:3] == ["make check CHECK_FLAGS=--no-cache", "make site", ".venv/bin/ledger verify-site site"]
+    assert runs(site)[:3] == [
+        'make check CHECK_FLAGS="--no-cache --require-history"',
+        "make site",
+        ".venv/bin/ledger verify-site site",
+    ]
     diff = next(step for step in steps(site) if "ledger diff" in step.get("run", ""))
     assert diff["env"] == {"BASE_SHA": "${{ github.event.pull_request.base.sha }}"}
     assert diff["run"] == (
@@ -143,7 +147,11 @@ def test_pushes_to_main_publish_the_gated_site_with_the_official_pages_actions()
     ]
     assert steps(build)[0]["with"] == {"fetch-depth": 0}  # history, for the gate's checks of runs
     # the gate alone before any build, and verify-site on what was built before anything is uploaded
-    assert runs(build) == ["make check CHECK_FLAGS=--no-cache", "make site", ".venv/bin/ledger verify-site site"]
+    assert runs(build) == [
+        'make check CHECK_FLAGS="--no-cache --require-history"',
+        "make site",
+        ".venv/bin/ledger verify-site site",
+    ]
     assert steps(build)[-1]["with"] == {"path": "site"}
     assert deploy["needs"] == "build"
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}

@@ -20,7 +20,10 @@ from ..records import LedgerError
 from . import measure
 
 DEFAULT_SOURCE = "evidence-ledger"  # the pip requirement the workflows install (see --source)
-RENAMED = {"gitignore": ".gitignore"}  # template names a wheel would drop or a tool would read
+RENAMED = {
+    "gitignore": ".gitignore",
+    "gitattributes": ".gitattributes",
+}  # template names a wheel would drop or a tool would read
 
 
 def template_files() -> dict[str, bytes]:
