@@ -8,6 +8,7 @@ difftext.py shows a Diff as Markdown or JSON.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from .. import lineage, text
@@ -64,6 +65,7 @@ class Diff:
     head_summary: str
     policy: tuple[tuple[str, str, str], ...] = ()  # (setting, at base, at head) for each that changed
     within_noise: tuple[Flag, ...] = ()  # values that moved beyond tolerance but within the rounds' spread
+    build_code: tuple[tuple[str, str], ...] = ()  # (changed file or setting, why it is code to read)
 
     def only(self, change: str) -> list[ClaimChange]:
         return [c for c in self.changes if c.change == change]
@@ -74,8 +76,18 @@ class Diff:
         return [c for c in self.changes if c.change in ("changed", "renamed") and c.changed_fields]
 
 
-def compare(base: Report, head: Report) -> Diff:
-    """Every difference a reviewer needs between the ledger at base and at head, flags first."""
+def compare(
+    base: Report,
+    head: Report,
+    base_runs: Mapping[str, Mapping[str, str]] | None = None,
+    head_runs: Mapping[str, Mapping[str, str]] | None = None,
+    build_code: Iterable[tuple[str, str]] = (),
+) -> Diff:
+    """Every difference a reviewer needs between the ledger at base and at head, flags first.
+
+    base_runs, head_runs: each run folder's files and their git blob ids at each side; a run the base
+    holds whose bytes differ at head is flagged (runs are immutable), whatever its history says.
+    """
     old_by_id, new_by_id = _first_by_id(base), _first_by_id(head)
     renames = find_renames(old_by_id, new_by_id)
     # Base claims keyed by their head id, naming other claims by their head ids too.
@@ -97,8 +109,11 @@ def compare(base: Report, head: Report) -> Diff:
     for old_id, old in old_by_id.items():
         if old_id not in new_by_id and old_id not in renames:
             changes.append(ClaimChange("removed", old_id, old_id, old=shown(old, base)))
+    bytes_changed = changed_runs(base_runs or {}, head_runs or {})
+    for path, message in bytes_changed.items():
+        flags.append(Flag("run-rewritten", path, message))
     for path, state in sorted(head.run_states.items()):
-        if state.rewritten:
+        if state.rewritten and path not in bytes_changed:
             flags.append(
                 Flag("run-rewritten", path, f"{', '.join(state.rewritten)} differ from {state.rewritten_commit}")
             )
@@ -113,7 +128,24 @@ def compare(base: Report, head: Report) -> Diff:
         text.summary(head),
         _policy_changes(base.policy, head.policy),
         tuple(quiet),
+        tuple(build_code),
     )
+
+
+def changed_runs(base: Mapping[str, Mapping[str, str]], head: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+    """Run folder -> what differs, for every run the base holds whose files differ at head (a run removed
+    whole is listed as removed, not here)."""
+    found = {}
+    for path, files in sorted(base.items()):
+        now = head.get(path)
+        if not now:
+            continue
+        parts = [f"{name} differs" for name in sorted(files) if name in now and now[name] != files[name]]
+        parts += [f"{name} is gone" for name in sorted(set(files) - set(now))]
+        parts += [f"{name} was added" for name in sorted(set(now) - set(files))]
+        if parts:
+            found[path] = "; ".join(parts) + " since the base (runs are immutable)"
+    return found
 
 
 def _policy_changes(base: Policy, head: Policy) -> tuple[tuple[str, str, str], ...]:

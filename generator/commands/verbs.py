@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 from .. import text
 from ..cli import gate_report
-from . import accept, diff, difftext, revisions, show
+from . import accept, buildcode, diff, difftext, revisions, show
 
 
 def run_accept(args: argparse.Namespace) -> int:
@@ -28,9 +28,12 @@ def run_diff(args: argparse.Namespace) -> int:
     head = (
         revisions.at_revision(root, args.head, config, now)
         if args.head
-        else revisions.Revision("", "", gate_report(args))
+        else revisions.working_tree(root, gate_report(args), root / config)
     )
-    changes = diff.compare(base.report, head.report)
+    policy = head.report.policy
+    changed = revisions.changed_files(root, base.commit, head.commit)
+    code = buildcode.build_code(changed, base.config, head.config, config, policy.docs_dir, policy.probes_dir)
+    changes = diff.compare(base.report, head.report, base.run_blobs, head.run_blobs, code)
     print((difftext.as_json if args.format == "json" else difftext.as_markdown)(changes, base, head))
     return 0
 
