@@ -97,6 +97,12 @@ def _pages_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _verify_site_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("site_dir", metavar="SITE_DIR", type=Path, help="a built site, e.g. site/")
+    parser.add_argument(
+        "--against",
+        metavar="REGISTRY",
+        help="the registry of runs the previous site published (a folder, a file or an http(s) URL): "
+        "refuse a published run whose bytes changed",
+    )
 
 
 VERBS = (
@@ -132,7 +138,7 @@ VERBS = (
     ),
     Verb(
         "verify-site",
-        "refuse a built site whose pages the ledger did not render",
+        "refuse a built site whose pages the ledger did not render from this ledger",
         _verify_site_arguments,
         "commands.verbs:run_verify_site",
         needs_ledger=False,
@@ -156,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     module, function = verb.run.split(":")
     try:
         if verb.needs_ledger:
-            _find_ledger(args)
+            find_ledger(args)
         return getattr(importlib.import_module(f"generator.{module}"), function)(args)
     except LedgerError as error:
         print(f"ledger: {error}", file=sys.stderr)
@@ -167,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         return 141
 
 
-def _find_ledger(args: argparse.Namespace) -> None:
+def find_ledger(args: argparse.Namespace) -> None:
     """Refuse (exit 2) where there is no ledger: no --root folder, or neither claims/ nor the plugin."""
     root = args.root
     if not root.is_dir():
@@ -222,7 +228,7 @@ def gate_report(args: argparse.Namespace) -> Report:
 def run_check(args: argparse.Namespace) -> int:
     """The gate; with the cache, the last verdict when nothing it reads has changed (hashcache.py)."""
     root = args.root.resolve()
-    cache = hashcache.load(root, enabled=not args.no_cache)
+    cache = hashcache.load(root, enabled=not args.no_cache and not os.environ.get(hashcache.NO_CACHE))
     key = _check_key(args, root) if cache.path else []
     done = cache.reusable(key) if cache.path else None
     if done is not None:

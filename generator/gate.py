@@ -35,7 +35,7 @@ def check(
     findings += history.findings(past, bool(runs or refused), require_history)
     rules, prefix = load.attribute_rules(root, policy.measurements_dir)
     findings += attributes.findings(rules, [prefix + path for path in run_files(runs)], prefix)
-    states = verdicts.run_states(runs, policy, now, history.rewritten(past, runs))
+    states = verdicts.run_states(runs, policy, now, history.rewritten(past, runs), past.tracked)
     evaluated = evidence.evaluate(claims, runs, states, policy, findings)
     findings += evaluated.findings
     findings += verdicts.uncited_run_findings(runs, states, {c.evidence.run for c in claims if c.evidence}, policy)

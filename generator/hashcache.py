@@ -6,7 +6,7 @@ entry is trusted only when it is strictly older than the moment the cache was wr
 racy-entry rule): a file changed in the same tick as the cache is hashed again. The last verdict
 is reused only when every file the gate reads, the gate's own code, the policy, the arguments and
 the day are all as they were; anything else runs the whole gate. JSON, never pickle; `--no-cache`
-skips it, and CI and the publish workflow run without it.
+skips it (so does LEDGER_NO_CACHE in the environment), and CI and the publish workflow run without it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 FOLDER = ".cache/ledger"
+NO_CACHE = "LEDGER_NO_CACHE"  # set in CI: as --no-cache (the build's chart cache reads it too)
 NAME = "check.json"
 VERSION = 2  # 2: the verdict alone (the gate reads every data file's bytes for git history anyway)
 GENERATOR = Path(__file__).resolve().parent  # the gate's own code is an input too

@@ -11,7 +11,7 @@ import io
 import json
 import os
 import stat
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from . import attributes, integrity, yamlread
 from .records import Finding, RawFile, Run, Source, Table
@@ -173,10 +173,14 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
             tables[name] = _table(data)
     unlisted = tuple(sorted(present - set(declared_files)))
     current_code = {}
+    code_problems = {}
     for code_path in declared_code:
         if code_path not in code_hashes:
             code_hashes[code_path] = _code_hash(root, code_path)
         current_code[code_path] = code_hashes[code_path]
+        where = code_place(root, code_path)
+        if where:
+            code_problems[code_path] = where
     return Run(
         path,
         source,
@@ -190,14 +194,29 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
         actual_files=actual_files,
         declared_code=declared_code,
         current_code=current_code,
+        code_problems=code_problems,
         tables=tables,
         unlisted=unlisted,
         blob_ids=blob_ids,
+        manifest_sha256=hashlib.sha256(manifest_bytes).hexdigest(),
     )
 
 
 def _refuse_constant(name: str) -> object:
     raise ValueError(f"{name} is not a number JSON allows")
+
+
+def code_place(root: Path, code_path: str) -> str:
+    """Why a run's code file is not a file of the repository reached without links ("" when it is)."""
+    parts = PurePosixPath(code_path).parts
+    if PurePosixPath(code_path).is_absolute() or ".." in parts or "\\" in code_path or not parts:
+        return "is outside the repository"
+    if ".git" in parts:
+        return "is under .git/, which git does not version"
+    for depth in range(1, len(parts) + 1):
+        if root.joinpath(*parts[:depth]).is_symlink():
+            return "is reached through a link"
+    return ""
 
 
 def _code_hash(root: Path, code_path: str) -> str | None:

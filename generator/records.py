@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -141,10 +143,12 @@ class Run:
     actual_files: Mapping[str, str | None] = field(default_factory=dict, compare=False)
     declared_code: Mapping[str, str] = field(default_factory=dict, compare=False)  # path -> sha256
     current_code: Mapping[str, str | None] = field(default_factory=dict, compare=False)
+    code_problems: Mapping[str, str] = field(default_factory=dict, compare=False)  # path -> why it is not ours
     tables: Mapping[str, Table] = field(default_factory=dict, compare=False)
     problem: str = ""  # why the manifest could not be used, if it could not
     unlisted: tuple[str, ...] = ()  # files in the folder that the manifest does not list
     blob_ids: Mapping[str, str] = field(default_factory=dict, compare=False)  # file name -> git blob sha1
+    manifest_sha256: str = ""  # of manifest.json's bytes, for the published registry of runs
 
     @property
     def name(self) -> str:
@@ -177,6 +181,11 @@ class RunState:
     def trusted(self) -> bool:
         """Intact, measured by today's probe code, and young enough for the policy."""
         return self.intact and not self.changed_code and not self.too_old
+
+    @property
+    def older_code(self) -> bool:
+        """Intact data measured with code that has changed since: history, unless a claim cites it."""
+        return self.intact and bool(self.changed_code)
 
     @property
     def label(self) -> str:
@@ -341,6 +350,34 @@ class Report:
     def fresh(self, claim_id: str) -> Freshness:
         """The claim's verdict (fresh when the gate found nothing)."""
         return self.freshness.get(claim_id, FRESH)
+
+    @cached_property
+    def registry(self) -> dict[str, dict[str, str]]:
+        """Run path -> file -> sha256 of its bytes: what a published site records of every run."""
+        return {
+            path: {
+                "manifest.json": run.manifest_sha256,
+                **{name: digest or "missing" for name, digest in sorted(run.actual_files.items())},
+            }
+            for path, run in sorted(self.runs.items())
+        }
+
+    @cached_property
+    def digest(self) -> str:
+        """A digest of the gate's verdict: every page of a site carries it, and `ledger verify-site`
+        recomputes it from a fresh check. Findings count by place and rule (not by their words, some of
+        which name today's date); claims by what a page shows of them; runs by state and bytes."""
+        content = {
+            "ok": self.ok,
+            "findings": [
+                [f.where.path, f.where.line, f.where.column, f.claim_id, f.rule, f.severity] for f in self.findings
+            ],
+            "claims": [[c.id, c.kind, c.status, c.value_text, c.unit, c.testbed] for c in self.claims],
+            "computed": sorted([claim_id, repr(value)] for claim_id, value in self.computed.items()),
+            "runs": {path: [self.run_state(path).label, files] for path, files in self.registry.items()},
+        }
+        text = json.dumps(content, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def run_state(self, run_path: str) -> RunState:
         return self.run_states.get(run_path) or RunState(manifest_problem="not a run of this ledger")

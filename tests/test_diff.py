@@ -304,6 +304,7 @@ def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp
     base = commit(tmp_path, {"README.md": "# A report, before it had claims\n"}, "first")
     a_run(tmp_path, SPEEDUP_ROWS)
     write_tree(tmp_path, {"mkdocs.yml": MKDOCS, "claims/moe.yaml": MEASURED})
+    git(tmp_path, "add", "probes")  # a run's code is a tracked file
     result = run_ledger("diff", base, cwd=tmp_path)
     assert result.exit_code == 0, result.errors
     assert (

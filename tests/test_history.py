@@ -215,3 +215,27 @@ def test_gitattributes_matching_follows_git():
     for text, expected in cases:
         found = [(name, path) for _, name, path in attributes.converting(rules(text), paths[:2])]
         assert found == expected, text
+
+
+def test_a_run_whose_code_is_not_a_tracked_file_of_the_probes_is_invalid(tmp_path):
+    committed_ledger(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not code\n")
+    os.symlink(secret, tmp_path / "probes/linked.py")
+    write_tree(tmp_path, {"probes/untracked.py": "print('later')\n", "notes/other.py": "x = 1\n"})
+    digest = hashlib.sha256(b"x").hexdigest()
+    manifest = tmp_path / RUN / "manifest.json"
+    fields = json.loads(manifest.read_text())
+    for path in (".git/config", "../outside.py", "probes/linked.py", "probes/untracked.py", "notes/other.py"):
+        fields["probe"]["code"][path] = digest
+    manifest.write_text(json.dumps(fields, indent=2))
+    result = run_ledger("check", cwd=tmp_path)
+    assert result.exit_code == 1
+    for why in (
+        "code file .git/config is under .git/, which git does not version",
+        "code file ../outside.py is outside the repository",
+        "code file probes/linked.py is reached through a link",
+        "code file probes/untracked.py is not tracked by git (`git add probes/untracked.py`)",
+        "code file notes/other.py is not in probes/, the timing module or the probe's declared `code:`",
+    ):
+        assert why in result.output, why

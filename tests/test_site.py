@@ -436,3 +436,18 @@ def test_a_measured_value_shows_its_rounds_spread_on_hover_and_on_its_page(tmp_p
     site = serve_build(tmp_path)
     assert 'title="decode at B=1 — rounds 26.1–44.4 tok/s; testbed linux-cpu; measured, asserted"' in article(site, "")
     assert "<tr><th>across rounds</th><td>rounds 26.1–44.4 tok/s</td></tr>" in article(site, "claim/b1-decode")
+
+
+def test_an_uncited_run_measured_with_older_code_is_a_note_on_its_page_not_a_failure(tmp_path):
+    a_ledger(tmp_path)
+    probe = tmp_path / "probes/bandwidth.py"
+    probe.write_text(probe.read_text() + "# a later change to the probe\n")
+    result = run_mkdocs("build", "--strict", cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    run = sorted((tmp_path / "measurements/bandwidth").iterdir())[-1].name
+    page = article(tmp_path / "site", f"run/bandwidth/{run}")
+    assert '<p class="admonition-title">Measured with older code</p>' in page
+    assert "probes/bandwidth.py changed since the run" in page
+    assert "cannot be trusted" not in page
+    index = article(tmp_path / "site", "measurements")
+    assert '<span class="ledger-badge ledger-badge--lead">older code</span>' in index

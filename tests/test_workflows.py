@@ -97,12 +97,12 @@ def test_workflows_call_the_same_make_targets_as_a_user():
 
 def test_ci_runs_the_gate_alone_before_any_build_and_verifies_the_built_site():
     lines = [line for line in (REPO / ".ci/run").read_text().splitlines() if line and not line.startswith((" ", "#"))]
-    commands = [line for line in lines if line.startswith(("make", ".venv"))]
+    commands = [line for line in lines if line.startswith(("make", ".venv", "LEDGER_NO_CACHE"))]
     assert commands == [
         "make lint",
         'make check CHECK_FLAGS="--no-cache --require-history"',
         "make test",
-        "make site",
+        "LEDGER_NO_CACHE=1 make site",  # CI reads no cache: not the check's, not the build's charts
         ".venv/bin/ledger verify-site site",
     ]
 
@@ -150,8 +150,12 @@ def test_pushes_to_main_publish_the_gated_site_with_the_official_pages_actions()
     assert runs(build) == [
         'make check CHECK_FLAGS="--no-cache --require-history"',
         "make site",
-        ".venv/bin/ledger verify-site site",
+        '.venv/bin/ledger verify-site site --against "${{ steps.pages.outputs.base_url }}"',
     ]
+    site = next(step for step in steps(build) if step.get("run") == "make site")
+    assert site["env"] == {"LEDGER_NO_CACHE": "1"}  # the build reads no chart cache
+    pages = next(step for step in steps(build) if step.get("uses", "").startswith("actions/configure-pages"))
+    assert pages["id"] == "pages" and publish["permissions"] == {"contents": "read", "pages": "read"}
     assert steps(build)[-1]["with"] == {"path": "site"}
     assert deploy["needs"] == "build"
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}

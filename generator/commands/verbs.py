@@ -75,17 +75,36 @@ def run_pages(args: argparse.Namespace) -> int:
 
 
 def run_verify_site(args: argparse.Namespace) -> int:
-    from . import verify_site
+    from ..cli import find_ledger
+    from . import registry, verify_site
 
     if not args.site_dir.is_dir():
         print(f"ledger verify-site: {args.site_dir} is not a folder", file=sys.stderr)
         return 2
-    checked, problems = verify_site.verify(args.site_dir)
-    for problem in problems:
-        print(problem)
-    pages = {p.page for p in problems}
-    if problems:
-        print(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} on {len(pages)} of {checked} pages")
+    find_ledger(args)
+    report = gate_report(args)
+    checked, problems = verify_site.verify(args.site_dir, report)
+    lines = [str(problem) for problem in problems]
+    if args.against:
+        try:
+            before, note = registry.published(args.against)
+        except registry.Unavailable as error:
+            before, note = None, ""
+            lines.append(f"--against {args.against}: the published registry cannot be read: {error}")
+        if note:
+            print(f"note: {note}")
+        if before is not None:
+            rewritten, notes = registry.differences(before, report.registry)
+            lines += [f"{line} (a published run was rewritten)" for line in rewritten]
+            for line in notes:
+                print(f"note: {line}")
+    for line in lines:
+        print(line)
+    if lines:
+        pages = {problem.page for problem in problems}
+        print(f"{len(lines)} problem{'s' if len(lines) != 1 else ''} ({len(pages)} of {checked} pages)")
         return 1
-    print(f"{checked} pages verified: every one rendered by the ledger, with the gate passing")
+    print(
+        f"{checked} pages verified: every one rendered by the ledger from this ledger's report, with the gate passing"
+    )
     return 0

@@ -152,7 +152,7 @@ class StampPostprocessor(Postprocessor):
             text += "".join(
                 f'<script src="{render.esc(links.asset(name))}"></script>' for name in ("vega.js", "charts.js")
             )
-        return text + stamp.stamp(here.report.ok)
+        return text + stamp.stamp(here.report)
 
 
 class LedgerExtension(Extension):

@@ -117,7 +117,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
     def on_page_content(self, html, page, config, files):
         slots = self.slots.get(page.file.src_uri)
         if slots is None:
-            return html + stamp.stamp(self.report.ok)
+            return html + stamp.stamp(self.report)
         for item in _toc_items(page.toc):
             item.title = slots.plain(item.title)
         links = render.Links(page.file.url, config.use_directory_urls)
@@ -126,7 +126,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             html += "".join(
                 f'<script src="{render.esc(links.asset(name))}"></script>' for name in ("vega.js", "charts.js")
             )
-        return html + stamp.stamp(self.report.ok)
+        return html + stamp.stamp(self.report)
 
     def on_post_page(self, output, page, config):
         if self.serving and page.file.src_uri in self.generated and not self.generated[page.file.src_uri].in_nav:
@@ -139,7 +139,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
     def on_post_template(self, output_content, template_name, config):
         """Static pages the theme renders (404.html) carry the stamp too: every HTML file is the ledger's."""
         if template_name.endswith(".html") and "</body>" in output_content:
-            return output_content.replace("</body>", stamp.stamp(self.report.ok) + "</body>", 1)
+            return output_content.replace("</body>", stamp.stamp(self.report) + "</body>", 1)
         return output_content
 
     @event_priority(-50)  # after the search plugin has written its index
@@ -225,6 +225,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             for path in sorted(ASSETS.iterdir())
             if path.suffix in (".css", ".js")
         ]
+        found.append(File.generated(config, stamp.REGISTRY, content=stamp.registry_json(self.report)))
         specs = {d.figure.id: d.result for d in self.drawn.values() if d.figure.kind == "chart" and not d.error}
         found += [
             File.generated(
