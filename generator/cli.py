@@ -197,7 +197,7 @@ def _declares_plugin(config: Path) -> bool:
 
     try:
         node = yaml.compose(config.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return True  # a malformed mkdocs.yml: let the verb say what is wrong with it
     if not isinstance(node, yaml.MappingNode):
         return False

@@ -40,6 +40,12 @@ def _positive_whole(value: object) -> int:
     return value
 
 
+def _input_bytes(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 << 20 <= value <= 1 << 40:
+        raise ValueError(f"must be a whole number of bytes from 1 MiB to 1 TiB, got {str(value)[:40]}")
+    return value
+
+
 def _tolerance(value: object) -> str:
     try:
         parse_tolerance(value)
@@ -141,6 +147,13 @@ OPTIONS = (
     ),
     Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules),
     Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
+    Option(
+        "max_input_bytes",
+        (int,),
+        "the most the gate reads in one check, every file together (default 4 GiB); a file past it is "
+        "refused with a finding",
+        _input_bytes,
+    ),
     Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder),
     Option("measurements_dir", (str,), "folder of measurement runs, relative to mkdocs.yml", _folder),
     Option(
@@ -206,6 +219,8 @@ def read_policy(config_file: Path) -> Policy:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
         raise LedgerError(f"{name}: malformed YAML: {error}") from None
+    except RecursionError:
+        raise LedgerError(f"{name}: nested too deeply to read; flatten it") from None
     if not isinstance(node, yaml.MappingNode):
         raise LedgerError(f"{name}: expected a mapping at the top level")
     top = {key.value: value for key, value in node.value if isinstance(key, yaml.ScalarNode)}
@@ -236,7 +251,7 @@ def read_site(config_file: Path) -> dict:
     try:
         text = read_capped(config_file, MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except (Unreadable, yaml.YAMLError):
+    except (Unreadable, yaml.YAMLError, RecursionError):
         return {"config_path": config_file.name}
     top = {}
     if isinstance(node, yaml.MappingNode):

@@ -23,10 +23,11 @@ def check(
     require_history: git history that cannot be read (a shallow clone, no git) is a failure.
     past: the runs' history when the files are not a work tree (`ledger diff` reads a revision's own).
     """
-    raw = load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes)
-    runs, refused = load.runs(root, policy.measurements_dir)
+    budget = load.Budget(policy.max_input_bytes)  # everything this check reads, together
+    raw = load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes, budget)
+    runs, refused = load.runs(root, policy.measurements_dir, budget)
     past = past or history.read(root, policy.measurements_dir)
-    pages, page_problems = load.pages(root, policy.docs_dir)
+    pages, page_problems = load.pages(root, policy.docs_dir, budget)
     defined = figures.defined(root)
 
     refs = [ref for path, text in pages.items() for ref in references.find(text, path)]

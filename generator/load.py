@@ -5,17 +5,17 @@ All file reading for the gate happens here; later stages are pure functions of w
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import os
-import stat
 from pathlib import Path, PurePosixPath
 
-from . import attributes, integrity, yamlread
+from . import attributes, integrity, reading, yamlread
+from .reading import UNBOUNDED, Budget, Unreadable, blob_id, read_capped
 from .records import Finding, RawFile, Run, Source, Table
 from .runs import MANIFEST, PARTIAL_PREFIX
+
+__all__ = ["Budget", "Unreadable", "blob_id", "read_capped"]  # read by config, figures and prose too
 
 MAX_MANIFEST_BYTES = 1 << 20
 MAX_DATA_BYTES = 256 << 20
@@ -25,51 +25,23 @@ MAX_CONFIG_BYTES = 1 << 20
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # every extension MkDocs renders as Markdown
 
 
-class Unreadable(Exception):
-    """A file the gate refuses to read: not a regular file, or over its size cap."""
-
-
-def read_capped(path: Path, limit: int) -> bytes:
-    """A regular file's bytes (links followed), refusing FIFOs, devices, folders and files over limit."""
-    try:
-        info = os.stat(path)
-    except OSError as error:
-        raise Unreadable(f"cannot be read ({error.strerror})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise Unreadable("is a folder, not a file")
-    if not stat.S_ISREG(info.st_mode):
-        raise Unreadable("is not a regular file (a FIFO, device or socket, or a link to one)")
-    if info.st_size > limit:
-        raise Unreadable(f"is {info.st_size:,} bytes; the limit is {limit:,}")
-    with open(path, "rb") as handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise Unreadable(f"is over the limit of {limit:,} bytes")
-    return data
-
-
-def blob_id(data: bytes) -> str:
-    """The id git gives these bytes as a blob (sha1 of 'blob <size>\\0' + data)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
-
-
-def claim_files(root: Path, claims_dir: str, max_bytes: int) -> list[RawFile]:
+def claim_files(root: Path, claims_dir: str, max_bytes: int, budget: Budget = UNBOUNDED) -> list[RawFile]:
     """Every claims/**/*.yaml (and .yml) file under root, parsed, in path order."""
     base = root / claims_dir
     if not base.is_dir():
         return []
     paths = sorted(p for p in base.rglob("*") if p.suffix in (".yaml", ".yml"))
-    return [_claim_file(root, path, max_bytes) for path in paths]
+    return [_claim_file(root, path, max_bytes, budget) for path in paths]
 
 
-def _claim_file(root: Path, path: Path, max_bytes: int) -> RawFile:
+def _claim_file(root: Path, path: Path, max_bytes: int, budget: Budget) -> RawFile:
     source = Source(_relative(root, path), 0)
     if not _inside(path, root):
         return RawFile(
             source, problem="is a link to a file outside the repository", fix="replace the link with the file itself"
         )
     try:
-        raw = read_capped(path, max_bytes)
+        raw = read_capped(path, max_bytes, budget)
     except Unreadable as problem:
         big = "limit" in str(problem)
         return RawFile(
@@ -83,10 +55,12 @@ def _claim_file(root: Path, path: Path, max_bytes: int) -> RawFile:
         data = yamlread.parse(raw)
     except yamlread.YamlProblem as problem:
         return RawFile(source, problem=problem.message, fix=problem.fix, line=problem.line, column=problem.column)
+    except MemoryError:
+        return RawFile(source, problem="needs more memory to read than there is", fix="split it into several files")
     return RawFile(source, data=data)
 
 
-def runs(root: Path, measurements_dir: str) -> tuple[dict[str, Run], list[Finding]]:
+def runs(root: Path, measurements_dir: str, budget: Budget = UNBOUNDED) -> tuple[dict[str, Run], list[Finding]]:
     """Every run folder measurements/<probe>/<run>/ with its manifest, hashes and CSV tables, and the
     folders refused as links (a linked folder's files are not the ones git holds)."""
     base = root / measurements_dir
@@ -106,7 +80,7 @@ def runs(root: Path, measurements_dir: str) -> tuple[dict[str, Run], list[Findin
             if run_dir.name.startswith((".", PARTIAL_PREFIX)):
                 continue
             try:
-                run = _run(root, run_dir, code_hashes)
+                run = _run(root, run_dir, code_hashes, budget)
             except MemoryError:  # a table too large to hold: a finding about this run, not a crash
                 path = _relative(root, run_dir)
                 run = Run(path, Source(f"{path}/{MANIFEST}", 0), problem="needs more memory to read than there is")
@@ -124,7 +98,7 @@ def _linked(root: Path, path: Path, what: str) -> Finding:
     )
 
 
-def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
+def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None], budget: Budget) -> Run:
     path = _relative(root, run_dir)
     source = Source(f"{path}/{MANIFEST}", 0)
     if run_dir.is_symlink():
@@ -132,7 +106,7 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
     if (run_dir / MANIFEST).is_symlink():
         return Run(path, source, problem="manifest.json is a link: a run's files are committed as they are")
     try:
-        manifest_bytes = read_capped(run_dir / MANIFEST, MAX_MANIFEST_BYTES)
+        manifest_bytes = read_capped(run_dir / MANIFEST, MAX_MANIFEST_BYTES, budget)
     except Unreadable as problem:
         missing = not (run_dir / MANIFEST).exists() and not (run_dir / MANIFEST).is_symlink()
         return Run(path, source, problem="has no manifest.json" if missing else f"manifest.json {problem}")
@@ -162,15 +136,15 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None]) -> Run:
             tables[name] = Table((), (), problem="is a link: a run's files are committed as they are")
             continue
         try:
-            data = read_capped(data_path, MAX_DATA_BYTES)
-        except Unreadable as problem:
+            data = reading.data_file(data_path, MAX_DATA_BYTES, budget, parse=name.endswith(".csv"))
+        except (Unreadable, OSError) as problem:
             actual_files[name] = None
             tables[name] = Table((), (), problem=str(problem))
             continue
-        actual_files[name] = hashlib.sha256(data).hexdigest()
-        blob_ids[name] = blob_id(data)
-        if name.endswith(".csv"):
-            tables[name] = _table(data)
+        actual_files[name] = data.sha256
+        blob_ids[name] = data.blob
+        if data.table is not None:
+            tables[name] = data.table
     unlisted = tuple(sorted(present - set(declared_files)))
     current_code = {}
     code_problems = {}
@@ -229,37 +203,7 @@ def _code_hash(root: Path, code_path: str) -> str | None:
         return None
 
 
-def _table(data: bytes) -> Table:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        return Table((), (), problem=f"is not UTF-8 (line {line})")
-    if "\0" in text:
-        return Table((), (), problem=f"has a NUL byte (line {text[: text.index(chr(0))].count(chr(10)) + 1})")
-    try:
-        rows = list(csv.reader(io.StringIO(text)))
-    except csv.Error as error:
-        return Table((), (), problem=f"is not valid CSV ({error})")
-    if not rows:
-        return Table((), (), problem="is empty")
-    header, body = tuple(rows[0]), rows[1:]
-    seen: dict[str, int] = {}
-    for position, column in enumerate(header, start=1):
-        if column in seen:
-            return Table(
-                header,
-                (),
-                problem=f"column {column!r} appears twice in the header (columns {seen[column]} and {position})",
-            )
-        seen[column] = position
-    for number, row in enumerate(body, start=2):
-        if len(row) != len(header):
-            return Table(header, (), problem=f"line {number} has {len(row)} cells, the header {len(header)}")
-    return Table(header, tuple(tuple(row) for row in body))
-
-
-def pages(root: Path, docs_dir: str) -> tuple[dict[str, str], list[Finding]]:
+def pages(root: Path, docs_dir: str, budget: Budget = UNBOUNDED) -> tuple[dict[str, str], list[Finding]]:
     """The text of every hand-written page (every Markdown extension MkDocs renders), by its path
     relative to root, and the pages that cannot be read."""
     base = root / docs_dir
@@ -270,7 +214,7 @@ def pages(root: Path, docs_dir: str) -> tuple[dict[str, str], list[Finding]]:
     for page in sorted(p for p in base.rglob("*") if p.suffix.lower() in PAGE_SUFFIXES):
         relative = _relative(root, page)
         try:
-            texts[relative] = read_capped(page, MAX_PAGE_BYTES).decode("utf-8", errors="replace")
+            texts[relative] = read_capped(page, MAX_PAGE_BYTES, budget).decode("utf-8", errors="replace")
         except Unreadable as problem:
             problems.append(
                 Finding(

@@ -285,6 +285,7 @@ class Policy:
     max_tolerance: str = "50%"  # a claim's own tolerance above this (relative to its value) is invalid
     warn: frozenset[str] = frozenset()  # rules reported as warnings instead of failures
     max_claim_file_bytes: int = 4 * 1024 * 1024
+    max_input_bytes: int = 4 * 1024**3  # everything one check reads: claims, manifests, data, pages
     claims_dir: str = "claims"
     measurements_dir: str = "measurements"
     docs_dir: str = "docs"

@@ -38,11 +38,14 @@ def run_state(
     changed_files = [(name, "is not listed in the manifest") for name in run.unlisted]
     for name, declared in sorted(run.declared_files.items()):
         actual = run.actual_files.get(name)
+        unread = run.tables[name].problem if name in run.tables and actual is None else ""
         if actual != declared:
             changed_files.append(
                 (
                     name,
-                    "is missing"
+                    f"cannot be read: it {unread}"
+                    if unread
+                    else "is missing"
                     if actual is None
                     else f"has sha256 {actual[:12]}…, the manifest says {declared[:12]}…",
                 )

@@ -55,7 +55,7 @@ def _top(text: str) -> dict[str, yaml.Node]:
     """mkdocs.yml's top-level nodes, composed only (its tags never run)."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader) if text else None
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return {"(unreadable mkdocs.yml)": yaml.ScalarNode("tag:yaml.org,2002:str", text[:200])}
     if not isinstance(node, yaml.MappingNode):
         return {}
