@@ -248,7 +248,7 @@ def _check_key(args: argparse.Namespace, root: Path) -> list:
     config = args.config or root / "mkdocs.yml"
     policy = read_policy(config) if args.config or config.exists() else Policy()
     folders = (policy.claims_dir, policy.measurements_dir, policy.docs_dir, "figures", "probes", ".git/refs")
-    git = (".git/HEAD", ".git/index", ".git/packed-refs")
+    git = (".git/HEAD", ".git/index", ".git/packed-refs", ".gitattributes")  # .gitattributes: runs' bytes
     context = [str(root), str(config), args.format, args.require_history, datetime.now(timezone.utc).date().isoformat()]
     return hashcache.inputs_key(root, folders, (str(config), *git), context)
 

@@ -63,10 +63,16 @@ class Result:
     errors: str  # stderr
 
 
-def run_ledger(*args: str, cwd: Path) -> Result:
-    """The real `ledger` command, as a user runs it."""
+def run_ledger(*args: str, cwd: Path, timeout: float | None = None, preexec_fn=None) -> Result:
+    """The real `ledger` command, as a user runs it (a hang past `timeout` seconds fails the test)."""
     done = subprocess.run(
-        [sys.executable, "-m", "generator.cli", *args], cwd=cwd, capture_output=True, text=True, env=_env()
+        [sys.executable, "-m", "generator.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=timeout,
+        preexec_fn=preexec_fn,
     )
     return Result(done.returncode, done.stdout, done.stderr)
 

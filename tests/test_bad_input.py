@@ -4,7 +4,7 @@ import sys
 import time
 
 import pytest
-from helpers import MEASURED, RUN, SPEEDUP_ROWS, _env, a_run, run_ledger, write_tree
+from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
 
 
 def check(tmp_path, files):
@@ -399,7 +399,6 @@ def test_a_streamed_table_reports_the_line_of_a_bad_byte(tmp_path):
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS bounds memory this way on Linux")
 def test_a_table_too_large_for_memory_is_a_finding_not_a_crash(tmp_path):
     import resource
-    import subprocess
 
     a_run(tmp_path, SPEEDUP_ROWS)
     write_tree(tmp_path, {"claims/a.yaml": MEASURED})
@@ -409,16 +408,9 @@ def test_a_table_too_large_for_memory_is_a_finding_not_a_crash(tmp_path):
     def small_memory():
         resource.setrlimit(resource.RLIMIT_AS, (600 << 20, 600 << 20))
 
-    done = subprocess.run(
-        [sys.executable, "-m", "generator", "check", "--no-cache"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=_env(),
-        preexec_fn=small_memory,
-    )
-    assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert f"evidence run {RUN} needs more memory to read than there is" in done.stdout
+    done = run_ledger("check", "--no-cache", cwd=tmp_path, preexec_fn=small_memory)
+    assert done.exit_code == 1 and "Traceback" not in done.errors
+    assert f"evidence run {RUN} needs more memory to read than there is" in done.output
 
 
 def test_a_mkdocs_yml_nested_too_deeply_is_a_usage_error_not_a_crash(tmp_path):

@@ -1,11 +1,8 @@
 """Page scanners: references in any case, across lines and after an unclosed fence are found (or refused
 with a finding), never skipped; every scan is linear, so a page at the size cap is checked, not hung on."""
 
-import subprocess
-import sys
-
 import pytest
-from helpers import _env, run_ledger, write_tree
+from helpers import run_ledger, write_tree
 
 from generator import numbers, references
 from generator.load import MAX_PAGE_BYTES
@@ -82,16 +79,9 @@ def test_ledger_check_on_a_page_at_the_size_cap_ends_with_findings_not_a_hang(tm
     piece = "".join(ADVERSARIAL)
     page = (piece * (MAX_PAGE_BYTES // len(piece.encode())))[: MAX_PAGE_BYTES // 2]
     write_tree(tmp_path, {"claims/a.yaml": A_LEAD, "docs/big.md": page})
-    done = subprocess.run(
-        [sys.executable, "-m", "generator", "check", "--no-cache"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=_env(),
-        timeout=300,
-    )
-    assert done.returncode == 1
-    assert "Traceback" not in done.stderr
-    assert "docs/big.md:1:1: unknown-reference: malformed reference {{ claim({{ claim(" in done.stdout
+    done = run_ledger("check", "--no-cache", cwd=tmp_path, timeout=300)  # a hang fails the test
+    assert done.exit_code == 1
+    assert "Traceback" not in done.errors
+    assert "docs/big.md:1:1: unknown-reference: malformed reference {{ claim({{ claim(" in done.output
     # Python-Markdown itself pairs backtick runs in quadratic time (so would the site build): a finding.
-    assert "docs/big.md: invalid: page takes more than 9 s to render with Python-Markdown" in done.stdout
+    assert "docs/big.md: invalid: page takes more than 9 s to render with Python-Markdown" in done.output
