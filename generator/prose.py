@@ -72,19 +72,24 @@ def scan(
     ]
     if site:
         typed[policy.config_path] = tuple(figure.text for figure in site)
-        findings += _unbound(site, policy, "site's configuration, shown on every page,")
+        findings += _unbound(site, policy, "site's configuration (shown on every page)")
     findings += claim_text_findings(claims)
     return Scan(tuple(findings), typed)
 
 
+PAGE_FIX = f'cite the claim that holds it with {{{{ claim("some-id") }}}}, or mark a label: {MARK_LABEL}'
+SITE_FIX = "word it without the figure: mkdocs.yml cannot cite a claim (a label like B=16 is fine)"
+
+
 def _unbound(found: list[TypedFigure], policy: Policy, place: str) -> list[Finding]:
+    fix = PAGE_FIX if place == "page" else SITE_FIX
     shown = [
         Finding(
             typed.where,
             "",
             "unbound-number",
             f"{typed.text!r} is typed into the {place}; the gate cannot keep it true",
-            f'cite the claim that holds it with {{{{ claim("some-id") }}}}, or mark a label: {MARK_LABEL}',
+            fix,
             severity=policy.severity("unbound-number"),
         )
         for typed in found[:MAX_PER_PAGE]

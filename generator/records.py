@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -12,6 +10,7 @@ from functools import cached_property
 KINDS = ("measured", "extrapolated", "borrowed")
 STATUSES = ("asserted", "lead", "refuted", "superseded", "retracted")
 RETIRED = frozenset({"refuted", "superseded", "retracted"})
+STRENGTHS = ("agrees", "bounded", "direction")  # a check's strength, strongest first (relations.py)
 
 
 class LedgerError(Exception):
@@ -88,6 +87,22 @@ class CheckResult:
     claimed: str = ""  # the checked claim's value, in the unit both are shown in
     found: str = ""  # the check's value in that unit (with its spread across rounds, if any)
     why: str = ""  # why it does not count, or what it was compared with
+    strength: str = ""  # agrees | bounded | direction (relations.py); only agrees supports a number
+
+    @property
+    def supports(self) -> bool:
+        """It counts, holds and agrees: the only kind of check that makes a claim more than borrowed."""
+        return self.counts and self.holds is True and self.strength == STRENGTHS[0]
+
+
+def support(results: tuple[CheckResult, ...]) -> str:
+    """A claim's strongest check that counts and holds (agrees, bounded, direction), '' when none does.
+
+    Read by every display; a claim with any counting check that does not hold shows none."""
+    if any(result.counts and result.holds is False for result in results):
+        return ""
+    held = {result.strength for result in results if result.counts and result.holds}
+    return next((strength for strength in STRENGTHS if strength in held), "")
 
 
 @dataclass(frozen=True)
@@ -275,6 +290,7 @@ class ProbeSpec:
     command: str  # argv template: {python} {profile} {out} {root} {testbed}; no shell
     code: tuple[str, ...] = ()  # source files the run's code hash covers (a command writing {out})
     env: tuple[tuple[str, str], ...] = ()  # extra environment variables for its process
+    build: str = ""  # argv template run before `command`, into {build}; its inputs are `code`
 
 
 @dataclass(frozen=True)
@@ -282,6 +298,7 @@ class Policy:
     max_run_age_days: int = 365
     default_tolerance: str = "precision"
     check_tolerance: str = "10%"  # a same-quantity check, when the checked claim sets no tolerance
+    max_check_factor: float = 2.0  # `within Nx` up to this agrees; wider only bounds the value
     max_tolerance: str = "50%"  # a claim's own tolerance above this (relative to its value) is invalid
     warn: frozenset[str] = frozenset()  # rules reported as warnings instead of failures
     max_claim_file_bytes: int = 4 * 1024 * 1024
@@ -291,6 +308,7 @@ class Policy:
     docs_dir: str = "docs"
     probes_dir: str = "probes"
     probes: tuple[ProbeSpec, ...] = ()
+    testbeds: tuple[str, ...] = ()  # where the fleet's measure workflow measures, a runner label each
 
     problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
     # What the gate reads from the rest of mkdocs.yml (not plugin options): the file, the Markdown
@@ -348,37 +366,13 @@ class Report:
             grouped.setdefault(finding.claim_id, []).append(finding)
         return {claim_id: tuple(found) for claim_id, found in grouped.items()}
 
+    def support(self, claim_id: str) -> str:
+        """The strength of the claim's strongest check that holds (agrees, bounded, direction), or ''."""
+        return support(self.checks.get(claim_id, ()))
+
     def fresh(self, claim_id: str) -> Freshness:
         """The claim's verdict (fresh when the gate found nothing)."""
         return self.freshness.get(claim_id, FRESH)
-
-    @cached_property
-    def registry(self) -> dict[str, dict[str, str]]:
-        """Run path -> file -> sha256 of its bytes: what a published site records of every run."""
-        return {
-            path: {
-                "manifest.json": run.manifest_sha256,
-                **{name: digest or "missing" for name, digest in sorted(run.actual_files.items())},
-            }
-            for path, run in sorted(self.runs.items())
-        }
-
-    @cached_property
-    def digest(self) -> str:
-        """A digest of the gate's verdict: every page of a site carries it, and `ledger verify-site`
-        recomputes it from a fresh check. Findings count by place and rule (not by their words, some of
-        which name today's date); claims by what a page shows of them; runs by state and bytes."""
-        content = {
-            "ok": self.ok,
-            "findings": [
-                [f.where.path, f.where.line, f.where.column, f.claim_id, f.rule, f.severity] for f in self.findings
-            ],
-            "claims": [[c.id, c.kind, c.status, c.value_text, c.unit, c.testbed] for c in self.claims],
-            "computed": sorted([claim_id, repr(value)] for claim_id, value in self.computed.items()),
-            "runs": {path: [self.run_state(path).label, files] for path, files in self.registry.items()},
-        }
-        text = json.dumps(content, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
 
     def run_state(self, run_path: str) -> RunState:
         return self.run_states.get(run_path) or RunState(manifest_problem="not a run of this ledger")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from datetime import datetime, timezone
 
@@ -51,6 +52,9 @@ def run_measure(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     config = args.config or root / "mkdocs.yml"
     policy = read_policy(config) if args.config or config.exists() else Policy()
+    if args.matrix is not None:
+        print(json.dumps(measure.matrix(policy.testbeds, args.matrix)))
+        return 0
     echo = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     outcomes = measure.measure(root, policy, args.probes, args.profile, args.testbed, echo=echo)
     print(measure.summary(outcomes))
@@ -76,6 +80,7 @@ def run_pages(args: argparse.Namespace) -> int:
 
 def run_verify_site(args: argparse.Namespace) -> int:
     from ..cli import find_ledger
+    from ..digest import registry as run_registry
     from . import registry, verify_site
 
     if not args.site_dir.is_dir():
@@ -94,7 +99,7 @@ def run_verify_site(args: argparse.Namespace) -> int:
         if note:
             print(f"note: {note}")
         if before is not None:
-            rewritten, notes = registry.differences(before, report.registry)
+            rewritten, notes = registry.differences(before, run_registry(report))
             lines += [f"{line} (a published run was rewritten)" for line in rewritten]
             for line in notes:
                 print(f"note: {line}")

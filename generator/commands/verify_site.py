@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+from ..digest import digest
 from ..records import Report
 from ..site import readback, stamp
 from ..values import stated
@@ -78,12 +79,12 @@ def page_problems(site: Path, name: str, text: str, report: Report) -> list[Prob
         found.append(Problem(name, 0, "no ledger stamp: this page was not rendered by the ledger"))
     elif verdict[0] == "fail":
         found.append(Problem(name, 0, "built while the gate failed (`ledger check` says why)"))
-    elif verdict[1] != report.digest:
+    elif verdict[1] != digest(report):
         found.append(
             Problem(
                 name,
                 0,
-                f"its stamp's report digest {verdict[1][:12]}… is not the ledger's ({report.digest[:12]}…): "
+                f"its stamp's report digest {verdict[1][:12]}… is not the ledger's ({digest(report)[:12]}…): "
                 "built from another state of the ledger, or edited after",
             )
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from ..digest import digest, registry
 from ..records import Report
 
 STAMP_CLASS = "ledger-stamp"
@@ -22,7 +23,7 @@ _STAMP = re.compile(
 
 def stamp(report: Report) -> str:
     gate = "pass" if report.ok else "fail"
-    return f'<span class="{STAMP_CLASS}" data-ledger-gate="{gate}" data-ledger-report="{report.digest}" hidden></span>'
+    return f'<span class="{STAMP_CLASS}" data-ledger-gate="{gate}" data-ledger-report="{digest(report)}" hidden></span>'
 
 
 def read(page_html: str) -> tuple[str, str] | None:
@@ -33,4 +34,4 @@ def read(page_html: str) -> tuple[str, str] | None:
 
 def registry_json(report: Report) -> str:
     """The registry a site publishes: every run's files and their sha256 (verify-site --against reads it)."""
-    return json.dumps({"format": 1, "runs": report.registry}, indent=1, sort_keys=True) + "\n"
+    return json.dumps({"format": 1, "runs": registry(report)}, indent=1, sort_keys=True) + "\n"
