@@ -1,8 +1,10 @@
 """Benchmark: `ledger check` against the floor of just parsing the same files, in one run.
 
 Generates a synthetic ledger (N measured + N extrapolated + N borrowed claims over N/10 runs; by
-default N = 3334: 10,002 claims, 333 runs) in a temporary git repository (git init and a commit, so
-checks that read history are paid), then prints medians and ratios against the parse floor
+default N = 3334: 10,002 claims, 333 runs, each keeping 9 raw rounds of each setting in samples.csv
+as every run written now does; `--rounds 0` for runs without them) in a temporary git repository
+(git init and a commit, so checks that read history are paid), then prints medians and ratios
+against the parse floor
 (PyYAML's C loader on the claim files plus json on the manifests, in this process):
 
 - check() in this process;
@@ -42,17 +44,23 @@ from generator.runs import write_run  # noqa: E402
 WHEN = datetime(2026, 11, 29, tzinfo=timezone.utc)
 
 
-def synthetic_ledger(root: Path, n: int) -> None:
+def synthetic_ledger(root: Path, n: int, rounds: int = 9) -> None:
     (root / "probes").mkdir(parents=True)
     (root / "probes/synthetic.py").write_text("print('synthetic')\n")
     runs = []
     for r in range(max(1, n // 10)):
-        rows = [{"batch": b, "speedup": 1 + b * 0.1 + r} for b in range(1, 17)]
+        rows = [{"batch": b, "rounds": rounds, "speedup": 1 + b * 0.1 + r} for b in range(1, 17)]
+        # Rounds spread symmetrically around the value, so the value is their median.
+        samples = [
+            {"batch": b, "round": i, "reps": 1, "speedup": 1 + b * 0.1 + r + 0.01 * (i - rounds // 2)}
+            for b in range(1, 17)
+            for i in range(rounds)
+        ]
         path = write_run(
             root,
             "synthetic",
             f"bench-{r}",
-            {"results.csv": rows},
+            {"results.csv": rows, **({"samples.csv": samples} if rounds else {})},
             parameters={},
             environment={},
             code=["probes/synthetic.py"],
@@ -141,24 +149,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("n", nargs="?", type=int, default=3334, help="claims of each kind (3334: 10,002 claims)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=9, help="raw rounds per setting in samples.csv (0: none)")
     args = parser.parse_args()
     n = args.n
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        synthetic_ledger(root, n)
+        synthetic_ledger(root, n, args.rounds)
         git_repository(root)
         report = check(root, Policy(), WHEN)
         assert report.ok, report.findings[:3]
+        from_rounds = sum(found.basis == "rounds" for found in report.intervals.values())
+        assert from_rounds == (n if args.rounds else 0), from_rounds  # every measured claim read its rounds
         size = (root / "claims/synthetic.yaml").stat().st_size
-        floor = median_seconds(lambda: parse_only(root), args.repeat)
         gate = median_seconds(lambda: check(root, Policy(), WHEN), args.repeat)
+        floors: list[float] = []
         runs: dict[str, list[tuple[float, float]]] = {"no-cache": [], "cold": [], "warm": []}
-        for _ in range(args.repeat):  # alternating, so load on the machine hits each alike
+        for _ in range(args.repeat):  # alternating with the floor, so load on the machine hits each alike
+            floors.append(median_seconds(lambda: parse_only(root), 1))
             runs["no-cache"].append(ledger_check(root, "--no-cache"))
             shutil.rmtree(root / ".cache", ignore_errors=True)
             runs["cold"].append(ledger_check(root))
             runs["warm"].append(ledger_check(root))
-    print(f"{3 * n:,} claims ({size / 1e6:.2f} MB of YAML), {max(1, n // 10)} runs, in a git repository")
+        floor = statistics.median(floors)
+    rounds = f"{args.rounds} raw rounds per setting" if args.rounds else "no raw rounds"
+    print(f"{3 * n:,} claims ({size / 1e6:.2f} MB of YAML), {max(1, n // 10)} runs ({rounds}), in a git repository")
     print(f"parse only (PyYAML C loader + manifests): {floor * 1000:8.1f} ms  (the floor)")
     print(f"check() in this process:                  {gate * 1000:8.1f} ms  ratio {gate / floor:5.2f}x")
     for name, label, target in (

@@ -1,9 +1,9 @@
-"""Checks and grounding: claims + computed values + spreads -> contradicted, only-borrowed and
+"""Checks and grounding: claims + computed values + intervals -> contradicted, only-borrowed and
 unsupported-refutation findings, and one CheckResult per `checked_by` entry. Pure.
 
 A check is a comparison (guide/checks.md) with a strength decided here once: *agrees* (the plain
 form, the same quantity on the same testbed within the check tolerance, widened by the checking
-value's spread across rounds; or `within Nx` up to the policy's max_check_factor), *bounded* (the
+value's interval; or `within Nx` up to the policy's max_check_factor), *bounded* (the
 checked value on one side of the checking value, or a wider factor) or *direction* (a bound on the
 checking value alone: a sign, not a number). Both claims are in one dimension, compared after unit
 conversion. Only an asserted claim whose own lineage reaches a fresh measured run counts as a check,
@@ -13,11 +13,19 @@ and only a check that agrees supports a borrowed claim.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from . import relations, units
-from .records import CheckResult, CheckSpec, Claim, Policy
-from .values import allowed_text, format_pair, format_value, parse_tolerance, policy_share, tolerance_excess
+from . import lineage, relations, units
+from .records import CheckResult, CheckSpec, Claim, ClaimInterval, Policy
+from .values import (
+    allowed_text,
+    format_pair,
+    format_value,
+    interval_text,
+    parse_tolerance,
+    policy_share,
+    tolerance_excess,
+)
 
 Report = Callable[..., None]  # evidence's report(claim, rule, where, problem, fix, detail="")
 
@@ -28,7 +36,7 @@ class Ledger:
 
     by_id: Mapping[str, Claim]
     computed: Mapping[str, float]
-    spreads: Mapping[str, tuple[float, float]]
+    intervals: Mapping[str, ClaimInterval]  # claim id -> its interval (intervals.py)
     testbeds: Mapping[str, str]  # claim id -> its testbed: stated, its run's, or its inputs'
     premises: Mapping[str, tuple[str, ...]]  # claim id -> the inputs that move its result
     failing: Mapping[str, list[str]]  # claim id -> the stale rules it fails
@@ -163,7 +171,7 @@ def _direction(claim, checker, relation, strength, value, theirs, ledger: Ledger
     found = units.convert(value, theirs, bound_unit)
     holds = relation.holds(found, bound=relation.bound)
     claimed = format_value(claim.value, claim.unit) if claim.value is not None else ""
-    spread = ledger.spreads.get(checker.id)
+    spread = ledger.intervals.get(checker.id)
     shown = _with_spread(found, spread, theirs, bound_unit, shown_unit)
     if not holds and not claim.retired:
         ledger.report(
@@ -179,9 +187,9 @@ def _direction(claim, checker, relation, strength, value, theirs, ledger: Ledger
 
 def _against_claim(claim, checker, relation, strength, value, mine, theirs, ledger: Ledger) -> CheckResult:
     """Agrees or bounded: the checked claim's value and the check's, in the claim's unit."""
-    spread = ledger.spreads.get(checker.id)
+    spread = ledger.intervals.get(checker.id)
     found = units.convert(value, theirs, mine)
-    low, high = (units.convert(x, theirs, mine) for x in spread) if spread else (found, found)
+    low, high = (units.convert(x, theirs, mine) for x in (spread.low, spread.high)) if spread else (found, found)
     shown = _with_spread(found, spread, theirs, mine, claim.unit)
     claimed = claim.value
     if relation.op == "same":
@@ -202,7 +210,7 @@ def _against_claim(claim, checker, relation, strength, value, mine, theirs, ledg
             return CheckResult(checker.id, relation.describe(), True, None, why="tolerance too wide", strength=strength)
         allowed = tolerance.allowed(found)
         holds = low - allowed - 1e-9 * abs(found) <= claimed <= high + allowed + 1e-9 * abs(found)
-        widened = ", widened by the rounds' spread" if spread else ""
+        widened = ", widened by its interval" if spread else ""
         words = f"the same quantity (within {allowed_text(tolerance)}{widened})"
     else:
         holds = relation.holds(found, claimed)
@@ -221,11 +229,14 @@ def _against_claim(claim, checker, relation, strength, value, mine, theirs, ledg
     return result
 
 
-def _with_spread(found: float, spread, source: units.Unit, target: units.Unit, unit_text: str, text: str = "") -> str:
-    text = text or format_value(found, unit_text)
+def _with_spread(
+    found: float, spread: ClaimInterval | None, source: units.Unit, target: units.Unit, unit: str, text: str = ""
+) -> str:
+    """The check's value in the target unit, with its interval (converted) where it has one."""
+    text = text or format_value(found, unit)
     if spread:
-        low, high = (units.convert(x, source, target) for x in spread)
-        text += f" (rounds {format_value(low, unit_text)}–{format_value(high, unit_text)})"
+        low, high = (units.convert(x, source, target) for x in (spread.low, spread.high))
+        text += f" ({interval_text(replace(spread, low=low, high=high), unit)})"
     return text
 
 
@@ -276,14 +287,33 @@ def _premises(claim: Claim, ledger: Ledger, results: tuple[CheckResult, ...]) ->
             reasons.append(f"{check_id} does not reach a measured run")
     if reasons:
         problem += ": its check " + "; ".join(reasons)
-    ledger.report(
-        claim,
-        "only-borrowed",
-        claim.where,
-        problem,
-        "add `checked_by:` naming a claim measured here (or extrapolated from one) that agrees with it "
-        "(the plain form, or `within Nx`), or mark it `status: lead` with a note if nothing here could",
+    stale = [check_id for check_id in claim.checked_by if check_id in failing]
+    ledger.report(claim, "only-borrowed", claim.where, problem, _remeasure(stale, ledger) or NO_CHECK_FIX)
+
+
+NO_CHECK_FIX = (
+    "add `checked_by:` naming a claim measured here (or extrapolated from one) that agrees with it "
+    "(the plain form, or `within Nx`), or mark it `status: lead` with a note if nothing here could"
+)
+REMEASURED = frozenset({"probe-changed", "too-old", "tampered", "rewritten"})  # rules a new run fixes
+
+
+def _remeasure(stale: list[str], ledger: Ledger) -> str:
+    """The fix when the check exists but is stale: re-measure it (naming the probes), or fix it first."""
+    by_id, failing = ledger.by_id, ledger.failing
+    if not stale:
+        return ""
+    probes = sorted(
+        {
+            measured.evidence.run.rsplit("/", 2)[-2]
+            for check_id in stale
+            for measured in (by_id[i] for i in (check_id, *lineage.input_closure(check_id, by_id)) if i in by_id)
+            if measured.evidence and REMEASURED & set(failing.get(measured.id, ()))
+        }
     )
+    if not probes:
+        return f"fix {', '.join(stale)} first (`ledger check` lists why)"
+    return f"re-measure {', '.join(stale)}: `ledger measure {' '.join(probes)}`, then `ledger refresh --write`"
 
 
 def _refutation(claim: Claim, ledger: Ledger, supported: set[str]) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import hashcache, stack, text
+from . import hashcache, reads, stack, text
 from .config import read_policy
 from .gate import check
 from .records import LedgerError, Policy, Report
@@ -235,19 +235,26 @@ def run_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-def gate_report(args: argparse.Namespace) -> Report:
-    """The gate's Report for the project the arguments name."""
+def gate_report(args: argparse.Namespace, every_run_rounds: bool = False) -> Report:
+    """The gate's Report for the project the arguments name (gate.check)."""
     root = args.root.resolve()
     config = args.config or root / "mkdocs.yml"
     policy = read_policy(config) if args.config or config.exists() else Policy()
-    return check(root, policy, datetime.now(timezone.utc), getattr(args, "require_history", False))
+    return check(
+        root,
+        policy,
+        datetime.now(timezone.utc),
+        every_run_rounds,
+        require_history=getattr(args, "require_history", False),
+    )
 
 
 def run_check(args: argparse.Namespace) -> int:
     """The gate; with the cache, the last verdict when nothing it reads has changed (hashcache.py)."""
     root = args.root.resolve()
     cache = hashcache.load(root, enabled=not args.no_cache and not os.environ.get(hashcache.NO_CACHE))
-    key = _check_key(args, root) if cache.path else []
+    code = tuple(cache.verdict.get("code", ())) if cache.path else ()  # what the runs declared last time
+    key = _check_key(args, root, code) if cache.path else []
     done = cache.reusable(key) if cache.path else None
     _note_a_missing_site_stack(args.config or root / "mkdocs.yml")
     if done is not None:
@@ -257,9 +264,12 @@ def run_check(args: argparse.Namespace) -> int:
     report = gate_report(args)
     output = {"json": text.as_json, "github": text.as_github}.get(args.format, text.as_text)(report)
     print(output)
-    code = 0 if report.ok else 1
-    cache.save(key, output, code)
-    return code
+    exit_code = 0 if report.ok else 1
+    if cache.path:
+        declared = reads.declared_code(report.runs)
+        # Stats taken now are safe: a file changed since this run started is racy and never reused.
+        cache.save(key if declared == code else _check_key(args, root, declared), output, exit_code, declared)
+    return exit_code
 
 
 def _note_a_missing_site_stack(config: Path) -> None:
@@ -273,14 +283,15 @@ def _note_a_missing_site_stack(config: Path) -> None:
         )
 
 
-def _check_key(args: argparse.Namespace, root: Path) -> list:
-    """What `ledger check` reads: the policy's folders, the pages, figures, probes, git's state, the config."""
+def _check_key(args: argparse.Namespace, root: Path, code: tuple[str, ...]) -> list:
+    """What `ledger check` reads (reads.py, from the policy), git's state, the config, and the code
+    files the runs declare."""
     config = args.config or root / "mkdocs.yml"
     policy = read_policy(config) if args.config or config.exists() else Policy()
-    folders = (policy.claims_dir, policy.measurements_dir, policy.docs_dir, "figures", "probes", ".git/refs")
-    git = (".git/HEAD", ".git/index", ".git/packed-refs", ".gitattributes")  # .gitattributes: runs' bytes
+    folders = (*reads.folders(policy), *reads.GIT_FOLDERS)
+    files = (str(config), *reads.GIT_FILES, *reads.files(policy), *code)
     context = [str(root), str(config), args.format, args.require_history, datetime.now(timezone.utc).date().isoformat()]
-    return hashcache.inputs_key(root, folders, (str(config), *git), context)
+    return hashcache.inputs_key(root, folders, files, context)
 
 
 if __name__ == "__main__":

@@ -12,17 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from . import checks, formula, grounding
-from .records import CheckResult, Claim, Finding, Policy, Run, RunState, Source
+from . import checks, formula, grounding, intervals
+from .records import CheckResult, Claim, ClaimInterval, Finding, Policy, Run, RunState, Source
 from .rules import STALE_RULES
 from .values import (
     allowed_text,
-    corner_spread,
+    cell_number,
     format_pair,
     format_value,
-    parse_number,
     policy_share,
-    row_spread,
     select_row,
     tolerance_excess,
     tolerance_for,
@@ -32,11 +30,12 @@ from .values import (
 
 @dataclass
 class Evaluated:
-    """What the evidence stage found: findings, computed values, spreads across rounds, check verdicts."""
+    """What the evidence stage found: findings, computed values, intervals, check verdicts."""
 
     findings: list[Finding] = field(default_factory=list)
     computed: dict[str, float] = field(default_factory=dict)  # claim id -> value from evidence or formula
-    spreads: dict[str, tuple[float, float]] = field(default_factory=dict)  # claim id -> (low, high)
+    intervals: dict[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval
+    no_rounds: dict[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
     checks: dict[str, tuple[CheckResult, ...]] = field(default_factory=dict)
     testbeds: dict[str, str] = field(default_factory=dict)  # claim id -> stated, its run's, or its inputs'
     by_id: dict[str, Claim] = field(default_factory=dict)  # the first claim of each id, as the gate judged it
@@ -50,7 +49,7 @@ def evaluate(
     policy: Policy,
     invalid: Iterable[Finding] = (),
 ) -> Evaluated:
-    """Findings for every claim (every rule, not just the first), computed values, spreads and checks."""
+    """Findings for every claim (every rule, not just the first), computed values, intervals and checks."""
     by_id: dict[str, Claim] = {}
     for claim in claims:
         by_id.setdefault(claim.id, claim)
@@ -59,7 +58,8 @@ def evaluate(
         if finding.claim_id:
             failing.setdefault(finding.claim_id, []).append(finding.rule)
     out = Evaluated(by_id=by_id)
-    findings, computed, spreads = out.findings, out.computed, out.spreads
+    findings, computed = out.findings, out.computed
+    index = intervals.RowIndex()
 
     def report(claim: Claim, rule: str, where: Source, problem: str, fix: str, detail: str = "") -> None:
         severity = policy.severity(rule)
@@ -72,11 +72,11 @@ def evaluate(
         if claim.id in failing and "invalid" in failing[claim.id]:
             continue  # its fields are not usable; validate already said why
         if claim.kind == "measured" and claim.evidence:
-            _measured(claim, runs, states, policy, report, computed, spreads)
+            _measured(claim, runs, states, policy, report, out, index)
         elif claim.kind == "extrapolated" and claim.formula:
             _extrapolated(claim, by_id, failing, policy, report, out)
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
-    ledger = checks.Ledger(by_id, computed, spreads, out.testbeds, out.premises, failing, policy, report)
+    ledger = checks.Ledger(by_id, computed, out.intervals, out.testbeds, out.premises, failing, policy, report)
     out.checks = checks.evaluate(ledger)
     return out
 
@@ -97,8 +97,8 @@ def _measured(
     states: Mapping[str, RunState],
     policy: Policy,
     report,
-    computed: dict[str, float],
-    spreads: dict[str, tuple[float, float]],
+    out: Evaluated,
+    index: intervals.RowIndex,
 ) -> None:
     evidence = claim.evidence
     assert evidence is not None  # evaluate() calls this only for claims with evidence
@@ -194,9 +194,9 @@ def _measured(
             fix = "check the values in `where` against the run's rows"
         report(claim, "invalid", at, problem, fix)
         return
-    cell = table.rows[rows[0]][table.columns.index(evidence.column)]
-    value = parse_number(cell)
+    value = cell_number(table, rows[0], evidence.column)
     if value is None:
+        cell = table.rows[rows[0]][table.columns.index(evidence.column)]
         report(
             claim,
             "invalid",
@@ -205,10 +205,14 @@ def _measured(
             "name a numeric column",
         )
         return
-    computed[claim.id] = value
-    spread = row_spread(table, rows[0], evidence.column)
-    if spread is not None:
-        spreads[claim.id] = spread
+    out.computed[claim.id] = value
+    found = intervals.measured(run, evidence, table, rows[0], value, index)
+    if found.problem:
+        report(claim, "invalid", at, found.problem, found.fix)
+    if found.interval is not None:
+        out.intervals[claim.id] = found.interval
+    if found.missing:
+        out.no_rounds[claim.id] = found.missing
     if not state.trusted:
         return  # a value from untrusted or outdated evidence is not compared
     detail = f"from {run.path}/{evidence.file}, {shown_where}, column {evidence.column}"
@@ -227,7 +231,7 @@ def _measured(
 def _extrapolated(
     claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]], policy: Policy, report, out: Evaluated
 ) -> None:
-    computed, spreads = out.computed, out.spreads
+    computed = out.computed
     at = claim.at("inputs")
     _unit_and_testbed(claim, by_id, report, out)
     values: dict[str, float] = {}
@@ -284,10 +288,10 @@ def _extrapolated(
         return
     computed[claim.id] = value
     _unused_inputs(claim, values, tolerance_for(claim, policy).allowed(value), report, out)
-    input_spreads = {name: spreads[target] for name, target in claim.inputs if target in spreads}
-    spread = corner_spread(lambda point: formula.evaluate(claim.formula, point), values, input_spreads)
-    if spread is not None:
-        spreads[claim.id] = spread
+    carried = {name: out.intervals.get(target) for name, target in claim.inputs}
+    found = intervals.through_formula(claim.formula, values, carried, value)
+    if found.interval is not None:
+        out.intervals[claim.id] = found.interval
     shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
     _compare(
         claim,

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .load import Unreadable, read_capped
+from .reads import FIGURES
 from .records import Finding, Source
 
 MAX_FIGURE_BYTES = 1 << 20
 
-FOLDER = "figures"
+FOLDER = FIGURES
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,10 @@ min(...) and max(...) of two or more arguments. Everything else (calls, attribut
 comparisons, strings, look-alike letters, ...) is rejected with a FormulaError that says what was
 found. A formula also has a dimension, computed from its inputs' (numbers are dimensionless), and an
 input that no perturbation moves the result of is reported (unused_inputs).
+
+evaluate_interval() carries intervals through the same tree (interval arithmetic): the result holds
+every value the formula takes when each input lies anywhere in its interval. Division by an interval
+that contains 0 is unbounded, and so a FormulaError; an even power of an interval around 0 starts at 0.
 """
 
 from __future__ import annotations
@@ -99,6 +103,85 @@ def evaluate(text: str, values: Mapping[str, float]) -> float:
     if isinstance(result, complex) or not math.isfinite(result):
         raise FormulaError(f"result is not a finite real number ({result})")
     return float(result)
+
+
+Span = tuple[float, float]  # (low, high), low <= high
+
+
+def evaluate_interval(text: str, intervals: Mapping[str, Span]) -> Span:
+    """The formula over intervals: (low, high) of every value it takes with each input in its interval.
+
+    An input is given as (low, high); a point is (x, x). Raises FormulaError when the result is
+    unbounded (division by an interval containing 0), not real, or not finite.
+    """
+    tree = parse(text)
+    try:
+        low, high = _span(tree.body, intervals)
+    except OverflowError:
+        raise FormulaError("result too large") from None
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise FormulaError("the interval is not finite")
+    return float(low), float(high)
+
+
+def _span(node: ast.AST, intervals: Mapping[str, Span]) -> Span:
+    if isinstance(node, ast.Constant):
+        assert isinstance(node.value, (int, float))  # _check allowed only numbers
+        return float(node.value), float(node.value)
+    if isinstance(node, ast.Name):
+        if node.id not in intervals:
+            raise FormulaError(f"unknown name {node.id!r}")
+        low, high = intervals[node.id]
+        return float(min(low, high)), float(max(low, high))
+    if isinstance(node, ast.UnaryOp):
+        low, high = _span(node.operand, intervals)
+        return (-high, -low) if isinstance(node.op, ast.USub) else (low, high)
+    if isinstance(node, ast.Call):
+        assert isinstance(node.func, ast.Name)
+        spans = [_span(argument, intervals) for argument in node.args]
+        pick = min if node.func.id == "min" else max
+        return pick(s[0] for s in spans), pick(s[1] for s in spans)
+    assert isinstance(node, ast.BinOp)
+    (a, b), (c, d) = _span(node.left, intervals), _span(node.right, intervals)
+    if isinstance(node.op, ast.Add):
+        return a + c, b + d
+    if isinstance(node.op, ast.Sub):
+        return a - d, b - c
+    if isinstance(node.op, ast.Mult):
+        return _hull(a * c, a * d, b * c, b * d)
+    if isinstance(node.op, ast.Div):
+        if c <= 0 <= d:
+            raise FormulaError("division by an interval that contains 0: the result is unbounded")
+        return _hull(a / c, a / d, b / c, b / d)
+    return _power((a, b), (c, d))
+
+
+def _power(base: Span, exponent: Span) -> Span:
+    (a, b), (c, d) = base, exponent
+    if c == d and float(c).is_integer():
+        p = int(c)
+        if p == 0:
+            return 1.0, 1.0
+        if p < 0:
+            if a <= 0 <= b:
+                raise FormulaError("a negative power of an interval that contains 0 is unbounded")
+            low, high = _power((a, b), (-p, -p))
+            return 1 / high, 1 / low
+        if p % 2 == 0 and a < 0 < b:  # an even power of an interval around 0 starts at 0
+            return 0.0, max(a**p, b**p)
+        return _hull(a**p, b**p)
+    if a < 0:
+        raise FormulaError("a fractional power of an interval with negative values is not a real number")
+    if a == 0 and c <= 0:
+        raise FormulaError("0 to a power that is not positive is unbounded")
+    # x**y is monotone in x for each y and in y for each x > 0: the extremes lie at the corners.
+    return _hull(*(x**y for x in (a, b) for y in (c, d)))
+
+
+def _hull(*values: float) -> Span:
+    if any(isinstance(v, complex) for v in values):
+        raise FormulaError("result is not a real number")
+    return min(values), max(values)
 
 
 def _check(node: ast.AST) -> None:

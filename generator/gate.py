@@ -17,22 +17,31 @@ from .values import parse_tolerance
 
 
 def check(
-    root: Path, policy: Policy, now: datetime, require_history: bool = False, past: history.History | None = None
+    root: Path,
+    policy: Policy,
+    now: datetime,
+    every_run_rounds: bool = False,
+    *,
+    require_history: bool = False,
+    past: history.History | None = None,
 ) -> Report:
     """Every finding about the ledger under root, with each claim's computed value and every verdict.
 
-    require_history: git history that cannot be read (a shallow clone, no git) is a failure.
-    past: the runs' history when the files are not a work tree (`ledger diff` reads a revision's own).
+    Raw rounds are parsed in the runs claims cite; `every_run_rounds` parses them in every run
+    (`ledger refresh` judges newer runs against cited ones). require_history: git history that cannot
+    be read (a shallow clone, no git) is a failure. past: the runs' history when the files are not a
+    work tree (`ledger diff` reads a revision's own).
     """
     budget = load.Budget(policy.max_input_bytes)  # everything this check reads, together
     raw = load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes, budget)
-    runs, refused = load.runs(root, policy.measurements_dir, budget)
+    claims, findings = validate.claims(raw, policy.measurements_dir, parse_tolerance(policy.max_tolerance).relative)
+    cited = None if every_run_rounds else {c.evidence.run for c in claims if c.evidence}
+    runs, refused = load.runs(root, policy.measurements_dir, cited, budget)
     past = past or history.read(root, policy.measurements_dir)
     pages, page_problems = load.pages(root, policy.docs_dir, budget)
     defined = figures.defined(root)
 
     refs = [ref for path, text in pages.items() for ref in references.find(text, path)]
-    claims, findings = validate.claims(raw, policy.measurements_dir, parse_tolerance(policy.max_tolerance).relative)
     findings += [*policy.problems, *refused]
     findings += history.findings(past, bool(runs or refused), require_history)
     rules, prefix = load.attribute_rules(root, policy.measurements_dir)
@@ -57,7 +66,8 @@ def check(
         run_states=states,
         freshness=verdicts.claim_freshness(findings),
         checks=evaluated.checks,
-        spreads=evaluated.spreads,
+        intervals=evaluated.intervals,
+        no_rounds=evaluated.no_rounds,
         history=past.status if runs else "",
         typed=read.typed,
     )

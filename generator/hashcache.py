@@ -5,8 +5,10 @@ edit that puts the size and mtime back is still seen: the kernel sets ctime on e
 entry is trusted only when it is strictly older than the moment the cache was written (git's
 racy-entry rule): a file changed in the same tick as the cache is hashed again. The last verdict
 is reused only when every file the gate reads, the gate's own code, the policy, the arguments and
-the day are all as they were; anything else runs the whole gate. JSON, never pickle; `--no-cache`
-skips it (so does LEDGER_NO_CACHE in the environment), and CI and the publish workflow run without it.
+the day are all as they were; anything else runs the whole gate. What the gate reads is one list
+(reads.py, derived from the policy) plus the code files the runs' manifests declared last time.
+JSON, never pickle; `--no-cache` skips it (so does LEDGER_NO_CACHE in the environment), and CI and
+the publish workflow run without it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 FOLDER = ".cache/ledger"
 NO_CACHE = "LEDGER_NO_CACHE"  # set in CI: as --no-cache (the build's chart cache reads it too)
 NAME = "check.json"
-VERSION = 2  # 2: the verdict alone (the gate reads every data file's bytes for git history anyway)
+VERSION = 3  # 3: the verdict and the code files the runs declared (2: the verdict alone)
 GENERATOR = Path(__file__).resolve().parent  # the gate's own code is an input too
 
 
@@ -43,7 +45,7 @@ def racy(key: list[int], written_ns: int) -> bool:
 class Cache:
     path: Path | None  # None: --no-cache (every hash computed, nothing kept)
     written_ns: int = 0  # when the cache's contents were taken (the start of the run that wrote it)
-    verdict: dict = field(default_factory=dict)  # {"key": [...], "output": str, "exit": int}
+    verdict: dict = field(default_factory=dict)  # {"key": [...], "output": str, "exit": int, "code": [...]}
     started_ns: int = field(default_factory=time.time_ns)
 
     def reusable(self, key: list) -> dict | None:
@@ -55,14 +57,16 @@ class Cache:
                 return None
         return self.verdict
 
-    def save(self, key: list, output: str, exit_code: int) -> None:
-        """Write the cache atomically (a temporary file, then a rename); a read-only tree keeps none."""
+    def save(self, key: list, output: str, exit_code: int, code: tuple[str, ...] = ()) -> None:
+        """Write the cache atomically (a temporary file, then a rename); a read-only tree keeps none.
+
+        `code`: the code files the runs declared, so the next key covers them wherever they live."""
         if self.path is None:
             return
         data = {
             "version": VERSION,
             "written_ns": self.started_ns,
-            "verdict": {"key": key, "output": output, "exit": exit_code},
+            "verdict": {"key": key, "output": output, "exit": exit_code, "code": list(code)},
         }
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -8,12 +8,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Collection
 from pathlib import Path, PurePosixPath
 
 from . import attributes, integrity, reading, yamlread
 from .reading import UNBOUNDED, Budget, Unreadable, blob_id, read_capped
 from .records import Finding, RawFile, Run, Source, Table
-from .runs import MANIFEST, PARTIAL_PREFIX
+from .runs import MANIFEST, PARTIAL_PREFIX, is_samples
 
 __all__ = ["Budget", "Unreadable", "blob_id", "read_capped"]  # read by config, figures and prose too
 
@@ -22,6 +23,7 @@ MAX_DATA_BYTES = 256 << 20
 MAX_CODE_BYTES = 16 << 20
 MAX_PAGE_BYTES = 4 << 20
 MAX_CONFIG_BYTES = 1 << 20
+NOT_PARSED = "is not parsed: raw rounds are read only in runs a claim cites"
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # every extension MkDocs renders as Markdown
 
 
@@ -60,9 +62,14 @@ def _claim_file(root: Path, path: Path, max_bytes: int, budget: Budget) -> RawFi
     return RawFile(source, data=data)
 
 
-def runs(root: Path, measurements_dir: str, budget: Budget = UNBOUNDED) -> tuple[dict[str, Run], list[Finding]]:
+def runs(
+    root: Path, measurements_dir: str, cited: Collection[str] | None = None, budget: Budget = UNBOUNDED
+) -> tuple[dict[str, Run], list[Finding]]:
     """Every run folder measurements/<probe>/<run>/ with its manifest, hashes and CSV tables, and the
-    folders refused as links (a linked folder's files are not the ones git holds)."""
+    folders refused as links (a linked folder's files are not the ones git holds).
+
+    Raw rounds (samples.csv, NAME.samples.csv) are hashed in every run but parsed only in the runs
+    `cited` names (None: every run), so an archive of uncited runs costs a check only its hashing."""
     base = root / measurements_dir
     found: dict[str, Run] = {}
     refused: list[Finding] = []
@@ -80,7 +87,7 @@ def runs(root: Path, measurements_dir: str, budget: Budget = UNBOUNDED) -> tuple
             if run_dir.name.startswith((".", PARTIAL_PREFIX)):
                 continue
             try:
-                run = _run(root, run_dir, code_hashes, budget)
+                run = _run(root, run_dir, code_hashes, cited, budget)
             except MemoryError:  # a table too large to hold: a finding about this run, not a crash
                 path = _relative(root, run_dir)
                 run = Run(path, Source(f"{path}/{MANIFEST}", 0), problem="needs more memory to read than there is")
@@ -98,8 +105,11 @@ def _linked(root: Path, path: Path, what: str) -> Finding:
     )
 
 
-def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None], budget: Budget) -> Run:
+def _run(
+    root: Path, run_dir: Path, code_hashes: dict[str, str | None], cited: Collection[str] | None, budget: Budget
+) -> Run:
     path = _relative(root, run_dir)
+    rounds_wanted = cited is None or path in cited
     source = Source(f"{path}/{MANIFEST}", 0)
     if run_dir.is_symlink():
         return Run(path, source, problem="is a link: a run folder is committed as it is, never linked")
@@ -136,7 +146,8 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None], budget: 
             tables[name] = Table((), (), problem="is a link: a run's files are committed as they are")
             continue
         try:
-            data = reading.data_file(data_path, MAX_DATA_BYTES, budget, parse=name.endswith(".csv"))
+            parse = name.endswith(".csv") and (rounds_wanted or not is_samples(name))
+            data = reading.data_file(data_path, MAX_DATA_BYTES, budget, parse=parse)
         except (Unreadable, OSError) as problem:
             actual_files[name] = None
             tables[name] = Table((), (), problem=str(problem))
@@ -145,6 +156,8 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None], budget: 
         blob_ids[name] = data.blob
         if data.table is not None:
             tables[name] = data.table
+        if is_samples(name) and not rounds_wanted:
+            tables[name] = Table((), (), problem=NOT_PARSED)
     unlisted = tuple(sorted(present - set(declared_files)))
     current_code = {}
     code_problems = {}

@@ -106,6 +106,19 @@ def support(results: tuple[CheckResult, ...]) -> str:
 
 
 @dataclass(frozen=True)
+class ClaimInterval:
+    """Where a claim's value lies given its noise, decided once (intervals.py); every display reads it."""
+
+    low: float
+    high: float
+    level: float | None  # coverage of the median (a lower bound through a formula); None: not known
+    basis: str  # rounds | min-max (a run without raw rounds) | formula (interval arithmetic) | paired
+    rounds: int = 0  # raw rounds behind it (min-max: the row's `rounds` column; 0: not known)
+    samples: tuple[tuple[int, float], ...] = ()  # (round, value) of each raw round: "changed", pairing
+    run: str = ""  # the run the raw rounds come from (a paired formula needs one run)
+
+
+@dataclass(frozen=True)
 class Claim:
     id: str
     kind: str
@@ -333,7 +346,8 @@ class Report:
     run_states: Mapping[str, RunState] = field(default_factory=dict)  # run path -> verdict
     freshness: Mapping[str, Freshness] = field(default_factory=dict)  # claim id -> verdict (absent: fresh)
     checks: Mapping[str, tuple[CheckResult, ...]] = field(default_factory=dict)  # claim id -> its checks
-    spreads: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # claim id -> rounds' (low, high)
+    intervals: Mapping[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval, if any
+    no_rounds: Mapping[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
     history: str = ""  # "checked", or why the runs' git history was not checked
     typed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # page -> figures its prose shows
 

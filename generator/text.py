@@ -59,6 +59,17 @@ def as_json(report: Report) -> str:
                 }
                 for f in report.findings
             ],
+            "intervals": {
+                claim_id: {
+                    "low": found.low,
+                    "high": found.high,
+                    "level": found.level,  # coverage of the median; a lower bound through a formula
+                    "basis": found.basis,  # rounds | min-max | paired | formula
+                    "rounds": found.rounds,
+                }
+                for claim_id, found in report.intervals.items()
+            },
+            "no_raw_rounds": dict(report.no_rounds),  # measured claim id -> why it has no raw rounds
             "summary": summary(report),
             "history": report.history,  # "checked", or why committed runs were not compared with git
         },

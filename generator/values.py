@@ -7,13 +7,11 @@ compared and written the same way everywhere, and no display imports a gate stag
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import re
-from collections.abc import Callable, Mapping
 
 from . import units
-from .records import Claim, Policy, Table, Tolerance
+from .records import Claim, ClaimInterval, Policy, Report, Table, Tolerance
 
 TOLERANCE_PATTERN = re.compile(r"^\s*((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(%?)\s*$", re.ASCII)
 TOLERANCE_HELP = "must be a number, a percentage like '5%', or 'precision'"
@@ -32,6 +30,15 @@ def parse_number(text: str) -> float | None:
         return None
     number = float(text)
     return number if math.isfinite(number) else None
+
+
+def cell_number(table: Table, row: int, column: str) -> float | None:
+    """The one cell reader for the gate and every command: a table's cell as a number (parse_number).
+
+    None when the column is missing or the cell is not a plain finite decimal ('3_7', 'inf', '')."""
+    if column not in table.columns or not 0 <= row < len(table.rows):
+        return None
+    return parse_number(table.rows[row][table.columns.index(column)])
 
 
 def finite_number(value: object) -> float | None:
@@ -168,24 +175,62 @@ def stated(claim: Claim) -> str:
     return f"{number}{unit_gap(claim.unit)}{claim.unit}"
 
 
-def spread_text(spread: tuple[float, float] | None, unit: str = "") -> str:
-    """A value's spread across rounds as a reader sees it: 'rounds 26.1–44.4 tok/s'; '' without one."""
-    if spread is None:
+def level_text(level: float | None) -> str:
+    """A coverage as a reader sees it: '99.6%', '98.4%', '99%'; '' when not known."""
+    if level is None:
         return ""
-    low, high = (format_value(end, unit) for end in spread)
+    return f"{100 * level:.1f}".rstrip("0").rstrip(".") + "%"
+
+
+def range_text(low: float, high: float, unit: str = "") -> str:
+    """'26.1–44.4 tok/s': both ends by unit, the unit written once."""
+    low_text, high_text = format_value(low, unit), format_value(high, unit)
     gap = unit_gap(unit)
-    if unit and low.endswith(gap + unit) and high.endswith(gap + unit):
-        low = low[: len(low) - len(gap + unit)]  # the unit once, after the range
-    return f"rounds {low}–{high}"
+    if unit and low_text.endswith(gap + unit) and high_text.endswith(gap + unit):
+        low_text = low_text[: len(low_text) - len(gap + unit)]
+    return f"{low_text}–{high_text}"
+
+
+BASIS_WORDS = {
+    "rounds": "{n} rounds",
+    "min-max": "min–max of {n} rounds; no raw rounds",
+    "paired": "paired by round, {n} rounds",
+    "formula": "carried through the formula",
+}
+
+
+def interval_text(interval: ClaimInterval | None, unit: str = "") -> str:
+    """A claim's interval as a reader sees it: '99.6% interval 3.41–3.79× (9 rounds)',
+    '98.4% interval 0.74–1.51× (min–max of 7 rounds; no raw rounds)',
+    '≥ 98% interval 3.1–3.9× (carried through the formula)'; '' without one."""
+    if interval is None:
+        return ""
+    level = level_text(interval.level)
+    if level and interval.basis == "formula":
+        level = "≥ " + level  # a lower bound (Bonferroni)
+    words = BASIS_WORDS.get(interval.basis, interval.basis).format(n=interval.rounds)
+    if interval.basis == "min-max" and not interval.rounds:
+        words = "min–max; no raw rounds"
+    return f"{level + ' ' if level else ''}interval {range_text(interval.low, interval.high, unit)} ({words})"
+
+
+def noise_text(claim: Claim, report: Report) -> str:
+    """What a reader is told of a claim's noise: its interval, or 'no raw rounds' for a measured claim
+    without raw rounds or a min–max range; '' for a claim with neither."""
+    text = interval_text(report.intervals.get(claim.id), claim.unit)
+    return text or ("no raw rounds" if claim.id in report.no_rounds else "")
 
 
 def select_row(table: Table, where: tuple[tuple[str, object], ...]) -> list[int]:
     """Indexes of the rows whose cells equal every value in `where` (numbers compared as numbers)."""
     positions = [(table.columns.index(column), value) for column, value in where]
-    return [i for i, row in enumerate(table.rows) if all(_same(row[position], value) for position, value in positions)]
+    return [
+        i for i, row in enumerate(table.rows) if all(matches(row[position], value) for position, value in positions)
+    ]
 
 
-def _same(cell: str, value: object) -> bool:
+def matches(cell: str, value: object) -> bool:
+    """Whether a CSV cell equals a `where` value: numbers as numbers, booleans by their words."""
     if isinstance(value, bool):
         return cell.strip().lower() == str(value).lower()
     if isinstance(value, (int, float)):
@@ -194,13 +239,12 @@ def _same(cell: str, value: object) -> bool:
     return cell == ("" if value is None else str(value))
 
 
-# -- a row's spread across rounds ----------------------------------------------------------------
+# -- a row's spread across rounds (runs without raw rounds) ----------------------------------------
 # A measured column X carries its low and high across rounds in the columns X_min and X_max (or
-# X_low and X_high), beside a `rounds` column. A formula's spread is its result over every corner
-# of its inputs' spreads (exact for the monotone arithmetic formulas use: + - * / ** min max).
+# X_low and X_high), beside a `rounds` column. Runs with raw rounds have samples instead
+# (intervals.py); this is what a run without them still gives.
 
 SPREAD_SUFFIXES = (("_min", "_max"), ("_low", "_high"))
-MAX_CORNER_INPUTS = 8  # 2**8 evaluations at most
 
 
 def spread_columns(columns: tuple[str, ...], column: str) -> tuple[str, str] | None:
@@ -216,42 +260,7 @@ def row_spread(table: Table, row: int, column: str) -> tuple[float, float] | Non
     names = spread_columns(table.columns, column)
     if names is None:
         return None
-    low, high = (parse_number(table.rows[row][table.columns.index(name)]) for name in names)
+    low, high = (cell_number(table, row, name) for name in names)
     if low is None or high is None:
         return None
     return min(low, high), max(low, high)
-
-
-def corner_spread(
-    evaluate: Callable[[Mapping[str, float]], float],
-    values: Mapping[str, float],
-    spreads: Mapping[str, tuple[float, float]],
-) -> tuple[float, float] | None:
-    """A formula's (low, high) over every corner of its inputs' spreads; None when no input has one.
-
-    Inputs without a spread stay at their value; past MAX_CORNER_INPUTS spread inputs, None.
-    `evaluate` raises ValueError (e.g. a FormulaError) for a corner it cannot compute -> None.
-    """
-    varying = [name for name in values if name in spreads]
-    if not varying or len(varying) > MAX_CORNER_INPUTS:
-        return None
-    results = []
-    for corner in itertools.product(*(spreads[name] for name in varying)):
-        point = dict(values)
-        point.update(zip(varying, corner, strict=True))
-        try:
-            results.append(evaluate(point))
-        except ValueError:
-            return None
-    return min(results), max(results)
-
-
-def within_noise(
-    old: float, old_spread: tuple[float, float] | None, new: float, new_spread: tuple[float, float] | None
-) -> bool | None:
-    """Whether a move from old to new lies inside the rounds' spread (the ranges overlap); None if unknown."""
-    if old_spread is None and new_spread is None:
-        return None
-    old_low, old_high = old_spread or (old, old)
-    new_low, new_high = new_spread or (new, new)
-    return old_low <= new_high and new_low <= old_high

@@ -20,6 +20,7 @@ GROUPS = {
     "test_incremental.py": "site",
     "test_report.py": "site",
     "test_readback.py": "site",
+    "test_interval_site.py": "site",
     "test_browser.py": "browser",
     "test_probes.py": "probes",
     "test_harness.py": "probes",

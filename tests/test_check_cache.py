@@ -76,3 +76,63 @@ def test_the_cache_lives_in_an_ignored_folder(tmp_path):
 )
 def test_git_racy_entry_rule(stat, written_ns, is_racy):
     assert hashcache.racy(stat, written_ns) is is_racy
+
+
+TOOLS_CONFIG = "site_name: t\nplugins:\n  - ledger:\n      probes_dir: tools\n"
+# A run's code outside the probes folder must be declared (guide/security.md): the probe's `code:`.
+HELPER_CONFIG = (
+    "site_name: t\nplugins:\n  - ledger:\n      probes:\n"
+    "        - {name: toy, command: '{python} probes/toy.py', code: [lib/helper.py]}\n"
+)
+
+
+def ledger_with_probe_code_at(root, code: list[str], config: str = "") -> None:
+    """A passing ledger whose run hashes `code` (its probe first) instead of probes/toy.py."""
+    from datetime import datetime, timezone
+
+    from generator.runs import write_run
+
+    write_tree(root, {path: f"# {path}\nprint('toy')\n" for path in code})
+    if config:
+        write_tree(root, {"mkdocs.yml": config})
+    when = datetime(2026, 11, 29, 10, 0, 0, tzinfo=timezone.utc)
+    write_run(
+        root, "toy", "linux-cpu", {"results.csv": SPEEDUP_ROWS}, parameters={}, environment={},
+        code=code, started=when, finished=when, probe_path=code[0],
+    )  # fmt: skip
+    write_tree(root, {"claims/moe.yaml": MEASURED})
+    first = run_ledger("check", cwd=root)
+    assert first.exit_code == 0, first.output
+
+
+@pytest.mark.parametrize(
+    "code, config",
+    [
+        (["tools/toy.py"], TOOLS_CONFIG),  # the policy's probes_dir, not a hard-coded probes/
+        (["probes/toy.py", "lib/helper.py"], HELPER_CONFIG),  # a declared helper outside every folder
+    ],
+)
+def test_an_edit_to_code_a_run_hashes_fails_the_gate_with_the_cache_on(tmp_path, code, config):
+    ledger_with_probe_code_at(tmp_path, code, config)
+    edited = tmp_path / code[-1]
+    edited.write_text(edited.read_text() + "# changed\n")
+    result = run_ledger("check", cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    assert f"moe-speedup-b16: probe-changed: {code[-1]} changed since the run" in result.output
+
+
+@pytest.mark.parametrize(
+    "options, folders",
+    [
+        ({}, ("claims", "measurements", "probes", "figures", "docs")),
+        ({"probes_dir": "tools", "claims_dir": "ledger"}, ("ledger", "measurements", "tools", "figures", "docs")),
+    ],
+)
+def test_one_list_of_what_the_gate_reads_follows_the_policy(options, folders):
+    from generator import reads
+    from generator.records import Policy, ProbeSpec
+
+    policy = Policy(**options, probes=(ProbeSpec("c", "make", ("src/bench.c", "Makefile")),))
+    assert reads.folders(policy) == folders
+    assert reads.data_folders(policy) == folders[:-1]
+    assert reads.files(policy) == ("Makefile", "src/bench.c")

@@ -137,15 +137,20 @@ def test_diff_flags_new_borrowed_claims_with_what_checks_them(tmp_path):
     )
 
 
-def test_diff_flags_a_value_that_moved_beyond_its_tolerance(tmp_path):
+def test_diff_flags_a_value_that_moved_beyond_its_tolerance_and_lists_the_re_measure(tmp_path):
     base = ledger_repo(tmp_path)
     a_run(tmp_path, [{"batch": 1, "speedup": 1.0}, {"batch": 16, "speedup": 3.21}], when=LATER)
     commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("3.59", "3.21").replace(RUN, LATER_RUN)})
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
-    assert flagged(result.output) == [
-        "| value moved | `moe-speedup-b16` | 3.59× → 3.21× (-10.6%; 5% allowed) |",
-        f"| evidence swapped | `moe-speedup-b16` | run {RUN} (linux-cpu) → {LATER_RUN} (linux-cpu) |",
-    ]
+    # Neither run has raw rounds or a spread: the move cannot be judged against noise, so it is flagged.
+    assert flagged(result.output) == ["| value moved | `moe-speedup-b16` | 3.59× → 3.21× (-10.6%; 5% allowed) |"]
+    # The same probe, testbed and parameters: re-measured, not evidence swapped.
+    assert (
+        "### Re-measured (same probe, testbed and defining parameters; listed, not flagged)\n\n"
+        "| claim | what |\n| --- | --- |\n"
+        "| `moe-speedup-b16` | run 2026-11-29T10-00-00Z-linux-cpu → 2026-11-29T11-00-00Z-linux-cpu; "
+        "noise unknown (no raw rounds or interval in either run) |\n"
+    ) in result.output
     assert f"### Runs\n\n- added `{LATER_RUN}` (linux-cpu)\n" in result.output
 
 
@@ -436,14 +441,15 @@ def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
                 "claim": "moe-speedup-b16",
                 "message": "3.59× → 3.21× (-10.6%; 5% allowed)",
             },
-            {
-                "flag": "evidence-swapped",
-                "title": "evidence swapped",
-                "claim": "moe-speedup-b16",
-                "message": f"run {RUN} (linux-cpu) → {LATER_RUN} (linux-cpu)",
-            },
         ],
         "within_noise": [],
+        "remeasured": [
+            {
+                "claim": "moe-speedup-b16",
+                "message": "run 2026-11-29T10-00-00Z-linux-cpu → 2026-11-29T11-00-00Z-linux-cpu; noise unknown "
+                "(no raw rounds or interval in either run)",
+            }
+        ],
         "added": [],
         "removed": [],
         "renamed": [],

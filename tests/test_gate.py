@@ -3,7 +3,7 @@
 import json
 from datetime import datetime, timezone
 
-from helpers import BORROWED_CHECKED, MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
 
 
 def ledger(tmp_path, claims: str, rows=SPEEDUP_ROWS):
@@ -144,8 +144,19 @@ def test_borrowed_claim_whose_only_check_is_stale_fails(tmp_path):
     result = ledger(tmp_path, MEASURED + BORROWED_CHECKED)
     assert (
         "m1max-moe-speedup-b16: only-borrowed: borrowed, and no check here agrees with its value: "
-        "its check moe-speedup-b16 is stale (probe-changed)"
+        "its check moe-speedup-b16 is stale (probe-changed)\n"
+        "  fix: re-measure moe-speedup-b16: `ledger measure toy`, then `ledger refresh --write`\n"
     ) in result.output
+
+
+def test_a_borrowed_claim_whose_check_rests_on_a_stale_input_is_told_to_re_measure_that_probe(tmp_path):
+    a_run(tmp_path, SPEEDUP_ROWS)
+    (tmp_path / "probes/toy.py").write_text("print('edited')\n")
+    checked = BORROWED_CHECKED.replace("claim: moe-speedup-b16", "claim: moe-speedup-doubled")
+    result = ledger(tmp_path, MEASURED + DOUBLED + checked)
+    assert "  fix: re-measure moe-speedup-doubled: `ledger measure toy`, then `ledger refresh --write`\n" in (
+        result.output
+    )
 
 
 TWO_BORROWED = """

@@ -114,3 +114,9 @@ def test_every_test_the_security_guide_names_exists():
         for name in re.findall(r"^def (test_\w+)", path.read_text(), re.M)
     }
     assert named and named <= defined, sorted(named - defined)
+
+
+def test_the_detectable_shift_table_in_the_checks_guide_is_the_one_the_statistics_module_computes():
+    from generator import stats
+
+    assert stats.shift_table() in (GUIDE / "checks.md").read_text()

@@ -90,3 +90,14 @@ def test_ledger_pages_never_overwrites_a_hand_written_page(tmp_path):
 def test_written_pages_hold_no_braces_outside_scripts(fragment):
     inert = markdown_ext.inert(fragment)
     assert ("{" in inert) == fragment.startswith("<script>")
+
+
+def test_the_extension_checks_again_when_code_under_the_policys_probes_dir_changes(tmp_path):
+    from test_check_cache import TOOLS_CONFIG, ledger_with_probe_code_at
+
+    ledger_with_probe_code_at(tmp_path, ["tools/toy.py"], TOOLS_CONFIG)
+    assert markdown_ext.project(tmp_path).report.ok
+    probe = tmp_path / "tools/toy.py"
+    probe.write_text(probe.read_text() + "# changed\n")
+    report = markdown_ext.project(tmp_path).report
+    assert [f.rule for f in report.findings] == ["probe-changed"]

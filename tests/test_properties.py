@@ -12,11 +12,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, write_tree
+from helpers_rounds import claim, rounds_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator.gate import check
 from generator.records import Policy
+from generator.runs import sha256_file
 from generator.values import format_pair, parse_tolerance, within
 
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
@@ -100,12 +102,45 @@ def test_any_yaml_value_in_any_field_gives_findings_not_a_crash(field, value, oc
 @given(cell=st.one_of(st.text(max_size=10), SCALARS), row=st.integers(0, 2), column=st.integers(0, 1))
 def test_any_csv_cell_gives_findings_not_a_crash(cell, row, column):
     root = copy()
-    path = root / RUN / "results.csv"
+    set_cell(root / RUN / "results.csv", row, column, cell)
+    judged(root)
+
+
+def set_cell(path: Path, row: int, column: int, cell: str) -> None:
+    """Write any text into one cell of a CSV file (bytes a UTF-8 file cannot hold replaced)."""
     lines = path.read_text().split("\n")
     cells = lines[row].split(",")
     cells[column % len(cells)] = cell
     lines[row] = ",".join(cells)
     path.write_bytes("\n".join(lines).encode("utf-8", errors="replace"))
+
+
+ROUNDS_TEMPLATE = Path(tempfile.mkdtemp(prefix="ledger-rounds-template-"))
+atexit.register(shutil.rmtree, ROUNDS_TEMPLATE, True)
+ROUNDS_RUN = rounds_run(ROUNDS_TEMPLATE, {1: [1.0] * 9, 16: [3.5, 3.52, 3.55, 3.58, 3.6, 3.61, 3.62, 3.64, 3.7]})
+write_tree(
+    ROUNDS_TEMPLATE, {"claims/a.yaml": "claims:" + claim("s16", ROUNDS_RUN, "3.6") + claim("s1", ROUNDS_RUN, "1", 1)}
+)
+assert check(ROUNDS_TEMPLATE, Policy(), NOW).ok
+
+
+@SETTINGS
+@given(
+    cell=st.one_of(st.text(max_size=10), SCALARS),
+    row=st.integers(0, 18),
+    column=st.integers(0, 3),
+    rehash=st.booleans(),
+)
+def test_any_raw_rounds_cell_gives_findings_not_a_crash(cell, row, column, rehash):
+    root = Path(tempfile.mkdtemp(prefix="ledger-mutant-"))
+    shutil.copytree(ROUNDS_TEMPLATE, root, dirs_exist_ok=True)
+    path = root / ROUNDS_RUN / "samples.csv"
+    set_cell(path, row, column, cell)
+    if rehash:  # as a probe would have written it: the manifest agrees, so the rounds themselves are judged
+        manifest_path = root / ROUNDS_RUN / "manifest.json"
+        manifest = json.loads(manifest_path.read_text())
+        manifest["files"]["samples.csv"]["sha256"] = sha256_file(path)
+        manifest_path.write_text(json.dumps(manifest))
     judged(root)
 
 

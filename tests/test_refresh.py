@@ -66,9 +66,11 @@ def test_refresh_shows_a_move_beyond_noise_and_writes_nothing_without_write(tmp_
     name = lambda path: path.rsplit("/", 1)[1]  # noqa: E731
     assert (
         f"| speed | {name(first)} → {name(later)} | 3.6 GB/s → 4.5 GB/s; stated 3.6 → 4.50 | "
-        "beyond noise (rounds 3.5–3.7 → 4.4–4.6) |"
+        "beyond noise (intervals 3.5–3.7 → 4.4–4.6) |"
     ) in result.output
-    assert "| seconds | (formula) | 10 s/GB → 8 s/GB; stated 10 → 8.00 | follows speed |" in result.output
+    assert (
+        "| seconds | (formula) | 10 s/GB → 8 s/GB; stated 10 → 8.00 | beyond noise (follows speed) |" in result.output
+    )
     assert "1 claim(s) move to newer runs (1 beyond noise); 1 dependent(s) recomputed" in result.output
     assert (tmp_path / "claims/toy.yaml").read_text() == before
 
@@ -87,12 +89,17 @@ def test_refresh_write_moves_evidence_and_values_with_dependents_in_one_pass_kee
     assert run_ledger("check", cwd=tmp_path).exit_code == 0
 
 
-def test_refresh_marks_a_move_within_noise_and_keeps_a_value_within_tolerance(tmp_path):
+def test_refresh_marks_a_move_within_noise_and_moves_the_stated_value_with_its_run(tmp_path):
     project(tmp_path)
     a_run(tmp_path, 3.65, 3.3, 3.9, when=T0 + timedelta(hours=1))
     result = run_ledger("refresh", cwd=tmp_path)
-    assert "stated 3.6 kept (within tolerance) | within noise (rounds 3.5–3.7 → 3.3–3.9) |" in result.output
-    assert "| seconds |" not in result.output  # its input's stated value did not change
+    # Within tolerance and within noise, the stated value still moves to the new run's (at its precision):
+    # the page never shows a stated 3.6 beside a table reading 3.65.
+    assert "| 3.6 GB/s → 3.65 GB/s; stated 3.6 → 3.65 | within noise (intervals 3.5–3.7 → 3.3–3.9) |" in result.output
+    assert (
+        "| seconds | (formula) | 10 s/GB → 9.863 s/GB; stated 10 → 9.86 | within noise (follows speed) |"
+        in result.output
+    )
 
 
 def test_a_quick_run_never_replaces_a_full_one_and_is_listed_with_what_differs(tmp_path):
@@ -139,16 +146,31 @@ def test_diff_lists_a_move_within_noise_without_flagging_it_and_flags_one_beyond
     assert run_ledger("refresh", "--write", cwd=tmp_path).exit_code == 0
     result = run_ledger("diff", "HEAD", cwd=tmp_path)
     assert "### Moved within noise (listed, not flagged)" in result.output
-    assert "| `speed` | 3.6 GB/s → 3.90 GB/s (+8.3%; 5% allowed; within noise (rounds 3.5–3.7 → 3.4–4)) |" in (
+    assert "| `speed` | 3.6 GB/s → 3.90 GB/s (+8.3%; 5% allowed; within noise (intervals 3.5–3.7 → 3.4–4)) |" in (
         result.output
     )
     assert "| value moved | `speed` |" not in result.output
-    # The formula's value has no round spread of its own: its move stays flagged.
-    assert "| value moved | `seconds` |" in result.output
+    # The formula and its inputs are unchanged: its value inherits its input's verdict.
+    assert "| `seconds` | 10 s/GB → 9.23 s/GB (-7.7%; ±0.5 allowed; within noise (follows speed)) |" in result.output
+    assert "| value moved |" not in result.output
 
 
 def test_an_unchanged_value_on_a_newer_run_reads_unchanged(tmp_path):
     project(tmp_path)
     a_run(tmp_path, 3.6, 3.4, 3.8, when=T0 + timedelta(hours=1))
     result = run_ledger("refresh", cwd=tmp_path)
-    assert "| 3.6 GB/s → 3.6 GB/s; stated 3.6 kept (within tolerance) | unchanged |" in result.output
+    assert "| 3.6 GB/s → 3.6 GB/s; stated 3.6 kept (it reads the new value) | unchanged |" in result.output
+
+
+def test_refresh_reads_cells_as_the_gate_does_so_3_7_is_not_37(tmp_path):
+    first = project(tmp_path)
+    rows = [{"size": 1, "gb_per_s": 1.0}, {"size": 16, "gb_per_s": "3_7"}]  # float() reads 37.0
+    later = a_run(tmp_path, 0, 0, 0, when=T0 + timedelta(hours=1), rows=rows)
+    result = run_ledger("refresh", "--write", cwd=tmp_path)
+    assert result.exit_code == 0, result.output + result.errors
+    assert (
+        f"skipped for speed: {later}: 1 rows match where {{'size': 16}}, or the cell is not a number" in result.output
+    )
+    assert "no claim has a newer intact run" in result.output
+    assert first in (tmp_path / "claims/toy.yaml").read_text()
+    assert "37" not in (tmp_path / "claims/toy.yaml").read_text()

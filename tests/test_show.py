@@ -34,6 +34,7 @@ def test_show_measured_claim_down_to_its_run_and_probe_and_what_depends_on_it(tm
         result.output
         == f"""\
 moe-speedup-b16 = 3.59× (measured, fresh)
+no raw rounds
 └── {RUN_NODE}
 what depends on it:
 ├── checks m1max-moe-speedup-b16 = 3.59× (borrowed, agrees, fresh)

@@ -7,6 +7,7 @@ kind and status of claim; the rest build small sites of their own.
 import json
 import re
 from datetime import datetime, timezone
+from pathlib import Path
 
 import altair as alt
 import pandas as pd
@@ -156,8 +157,8 @@ def test_inline_claim_shows_value_kind_badge_and_links_to_its_page(built_site):
     page = article(built_site, "")
     assert (
         '<a class="ledger-claim ledger-claim--measured ledger-claim--asserted" href="claim/moe-speedup-b16/" '
-        'title="MoE expert reads get faster per token at B=16 than at B=1 — testbed linux-cpu; measured, '
-        'asserted" data-claim="moe-speedup-b16"><span class="ledger-value">3.59×</span>'
+        'title="MoE expert reads get faster per token at B=16 than at B=1 — no raw rounds; testbed linux-cpu; '
+        'measured, asserted" data-claim="moe-speedup-b16"><span class="ledger-value">3.59×</span>'
         '<span class="ledger-badge ledger-badge--measured">measured</span></a>'
     ) in page
     assert (
@@ -394,7 +395,24 @@ def test_serve_watches_claims_measurements_probes_and_figures(tmp_path):
 
     server = Server()
     plugin.on_serve(server, config, builder=None)
-    assert sorted(server.watched) == sorted(str(tmp_path / d) for d in ("claims", "measurements", "probes", "figures"))
+    folders = sorted(path for path in server.watched if Path(path).is_dir())
+    assert folders == sorted(str(tmp_path / d) for d in ("claims", "measurements", "probes", "figures"))
+    # Besides the folders, only the code files the last build's runs declare (mkdocs may reuse a plugin).
+    assert all(Path(path).is_file() for path in server.watched if path not in folders)
+
+    # The policy's probes_dir, not a hard-coded probes/ (reads.py: one list for cache, serve and extension).
+    (tmp_path / "probes").rename(tmp_path / "tools")
+    config_file = tmp_path / "mkdocs.yml"
+    config_file.write_text(config_file.read_text().replace("plugins: [search, ledger]", PLUGINS_WITH_TOOLS))
+    config = load_config(str(config_file))
+    plugin = next(p for p in config.plugins.values() if isinstance(p, LedgerPlugin))
+    plugin.on_config(config)
+    Server.watched = []
+    plugin.on_serve(server, config, builder=None)
+    assert str(tmp_path / "tools") in server.watched and str(tmp_path / "probes") not in server.watched
+
+
+PLUGINS_WITH_TOOLS = "plugins:\n  - search\n  - ledger:\n      probes_dir: tools"
 
 
 def test_a_tampered_run_is_named_with_the_same_file_on_every_page_that_shows_it(tmp_path):
@@ -426,7 +444,7 @@ def test_a_tampered_run_is_named_with_the_same_file_on_every_page_that_shows_it(
     assert "moe-speedup-b16 = 3.59× (measured, stale: tampered)" in shown.output
 
 
-def test_a_measured_value_shows_its_rounds_spread_on_hover_and_on_its_page(tmp_path):
+def test_a_measured_value_without_raw_rounds_shows_its_min_max_interval_on_hover_and_on_its_page(tmp_path):
     a_ledger(tmp_path)
     run = a_run(
         tmp_path,
@@ -441,8 +459,12 @@ def test_a_measured_value_shows_its_rounds_spread_on_hover_and_on_its_page(tmp_p
     index = tmp_path / "docs/index.md"
     index.write_text(index.read_text() + '\nDecode: {{ claim("b1-decode") }}\n')
     site = serve_build(tmp_path)
-    assert 'title="decode at B=1 — rounds 26.1–44.4 tok/s; testbed linux-cpu; measured, asserted"' in article(site, "")
-    assert "<tr><th>across rounds</th><td>rounds 26.1–44.4 tok/s</td></tr>" in article(site, "claim/b1-decode")
+    shown = "98.4% interval 26.1–44.4 tok/s (min–max of 7 rounds; no raw rounds)"
+    assert f'title="decode at B=1 — {shown}; testbed linux-cpu; measured, asserted"' in article(site, "")
+    assert f"<tr><th>interval</th><td>{shown}</td></tr>" in article(site, "claim/b1-decode")
+    assert "No raw rounds (the run has no samples.csv): the interval 26.1–44.4 tok/s is the row" in (
+        article(site, "claim/b1-decode")
+    )
 
 
 def test_an_uncited_run_measured_with_older_code_is_a_note_on_its_page_not_a_failure(tmp_path):

@@ -7,17 +7,20 @@ difftext.py shows a Diff as Markdown or JSON.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .. import lineage, text
 from ..config import shown_settings
-from ..records import Claim, Policy, Report, Source
+from ..records import Claim, Policy, Report
 from ..relations import SHOWN
 from ..rules import STALE_RULES
 from ..values import allowed_text, stated, tolerance_for, within
 from . import noise
+from .noise import defining
+from .renames import find_renames, renamed_references
+
+__all__ = ["find_renames"]  # tests and the diff's readers import it from here
 
 # Flag -> title, in the order a reviewer reads them.
 FLAGS = {
@@ -66,7 +69,8 @@ class Diff:
     base_summary: str  # the gate's one-line summary at each revision
     head_summary: str
     policy: tuple[tuple[str, str, str], ...] = ()  # (setting, at base, at head) for each that changed
-    within_noise: tuple[Flag, ...] = ()  # values that moved beyond tolerance but within the rounds' spread
+    within_noise: tuple[Flag, ...] = ()  # values that moved beyond tolerance but within noise (noise.py)
+    remeasured: tuple[Flag, ...] = ()  # runs replaced by a run of the same probe, testbed and parameters
     build_code: tuple[tuple[str, str], ...] = ()  # (changed file or setting, why it is code to read)
 
     def only(self, change: str) -> list[ClaimChange]:
@@ -93,13 +97,25 @@ def compare(
     old_by_id, new_by_id = _first_by_id(base), _first_by_id(head)
     renames = find_renames(old_by_id, new_by_id)
     # Base claims keyed by their head id, naming other claims by their head ids too.
-    old_as_new = {renames.get(i, i): _renamed_references(c, renames) for i, c in old_by_id.items()}
+    old_as_new = {renames.get(i, i): renamed_references(c, renames) for i, c in old_by_id.items()}
     flags: list[Flag] = []
     quiet: list[Flag] = []
+    remeasured: list[Flag] = []
     changes: list[ClaimChange] = []
+    verdicts = noise.review(old_as_new, new_by_id, base, head)
     for new_id, new in new_by_id.items():
         old = old_as_new.get(new_id)
         flags += _flags(old, new, base, head, old_as_new, new_by_id, quiet)
+        moved = verdicts[new_id]
+        if old and old.value is not None and new.value is not None and moved.beyond is not False:
+            # the base's rule: a looser head policy hides no move
+            if not within(old.value, new.value, tolerance_for(old, base.policy)):
+                flags.append(Flag("value-moved", new_id, _moved(old, new, base, moved)))
+        elif old and moved.beyond is False and moved.words not in ("unchanged", "within tolerance"):
+            quiet.append(Flag("value-moved", new_id, _moved(old, new, base, moved)))
+        again = _remeasured(old, new, base, head, moved) if old else ""
+        if again:
+            remeasured.append(Flag("re-measured", new_id, again))
         if old is None:
             changes.append(ClaimChange("added", new_id, new=shown(new, head)))
             continue
@@ -130,6 +146,7 @@ def compare(
         text.summary(head),
         _policy_changes(base.policy, head.policy),
         tuple(quiet),
+        tuple(remeasured),
         tuple(build_code),
     )
 
@@ -155,27 +172,6 @@ def _policy_changes(base: Policy, head: Policy) -> tuple[tuple[str, str, str], .
     passes what failed before."""
     old, new = shown_settings(base), shown_settings(head)
     return tuple((name, old[name], new[name]) for name in old if old[name] != new[name])
-
-
-def find_renames(old_by_id: dict[str, Claim], new_by_id: dict[str, Claim]) -> dict[str, str]:
-    """Old id -> new id for each removed claim that reappears, unchanged but for its id (one match only)."""
-    removed = [c for i, c in old_by_id.items() if i not in new_by_id]
-    added = [c for i, c in new_by_id.items() if i not in old_by_id]
-    renames: dict[str, str] = {}
-    while True:  # again after each round: renaming one claim can make another's references match
-        found = {}
-        for old in removed:
-            if old.id in renames:
-                continue
-            key = _identity(_renamed_references(old, renames))
-            matches = [new.id for new in added if new.id not in renames.values() and _identity(new) == key]
-            if len(matches) == 1:
-                found[old.id] = matches[0]
-        taken = Counter(found.values())
-        found = {old: new for old, new in found.items() if taken[new] == 1}
-        if not found:
-            return renames
-        renames.update(found)
 
 
 def shown(claim: Claim, report: Report) -> dict[str, str]:
@@ -229,10 +225,8 @@ def _flags(
     new_by_id: dict[str, Claim],
     quiet: list[Flag],
 ) -> list[Flag]:
-    """What a reviewer must see about one claim; old is None when it is new (ids are head ids).
-
-    A value that moved beyond tolerance but within the rounds' spread goes to `quiet`: listed, not flagged.
-    """
+    """What a reviewer must see about one claim (but its value's move: compare() judges that with
+    noise.review); old is None when it is new (ids are head ids)."""
     flags: list[Flag] = []
 
     def add(flag: str, message: str) -> None:
@@ -262,20 +256,6 @@ def _flags(
         premises += [finding.problem for finding in failing["only-borrowed"]]
     if premises:
         add("rests-on-borrowed", "; ".join(premises))
-    if old and old.value is not None and new.value is not None:
-        tolerance = tolerance_for(old, base.policy)  # the base's rule: a looser head policy hides no move
-        if not within(old.value, new.value, tolerance):
-            allowed = allowed_text(tolerance)
-            inside, words = noise.verdict(
-                old.value, noise.claim_spread(old, base), new.value, noise.claim_spread(new, head)
-            )
-            said = f"; {words}" if inside is not None else ""  # no spread recorded: flagged, as before
-            change = _relative_change(old.value, new.value)
-            message = f"{stated(old)} → {stated(new)} ({change}{allowed} allowed{said})"
-            if inside:
-                quiet.append(Flag("value-moved", new.id, message))
-            else:
-                add("value-moved", message)
     if old and old.tolerance != new.tolerance:
         loosened = _loosened(old, new, base, head)
         if loosened:
@@ -333,9 +313,40 @@ def _loosened(old: Claim, new: Claim, base: Report, head: Report) -> str:
     return f"{named(old, base.policy)} → {named(new, head.policy)}"
 
 
+def _moved(old: Claim, new: Claim, base: Report, moved: noise.Noise) -> str:
+    """'3.6 GB/s → 4.50 GB/s (+25.0%; 5% allowed; beyond noise (Mann–Whitney p = 0.0004; 9 → 9 rounds))'."""
+    assert old.value is not None and new.value is not None
+    said = f"; {moved.words}" if moved.beyond is not None else ""  # unknown noise: flagged without words
+    allowed = allowed_text(tolerance_for(old, base.policy))
+    return f"{stated(old)} → {stated(new)} ({_relative_change(old.value, new.value)}{allowed} allowed{said})"
+
+
+def _same_measurement(old: Claim, new: Claim, base: Report, head: Report) -> bool:
+    """Whether new cites a re-measure of old's run: same probe, testbed, defining parameters and row."""
+    if not (old.evidence and new.evidence) or old.evidence.run == new.evidence.run or _row(old) != _row(new):
+        return False
+    before, after = base.runs.get(old.evidence.run), head.runs.get(new.evidence.run)
+    return bool(
+        before
+        and after
+        and (before.probe_name, before.testbed) == (after.probe_name, after.testbed)
+        and defining(before.parameters) == defining(after.parameters)
+        and old.testbed == new.testbed
+    )
+
+
+def _remeasured(old: Claim, new: Claim, base: Report, head: Report, moved: noise.Noise) -> str:
+    """'run A → B; within noise (...)' for a re-measure (listed, not flagged); '' otherwise."""
+    if not _same_measurement(old, new, base, head):
+        return ""
+    assert old.evidence and new.evidence
+    name = lambda path: path.rsplit("/", 1)[-1]  # noqa: E731
+    return f"run {name(old.evidence.run)} → {name(new.evidence.run)}; {moved.words}"
+
+
 def _swapped(old: Claim, new: Claim, base: Report, head: Report) -> str:
     parts = []
-    if old.evidence and new.evidence:
+    if old.evidence and new.evidence and not _same_measurement(old, new, base, head):
         if old.evidence.run != new.evidence.run:
             parts.append(f"run {_run(old.evidence.run, base)} → {_run(new.evidence.run, head)}")
         elif _row(old) != _row(new):
@@ -369,24 +380,6 @@ def _failing(report: Report, claim_id: str) -> dict:
         if finding.severity == "fail":
             found.setdefault(finding.rule, []).append(finding)
     return found
-
-
-def _identity(claim: Claim) -> Claim:
-    """The claim without its id and position: equal for a claim that was only renamed or moved."""
-    return replace(claim, id="", where=Source("", 0), field_lines=())
-
-
-def _renamed_references(claim: Claim, renames: dict[str, str]) -> Claim:
-    def new(target: str) -> str:
-        return renames.get(target, target)
-
-    return replace(
-        claim,
-        inputs=tuple((name, new(target)) for name, target in claim.inputs),
-        checked_by=tuple(map(new, claim.checked_by)),
-        checks=tuple(replace(spec, claim_id=new(spec.claim_id)) for spec in claim.checks),
-        retired_by=tuple(map(new, claim.retired_by)),
-    )
 
 
 def _first_by_id(report: Report) -> dict[str, Claim]:

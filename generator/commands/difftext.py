@@ -24,6 +24,15 @@ def as_markdown(diff: Diff, base: Revision, head: Revision) -> str:
         lines += ["### Moved within noise (listed, not flagged)", "", "| claim | what |", "| --- | --- |"]
         lines += [f"| {_code(f.claim_id)} | {_text(f.message)} |" for f in diff.within_noise]
         lines.append("")
+    if diff.remeasured:
+        lines += [
+            "### Re-measured (same probe, testbed and defining parameters; listed, not flagged)",
+            "",
+            "| claim | what |",
+            "| --- | --- |",
+        ]
+        lines += [f"| {_code(f.claim_id)} | {_text(f.message)} |" for f in diff.remeasured]
+        lines.append("")
     if diff.policy:
         lines += ["### Policy (the gate's settings)", ""]
         lines += [f"- {name}: {_text(old)} → **{_text(new)}**" for name, old, new in diff.policy]
@@ -83,6 +92,7 @@ def as_json(diff: Diff, base: Revision, head: Revision) -> str:
                 {"flag": f.flag, "title": FLAGS[f.flag], "claim": f.claim_id, "message": f.message} for f in diff.flags
             ],
             "within_noise": [{"claim": f.claim_id, "message": f.message} for f in diff.within_noise],
+            "remeasured": [{"claim": f.claim_id, "message": f.message} for f in diff.remeasured],
             "added": [{"claim": c.claim_id, **c.new} for c in diff.only("added")],
             "removed": [{"claim": c.claim_id, **c.old} for c in diff.only("removed")],
             "renamed": [{"from": c.old_id, "to": c.claim_id} for c in diff.only("renamed")],

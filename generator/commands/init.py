@@ -19,6 +19,7 @@ from pathlib import Path
 from .. import probe as probe_api
 from ..config import read_policy
 from ..records import LedgerError
+from ..values import parse_number
 from . import initfiles, measure
 
 CLAIMS = "claims/hashing.yaml"  # filled from the example's first run
@@ -78,6 +79,14 @@ def init(
     return sorted(files)
 
 
+def _number(cell: str) -> float:
+    """A cell of the example run, read as the gate reads every cell (values.parse_number)."""
+    number = parse_number(cell)
+    if number is None:
+        raise LedgerError(f"the example probe wrote {cell!r}, which is not a number")
+    return number
+
+
 def _measure_example(target: Path, claims_template: str, echo) -> None:
     """Run the example probe once and write its claims with that run's values."""
     policy = read_policy(target / "mkdocs.yml")
@@ -118,7 +127,7 @@ def _commit(target: Path, paths: list[str], existing: bool) -> None:
 def _filled(template: str, target: Path, run: str) -> str:
     """The claims template with the run's path, testbed and values (3 significant digits)."""
     with open(target / run / "results.csv", newline="", encoding="utf-8") as handle:
-        rows = {(row["algorithm"], row["size_kib"]): float(row["gb_per_s"]) for row in csv.DictReader(handle)}
+        rows = {(row["algorithm"], row["size_kib"]): _number(row["gb_per_s"]) for row in csv.DictReader(handle)}
     sha256, blake2b = _significant(rows[("sha256", "1024")], 3), _significant(rows[("blake2b", "1024")], 3)
     testbed = run.rsplit("/", 1)[-1].split("Z-", 1)[1]
     values = {

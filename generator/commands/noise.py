@@ -1,49 +1,129 @@
-"""A claim's round spread from its evidence row, and how a move reads against it. Pure.
+"""How a move between two runs reads against their noise: one verdict for refresh and diff. Pure.
 
-Both `ledger refresh` and `ledger diff` mark a value change *beyond noise* or *within noise* on the
-same terms: the spread convention of generator.values (a column X with X_min/X_max or X_low/X_high),
-in both runs; the move is within noise when the two ranges overlap.
+Both `ledger refresh` and `ledger diff` judge a move with the same test (stats.changed, the gate's
+statistics): an exact Mann–Whitney U test on the two runs' raw rounds where their sizes allow
+p < 0.002, otherwise whether the two intervals are disjoint — and only a move beyond the claim's
+tolerance counts. The intervals are the gate's (Report.intervals), decided once.
 """
 
 from __future__ import annotations
 
-from ..records import Claim, Report, Run
-from ..values import format_value, row_spread, select_row, within_noise
+import graphlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .. import stats
+from ..records import Claim, ClaimInterval, Report, Run
+from ..values import format_value, range_text, tolerance_for, within
+
+# Parameters that say how a run measured, not what: a run differing only in these may replace another.
+NOT_DEFINING = frozenset(
+    {
+        "rounds", "warmup", "warmup_calls", "warmup_rounds", "min_sample_s", "max_reps", "min_reps", "timing",
+        "target", "min_rounds", "max_rounds", "max_seconds", "stop",
+    }
+)  # fmt: skip
 
 
-def run_spread(run: Run | None, claim: Claim) -> tuple[float, float] | None:
-    """(low, high) across rounds of the cell a measured claim cites in `run`; None without one."""
-    evidence = claim.evidence
-    if run is None or evidence is None:
-        return None
-    table = run.tables.get(evidence.file)
-    if table is None or table.problem or evidence.column not in table.columns:
-        return None
-    if any(column not in table.columns for column, _ in evidence.where):
-        return None
-    rows = select_row(table, evidence.where)
-    return row_spread(table, rows[0], evidence.column) if len(rows) == 1 else None
+def defining(parameters) -> dict:
+    return {key: value for key, value in dict(parameters).items() if key not in NOT_DEFINING}
 
 
-def claim_spread(claim: Claim, report: Report) -> tuple[float, float] | None:
-    """A measured claim's spread in the run it cites."""
-    return run_spread(report.runs.get(claim.evidence.run), claim) if claim.evidence else None
+def differences(old: Run, new: Run) -> list[str]:
+    """'profile quick ≠ default' for each defining parameter that differs (new first)."""
+    before, after = defining(old.parameters), defining(new.parameters)
+    return [
+        f"{key} {_short(after.get(key, '(none)'))} ≠ {_short(before.get(key, '(none)'))}"
+        for key in sorted(before.keys() | after.keys())
+        if before.get(key) != after.get(key)
+    ]
 
 
-def verdict(
-    old: float, old_spread: tuple[float, float] | None, new: float, new_spread: tuple[float, float] | None
-) -> tuple[bool | None, str]:
-    """(within noise or None if unknown, 'within noise (rounds 1.1–1.3 → 1.2–1.4)')."""
+def _short(value: object) -> str:
+    shown = str(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
+@dataclass(frozen=True)
+class Noise:
+    """The verdict on one move: beyond noise (True), within noise (False), or unknown (None)."""
+
+    beyond: bool | None
+    words: str  # "beyond noise (Mann–Whitney p = 0.0004; 9 → 9 rounds)", "within noise (...)", ...
+
+
+def estimate(value: float, interval: ClaimInterval | None) -> stats.Estimate:
+    """One run's view of a quantity for stats.changed: its value, raw rounds and interval."""
+    if interval is None:
+        return stats.Estimate(value)
+    return stats.Estimate(value, tuple(v for _, v in interval.samples), interval.low, interval.high)
+
+
+def verdict_of(
+    old: float, old_interval: ClaimInterval | None, new: float, new_interval: ClaimInterval | None, allowed: float
+) -> Noise:
+    """Whether a move from old to new is beyond noise and beyond `allowed` (the claim's tolerance)."""
     if old == new:
-        return True, "unchanged"
-    inside = within_noise(old, old_spread, new, new_spread)
-    if inside is None:
-        return None, "noise unknown (no round spread recorded)"
-    words = "within noise" if inside else "beyond noise"
-    return inside, f"{words} (rounds {_range(old, old_spread)} → {_range(new, new_spread)})"
+        return Noise(False, "unchanged")
+    change = stats.changed(estimate(old, old_interval), estimate(new, new_interval), allowed)
+    if change.changed is None:
+        return Noise(None, "noise unknown (no raw rounds or interval in either run)")
+    if change.test == "Mann–Whitney U":
+        assert old_interval is not None and new_interval is not None and change.p is not None
+        how = f"Mann–Whitney p = {change.p:.2g}; {len(old_interval.samples)} → {len(new_interval.samples)} rounds"
+    else:
+        how = f"intervals {_range(old, old_interval)} → {_range(new, new_interval)}"
+    if change.significant and not change.beyond_tolerance:
+        return Noise(False, f"within tolerance ({how})")
+    return Noise(change.changed, f"{'beyond' if change.changed else 'within'} noise ({how})")
 
 
-def _range(value: float, spread: tuple[float, float] | None) -> str:
-    if spread is None:
-        return format_value(value)
-    return f"{format_value(spread[0])}–{format_value(spread[1])}"
+def inherited(moved: Mapping[str, Noise], inputs: list[str]) -> Noise:
+    """A dependent's verdict from its inputs that moved: beyond when any is, within when all are."""
+    verdicts = [moved[i] for i in inputs if i in moved]
+    names = ", ".join(i for i in inputs if i in moved)
+    if any(v.beyond for v in verdicts):
+        return Noise(True, f"beyond noise (follows {names})")
+    if verdicts and all(v.beyond is False for v in verdicts):
+        return Noise(False, f"within noise (follows {names})")
+    return Noise(None, f"noise unknown (follows {names})")
+
+
+def _range(value: float, interval: ClaimInterval | None) -> str:
+    return format_value(value) if interval is None else range_text(interval.low, interval.high)
+
+
+def review(
+    old_by_id: Mapping[str, Claim], new_by_id: Mapping[str, Claim], base: Report, head: Report
+) -> dict[str, Noise]:
+    """Head claim id -> the noise verdict on its stated value's move from base (ids are head ids).
+
+    A measured claim is judged when its evidence run changed: its two runs' raw rounds (or intervals).
+    A claim whose stated value is unchanged, or moved within its tolerance, is within noise. An
+    extrapolated claim with the same formula and inputs inherits its inputs' verdicts. Anything else
+    (a new claim, a value edited over the same run, a new formula) is unknown, so it stays flagged."""
+    found: dict[str, Noise] = {}
+    graph = {claim_id: {t for _, t in claim.inputs if t in new_by_id} for claim_id, claim in new_by_id.items()}
+    try:
+        order = list(graphlib.TopologicalSorter(graph).static_order())  # inputs first, without recursion
+    except graphlib.CycleError:
+        order = list(new_by_id)  # the gate reports the cycle; inputs not yet judged read as unknown
+    for claim_id in order:
+        old, new = old_by_id.get(claim_id), new_by_id[claim_id]
+        verdict = Noise(None, "noise unknown")
+        if old is None or old.value is None or new.value is None:
+            pass
+        elif old.value == new.value:
+            verdict = Noise(False, "unchanged")
+        elif within(old.value, new.value, tolerance_for(old, base.policy)):  # the base's rule, as diff's
+            verdict = Noise(False, "within tolerance")
+        elif new.kind == "measured" and old.evidence and new.evidence and old.evidence.run != new.evidence.run:
+            allowed = tolerance_for(old, base.policy).allowed(old.value)
+            verdict = verdict_of(old.value, base.intervals.get(old.id), new.value, head.intervals.get(new.id), allowed)
+        elif new.kind == "extrapolated" and (old.formula, old.inputs) == (new.formula, new.inputs):
+            # Only inputs that moved explain a move; with none, the stated value was edited: unknown.
+            moved = {t: found.get(t, Noise(None, "")) for _, t in new.inputs}
+            moved = {t: v for t, v in moved.items() if v.words != "unchanged"}
+            verdict = inherited(moved, list(moved)) if moved else verdict
+        found[claim_id] = verdict
+    return found

@@ -3,11 +3,17 @@ same probe, testbed and defining parameters; show each value change beyond or wi
 
 A run may replace a claim's run when it is newer, intact, measured by today's probe code, on the
 claim's testbed, and its parameters match except those that say how hard it measured (NOT_DEFINING:
-rounds, warm-up, sample length), and its row and column still exist. A quick-profile run never
-replaces a full one (the profile and shapes differ); every newer run passed over is listed with the
-parameters that differ. --write edits each claim in place: the path text on its `run:` line and its
-value (only when the new value is beyond the claim's tolerance, as `ledger accept` would), then the
-extrapolated claims that rest on them, inputs first, in the same pass; comments and layout are kept.
+rounds, warm-up, sample length, stopping rule), and its row and column still exist. A quick-profile
+run never replaces a full one (the profile and shapes differ); every newer run passed over is listed
+with the parameters that differ. Each move is judged with the gate's statistics (noise.py: a rank
+test on raw rounds, else disjoint intervals, and beyond the claim's tolerance); a dependent inherits
+its moved inputs' verdict.
+
+--write edits each claim in place: the path text on its `run:` line and its value, moved to the new
+run's (rounded to the stated precision, as `ledger accept` does), then the extrapolated claims that
+rest on them, inputs first, in the same pass; comments and layout are kept. Stated values always
+move with their evidence, so a page never shows a stated value, the run's table beside it and the
+dependents computed from the run disagreeing (guide/cli.md).
 """
 
 from __future__ import annotations
@@ -18,15 +24,11 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import formula, text, yamlread
-from ..records import Claim, LedgerError, Report, Run
-from ..values import format_pair, format_value, row_spread, select_row, tolerance_for, within
+from .. import formula, intervals, text, yamlread
+from ..records import Claim, ClaimInterval, LedgerError, Report, Run
+from ..values import cell_number, format_pair, format_value, select_row, tolerance_for
 from . import accept, noise
-
-# Parameters that say how a run measured, not what: a run differing only in these may replace another.
-NOT_DEFINING = frozenset(
-    {"rounds", "stop", "warmup", "warmup_calls", "warmup_rounds", "min_sample_s", "max_reps", "min_reps", "timing"}
-)
+from .noise import differences
 
 
 @dataclass(frozen=True)
@@ -54,43 +56,38 @@ class Plan:
     skipped: tuple[Skipped, ...]
 
 
-def defining(parameters) -> dict:
-    return {key: value for key, value in dict(parameters).items() if key not in NOT_DEFINING}
-
-
-def differences(old: Run, new: Run) -> list[str]:
-    """'profile quick ≠ default' for each defining parameter that differs (new first)."""
-    before, after = defining(old.parameters), defining(new.parameters)
-    return [
-        f"{key} {_short(after.get(key, '(none)'))} ≠ {_short(before.get(key, '(none)'))}"
-        for key in sorted(before.keys() | after.keys())
-        if before.get(key) != after.get(key)
-    ]
-
-
 def plan(report: Report) -> Plan:
-    """Every move refresh would make, the dependents that follow, and the newer runs passed over."""
+    """Every move refresh would make, the dependents that follow, and the newer runs passed over.
+
+    The report should hold every run's raw rounds (gate.check with every_run_rounds), so a newer
+    run's interval can be judged against the cited one's."""
     moves: list[Move] = []
     skipped: list[Skipped] = []
-    moved_values: dict[str, float] = {}  # claim id -> what its new evidence computes
+    moved: dict[str, tuple[float, noise.Noise]] = {}  # claim id -> what its new evidence computes, verdict
+    index = intervals.RowIndex()
     for claim in report.claims:
         if claim.kind != "measured" or claim.evidence is None or claim.retired:
             continue
-        found = _newest(claim, report, skipped)
+        found = _newest(claim, report, skipped, index)
         if found is None:
             continue
-        run, value, spread = found
+        run, value, interval = found
         current = report.runs[claim.evidence.run]
         old_value = report.computed.get(claim.id, claim.value if claim.value is not None else math.nan)
-        _, words = noise.verdict(old_value, noise.run_spread(current, claim), value, spread)
+        allowed = tolerance_for(claim, report.policy).allowed(old_value)
+        verdict = noise.verdict_of(old_value, report.intervals.get(claim.id), value, interval, allowed)
         new_stated = _restated(claim, value, report)
-        moves.append(Move(claim.id, current.path, run.path, old_value, value, _stated(claim), new_stated, words))
-        moved_values[claim.id] = value  # formulas read evidence values, kept or restated alike
-    moves += _dependents(report, moved_values)
+        moves.append(
+            Move(claim.id, current.path, run.path, old_value, value, _stated(claim), new_stated, verdict.words)
+        )
+        moved[claim.id] = (value, verdict)  # formulas read evidence values, as the gate does
+    moves += _dependents(report, moved)
     return Plan(tuple(moves), tuple(skipped))
 
 
-def _newest(claim: Claim, report: Report, skipped: list[Skipped]) -> tuple[Run, float, tuple | None] | None:
+def _newest(
+    claim: Claim, report: Report, skipped: list[Skipped], index: intervals.RowIndex
+) -> tuple[Run, float, ClaimInterval | None] | None:
     evidence = claim.evidence
     assert evidence is not None
     current = report.runs.get(evidence.run)
@@ -119,26 +116,26 @@ def _newest(claim: Claim, report: Report, skipped: list[Skipped]) -> tuple[Run, 
                 why = f"no {evidence.file} with columns {', '.join(columns)}"
             else:
                 rows = select_row(table, evidence.where)
-                cell = table.rows[rows[0]][table.columns.index(evidence.column)] if len(rows) == 1 else ""
-                try:
-                    value = float(cell)
-                except ValueError:
-                    value = math.nan
-                if len(rows) != 1 or not math.isfinite(value):
+                value = cell_number(table, rows[0], evidence.column) if len(rows) == 1 else None
+                if value is None:
                     why = f"{len(rows)} rows match where {dict(evidence.where)}, or the cell is not a number"
                 else:
-                    return run, value, row_spread(table, rows[0], evidence.column)
+                    found = intervals.measured(run, evidence, table, rows[0], value, index)
+                    if not found.problem:
+                        return run, value, found.interval
+                    why = found.problem
         skipped.append(Skipped(claim.id, run.path, why))
     return None
 
 
-def _dependents(report: Report, moved: dict[str, float]) -> list[Move]:
+def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> list[Move]:
     """Extrapolated claims resting on moved ones, recomputed inputs first from what the new evidence
-    computes (as the gate evaluates formulas), each restated only when it leaves its tolerance."""
+    computes (as the gate evaluates formulas), each restated when its rounded value changes; each
+    inherits its moved inputs' noise verdict."""
     values = {c.id: c.value for c in report.claims if c.value is not None}
     values.update(report.computed)
-    values.update(moved)
-    changed = set(moved)
+    values.update({claim_id: value for claim_id, (value, _) in moved.items()})
+    verdicts = {claim_id: verdict for claim_id, (_, verdict) in moved.items()}
     order = graphlib.TopologicalSorter({c.id: {t for _, t in c.inputs} for c in report.claims if c.inputs})
     try:
         ids = list(order.static_order())
@@ -149,7 +146,7 @@ def _dependents(report: Report, moved: dict[str, float]) -> list[Move]:
         claim = report.claim(claim_id)
         if claim is None or claim.kind != "extrapolated" or not claim.formula or claim.retired:
             continue
-        if not any(target in changed for _, target in claim.inputs):
+        if not any(target in verdicts for _, target in claim.inputs):
             continue
         inputs = {name: values.get(target) for name, target in claim.inputs}
         if any(v is None for v in inputs.values()):
@@ -159,30 +156,23 @@ def _dependents(report: Report, moved: dict[str, float]) -> list[Move]:
         except formula.FormulaError:
             continue
         values[claim_id] = value
-        changed.add(claim_id)
+        verdicts[claim_id] = noise.inherited(verdicts, [target for _, target in claim.inputs])
         new_stated = _restated(claim, value, report)
         if not new_stated:
-            continue  # still within its tolerance: its stated value is kept
-        follows = ", ".join(target for _, target in claim.inputs if target in changed)
+            continue  # its stated value already reads the new value at its precision
         old = report.computed.get(claim_id, claim.value if claim.value is not None else math.nan)
-        found.append(Move(claim_id, "", "", old, value, _stated(claim), new_stated, f"follows {follows}"))
+        found.append(Move(claim_id, "", "", old, value, _stated(claim), new_stated, verdicts[claim_id].words))
     return found
 
 
 def _restated(claim: Claim, value: float, report: Report) -> str:
-    """The new value text, or '' when the stated value is still within the claim's tolerance."""
-    if claim.value is not None and within(claim.value, value, tolerance_for(claim, report.policy)):
-        return ""
-    return accept.rounded(claim, value, report)
+    """The new value text at the stated precision, or '' when the stated value already reads it."""
+    text = accept.rounded(claim, value, report)
+    return "" if claim.value is not None and float(text) == claim.value else text
 
 
 def _stated(claim: Claim) -> str:
     return claim.value_text or (format_value(claim.value) if claim.value is not None else "(none)")
-
-
-def _short(value: object) -> str:
-    shown = str(value)
-    return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
 # -- showing and writing ---------------------------------------------------------------------------
@@ -203,7 +193,7 @@ def as_text(result: Plan, report: Report) -> str:
             if move.new_stated:
                 value += f"; stated {move.stated} → {move.new_stated}"
             else:
-                value += f"; stated {move.stated} kept (within tolerance)"
+                value += f"; stated {move.stated} kept (it reads the new value)"
             lines.append(f"| {move.claim_id} | {run} | {value} | {move.noise} |")
     for skip in result.skipped:
         lines.append(f"skipped for {skip.claim_id}: {skip.run}: {skip.why}")
@@ -276,7 +266,7 @@ def _verify_runs(content: str, path: str, moves: list[Move]) -> None:
 def run_refresh(args: argparse.Namespace) -> int:
     from ..cli import gate_report
 
-    report = gate_report(args)
+    report = gate_report(args, every_run_rounds=True)
     result = plan(report)
     print(as_text(result, report))
     if args.write and result.moves:

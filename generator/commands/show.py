@@ -8,7 +8,7 @@ import difflib
 from .. import lineage
 from ..records import Claim, LedgerError, Report, Run
 from ..relations import SHOWN
-from ..values import stated
+from ..values import noise_text, stated
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
 
@@ -31,6 +31,9 @@ def tree(report: Report, claim_id: str) -> str:
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise LedgerError(f"show: no claim {claim_id!r}{hint}")
     lines = [node(report, claim)]
+    noise = noise_text(claim, report)
+    if noise:
+        lines.append(f"{noise}")
     lines += _draw(_upstream(report, by_id, claim, (claim.id,)), "")
     below = _downstream(report, by_id, claim.id, (claim.id,))
     lines.append("what depends on it:" if below else "what depends on it: nothing")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from .. import lineage
 from ..records import Claim, Report, Table
 from ..relations import SHOWN
-from ..values import allowed_text, format_value, select_row, spread_text, stated, tolerance_for
+from ..values import allowed_text, format_value, level_text, noise_text, range_text, select_row, stated, tolerance_for
 from .render import admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner, run_link
 from .tables import frame_of, html_table
 
@@ -97,9 +97,9 @@ def facts(claim: Claim, report: Report) -> str:
     if computed is not None:
         verb = "evidence computes" if claim.kind == "measured" else "formula gives"
         rows.append((verb, esc(format_value(computed, claim.unit))))
-        spread = spread_text(report.spreads.get(claim.id), claim.unit)
-        if spread:
-            rows.append(("across rounds", esc(spread)))
+        noise = noise_text(claim, report)
+        if noise:
+            rows.append(("interval", esc(noise)))
         if claim.value is not None:
             tolerance = tolerance_for(claim, report.policy)
             rows.append(("tolerance", esc(allowed_text(tolerance))))
@@ -134,6 +134,7 @@ def measured(claim: Claim, report: Report, links) -> str:
             frame = frame_of(Table(table.columns, tuple(table.rows[i] for i in used)))
             out.append("<p>The row used (the cell the value comes from is marked):</p>")
             out.append(html_table(frame, highlight={i: {evidence.column} for i in range(len(frame))}))
+    out.append(interval_html(claim, report))
     out.append(manifest_summary(run))
     out.append(
         f'<p>The probe\'s source: <a href="{esc(links.run(run.path, "probe-source"))}">'
@@ -174,7 +175,41 @@ def extrapolated(claim: Claim, report: Report, links) -> str:
             f"<p>The formula gives <strong>{esc(format_value(computed, claim.unit))}</strong>; "
             f"the claim states {esc(stated(claim)) or 'no value'}.</p>"
         )
+        out.append(interval_html(claim, report))
     return "".join(out)
+
+
+def interval_html(claim: Claim, report: Report) -> str:
+    """How the claim's interval was found, in words (the gate decided it: report.intervals)."""
+    found = report.intervals.get(claim.id)
+    missing = report.no_rounds.get(claim.id, "")
+    if found is None:
+        if claim.kind == "measured":
+            return f"<p>No raw rounds ({esc(missing)}) and no min–max columns: the value has no interval.</p>"
+        return "<p>None of its inputs has an interval, so neither has the value.</p>"
+    ends = esc(range_text(found.low, found.high, claim.unit))
+    level = esc(level_text(found.level)) or "an unknown share"
+    if found.basis == "rounds":
+        return (
+            f"<p>Interval: {ends}, the median's order-statistic interval of its {found.rounds} raw rounds "
+            f"(covers the median with {level}).</p>"
+        )
+    if found.basis == "min-max":
+        rounds = f"{found.rounds} rounds" if found.rounds else "its rounds"
+        return (
+            f"<p>No raw rounds ({esc(missing)}): the interval {ends} is the row's min–max range over "
+            f"{rounds}, which covers the median with {level}.</p>"
+        )
+    if found.basis == "paired":
+        return (
+            f"<p>Interval: {ends}, carried through the formula paired by round: the formula over each of the "
+            f"{found.rounds} rounds its inputs share in one run, then the median's interval ({level}).</p>"
+        )
+    return (
+        f"<p>Interval: {ends}, carried through the formula by interval arithmetic over its inputs' intervals "
+        f"(inputs without one count as exact); it covers the formula's value at the inputs' medians with at "
+        f"least {level}.</p>"
+    )
 
 
 def borrowed(claim: Claim, report: Report, links) -> str:

@@ -26,11 +26,12 @@ from typing import Any
 
 import pandas as pd
 
+from ..reads import FIGURES
 from ..records import Claim, LedgerError, Report, Run, Source
 from .tables import frame_of
 
 MARK = "__ledger_figure__"
-FOLDER = "figures"
+FOLDER = FIGURES  # one name for the folder: reads.py
 
 
 class FigureError(LedgerError):

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from .. import reads
 from ..gate import check_pages
 from ..hashcache import files_under
 from ..records import Policy, Report
 from . import pages
 from .pages import Generated
 from .render import claim_src, run_src, url_of
-from .watched import FIGURES, PROBES, inputs, signature  # noqa: F401  (what serve watches)
+from .watched import signature
 
 FOLDERS = (claim_src("x").split("/")[0], run_src("p/r").split("/")[0])  # where pages outside the navigation go
 
@@ -37,9 +38,6 @@ def digest(*parts: str) -> str:
         hashed.update(part.encode("utf-8", "surrogatepass"))
         hashed.update(b"\0")
     return hashed.hexdigest()
-
-
-GIT = (".git/index", ".git/HEAD")  # a commit can change what the gate says of runs' history
 
 
 @dataclass(frozen=True)
@@ -149,13 +147,13 @@ class Memory:
 
 def data_key(root: Path, policy: Policy, now: datetime) -> tuple:
     """Everything the gate reads but the hand-written pages: files by (size, mtime, inode), the day, git."""
-    folders = (policy.claims_dir, policy.measurements_dir, PROBES, FIGURES)
-    return (policy, now.date(), signature(root, folders), _stats(root, GIT))
+    files = (*reads.files(policy), *reads.GIT_FILES)
+    return (policy, now.date(), signature(root, reads.data_folders(policy), files))
 
 
 def code_key(root: Path, report: Report) -> tuple:
-    """The probe code runs declare, wherever it lives (most is under probes/, already in data_key)."""
-    return _stats(root, sorted({path for run in report.runs.values() for path in run.declared_code}))
+    """The probe code runs declare, wherever it lives (most is under probes_dir, already in data_key)."""
+    return _stats(root, reads.declared_code(report.runs))
 
 
 def _stats(root: Path, paths: Iterable[str]) -> tuple:

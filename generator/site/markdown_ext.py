@@ -16,6 +16,7 @@ own, and the generated pages come from `ledger pages DOCS_DIR`.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -26,7 +27,7 @@ from markdown.extensions import Extension
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 
-from .. import references
+from .. import reads, references
 from ..config import read_policy
 from ..records import Policy, Report
 from . import render, stamp, watched
@@ -67,15 +68,22 @@ def project(root: Path, base_url: str = "") -> Project:
     config = root / "mkdocs.yml"
     policy = read_policy(config) if config.exists() else Policy()
     key = (str(root), base_url)
-    signature = (policy, watched.signature(root, watched.inputs(policy)))
     cached = _PROJECTS.get(key)
-    if cached and cached[0] == signature:
+    folders = watched.signature(root, reads.folders(policy), reads.files(policy))
+    if cached and cached[0] == (policy, folders, _code(root, cached[1].report)):
         return cached[1]
+    started = time.time_ns()
     report = check(root, policy, datetime.now(timezone.utc))
     directory_urls, site_path = site_settings(config)
     found = Project(report, draw_figures(root, report), directory_urls, base_url or site_path)
-    _PROJECTS[key] = (signature, found)
+    code = _code(root, report)  # the runs' code, wherever it lives, by its stats after the check
+    racy = any(entry[1:] != ("missing",) and max(entry[2], entry[3]) >= started for entry in code)
+    _PROJECTS[key] = ((policy, folders, None if racy else code), found)  # racy: check again next time
     return found
+
+
+def _code(root: Path, report: Report) -> tuple:
+    return watched.signature(root, (), reads.declared_code(report.runs))
 
 
 def draw_figures(root: Path, report: Report) -> dict:

@@ -19,7 +19,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, InclusionLevel
 
-from .. import references, text
+from .. import reads, references, text
 from ..config import OPTIONS, policy_from_options, read_site
 from ..gate import check
 from ..records import LedgerError, Report
@@ -27,7 +27,6 @@ from . import figure_api, incremental, pages, readback, render, stamp
 
 log = logging.getLogger("mkdocs.plugins.ledger")
 ASSETS = render.ASSET_FILES
-WATCHED = ("probes", figure_api.FOLDER)  # besides the policy's claims and measurements folders
 CACHE = render.CACHE
 
 
@@ -154,9 +153,11 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             index.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
 
     def on_serve(self, server, config, builder):
-        for folder in (self.policy.claims_dir, self.policy.measurements_dir, *WATCHED):
-            if (self.root / folder).is_dir():
-                server.watch(str(self.root / folder))
+        # What the gate reads besides the pages (MkDocs watches those): one list, reads.py's.
+        code = reads.declared_code(self.report.runs) if getattr(self, "report", None) else ()
+        for path in (*reads.data_folders(self.policy), *reads.files(self.policy), *code):
+            if (self.root / path).exists():
+                server.watch(str(self.root / path))
         return server
 
     def _readback(self) -> None:

@@ -18,7 +18,7 @@ from mkdocs.utils import get_relative_url
 from .. import references
 from ..records import Claim, Finding, PageRef, Report, Run
 from ..relations import SHOWN
-from ..values import spread_text, stated
+from ..values import noise_text, stated
 
 # Where the generated pages live (src paths in the docs tree; none is written into docs/).
 CLAIMS_INDEX = "claims/index.md"
@@ -111,9 +111,9 @@ def support_badge(claim: Claim, report: Report) -> str:
 
 
 def tooltip(claim: Claim, report: Report | None = None) -> str:
-    """The hover text: statement, the rounds' spread where the value has one, testbed, kind, status."""
+    """The hover text: statement, the value's interval (or 'no raw rounds'), testbed, kind, status."""
     what = claim.statement or claim.id
-    spread = spread_text(report.spreads.get(claim.id), claim.unit) if report is not None else ""
+    spread = noise_text(claim, report) if report is not None else ""
     testbed = f"testbed {claim.testbed}" if claim.testbed else "no testbed"
     return f"{what} — {spread + '; ' if spread else ''}{testbed}; {claim.kind}, {claim.status}"
 
