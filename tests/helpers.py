@@ -69,7 +69,7 @@ def run_ledger(
     """The real `ledger` command, as a user runs it (env: variables to set besides the test's own; a
     hang past `timeout` seconds fails the test)."""
     done = subprocess.run(
-        [sys.executable, "-m", "generator.cli", *args],
+        [sys.executable, "-m", "generator", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
 
-from generator.commands.diff import find_renames
+from generator.commands.compare import find_renames
 from generator.records import Claim, Source
 
 LATER = datetime(2026, 11, 29, 11, 0, 0, tzinfo=timezone.utc)
