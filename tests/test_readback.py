@@ -4,11 +4,14 @@ fails the build, and on the report the two readings agree page by page."""
 from collections import Counter
 from datetime import datetime, timezone
 
+import pytest
 from helpers import REPO, run_ledger, run_mkdocs, write_tree
 from helpers_site import a_ledger, article
 
 from generator.gate import check_project
 from generator.site.readback import figures_in
+
+pytestmark = pytest.mark.site
 
 HOOK = """
 def on_page_content(html, page, config, files):
