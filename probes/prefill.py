@@ -11,7 +11,7 @@ import numpy as np
 
 from probes import config as configs
 from probes import model_build, session, timing
-from probes.whole_graph import Looped, sync
+from probes.decode import Looped, sync
 
 PREFILL = {  # prompt lengths (tokens); decode steps per sample at least min_steps
     "quick": {"prompt_tokens": (16, 64), "decode_prompt_tokens": 4, "min_steps": 2, "max_steps": 2,

@@ -11,10 +11,11 @@ import statistics
 
 import mlx.core as mx
 import numpy as np
-from mlx_lm.generate import BatchGenerator, generate_step, generation_stream
+from mlx_lm.generate import generate_step
 
 from probes import config as configs
 from probes import model_build, session, timing
+from probes.decode import Batched, Looped
 
 SETTLE_LIMIT = 1.25  # slowest / fastest round of a B=1 setting counted as settled
 DECODE = {
@@ -39,72 +40,6 @@ def with_heads_of(tiny: configs.ModelConfig, model: configs.ModelConfig) -> conf
              "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim")
     return tiny.scaled(f"tiny-width: {model.num_hidden_layers} layers at hidden {tiny.hidden_size} with the model's heads",
                        **{name: getattr(model, name) for name in heads})
-
-
-def sync() -> None:
-    mx.synchronize(generation_stream)
-    mx.synchronize()
-
-
-class Batched:
-    """B sequences decoding together in one mlx-lm BatchGenerator; one rep is one decode step of all B."""
-
-    def __init__(self, model, prompts: list[list[int]], max_tokens: int):
-        b = len(prompts)
-        self.gen = BatchGenerator(model, max_tokens=max_tokens, prefill_batch_size=b, completion_batch_size=b)
-        self.uids = self.gen.insert(prompts, [max_tokens] * b)
-        self.tokens = {uid: [] for uid in self.uids}
-        self._step()  # prefill and the first token, untimed
-
-    def _step(self) -> None:
-        responses = self.gen.next_generated()
-        if len(responses) != len(self.uids) or any(r.finish_reason for r in responses):
-            raise RuntimeError(f"a timed step did not decode all {len(self.uids)} sequences")
-        for r in responses:
-            self.tokens[r.uid].append(r.token)
-
-    def run(self, watch: timing.Stopwatch, reps: int) -> None:
-        sync()
-        watch.start()
-        for _ in range(reps):
-            self._step()
-        sync()
-        watch.stop()
-
-    def sequences(self) -> list[list[int]]:
-        return [self.tokens[uid] for uid in self.uids]
-
-    def decoded(self) -> int:
-        return len(self.tokens[self.uids[0]])
-
-
-class Looped:
-    """B single-sequence generations (generate_step), one after another; one rep is one token of each."""
-
-    def __init__(self, model, prompts: list[list[int]], max_tokens: int):
-        self.gens = [generate_step(mx.array(p), model, max_tokens=max_tokens) for p in prompts]
-        self.tokens = [[] for _ in prompts]
-        for i in range(len(self.gens)):
-            self._step(i)  # prefill and the first token, untimed
-
-    def _step(self, i: int) -> None:
-        token, _ = next(self.gens[i])
-        self.tokens[i].append(int(token))
-
-    def run(self, watch: timing.Stopwatch, reps: int) -> None:
-        sync()
-        watch.start()
-        for i in range(len(self.gens)):
-            for _ in range(reps):
-                self._step(i)
-        sync()
-        watch.stop()
-
-    def sequences(self) -> list[list[int]]:
-        return self.tokens
-
-    def decoded(self) -> int:
-        return len(self.tokens[0])
 
 
 def greedy_with_margins(model, prompt: list[int], tokens: int, max_tokens: int) -> tuple[list[int], list[float]]:

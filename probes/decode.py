@@ -1,0 +1,193 @@
+"""Decode steps of a built model, the ways a caller can take them -> settings for the timer, and the step split.
+
+Raw: the model called on one token per sequence with its cache, argmax, mx.eval (no generator: what an
+outside reference measures). Batched: mlx-lm's BatchGenerator. Looped: generate_step sequences, one
+after another (one sequence: the single-sequence path). Shared by whole_graph, prefill and context.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import mlx.core as mx
+import mlx.nn as nn
+from mlx_lm.generate import BatchGenerator, generate_step, generation_stream
+from mlx_lm.models.cache import KVCache
+
+from probes import timing
+
+
+def sync() -> None:
+    """Wait for every stream a decode path uses (mlx-lm generates on its own stream)."""
+    mx.synchronize(generation_stream)
+    mx.synchronize()
+
+
+class Raw:
+    """B sequences stepped by calling the model: one token each with its cache, argmax, evaluated; one rep is one step.
+
+    The prompts (all the same length) are prefilled in one call, or `cache` is given already filled
+    (synthetic_cache) with `first` as the tokens to feed. Tokens stay on the device until sequences().
+    """
+
+    def __init__(self, model: nn.Module, prompts: list[list[int]] | None = None, cache: list | None = None,
+                 first: list[int] | None = None):
+        self.model = model
+        if cache is None:
+            if not prompts or len({len(p) for p in prompts}) != 1:
+                raise ValueError("raw decoding prefills prompts of one length (no padding)")
+            self.cache = model.make_cache()
+            self.next = self._argmax(model(mx.array(prompts), cache=self.cache))
+        else:
+            self.cache, self.next = cache, mx.array(first)
+        mx.eval(self.next)
+        self.history = [self.next]
+
+    @staticmethod
+    def _argmax(logits: mx.array) -> mx.array:
+        return mx.argmax(logits[:, -1, :], axis=-1)
+
+    def graph(self) -> mx.array:
+        """One step's graph, not yet evaluated: the Python side of a step."""
+        return self._argmax(self.model(self.next[:, None], cache=self.cache))
+
+    def step(self) -> None:
+        self.next = self.graph()
+        mx.eval(self.next)
+        self.history.append(self.next)
+
+    def run(self, watch: timing.Stopwatch, reps: int) -> None:
+        sync()
+        watch.start()
+        for _ in range(reps):
+            self.step()
+        sync()
+        watch.stop()
+
+    def sequences(self) -> list[list[int]]:
+        """Every sequence's tokens so far, the prefill's first token included."""
+        return [list(t) for t in zip(*(h.tolist() for h in self.history))]
+
+    def decoded(self) -> int:
+        return len(self.history)
+
+
+class Batched:
+    """B sequences decoding together in one mlx-lm BatchGenerator; one rep is one decode step of all B."""
+
+    def __init__(self, model: nn.Module, prompts: list[list[int]], max_tokens: int):
+        b = len(prompts)
+        self.gen = BatchGenerator(model, max_tokens=max_tokens, prefill_batch_size=b, completion_batch_size=b)
+        self.uids = self.gen.insert(prompts, [max_tokens] * b)
+        self.tokens: dict[int, list[int]] = {uid: [] for uid in self.uids}
+        self._step()  # prefill and the first token, untimed
+
+    def _step(self) -> None:
+        responses = self.gen.next_generated()
+        if len(responses) != len(self.uids) or any(r.finish_reason for r in responses):
+            raise RuntimeError(f"a timed step did not decode all {len(self.uids)} sequences")
+        for r in responses:
+            self.tokens[r.uid].append(r.token)
+
+    def run(self, watch: timing.Stopwatch, reps: int) -> None:
+        sync()
+        watch.start()
+        for _ in range(reps):
+            self._step()
+        sync()
+        watch.stop()
+
+    def sequences(self) -> list[list[int]]:
+        return [self.tokens[uid] for uid in self.uids]
+
+    def decoded(self) -> int:
+        return len(self.tokens[self.uids[0]])
+
+
+class Looped:
+    """B single-sequence generations (generate_step), one after another; one rep is one token of each."""
+
+    def __init__(self, model: nn.Module, prompts: list[list[int]], max_tokens: int):
+        self.gens = [generate_step(mx.array(p), model, max_tokens=max_tokens) for p in prompts]
+        self.tokens: list[list[int]] = [[] for _ in prompts]
+        for i in range(len(self.gens)):
+            self._step(i)  # prefill and the first token, untimed
+
+    def _step(self, i: int) -> None:
+        token, _ = next(self.gens[i])
+        self.tokens[i].append(int(token))
+
+    def run(self, watch: timing.Stopwatch, reps: int) -> None:
+        sync()
+        watch.start()
+        for i in range(len(self.gens)):
+            for _ in range(reps):
+                self._step(i)
+        sync()
+        watch.stop()
+
+    def sequences(self) -> list[list[int]]:
+        return self.tokens
+
+    def decoded(self) -> int:
+        return len(self.tokens[0])
+
+
+def synthetic_cache(model: nn.Module, batch: int, context: int, dtype: mx.Dtype, slack: int = 256) -> list:
+    """A decode cache as if `context` tokens had been prefilled, without the prefill.
+
+    Full-attention layers: random keys and values of the right shape and dtype, room for `slack` more
+    tokens (so a step writes in place instead of growing the buffer), offset = context. Linear-attention
+    layers: a random conv window and recurrent state (fixed size, whatever the context). A decode step's
+    time does not depend on these values.
+    """
+    cache = model.make_cache()
+    for layer, c in zip(model.layers, cache):
+        if layer.is_linear:
+            la = layer.linear_attn
+            c[0] = (0.1 * mx.random.normal((batch, la.conv_kernel_size - 1, la.conv_dim))).astype(dtype)
+            c[1] = 0.1 * mx.random.normal((batch, la.num_v_heads, la.head_v_dim, la.head_k_dim))
+        else:
+            at = layer.self_attn
+            shape = (batch, at.num_key_value_heads, context + slack, at.head_dim)
+            c.state = (mx.random.normal(shape).astype(dtype), mx.random.normal(shape).astype(dtype), context)
+    mx.eval([c.state for c in cache])
+    return cache
+
+
+def rewind(cache: list, context: int) -> None:
+    """Trim every attention cache back to `context` tokens, so every sample decodes at the same context."""
+    for c in cache:
+        if isinstance(c, KVCache) and c.offset > context:
+            c.trim(c.offset - context)
+
+
+def split_steps(raw: Raw, seconds: float, max_steps: int) -> list[dict[str, float]]:
+    """Raw steps one after another for about `seconds`, each split where the host hands over to the device.
+
+    build: Python builds the step's graph (the model call and argmax, nothing evaluated); launch:
+    mx.async_eval (the host encodes and launches the work; on the CPU backend it hands it to the
+    stream's thread); wait: mx.synchronize until the device is done. The *_cpu columns are this
+    thread's CPU time (time.thread_time) over each part: a busy host thread shows cpu close to wall.
+    The clock is read inside one step here, which generator.timing (whole calls) cannot do.
+    """
+    rows: list[dict[str, float]] = []
+    sync()
+    began = time.perf_counter()
+    while len(rows) < max_steps and (not rows or time.perf_counter() - began < seconds):
+        unix = time.time()
+        w0, c0 = time.perf_counter(), time.thread_time()
+        out = raw.graph()
+        w1, c1 = time.perf_counter(), time.thread_time()
+        mx.async_eval(out)
+        w2, c2 = time.perf_counter(), time.thread_time()
+        sync()
+        w3, c3 = time.perf_counter(), time.thread_time()
+        raw.next = out
+        raw.history.append(out)
+        rows.append({"started": unix, "step_ms": (w3 - w0) * 1e3, "build_ms": (w1 - w0) * 1e3,
+                     "launch_ms": (w2 - w1) * 1e3, "wait_ms": (w3 - w2) * 1e3, "build_cpu_ms": (c1 - c0) * 1e3,
+                     "launch_cpu_ms": (c2 - c1) * 1e3, "wait_cpu_ms": (c3 - c2) * 1e3,
+                     "host_share": (w2 - w0) / (w3 - w0) if w3 > w0 else math.nan})
+    return rows
