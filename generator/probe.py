@@ -2,13 +2,14 @@
 
 Standard library only, so a probe runs wherever Python does, without the site's dependencies.
 
-    from generator.probe import measure, time_rounds
+    from generator.probe import each, measure, time_settings
 
     with measure("hashing", parameters={"profile": "default", "sizes_kib": [4, 1024]}) as run:
-        timed = time_rounds({"sha256 4 KiB": lambda: hashlib.sha256(block).digest()}, rounds=7)
-        run.rows("results.csv", [{"size_kib": 4, "ms": timed["sha256 4 KiB"].median * 1e3}])
-    # leaving the block writes measurements/hashing/<UTC time>-<testbed>/ (tables, manifest.json)
-    # into place complete; an exception inside the block writes nothing
+        timed = time_settings({"sha256 4 KiB": lambda: hashlib.sha256(block).digest()})["sha256 4 KiB"]
+        run.timed("results.csv", {"size_kib": 4}, timed, {"ms": each(timed, lambda s: s * 1e3)})
+    # leaving the block writes measurements/hashing/<UTC time>-<testbed>/ (results.csv with the
+    # median of the rounds, samples.csv with every round, manifest.json) into place complete; an
+    # exception inside the block writes nothing. The clock is generator.timing's.
 
 A probe in another language is a command that writes CSV files into a folder; finalize() (or
 `python -m generator.probe finalize DIR ...`, or `ledger measure` for a probe declared with
@@ -25,52 +26,53 @@ import os
 import platform
 import re
 import shutil
-import statistics
 import sys
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .runs import FILE_PATTERN, TESTBED_PATTERN, imported_code, write_run
+from .runs import FILE_PATTERN, TESTBED_PATTERN, imported_code, installed_timing, write_run
+from .timing import (
+    PerRound,
+    Spread,
+    Stop,
+    Timed,
+    call,
+    each,
+    fixed,
+    paired,
+    samples_file,
+    spread,
+    summarise,
+    time_interleaved,
+)
+
+__all__ = [
+    "Spread", "Stop", "Timed", "each", "environment", "finalize", "measure", "paired", "spread", "time_rounds",
+    "time_settings",
+]  # fmt: skip
 
 PROBE_NAME = re.compile(r"^[a-z0-9_]+$")
 PARAMETERS_FILE = "parameters.json"  # optional, beside the CSV files of a probe in another language
-
-
-@dataclass(frozen=True)
-class Spread:
-    """One setting's timings over the rounds: median, fastest, slowest (seconds), and how many."""
-
-    median: float
-    low: float
-    high: float
-    rounds: int
-
-
-def spread(samples: Sequence[float]) -> Spread:
-    """Median, min and max of a setting's samples."""
-    if not samples:
-        raise ValueError("no samples")
-    return Spread(statistics.median(samples), min(samples), max(samples), len(samples))
+ENVIRONMENT_FILE = "environment.json"  # optional: what the probe knows of its build (compiler, flags, libc)
 
 
 def time_rounds(settings: Mapping[str, Callable[[], object]], rounds: int = 7, warmup: int = 1) -> dict[str, Spread]:
     """Seconds per call of each setting, interleaved: rounds outside, settings inside, after warm-up.
 
     Interleaving makes drift in the machine (clock, heat, other work) hit every setting alike.
+    Spread.samples keeps every round; time_settings() keeps each round's context too, for run.timed().
     """
-    for _ in range(warmup):
-        for function in settings.values():
-            function()
-    samples: dict[str, list[float]] = {name: [] for name in settings}
-    for _ in range(rounds):
-        for name, function in settings.items():
-            start = time.perf_counter()
-            function()
-            samples[name].append(time.perf_counter() - start)
-    return {name: spread(found) for name, found in samples.items()}
+    return {name: timed.spread for name, timed in time_settings(settings, fixed(rounds), warmup).items()}
+
+
+def time_settings(
+    settings: Mapping[str, Callable[[], object]], stop: Stop | None = None, warmup: int = 1
+) -> dict[str, Timed]:
+    """Every setting timed in interleaved rounds until `stop` (default Stop(): 9 rounds at least, then
+    until the median's 99% interval is within 5%, at most 50 rounds or 60 s); every round kept."""
+    return time_interleaved({name: call(fn) for name, fn in settings.items()}, stop or Stop(), warmup)
 
 
 def default_testbed() -> str:
@@ -148,6 +150,21 @@ class Measurement:
         """Add one row: run.row(size_kib=4, gb_per_s=1.2, gb_per_s_min=1.1, gb_per_s_max=1.3)."""
         self.rows(file, [cells])
 
+    def timed(
+        self,
+        file: str,
+        keys: Mapping[str, object],
+        timed: Timed,
+        values: Mapping[str, PerRound],
+        spread_of: Sequence[str] = (),
+    ) -> None:
+        """Add one timed setting: its row to `file` (each value the median of its rounds, with
+        rounds and stop) and one row per round to the file's samples table (results.csv ->
+        samples.csv). values: column -> {round: value}, from each() or paired()."""
+        row, rounds = summarise(keys, timed, values, spread_of)
+        self.rows(file, [row])
+        self.rows(samples_file(file), rounds)
+
     def write(self) -> Path:
         """Hash the probe's code and data, write the manifest, rename the run into place; its folder."""
         code, probe_path = self._code()
@@ -157,7 +174,7 @@ class Measurement:
             self.testbed,
             self.tables,
             parameters=self.parameters,
-            environment=self.environment,
+            environment={**self.environment, **installed_timing(self.root)},
             code=code,
             started=self.started,
             finished=datetime.now(timezone.utc),
@@ -231,27 +248,33 @@ def finalize(
     testbed: str | None = None,
     parameters: Mapping[str, object] | None = None,
     probes_dir: str = "probes",
+    environment_extra: Mapping[str, object] | None = None,
 ) -> Path:
     """Turn a folder of CSV files written by any command into a run, then remove the folder.
 
-    The folder holds tidy CSV files and optionally parameters.json (merged over `parameters`).
+    The folder holds tidy CSV files (samples.csv and NAME.samples.csv for raw rounds, like any
+    table), optionally parameters.json (merged over `parameters`: what defines the measurement) and
+    environment.json (merged, then environment_extra over it, into the manifest's environment: the
+    compiler and its version, flags, libc, CPU flags; never a defining parameter).
     code: the command's source files, relative to root (the probe's own file first or under
     probes_dir named <probe>.*). Returns the run's folder under root/measurements.
     """
     folder = Path(folder)
     merged = dict(parameters or {})
+    found_environment: dict[str, object] = {}
     tables: dict[str, list[Mapping[str, object]]] = {}
     for path in sorted(folder.iterdir()):
         if path.name == PARAMETERS_FILE:
-            extra = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(extra, dict):
-                raise ValueError(f"{path}: must hold a JSON object")
-            merged.update(extra)
+            merged.update(_json_object(path))
+        elif path.name == ENVIRONMENT_FILE:
+            found_environment.update(_json_object(path))
         elif FILE_PATTERN.match(path.name) and path.is_file():
             with open(path, newline="", encoding="utf-8") as handle:
                 tables[path.name] = list(csv.DictReader(handle))
         else:
-            raise ValueError(f"{path}: a probe's output folder holds only *.csv files and {PARAMETERS_FILE}")
+            raise ValueError(
+                f"{path}: a probe's output folder holds only *.csv files, {PARAMETERS_FILE} and {ENVIRONMENT_FILE}"
+            )
     if not tables:
         raise ValueError(f"{folder}: the probe wrote no CSV file")
     bed = testbed or default_testbed()
@@ -261,7 +284,7 @@ def finalize(
         bed,
         tables,
         parameters=merged,
-        environment=environment(),
+        environment={**environment(), **found_environment, **(environment_extra or {})},
         code=code,
         started=started,
         finished=finished or datetime.now(timezone.utc),
@@ -270,6 +293,16 @@ def finalize(
     )
     shutil.rmtree(folder)
     return written
+
+
+def _json_object(path: Path) -> dict[str, object]:
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: not JSON ({error}); write one JSON object") from None
+    if not isinstance(found, dict):
+        raise ValueError(f"{path}: must hold a JSON object")
+    return found
 
 
 def _probe_path(
@@ -310,7 +343,11 @@ def main(argv: list[str] | None = None) -> int:
     done.add_argument("--testbed")
     done.add_argument("--started", help="UTC start time (default: the folder's creation, else now)")
     done.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a parameter (JSON value)")
+    done.add_argument(
+        "--env", action="append", default=[], metavar="KEY=VALUE", help="an environment entry, e.g. compiler=gcc 13.2"
+    )
     args = parser.parse_args(argv)
+    extra = dict(item.partition("=")[::2] for item in args.env)
     parameters: dict[str, object] = {}
     for item in args.param:
         key, _, value = item.partition("=")
@@ -331,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         started=started,
         testbed=args.testbed,
         parameters=parameters,
+        environment_extra=extra,
     )
     print(path)
     return 0

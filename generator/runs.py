@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -50,11 +51,17 @@ def code_hash(file_hashes: Mapping[str, str]) -> str:
     return sha256_bytes(lines.encode())
 
 
+TIMING_MODULE = "generator.timing"  # the probes' clock: hashed with the probe when the project holds it
+DISTRIBUTION = "evidence-ledger"  # the package that provides it when installed
+
+
 def imported_code(root: Path, package: str = "probes") -> list[str]:
     """Paths (relative to root) of the running program's modules that live under root/package.
 
-    Covers the probe script itself (even when run as __main__) and every harness module it
-    imported, so a change to any of them makes the probe's runs stale.
+    Covers the probe script itself (even when run as __main__), every harness module it imported,
+    and generator/timing.py when it was imported from inside root (this repository's probes), so a
+    change to any of them makes the probe's runs stale. An installed timing module is recorded by
+    installed_timing() in the environment instead.
     """
     base = (root / package).resolve()
     found = set()
@@ -65,7 +72,27 @@ def imported_code(root: Path, package: str = "probes") -> list[str]:
         path = Path(filename).resolve()
         if path.suffix == ".py" and base in path.parents:
             found.add(path.relative_to(root.resolve()).as_posix())
+    timing = _timing_file()
+    if timing is not None and root.resolve() in timing.parents:
+        found.add(timing.relative_to(root.resolve()).as_posix())
     return sorted(found)
+
+
+def installed_timing(root: Path) -> dict[str, str]:
+    """{"timing": "evidence-ledger==X"} when the timing module was imported from outside root; else {}."""
+    timing = _timing_file()
+    if timing is None or root.resolve() in timing.parents:
+        return {}
+    try:
+        version = importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown (not installed as a distribution)"
+    return {"timing": f"{DISTRIBUTION}=={version}"}
+
+
+def _timing_file() -> Path | None:
+    filename = getattr(sys.modules.get(TIMING_MODULE), "__file__", None)
+    return Path(filename).resolve() if filename else None
 
 
 def csv_bytes(rows: Sequence[Mapping[str, object]]) -> bytes:

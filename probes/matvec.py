@@ -86,25 +86,26 @@ def main(argv=None) -> None:
         s.progress(f"{op}: {rows}x{k} checked against the numpy reference")
 
     timed = s.time({"/".join(map(str, key)): v for key, v in settings.items()}, "matvec")
-    rows_out = []
+    rows_out, samples = [], []
     item = x_all.itemsize
     for op, m in meta.items():
         for mode in ("batched", "looped"):
-            base, _ = timed[f"{op}/{mode}/1"]
+            base = timed[f"{op}/{mode}/1"]
             for b in batches:
-                seconds, reps = timed[f"{op}/{mode}/{b}"]
                 calls = 1 if mode == "batched" else b  # weight reads per step
-                rows_out.append({
-                    "operator": op, "rows": m["rows"], "rows_full": m["rows_full"],
-                    "scaled": m["rows"] != m["rows_full"], "k": k, "mode": mode, "batch": b, "reps": reps,
-                    **timing.timing_columns(seconds),
-                    "weight_bytes": m["weight_bytes"],
-                    "activation_bytes": b * (k + m["rows"]) * item,
-                    "bytes_per_call": calls * m["weight_bytes"],
-                    **timing.batching_figures(b, seconds, calls * m["weight_bytes"], base, m["weight_bytes"]),
-                })
-    sweep_out, sweep_params = run_sweep(s)
-    s.write({"results.csv": rows_out, "sweep.csv": sweep_out}, {
+                setting = timed[f"{op}/{mode}/{b}"]
+                row, rounds = timing.rows_of(
+                    {"operator": op, "mode": mode, "batch": b}, setting,
+                    timing.batching_values(b, setting, calls * m["weight_bytes"], base, m["weight_bytes"]),
+                    {"rows": m["rows"], "rows_full": m["rows_full"], "scaled": m["rows"] != m["rows_full"], "k": k,
+                     "weight_bytes": m["weight_bytes"], "activation_bytes": b * (k + m["rows"]) * item,
+                     "bytes_per_call": calls * m["weight_bytes"], "bytes_per_token": calls * m["weight_bytes"] / b,
+                     "byte_ratio": timing.byte_ratio(b, calls * m["weight_bytes"], m["weight_bytes"])})
+                rows_out.append(row)
+                samples += rounds
+    sweep_out, sweep_samples, sweep_params = run_sweep(s)
+    s.write({"results.csv": rows_out, "samples.csv": samples, "sweep.csv": sweep_out,
+             "sweep.samples.csv": sweep_samples}, {
         "sweep": sweep_params,
         "group_size": GROUP_SIZE, "bits": BITS, "k": k, "batches": list(batches),
         "operators": {op: {"rows": m["rows"], "rows_full": m["rows_full"]} for op, m in meta.items()},
@@ -122,7 +123,7 @@ def main(argv=None) -> None:
     })
 
 
-def run_sweep(s: session.Session) -> tuple[list[dict], dict]:
+def run_sweep(s: session.Session) -> tuple[list[dict], list[dict], dict]:
     """Matrix sizes across the cache at one input width: looped vs batched per-token time at a few B."""
     cfg = SWEEP[s.profile.name]
     k, batches = cfg["k"], cfg["batches"]
@@ -150,24 +151,25 @@ def run_sweep(s: session.Session) -> tuple[list[dict], dict]:
         meta[rows] = sum(a.nbytes for a in w)
     s.progress(f"sweep: rows {sizes} at k={k} across {cache_name} of {cache_bytes} bytes, checked")
     timed = s.time(settings, "matvec sweep")
-    out = []
+    out, samples = [], []
     for rows in sizes:
         wbytes = meta[rows]
         for mode in ("batched", "looped"):
-            base, _ = timed[f"{rows}/{mode}/1"]
+            base = timed[f"{rows}/{mode}/1"]
             for b in batches:
-                seconds, reps = timed[f"{rows}/{mode}/{b}"]
-                looped, _ = timed[f"{rows}/looped/{b}"]
+                setting, looped = timed[f"{rows}/{mode}/{b}"], timed[f"{rows}/looped/{b}"]
                 calls = 1 if mode == "batched" else b
-                out.append({
-                    "rows": rows, "k": k, "matrix_bytes": wbytes, "cache_bytes": cache_bytes,
-                    "matrix_over_cache": wbytes / cache_bytes, "mode": mode, "batch": b, "reps": reps,
-                    **timing.timing_columns(seconds),
-                    "bytes_per_call": calls * wbytes,
-                    **timing.batching_figures(b, seconds, calls * wbytes, base, wbytes),
-                    **timing.ratio_span("speedup_vs_looped", looped, seconds),
-                })
-    return out, {
+                values = timing.batching_values(b, setting, calls * wbytes, base, wbytes)
+                values["speedup_vs_looped"] = timing.paired(looped, setting, lambda l, t: l / t)
+                row, rounds = timing.rows_of(
+                    {"rows": rows, "mode": mode, "batch": b}, setting, values,
+                    {"k": k, "matrix_bytes": wbytes, "cache_bytes": cache_bytes,
+                     "matrix_over_cache": wbytes / cache_bytes, "bytes_per_call": calls * wbytes,
+                     "bytes_per_token": calls * wbytes / b, "byte_ratio": timing.byte_ratio(b, calls * wbytes, wbytes)},
+                    spread_of=(*timing.SPREAD_OF, "speedup_vs_looped"))
+                out.append(row)
+                samples += rounds
+    return out, samples, {
         "k": k, "batches": list(batches), "rows": sizes, "cache_bytes": cache_bytes, "cache": cache_name,
         "row_bytes": row_bytes, "largest_over_cache": meta[sizes[-1]] / cache_bytes,
         "plan": f"{cfg['points']} sizes from {cfg['min_rows']} rows to {cfg['beyond']} x the cache "

@@ -55,8 +55,9 @@ def main(argv=None) -> None:
         settings[f"prefill/{t}"] = timing.Setting(Prefill(model, prompt).run, repeatable=False)  # one prompt a sample
     decode = Looped(model, [rng.integers(0, config.vocab_size, cfg["decode_prompt_tokens"]).tolist()], 1 << 16)
     settings["decode/1"] = timing.Setting(decode.run)
-    timed = s.time(settings, "prefill", min_sample_s=cfg["min_sample_s"], max_reps=cfg["max_steps"],
-                   min_reps=cfg["min_steps"])
+    timed = {n: (t.spread, t.reps) for n, t in s.time(
+        settings, "prefill", min_sample_s=cfg["min_sample_s"], max_reps=cfg["max_steps"],
+        min_reps=cfg["min_steps"]).items()}
 
     rows, ratios = [], []
     step, step_reps = timed["decode/1"]

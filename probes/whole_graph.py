@@ -82,8 +82,9 @@ def settle(s: session.Session, settings: dict, cfg: dict) -> tuple[float, list[d
     attempt = 0
     while True:
         attempt += 1
-        timed = s.time(settings, f"settle {attempt} (sample {sample:g} s)", min_sample_s=sample,
-                       max_reps=cfg["max_steps"], min_reps=cfg["min_steps"])
+        timed = {n: (t.spread, t.reps) for n, t in s.time(
+            settings, f"settle {attempt} (sample {sample:g} s)", min_sample_s=sample,
+            max_reps=cfg["max_steps"], min_reps=cfg["min_steps"]).items()}
         ratios = {name: spread.ratio for name, (spread, _) in timed.items()}
         history += [{"attempt": attempt, "setting": name, "min_sample_s": sample, "decode_steps": reps,
                      "rounds": spread.rounds, "spread_ratio": spread.ratio, "settled": spread.ratio <= SETTLE_LIMIT}
@@ -141,8 +142,9 @@ def main(argv=None) -> None:
     stretched = {name: timing.Setting(lambda watch, reps, run=setting.run, k=stretch[name]: run(watch, reps * k),
                                       repeatable=stretch[name] == 1)
                  for name, setting in settings.items()}
-    raw = s.time(stretched, "whole_graph", min_sample_s=final_sample, max_reps=cfg["max_steps"],
-                 min_reps=cfg["min_steps"])
+    raw = {n: (t.spread, t.reps) for n, t in s.time(
+        stretched, "whole_graph", min_sample_s=final_sample, max_reps=cfg["max_steps"],
+        min_reps=cfg["min_steps"]).items()}
     timed = {name: (timing.spread([x / stretch[name] for x in spread.samples]), reps * stretch[name])
              for name, (spread, reps) in raw.items()}
     end_decoded = {key: r.decoded() for key, r in runners.items()}

@@ -3,6 +3,7 @@
 import csv
 import getpass
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,23 @@ from probes import matvec, moe, reference, session, whole_graph  # noqa: E402
 from probes.__main__ import PROBES  # noqa: E402
 
 TIMED = ("bandwidth", "matvec", "moe", "recurrent", "whole_graph", "prefill")
-SHARED_MODULES = {"probes/session.py", "probes/timing.py", "probes/reference.py", "probes/environment.py"}
+SHARED_MODULES = {
+    "probes/session.py",
+    "probes/timing.py",
+    "probes/reference.py",
+    "probes/environment.py",
+    "generator/timing.py",
+}
+# the kernel probes' timed tables: every row's rounds are in the table's samples file
+SAMPLED = [
+    ("bandwidth", "results.csv", "samples.csv"),
+    ("bandwidth", "summary.csv", "summary.samples.csv"),
+    ("matvec", "results.csv", "samples.csv"),
+    ("matvec", "sweep.csv", "sweep.samples.csv"),
+    ("moe", "results.csv", "samples.csv"),
+    ("recurrent", "results.csv", "samples.csv"),
+]
+CONTEXT = ("started", "wall_s", "cpu_s", "load_1m")
 
 
 def run_python(*args, cwd=ROOT):
@@ -50,7 +67,7 @@ def test_runner_writes_one_run_per_probe_and_shows_progress(quick_suite):
     for probe in PROBES:
         assert len(list((out / probe).iterdir())) == 1
         assert f"== probes.{probe} (quick)" in result.stderr
-    assert "round 2/2" in result.stderr
+    assert "round 9 (" in result.stderr and "round 10 (" not in result.stderr
 
 
 @pytest.mark.parametrize("probe", PROBES)
@@ -60,7 +77,9 @@ def test_manifest_names_probe_harness_profile_and_environment(quick_suite, probe
     assert manifest["probe"]["path"] == f"probes/{probe}.py"
     assert {f"probes/{probe}.py"} | SHARED_MODULES <= set(manifest["probe"]["code"])
     assert manifest["parameters"]["profile"] == "quick"
-    assert manifest["parameters"]["rounds"] == 2
+    stops = manifest["parameters"]["stop"]
+    if probe not in ("memory", "model"):  # no timing there
+        assert stops and all(rule["min_rounds"] == rule["max_rounds"] == 9 for rule in stops.values())
     assert manifest["parameters"]["dtype"] == "float32"
     env = manifest["environment"]
     assert env["backend"] == "cpu" and env["mlx_version"] and env["device_info"]["device_name"]
@@ -83,8 +102,8 @@ def test_every_timed_row_carries_rounds_and_spread(quick_suite, probe):
     run, _ = the_run(quick_suite[0], probe)
     rows = read_csv(run / "results.csv")
     for row in rows:
-        assert row["rounds"] == "2"
-        assert float(row["ms_min"]) <= float(row["ms_median"]) <= float(row["ms_max"])
+        assert row["rounds"] == "9"
+        assert float(row["ms_min"]) <= float(row.get("ms", row.get("ms_median"))) <= float(row["ms_max"])
 
 
 @pytest.mark.parametrize("probe", TIMED)
@@ -122,6 +141,53 @@ def test_kernel_rows_decompose_speedup_per_mode_and_batch(quick_suite, probe):
     assert checks and all(float(c["max_rel_error"]) <= float(c["tolerance"]) for c in checks)
 
 
+def samples_by_key(run, table, samples_file):
+    """(key columns, value columns, results rows, {key: [sample rows]}) of a table and its samples file."""
+    samples = read_csv(run / samples_file)
+    columns = list(samples[0])
+    keys = columns[: columns.index("round")]
+    values = [c for c in columns if c not in (*keys, "round", "reps", *CONTEXT)]
+    grouped = {}
+    for sample in samples:
+        grouped.setdefault(tuple(sample[k] for k in keys), []).append(sample)
+    return keys, values, read_csv(run / table), grouped
+
+
+@pytest.mark.parametrize("probe, table, samples_file", SAMPLED)
+def test_samples_hold_one_row_per_round_whose_medians_are_the_results(quick_suite, probe, table, samples_file):
+    run, manifest = the_run(quick_suite[0], probe)
+    assert samples_file in manifest["files"]
+    keys, values, rows, grouped = samples_by_key(run, table, samples_file)
+    assert keys and values and set(CONTEXT) <= set(read_csv(run / samples_file)[0])
+    assert len(grouped) == len(rows)
+    for row in rows:
+        rounds = grouped[tuple(row[k] for k in keys)]
+        assert [int(r["round"]) for r in rounds] == list(range(int(row["rounds"])))
+        assert {r["reps"] for r in rounds} == {row["reps"]}
+        assert row["stop"] in ("target", "round cap")  # quick: exactly 9 rounds
+        for column in values:
+            cells = [float(r[column]) for r in rounds if r[column] != ""]
+            assert float(row[column]) == statistics.median(cells), (row, column)
+        assert all(float(r["wall_s"]) > 0 and float(r["started"]) > 1.7e9 for r in rounds)
+
+
+@pytest.mark.parametrize("probe", ["matvec", "moe", "recurrent"])
+def test_speedups_are_paired_with_the_b1_setting_round_by_round(quick_suite, probe):
+    run, _ = the_run(quick_suite[0], probe)
+    keys, _, _, grouped = samples_by_key(run, "results.csv", "samples.csv")
+    checked = 0
+    for key, rounds in grouped.items():
+        cells = dict(zip(keys, key, strict=True))
+        base = grouped[tuple("1" if k == "batch" else cells[k] for k in keys)]
+        base_ms = {r["round"]: float(r["ms"]) for r in base}
+        for r in rounds:
+            want = int(cells["batch"]) * base_ms[r["round"]] / float(r["ms"])
+            assert float(r["speedup"]) == pytest.approx(want, rel=1e-9)
+            assert float(r["predicted_speedup"]) == pytest.approx(float(r["speedup"]), rel=1e-9)
+            checked += 1
+    assert checked >= 9 * 6
+
+
 def test_matvec_counts_weight_bytes_once_per_weight_read(quick_suite):
     run, manifest = the_run(quick_suite[0], "matvec")
     rows = {(r["operator"], r["mode"], r["batch"]): r for r in read_csv(run / "results.csv")}
@@ -136,10 +202,17 @@ def test_matvec_counts_weight_bytes_once_per_weight_read(quick_suite):
 def test_moe_touched_experts_next_to_closed_form(quick_suite):
     run, manifest = the_run(quick_suite[0], "moe")
     n, k = manifest["parameters"]["experts"], manifest["parameters"]["top_k"]
+    results = {(r["mode"], r["batch"]): r for r in read_csv(run / "results.csv")}
     for row in read_csv(run / "touched.csv"):
         b = int(row["batch"])
         assert float(row["closed_form"]) == pytest.approx(moe.touched_experts(n, k, b))
         assert abs(float(row["mc_mean"]) - float(row["closed_form"])) < 5 * float(row["mc_stderr"]) + 1e-9
+        # the expectation, the Monte Carlo mean of the ratio and the one draw the timed kernel used
+        assert float(row["byte_ratio_closed_form"]) == pytest.approx(k * b / float(row["closed_form"]))
+        assert abs(float(row["byte_ratio_mc_mean"]) - float(row["byte_ratio_closed_form"])) < 0.05
+        timed = results[("batched", row["batch"])]
+        assert float(row["byte_ratio_timed_routing"]) == pytest.approx(float(timed["byte_ratio"]))
+        assert float(timed["byte_ratio_expected"]) == pytest.approx(float(row["byte_ratio_closed_form"]))
 
 
 def test_bandwidth_summary_has_ceiling_for_mlx_and_numpy(quick_suite):
@@ -148,6 +221,11 @@ def test_bandwidth_summary_has_ceiling_for_mlx_and_numpy(quick_suite):
     picked = {(r["impl"], r["op"]) for r in summary}
     assert {("mlx", "read"), ("mlx", "copy"), ("mlx", "any"), ("numpy", "read"), ("numpy", "any")} <= picked
     assert manifest["parameters"]["outside_reference"] == "not applicable (backend cpu)"
+    peaks = {r["op"]: r for r in summary if r["figure"] == "cache_peak" and r["impl"] == "mlx"}
+    assert set(peaks) == {"read", "copy"} and all(int(r["size_mib"]) < 16 for r in peaks.values())
+    ceilings = [r for r in summary if r["figure"] == "ceiling"]
+    assert {float(r["over_ceiling"]) for r in ceilings} == {1.0}
+    assert "copy_chain" in {r["op"] for r in read_csv(run / "results.csv")}
     sizes = {int(r["size_mib"]) for r in read_csv(run / "results.csv")}
     assert sizes == set(manifest["parameters"]["sizes_mib"])
 
