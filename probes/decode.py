@@ -29,19 +29,24 @@ class Raw:
 
     The prompts (all the same length) are prefilled in one call, or `cache` is given already filled
     (synthetic_cache) with `first` as the tokens to feed. Tokens stay on the device until sequences().
+    first_logprobs: the prefill's log-probabilities (fp32) for the first `keep_first` sequences.
     """
 
     def __init__(self, model: nn.Module, prompts: list[list[int]] | None = None, cache: list | None = None,
-                 first: list[int] | None = None):
+                 first: list[int] | None = None, keep_first: int = 0):
         self.model = model
+        self.first_logprobs: list[mx.array] = []
         if cache is None:
             if not prompts or len({len(p) for p in prompts}) != 1:
                 raise ValueError("raw decoding prefills prompts of one length (no padding)")
             self.cache = model.make_cache()
-            self.next = self._argmax(model(mx.array(prompts), cache=self.cache))
+            logits = model(mx.array(prompts), cache=self.cache)
+            self.next = self._argmax(logits)
+            last = logits[:keep_first, -1, :].astype(mx.float32)
+            self.first_logprobs = list(last - mx.logsumexp(last, axis=-1, keepdims=True)) if keep_first else []
         else:
             self.cache, self.next = cache, mx.array(first)
-        mx.eval(self.next)
+        mx.eval(self.next, self.first_logprobs)
         self.history = [self.next]
 
     @staticmethod
@@ -74,21 +79,29 @@ class Raw:
 
 
 class Batched:
-    """B sequences decoding together in one mlx-lm BatchGenerator; one rep is one decode step of all B."""
+    """B sequences decoding together in one mlx-lm BatchGenerator; one rep is one decode step of all B.
 
-    def __init__(self, model: nn.Module, prompts: list[list[int]], max_tokens: int):
+    first_logprobs: the first token's log-probabilities (fp32) for the first `keep_first` sequences.
+    """
+
+    def __init__(self, model: nn.Module, prompts: list[list[int]], max_tokens: int, keep_first: int = 0):
         b = len(prompts)
         self.gen = BatchGenerator(model, max_tokens=max_tokens, prefill_batch_size=b, completion_batch_size=b)
         self.uids = self.gen.insert(prompts, [max_tokens] * b)
         self.tokens: dict[int, list[int]] = {uid: [] for uid in self.uids}
-        self._step()  # prefill and the first token, untimed
+        self.first_logprobs: list[mx.array] = []
+        responses = self._step()  # prefill and the first token, untimed
+        by_uid = {r.uid: r.logprobs for r in responses}
+        self.first_logprobs = [by_uid[uid].astype(mx.float32) for uid in self.uids[:keep_first]]
+        mx.eval(self.first_logprobs)
 
-    def _step(self) -> None:
+    def _step(self) -> list:
         responses = self.gen.next_generated()
         if len(responses) != len(self.uids) or any(r.finish_reason for r in responses):
             raise RuntimeError(f"a timed step did not decode all {len(self.uids)} sequences")
         for r in responses:
             self.tokens[r.uid].append(r.token)
+        return responses
 
     def run(self, watch: timing.Stopwatch, reps: int) -> None:
         sync()
@@ -143,16 +156,17 @@ def synthetic_cache(model: nn.Module, batch: int, context: int, dtype: mx.Dtype,
     time does not depend on these values.
     """
     cache = model.make_cache()
-    for layer, c in zip(model.layers, cache):
-        if layer.is_linear:
+    for layer, c in zip(model.layers, cache):  # drawn in the cache's dtype and evaluated a layer at a time:
+        if layer.is_linear:                     # 64 sequences at 32K hold 40 GiB of bf16 keys and values
             la = layer.linear_attn
-            c[0] = (0.1 * mx.random.normal((batch, la.conv_kernel_size - 1, la.conv_dim))).astype(dtype)
-            c[1] = 0.1 * mx.random.normal((batch, la.num_v_heads, la.head_v_dim, la.head_k_dim))
+            c[0] = mx.random.normal((batch, la.conv_kernel_size - 1, la.conv_dim), dtype=dtype, scale=0.1)
+            c[1] = mx.random.normal((batch, la.num_v_heads, la.head_v_dim, la.head_k_dim), scale=0.1)
+            mx.eval(c[0], c[1])
         else:
             at = layer.self_attn
             shape = (batch, at.num_key_value_heads, context + slack, at.head_dim)
-            c.state = (mx.random.normal(shape).astype(dtype), mx.random.normal(shape).astype(dtype), context)
-    mx.eval([c.state for c in cache])
+            c.state = (mx.random.normal(shape, dtype=dtype), mx.random.normal(shape, dtype=dtype), context)
+            mx.eval(c.keys, c.values)
     return cache
 
 

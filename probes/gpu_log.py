@@ -125,24 +125,38 @@ class GpuLog:
     path: Path
     interval_ms: float = 20.0
     _proc: subprocess.Popen | None = None
+    _result: tuple[list[dict[str, float | str]], str] | None = None
+
+    def __enter__(self) -> "GpuLog":
+        self.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
 
     def start(self) -> None:
         command = [sys.executable, "-m", "probes.gpu_log", str(self.path), "--interval-ms", str(self.interval_ms)]
         self._proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def stop(self) -> tuple[list[dict[str, float | str]], str]:
-        """End the logger (SIGTERM, then kill after 5 s) and read what it wrote."""
+        """End the logger (SIGTERM, then kill after 5 s) and read what it wrote; again: the same answer."""
+        if self._result is not None:
+            return self._result
+        source_file = Path(str(self.path) + ".source")
         if self._proc is not None:
+            deadline = time.monotonic() + 5.0  # a logger still starting up says what it found before it ends
+            while not source_file.exists() and self._proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.02)
             self._proc.terminate()
             try:
                 self._proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()
-        source_file = Path(str(self.path) + ".source")
         source = source_file.read_text().strip() if source_file.exists() else "unavailable: the logger wrote nothing"
         rows = read_rows(self.path) if self.path.exists() else []
-        return rows, source
+        self._result = rows, source
+        return self._result
 
 
 def number(text: str | None) -> float | str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import math
 import sys
+from collections.abc import Iterator
 
 import mlx.core as mx
 import mlx.nn as nn
@@ -126,8 +127,9 @@ def touched_count(indices: np.ndarray) -> int:
     return int(np.unique(np.asarray(indices)).size)
 
 
-def touched_per_layer(model: nn.Module, prompts: list[list[int]]) -> list[int]:
-    """Distinct experts each MoE layer's router picks for the last position of these B sequences."""
+@contextlib.contextmanager
+def touched_experts() -> Iterator[list[int]]:
+    """While inside: every MoE layer called appends the distinct experts its router picked for the last position."""
     seen: list[int] = []
     original = SwitchGLU.__call__
 
@@ -137,9 +139,15 @@ def touched_per_layer(model: nn.Module, prompts: list[list[int]]) -> list[int]:
 
     SwitchGLU.__call__ = recording
     try:
-        mx.eval(model(mx.array(prompts)))
+        yield seen
     finally:
         SwitchGLU.__call__ = original
+
+
+def touched_per_layer(model: nn.Module, prompts: list[list[int]]) -> list[int]:
+    """Distinct experts each MoE layer's router picks for the last position of these B sequences."""
+    with touched_experts() as seen:
+        mx.eval(model(mx.array(prompts)))
     return seen
 
 

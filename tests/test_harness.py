@@ -12,10 +12,10 @@ np = pytest.importorskip("numpy")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # probes/ runs from the repo root
 
 from probes import config, environment, model_build, reference, session, timing  # noqa: E402
+from probes.agreement import first_divergence  # noqa: E402
 from probes.bandwidth import fit_sizes  # noqa: E402
 from probes.matvec import sweep_cache, sweep_rows  # noqa: E402
 from probes.moe import monte_carlo_touched, touched_experts  # noqa: E402
-from probes.whole_graph import first_divergence  # noqa: E402
 
 
 @pytest.mark.parametrize(

@@ -191,3 +191,67 @@ def test_window_summarises_the_readings_inside_a_sample(start, end, expected):
     ]
     got = gpu_log.window(rows, start, end)
     assert {k: got[k] for k in expected} == expected
+
+
+def test_bf16_paths_are_compared_with_an_fp32_step_on_the_same_weights():
+    """The GPU's dtype, exercised here: every path's first step against fp32, the packed words shared."""
+    from probes import whole_graph
+
+    mx.random.seed(0)
+    model = model_build.build(QUICK, mx.bfloat16)
+    batch = prompts(2)
+    runners = {("raw", 2): decode.Raw(model, batch, keep_first=2), ("batched", 2): decode.Batched(model, batch, 64, 2)}
+    for runner in runners.values():
+        runner.run(timing.Stopwatch(), 3)
+    cfg = {"agreement_sequences": 2, "batches": (2,), "agreement_tokens": 4, "max_tokens": 64}
+    failed = []
+    tables = whole_graph.agreement_tables(model, QUICK, runners, batch, cfg, failed)
+    assert failed == [] and set(tables) == {"agreement.csv", "divergence.csv", "first_step.csv"}
+    first = tables["first_step.csv"]
+    assert {(f["mode"], f["batch"]) for f in first} == {("raw", 2), ("batched", 2), ("single", 1)}
+    for f in first:
+        assert 0 < f["max_abs_error"] < 5 and f["rms_error"] <= f["max_abs_error"]  # bf16 (on the CPU: bf16 sums)
+        assert f["same_top1"] == (f["top1"] == f["top1_fp32"]) and f["margin_fp32"] >= 0
+    model32 = dict(tree_flatten(__import__("probes.agreement").agreement.as_float32(model, QUICK).parameters()))
+    for name, array in tree_flatten(model.parameters()):
+        want = mx.float32 if mx.issubdtype(array.dtype, mx.floating) else array.dtype
+        assert model32[name].dtype == want and model32[name].shape == array.shape, name
+
+
+def test_an_optional_part_that_fails_is_recorded_and_the_run_goes_on():
+    from probes import budget
+
+    failed = []
+    assert budget.attempt(failed, "split raw/4", lambda: 1 / 0, default=[]) == []
+    assert budget.attempt(failed, "fine", lambda x: x + 1, 1, default=0) == 2
+    assert failed == ["split raw/4: ZeroDivisionError: division by zero"]
+
+
+@pytest.mark.parametrize(
+    "costs, order, seconds, kept, dropped",
+    [
+        (
+            {"raw/1": 1.0, "raw/64": 2.0, "raw/256": 4.0},
+            ["raw/256", "raw/64"],
+            70.0,
+            ["raw/1", "raw/64", "raw/256"],
+            [],
+        ),
+        ({"raw/1": 1.0, "raw/64": 2.0, "raw/256": 4.0}, ["raw/256", "raw/64"], 30.0, ["raw/1", "raw/64"], ["raw/256"]),
+        ({"raw/1": 1.0, "raw/64": 2.0, "raw/256": 4.0}, ["raw/256", "raw/64"], 5.0, ["raw/1"], ["raw/256", "raw/64"]),
+    ],
+)
+def test_settings_are_dropped_in_order_until_their_rounds_fit(costs, order, seconds, kept, dropped):
+    from probes import budget
+
+    assert budget.fit_settings(costs, order, seconds, rounds=9) == (kept, dropped)
+
+
+def test_whole_graph_starts_the_baselines_first_and_the_largest_batches_last():
+    from probes import whole_graph
+
+    order = whole_graph.wanted(whole_graph.DECODE["gpu"])
+    assert order[:3] == [("raw", 1), ("batched", 1), ("single", 1)]
+    assert order.index(("raw", 64)) < order.index(("raw", 2)) < order.index(("raw", 256))
+    assert order[-2:] == [("tiny-raw", 64), ("tiny-width", 64)]
+    assert len(order) == len(set(order)) == 9 * 2 + 1 + 2 + 4 * 2
