@@ -1,8 +1,8 @@
 """An independent measure of the raw decode step: B sequences, one token each through the model, argmax, mx.eval.
 
-Imports nothing from probes/ or generator/: its own config dict, mlx-lm's qwen3_5_moe with mlx-lm's own
-random init and quantize_model (4-bit affine, group 64), a short random prompt, time.perf_counter around
-each step, the median of the steps. Prints one line per B, to set beside the whole_graph and context
+Imports nothing from probes/ or generator/: its own config dict, mlx-lm's qwen3_5_moe quantized by
+mlx-lm's quantize_model (4-bit affine, group 64) with random packed weights, a short random prompt,
+time.perf_counter around each step, the median of the steps. Prints one line per B, to set beside the whole_graph and context
 probes' raw mode (the same model shape, dtype, quantization and a short context).
 
     python benchmarks/raw_step.py --shape gpu --batches 4 16 64      # the H200 (bf16)
@@ -43,14 +43,23 @@ SHAPES = {
 
 
 def build(config: dict, dtype: mx.Dtype):
-    """Random weights by mlx-lm's own init, cast (A_log stays fp32, as mlx-lm loads it), quantized, evaluated."""
+    """mlx-lm's layers, quantized by mlx-lm (4-bit, group 64; its predicate keeps the gates 8-bit), then every
+    quantized array replaced by random words, scales and biases of its shape, nothing else cast but A_log kept
+    fp32 (as mlx-lm loads it): no float weights are drawn, so a 35B model builds in seconds. The values are
+    random either way; the step's time depends on the shapes and on which experts the router picks."""
     model = qwen3_5_moe.Model(qwen3_5_moe.ModelArgs.from_dict(config))
     keep = lambda path, v: path.endswith("A_log") or not mx.issubdtype(v.dtype, mx.floating)  # noqa: E731
     model.update(tree_map_with_path(lambda path, v: v if keep(path, v) else v.astype(dtype), model.parameters()))
     with contextlib.redirect_stdout(sys.stderr):
         quantize_model(model, config, group_size=64, bits=4)
-    for layer in model.layers:  # a layer at a time: the float weights of one layer live at once
-        mx.eval(layer.parameters())
+    for _, m in model.named_modules():
+        if hasattr(m, "scales"):  # QuantizedLinear, QuantizedEmbedding, QuantizedSwitchLinear
+            half = (m.weight.shape[-1] * 32 // m.bits) ** -0.5
+            bits16 = [mx.random.randint(0, 65536, m.weight.shape, dtype=mx.uint32) for _ in range(2)]
+            m.weight = bits16[0] * 65536 + bits16[1]
+            m.scales = (mx.random.uniform(0.5, 1.0, m.scales.shape) * 2 * half / (2**m.bits - 1)).astype(dtype)
+            m.biases = (-half * mx.random.uniform(0.9, 1.1, m.scales.shape)).astype(dtype)
+            mx.eval(m.weight, m.scales, m.biases)
     mx.eval(model.parameters())
     return model
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 import mlx.core as mx
 import mlx.nn as nn
@@ -22,6 +23,16 @@ def sync() -> None:
     """Wait for every stream a decode path uses (mlx-lm generates on its own stream)."""
     mx.synchronize(generation_stream)
     mx.synchronize()
+
+
+def run_steps(watch: timing.Stopwatch, reps: int, step: Callable[[], object]) -> None:
+    """`reps` steps inside the clock, every stream synchronised before it starts and before it stops."""
+    sync()
+    watch.start()
+    for _ in range(reps):
+        step()
+    sync()
+    watch.stop()
 
 
 class Raw:
@@ -63,12 +74,7 @@ class Raw:
         self.history.append(self.next)
 
     def run(self, watch: timing.Stopwatch, reps: int) -> None:
-        sync()
-        watch.start()
-        for _ in range(reps):
-            self.step()
-        sync()
-        watch.stop()
+        run_steps(watch, reps, self.step)
 
     def sequences(self) -> list[list[int]]:
         """Every sequence's tokens so far, the prefill's first token included."""
@@ -104,12 +110,7 @@ class Batched:
         return responses
 
     def run(self, watch: timing.Stopwatch, reps: int) -> None:
-        sync()
-        watch.start()
-        for _ in range(reps):
-            self._step()
-        sync()
-        watch.stop()
+        run_steps(watch, reps, self._step)
 
     def sequences(self) -> list[list[int]]:
         return [self.tokens[uid] for uid in self.uids]

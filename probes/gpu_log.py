@@ -11,6 +11,7 @@ where neither answers (a CPU testbed) the log is empty and its source says why.
 from __future__ import annotations
 
 import argparse
+import bisect
 import csv
 import os
 import shutil
@@ -175,8 +176,13 @@ def read_rows(path: Path) -> list[dict[str, float | str]]:
 
 
 def window(rows: list[dict[str, float | str]], start: float, end: float) -> dict[str, object]:
-    """Readings between start and end (unix s): how many, mean utilization and power, lowest and highest SM clock."""
-    inside = [r for r in rows if start <= float(r["unix_s"]) <= end]
+    """Readings between start and end (unix s): how many, mean utilization and power, lowest and highest SM clock.
+
+    rows are in time order (the logger appends them), so the window is found by bisection.
+    """
+    low = bisect.bisect_left(rows, start, key=lambda r: float(r["unix_s"]))
+    high = bisect.bisect_right(rows, end, key=lambda r: float(r["unix_s"]))
+    inside = rows[low:high]
 
     def values(name):
         return [float(r[name]) for r in inside if r[name] != ""]
