@@ -19,7 +19,7 @@ PREFILL = {  # prompt lengths (tokens); decode steps per sample at least min_ste
     "default": {"prompt_tokens": (16, 64), "decode_prompt_tokens": 4, "min_steps": 1, "max_steps": 16,
                 "min_sample_s": 0.5, "target": 0.05, "min_rounds": 9, "max_rounds": 30, "budget_s": 420.0},
     "gpu": {"prompt_tokens": (128, 512, 2048), "decode_prompt_tokens": 4, "min_steps": 2, "max_steps": 64,
-            "min_sample_s": 0.2, "target": 0.05, "min_rounds": 9, "max_rounds": 30, "budget_s": 240.0},
+            "min_sample_s": 0.2, "target": 0.05, "min_rounds": 9, "max_rounds": 30, "budget_s": 270.0},
 }
 WRITE_RESERVE_S = 10.0
 

@@ -37,7 +37,7 @@ DECODE = {
             "raw_batches": (1, 2, 4, 8, 16, 32, 64, 128, 256), "tiny_batches": (1, 4, 16, 64),
             "looped_batches": (2, 4), "min_sample_s": 0.2, "min_steps": 2, "max_steps": 16, "target": 0.05,
             "min_rounds": 9, "b1_rounds": 24, "max_rounds": 40, "large_b": 64, "large_b_rounds": 12,
-            "budget_s": 450.0, "split_seconds": 1.0, "split_max_steps": 400, "agreement_sequences": 8,
+            "budget_s": 420.0, "split_seconds": 1.0, "split_max_steps": 400, "agreement_sequences": 8,
             "agreement_tokens": 48, "max_tokens": 4096, "gpu_log_ms": 20.0},
 }
 BASE = {"raw": "raw/1", "batched": "batched/1", "single": "single/1", "looped": "single/1",
@@ -137,7 +137,8 @@ def main(argv=None) -> None:
     config = configs.PROFILE_MODELS[s.profile.name]
     tiny = with_heads_of(configs.tiny_width(config), config)
     phase = budget.Phases(s.progress)
-    with gpu_log.GpuLog(Path(tempfile.mkdtemp(prefix="gpu_log-")) / "gpu.csv", cfg["gpu_log_ms"]) as log:
+    with tempfile.TemporaryDirectory(prefix="gpu_log-") as folder, \
+            gpu_log.GpuLog(Path(folder) / "gpu.csv", cfg["gpu_log_ms"]) as log:
         with phase("build"):
             mx.random.seed(0)
             models = {"main": model_build.build(config, s.dtype), "tiny": model_build.build(tiny, s.dtype)}
@@ -161,8 +162,8 @@ def main(argv=None) -> None:
         start_decoded = {k: r.decoded() for k, r in runners.items()}
         settings = {n: timing.Setting(runners[step_rows.key(n)].run, stop=stop) for n, stop in stops.items()}
         with phase("timing"):
-            timed = s.time(settings, "whole_graph", min_sample_s=cfg["min_sample_s"], max_reps=cfg["max_steps"],
-                           min_reps=cfg["min_steps"])
+            timed = s.time(settings, "whole_graph", stop=stop_for(2, cfg, planned["seconds_left_for_rounds"]),
+                           min_sample_s=cfg["min_sample_s"], max_reps=cfg["max_steps"], min_reps=cfg["min_steps"])
         context = {k: cfg["prompt_tokens"] + (start_decoded[k] + r.decoded()) / 2 for k, r in runners.items()}
         with phase("step split"):
             split = {b: budget.attempt(failed, f"split raw/{b}", decode.split_steps, runners[("raw", b)],

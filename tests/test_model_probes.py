@@ -255,3 +255,22 @@ def test_whole_graph_starts_the_baselines_first_and_the_largest_batches_last():
     assert order.index(("raw", 64)) < order.index(("raw", 2)) < order.index(("raw", 256))
     assert order[-2:] == [("tiny-raw", 64), ("tiny-width", 64)]
     assert len(order) == len(set(order)) == 9 * 2 + 1 + 2 + 4 * 2
+
+
+def test_h200_plan_runs_an_invocation_and_packs_its_runs_with_its_log(tmp_path):
+    """scripts/h200 as the device call runs it, at the quick profile on this CPU (a dry run)."""
+    import subprocess
+    import tarfile
+
+    env = {**os.environ, "H200_PROFILE": "quick", "H200_PYTHON": sys.executable, "H200_WORK": str(tmp_path / "work"),
+           "OUT": str(tmp_path / "out")}  # fmt: skip
+    done = subprocess.run([str(ROOT / "scripts/h200"), "context"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["context.log", "context.tar"]
+    names = tarfile.open(tmp_path / "out/context.tar").getnames()
+    assert any(n.endswith("/which_b.csv") for n in names) and "context/context.log" in names
+    log = (tmp_path / "out/context.log").read_text()
+    assert log.count("end: exit 0") == 2  # the context probe, then raw_step.py
+    assert [f"raw_step B={b} step_ms median" in log for b in (4, 16, 64)] == [True] * 3
+    usage = subprocess.run([str(ROOT / "scripts/h200"), "nothing"], capture_output=True, text=True)
+    assert usage.returncode == 2 and "scripts/h200 whole-graph" in usage.stdout
