@@ -45,7 +45,7 @@ PROFILES = {
                      batches=(1, 2, 4), min_sample_s=0.0, max_reps=1),
     "default": Profile("default", timing.Stop(0.05, min_rounds=9, max_rounds=50, max_seconds=60.0), warmup=1,
                        batches=(1, 2, 4, 8, 12, 16), min_sample_s=0.01, max_reps=64),
-    "gpu": Profile("gpu", timing.Stop(0.05, min_rounds=9, max_rounds=100, max_seconds=10.0), warmup=2,
+    "gpu": Profile("gpu", timing.Stop(0.05, min_rounds=9, max_rounds=100, max_seconds=8.0), warmup=2,
                    batches=(1, 2, 4, 8, 16, 32, 64, 128, 256), min_sample_s=0.005, max_reps=64),
 }
 
