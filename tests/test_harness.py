@@ -2,6 +2,7 @@
 
 import dataclasses
 import math
+import statistics
 import sys
 from pathlib import Path
 
@@ -351,3 +352,28 @@ def test_cpu_caches_read_from_a_sysfs_tree(tmp_path):
 def test_core_counts_include_the_affinity_set():
     counts = environment.core_counts()
     assert counts["cpu_count"] >= 1 and 1 <= counts["cpu_affinity_count"] <= counts["cpu_count"]
+
+
+def test_bandwidth_summary_picks_ceiling_and_cache_peak_and_pairs_their_ratio_by_round():
+    from probes.bandwidth import summarise_sweep
+
+    mib = 1 << 20
+    seconds = {  # (impl, op, size MiB) -> seconds per call in rounds 0, 1
+        ("torch", "read_all", 16): (16 * mib / 5e12, 16 * mib / 4e12),  # 5000 then 4000 GB/s: in L2
+        ("torch", "read_all", 256): (256 * mib / 4e12, 256 * mib / 4e12),
+        ("torch", "copy", 16): (32 * mib / 6e12, 32 * mib / 3e12),
+        ("torch", "copy", 256): (512 * mib / 3e12, 512 * mib / 3e12),
+    }
+    timed = {key: timed_of(*xs) for key, xs in seconds.items()}
+    moved = {key: key[2] * mib * (2 if key[1] == "copy" else 1) for key in seconds}
+    rows = [
+        {"impl": i, "op": o, "size_mib": n, "gb_per_s": statistics.median(moved[(i, o, n)] / x / 1e9 for x in xs)}
+        for (i, o, n), xs in seconds.items()
+    ]
+    summary, rounds = summarise_sweep(rows, timed, moved, ceiling_min_mib=128)
+    got = {(r["figure"], r["op"]): (r["best_op"], r["size_mib"], r["over_ceiling"]) for r in summary}
+    assert got[("ceiling", "read")] == ("read_all", 256, 1.0)
+    assert got[("cache_peak", "read")] == pytest.approx(("read_all", 16, 1.125))  # median of 5/4 and 4/4
+    assert got[("cache_peak", "copy")] == pytest.approx(("copy", 16, 1.5))  # median of 6/3 and 3/3
+    assert got[("ceiling", "any")][:2] == ("read_all", 256) and ("cache_peak", "any") not in got
+    assert len(rounds) == 2 * len(summary)

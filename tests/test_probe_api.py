@@ -1,8 +1,12 @@
 """The probe API (generator.probe): a Python probe's `with measure(...)` block, and a folder of CSVs
 from a command in any language, each become a run the gate accepts; nothing half-written is left."""
 
+import csv
+import importlib.metadata
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -132,18 +136,23 @@ def test_finalize_refuses_a_folder_with_other_files_and_writes_nothing(tmp_path)
     assert not (tmp_path / "measurements").exists()
 
 
-def test_finalize_from_the_command_line(tmp_path):
-    write_tree(tmp_path, {"probes/toy.sh": "true\n", "out/results.csv": "a\n1\n"})
+def finalize_from_the_command_line(root: Path, code: str, *extra: str) -> dict:
+    """`python -m generator.probe finalize out ...` in root; the run's manifest."""
     done = subprocess.run(
-        [sys.executable, "-m", "generator.probe", "finalize", "out", "--probe", "toy", "--code", "probes/toy.sh"]
-        + ["--testbed", "b", "--started", "2026-11-30T06:00:00Z", "--param", "rounds=3"],
-        cwd=tmp_path,
+        [sys.executable, "-m", "generator.probe", "finalize", "out", "--probe", "toy", "--code", code]
+        + ["--testbed", "b", "--started", "2026-11-30T06:00:00Z", *extra],
+        cwd=root,
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert done.returncode == 0, done.stderr
-    manifest = json.loads((tmp_path / "measurements/toy/2026-11-30T06-00-00Z-b/manifest.json").read_text())
+    return json.loads((root / "measurements/toy/2026-11-30T06-00-00Z-b/manifest.json").read_text())
+
+
+def test_finalize_from_the_command_line(tmp_path):
+    write_tree(tmp_path, {"probes/toy.sh": "true\n", "out/results.csv": "a\n1\n"})
+    manifest = finalize_from_the_command_line(tmp_path, "probes/toy.sh", "--param", "rounds=3")
     assert manifest["parameters"] == {"rounds": 3}
 
 
@@ -158,3 +167,91 @@ def test_write_run_keeps_its_path_and_default_probe_path(tmp_path):
         started=now, finished=now,
     )  # fmt: skip
     assert json.loads((path / "manifest.json").read_text())["probe"]["path"] == "probes/x.py"
+
+
+TIMED_PROBE = """
+from generator.probe import Stop, each, measure, paired, time_settings
+
+with measure("toy", parameters={"profile": "quick"}, testbed="bench-box") as run:
+    timed = time_settings({"one": lambda: sum(range(2000)), "two": lambda: sum(range(4000))},
+                          Stop(target=None, min_rounds=9, max_rounds=9))
+    for size, name in ((1, "one"), (2, "two")):
+        run.timed("results.csv", {"size": size}, timed[name],
+                  {"ms": each(timed[name], lambda s: s * 1e3),
+                   "ratio": paired(timed[name], timed["one"], lambda mine, one: mine / one)},
+                  spread_of=["ms"])
+"""
+
+
+def test_a_timed_probe_writes_every_round_to_samples_csv_beside_the_medians(tmp_path):
+    write_tree(tmp_path, {"mkdocs.yml": "site_name: t\n", "probes/toy.py": TIMED_PROBE})
+    done = run_python(tmp_path / "probes/toy.py", tmp_path)
+    assert done.returncode == 0, done.stderr
+    run = tmp_path / done.stdout.strip()
+    results = list(csv.DictReader((run / "results.csv").open()))
+    samples = list(csv.DictReader((run / "samples.csv").open()))
+    assert list(samples[0]) == ["size", "round", "reps", "ms", "ratio", "started", "wall_s", "cpu_s", "load_1m"]
+    assert [(r["size"], r["round"]) for r in samples] == [(s, str(i)) for s in "12" for i in range(9)]
+    for row in results:
+        mine = [r for r in samples if r["size"] == row["size"]]
+        assert row["rounds"] == "9" and row["stop"] == "fixed"
+        for column in ("ms", "ratio"):
+            assert float(row[column]) == statistics.median(float(r[column]) for r in mine)
+        assert float(row["ms_min"]) == min(float(r["ms"]) for r in mine)
+    assert {r["ratio"] for r in samples if r["size"] == "1"} == {"1.0"}  # paired with itself, round by round
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["files"]["samples.csv"]["rows"] == 18
+    write_tree(tmp_path, {"claims/c.yaml": CLAIM.format(run=done.stdout.strip()).replace("value: 42", "value: 1")})
+    result = run_ledger("check", cwd=tmp_path)
+    assert "drifted" in result.output and "invalid" not in result.output  # the row and column exist
+
+
+def test_the_timing_module_is_hashed_when_the_project_holds_it(tmp_path):
+    shutil.copytree(REPO / "generator", tmp_path / "generator", ignore=shutil.ignore_patterns("__pycache__"))
+    write_tree(tmp_path, {"mkdocs.yml": "site_name: t\n", "probes/toy.py": TIMED_PROBE})
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "probes/toy.py")],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},  # generator imported from inside the project
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((tmp_path / done.stdout.strip() / "manifest.json").read_text())
+    assert sorted(manifest["probe"]["code"]) == ["generator/timing.py", "probes/toy.py"]
+    assert "timing" not in manifest["environment"]
+
+
+def test_an_installed_timing_module_is_named_with_its_version_instead(tmp_path):
+    write_tree(tmp_path, {"mkdocs.yml": "site_name: t\n", "probes/toy.py": TIMED_PROBE})
+    done = run_python(tmp_path / "probes/toy.py", tmp_path)  # generator from this repository: outside the project
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((tmp_path / done.stdout.strip() / "manifest.json").read_text())
+    assert sorted(manifest["probe"]["code"]) == ["probes/toy.py"]
+    assert manifest["environment"]["timing"] == f"evidence-ledger=={importlib.metadata.version('evidence-ledger')}"
+
+
+def test_finalize_records_the_probes_own_environment_never_as_a_parameter(tmp_path):
+    write_tree(tmp_path, {"probes/toy.c": "int main(){}\n"})
+    write_tree(tmp_path / "out", {
+        "results.csv": "size,ms\n2,42\n",
+        "samples.csv": "size,round,reps,ms\n2,0,1,41\n2,1,1,42\n2,2,1,43\n",
+        "environment.json": '{"compiler": "cc 1.0", "flags": "-O2"}',
+    })  # fmt: skip
+    manifest = finalize_from_the_command_line(
+        tmp_path, "probes/toy.c", "--env", "flags=-O3 -march=native", "--env", "libc=2.39"
+    )
+    env = manifest["environment"]
+    assert (env["compiler"], env["flags"], env["libc"]) == ("cc 1.0", "-O3 -march=native", "2.39")
+    assert "os" in env and manifest["parameters"] == {}
+    assert manifest["files"]["samples.csv"]["rows"] == 3
+
+
+@pytest.mark.parametrize("name, text", [("environment.json", "[1, 2]"), ("parameters.json", "{not json")])
+def test_finalize_refuses_an_environment_or_parameters_file_that_is_not_an_object(tmp_path, name, text):
+    write_tree(tmp_path, {"probes/toy.sh": "true\n"})
+    write_tree(tmp_path / "out", {"results.csv": "a\n1\n", name: text})
+    started = datetime(2026, 11, 30, 6, 0, tzinfo=timezone.utc)
+    with pytest.raises(ValueError, match=name):
+        probe.finalize(tmp_path / "out", "toy", root=tmp_path, code=["probes/toy.sh"], started=started, testbed="b")
+    assert not (tmp_path / "measurements").exists()

@@ -24,7 +24,9 @@ from ..values import format_value, row_spread, select_row, tolerance_for, within
 from . import accept, noise
 
 # Parameters that say how a run measured, not what: a run differing only in these may replace another.
-NOT_DEFINING = frozenset({"rounds", "warmup", "warmup_calls", "warmup_rounds", "min_sample_s", "max_reps", "timing"})
+NOT_DEFINING = frozenset(
+    {"rounds", "stop", "warmup", "warmup_calls", "warmup_rounds", "min_sample_s", "max_reps", "min_reps", "timing"}
+)
 
 
 @dataclass(frozen=True)

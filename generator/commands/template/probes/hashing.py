@@ -10,11 +10,11 @@ import argparse
 import hashlib
 import os
 
-from generator.probe import measure, time_rounds
+from generator.probe import Stop, each, measure, time_settings
 
 PROFILES = {  # a quick profile for tests; default is what the report cites
-    "quick": {"sizes_kib": [64, 1024], "rounds": 3, "bytes_per_sample": 4 << 20},
-    "default": {"sizes_kib": [4, 64, 1024, 8192], "rounds": 7, "bytes_per_sample": 16 << 20},
+    "quick": {"sizes_kib": [64, 1024], "bytes_per_sample": 4 << 20, "max_rounds": 9, "max_seconds": 10.0},
+    "default": {"sizes_kib": [4, 64, 1024, 8192], "bytes_per_sample": 16 << 20, "max_rounds": 30, "max_seconds": 30.0},
 }
 ALGORITHMS = ("sha256", "blake2b")
 
@@ -24,7 +24,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--profile", choices=sorted(PROFILES), default="default")
     name = parser.parse_args(argv).profile
     profile = PROFILES[name]
-    parameters = {"profile": name, "algorithms": list(ALGORITHMS), **profile, "warmup": 1}
+    # at least 9 rounds, then until the median's 99% interval is within 5% (or the caps)
+    stop = Stop(target=0.05, min_rounds=9, max_rounds=profile["max_rounds"], max_seconds=profile["max_seconds"])
+    parameters = {"profile": name, "algorithms": list(ALGORITHMS), "sizes_kib": profile["sizes_kib"],
+                  "bytes_per_sample": profile["bytes_per_sample"], "stop": stop.record(), "warmup": 1}  # fmt: skip
 
     with measure("hashing", parameters=parameters) as run:
         settings, work = {}, {}
@@ -40,18 +43,16 @@ def main(argv: list[str] | None = None) -> None:
                 key = f"{algorithm} {size_kib}"
                 settings[key], work[key] = call, len(block) * reps
         # Settings interleaved within each round, so drift in the machine hits them all alike.
-        timed = time_rounds(settings, rounds=profile["rounds"], warmup=1)
-        for key, spread in timed.items():
+        timed = time_settings(settings, stop, warmup=1)
+        for key, found in timed.items():
             algorithm, size_kib = key.split()
-            run.row(
-                "results.csv",
-                algorithm=algorithm,
-                size_kib=int(size_kib),
-                rounds=spread.rounds,
-                gb_per_s=work[key] / spread.median / 1e9,
-                gb_per_s_min=work[key] / spread.high / 1e9,  # the slowest round
-                gb_per_s_max=work[key] / spread.low / 1e9,  # the fastest round
-            )
+            # results.csv gets the median of the rounds (with the slowest and fastest round as
+            # gb_per_s_min / _max); samples.csv gets every round, so the gate can judge the noise
+            gb_per_s = each(found, lambda seconds, n=work[key]: n / seconds / 1e9)
+            run.timed(
+                "results.csv", {"algorithm": algorithm, "size_kib": int(size_kib)}, found, {"gb_per_s": gb_per_s},
+                spread_of=("gb_per_s",),
+            )  # fmt: skip
 
 
 if __name__ == "__main__":
