@@ -65,8 +65,9 @@ def build(config: configs.ModelConfig, dtype: mx.Dtype, materialise: bool = True
     mlx-lm builds the layers (lazy float weights, never evaluated) and quantize_model swaps in its
     quantized layers (which layers, which bits); then every quantized array is replaced by random packed
     words, scales and biases of the same shape and dtype. Generating float weights and quantizing them
-    costs about four times as long on the CPU (24 s against 6 s for the default profile's 1 GiB model)
-    and buys nothing: the numbers are random either way. With materialise=False every array stays lazy:
+    took 5.3 times as long on this repository's shared 2-core CPU for the default profile's 1 GiB model
+    (median of 3 rounds, 3.3-8.4x; benchmarks/model_build.py) and buys nothing: the numbers are random
+    either way. With materialise=False every array stays lazy:
     shapes, dtypes and nbytes are known, no memory is used.
     """
     cfg = config.mlx_lm()
