@@ -131,7 +131,8 @@ def main(argv=None) -> None:
                 interval = t.interval(LEVEL)
                 formula = b * (config.kv_bytes_per_token(s.dtype.size) * (context + cfg["slack"])
                                + config.linear_state_bytes(s.dtype.size))
-                row, rounds = step_rows.step_row("raw", b, t, {"speedup": base}, None, {
+                speedup = (base, lambda one, here, b=b: b * one / here)
+                row, rounds = step_rows.step_row("raw", b, t, {"speedup": speedup}, None, {
                     "context_tokens": context, "step_ms_interval_low": interval.low * 1e3,
                     "step_ms_interval_high": interval.high * 1e3, "interval_level": interval.level,
                     **memory[b], "cache_bytes_formula": formula, "model_bytes": model_bytes}, [])

@@ -8,6 +8,7 @@ fixed cost and a slope have rounds of their own. Samples carry the GPU log's rea
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 
 from probes import gpu_log, timing
 
@@ -25,7 +26,9 @@ DESCRIPTIONS = {
               "stops); generators persist across rounds, so the context grows (mean_context_tokens); step_ms is "
               "per decode step (looped: one token of each of the B sequences), ms_per_token = step_ms / B; "
               "speedup = B * step at B=1 / step at B within a round, against the mode's own B=1 (looped: "
-              "single); speedup_vs_single against the single-sequence path",
+              "single); speedup_vs_single against the single-sequence path; over_raw_ms = this step minus the "
+              "raw step at the same B in the same round (batched and single: the engine's own per-step cost; "
+              "tiny-width against tiny-raw)",
     "bytes_counted": "bytes_per_step from the quantized arrays' nbytes: per layer attention or linear attention, "
                      "norms, router and shared expert, the final norm and head (once per step; looped and single: "
                      "once per sequence), one embedding row per sequence, each touched expert once (touched = "
@@ -70,9 +73,13 @@ def with_gpu(rows: list[dict], log_rows: list[dict]) -> list[dict]:
     return [{**r, **gpu_log.window(log_rows, r["started"], r["started"] + r["wall_s"])} for r in rows]
 
 
-def step_row(mode: str, b: int, t: timing.Timed, bases: dict[str, timing.Timed | None],
+Pairing = tuple[timing.Timed | None, Callable[[float, float], float]]  # (the other setting, f(its s, this s))
+
+
+def step_row(mode: str, b: int, t: timing.Timed, pairings: dict[str, Pairing],
              bytes_per_step: float | None, constants: dict, log_rows: list[dict]) -> tuple[dict, list[dict]]:
-    """One decode setting's results row and samples rows; bases: ratio column -> the setting it is paired with."""
+    """One decode setting's results row and samples rows; pairings: column -> another setting and the
+    per-round value formed from its seconds and this one's (skipped where that setting was not timed)."""
     values: dict[str, timing.PerRound] = {
         "step_ms": timing.each(t, lambda s: s * 1e3),
         "ms_per_token": timing.each(t, lambda s: s / b * 1e3),
@@ -81,9 +88,9 @@ def step_row(mode: str, b: int, t: timing.Timed, bases: dict[str, timing.Timed |
     }
     if bytes_per_step is not None:
         values["gb_per_s"] = timing.each(t, lambda s: bytes_per_step / s / 1e9)
-    for column, base in bases.items():
-        if base is not None:
-            values[column] = timing.paired(base, t, lambda x, y: b * x / y)
+    for column, (other, value) in pairings.items():
+        if other is not None:
+            values[column] = timing.paired(other, t, value)
     row, rounds = timing.rows_of({"mode": mode, "batch": b}, t, values,
                                  {"decode_steps": t.reps, "tokens_per_sample": b * t.reps, **constants},
                                  spread_of=list(values))

@@ -131,6 +131,20 @@ def plan(s: session.Session, cfg: dict, warmup: dict) -> tuple[dict[str, timing.
                             "estimated_round_s": sum(per_round[n] for n in kept)}
 
 
+def pairings(timed: dict[str, timing.Timed], mode: str, b: int) -> dict[str, step_rows.Pairing]:
+    """A setting's per-round comparisons: speedups against its mode's B=1 and the single path, and its step
+    beyond the raw step at the same B (the engine's own cost: batched and single against raw, tiny-width
+    against tiny-raw)."""
+    speedup = lambda base, here: b * base / here  # noqa: E731
+    found: dict[str, step_rows.Pairing] = {"speedup": (timed.get(BASE[mode]), speedup)}
+    if not mode.startswith("tiny"):
+        found["speedup_vs_single"] = (timed.get("single/1"), speedup)
+    raw = {"batched": "raw", "single": "raw", "tiny-width": "tiny-raw"}.get(mode)
+    if raw:
+        found["over_raw_ms"] = (timed.get(f"{raw}/{b}"), lambda r, here: (here - r) * 1e3)
+    return found
+
+
 def main(argv=None) -> None:
     s = session.start("whole_graph", argv)
     cfg = DECODE[s.profile.name]
@@ -185,10 +199,7 @@ def main(argv=None) -> None:
         nbytes = model_build.step_bytes(components[which], t, b, shape[which].linear_state_bytes(s.dtype.size),
                                         shape[which].kv_bytes_per_token(s.dtype.size), context[(mode, b)],
                                         shared_reads=b if looped else 1)
-        bases = {"speedup": timed.get(BASE[mode])}
-        if which == "main":
-            bases["speedup_vs_single"] = timed.get("single/1")
-        row, rounds = step_rows.step_row(mode, b, timed[name], bases, nbytes["bytes_per_step"], {
+        row, rounds = step_rows.step_row(mode, b, timed[name], pairings(timed, mode, b), nbytes["bytes_per_step"], {
             "model": shape[which].name, "mean_context_tokens": context[(mode, b)],
             "touched_experts_per_layer_mean": sum(t) / len(t) if t else 0.0, **nbytes}, log_rows)
         rows.append(row)
