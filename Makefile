@@ -29,11 +29,11 @@ help:
 $(VENV)/.site: pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PIP) -e .
+	$(PIP) -e ".[site]"
 	touch $@
 
 $(VENV)/.test: $(VENV)/.site
-	$(PIP) -e ".[test,probes,lint]"
+	$(PIP) -e ".[site,test,probes,lint]"
 	touch $@
 
 $(VENV)/.probes: $(VENV)/.site
@@ -75,7 +75,7 @@ constraints:
 	rm -rf .constraints-venv
 	$(PYTHON) -m venv .constraints-venv
 	.constraints-venv/bin/python -m pip install -q --upgrade pip
-	.constraints-venv/bin/python -m pip install -q ".[test,probes,lint]"
+	.constraints-venv/bin/python -m pip install -q ".[site,test,probes,lint]"
 	.constraints-venv/bin/python -m pip freeze --exclude evidence-ledger > constraints.txt
 	rm -rf .constraints-venv
 	@echo "constraints.txt refreshed: review the diff, then run make test"

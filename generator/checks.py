@@ -1,49 +1,63 @@
-"""Checks and grounding: claims + computed values + spreads -> contradicted / only-borrowed findings
-and one CheckResult per `checked_by` entry. Pure.
+"""Checks and grounding: claims + computed values + spreads -> contradicted, only-borrowed and
+unsupported-refutation findings, and one CheckResult per `checked_by` entry. Pure.
 
-A check is a comparison (guide/checks.md): the plain form `checked_by: [id]` means the same quantity
-on the same testbed, compared after unit conversion within the check tolerance (the claim's own
-`tolerance`, else the policy's `check_tolerance`), widened by the checking value's spread across
-rounds; `{claim: id, expects: "> 1"}` states any other relation. Only an asserted claim whose own
-lineage reaches a fresh measured run counts as a check.
+A check is a comparison (guide/checks.md) with a strength decided here once: *agrees* (the plain
+form, the same quantity on the same testbed within the check tolerance, widened by the checking
+value's spread across rounds; or `within Nx` up to the policy's max_check_factor), *bounded* (the
+checked value on one side of the checking value, or a wider factor) or *direction* (a bound on the
+checking value alone: a sign, not a number). Both claims are in one dimension, compared after unit
+conversion. Only an asserted claim whose own lineage reaches a fresh measured run counts as a check,
+and only a check that agrees supports a borrowed claim.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from . import relations, units
 from .records import CheckResult, CheckSpec, Claim, Policy
-from .values import allowed_text, format_value, parse_tolerance
+from .values import allowed_text, format_pair, format_value, parse_tolerance, policy_share, tolerance_excess
 
 Report = Callable[..., None]  # evidence's report(claim, rule, where, problem, fix, detail="")
 
 
-def evaluate(
-    by_id: Mapping[str, Claim],
-    computed: Mapping[str, float],
-    spreads: Mapping[str, tuple[float, float]],
-    failing: Mapping[str, list[str]],
-    policy: Policy,
-    report: Report,
-) -> dict[str, tuple[CheckResult, ...]]:
-    """Judge every check, then which asserted claims rest on nothing measured; returns the verdicts."""
+@dataclass
+class Ledger:
+    """What the checks read: the claims and what the evidence stage computed for them."""
+
+    by_id: Mapping[str, Claim]
+    computed: Mapping[str, float]
+    spreads: Mapping[str, tuple[float, float]]
+    testbeds: Mapping[str, str]  # claim id -> its testbed: stated, its run's, or its inputs'
+    premises: Mapping[str, tuple[str, ...]]  # claim id -> the inputs that move its result
+    failing: Mapping[str, list[str]]  # claim id -> the stale rules it fails
+    policy: Policy
+    report: Report
+    reaches: dict[str, bool] = field(default_factory=dict)
+
+
+def evaluate(ledger: Ledger) -> dict[str, tuple[CheckResult, ...]]:
+    """Judge every check, then which claims rest on nothing measured; returns the verdicts."""
+    by_id = ledger.by_id
     for claim in by_id.values():
-        _named_claims(claim, by_id, report)
-    reaches = _reaching(by_id, failing)  # after every invalid check is known, so order cannot matter
+        _named_checks(claim, ledger)
+    ledger.reaches = _reaching(ledger)  # after every invalid check is known, so order cannot matter
     results: dict[str, tuple[CheckResult, ...]] = {}
     for claim in by_id.values():
-        if claim.checks and claim.id not in failing:
-            results[claim.id] = tuple(
-                _judge(claim, spec, by_id, computed, spreads, reaches, policy, report) for spec in claim.checks
-            )
+        if claim.checks and claim.id not in ledger.failing:
+            results[claim.id] = tuple(_judge(claim, spec, ledger) for spec in claim.checks)
     for claim in by_id.values():
-        _premises(claim, by_id, failing, reaches, results.get(claim.id, ()), report)
+        _premises(claim, ledger, results.get(claim.id, ()))
+    supported = {claim_id for claim_id, found in results.items() if any(r.supports for r in found)}
+    for claim in by_id.values():
+        _refutation(claim, ledger, supported)
     return results
 
 
-def _reaching(by_id: Mapping[str, Claim], failing: Mapping[str, list[str]]) -> dict[str, bool]:
-    """Claim id -> whether its own lineage (inputs, not checks) reaches a fresh measured run. Iterative."""
+def _reaching(ledger: Ledger) -> dict[str, bool]:
+    """Claim id -> whether its own lineage (inputs that move it, not checks) reaches a fresh measured run."""
+    by_id, failing = ledger.by_id, ledger.failing
     memo: dict[str, bool] = {}
     for root in by_id:
         if root in memo:
@@ -58,119 +72,134 @@ def _reaching(by_id: Mapping[str, Claim], failing: Mapping[str, list[str]]) -> d
             elif claim.kind == "measured":
                 memo[current] = True
             else:
-                pending = [t for _, t in claim.inputs if t not in memo and t not in on_path and t in by_id]
+                targets = ledger.premises.get(current, tuple(t for _, t in claim.inputs))
+                pending = [t for t in targets if t not in memo and t not in on_path and t in by_id]
                 if pending:
                     stack.append(pending[0])
                     on_path.add(pending[0])
                     continue
-                memo[current] = any(memo.get(t, False) for _, t in claim.inputs)
+                memo[current] = any(memo.get(t, False) for t in targets)
             stack.pop()
             on_path.discard(current)
     return memo
 
 
-def _judge(
-    claim: Claim,
-    spec: CheckSpec,
-    by_id: Mapping[str, Claim],
-    computed: Mapping[str, float],
-    spreads: Mapping[str, tuple[float, float]],
-    reaches: Mapping[str, bool],
-    policy: Policy,
-    report: Report,
-) -> CheckResult:
-    relation = relations.parse(spec.expects) if spec.expects else relations.SAME
-    checker = by_id.get(spec.claim_id)
-    words = relation.describe()
-    at = claim.at("checked_by")
-    if checker is None or checker.kind == "borrowed":
-        return CheckResult(spec.claim_id, words, False, None, why="not a claim measured here")
-    counts = reaches.get(checker.id, False)
-    value = computed.get(checker.id, checker.value)
-    if not counts:
-        why = f"{checker.status}" if checker.status != "asserted" else "does not reach a fresh measured run"
-        return CheckResult(spec.claim_id, words, False, None, why=why)
-    if value is None:
-        return CheckResult(spec.claim_id, words, False, None, why="has no value")
+def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
     try:
-        mine = units.parse(claim.unit)
-        theirs = units.parse(checker.unit)
+        relation = relations.parse(spec.expects) if spec.expects else relations.SAME
+    except relations.RelationError as error:  # validate reported it; a check never raises
+        return CheckResult(spec.claim_id, spec.expects, False, None, why=str(error))
+    strength = relation.strength(ledger.policy.max_check_factor)
+    checker = ledger.by_id.get(spec.claim_id)
+    words = relation.describe()
+
+    def unjudged(why: str, counts: bool = False) -> CheckResult:
+        return CheckResult(spec.claim_id, words, counts, None, why=why, strength=strength)
+
+    if checker is None or checker.kind == "borrowed":
+        return unjudged("not a claim measured here")
+    value = ledger.computed.get(checker.id, checker.value)
+    if not ledger.reaches.get(checker.id, False):
+        return unjudged(checker.status if checker.status != "asserted" else "does not reach a fresh measured run")
+    if value is None:
+        return unjudged("has no value")
+    try:
+        mine, theirs = units.parse(claim.unit), units.parse(checker.unit)
     except units.UnitError:
-        return CheckResult(spec.claim_id, words, False, None, why="unknown unit")  # validate said which
-    spread = spreads.get(checker.id)
-    if relation.op == "same" and claim.testbed and checker.testbed and claim.testbed != checker.testbed:
-        report(
+        return unjudged("unknown unit")  # validate said which
+    at = claim.at("checked_by")
+    mine_on, theirs_on = ledger.testbeds.get(claim.id, ""), ledger.testbeds.get(checker.id, "")
+    if relation.op == "same" and mine_on and theirs_on and mine_on != theirs_on:
+        ledger.report(
             claim,
             "invalid",
             at,
-            f"checked_by {checker.id} (testbed {checker.testbed}) in the plain form, but this claim is on "
-            f"{claim.testbed}: a check across testbeds must state the relation",
+            f"checked_by {checker.id} (testbed {theirs_on}) in the plain form, but this claim is on "
+            f"{mine_on}: a check across testbeds must state the relation",
             f'write `{{claim: {checker.id}, expects: "..."}}` with the relation the run supports '
-            '(e.g. "> 1", "above", "within 2x"; guide/checks.md), or remove the check',
+            '(e.g. "within 1.1x", "above", "> 1"; guide/checks.md), or remove the check',
         )
-        return CheckResult(spec.claim_id, words, False, None, why="across testbeds without a relation")
+        return unjudged("across testbeds without a relation")
+    if mine.dimension != theirs.dimension:
+        form = "in the plain form " if relation.op == "same" else f"with `expects: {relation.text}` "
+        ledger.report(
+            claim,
+            "invalid",
+            at,
+            f"checked_by {checker.id} {form}compares {theirs.describe()} ({checker.unit or 'no unit'}) "
+            f"with this claim's {mine.describe()} ({claim.unit or 'no unit'}): its value cannot enter",
+            "name a check of the same quantity (units convert: KB and B compare); if nothing here measures it, "
+            "remove the check and mark the claim `status: lead` with a note on what the check showed",
+        )
+        return unjudged("different dimensions")
     if relation.against_claim:
-        if mine.dimension != theirs.dimension:
-            form = "in the plain form " if relation.op == "same" else f"with `expects: {relation.text}` "
-            report(
-                claim,
-                "invalid",
-                at,
-                f"checked_by {checker.id} {form}compares {theirs.describe()} ({checker.unit or 'no unit'}) "
-                f"with this claim's {mine.describe()} ({claim.unit or 'no unit'})",
-                f'state the relation on {checker.id}\'s own value, e.g. `{{claim: {checker.id}, expects: "> 1"}}`, '
-                "or name a check of the same quantity",
-            )
-            return CheckResult(spec.claim_id, words, False, None, why="different dimensions")
         if claim.value is None:
-            report(
+            ledger.report(
                 claim,
                 "invalid",
                 at,
                 f"check by {checker.id} compares with this claim's value, which is not stated",
-                "add `value:`, or state the relation on the check's own value",
+                "add `value:`",
             )
-            return CheckResult(spec.claim_id, words, False, None, why="no value to compare")
-        return _against_claim(claim, checker, relation, value, spread, mine, theirs, policy, report)
-    bound_unit = units.parse(relation.unit) if relation.unit else theirs
+            return unjudged("no value to compare")
+        return _against_claim(claim, checker, relation, strength, value, mine, theirs, ledger)
+    return _direction(claim, checker, relation, strength, value, theirs, ledger)
+
+
+def _direction(claim, checker, relation, strength, value, theirs, ledger: Ledger) -> CheckResult:
+    """A bound on the check's own value: the checked claim's value never enters (a sign, not a number)."""
+    bound_unit = units.parse(relation.unit) if relation.unit else theirs  # relations.parse read it already
     if bound_unit.dimension != theirs.dimension:
-        report(
+        ledger.report(
             claim,
             "invalid",
-            at,
+            claim.at("checked_by"),
             f"check by {checker.id}: `expects: {relation.text}` is in {bound_unit.describe()}, "
             f"{checker.id} in {theirs.describe()} ({checker.unit or 'no unit'})",
             f"write the bound in {checker.unit or 'the check’s unit'}",
         )
-        return CheckResult(spec.claim_id, words, False, None, why="different dimensions")
+        return CheckResult(checker.id, relation.describe(), False, None, why="different dimensions", strength=strength)
     shown_unit = relation.unit or checker.unit
     found = units.convert(value, theirs, bound_unit)
     holds = relation.holds(found, bound=relation.bound)
     claimed = format_value(claim.value, claim.unit) if claim.value is not None else ""
-    result = CheckResult(
-        spec.claim_id, words, True, holds, claimed, _with_spread(found, spread, theirs, bound_unit, shown_unit)
-    )
+    spread = ledger.spreads.get(checker.id)
+    shown = _with_spread(found, spread, theirs, bound_unit, shown_unit)
     if not holds and not claim.retired:
-        report(
+        ledger.report(
             claim,
             "contradicted",
-            at,
+            claim.at("checked_by"),
             f"check by {checker.id} expects {relation.text.strip()}: {checker.id} gives "
-            f"{format_value(found, shown_unit)}",
-            _fix(claim, checker),
+            f"{format_pair(found, relation.bound, shown_unit)[0]}",  # never '1×' for 0.99999 against > 1
+            _fix(checker),
         )
-    return result
+    return CheckResult(checker.id, relation.describe(), True, holds, claimed, shown, strength=strength)
 
 
-def _against_claim(claim, checker, relation, value, spread, mine, theirs, policy, report) -> CheckResult:
+def _against_claim(claim, checker, relation, strength, value, mine, theirs, ledger: Ledger) -> CheckResult:
+    """Agrees or bounded: the checked claim's value and the check's, in the claim's unit."""
+    spread = ledger.spreads.get(checker.id)
     found = units.convert(value, theirs, mine)
     low, high = (units.convert(x, theirs, mine) for x in spread) if spread else (found, found)
     shown = _with_spread(found, spread, theirs, mine, claim.unit)
     claimed = claim.value
     if relation.op == "same":
-        tolerance = claim.tolerance or parse_tolerance(policy.check_tolerance)
+        tolerance = claim.tolerance or parse_tolerance(ledger.policy.check_tolerance)
         if tolerance.text == "precision":
-            tolerance = parse_tolerance(policy.check_tolerance)
+            tolerance = parse_tolerance(ledger.policy.check_tolerance)
+        max_share = policy_share(ledger.policy.max_tolerance)
+        share = tolerance_excess(tolerance, claimed, found, max_share)
+        if share is not None:
+            ledger.report(
+                claim,
+                "invalid",
+                claim.at("tolerance"),
+                f"tolerance {tolerance.text} allows {share:.0%} of max(|stated|, |{checker.id}|); "
+                f"the policy's max_tolerance is {max_share:.0%}",
+                "state the tolerance the source supports (a percentage is safest)",
+            )
+            return CheckResult(checker.id, relation.describe(), True, None, why="tolerance too wide", strength=strength)
         allowed = tolerance.allowed(found)
         holds = low - allowed - 1e-9 * abs(found) <= claimed <= high + allowed + 1e-9 * abs(found)
         widened = ", widened by the rounds' spread" if spread else ""
@@ -178,78 +207,68 @@ def _against_claim(claim, checker, relation, value, spread, mine, theirs, policy
     else:
         holds = relation.holds(found, claimed)
         words = relation.describe()
-    result = CheckResult(checker.id, words, True, holds, format_value(claimed, claim.unit), shown)
+    result = CheckResult(checker.id, words, True, holds, format_value(claimed, claim.unit), shown, strength=strength)
     if not holds and not claim.retired:
-        report(
+        stated, given = format_pair(claimed, found, claim.unit)  # values that differ never read alike
+        given = _with_spread(found, spread, theirs, mine, claim.unit, given)
+        ledger.report(
             claim,
             "contradicted",
             claim.at("checked_by"),
-            f"stated {format_value(claimed, claim.unit)}, but {checker.id} gives {shown} (expected: {words})",
-            _fix(claim, checker),
+            f"stated {stated}, but {checker.id} gives {given} (expected: {words})",
+            _fix(checker),
         )
     return result
 
 
-def _with_spread(found: float, spread, source: units.Unit, target: units.Unit, unit_text: str) -> str:
-    text = format_value(found, unit_text)
+def _with_spread(found: float, spread, source: units.Unit, target: units.Unit, unit_text: str, text: str = "") -> str:
+    text = text or format_value(found, unit_text)
     if spread:
         low, high = (units.convert(x, source, target) for x in spread)
         text += f" (rounds {format_value(low, unit_text)}–{format_value(high, unit_text)})"
     return text
 
 
-def _fix(claim: Claim, checker: Claim) -> str:
+def _fix(checker: Claim) -> str:
     return (
         f"retire it (`status: refuted`, `refuted_by: [{checker.id}]`), or correct the value "
         f"or the stated relation if the check was misread"
     )
 
 
-def _named_claims(claim: Claim, by_id: Mapping[str, Claim], report: Report) -> None:
-    """What a check or a retirement may name: a check is not borrowed, a retirer is not a lead."""
+def _named_checks(claim: Claim, ledger: Ledger) -> None:
+    """A check must be measured or extrapolated here, never borrowed."""
     for target_id in claim.checked_by:
-        target = by_id.get(target_id)
+        target = ledger.by_id.get(target_id)
         if target is not None and target.kind == "borrowed":
-            report(
+            ledger.report(
                 claim,
                 "invalid",
                 claim.at("checked_by"),
                 f"checked_by names {target_id}, a borrowed claim; a check must be measured or extrapolated here",
                 "name a claim measured here, or extrapolated from one",
             )
-    for target_id in claim.retired_by:
-        target = by_id.get(target_id)
-        if target is not None and target.status == "lead":
-            report(
-                claim,
-                "only-borrowed",
-                claim.at("status"),
-                f"retired by {target_id}, which is a lead; a lead is never a premise",
-                "name a claim that was checked here",
-            )
 
 
-def _premises(
-    claim: Claim,
-    by_id: Mapping[str, Claim],
-    failing: Mapping[str, list[str]],
-    reaches: Mapping[str, bool],
-    results: tuple[CheckResult, ...],
-    report: Report,
-) -> None:
-    """Only borrowed: an asserted claim must reach a fresh measured run, itself or through a check that holds."""
+def _premises(claim: Claim, ledger: Ledger, results: tuple[CheckResult, ...]) -> None:
+    """Only borrowed: an asserted claim must reach a fresh measured run, itself or through a check that agrees."""
+    by_id, failing, reaches = ledger.by_id, ledger.failing, ledger.reaches
     if claim.status != "asserted" or claim.kind == "measured" or claim.id in failing:
         return
-    if reaches.get(claim.id) or any(r.counts and r.holds for r in results):
+    if reaches.get(claim.id) or any(r.supports for r in results):
         return
     if any(r.counts and r.holds is False for r in results):
         return  # contradicted already says what is wrong
     problem = (
-        "borrowed, and nothing here checks it"
+        "borrowed, and no check here agrees with its value"
         if claim.kind == "borrowed"
-        else "rests only on borrowed claims, and nothing here checks it"
+        else "rests only on borrowed claims, and no check here agrees with its value"
     )
     reasons = []
+    for result in results:
+        if result.counts and result.holds and not result.supports:
+            what = "bounds it" if result.strength == "bounded" else "gives a sign"
+            reasons.append(f"{result.claim_id} only {what} ({result.relation})")
     for check_id in claim.checked_by:
         if check_id in failing:
             reasons.append(f"{check_id} is stale ({', '.join(sorted(set(failing[check_id])))})")
@@ -257,11 +276,38 @@ def _premises(
             reasons.append(f"{check_id} does not reach a measured run")
     if reasons:
         problem += ": its check " + "; ".join(reasons)
-    report(
+    ledger.report(
         claim,
         "only-borrowed",
         claim.where,
         problem,
-        "add `checked_by:` naming a claim measured here (or extrapolated from one), "
-        "or mark it `status: lead` if nothing here could ever check it",
+        "add `checked_by:` naming a claim measured here (or extrapolated from one) that agrees with it "
+        "(the plain form, or `within Nx`), or mark it `status: lead` with a note if nothing here could",
     )
+
+
+def _refutation(claim: Claim, ledger: Ledger, supported: set[str]) -> None:
+    """A retirement rests on evidence: every claim named as its retirer reaches a fresh measured run."""
+    if not claim.retired:
+        return
+    field_name = "superseded_by" if claim.status == "superseded" else "refuted_by"
+    for target_id in claim.retired_by:
+        target = ledger.by_id.get(target_id)
+        if target is None or ledger.reaches.get(target_id) or target_id in supported:
+            continue  # a missing one is invalid already
+        if target.status != "asserted":
+            why = f"is {'a lead' if target.status == 'lead' else target.status}"
+        elif target_id in ledger.failing:
+            why = f"is stale ({', '.join(sorted(set(ledger.failing[target_id])))})"
+        elif target.kind == "borrowed":
+            why = "is borrowed, and no check here agrees with it"
+        else:
+            why = "does not reach a fresh measured run"
+        ledger.report(
+            claim,
+            "unsupported-refutation",
+            claim.at(field_name),
+            f"{claim.status} by {target_id}, which {why}; a retirement must rest on a fresh measured run",
+            f"name a claim measured here (or one a measured check agrees with) in `{field_name}`, "
+            "or keep the claim as a lead with a note until something here settles it",
+        )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import hashcache, text
+from . import hashcache, stack, text
 from .config import read_policy
 from .gate import check
 from .records import LedgerError, Policy, Report
@@ -69,13 +69,31 @@ def _init_arguments(parser: argparse.ArgumentParser) -> None:
         help="the pip requirement the workflows and pre-commit config install: a git URL "
         "(git+https://host/repo@COMMIT), a wheel's path or URL, or a PyPI name (default: evidence-ledger)",
     )
-    parser.add_argument("--name", help="the site's name (default: from the folder's name)")
+    parser.add_argument("--name", help="the site's name, on its index page too (default: from the folder's name)")
+    parser.add_argument("--bare", action="store_true", help="no example: no probe, claims, run or figures")
+    parser.add_argument(
+        "--fleet",
+        action="store_true",
+        help="add .github/workflows/measure.yml, measuring on self-hosted runners (guide/fleet.md); "
+        "in a project that exists, write only that",
+    )
+    parser.add_argument(
+        "--git", action="store_true", help="make the first commit (git init where there is no repository)"
+    )
 
 
 def _measure_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("probes", nargs="*", metavar="PROBE", help="declared probes to run (default: all)")
     parser.add_argument("--profile", default="default", help="passed to each probe as {profile} (default: default)")
     parser.add_argument("--testbed", help="the testbed name (default: the probe decides, e.g. linux-x86-64)")
+    parser.add_argument(
+        "--matrix",
+        nargs="?",
+        const="all",
+        metavar="TESTBEDS",
+        help="measure nothing: print the policy's testbeds (all, or a comma-separated few) as a GitHub Actions "
+        'matrix, {"testbed": [...]}, for the fleet workflow (guide/fleet.md)',
+    )
 
 
 def _refresh_arguments(parser: argparse.ArgumentParser) -> None:
@@ -153,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         if verb.needs_ledger:
             _find_ledger(args)
         return getattr(importlib.import_module(f"generator.{module}"), function)(args)
-    except LedgerError as error:
+    except (LedgerError, stack.SiteStackMissing) as error:
         print(f"ledger: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `ledger diff | head`: the reader left; end quietly, as SIGPIPE would
@@ -220,6 +238,7 @@ def run_check(args: argparse.Namespace) -> int:
     cache = hashcache.load(root, enabled=not args.no_cache)
     key = _check_key(args, root) if cache.path else []
     done = cache.reusable(key) if cache.path else None
+    _note_a_missing_site_stack(args.config or root / "mkdocs.yml")
     if done is not None:
         print(done["output"])
         return int(done["exit"])
@@ -230,6 +249,17 @@ def run_check(args: argparse.Namespace) -> int:
     code = 0 if report.ok else 1
     cache.save(key, output, code)
     return code
+
+
+def _note_a_missing_site_stack(config: Path) -> None:
+    """The gate needs no site stack, but a project that declares the plugin builds with it: say how to get it."""
+    absent = stack.missing()
+    if absent and _declares_plugin(config):
+        print(
+            f"note: {config.name} declares the ledger plugin; `ledger check` runs without the site, "
+            f"but `mkdocs build` needs {', '.join(absent)}: install evidence-ledger[site] ({stack.INSTALL})",
+            file=sys.stderr,
+        )
 
 
 def _check_key(args: argparse.Namespace, root: Path) -> list:

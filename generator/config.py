@@ -12,7 +12,9 @@ import yaml
 from . import yamlread
 from .load import Unreadable, read_capped
 from .records import Finding, LedgerError, Policy, ProbeSpec, Source
+from .relations import MAX_FACTOR
 from .rules import WARNABLE
+from .runs import TESTBED_PATTERN
 from .values import parse_tolerance
 
 PLUGIN = "ledger"
@@ -39,30 +41,39 @@ def _positive_whole(value: object) -> int:
     return value
 
 
+MAX_SHARE = 0.5  # the hard limit of every tolerance option: 50% of the value
+
+
 def _tolerance(value: object) -> str:
+    """'precision', an absolute number (judged per claim against max_tolerance), or a percentage up to 50%."""
     try:
-        parse_tolerance(value)
+        tolerance = parse_tolerance(value)
     except ValueError as error:
-        raise ValueError(f"{value!r} {error}") from None
+        raise ValueError(f"{str(value)[:40]!r} {error}") from None
+    if tolerance.relative > MAX_SHARE:
+        raise ValueError(f"{value!r} is above the limit of {MAX_SHARE:.0%}")
     return str(value)
 
 
-def _check_tolerance(value: object) -> str:
-    text = _tolerance(value)
-    if text.strip() == "precision":
-        raise ValueError("'precision' is for a stated value against its own evidence; write a percentage like '10%'")
-    return text
-
-
 def _percentage(value: object) -> str:
+    """A percentage above 0 and at most 50%."""
     text = str(value).strip() if isinstance(value, str) else ""
     try:
         tolerance = parse_tolerance(text)
     except ValueError:
         tolerance = None
-    if tolerance is None or not text.endswith("%") or not 0 < tolerance.relative:
-        raise ValueError(f"must be a percentage above 0 like '50%', got {value!r}")
+    if tolerance is None or not text.endswith("%") or not 0 < tolerance.relative <= MAX_SHARE:
+        raise ValueError(
+            f"must be a percentage above 0 and at most {MAX_SHARE:.0%} like '10%', got {str(value)[:40]!r}"
+        )
     return text
+
+
+def _factor(value: object) -> float:
+    """A factor from 1 to relations.MAX_FACTOR."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= MAX_FACTOR:
+        raise ValueError(f"must be a number from 1 to {MAX_FACTOR:g}, got {str(value)[:40]}")
+    return float(value)
 
 
 def _rules(value: object) -> frozenset[str]:
@@ -81,7 +92,7 @@ def _folder(value: object) -> str:
 
 
 PROBE_NAME = re.compile(r"^[a-z0-9_]+$")
-PROBE_KEYS = ("name", "command", "code", "env")
+PROBE_KEYS = ("name", "command", "code", "env", "build")
 
 
 def _probes(value: object) -> tuple[ProbeSpec, ...]:
@@ -108,8 +119,37 @@ def _probes(value: object) -> tuple[ProbeSpec, ...]:
         env = item.get("env") or {}
         if not isinstance(env, dict):
             raise ValueError(f"probe {name}: `env` must be a mapping of variable names to values")
-        found.append(ProbeSpec(name, command, tuple(code), tuple((str(k), str(v)) for k, v in env.items())))
+        build = _build(name, item.get("build"), command, code)
+        found.append(ProbeSpec(name, command, tuple(code), tuple((str(k), str(v)) for k, v in env.items()), build))
     return tuple(found)
+
+
+def _build(name: str, build: object, command: str, code: list) -> str:
+    """A compiled probe's build command: it needs its inputs declared (`code`, hashed as the probe's
+    code) and a command that writes {out}, so the run ledger measure finalizes is stamped with them."""
+    if build is None:
+        return ""
+    if not isinstance(build, str) or not build.strip():
+        raise ValueError(
+            f"probe {name}: `build` must be a command line, e.g. 'cc -O2 -o {{build}}/{name} probes/{name}.c'"
+        )
+    if not code:
+        raise ValueError(
+            f"probe {name}: a probe with `build` lists the build's inputs under `code` (they are its code hash)"
+        )
+    if "{out}" not in command:
+        raise ValueError(
+            f"probe {name}: a probe with `build` writes {{out}}: ledger measure finalizes it with the inputs' hash"
+        )
+    return build
+
+
+def _testbeds(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(name, str) and TESTBED_PATTERN.match(name) for name in value):
+        raise ValueError("must be a list of testbed names in lower-kebab-case, e.g. [linux-x86-64, nvidia-h200]")
+    if len(set(value)) != len(value):
+        raise ValueError("names a testbed twice")
+    return tuple(value)
 
 
 def _inside_path(path: object) -> bool:
@@ -121,22 +161,30 @@ OPTIONS = (
     Option(
         "default_tolerance",
         (str, int, float),
-        "allowed |stated - computed| when a claim sets no "
-        "`tolerance`: 'precision' (half a unit of the stated last digit), a number, or a percentage",
+        "allowed |stated - computed| when a claim sets no `tolerance`: 'precision' (half a unit of the stated "
+        "last digit), a number, or a percentage up to 50%; a claim's tolerance is also held to max_tolerance",
         _tolerance,
     ),
     Option(
         "check_tolerance",
-        (str, int, float),
+        (str,),
         "how far a same-quantity check (`checked_by: [id]`) may differ from the claim it checks, when the claim "
-        "sets no `tolerance`, before the round spread widens it (default 10%)",
-        _check_tolerance,
+        "sets no `tolerance`, before the round spread widens it: a percentage up to 50% (default 10%)",
+        _percentage,
     ),
     Option(
         "max_tolerance",
         (str,),
-        "the largest tolerance a claim may set for itself, as a share of its value (default 50%)",
+        "the largest tolerance a claim may have, as a share of max(|stated|, |computed|): a percentage up to 50% "
+        "(default 50%)",
         _percentage,
+    ),
+    Option(
+        "max_check_factor",
+        (int, float),
+        "the widest `within Nx` check that still agrees with the claim (a wider one only bounds it): "
+        f"a number from 1 to {MAX_FACTOR:g} (default 2)",
+        _factor,
     ),
     Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules),
     Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
@@ -148,12 +196,39 @@ OPTIONS = (
     Option(
         "probes",
         (list,),
-        "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env}; "
-        "the command may use {python} {profile} {testbed} {root} and {out} (a folder to fill with CSVs)",
+        "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env, build}; "
+        "the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) and {build} "
+        "(where `build` put the binary)",
         _probes,
+    ),
+    Option(
+        "testbeds",
+        (list,),
+        "the testbeds the fleet's measure workflow measures on, each a self-hosted runner's label "
+        "(`ledger measure --matrix`; guide/fleet.md)",
+        _testbeds,
     ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
+
+
+def shown_settings(policy: Policy) -> dict[str, str]:
+    """Every option's value as a reviewer reads it, in the table's order (`ledger diff` compares these)."""
+    return {option.name: _shown(getattr(policy, option.name)) for option in OPTIONS}
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, frozenset):
+        return ", ".join(sorted(value)) or "none"
+    if isinstance(value, tuple):
+        return "; ".join(_probe_text(spec) for spec in value) or "none"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _probe_text(spec: ProbeSpec) -> str:
+    code = f", code {' '.join(spec.code)}" if spec.code else ""
+    env = f", env {' '.join(f'{k}={v}' for k, v in spec.env)}" if spec.env else ""
+    return f"{spec.name}: {spec.command}{code}{env}"
 
 
 def policy_from_options(

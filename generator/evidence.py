@@ -1,9 +1,10 @@
 """Evidence stage: claims + runs + policy -> findings and computed values. Pure.
 
-Rules (generator/rules.py): tampered, probe changed, drifted, formula drifted, too old and only
-borrowed, plus the "invalid" problems that need runs (missing run, file, column or row). A run's
-state comes decided from verdicts.py. Claims are visited inputs-first so staleness flows down the
-lineage.
+Rules (generator/rules.py): tampered, probe changed, drifted, formula drifted, too old, unused
+input and a tolerance wider than max_tolerance, plus the "invalid" problems that need runs (missing
+run, file, column or row) or inputs (a formula's unit and testbed, grounding.py). A run's state comes
+decided from verdicts.py. Claims are visited inputs-first so staleness and testbeds flow down the
+lineage; checks.py then judges checks, grounding and retirements.
 """
 
 from __future__ import annotations
@@ -11,16 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from . import checks, formula
+from . import checks, formula, grounding
 from .records import CheckResult, Claim, Finding, Policy, Run, RunState, Source
 from .rules import STALE_RULES
 from .values import (
     allowed_text,
     corner_spread,
+    format_pair,
     format_value,
     parse_number,
+    policy_share,
     row_spread,
     select_row,
+    tolerance_excess,
     tolerance_for,
     within,
 )
@@ -34,6 +38,9 @@ class Evaluated:
     computed: dict[str, float] = field(default_factory=dict)  # claim id -> value from evidence or formula
     spreads: dict[str, tuple[float, float]] = field(default_factory=dict)  # claim id -> (low, high)
     checks: dict[str, tuple[CheckResult, ...]] = field(default_factory=dict)
+    testbeds: dict[str, str] = field(default_factory=dict)  # claim id -> stated, its run's, or its inputs'
+    by_id: dict[str, Claim] = field(default_factory=dict)  # the first claim of each id, as the gate judged it
+    premises: dict[str, tuple[str, ...]] = field(default_factory=dict)  # claim id -> inputs that move it
 
 
 def evaluate(
@@ -51,7 +58,7 @@ def evaluate(
     for finding in invalid:
         if finding.claim_id:
             failing.setdefault(finding.claim_id, []).append(finding.rule)
-    out = Evaluated()
+    out = Evaluated(by_id=by_id)
     findings, computed, spreads = out.findings, out.computed, out.spreads
 
     def report(claim: Claim, rule: str, where: Source, problem: str, fix: str, detail: str = "") -> None:
@@ -61,15 +68,27 @@ def evaluate(
             failing.setdefault(claim.id, []).append(rule)
 
     for claim in _inputs_first(by_id):
+        out.testbeds[claim.id] = _testbed(claim, by_id, runs, out.testbeds)
         if claim.id in failing and "invalid" in failing[claim.id]:
             continue  # its fields are not usable; validate already said why
         if claim.kind == "measured" and claim.evidence:
             _measured(claim, runs, states, policy, report, computed, spreads)
         elif claim.kind == "extrapolated" and claim.formula:
-            _extrapolated(claim, by_id, failing, policy, report, computed, spreads)
+            _extrapolated(claim, by_id, failing, policy, report, out)
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
-    out.checks = checks.evaluate(by_id, computed, spreads, failing, policy, report)
+    ledger = checks.Ledger(by_id, computed, spreads, out.testbeds, out.premises, failing, policy, report)
+    out.checks = checks.evaluate(ledger)
     return out
+
+
+def _testbed(claim: Claim, by_id: Mapping[str, Claim], runs: Mapping[str, Run], known: Mapping[str, str]) -> str:
+    """Its stated testbed; else a measured claim's run's, an extrapolated claim's inputs' (visited first)."""
+    if claim.testbed or claim.kind == "borrowed":
+        return claim.testbed
+    if claim.kind == "measured":
+        run = runs.get(claim.evidence.run) if claim.evidence else None
+        return run.testbed if run else ""
+    return grounding.derived_testbed(known.get(target, "") for _, target in claim.inputs if target in by_id)
 
 
 def _measured(
@@ -206,15 +225,11 @@ def _measured(
 
 
 def _extrapolated(
-    claim: Claim,
-    by_id: Mapping[str, Claim],
-    failing: Mapping[str, list[str]],
-    policy: Policy,
-    report,
-    computed: dict[str, float],
-    spreads: dict[str, tuple[float, float]],
+    claim: Claim, by_id: Mapping[str, Claim], failing: Mapping[str, list[str]], policy: Policy, report, out: Evaluated
 ) -> None:
+    computed, spreads = out.computed, out.spreads
     at = claim.at("inputs")
+    _unit_and_testbed(claim, by_id, report, out)
     values: dict[str, float] = {}
     usable = True
     for name, target_id in claim.inputs:
@@ -268,6 +283,7 @@ def _extrapolated(
         )
         return
     computed[claim.id] = value
+    _unused_inputs(claim, values, tolerance_for(claim, policy).allowed(value), report, out)
     input_spreads = {name: spreads[target] for name, target in claim.inputs if target in spreads}
     spread = corner_spread(lambda point: formula.evaluate(claim.formula, point), values, input_spreads)
     if spread is not None:
@@ -285,22 +301,50 @@ def _extrapolated(
     )
 
 
+def _unit_and_testbed(claim: Claim, by_id: Mapping[str, Claim], report, out: Evaluated) -> None:
+    """A formula's result is in its inputs' dimension and on their testbed (grounding.py)."""
+    inputs = {name: by_id[target] for name, target in claim.inputs if target in by_id}
+    for problem in (
+        grounding.dimension_problem(claim, inputs),
+        grounding.testbed_problem(claim, {name: out.testbeds.get(c.id, "") for name, c in inputs.items()}),
+    ):
+        if problem:
+            report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
+
+
+def _unused_inputs(claim: Claim, values: Mapping[str, float], allowed: float, report, out: Evaluated) -> None:
+    """An input that does not move the result beyond `allowed` is reported, and grounding reads only those
+    that do. Only an asserted claim is judged: a lead or a retired claim is never a premise."""
+    unused = grounding.unused_inputs(claim, values, allowed) if claim.status == "asserted" else []
+    for name in unused:
+        problem = grounding.unused_problem(claim, name)
+        report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
+    if unused:
+        out.premises[claim.id] = tuple(target for name, target in claim.inputs if name not in unused)
+
+
 def _compare(claim: Claim, value: float, policy: Policy, report, rule: str, verb: str, detail: str, fix: str) -> None:
     if claim.value is None:
         report(claim, rule, claim.where, f"no value stated; {verb} {format_value(value, claim.unit)}", fix, detail)
         return
     tolerance = tolerance_for(claim, policy)
-    if not within(claim.value, value, tolerance):
-        allowed = allowed_text(tolerance)
+    max_share = policy_share(policy.max_tolerance)
+    share = tolerance_excess(tolerance, claim.value, value, max_share)
+    if share is not None:
+        stated, found = format_pair(claim.value, value, claim.unit)
         report(
             claim,
-            rule,
-            claim.at("value"),
-            f"stated {format_value(claim.value, claim.unit)}, {verb} "
-            f"{format_value(value, claim.unit)} ({allowed} allowed)",
-            fix,
+            "invalid",
+            claim.at("tolerance" if claim.tolerance else "value"),
+            f"tolerance {allowed_text(tolerance)} allows {share:.0%} of max(|stated|, |computed|) "
+            f"(stated {stated}, {verb} {found}); the policy's max_tolerance is {max_share:.0%}",
+            "state the value more exactly, or a tolerance the evidence supports",
             detail,
         )
+    elif not within(claim.value, value, tolerance):
+        stated, found = format_pair(claim.value, value, claim.unit)
+        allowed = allowed_text(tolerance)
+        report(claim, rule, claim.at("value"), f"stated {stated}, {verb} {found} ({allowed} allowed)", fix, detail)
 
 
 def _inputs_first(by_id: Mapping[str, Claim]) -> list[Claim]:

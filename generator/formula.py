@@ -1,8 +1,10 @@
 """Formulas: parse and evaluate arithmetic over named inputs. Pure; never executes anything.
 
-Allowed: numbers, input names, + - * / ** (and the typographic − × ÷), parentheses, min(...) and
-max(...). Everything else (calls, attributes, indexing, comparisons, strings, ...) is rejected with
-a FormulaError that says what was found.
+Allowed: numbers, input names (ASCII), + - * / ** (and the typographic − × ÷), parentheses, and
+min(...) and max(...) of two or more arguments. Everything else (calls, attributes, indexing,
+comparisons, strings, look-alike letters, ...) is rejected with a FormulaError that says what was
+found. A formula also has a dimension, computed from its inputs' (numbers are dimensionless), and an
+input that no perturbation moves the result of is reported (unused_inputs).
 """
 
 from __future__ import annotations
@@ -10,7 +12,11 @@ from __future__ import annotations
 import ast
 import functools
 import math
+import unicodedata
 from collections.abc import Mapping
+from fractions import Fraction
+
+from .units import DIMENSIONLESS, Dimension
 
 MAX_LENGTH = 500
 _TYPOGRAPHIC = str.maketrans({"−": "-", "×": "*", "÷": "/", "·": "*"})
@@ -52,14 +58,26 @@ def _parsed(text: str) -> ast.Expression:
         raise FormulaError("empty formula")
     if len(text) > MAX_LENGTH:
         raise FormulaError(f"formula is {len(text)} characters long; at most {MAX_LENGTH}")
+    plain = text.translate(_TYPOGRAPHIC).strip()
+    _ascii_only(plain)
     try:
-        tree = ast.parse(text.translate(_TYPOGRAPHIC).strip(), mode="eval")
+        tree = ast.parse(plain, mode="eval")
     except SyntaxError as error:
         raise FormulaError(f"not arithmetic: {error.msg}") from None
     except (RecursionError, MemoryError):
         raise FormulaError("formula is nested too deeply") from None
     _check(tree.body)
     return tree
+
+
+def _ascii_only(text: str) -> None:
+    """Python reads a full-width 'ｍａｘ' as 'max' (NFKC): a formula is ASCII, so it reads as it evaluates."""
+    if text.isascii():
+        return
+    character = next(c for c in text if not c.isascii())
+    plain = unicodedata.normalize("NFKC", text)
+    hint = f"; write {plain!r}" if plain.isascii() else "; write names and numbers in plain ASCII"
+    raise FormulaError(f"{character!r} (U+{ord(character):04X}) is not plain ASCII{hint}")
 
 
 def names(text: str) -> set[str]:
@@ -102,6 +120,8 @@ def _check(node: ast.AST) -> None:
         function = node.func.id if isinstance(node.func, ast.Name) else None
         if function not in _FUNCTIONS or node.keywords or not node.args:
             raise FormulaError(f"calls are not allowed ({ast.unparse(node.func)})")
+        if len(node.args) < 2:  # max(a) would iterate over a number: a crash, or a silent no-op
+            raise FormulaError(f"{function}() needs at least two arguments ({ast.unparse(node)})")
         for argument in node.args:
             _check(argument)
     else:
@@ -139,3 +159,85 @@ def _op_symbol(op: ast.AST) -> str:
         ast.Not: "not",
     }
     return symbols.get(type(op), type(op).__name__)
+
+
+# -- dimensions and use ----------------------------------------------------------------------------
+
+
+def dimension(text: str, inputs: Mapping[str, Dimension]) -> Dimension:
+    """The result's dimension from its inputs' (numbers are dimensionless); FormulaError says where they clash."""
+    return _dimension_of(text, tuple(sorted(inputs.items())))
+
+
+@functools.lru_cache(maxsize=1 << 12)  # a ledger repeats a few formulas over inputs in a few units
+def _dimension_of(text: str, inputs: tuple[tuple[str, Dimension], ...]) -> Dimension:
+    return _dimension(parse(text).body, dict(inputs))
+
+
+def _dimension(node: ast.AST, inputs: Mapping[str, Dimension]) -> Dimension:
+    if isinstance(node, ast.Constant):
+        return DIMENSIONLESS
+    if isinstance(node, ast.Name):
+        if node.id not in inputs:
+            raise FormulaError(f"unknown name {node.id!r}")
+        return inputs[node.id]
+    if isinstance(node, ast.UnaryOp):
+        return _dimension(node.operand, inputs)
+    if isinstance(node, ast.Call):
+        found = [_dimension(argument, inputs) for argument in node.args]
+        _same_dimension(node, found)
+        return found[0]
+    assert isinstance(node, ast.BinOp)  # _check allowed nothing else
+    left, right = _dimension(node.left, inputs), _dimension(node.right, inputs)
+    if isinstance(node.op, (ast.Add, ast.Sub)):
+        _same_dimension(node, [left, right])
+        return left
+    if isinstance(node.op, ast.Mult):
+        return left * right
+    if isinstance(node.op, ast.Div):
+        return left / right
+    if right != DIMENSIONLESS:
+        raise FormulaError(f"an exponent must be a plain number, found {right.describe()} ({ast.unparse(node)})")
+    if left == DIMENSIONLESS:
+        return left
+    try:
+        power = _eval(node.right, {})
+    except FormulaError:
+        raise FormulaError(
+            f"{ast.unparse(node)} raises {left.describe()} to a power that depends on an input"
+        ) from None
+    except (ArithmeticError, TypeError):  # e.g. 0 ** -1, or a complex power
+        raise FormulaError(f"the exponent of {ast.unparse(node)} is not a real number") from None
+    if isinstance(power, complex) or not math.isfinite(power):
+        raise FormulaError(f"the exponent of {ast.unparse(node)} is not a finite number")
+    return left ** Fraction(power).limit_denominator(1000)
+
+
+def _same_dimension(node: ast.AST, found: list[Dimension]) -> None:
+    for other in found[1:]:
+        if other != found[0]:
+            verb = "compares" if isinstance(node, ast.Call) else "adds"
+            raise FormulaError(f"{ast.unparse(node)} {verb} {found[0].describe()} and {other.describe()}")
+
+
+PERTURBATIONS = (0.1, 0.5, 2.0, 10.0)  # each input in turn, times each (an input of 0 is set to each)
+
+
+def unused_inputs(text: str, values: Mapping[str, float], allowed: float = 0.0) -> list[str]:
+    """The inputs that no perturbation moves the result of by more than `allowed` (the claim's tolerance):
+    'a - a + b' -> ['a']; 'a ** 0.0001 * b' -> ['a'] when b is 999 within ±0.5; min and max move."""
+    result = evaluate(text, values)
+    unused = []
+    for name, value in values.items():
+        points = ({**values, name: value * factor if value else factor} for factor in PERTURBATIONS)
+        if not any(_moves(text, point, result, allowed) for point in points):
+            unused.append(name)
+    return unused
+
+
+def _moves(text: str, point: Mapping[str, float], result: float, allowed: float) -> bool:
+    try:
+        moved = evaluate(text, point)
+    except FormulaError:
+        return True  # the result depends on the input, enough to fail
+    return abs(moved - result) > max(allowed, 1e-9 * max(abs(moved), abs(result)))

@@ -10,8 +10,9 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from . import evidence, figures, history, load, prose, references, validate, verdicts
+from . import evidence, figures, history, leads, load, prose, references, validate, verdicts
 from .records import Policy, Report
+from .rules import PAGE_RULES
 from .values import parse_tolerance
 
 
@@ -33,6 +34,7 @@ def check(root: Path, policy: Policy, now: datetime) -> Report:
     findings += page_problems
     findings += defined.findings
     findings += references.unknown(refs, {c.id for c in claims}, defined.tables, defined.charts, policy)
+    findings += leads.lead_premises(pages, refs, evaluated.by_id, policy)
     findings += prose.unbound_numbers(pages, policy)
     return Report(
         claims=tuple(claims),
@@ -64,11 +66,11 @@ def check_pages(report: Report, root: Path) -> Report:
     kept = [
         f
         for f in report.findings
-        if f.rule not in ("unknown-reference", "unbound-number")
-        and not (f.rule == "invalid" and f.where.path.startswith(docs))
+        if f.rule not in PAGE_RULES and not (f.rule == "invalid" and f.where.path.startswith(docs))
     ]
     findings = kept + page_problems
     findings += references.unknown(refs, {c.id for c in report.claims}, defined.tables, defined.charts, policy)
+    findings += leads.lead_premises(pages, refs, report.by_id, policy)
     findings += prose.unbound_numbers(pages, policy)
     return replace(
         report,

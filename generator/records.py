@@ -10,6 +10,7 @@ from functools import cached_property
 KINDS = ("measured", "extrapolated", "borrowed")
 STATUSES = ("asserted", "lead", "refuted", "superseded", "retracted")
 RETIRED = frozenset({"refuted", "superseded", "retracted"})
+STRENGTHS = ("agrees", "bounded", "direction")  # a check's strength, strongest first (relations.py)
 
 
 class LedgerError(Exception):
@@ -86,6 +87,22 @@ class CheckResult:
     claimed: str = ""  # the checked claim's value, in the unit both are shown in
     found: str = ""  # the check's value in that unit (with its spread across rounds, if any)
     why: str = ""  # why it does not count, or what it was compared with
+    strength: str = ""  # agrees | bounded | direction (relations.py); only agrees supports a number
+
+    @property
+    def supports(self) -> bool:
+        """It counts, holds and agrees: the only kind of check that makes a claim more than borrowed."""
+        return self.counts and self.holds is True and self.strength == STRENGTHS[0]
+
+
+def support(results: tuple[CheckResult, ...]) -> str:
+    """A claim's strongest check that counts and holds (agrees, bounded, direction), '' when none does.
+
+    Read by every display; a claim with any counting check that does not hold shows none."""
+    if any(result.counts and result.holds is False for result in results):
+        return ""
+    held = {result.strength for result in results if result.counts and result.holds}
+    return next((strength for strength in STRENGTHS if strength in held), "")
 
 
 @dataclass(frozen=True)
@@ -266,6 +283,7 @@ class ProbeSpec:
     command: str  # argv template: {python} {profile} {out} {root} {testbed}; no shell
     code: tuple[str, ...] = ()  # source files the run's code hash covers (a command writing {out})
     env: tuple[tuple[str, str], ...] = ()  # extra environment variables for its process
+    build: str = ""  # argv template run before `command`, into {build}; its inputs are `code`
 
 
 @dataclass(frozen=True)
@@ -273,6 +291,7 @@ class Policy:
     max_run_age_days: int = 365
     default_tolerance: str = "precision"
     check_tolerance: str = "10%"  # a same-quantity check, when the checked claim sets no tolerance
+    max_check_factor: float = 2.0  # `within Nx` up to this agrees; wider only bounds the value
     max_tolerance: str = "50%"  # a claim's own tolerance above this (relative to its value) is invalid
     warn: frozenset[str] = frozenset()  # rules reported as warnings instead of failures
     max_claim_file_bytes: int = 4 * 1024 * 1024
@@ -281,6 +300,7 @@ class Policy:
     docs_dir: str = "docs"
     probes_dir: str = "probes"
     probes: tuple[ProbeSpec, ...] = ()
+    testbeds: tuple[str, ...] = ()  # where the fleet's measure workflow measures, a runner label each
 
     problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
 
@@ -330,6 +350,10 @@ class Report:
         for finding in self.findings:
             grouped.setdefault(finding.claim_id, []).append(finding)
         return {claim_id: tuple(found) for claim_id, found in grouped.items()}
+
+    def support(self, claim_id: str) -> str:
+        """The strength of the claim's strongest check that holds (agrees, bounded, direction), or ''."""
+        return support(self.checks.get(claim_id, ()))
 
     def fresh(self, claim_id: str) -> Freshness:
         """The claim's verdict (fresh when the gate found nothing)."""

@@ -1,25 +1,36 @@
-"""Relations a check states: `expects:` text -> a predicate on numbers. Pure; parsed, never executed.
+"""Relations a check states: `expects:` text -> a predicate on numbers and its strength. Pure; parsed,
+never executed.
 
-The smallest set that covers the report (see guide/checks.md):
+One table of forms (FORMS), the smallest set that covers the report (see guide/checks.md); a new
+form is a row:
 
     same             the plain form `checked_by: [id]`: the same quantity, within the check tolerance
+    within Nx        the two values are within a factor N of each other (1 <= N <= MAX_FACTOR)
+    above, below     the check's value is above / below the checked claim's value
     > N, >= N, < N, <= N [unit]   the check's own value against a number (in `unit`, else the check's)
-    above, below     the check's value is above / below the checked claim's value (same dimension)
-    within Nx        the two values are within a factor N of each other (same dimension)
+
+Each check has a strength (guide/checks.md): *agrees* (same, or within a factor up to the policy's
+max_check_factor) supports the number; *bounded* (above, below, a wider factor) puts the checked
+value on one side; *direction* (a bound on the check's own value) supports a sign, never a number.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import units
+from .records import STRENGTHS
+
+AGREES, BOUNDED, DIRECTION = STRENGTHS  # strongest first
+SHOWN = {AGREES: "agrees", BOUNDED: "bounded", DIRECTION: "direction only"}  # badges and listings
+MAX_FACTOR = 10.0  # the widest `within Nx`, and the largest max_check_factor a policy may set
 OPERATORS = {">": "greater than", ">=": "at least", "<": "less than", "<=": "at most"}
-_TYPOGRAPHIC = {"≥": ">=", "≤": "<=", "×": "x"}
+_TYPOGRAPHIC = {"≥": ">=", "≤": "<=", "×": "x", "−": "-"}
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-_BOUND = re.compile(rf"^(>=|<=|>|<)\s*({_NUMBER})\s*(.*)$", re.ASCII)
-_WITHIN = re.compile(rf"^within\s+({_NUMBER})\s*x$", re.ASCII)
-HELP = 'write e.g. "> 1", ">= 0.9", "< 50 %", "> 10 GB/s", "above", "below" or "within 2x"'
+HELP = 'write e.g. "within 1.1x", "above", "below", "> 1", ">= 0.9", "< 50 %" or "> 10 GB/s"'
 
 
 class RelationError(ValueError):
@@ -29,14 +40,20 @@ class RelationError(ValueError):
 @dataclass(frozen=True)
 class Relation:
     text: str  # as written ("same" for the plain form)
-    op: str  # same | > | >= | < | <= | above | below | within
+    op: str  # a FORMS row's op: same | within | above | below | > | >= | < | <=
     bound: float = 0.0  # the number for > >= < <=; the factor for within
-    unit: str = ""  # the bound's unit as written ("" = the check's own unit)
+    unit: str = ""  # the bound's unit as written ("" = the check's own unit); parsed when written
 
     @property
     def against_claim(self) -> bool:
-        """Whether it compares with the checked claim's value (so the two need one dimension)."""
-        return self.op in ("same", "above", "below", "within")
+        """Whether the checked claim's value enters (so the two need one dimension)."""
+        return _FORM[self.op].against_claim
+
+    def strength(self, max_factor: float) -> str:
+        """agrees, bounded or direction; a factor wider than max_factor only bounds the value."""
+        if self.op == "within":
+            return AGREES if self.bound <= max_factor * (1 + 1e-12) else BOUNDED
+        return _FORM[self.op].strength
 
     def holds(self, check: float, claimed: float | None = None, bound: float | None = None) -> bool:
         """Whether the check's value satisfies it; `bound` is self.bound already converted to the check's unit."""
@@ -65,12 +82,53 @@ class Relation:
         if self.op == "same":
             return "the same quantity"
         if self.op in OPERATORS:
-            unit = f"{' ' if self.unit and self.unit not in ('%', '×', 'x') else ''}{self.unit}"
+            unit = f"{units.gap(self.unit)}{self.unit}"
             return f"{OPERATORS[self.op]} {_number(self.bound)}{unit}"
         if self.op == "within":
             return f"within {_number(self.bound)}× of the claim"
         return f"{self.op} the claim's value"
 
+
+@dataclass(frozen=True)
+class Form:
+    """One row of the grammar: how it is written, what it compares, how strong it is, how it is built."""
+
+    op: str
+    pattern: re.Pattern[str]  # matched against the lowered text, typographic signs made plain
+    against_claim: bool  # the checked claim's value enters
+    strength: str  # for `within`, Relation.strength decides by the factor
+    build: Callable[[str, re.Match[str]], Relation]
+
+
+def _within(text: str, match: re.Match[str]) -> Relation:
+    factor = float(match.group(1))
+    if not math.isfinite(factor) or not 1 <= factor <= MAX_FACTOR:
+        raise RelationError(f"within {match.group(1)}x: the factor must be a number from 1 to {MAX_FACTOR:g}")
+    return Relation(text, "within", factor)
+
+
+def _bound(text: str, match: re.Match[str]) -> Relation:
+    number = float(match.group(2))
+    if not math.isfinite(number):
+        raise RelationError(f"{match.group(2)} is not a finite number")
+    unit = match.group(3).strip()
+    if unit:
+        try:
+            units.parse(unit)
+        except units.UnitError as error:
+            raise RelationError(f"in {text.strip()!r}: {error}") from None
+    return Relation(text, match.group(1), number, unit)
+
+
+FORMS = (
+    Form("same", re.compile(r"^(?:same|=)$"), True, AGREES, lambda text, _: Relation(text, "same")),
+    Form("within", re.compile(rf"^within\s+({_NUMBER})\s*x$", re.ASCII), True, AGREES, _within),
+    Form("above", re.compile(r"^above$"), True, BOUNDED, lambda text, _: Relation(text, "above")),
+    Form("below", re.compile(r"^below$"), True, BOUNDED, lambda text, _: Relation(text, "below")),
+    Form("bound", re.compile(rf"^(>=|<=|>|<)\s*({_NUMBER})\s*(.*)$", re.ASCII | re.DOTALL), False, DIRECTION, _bound),
+)
+_FORM = {form.op: form for form in FORMS}
+_FORM.update(dict.fromkeys(OPERATORS, _FORM["bound"]))  # the bound row builds each of > >= < <=
 
 SAME = Relation("same", "same")
 
@@ -84,23 +142,11 @@ def parse(text: object) -> Relation:
     cleaned = text.strip()
     for typographic, plain in _TYPOGRAPHIC.items():
         cleaned = cleaned.replace(typographic, plain)
-    lowered = cleaned.lower()
-    if lowered in ("above", "below"):
-        return Relation(text, lowered)
-    if lowered in ("same", "="):
-        return Relation(text, "same")
-    within = _WITHIN.match(lowered)
-    if within:
-        factor = float(within.group(1))
-        if not math.isfinite(factor) or factor < 1:
-            raise RelationError(f"within {within.group(1)}x: the factor must be a finite number of at least 1")
-        return Relation(text, "within", factor)
-    bound = _BOUND.match(cleaned)
-    if bound:
-        number = float(bound.group(2))
-        if not math.isfinite(number):
-            raise RelationError(f"{bound.group(2)} is not a finite number")
-        return Relation(text, bound.group(1), number, bound.group(3).strip())
+    for form in FORMS:
+        # The unit after a bound keeps its case (MB is not mB); the words are read in any case.
+        match = form.pattern.match(cleaned if form.op == "bound" else cleaned.lower())
+        if match:
+            return form.build(text, match)
     raise RelationError(f"cannot read relation {text!r}")
 
 

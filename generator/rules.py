@@ -32,7 +32,8 @@ RULE_TABLE = (
     Rule("too-old", "a cited run is older than the policy's max_run_age_days", stale=True),
     Rule(
         "only-borrowed",
-        "an asserted claim rests only on borrowed claims and nothing here checks it, or it rests on a lead",
+        "an asserted claim rests only on borrowed claims and no check here agrees with its value "
+        "(a bounded or direction-only check is shown, never support), or it rests on a lead",
         stale=False,
     ),
     Rule(
@@ -42,11 +43,28 @@ RULE_TABLE = (
         stale=True,
     ),
     Rule(
+        "unsupported-refutation",
+        "a retired claim's refuted_by / superseded_by does not reach a fresh measured run through "
+        "asserted claims that are not leads (borrowed claims refuting each other)",
+        stale=False,
+    ),
+    Rule(
+        "unused-input",
+        "a formula input that no perturbation (x0.1, x0.5, x2, x10) moves the result of beyond the claim's "
+        "tolerance: it grounds nothing",
+        stale=False,
+    ),
+    Rule(
         "rewritten",
         "a committed run's file differs from the commit that first added it (runs are immutable)",
         stale=True,
     ),
     Rule("unknown-reference", "a page refers to a claim, table or chart that does not exist", stale=False),
+    Rule(
+        "lead-premise",
+        "a page whose front matter forbids leads (`ledger: {leads: forbid}`) cites a lead",
+        stale=False,
+    ),
     Rule(
         "unbound-number",
         "a figure with a unit, ×, or % is typed into a page outside a claim reference "
@@ -59,3 +77,4 @@ RULES = tuple(rule.name for rule in RULE_TABLE)
 STALE_RULES = frozenset(rule.name for rule in RULE_TABLE if rule.stale)
 WARNABLE = tuple(rule.name for rule in RULE_TABLE if rule.can_warn)
 BY_NAME = {rule.name: rule for rule in RULE_TABLE}
+PAGE_RULES = ("unknown-reference", "unbound-number", "lead-premise")  # decided from pages alone (check_pages)

@@ -12,6 +12,7 @@ import difflib
 import re
 
 from . import formula, units
+from .grounding import MIXED
 from .records import KINDS, RETIRED, STATUSES, Claim, Finding, RawFile, Source
 from .runs import TESTBED_PATTERN
 from .validate_fields import _REQUIRED_FIX, _checks, _citation, _evidence, _inputs, _Problems, _type
@@ -175,6 +176,12 @@ def _claim(
         )
     elif testbed and not TESTBED_PATTERN.fullmatch(testbed):
         check.add("testbed", f"testbed {testbed!r} is not lower-kebab-case", "e.g. linux-cpu, apple-m1-max")
+    elif testbed == MIXED and kind != "extrapolated":
+        check.add(
+            "testbed",
+            f"testbed {MIXED} is for an extrapolated claim whose inputs are on different testbeds",
+            "name the machine this value belongs to, or remove `testbed:`",
+        )
 
     value, value_text = None, ""
     if "value" in mapping:

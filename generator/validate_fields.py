@@ -142,7 +142,7 @@ def _inputs(value: object, check: _Problems) -> tuple[tuple[str, str], ...]:
         )
         return ()
     for name in value:
-        if not NAME_PATTERN.match(name) or name in ("min", "max"):
+        if not NAME_PATTERN.fullmatch(name) or name in ("min", "max"):
             check.add(
                 "inputs",
                 f"input name {name!r} is not a valid formula name",

@@ -70,6 +70,12 @@ def parse_tolerance(value: object) -> Tolerance:
     return Tolerance(text.strip(), absolute=number)
 
 
+@functools.lru_cache(maxsize=64)  # a policy's percentage, read once per claim
+def policy_share(text: str) -> float:
+    """A policy's percentage option as a share: '50%' -> 0.5."""
+    return parse_tolerance(text).relative
+
+
 def precision_of(value_text: str) -> float:
     """Half a unit in the last written digit: '3.59' -> 0.005, '67' -> 0.5, '1.2e-3' -> 0.00005.
 
@@ -104,10 +110,37 @@ def within(stated: float, computed: float, tolerance: Tolerance) -> bool:
     return abs(stated - computed) <= tolerance.allowed(computed) + 1e-9 * max(abs(computed), 1e-300)
 
 
+def tolerance_excess(tolerance: Tolerance, stated: float, computed: float, max_share: float) -> float | None:
+    """The share of max(|stated|, |computed|) a tolerance allows, when it is above max_share; else None.
+
+    Judged on both values, so a stated 0 with a wide absolute tolerance is caught once anything is
+    computed; two values that are both exactly 0 need no tolerance at all.
+    """
+    scale = max(abs(stated), abs(computed))
+    allowed = tolerance.allowed(computed)
+    if scale == 0 or allowed <= max_share * scale * (1 + 1e-12):
+        return None
+    return allowed / scale
+
+
 def format_value(value: float, unit: str = "") -> str:
     """A value the way a reader wants it, by unit: 4 significant digits ('3.59×', '28.49 tok/s'),
     counts as whole numbers ('40 layers'), bytes with a readable prefix ('64.4 MB')."""
     return units.show(value, unit) if unit else units.plain_number(value)
+
+
+def format_pair(first: float, second: float, unit: str = "") -> tuple[str, str]:
+    """Two values as a reader compares them: with as many digits as it takes to tell them apart,
+    so values that differ never read as equal ('1.00001' and '1.00002', not '1' and '1')."""
+    texts = format_value(first, unit), format_value(second, unit)
+    if texts[0] != texts[1] or first == second:
+        return texts
+    gap = units.gap(unit)
+    for digits in range(5, 18):
+        texts = f"{first:.{digits}g}{gap}{unit}", f"{second:.{digits}g}{gap}{unit}"
+        if texts[0] != texts[1]:
+            break
+    return texts[0].strip(), texts[1].strip()
 
 
 def unit_gap(unit: str) -> str:

@@ -75,7 +75,7 @@ CLAIMS = (
       title: "What is batching <i>actually</i> saving?"
       quote: "MoE coverage <script>x</script> 3.59x"
       url: "javascript:alert(1)"
-    checked_by: [{{claim: moe-speedup-b16, expects: "> 1"}}]
+    checked_by: [{{claim: moe-speedup-b16, expects: "within 1.05x"}}]
 
   - id: batching-not-worth-it
     kind: borrowed

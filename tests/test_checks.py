@@ -1,8 +1,13 @@
-"""Checks are comparisons: the plain form is the same quantity, a relation is stated, both are judged."""
+"""Checks are comparisons: the plain form is the same quantity, a relation is stated, both are judged,
+and each check has a strength: only a check that agrees with the value supports it."""
 
 from __future__ import annotations
 
+import pytest
 from helpers import MEASURED, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+
+from generator import relations
+from generator.records import CheckResult, support
 
 KV_RUN_ROWS = [{"dtype": "bf16", "bytes_per_token": 20480}]
 
@@ -74,7 +79,7 @@ def test_plain_check_across_testbeds_is_invalid_and_asks_for_the_relation(tmp_pa
         "claims/moe.yaml:20: m1-speedup: invalid: checked_by moe-speedup-b16 (testbed linux-cpu) in the plain "
         "form, but this claim is on apple-m1-max: a check across testbeds must state the relation\n"
         '  fix: write `{claim: moe-speedup-b16, expects: "..."}` with the relation the run supports '
-        '(e.g. "> 1", "above", "within 2x"; guide/checks.md), or remove the check\n'
+        '(e.g. "within 1.1x", "above", "> 1"; guide/checks.md), or remove the check\n'
     ) in result.output
 
 
@@ -86,7 +91,7 @@ def test_plain_check_across_dimensions_is_invalid(tmp_path):
     result = ledger(tmp_path, claims)
     assert (
         "claims/moe.yaml:20: m1-tok-s: invalid: checked_by moe-speedup-b16 in the plain form compares a plain "
-        "ratio (×) with this claim's a count of tokens per seconds (tok/s)\n"
+        "ratio (×) with this claim's tokens per second (tok/s): its value cannot enter\n"
     ) in result.output
 
 
@@ -103,12 +108,85 @@ def test_a_stated_relation_that_does_not_hold_is_contradicted(tmp_path):
     ) in result.output
 
 
-def test_a_stated_relation_that_holds_checks_the_claim(tmp_path):
-    claims = MEASURED + (
-        '  - id: m1-speedup\n    kind: borrowed\n    value: 3.59\n    unit: "×"\n    testbed: apple-m1-max\n'
-        '    source: {title: t}\n    checked_by: [{claim: moe-speedup-b16, expects: "> 1"}]\n'
+def borrowed(value: str, expects: str, unit: str = "×") -> str:
+    return MEASURED + (
+        f'  - id: m1-speedup\n    kind: borrowed\n    value: {value}\n    unit: "{unit}"\n    testbed: apple-m1-max\n'
+        f'    source: {{title: t}}\n    checked_by: [{{claim: moe-speedup-b16, expects: "{expects}"}}]\n'
     )
-    assert ledger(tmp_path, claims).exit_code == 0
+
+
+def test_a_check_within_a_small_factor_agrees_and_supports_the_claim(tmp_path):
+    assert ledger(tmp_path, borrowed("3.59", "within 1.05x")).exit_code == 0
+
+
+def test_a_bound_on_the_check_alone_supports_a_sign_not_the_number(tmp_path):
+    result = ledger(tmp_path, borrowed("999", "> 1"))  # 999x: the check's 3.6x never meets the claimed value
+    assert result.exit_code == 1
+    assert (
+        "claims/moe.yaml:14: m1-speedup: only-borrowed: borrowed, and no check here agrees with its value: its check "
+        "moe-speedup-b16 only gives a sign (greater than 1)\n"
+    ) in result.output
+
+
+def test_above_and_below_compare_the_checked_value_and_only_bound_it(tmp_path):
+    result = ledger(tmp_path, borrowed("999", "above"))  # the check (3.6x) must be above the claim: it is not
+    assert (
+        "claims/moe.yaml:20: m1-speedup: contradicted: stated 999×, but moe-speedup-b16 gives 3.6× "
+        "(expected: above the claim's value)\n"
+    ) in result.output
+    write_tree(tmp_path, {"claims/moe.yaml": borrowed("2", "above")})  # holds, and only bounds it
+    result = run_ledger("check", cwd=tmp_path)
+    assert "m1-speedup: only-borrowed: borrowed, and no check here agrees with its value: its check " in result.output
+    assert "moe-speedup-b16 only bounds it (above the claim's value)\n" in result.output
+
+
+def test_a_factor_wider_than_max_check_factor_only_bounds_the_value(tmp_path):
+    result = ledger(tmp_path, borrowed("1.5", "within 3x"))
+    assert "moe-speedup-b16 only bounds it (within 3× of the claim)\n" in result.output
+    write_tree(tmp_path, {"mkdocs.yml": "site_name: t\nplugins:\n  - ledger:\n      max_check_factor: 3\n"})
+    assert run_ledger("check", cwd=tmp_path).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ("11", "mkdocs.yml:4: invalid: ledger option max_check_factor: must be a number from 1 to 10, got 11\n"),
+        ("0.5", "mkdocs.yml:4: invalid: ledger option max_check_factor: must be a number from 1 to 10, got 0.5\n"),
+        ("'2'", "mkdocs.yml:4: invalid: ledger option max_check_factor: must be a number from 1 to 10, got 2\n"),
+    ],
+)
+def test_max_check_factor_outside_its_limit_is_invalid_at_its_line(tmp_path, setting, message):
+    config = f"site_name: t\nplugins:\n  - ledger:\n      max_check_factor: {setting}\n"
+    write_tree(tmp_path, {"mkdocs.yml": config})
+    result = ledger(tmp_path, MEASURED)
+    assert result.exit_code == 1 and not result.errors
+    assert message in result.output
+
+
+def test_a_check_of_another_dimension_is_invalid_whatever_the_relation(tmp_path):
+    # The report's old case: an engine's tok/s "checked" by a flatness ratio its value never enters.
+    result = ledger(tmp_path, borrowed("65.7", ">= 0.9", unit="tok/s"))
+    assert (
+        "claims/moe.yaml:20: m1-speedup: invalid: checked_by moe-speedup-b16 with `expects: >= 0.9` compares a plain "
+        "ratio (×) with this claim's tokens per second (tok/s): its value cannot enter\n"
+        "  fix: name a check of the same quantity (units convert: KB and B compare); if nothing here measures it, "
+        "remove the check and mark the claim `status: lead` with a note on what the check showed\n"
+    ) in result.output
+
+
+@pytest.mark.parametrize(
+    "expects, message",
+    [
+        ("> 10 furlongs", "check by moe-speedup-b16: in '> 10 furlongs': unknown unit 'furlongs'"),
+        ("within 11x", "check by moe-speedup-b16: within 11x: the factor must be a number from 1 to 10"),
+        ("within 1e308x", "check by moe-speedup-b16: within 1e308x: the factor must be a number from 1 to 10"),
+        ("> 1e999", "check by moe-speedup-b16: 1e999 is not a finite number"),
+    ],
+)
+def test_a_relation_with_a_bad_unit_or_factor_is_invalid_never_a_traceback(tmp_path, expects, message):
+    result = ledger(tmp_path, borrowed("3.59", expects))
+    assert result.exit_code == 1 and not result.errors
+    assert f"claims/moe.yaml:20: m1-speedup: invalid: {message}" in result.output
 
 
 def test_a_relation_with_a_unit_of_another_dimension_is_invalid(tmp_path):
@@ -119,7 +197,7 @@ def test_a_relation_with_a_unit_of_another_dimension_is_invalid(tmp_path):
     result = ledger(tmp_path, claims)
     assert (
         "claims/moe.yaml:20: m1-speedup: invalid: check by moe-speedup-b16: `expects: > 10 GB/s` is in bytes per "
-        "seconds, moe-speedup-b16 in a plain ratio (×)\n"
+        "second, moe-speedup-b16 in a plain ratio (×)\n"
     ) in result.output
 
 
@@ -131,17 +209,20 @@ def test_a_relation_that_does_not_parse_is_invalid(tmp_path):
     result = ledger(tmp_path, claims)
     assert (
         "claims/moe.yaml:20: m1-speedup: invalid: check by moe-speedup-b16: cannot read relation 'bigger'\n"
-        '  fix: write e.g. "> 1", ">= 0.9", "< 50 %", "> 10 GB/s", "above", "below" or "within 2x"\n'
+        '  fix: write e.g. "within 1.1x", "above", "below", "> 1", ">= 0.9", "< 50 %" or "> 10 GB/s"\n'
     ) in result.output
 
 
 def test_a_retired_or_lead_claim_never_counts_as_a_check(tmp_path):
     claims = MEASURED.replace("    tolerance: 5%\n", "    tolerance: 5%\n    status: lead\n") + (
         '  - id: m1-speedup\n    kind: borrowed\n    value: 3.59\n    unit: "×"\n    testbed: apple-m1-max\n'
-        '    source: {title: t}\n    checked_by: [{claim: moe-speedup-b16, expects: "> 1"}]\n'
+        '    source: {title: t}\n    checked_by: [{claim: moe-speedup-b16, expects: "within 1.05x"}]\n'
     )
     result = ledger(tmp_path, claims)
-    assert "m1-speedup: only-borrowed: borrowed, and nothing here checks it" in result.output
+    assert (
+        "m1-speedup: only-borrowed: borrowed, and no check here agrees with its value: its check moe-speedup-b16 "
+        "does not reach a measured run\n"
+    ) in result.output
 
 
 def test_check_format_github_prints_annotations_on_the_claims_lines(tmp_path):
@@ -176,14 +257,68 @@ def test_ledger_diff_shows_a_changed_relation(tmp_path):
     assert "- `m1-speedup` also changed: checked by\n" in result.output  # a weakened relation is a change
 
 
-def test_the_checked_badge_needs_every_check_to_hold():
-    from generator.records import CheckResult, Claim, Report, Source
-    from generator.site.render import checked
+def result(strength: str, holds: bool | None = True, counts: bool = True) -> CheckResult:
+    return CheckResult("m", "r", counts, holds, strength=strength)
 
-    claim = Claim("b", "borrowed", Source("claims/a.yaml", 1), checked_by=("m", "n"))
-    held = CheckResult("m", "greater than 1", True, True)
-    failed = CheckResult("n", "greater than 1", True, False)
-    report = Report(claims=(claim,), runs={}, findings=(), computed={}, checks={"b": (held, held)})
-    assert checked(claim, report)
-    report = Report(claims=(claim,), runs={}, findings=(), computed={}, checks={"b": (held, failed)})
-    assert not checked(claim, report)
+
+@pytest.mark.parametrize(
+    "results, shown",
+    [
+        ((result("agrees"),), "agrees"),
+        ((result("direction"), result("agrees")), "agrees"),
+        ((result("direction"), result("bounded")), "bounded"),
+        ((result("direction"),), "direction"),
+        ((result("agrees", counts=False, holds=None),), ""),
+        ((result("agrees"), result("direction", holds=False)), ""),  # a check that fails: no badge of support
+        ((), ""),
+    ],
+)
+def test_a_claims_support_is_its_strongest_check_that_holds(results, shown):
+    assert support(results) == shown
+
+
+@pytest.mark.parametrize(
+    "text, factor, strength",
+    [
+        ("same", 2, "agrees"),
+        ("within 2x", 2, "agrees"),
+        ("within 2.5x", 2, "bounded"),
+        ("within 2.5x", 3, "agrees"),
+        ("above", 2, "bounded"),
+        ("below", 10, "bounded"),
+        ("> 1", 2, "direction"),
+        ("<= 50 %", 2, "direction"),
+    ],
+)
+def test_each_relation_has_a_strength(text, factor, strength):
+    assert relations.parse(text).strength(factor) == strength
+
+
+def test_the_badge_and_show_say_the_strength_never_checked(tmp_path):
+    from helpers import RUN_TIME
+
+    from generator.gate import check
+    from generator.records import Policy
+    from generator.site.render import claim_badges
+
+    ledger(tmp_path, borrowed("3.59", "within 1.05x"))
+    report = check(tmp_path, Policy(), RUN_TIME)
+    claim = report.claim("m1-speedup")
+    assert claim is not None
+    assert '<span class="ledger-badge ledger-badge--agrees">agrees</span>' in claim_badges(claim, report)
+    assert ">checked<" not in claim_badges(claim, report)
+    shown = run_ledger("show", "m1-speedup", cwd=tmp_path).output
+    assert shown.startswith("m1-speedup = 3.59× (borrowed, agrees, fresh)\n")
+    assert "checked by (agrees: within 1.05× of the claim, holds) moe-speedup-b16 = 3.59×" in shown
+
+
+def test_a_contradiction_never_shows_two_values_that_read_alike(tmp_path):
+    claims = MEASURED.replace("value: 3.59", "value: 1.00002") + (
+        '  - id: same-speedup\n    kind: borrowed\n    value: 1.00001\n    unit: "×"\n    testbed: linux-cpu\n'
+        "    source: {title: t}\n    tolerance: 0\n    checked_by: [moe-speedup-b16]\n"
+    )
+    result = ledger(tmp_path, claims, rows=[{"batch": 16, "speedup": 1.00002}])
+    assert (
+        "same-speedup: contradicted: stated 1.00001×, but moe-speedup-b16 gives 1.00002× "
+        "(expected: the same quantity (within 0))\n"
+    ) in result.output

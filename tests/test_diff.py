@@ -127,7 +127,7 @@ def test_diff_flags_new_borrowed_claims_with_what_checks_them(tmp_path):
     result = run_ledger("diff", base, cwd=tmp_path)
     assert flagged(result.output) == [
         "| new borrowed claim | `m1max-moe-speedup-b16` | source: What is batching actually saving?; "
-        "checked by moe-speedup-b16 (measured, fresh) |",
+        "checked by moe-speedup-b16 (measured, agrees, fresh) |",
         "| new borrowed claim | `engine-refuses-batching` | source: startup log of a closed-source engine; "
         "nothing here checks it |",
     ]
@@ -246,6 +246,8 @@ def test_diff_flags_a_retired_claim_and_one_brought_back(tmp_path):
         "| retired | `engine-refuses-batching` | asserted → refuted by moe-speedup-b16 |",
     ]
     assert flagged(run_ledger("diff", head, base, cwd=tmp_path).output) == [
+        "| rests on borrowed figures | `engine-refuses-batching` | borrowed, and no check here agrees with its value: "
+        "its check moe-speedup-b16 only gives a sign (greater than 1) |",  # a bound on the check alone supports a sign
         "| un-retired | `engine-refuses-batching` | refuted → asserted |",
     ]
 
@@ -259,7 +261,8 @@ def test_diff_flags_an_extrapolation_that_now_rests_on_a_borrowed_figure(tmp_pat
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
     assert flagged(result.output) == [
         "| rests on borrowed figures | `moe-speedup-doubled` | now rests on borrowed m1max-moe-speedup-b16, "
-        "checked by moe-speedup-b16 (measured, fresh); rests only on borrowed claims, and nothing here checks it |",
+        "checked by moe-speedup-b16 (measured, agrees, fresh); rests only on borrowed claims, and no check here "
+        "agrees with its value |",
     ]
     assert (
         "| `moe-speedup-doubled` | 7.2 | extrapolated | asserted | — | 2 \\* s | fresh → **fails: only-borrowed** |"
@@ -406,7 +409,7 @@ def test_diff_escapes_markdown_and_html_in_claim_text(tmp_path):
     result = run_ledger("diff", base, cwd=tmp_path)
     assert flagged(result.output) == [
         r"| new borrowed claim | `odd-source` | source: a \| b &lt;script&gt;alert(1)&lt;/script&gt; \*bold\* "
-        r"\[link\](x); checked by moe-speedup-b16 (measured, fresh) |",
+        r"\[link\](x); checked by moe-speedup-b16 (measured, direction only, fresh) |",
     ]
 
 
@@ -482,3 +485,17 @@ def test_renames_need_one_unchanged_match_on_each_side():
     ]
     for old, new, expected in cases:
         assert find_renames(old, new) == expected
+
+
+def test_diff_lists_every_policy_setting_and_judges_a_move_with_the_base_policy(tmp_path):
+    base = ledger_repo(tmp_path, MEASURED + PREDICTED)  # moe-speedup-doubled: 7.2, the precision default (±0.05)
+    looser = MKDOCS + "      default_tolerance: 50%\n      max_check_factor: 3\n      check_tolerance: 20%\n"
+    moved = (MEASURED + PREDICTED).replace("value: 7.2", "value: 9")  # within 50% at head: passes the head gate
+    result = run_ledger("diff", base, commit(tmp_path, {"mkdocs.yml": looser, "claims/moe.yaml": moved}), cwd=tmp_path)
+    assert (
+        "### Policy (the gate's settings)\n\n"
+        "- default_tolerance: precision → **50%**\n"
+        "- check_tolerance: 10% → **20%**\n"
+        "- max_check_factor: 2 → **3**\n"
+    ) in result.output
+    assert "| value moved | `moe-speedup-doubled` | 7.2 → 9 (+25.0%; ±0.05 allowed) |" in result.output

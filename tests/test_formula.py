@@ -3,7 +3,8 @@
 import pytest
 from helpers import REPO  # noqa: F401  (puts the repository on sys.path)
 
-from generator.formula import FormulaError, evaluate, names
+from generator import units
+from generator.formula import FormulaError, dimension, evaluate, names, unused_inputs
 
 
 @pytest.mark.parametrize(
@@ -72,3 +73,101 @@ def test_formula_at_the_length_limit_evaluates_without_crashing():
     assert evaluate("-" * 499 + "1", {}) == -1.0
     with pytest.raises(FormulaError, match="not arithmetic"):
         evaluate("(" * 250 + "1" + ")" * 249, {})
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("ｍａｘ(a, b)", "'ｍ' (U+FF4D) is not plain ASCII; write 'max(a, b)'"),
+        ("a + ｂ", "'ｂ' (U+FF42) is not plain ASCII; write 'a + b'"),
+        ("a + а", "'а' (U+0430) is not plain ASCII; write names and numbers in plain ASCII"),
+        ("a\u00a0* b", "'\\xa0' (U+00A0) is not plain ASCII; write 'a * b'"),
+        ("max(a)", "max() needs at least two arguments (max(a))"),
+        ("min((a))", "min() needs at least two arguments (min(a))"),
+        ("max(*[a, b])", "max() needs at least two arguments (max(*[a, b]))"),
+    ],
+)
+def test_a_formula_is_plain_ascii_and_min_max_take_two_arguments(text, message):
+    with pytest.raises(FormulaError) as error:
+        evaluate(text, {"a": 1.0, "b": 2.0})
+    assert str(error.value) == message
+
+
+def test_the_typographic_operators_are_still_allowed():
+    assert evaluate("a × b ÷ c − 1 · 1", {"a": 6, "b": 2, "c": 4}) == 2
+
+
+TOK_S, MS, BYTES, TOKENS = (units.parse(u).dimension for u in ("tok/s", "ms", "B", "tokens"))
+
+
+@pytest.mark.parametrize(
+    "text, inputs, expected",
+    [
+        ("1000 / tok_s", {"tok_s": TOK_S}, "seconds/tokens"),
+        ("b / t", {"b": BYTES, "t": TOKENS}, "bytes/tokens"),
+        ("b / t * tok_s", {"b": BYTES, "t": TOKENS, "tok_s": TOK_S}, "bytes/seconds"),
+        ("a / b", {"a": TOKENS, "b": TOKENS}, ""),
+        ("2 * a + 3 * a", {"a": MS}, "seconds"),
+        ("min(a, b)", {"a": MS, "b": MS}, "seconds"),
+        ("b ** 2", {"b": BYTES}, "bytes^2"),
+        ("b ** 0.5", {"b": BYTES}, "bytes^1/2"),
+        ("(b / b) ** x", {"b": BYTES, "x": TOKENS / TOKENS}, ""),
+        ("-a", {"a": MS}, "seconds"),
+        ("3.5", {}, ""),
+    ],
+)
+def test_a_formula_has_the_dimension_its_inputs_give_it(text, inputs, expected):
+    assert str(dimension(text, inputs)) == expected
+
+
+@pytest.mark.parametrize(
+    "text, inputs, message",
+    [
+        ("a + b", {"a": MS, "b": BYTES}, "a + b adds seconds and bytes"),
+        ("a - 1", {"a": MS}, "a - 1 adds seconds and a plain ratio"),
+        ("max(a, b)", {"a": MS, "b": TOKENS}, "max(a, b) compares seconds and a count of tokens"),
+        ("b ** a", {"a": MS, "b": BYTES}, "an exponent must be a plain number, found seconds (b ** a)"),
+        ("b ** x", {"x": TOKENS / TOKENS, "b": BYTES}, "b ** x raises bytes to a power that depends on an input"),
+        ("b ** 1e999", {"b": BYTES}, "the exponent of b ** 1e309 is not a finite number"),
+        ("b ** (1e999 - 1e999)", {"b": BYTES}, "the exponent of b ** (1e309 - 1e309) is not a finite number"),
+        ("b ** (0 ** -1)", {"b": BYTES}, "the exponent of b ** 0 ** (-1) is not a real number"),
+        ("b ** ((-8) ** 0.5)", {"b": BYTES}, "the exponent of b ** (-8) ** 0.5 is not a finite number"),
+    ],
+)
+def test_quantities_of_different_dimensions_do_not_add_or_compare(text, inputs, message):
+    with pytest.raises(FormulaError) as error:
+        dimension(text, inputs)
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize(
+    "text, values, unused",
+    [
+        ("a * b", {"a": 2, "b": 3}, []),
+        ("a - a + b", {"a": 2, "b": 3}, ["a"]),
+        ("a * 0 + b", {"a": 2, "b": 3}, ["a"]),
+        ("(a / a) * b", {"a": 2, "b": 3}, ["a"]),
+        ("a + b - b", {"a": 2, "b": 3}, ["b"]),
+        ("min(a, b)", {"a": 2, "b": 3}, []),  # min and max are not flagged: scaled, the other one takes over
+        ("max(a, b)", {"a": 2, "b": 15}, []),
+        ("max(a, b)", {"a": 2, "b": 300}, ["a"]),  # more than ten times smaller: it never matters
+        ("a + b", {"a": 0, "b": 3}, []),  # an input of 0 is perturbed to 0.1, 0.5, 2 and 10
+        ("a * b", {"a": 0, "b": 3}, ["b"]),  # multiplied by an input of exactly 0, b does not move it
+        ("1 / (a - 1)", {"a": 2}, []),  # a perturbation that cannot be evaluated moves the result
+    ],
+)
+def test_an_input_that_no_perturbation_moves_is_unused(text, values, unused):
+    assert unused_inputs(text, values) == unused
+
+
+@pytest.mark.parametrize(
+    "text, values, allowed, unused",
+    [
+        ("a ** 0.0001 * b", {"a": 2, "b": 999}, 0.5, ["a"]),  # x10 moves it by 0.23: inside ±0.5, any a passes
+        ("a ** 0.0001 * b", {"a": 2, "b": 999}, 0.0, []),
+        ("a + b", {"a": 1000, "b": 0.01}, 0.5, ["b"]),
+        ("a + b", {"a": 1000, "b": 0.01}, 0.05, []),
+    ],
+)
+def test_an_input_must_move_the_result_beyond_the_claims_tolerance(text, values, allowed, unused):
+    assert unused_inputs(text, values, allowed) == unused

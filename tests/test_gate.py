@@ -127,12 +127,14 @@ def test_extrapolated_claim_on_a_stale_input_is_stale(tmp_path):
 
 
 def test_borrowed_claim_nothing_checks_fails_as_only_borrowed(tmp_path):
-    claims = MEASURED + BORROWED_CHECKED.replace('    checked_by: [{claim: moe-speedup-b16, expects: "> 1"}]\n', "")
+    claims = MEASURED + BORROWED_CHECKED.replace(
+        '    checked_by: [{claim: moe-speedup-b16, expects: "within 1.05x"}]\n', ""
+    )
     result = ledger(tmp_path, claims)
     assert (
-        "claims/moe.yaml:15: m1max-moe-speedup-b16: only-borrowed: borrowed, and nothing here checks it\n"
-        "  fix: add `checked_by:` naming a claim measured here (or extrapolated from one), "
-        "or mark it `status: lead` if nothing here could ever check it\n"
+        "claims/moe.yaml:15: m1max-moe-speedup-b16: only-borrowed: borrowed, and no check here agrees with its value\n"
+        "  fix: add `checked_by:` naming a claim measured here (or extrapolated from one) that agrees with it "
+        "(the plain form, or `within Nx`), or mark it `status: lead` with a note if nothing here could\n"
     ) in result.output
 
 
@@ -141,7 +143,7 @@ def test_borrowed_claim_whose_only_check_is_stale_fails(tmp_path):
     (tmp_path / "probes/toy.py").write_text("print('edited')\n")
     result = ledger(tmp_path, MEASURED + BORROWED_CHECKED)
     assert (
-        "m1max-moe-speedup-b16: only-borrowed: borrowed, and nothing here checks it: "
+        "m1max-moe-speedup-b16: only-borrowed: borrowed, and no check here agrees with its value: "
         "its check moe-speedup-b16 is stale (probe-changed)"
     ) in result.output
 
@@ -170,22 +172,24 @@ def test_two_borrowed_figures_cannot_vouch_for_each_other_through_a_formula(tmp_
     result = ledger(tmp_path, TWO_BORROWED)
     assert result.exit_code == 1
     assert (
-        "claims/moe.yaml:2: m1max-bandwidth-b1: only-borrowed: borrowed, and nothing here checks it: "
+        "claims/moe.yaml:2: m1max-bandwidth-b1: only-borrowed: borrowed, and no check here agrees with its value: "
         "its check ratio does not reach a measured run\n"
     ) in result.output
     assert (
-        "claims/moe.yaml:12: ratio: only-borrowed: rests only on borrowed claims, and nothing here checks it\n"
-        in result.output
+        "claims/moe.yaml:12: ratio: only-borrowed: rests only on borrowed claims, and no check here agrees with its "
+        "value\n" in result.output
     )
 
 
 def test_extrapolation_from_borrowed_inputs_passes_when_a_measured_claim_checks_it(tmp_path):
-    claims = TWO_BORROWED.replace(
-        "value: 6.25\n", "value: 6.25\n    checked_by: [{claim: moe-speedup-b16, expects: '> 1'}]\n"
-    )
-    claims = claims.replace("checked_by: [ratio]", "checked_by: [{claim: moe-speedup-b16, expects: '> 1'}]")
+    agrees = "checked_by: [{claim: moe-speedup-b16, expects: within 2x}]"  # 3.6x: within 2x of 3, 6 and 2
+    claims = TWO_BORROWED.replace("value: 58.7", "value: 3").replace("value: 367", "value: 6")
+    claims = claims.replace("value: 6.25\n", f"value: 2\n    {agrees}\n").replace("checked_by: [ratio]", agrees)
     result = ledger(tmp_path, claims + MEASURED.replace("claims:\n", ""))
     assert result.exit_code == 0, result.output
+    bounded = claims.replace("within 2x", "above")  # bounds, never supports (and 3.6x is not above 6)
+    write_tree(tmp_path, {"claims/moe.yaml": bounded + MEASURED.replace("claims:\n", "")})
+    assert "3 failures: 2 only-borrowed, 1 contradicted" in run_ledger("check", cwd=tmp_path).output
 
 
 def test_a_lead_is_never_a_premise(tmp_path):
@@ -292,7 +296,7 @@ def test_every_failure_is_reported_in_one_run_sorted_by_file_and_line(tmp_path):
     result = ledger(tmp_path, MEASURED)
     lines = [line for line in result.output.splitlines() if not line.startswith(" ")]
     assert lines == [
-        "claims/b.yaml:2: orphan: only-borrowed: borrowed, and nothing here checks it",
+        "claims/b.yaml:2: orphan: only-borrowed: borrowed, and no check here agrees with its value",
         "claims/moe.yaml:4: moe-speedup-b16: drifted: stated 3.59×, evidence computes 3× (5% allowed)",
         "docs/index.md:1:1: unknown-reference: page refers to unknown chart 'nope'",
         "2 claims (1 measured, 1 borrowed; 2 asserted) — 3 failures: 1 drifted, 1 only-borrowed, 1 unknown-reference"
@@ -384,7 +388,7 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
             unit: "×"
             testbed: apple-m1-max
             source: {title: "What is batching actually saving?", quote: "MoE coverage … 3.59x", retrieved: 2026-11-29}
-            checked_by: [{claim: moe-speedup-b16, expects: "> 1"}]       # claims measured/extrapolated HERE that test it
+            checked_by: [{claim: moe-speedup-b16, expects: "within 1.05x"}]   # claims measured/extrapolated HERE that test it
 
           - id: engine-refuses-batching
             kind: borrowed
@@ -428,5 +432,6 @@ def test_a_check_made_invalid_by_its_own_checked_by_does_not_count_whatever_the_
         "or extrapolated here"
     ) in result.output
     assert (
-        "vouched: only-borrowed: borrowed, and nothing here checks it: its check doubled-check is stale (invalid)"
+        "vouched: only-borrowed: borrowed, and no check here agrees with its value: its check doubled-check is "
+        "stale (invalid)"
     ) in result.output

@@ -17,7 +17,7 @@ LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 
 def documents() -> dict[str, str]:
-    found = {"README.md": (REPO / "README.md").read_text()}
+    found = {name: (REPO / name).read_text() for name in ("README.md", "CHANGELOG.md")}
     found.update({f"guide/{p.name}": p.read_text() for p in sorted(GUIDE.glob("*.md"))})
     return found
 
@@ -86,3 +86,31 @@ def test_the_precommit_rev_shown_is_a_commit_of_this_repository():
         if found.returncode != 0 and not (REPO / ".git").exists():
             pytest.skip("not a git checkout")
         assert found.returncode == 0, f"rev {rev} is not a commit here"
+
+
+def test_migration_notes_live_in_the_changelog_not_in_the_guide():
+    changelog = (REPO / "CHANGELOG.md").read_text()
+    assert "### Migrating a ledger from the first edition" in changelog and "The report's 178 checks" in changelog
+    guide = "\n".join(text for name, text in documents().items() if name.startswith("guide/"))
+    assert "Migrating" not in guide and "178 checks" not in guide
+    assert "(../CHANGELOG.md#migrating-a-ledger-from-the-first-edition)" in (GUIDE / "checks.md").read_text()
+
+
+def test_the_guide_names_the_import_name_of_the_installed_package():
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert project["project"]["name"] == "evidence-ledger"
+    assert all(package.split(".")[0] == "generator" for package in project["tool"]["setuptools"]["packages"])
+    text = (GUIDE / "index.md").read_text()
+    assert "pip installs **`evidence-ledger`**; Python imports it as **`generator`**" in text
+
+
+def test_every_test_the_security_guide_names_exists():
+    named = set(re.findall(r"`(test_[a-z0-9_]+)`", (GUIDE / "security.md").read_text()))
+    defined = {
+        name
+        for path in (REPO / "tests").glob("test_*.py")
+        for name in re.findall(r"^def (test_\w+)", path.read_text(), re.M)
+    }
+    assert named and named <= defined, sorted(named - defined)

@@ -2,6 +2,7 @@
 overwrite; the CLI's edges (no ledger, a missing --root, a closed pipe) and `ledger schema`."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -11,7 +12,11 @@ import pytest
 import yaml
 from helpers import REPO, run_ledger, run_mkdocs, write_tree
 
+from generator.commands import initfiles
+from generator.config import read_policy
+
 SOURCE = "git+https://example.invalid/evidence-ledger@0123456789abcdef0123456789abcdef01234567"
+MARKER = re.compile(r"__[A-Z][A-Z0-9_]*__")  # the template's markers: __SOURCE__, __TITLE__, ...
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +44,7 @@ def test_init_writes_config_claims_probe_run_figures_page_workflows_and_precommi
         ".github/workflows/publish.yml",
         ".pre-commit-config.yaml",
         ".gitignore",
+        "requirements.txt",
     ]:
         assert (project / path).is_file(), path
     runs = sorted((project / "measurements/hashing").iterdir())
@@ -86,12 +92,20 @@ def test_init_project_builds_strict_with_its_table_and_chart(project, tmp_path):
     assert "could not be drawn" not in page
 
 
-def test_init_writes_the_source_into_workflows_and_precommit_config(project):
-    for path in [".github/workflows/review.yml", ".github/workflows/publish.yml", ".pre-commit-config.yaml"]:
-        text = (project / path).read_text()
-        assert SOURCE in text and "__SOURCE__" not in text, path
+def test_init_writes_the_source_into_requirements_which_the_workflows_install_and_into_the_precommit_hook(project):
+    assert (project / "requirements.txt").read_text().splitlines()[-1] == f"evidence-ledger[site] @ {SOURCE}"
+    for name in ("review.yml", "publish.yml"):
+        flow = yaml.safe_load((project / ".github/workflows" / name).read_text())
+        steps = next(iter(flow["jobs"].values()))["steps"]
+        python = next(step for step in steps if step.get("uses", "").startswith("actions/setup-python"))
+        assert python["with"]["cache-dependency-path"] == "requirements.txt", name
+        assert {"run": "python -m pip install -r requirements.txt", "id": "install"}.items() <= next(
+            step for step in steps if "pip install" in step.get("run", "")
+        ).items()
     hook = yaml.safe_load((project / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"][0]
-    assert hook["additional_dependencies"] == [SOURCE] and hook["entry"] == "ledger check"
+    assert hook["additional_dependencies"] == [SOURCE] and hook["entry"] == "ledger check"  # the lean gate
+    files = [path for path in project.rglob("*") if path.is_file() and ".git" not in path.parts]
+    assert [path for path in files if MARKER.search(path.read_text(errors="replace"))] == []  # every marker filled
 
 
 def test_init_workflows_pass_actionlint(project):
@@ -163,3 +177,155 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     errors = process.stderr.read().decode()
     assert process.wait() == 141
     assert "Traceback" not in errors and "BrokenPipe" not in errors
+
+
+@pytest.mark.parametrize(
+    "source, requirement",
+    [
+        ("evidence-ledger", "evidence-ledger[site]"),
+        ("evidence-ledger==0.1.0", "evidence-ledger[site] ==0.1.0"),
+        ("evidence-ledger[test]>=0.1", "evidence-ledger[test,site] >=0.1"),
+        ("evidence-ledger[site]", "evidence-ledger[site]"),
+        ("git+https://github.com/o/r@0123abc", "evidence-ledger[site] @ git+https://github.com/o/r@0123abc"),
+        ("https://example.org/evidence_ledger-0.1.0-py3-none-any.whl",
+         "evidence-ledger[site] @ https://example.org/evidence_ledger-0.1.0-py3-none-any.whl"),
+        ("evidence-ledger @ git+https://github.com/o/r@0123abc",
+         "evidence-ledger[site] @ git+https://github.com/o/r@0123abc"),
+        ("/opt/wheels/evidence_ledger-0.1.0-py3-none-any.whl",
+         "evidence-ledger[site] @ file:///opt/wheels/evidence_ledger-0.1.0-py3-none-any.whl"),
+    ],
+)  # fmt: skip
+def test_the_requirement_ci_installs_adds_the_site_extra_to_any_source(source, requirement):
+    assert initfiles.requirement(source, "site") == requirement
+
+
+@pytest.mark.parametrize(
+    "source, local",
+    [
+        ("evidence-ledger==0.1.0", ""),
+        ("git+https://github.com/o/r@0123abc", ""),
+        ("https://example.org/e-0.1.0-py3-none-any.whl", ""),
+        ("evidence-ledger @ git+https://github.com/o/r@0123abc", ""),
+        ("file:///home/me/evidence-ledger", "a file: URL"),
+        ("./dist/evidence_ledger-0.1.0-py3-none-any.whl", "a local path"),
+        ("/home/me/evidence-ledger", "a local path"),
+        ("../evidence-ledger", "a local path"),
+        ("evidence_ledger-0.1.0-py3-none-any.whl", "a local path"),
+        ("C:\\wheels\\e.whl", "a local path"),
+    ],
+)
+def test_a_local_source_is_named_as_one(source, local):
+    warning = initfiles.source_warning(source)
+    assert (
+        (f"--source {source} is {local}: it resolves neither on GitHub's runners" in warning) if local else not warning
+    )
+
+
+@pytest.mark.parametrize(
+    "name, heading",
+    [
+        ("Hashes", '<span class="ledger-label">Hashes</span>'),
+        ("A  5 GB/s\nbox", '<span class="ledger-label">A 5 GB/s box</span>'),
+        ('{{ claim("x") }} <b>', '<span class="ledger-label">\\{\\{ claim\\("x"\\) \\}\\} &lt;b&gt;</span>'),
+        ("*not* _emphasis_", '<span class="ledger-label">\\*not\\* \\_emphasis\\_</span>'),
+    ],
+)
+def test_the_site_name_is_the_index_pages_heading_as_literal_text(name, heading):
+    assert initfiles.title(name) == heading
+
+
+@pytest.mark.parametrize(
+    "source, problem",
+    [
+        ("evidence-ledger\nevil", "--source must be one pip requirement on one line"),
+        ("evidence ledger", "--source 'evidence ledger': not a pip requirement, URL or path"),
+    ],
+)
+def test_a_source_pip_could_not_read_is_refused_before_anything_is_written(tmp_path, source, problem):
+    result = run_ledger("init", str(tmp_path / "p"), "--bare", "--source", source, cwd=tmp_path)
+    assert result.exit_code == 2
+    assert problem in result.errors
+    assert not (tmp_path / "p").exists()
+
+
+def test_init_warns_that_a_local_source_resolves_nowhere_else_and_says_what_to_use(tmp_path):
+    result = run_ledger(
+        "init", "p", "--bare", "--source", "./dist/evidence_ledger-0.1.0-py3-none-any.whl", cwd=tmp_path
+    )
+    assert result.exit_code == 0, result.errors
+    assert "warning: --source ./dist/evidence_ledger-0.1.0-py3-none-any.whl is a local path" in result.errors
+    assert "git+https://github.com/OWNER/REPO@COMMIT" in result.errors and "evidence-ledger==0.1.0" in result.errors
+    wheel = (tmp_path / "dist/evidence_ledger-0.1.0-py3-none-any.whl").as_uri()  # at least this machine resolves it
+    assert (tmp_path / "p/requirements.txt").read_text().splitlines()[-1] == f"evidence-ledger[site] @ {wheel}"
+    hook = yaml.safe_load((tmp_path / "p/.pre-commit-config.yaml").read_text())["repos"][0]["hooks"][0]
+    assert hook["additional_dependencies"] == [str(tmp_path / "dist/evidence_ledger-0.1.0-py3-none-any.whl")]
+
+
+def test_init_bare_writes_no_example_and_passes_the_gate(tmp_path):
+    result = run_ledger("init", "p", "--bare", "--name", "Fleet numbers", cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    project = tmp_path / "p"
+    written = sorted(path.relative_to(project).as_posix() for path in project.rglob("*") if path.is_file())
+    assert written == [
+        ".github/workflows/publish.yml",
+        ".github/workflows/review.yml",
+        ".gitignore",
+        ".pre-commit-config.yaml",
+        "docs/index.md",
+        "mkdocs.yml",
+        "requirements.txt",
+    ]
+    assert "measuring" not in result.errors
+    assert read_policy(project / "mkdocs.yml").probes == ()
+    assert (project / "docs/index.md").read_text().startswith('# <span class="ledger-label">Fleet numbers</span>\n')
+    checked = run_ledger("check", cwd=project)
+    assert checked.exit_code == 0 and checked.output.startswith("0 claims — 0 failures"), checked.output
+
+
+def test_init_name_is_the_site_name_and_the_index_heading_and_never_a_reference(tmp_path):
+    name = 'Team "GPU" {{ claim("x") }} at 5 GB/s: #1'
+    result = run_ledger("init", "p", "--bare", "--name", name, cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    assert yaml.safe_load((tmp_path / "p/mkdocs.yml").read_text())["site_name"] == name
+    checked = run_ledger("check", cwd=tmp_path / "p")
+    assert checked.exit_code == 0, checked.output  # no unknown reference, no unbound number
+
+
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+}
+
+
+def test_init_git_makes_the_first_commit_so_the_gate_checks_run_history_at_once(tmp_path):
+    result = run_ledger("init", "p", "--git", cwd=tmp_path, env=GIT_IDENTITY)
+    assert result.exit_code == 0, result.errors
+    project = tmp_path / "p"
+    git = lambda *args: subprocess.run(["git", *args], cwd=project, capture_output=True, text=True).stdout  # noqa: E731
+    assert git("log", "--format=%s") == "A ledger, started by `ledger init`\n"
+    assert git("status", "--porcelain") == ""
+    assert git("branch", "--show-current") == "main\n"  # what publish.yml deploys
+    assert "measurements/hashing/" in git("ls-files") and "claims/hashing.yaml" in git("ls-files")
+    checked = run_ledger("check", cwd=project)
+    assert checked.exit_code == 0 and "run history not checked" not in checked.output, checked.output
+
+
+def test_init_git_without_an_identity_to_commit_with_writes_nothing(tmp_path):
+    no_identity = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_COUNT": "1"}
+    no_identity |= {"GIT_CONFIG_KEY_0": "user.useConfigOnly", "GIT_CONFIG_VALUE_0": "true"}
+    result = run_ledger("init", "p", "--git", "--bare", cwd=tmp_path, env=no_identity)
+    assert result.exit_code == 2
+    assert "--git: git has no identity to commit with; set one (`git config --global user.name NAME`" in result.errors
+    assert list((tmp_path / "p").iterdir()) == []
+
+
+@pytest.mark.site
+def test_a_bare_project_builds_strict_with_its_name_as_the_heading_in_plain_text(tmp_path):
+    name = 'Team "GPU" {{ claim("x") }} *at* 5 GB/s'
+    assert run_ledger("init", "p", "--bare", "--name", name, cwd=tmp_path).exit_code == 0
+    result = run_mkdocs("build", "--strict", cwd=tmp_path / "p")
+    assert result.exit_code == 0, result.errors
+    page = (tmp_path / "p/site/index.html").read_text()
+    assert '<span class="ledger-label">Team "GPU" {{ claim("x") }} *at* 5 GB/s</span>' in page

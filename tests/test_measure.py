@@ -1,9 +1,13 @@
 """`ledger measure`: the probes declared in mkdocs.yml, each in its own process, with a progress line
 per probe and a summary of the runs written; this repository's MLX probes are declared the same way."""
 
+import json
+import os
+import re
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import REPO, run_ledger, write_tree
 
 from generator.config import read_policy
@@ -119,3 +123,105 @@ def test_a_probes_code_must_lie_inside_the_repository(tmp_path):
     result = run_ledger("measure", cwd=tmp_path)
     assert result.exit_code == 2
     assert "probe p: `code` must be a list of file paths inside the repository" in result.errors
+
+
+STAMPED = r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-bench-box"
+
+
+def test_one_probe_measured_twice_within_a_second_waits_for_the_next_and_both_runs_are_written(tmp_path):
+    project(tmp_path)
+    first = run_ledger("measure", "sh_probe", "sh_probe", "--testbed", "bench-box", cwd=tmp_path)
+    again = run_ledger("measure", "sh_probe", "--testbed", "bench-box", cwd=tmp_path)  # at once, the same second
+    assert (first.exit_code, again.exit_code) == (0, 0), first.errors + again.errors
+    assert "2 runs written by 1 probe(s)" in first.output and "1 run written by 1 probe(s)" in again.output
+    names = [run.name for run in runs(tmp_path, "sh_probe")]
+    assert len(set(names)) == 3 and all(re.fullmatch(STAMPED, name) for name in names), names
+
+
+def test_a_python_probe_measured_twice_at_once_writes_two_runs(tmp_path):
+    project(tmp_path)
+    for _ in range(2):
+        result = run_ledger("measure", "py_probe", "--testbed", "bench-box", cwd=tmp_path)
+        assert result.exit_code == 0 and "1 run written by 1 probe(s)" in result.output, result.errors
+    assert len(runs(tmp_path, "py_probe")) == 2
+
+
+def test_a_failed_probe_counts_no_run_that_another_process_wrote_meanwhile(tmp_path):
+    project(tmp_path)
+    other = "measurements/sh_probe/2026-11-30T10-00-00Z-other-box"  # as a concurrent `ledger measure` would
+    write_tree(tmp_path, {"probes/sh_probe.sh": f"#!/bin/sh\nmkdir -p {other}\nexit 3\n"})
+    result = run_ledger("measure", "sh_probe", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "0 runs written by 0 probe(s); 1 failed: sh_probe" in result.output
+
+
+BUILT = """
+site_name: t
+plugins:
+  - ledger:
+      probes:
+        - name: built
+          build: "sh probes/build.sh {build}"
+          command: "sh probes/run.sh {out} {build}"
+          code: [probes/build.sh, probes/run.sh, probes/source.txt]
+"""
+BUILD_SH = 'echo "built from $(cat probes/source.txt)" > "$1/binary"\n'  # the compiler's stand-in
+RUN_SH = 'printf \'made_by\\n%s\\n\' "$(cat "$2/binary")" > "$1/results.csv"\n'
+
+
+def built_project(root: Path, run_sh: str = RUN_SH) -> None:
+    write_tree(root, {"mkdocs.yml": BUILT, "probes/build.sh": BUILD_SH, "probes/run.sh": run_sh})
+    write_tree(root, {"probes/source.txt": "1\n"})
+    (root / "claims").mkdir()
+
+
+def test_a_probe_with_a_build_is_built_into_an_emptied_folder_then_run_and_its_inputs_are_its_code(tmp_path):
+    built_project(tmp_path)
+    write_tree(tmp_path, {".cache/ledger/build/built/stale-binary": "from an older source"})
+    result = run_ledger("measure", "built", cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    (run,) = runs(tmp_path, "built")
+    assert (run / "results.csv").read_text() == "made_by\nbuilt from 1\n"
+    assert sorted(os.listdir(tmp_path / ".cache/ledger/build/built")) == ["binary"]  # the stale one is gone
+    code = json.loads((run / "manifest.json").read_text())["probe"]["code"]
+    assert sorted(code) == ["probes/build.sh", "probes/run.sh", "probes/source.txt"]
+
+
+def test_a_failed_build_runs_nothing_and_leaves_no_binary_of_an_earlier_build(tmp_path):
+    built_project(tmp_path)
+    assert run_ledger("measure", "built", cwd=tmp_path).exit_code == 0
+    write_tree(tmp_path, {"probes/build.sh": "exit 4\n", "probes/source.txt": "2\n"})
+    result = run_ledger("measure", "built", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "built: " in result.errors and "FAILED: its build failed: exit status 4" in result.errors
+    assert len(runs(tmp_path, "built")) == 1
+    assert os.listdir(tmp_path / ".cache/ledger/build/built") == []
+
+
+def test_a_run_whose_inputs_changed_after_the_build_is_not_kept(tmp_path):
+    built_project(tmp_path, RUN_SH + "echo 3 > probes/source.txt\n")  # as an editor saving mid-run would
+    result = run_ledger("measure", "built", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "FAILED: its inputs changed while it was built or ran; nothing was kept, measure it again" in result.errors
+    assert runs(tmp_path, "built") == []
+
+
+def test_a_build_input_that_does_not_exist_is_named(tmp_path):
+    built_project(tmp_path)
+    write_tree(tmp_path, {"mkdocs.yml": BUILT.replace("probes/source.txt]", "probes/nope.c]")})
+    result = run_ledger("measure", "built", cwd=tmp_path)
+    assert result.exit_code == 1 and "FAILED: its input probes/nope.c does not exist" in result.errors
+
+
+@pytest.mark.parametrize(
+    "entry, problem",
+    [
+        ("{name: p, command: 'x {out}', build: 'cc p.c'}", "probe p: a probe with `build` lists the build's inputs under `code`"),
+        ("{name: p, command: x, build: 'cc p.c', code: [p.c]}", "probe p: a probe with `build` writes {out}"),
+        ("{name: p, command: 'x {out}', build: '', code: [p.c]}", "probe p: `build` must be a command line"),
+    ],
+)  # fmt: skip
+def test_a_bad_build_declaration_names_what_to_fix(tmp_path, entry, problem):
+    project(tmp_path, f"site_name: t\nplugins:\n  - ledger:\n      probes:\n        - {entry}\n")
+    result = run_ledger("measure", cwd=tmp_path)
+    assert result.exit_code == 2 and problem in result.errors, result.errors

@@ -42,7 +42,8 @@ def wheelhouse(tmp_path_factory) -> tuple[Path, bool]:
     pip = [sys.executable, "-m", "pip"]
     sh(*pip, "wheel", "--no-deps", "-q", "-w", house, REPO, cwd=house)
     (wheel,) = house.glob("evidence_ledger-*.whl")
-    got = sh(*pip, "download", "-q", "-d", house, wheel, "setuptools>=68", "wheel", cwd=house, check=False)
+    with_site = f"evidence-ledger[site] @ {wheel.as_uri()}"  # the lean gate's dependencies and the site stack's
+    got = sh(*pip, "download", "-q", "-d", house, with_site, "setuptools>=68", "wheel", cwd=house, check=False)
     return house, got.returncode == 0
 
 
@@ -54,7 +55,7 @@ def fresh_venv(tmp_path_factory, wheelhouse) -> Path:
     sh(sys.executable, "-m", "venv", venv, cwd=venv.parent)
     python = venv / "bin" / "python"
     if complete:
-        sh(python, "-m", "pip", "install", "-q", "--no-index", "--find-links", house, "evidence-ledger", cwd=venv)
+        sh(python, "-m", "pip", "install", "-q", "--no-index", "--find-links", house, "evidence-ledger[site]", cwd=venv)
     else:  # offline: dependencies from the running environment, never our package
         purelib = Path(sysconfig.get_paths()["purelib"])
         target = Path(sh(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=venv).stdout)
@@ -74,6 +75,29 @@ def fresh_venv(tmp_path_factory, wheelhouse) -> Path:
         )
     where = sh(python, "-c", "import generator; print(generator.__file__)", cwd=venv).stdout
     assert str(venv) in where and str(REPO) not in where  # the wheel's copy, not this checkout
+    return venv / "bin"
+
+
+@pytest.fixture(scope="session")
+def lean_venv(tmp_path_factory, wheelhouse) -> Path:
+    """A new virtual environment with the lean package alone (no [site] extra); its bin folder."""
+    house, complete = wheelhouse
+    if not complete:
+        pytest.skip("the lean install needs the wheelhouse (offline here: the fallback would borrow the site stack)")
+    venv = tmp_path_factory.mktemp("lean") / "v"
+    sh(sys.executable, "-m", "venv", venv, cwd=venv.parent)
+    sh(
+        venv / "bin/python",
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--no-index",
+        "--find-links",
+        house,
+        "evidence-ledger",
+        cwd=venv,
+    )
     return venv / "bin"
 
 
@@ -150,3 +174,19 @@ def test_the_precommit_hook_runs_from_a_temporary_clone(fresh_venv, wheelhouse, 
     )
     assert failed.returncode == 1 and "Failed" in failed.stdout
     assert "results.csv has sha256" in failed.stdout
+
+
+def test_the_lean_package_runs_ledger_check_with_no_mkdocs_and_says_what_the_site_needs(lean_venv, tmp_path):
+    env = in_venv(lean_venv)
+    python = lean_venv / "python"
+    for module in ("mkdocs", "pandas", "altair", "material"):
+        assert sh(python, "-c", f"import {module}", cwd=tmp_path, env=env, check=False).returncode == 1, module
+    sh("ledger", "init", "mine", cwd=tmp_path, env=env)  # its probe needs only the standard library
+    checked = sh("ledger", "check", cwd=tmp_path / "mine", env=env)
+    assert " — 0 failures" in checked.stdout
+    assert "`mkdocs build` needs mkdocs, material, pandas, altair, vl_convert, pygments" in checked.stderr
+    assert 'install evidence-ledger[site] (pip install "evidence-ledger[site]")' in checked.stderr
+    plugin = sh(python, "-c", "import generator.site.plugin", cwd=tmp_path, env=env, check=False)
+    assert plugin.returncode == 1 and "install evidence-ledger[site]" in plugin.stderr
+    pages = sh("ledger", "pages", "out", cwd=tmp_path / "mine", env=env, check=False)
+    assert pages.returncode == 2 and "Traceback" not in pages.stderr and "install evidence-ledger[site]" in pages.stderr

@@ -114,8 +114,50 @@ def test_bad_policy_values_are_findings_with_their_line(tmp_path):
     assert result.exit_code == 1 and not result.errors
     assert "mkdocs.yml:4: invalid: ledger option max_run_age_days: must be a positive whole number" in result.output
     assert (
-        "mkdocs.yml:5: invalid: ledger option max_tolerance: must be a percentage above 0 like '50%'" in result.output
+        "mkdocs.yml:5: invalid: ledger option max_tolerance: must be a percentage above 0 and at most 50% like '10%', "
+        "got 'lots'\n"
+    ) in result.output
+
+
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("check_tolerance", "'60%'", "must be a percentage above 0 and at most 50% like '10%', got '60%'"),
+        ("check_tolerance", "0.5", "must be a percentage above 0 and at most 50% like '10%', got '0.5'"),
+        ("max_tolerance", "'1000%'", "must be a percentage above 0 and at most 50% like '10%', got '1000%'"),
+        ("default_tolerance", "'51%'", "'51%' is above the limit of 50%"),
+        ("default_tolerance", "'1e400%'", "'1e400%' must be a finite number"),
+    ],
+)
+def test_tolerance_options_have_hard_limits_at_their_line(tmp_path, option, value, message):
+    config = f"site_name: t\nplugins:\n  - ledger:\n      {option}: {value}\n"
+    result = ledger(tmp_path, MEASURED, **{"mkdocs.yml": config})
+    assert result.exit_code == 1 and not result.errors
+    assert f"mkdocs.yml:4: invalid: ledger option {option}: {message}\n" in result.output
+
+
+def test_a_tolerance_is_held_to_max_tolerance_of_the_larger_of_stated_and_computed(tmp_path):
+    # A stated 0 with an absolute tolerance of 1000 would accept anything the evidence computes.
+    result = ledger(tmp_path, MEASURED.replace("value: 3.59", "value: 0").replace("tolerance: 5%", "tolerance: 1000"))
+    assert (
+        "claims/moe.yaml:13: moe-speedup-b16: invalid: tolerance 1000 allows 27778% of max(|stated|, |computed|) "
+        "(stated 0×, evidence computes 3.6×); the policy's max_tolerance is 50%\n"
+    ) in result.output
+    # A default absolute tolerance is held to the same limit, claim by claim.
+    config = "site_name: t\nplugins:\n  - ledger:\n      default_tolerance: 5\n"
+    result = ledger(tmp_path, MEASURED.replace("    tolerance: 5%\n", ""), **{"mkdocs.yml": config})
+    assert "claims/moe.yaml:4: moe-speedup-b16: invalid: tolerance 5 allows 139% of max(|stated|, |computed|)" in (
+        result.output
     )
+
+
+def test_values_that_differ_never_read_as_equal_in_a_drift(tmp_path):
+    rows = [{"batch": 16, "speedup": 1.000002}]
+    claims = MEASURED.replace("value: 3.59", "value: 1.000001").replace("tolerance: 5%", "tolerance: 0.0000001")
+    result = ledger(tmp_path, claims, rows=rows)
+    assert "moe-speedup-b16: drifted: stated 1.000001×, evidence computes 1.000002× (1e-07 allowed)" in (result.output)
+    write_tree(tmp_path, {"claims/moe.yaml": claims.replace("value: 1.000001", "value: 1.000002")})
+    assert run_ledger("check", cwd=tmp_path).exit_code == 0  # equal numbers never drift, however tight
 
 
 def test_a_3000_deep_formula_chain_is_checked_without_recursion(tmp_path):

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from generator.gate import check
 from generator.records import Policy
+from generator.values import format_pair, parse_tolerance, within
 
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
 SETTINGS = settings(
@@ -156,3 +157,74 @@ def test_any_file_kind_gives_findings_not_a_crash_and_is_never_read_without_boun
     else:
         path.write_bytes(bytes(range(256)) * 4)
     judged(root)
+
+
+UNITS = st.one_of(
+    st.sampled_from(["×", "%", "GB/s", "tok/s", "ms/token", "B", "layers", "million tokens", "$", "TFLOP/s", "s/GiB"]),
+    st.text(max_size=8),
+)
+NUMBERS = st.one_of(
+    st.sampled_from(["1", "0", "-1", "1e308", "1e999", ".5", "2.", "１", "nan", "1_0"]),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+)
+
+
+@SETTINGS
+@given(
+    form=st.sampled_from(["{op} {n} {unit}", "{op}{n}", "within {n}x", "within {n}×", "{word}", "{op} {n}{unit}"]),
+    op=st.sampled_from([">", ">=", "<", "<=", "≥", "≤", "=", "=="]),
+    n=NUMBERS,
+    unit=UNITS,
+    word=st.sampled_from(["above", "below", "same", "ABOVE", "Within", "between"]),
+)
+def test_any_relation_gives_findings_not_a_crash(form, op, n, unit, word):
+    root = copy()
+    path = root / "claims/moe.yaml"
+    relation = form.format(op=op, n=n, unit=unit, word=word).replace("'", "''")
+    text = path.read_text().replace('expects: "within 1.05x"', f"expects: '{relation}'")
+    path.write_text(text)
+    judged(root)
+
+
+ATOMS = st.sampled_from(["s", "2", "0", "1e308", "1e999", "ｓ", "а", "(s)", "-s", "0.5", "s ** 0.5", "(0 ** -1)"])
+FORMULAS = st.recursive(
+    ATOMS,
+    lambda inner: st.one_of(
+        st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "**", "×", "−", "÷", "%"]), inner).map(" ".join),
+        st.lists(inner, min_size=0, max_size=3).map(lambda args: f"{st_choice(args)}({', '.join(args)})"),
+    ),
+    max_leaves=6,
+)
+
+
+def st_choice(args: list[str]) -> str:
+    return "max" if len(args) % 2 else "min"
+
+
+@SETTINGS
+@given(formula=FORMULAS, unit=UNITS, input_unit=UNITS)
+def test_any_formula_and_unit_give_findings_not_a_crash(formula, unit, input_unit):
+    root = copy()
+    path = root / "claims/moe.yaml"
+    text = path.read_text().replace("formula: 2 * s", f"formula: '{formula}'")
+    text = text.replace('unit: "×"', f"unit: '{input_unit.replace(chr(39), chr(39) * 2)}'", 1)  # the input's
+    text = text.replace("    value: 7.2\n", f"    value: 7.2\n    unit: '{unit.replace(chr(39), chr(39) * 2)}'\n")
+    path.write_text(text)
+    judged(root)
+
+
+FINITE = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@SETTINGS
+@given(first=FINITE, second=FINITE, unit=st.sampled_from(["", "×", "%", "GB/s", "B", "layers", "ms/token"]))
+def test_two_values_read_alike_only_when_they_are_equal(first, second, unit):
+    shown = format_pair(first, second, unit)
+    assert (shown[0] == shown[1]) == (first == second)
+
+
+@SETTINGS
+@given(value=FINITE, tolerance=st.sampled_from(["0", "0%", "1e-300", "precision"]))
+def test_equal_values_never_drift_under_any_tolerance(value, tolerance):
+    parsed = parse_tolerance(tolerance)
+    assert within(value, value, parsed)

@@ -33,7 +33,7 @@ claims:
     formula: 36 / s
     inputs: {{s: speed}}
     value: 10
-    unit: s
+    unit: s/GB
 """
 
 
@@ -65,10 +65,10 @@ def test_refresh_shows_a_move_beyond_noise_and_writes_nothing_without_write(tmp_
     assert result.exit_code == 0, result.errors
     name = lambda path: path.rsplit("/", 1)[1]  # noqa: E731
     assert (
-        f"| speed | {name(first)} → {name(later)} | 3.6 → 4.5 GB/s; stated 3.6 → 4.50 | "
+        f"| speed | {name(first)} → {name(later)} | 3.6 GB/s → 4.5 GB/s; stated 3.6 → 4.50 | "
         "beyond noise (rounds 3.5–3.7 → 4.4–4.6) |"
     ) in result.output
-    assert "| seconds | (formula) | 10 → 8 s; stated 10 → 8.00 | follows speed |" in result.output
+    assert "| seconds | (formula) | 10 s/GB → 8 s/GB; stated 10 → 8.00 | follows speed |" in result.output
     assert "1 claim(s) move to newer runs (1 beyond noise); 1 dependent(s) recomputed" in result.output
     assert (tmp_path / "claims/toy.yaml").read_text() == before
 
@@ -151,4 +151,4 @@ def test_an_unchanged_value_on_a_newer_run_reads_unchanged(tmp_path):
     project(tmp_path)
     a_run(tmp_path, 3.6, 3.4, 3.8, when=T0 + timedelta(hours=1))
     result = run_ledger("refresh", cwd=tmp_path)
-    assert "| 3.6 → 3.6 GB/s; stated 3.6 kept (within tolerance) | unchanged |" in result.output
+    assert "| 3.6 GB/s → 3.6 GB/s; stated 3.6 kept (within tolerance) | unchanged |" in result.output

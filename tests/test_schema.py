@@ -32,6 +32,10 @@ GOOD = {
     "superseded": "claims:\n  - id: e\n    kind: borrowed\n    source: {title: t}\n    status: superseded\n"
     "    superseded_by: f\n  - id: f\n    kind: borrowed\n    status: lead\n    source: {title: t}\n",
     "numeric-text": "claims:\n  - id: g\n    kind: borrowed\n    status: lead\n    statement: 42\n    source: {title: 2026}\n",
+    "mixed-testbed": "claims:\n  - id: h\n    kind: extrapolated\n    formula: a × b\n    inputs: {a: c, b: c}\n"
+    "    testbed: mixed\n",
+    "relations": "claims:\n  - id: d\n    kind: borrowed\n    source: {title: t}\n    checked_by: [{claim: e, "
+    "expects: within 1.05x}, {claim: f, expects: '≥ 0.9'}, {claim: g, expects: '> 10 GB/s'}, {claim: h, expects: above}]\n",
 }
 
 BAD = {
@@ -76,6 +80,9 @@ BAD = {
     "tolerance-negative": "claims:\n  - id: a\n    kind: borrowed\n    source: {title: t}\n    tolerance: -1\n",
     "tolerance-words": "claims:\n  - id: a\n    kind: borrowed\n    source: {title: t}\n    tolerance: a bit\n",
     "checked-by-number": "claims:\n  - id: a\n    kind: borrowed\n    source: {title: t}\n    checked_by: 3\n",
+    "formula-full-width": "claims:\n  - id: a\n    kind: extrapolated\n    formula: ｍａｘ(x, x)\n    inputs: {x: b}\n",
+    "relation-words": "claims:\n  - id: a\n    kind: borrowed\n    source: {title: t}\n"
+    "    checked_by: [{claim: b, expects: bigger}]\n",
 }
 
 

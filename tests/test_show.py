@@ -36,7 +36,7 @@ def test_show_measured_claim_down_to_its_run_and_probe_and_what_depends_on_it(tm
 moe-speedup-b16 = 3.59× (measured, fresh)
 └── {RUN_NODE}
 what depends on it:
-├── checks m1max-moe-speedup-b16 = 3.59× (borrowed, fresh)
+├── checks m1max-moe-speedup-b16 = 3.59× (borrowed, agrees, fresh)
 ├── input s of moe-speedup-doubled = 7.2 (extrapolated, fresh)
 └── retired engine-refuses-batching (borrowed, refuted, fresh)
 """

@@ -166,8 +166,9 @@ def test_inline_claim_shows_value_kind_badge_and_links_to_its_page(built_site):
     ) in page
     assert (
         '<span class="ledger-badge ledger-badge--borrowed">borrowed</span>'
-        '<span class="ledger-badge ledger-badge--checked">checked</span>'
+        '<span class="ledger-badge ledger-badge--agrees">agrees</span>'
     ) in page
+    assert ">checked<" not in page  # a badge says how far its check reaches
 
 
 def test_retired_claim_is_struck_through_and_a_lead_is_unverified(built_site):
@@ -221,10 +222,12 @@ def test_extrapolated_and_borrowed_pages_show_formula_inputs_and_checks_side_by_
     assert 'uses as input <a class="ledger-claim-id" href="../byte-ratio-b16/"' in predicted
     assert "The formula gives <strong>3.6×</strong>" in predicted
     borrowed = article(built_site, "claim/m1max-moe-speedup-b16")
-    assert "<th>relation</th><th>this claim</th><th>the check</th><th>verdict</th>" in borrowed
-    assert "<td>greater than 1</td>" in borrowed
+    assert "<th>relation</th><th>strength</th><th>this claim</th><th>the check</th><th>verdict</th>" in borrowed
+    assert (
+        '<td>within 1.05× of the claim</td><td><span class="ledger-badge ledger-badge--agrees">agrees</span></td>'
+    ) in borrowed
     assert '<td style="text-align: right">3.59×</td><td style="text-align: right">3.6×</td>' in borrowed
-    assert '<span class="ledger-badge ledger-badge--checked">holds</span>' in borrowed
+    assert '<span class="ledger-badge ledger-badge--agrees">holds</span>' in borrowed
     assert 'href="javascript' not in borrowed
 
 
@@ -245,13 +248,17 @@ def test_claims_index_counts_kinds_and_offers_filters(built_site):
     assert stats == {
         "measured": 2,
         "extrapolated": 1,
-        "borrowed and checked": 1,
+        "borrowed, a check agrees": 1,
         "retired": 1,
         "unverified leads": 1,
-        "borrowed, unchecked": 0,
+        "borrowed, no check agrees": 0,
     }
-    assert '<tr data-kind="borrowed" data-status="refuted" data-testbed="apple-m1-max" data-freshness="fresh">' in page
-    for name in ("kind", "status", "testbed", "freshness"):
+    assert (
+        '<tr data-kind="borrowed" data-status="refuted" data-check="none" data-testbed="apple-m1-max" '
+        'data-freshness="fresh">'
+    ) in page
+    assert '<tr data-kind="borrowed" data-status="asserted" data-check="agrees" data-testbed="apple-m1-max"' in page
+    for name in ("kind", "status", "check", "testbed", "freshness"):
         assert f'<select data-filter="{name}">' in page
     assert page.count('href="../claim/') == 6
 
@@ -323,7 +330,7 @@ def test_in_serve_failures_show_as_banners_and_on_the_gate_page(tmp_path):
     site = serve_build(tmp_path)
     banner = (
         '<div class="ledger-banner"><div class="admonition failure"><p class="admonition-title">'
-        "3 gate failures on this page</p>"
+        "4 gate failures on this page</p>"  # the refutation by the drifted claim rests on nothing fresh
     )
     assert banner in article(site, "")
     assert "moe-speedup-b16: <strong>drifted</strong>: stated 2.5×, evidence computes 3.6×" in article(site, "")

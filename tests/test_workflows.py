@@ -107,6 +107,22 @@ def test_ci_runs_the_gate_alone_before_any_build_and_verifies_the_built_site():
     ]
 
 
+def test_ci_installs_chromium_and_a_c_compiler_when_missing(tmp_path):
+    script = (REPO / ".ci/run").read_text()
+    prelude = script.split("make lint", 1)[0].replace('cd "$(dirname "$0")/.."', "")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for name in ("apt-get", "sudo", "id"):  # record what would be installed; run nothing
+        (fake / name).write_text('#!/bin/sh\n[ "$1" = -u ] && { echo 1000; exit 0; }\necho "$0 $*" >> "$LOG"\n')
+        (fake / name).chmod(0o755)
+    log = tmp_path / "log"
+    done = subprocess.run(
+        ["/bin/bash", "-c", prelude], env={"PATH": str(fake), "LOG": str(log)}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "apt-get install -y -qq chromium gcc libc6-dev" in log.read_text()
+
+
 def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():
     review = workflow("review.yml")
     assert review["on"] == {"pull_request": None}
@@ -138,7 +154,6 @@ def test_pushes_to_main_publish_the_gated_site_with_the_official_pages_actions()
     assert uses(build) == [
         "actions/checkout",
         "actions/setup-python",
-        "actions/configure-pages",
         "actions/upload-pages-artifact",
     ]
     assert steps(build)[0]["with"] == {"fetch-depth": 0}  # history, for the gate's checks of runs

@@ -11,7 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from .. import lineage, text
+from ..config import shown_settings
 from ..records import Claim, Policy, Report, Source
+from ..relations import SHOWN
 from ..rules import STALE_RULES
 from ..values import allowed_text, stated, tolerance_for, within
 from . import noise
@@ -117,18 +119,9 @@ def compare(base: Report, head: Report) -> Diff:
 
 
 def _policy_changes(base: Policy, head: Policy) -> tuple[tuple[str, str, str], ...]:
-    """The gate's settings in mkdocs.yml that changed: a looser policy passes what failed before."""
-
-    def shown(policy: Policy) -> dict[str, str]:
-        return {
-            "max_run_age_days": str(policy.max_run_age_days),
-            "default_tolerance": policy.default_tolerance,
-            "warn": ", ".join(sorted(policy.warn)) or "none",
-            "claims_dir": policy.claims_dir,
-            "measurements_dir": policy.measurements_dir,
-        }
-
-    old, new = shown(base), shown(head)
+    """Every gate setting in mkdocs.yml that changed (each row of the options table): a looser policy
+    passes what failed before."""
+    old, new = shown_settings(base), shown_settings(head)
     return tuple((name, old[name], new[name]) for name in old if old[name] != new[name])
 
 
@@ -164,6 +157,7 @@ def shown(claim: Claim, report: Report) -> dict[str, str]:
     else:
         shown_evidence = f"source: {claim.source.title}" if claim.source else ""
     source = claim.source
+    results = {result.claim_id: result for result in report.checks.get(claim.id, ())}
     return {
         "value": stated(claim) or "—",
         "kind": claim.kind,
@@ -179,13 +173,19 @@ def shown(claim: Claim, report: Report) -> dict[str, str]:
         )
         if source
         else "",
-        "checked by": ", ".join(
-            f"{s.claim_id} (expects {s.expects})" if s.expects else s.claim_id for s in claim.checks
-        ),
+        "checked by": ", ".join(_check_text(spec, results.get(spec.claim_id)) for spec in claim.checks),
         "retired by": ", ".join(claim.retired_by),
         "tolerance": claim.tolerance.text if claim.tolerance else "",
         "note": claim.note,
     }
+
+
+def _check_text(spec, result) -> str:
+    """'m (expects > 1; direction only)': the relation as written and the strength the gate gave it."""
+    parts = [f"expects {spec.expects}"] if spec.expects else []
+    if result is not None and result.strength:
+        parts.append(SHOWN[result.strength])
+    return f"{spec.claim_id} ({'; '.join(parts)})" if parts else spec.claim_id
 
 
 def _flags(
@@ -231,7 +231,7 @@ def _flags(
     if premises:
         add("rests-on-borrowed", "; ".join(premises))
     if old and old.value is not None and new.value is not None:
-        tolerance = tolerance_for(new, head.policy)
+        tolerance = tolerance_for(old, base.policy)  # the base's rule: a looser head policy hides no move
         if not within(old.value, new.value, tolerance):
             allowed = allowed_text(tolerance)
             inside, words = noise.verdict(
@@ -270,10 +270,14 @@ def _checks(claim: Claim, report: Report, by_id: dict[str, Claim]) -> str:
     if not claim.checked_by:
         return "nothing here checks it"
     checks = []
+    results = {result.claim_id: result for result in report.checks.get(claim.id, ())}
     for target in claim.checked_by:
-        checker = by_id.get(target)
+        checker, result = by_id.get(target), results.get(target)
+        strength = f", {SHOWN[result.strength]}" if result and result.strength else ""
         checks.append(
-            f"{target} ({checker.kind}, {report.fresh(target).describe()})" if checker else f"{target} (no such claim)"
+            f"{target} ({checker.kind}{strength}, {report.fresh(target).describe()})"
+            if checker
+            else f"{target} (no such claim)"
         )
     return "checked by " + ", ".join(checks)
 

@@ -2,82 +2,117 @@
 
 Writes mkdocs.yml (the plugin and its policy, the probe declared), an example probe that needs only
 the standard library, claims of every kind, a table and a chart, a page citing them, the review and
-publish workflows and a pre-commit config. Never overwrites: it stops before writing anything if
-one of its files exists. The claims' values come from the run the probe writes here, not from the
-template.
+publish workflows, requirements.txt (what they install) and a pre-commit config. `--bare` leaves the
+example out, `--fleet` adds the fleet's measure workflow (alone, in a project that exists), `--git`
+makes the first commit. Never overwrites: it stops before writing anything if one of its files
+exists. The claims' values come from the run the probe writes here, not from the template.
 """
 
 from __future__ import annotations
 
 import csv
 import shutil
+import subprocess
 import sys
-from importlib import resources
 from pathlib import Path
 
+from .. import probe as probe_api
 from ..config import read_policy
 from ..records import LedgerError
-from . import measure
+from . import initfiles, measure
 
-DEFAULT_SOURCE = "evidence-ledger"  # the pip requirement the workflows install (see --source)
-RENAMED = {"gitignore": ".gitignore"}  # template names a wheel would drop or a tool would read
-
-
-def template_files() -> dict[str, bytes]:
-    """Relative path in the new project -> the template's bytes."""
-    base = resources.files("generator.commands").joinpath("template")
-    found: dict[str, bytes] = {}
-
-    def walk(node, prefix: str) -> None:
-        for child in node.iterdir():
-            name = f"{prefix}{child.name}"
-            if child.is_dir():
-                if child.name != "__pycache__":
-                    walk(child, name + "/")
-            elif not child.name.endswith(".pyc"):
-                found[RENAMED.get(name, name)] = child.read_bytes()
-
-    walk(base, "")
-    return found
+CLAIMS = "claims/hashing.yaml"  # filled from the example's first run
+FLEET_WORKFLOW = ".github/workflows/measure.yml"
+FIRST_COMMIT = "A ledger, started by `ledger init`"
 
 
-def init(target: Path, source: str, site_name: str, echo=print) -> list[str]:
+def project_files(target: Path, source: str, site_name: str, *, bare: bool, fleet: bool) -> dict[str, str]:
+    """What init writes into target: a whole project, or only the fleet's workflow where one exists."""
+    testbeds = (probe_api.default_testbed(),) if fleet else ()
+    chosen = initfiles.chosen(initfiles.template_files(), bare=bare, fleet=fleet)
+    files = initfiles.filled(chosen, source=source, name=site_name, bare=bare, testbeds=testbeds)
+    if fleet and (target / "mkdocs.yml").exists():
+        return {
+            path: text
+            for path, text in files.items()
+            if path == FLEET_WORKFLOW or (path == "requirements.txt" and not (target / path).exists())
+        }
+    return files
+
+
+def init(
+    target: Path, source: str, site_name: str, echo=print, *, bare: bool = False, fleet: bool = False, git: bool = False
+) -> list[str]:
     """Write the project under target, measure its first run and fill its claims; the paths written."""
-    files = template_files()
+    files = project_files(target, source, site_name, bare=bare, fleet=fleet)
+    whole = "mkdocs.yml" in files
     clashes = sorted(path for path in files if (target / path).exists())
-    if (target / "claims").is_dir() or (target / "measurements").is_dir():
+    if whole and ((target / "claims").is_dir() or (target / "measurements").is_dir()):
         clashes.append("claims/ or measurements/")
     if clashes:
         raise LedgerError(
             f"{target}: {', '.join(clashes)} already exist; `ledger init` never overwrites (choose an empty folder)"
         )
-    claims_path = "claims/hashing.yaml"
+    existing = _git_ready(target) if git else False
     written: list[Path] = []
     try:
-        for relative, content in files.items():
-            if relative == claims_path:
+        for relative, text in files.items():
+            if relative == CLAIMS:
                 continue
-            text = content.decode("utf-8").replace("__SOURCE__", source).replace("__SITE_NAME__", site_name)
             path = target / relative
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             written.append(path)
-        policy = read_policy(target / "mkdocs.yml")
-        echo("measuring the example probe (its run is the claims' evidence):")
-        outcomes = measure.measure(target.resolve(), policy, ["hashing"], "default", None, echo=echo)
-        if not outcomes[0].ok:
-            raise LedgerError(f"the example probe failed ({outcomes[0].problem}); nothing was kept")
-        run = outcomes[0].runs[0]
-        claims = _filled(files[claims_path].decode("utf-8"), target, run)
-        (target / "claims").mkdir(exist_ok=True)
-        (target / claims_path).write_text(claims, encoding="utf-8")
+        if CLAIMS in files:
+            _measure_example(target, files[CLAIMS], echo)
+        if git:
+            _commit(target, sorted(files) + (["measurements"] if CLAIMS in files else []), existing)
     except BaseException:
         for path in written:
             path.unlink(missing_ok=True)
-        for folder in ("measurements", "claims"):
+        for folder in ("measurements", "claims") if whole else ():
             shutil.rmtree(target / folder, ignore_errors=True)
+        if git and not existing:
+            shutil.rmtree(target / ".git", ignore_errors=True)
         raise
     return sorted(files)
+
+
+def _measure_example(target: Path, claims_template: str, echo) -> None:
+    """Run the example probe once and write its claims with that run's values."""
+    policy = read_policy(target / "mkdocs.yml")
+    echo("measuring the example probe (its run is the claims' evidence):")
+    outcomes = measure.measure(target.resolve(), policy, ["hashing"], "default", None, echo=echo)
+    if not outcomes[0].ok:
+        raise LedgerError(f"the example probe failed ({outcomes[0].problem}); nothing was kept")
+    (target / "claims").mkdir(exist_ok=True)
+    (target / CLAIMS).write_text(_filled(claims_template, target, outcomes[0].runs[0]), encoding="utf-8")
+
+
+def _git(target: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=target, capture_output=True, text=True)
+
+
+def _git_ready(target: Path) -> bool:
+    """Whether target is already in a git work tree; refuses before anything is written if git cannot commit."""
+    if shutil.which("git") is None:
+        raise LedgerError("--git: git is not installed here; install it, or leave out --git and commit yourself")
+    if _git(target, "var", "GIT_COMMITTER_IDENT").returncode != 0:
+        raise LedgerError(
+            "--git: git has no identity to commit with; set one (`git config --global user.name NAME` and "
+            "`git config --global user.email EMAIL`), or leave out --git"
+        )
+    return _git(target, "rev-parse", "--is-inside-work-tree").stdout.strip() == "true"
+
+
+def _commit(target: Path, paths: list[str], existing: bool) -> None:
+    """The first commit, of the files init wrote only, so the gate checks run history from day one."""
+    steps = [] if existing else [["init", "-q", "--initial-branch=main"]]  # publish.yml deploys from main
+    steps += [["add", "--", *paths], ["commit", "-q", "-m", FIRST_COMMIT, "--", *paths]]
+    for args in steps:
+        done = _git(target, *args)
+        if done.returncode != 0:
+            raise LedgerError(f"--git: `git {' '.join(args[:2])}` failed: {done.stderr.strip() or done.stdout.strip()}")
 
 
 def _filled(template: str, target: Path, run: str) -> str:
@@ -105,24 +140,47 @@ def _significant(value: float, digits: int) -> str:
     return text if "e" not in text else repr(float(text))
 
 
+FULL_NEXT = (
+    "ledger check            # the gate: 0 failures",
+    "mkdocs serve            # the site, live",
+    "ledger measure          # a new run of every declared probe",
+    "ledger refresh --write  # claims follow the newest runs",
+)
+BARE_NEXT = (
+    "declare a probe under `probes:` in mkdocs.yml (guide/probes.md)",
+    "ledger measure          # its first run",
+    "write claims/*.yaml citing the run (guide/claims.md), cite them in docs/",
+    "ledger check            # the gate",
+)
+
+
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def run_init(args) -> int:
     target = Path(args.dir or args.root).resolve()
+    initfiles.requirement(args.source, initfiles.SITE_EXTRA)  # refuses a source pip could not read, before writing
+    warning = initfiles.source_warning(args.source)
+    if warning:
+        print(warning, file=sys.stderr)
     target.mkdir(parents=True, exist_ok=True)
     name = args.name or target.name.replace("-", " ").replace("_", " ").strip().capitalize() or "Measurements"
-    init(target, args.source, name, echo=lambda line: print(line, file=sys.stderr, flush=True))
+    written = init(target, args.source, name, echo=_progress, bare=args.bare, fleet=args.fleet, git=args.git)
     where = "." if target == Path.cwd().resolve() else str(args.dir or args.root)
-    print(f"a ledger in {where}: mkdocs.yml, claims/, probes/, measurements/, figures/, docs/, workflows")
-    print(
-        "next:\n"
-        + (f"  cd {where}\n" if where != "." else "")
-        + "  ledger check            # the gate: 0 failures\n"
-        + "  mkdocs serve            # the site, live\n"
-        + "  ledger measure          # a new run of every declared probe\n"
-        + "  ledger refresh --write  # claims follow the newest runs"
-    )
-    if args.source == DEFAULT_SOURCE:
+    if "mkdocs.yml" not in written:
+        print(f"wrote {', '.join(written)} in {where}; guide/fleet.md says how to set up its runners")
+        if not read_policy(target / "mkdocs.yml").testbeds:
+            print("next: declare where it measures, `testbeds: [NAME, ...]` under the ledger plugin in mkdocs.yml")
+        return 0
+    print(f"a ledger in {where}: {', '.join(sorted({path.split('/')[0] for path in written}))}")
+    if args.git:
+        print("committed them: the gate checks run history from the first run on")
+    steps = BARE_NEXT if args.bare else FULL_NEXT
+    print("next:\n" + (f"  cd {where}\n" if where != "." else "") + "\n".join(f"  {line}" for line in steps))
+    if args.source == initfiles.DEFAULT_SOURCE:
         print(
-            f"note: the workflows and pre-commit config install {DEFAULT_SOURCE!r}, which is not on PyPI yet; "
-            "rerun with --source SPEC (a git URL or a wheel) or edit them"
+            f"note: requirements.txt and the pre-commit config install {initfiles.DEFAULT_SOURCE!r}, which is not on "
+            "PyPI yet; rerun with --source SPEC (a git URL or a wheel) or edit them"
         )
     return 0

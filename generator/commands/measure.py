@@ -1,9 +1,12 @@
 """`ledger measure`: the probes declared in mkdocs.yml -> one process each -> new runs, with progress.
 
-A probe is declared as a row of the policy's `probes:` list, {name, command, code, env}. Its command
-is split like a shell line (no shell runs it) and may name {python} (this interpreter), {profile},
-{testbed}, {root} and {out}. A command naming {out} is a probe in any language: it fills that empty
-folder with CSV files and the probe API finalizes it into a run (manifest, hashes, atomic rename).
+A probe is declared as a row of the policy's `probes:` list, {name, command, code, env, build}. Its
+command is split like a shell line (no shell runs it) and may name {python} (this interpreter),
+{profile}, {testbed}, {root}, {out} and {build}. A command naming {out} is a probe in any language: it
+fills that empty folder with CSV files and the probe API finalizes it into a run (manifest, hashes,
+atomic rename). A compiled probe's `build` runs first, into an emptied {build} folder; its inputs
+(`code`) are hashed before the build and again after the run, so no run carries other source than
+its binary was built from.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from pathlib import Path
 
 from .. import probe as probe_api
 from ..records import LedgerError, Policy, ProbeSpec
-from ..runs import PARTIAL_PREFIX
+from ..runs import PARTIAL_PREFIX, sha256_file, utc_stamp
 
-PLACEHOLDERS = ("python", "profile", "testbed", "root", "out")
+PLACEHOLDERS = ("python", "profile", "testbed", "root", "out", "build")
+BUILD_DIR = ".cache/ledger/build"  # {build}: a compiled probe's binary, rebuilt before every run; ignored by git
 
 
 @dataclass(frozen=True)
@@ -51,47 +55,62 @@ def chosen(policy: Policy, names: list[str]) -> list[ProbeSpec]:
     return [by_name[name] for name in names] if names else list(policy.probes)
 
 
-def command_line(spec: ProbeSpec, values: dict[str, str]) -> list[str]:
-    """The probe's argv with its placeholders filled in."""
+def matrix(declared: tuple[str, ...], selection: str) -> dict[str, list[str]]:
+    """The testbeds to measure on as a GitHub Actions matrix: all declared, or the comma-separated ones named."""
+    if not declared:
+        raise LedgerError(
+            "mkdocs.yml declares no testbeds: add `testbeds: [NAME, ...]` under the ledger plugin, "
+            "one per self-hosted runner label (guide/fleet.md)"
+        )
+    named = [name.strip() for name in selection.split(",") if name.strip()]
+    if not named or named == ["all"]:
+        return {"testbed": list(declared)}
+    unknown = [name for name in named if name not in declared]
+    if unknown:
+        raise LedgerError(f"testbed {unknown[0]!r} is not declared; mkdocs.yml declares: {', '.join(declared)}")
+    return {"testbed": list(dict.fromkeys(named))}
+
+
+def command_line(spec: ProbeSpec, values: dict[str, str], template: str | None = None) -> list[str]:
+    """The probe's argv (or its build's, given the template) with its placeholders filled in."""
+    template = spec.command if template is None else template
     try:
-        return [token.format(**values) for token in shlex.split(spec.command)]
+        return [token.format(**values) for token in shlex.split(template)]
     except (KeyError, IndexError, ValueError) as error:
         raise LedgerError(
-            f"probe {spec.name}: command {spec.command!r}: {error}; placeholders are "
+            f"probe {spec.name}: command {template!r}: {error}; placeholders are "
             + ", ".join("{" + name + "}" for name in PLACEHOLDERS)
         ) from None
 
 
 def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed: str | None) -> Outcome:
-    """Run one probe in its own process and return the runs it wrote."""
+    """Run one probe in its own process (after its build, if it has one) and return the runs it wrote."""
     runs_dir = root / policy.measurements_dir / spec.name
     before = _runs(runs_dir)
     out = runs_dir / f"{PARTIAL_PREFIX}out-{os.getpid()}"
+    build_dir = root / BUILD_DIR / spec.name
     values = {
         "python": sys.executable,
         "profile": profile,
         "testbed": testbed or probe_api.default_testbed(),
         "root": str(root),
         "out": str(out),
+        "build": str(build_dir),
     }
     argv = command_line(spec, values)
     writes_folder = "{out}" in spec.command
-    env = {**os.environ, "LEDGER_ROOT": str(root), "LEDGER_PROBES_DIR": policy.probes_dir, "LEDGER_PROFILE": profile}
-    if testbed:
-        env["LEDGER_TESTBED"] = testbed
-    if policy.measurements_dir != "measurements":
-        env["LEDGER_MEASUREMENTS"] = str(root / policy.measurements_dir)
-    env.update(dict(spec.env))
+    env = _environment(spec, root, policy, profile, testbed)
+    clock = time.perf_counter()
+    inputs = _hashes(root, spec.code) if spec.build else {}
+    problem = _build(spec, build_dir, values, root, env, inputs) if spec.build else ""
+    _wait_for_a_new_second(runs_dir)
     if writes_folder:
         out.mkdir(parents=True, exist_ok=False)
     started = datetime.now(timezone.utc).replace(microsecond=0)
-    clock = time.perf_counter()
-    try:
-        # The probe's own output goes to stderr with the progress lines; stdout keeps the summary.
-        done = subprocess.run(argv, cwd=root, env=env, stdout=_stderr_fd())
-        problem = "" if done.returncode == 0 else f"exit status {done.returncode}"
-    except OSError as error:
-        problem = f"cannot start {argv[0]!r}: {error.strerror or error}"
+    problem = problem or _run(argv, root, env)
+    if not problem and spec.build and _hashes(root, spec.code) != inputs:
+        # The binary was built from the inputs hashed before the build: a run must not carry newer ones.
+        problem = "its inputs changed while it was built or ran; nothing was kept, measure it again"
     if not problem and writes_folder:
         try:
             probe_api.finalize(
@@ -108,10 +127,50 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
             problem = f"its output could not be finalized: {error}"
     if out.exists():
         shutil.rmtree(out)
-    written = tuple(f"{policy.measurements_dir}/{spec.name}/{name}" for name in sorted(_runs(runs_dir) - before))
+    # A failed probe wrote nothing: a folder that appeared meanwhile is another process's run.
+    new = sorted(_runs(runs_dir) - before) if not problem else []
+    written = tuple(f"{policy.measurements_dir}/{spec.name}/{name}" for name in new)
     if not problem and not written:
         problem = "it exited cleanly but wrote no run"
     return Outcome(spec.name, not problem, time.perf_counter() - clock, written, problem)
+
+
+def _environment(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed: str | None) -> dict[str, str]:
+    env = {**os.environ, "LEDGER_ROOT": str(root), "LEDGER_PROBES_DIR": policy.probes_dir, "LEDGER_PROFILE": profile}
+    if testbed:
+        env["LEDGER_TESTBED"] = testbed
+    if policy.measurements_dir != "measurements":
+        env["LEDGER_MEASUREMENTS"] = str(root / policy.measurements_dir)
+    env.update(dict(spec.env))
+    return env
+
+
+def _run(argv: list[str], root: Path, env: dict[str, str]) -> str:
+    """Run a command in the project; '' when it exits 0, else what went wrong."""
+    try:
+        # Its output goes to stderr with the progress lines; stdout keeps the summary.
+        done = subprocess.run(argv, cwd=root, env=env, stdout=_stderr_fd())
+    except OSError as error:
+        return f"cannot start {argv[0]!r}: {error.strerror or error}"
+    return "" if done.returncode == 0 else f"exit status {done.returncode}"
+
+
+def _build(
+    spec: ProbeSpec, build_dir: Path, values: dict[str, str], root: Path, env: dict[str, str], inputs: dict[str, str]
+) -> str:
+    """Build a compiled probe into an empty {build} folder: no binary of an earlier build can run."""
+    absent = [path for path, digest in inputs.items() if not digest]
+    if absent:
+        return f"its input {absent[0]} does not exist (fix `code:` in mkdocs.yml)"
+    shutil.rmtree(build_dir, ignore_errors=True)
+    build_dir.mkdir(parents=True)
+    problem = _run(command_line(spec, values, spec.build), root, env)
+    return f"its build failed: {problem}" if problem else ""
+
+
+def _hashes(root: Path, paths: tuple[str, ...]) -> dict[str, str]:
+    """Each input's SHA-256 ('' when it is not a file)."""
+    return {path: sha256_file(root / path) if (root / path).is_file() else "" for path in paths}
 
 
 def measure(
@@ -132,13 +191,31 @@ def measure(
 def summary(outcomes: list[Outcome]) -> str:
     """'3 runs written by 3 probes' (and which failed); the next step."""
     written = sum(len(outcome.runs) for outcome in outcomes)
+    writers = len({outcome.name for outcome in outcomes if outcome.runs})
     failed = [outcome.name for outcome in outcomes if not outcome.ok]
-    text = f"{written} run{'s' if written != 1 else ''} written by {len(outcomes) - len(failed)} probe(s)"
+    text = f"{written} run{'s' if written != 1 else ''} written by {writers} probe(s)"
     if failed:
         text += f"; {len(failed)} failed: {', '.join(failed)}"
     if written:
         text += "\nnext: `ledger refresh` shows which claims the new runs move (`--write` applies it)"
     return text
+
+
+def _wait_for_a_new_second(runs_dir: Path, clock=time.time, sleep=time.sleep) -> None:
+    """Start no probe in a second that already names one of its runs: a run's folder is its start second.
+
+    Two runs of one probe within a second (a fast probe measured twice) would otherwise collide on
+    one folder name, and the second would fail rather than overwrite.
+    """
+    while True:
+        now = clock()
+        stamp = utc_stamp(datetime.fromtimestamp(now, timezone.utc)).replace(":", "-")
+        taken = runs_dir.is_dir() and any(
+            name.startswith((stamp, f"{PARTIAL_PREFIX}{stamp}")) for name in os.listdir(runs_dir)
+        )
+        if not taken:
+            return
+        sleep(1 - now % 1 + 0.001)
 
 
 def _stderr_fd() -> int | None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .. import formula, text, yamlread
 from ..records import Claim, LedgerError, Report, Run
-from ..values import format_value, row_spread, select_row, tolerance_for, within
+from ..values import format_pair, format_value, row_spread, select_row, tolerance_for, within
 from . import accept, noise
 
 # Parameters that say how a run measured, not what: a run differing only in these may replace another.
@@ -198,7 +198,8 @@ def as_text(result: Plan, report: Report) -> str:
             claim = report.claim(move.claim_id)
             unit = claim.unit if claim else ""
             run = f"{_name(move.old_run)} → {_name(move.new_run)}" if move.new_run else "(formula)"
-            value = f"{format_value(move.old_value)} → {format_value(move.new_value, unit)}"
+            old, new = format_pair(move.old_value, move.new_value, unit)
+            value = f"{old} → {new}"
             if move.new_stated:
                 value += f"; stated {move.stated} → {move.new_stated}"
             else:

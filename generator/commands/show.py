@@ -7,16 +7,19 @@ import difflib
 
 from .. import lineage
 from ..records import Claim, LedgerError, Report, Run
+from ..relations import SHOWN
 from ..values import stated
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
 
 
 def node(report: Report, claim: Claim) -> str:
-    """One claim as a tree node: 'id = 3.59× (measured, fresh)'."""
+    """One claim as a tree node: 'id = 3.59× (measured, fresh)', 'id = 3.6× (borrowed, agrees, fresh)'."""
     value = stated(claim)
     status = "" if claim.status == "asserted" else f", {claim.status}"
-    return f"{claim.id}{' = ' + value if value else ''} ({claim.kind}{status}, {report.fresh(claim.id).describe()})"
+    strength = report.support(claim.id)
+    support = f", {SHOWN[strength]}" if strength else ""
+    return f"{claim.id}{' = ' + value if value else ''} ({claim.kind}{status}{support}, {report.fresh(claim.id).describe()})"
 
 
 def tree(report: Report, claim_id: str) -> str:
@@ -52,8 +55,12 @@ def _upstream(report: Report, by_id: dict[str, Claim], claim: Claim, path: tuple
     if claim.source:
         quote = f" — “{_one_line(claim.source.quote)}”" if claim.source.quote else ""
         children.append((f"source: {_one_line(claim.source.title)}{quote}", []))
+    results = {result.claim_id: result for result in report.checks.get(claim.id, ())}
     for target in claim.checked_by:
-        children.append(_claim_child(report, by_id, "checked by ", target, path))
+        result = results.get(target)
+        verdict = "holds" if result and result.holds else "does not hold" if result and result.holds is False else ""
+        how = f"({SHOWN[result.strength]}: {result.relation}, {verdict or 'not judged'}) " if result else ""
+        children.append(_claim_child(report, by_id, f"checked by {how}", target, path))
     for target in claim.retired_by:
         children.append(_claim_child(report, by_id, f"{claim.status} by ", target, path))
     return children

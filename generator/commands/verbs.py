@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from datetime import datetime, timezone
 
@@ -48,6 +49,9 @@ def run_measure(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     config = args.config or root / "mkdocs.yml"
     policy = read_policy(config) if args.config or config.exists() else Policy()
+    if args.matrix is not None:
+        print(json.dumps(measure.matrix(policy.testbeds, args.matrix)))
+        return 0
     echo = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     outcomes = measure.measure(root, policy, args.probes, args.profile, args.testbed, echo=echo)
     print(measure.summary(outcomes))

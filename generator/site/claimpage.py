@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .. import lineage
 from ..records import Claim, Report, Table
+from ..relations import SHOWN
 from ..values import allowed_text, format_value, select_row, spread_text, stated, tolerance_for
 from .render import admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner, run_link
 from .tables import frame_of, html_table
@@ -215,11 +216,11 @@ def lineage_html(claim: Claim, report: Report, links, down: list) -> str:
     return "".join(out)
 
 
-VERDICT = {True: ("holds", "checked"), False: ("does not hold", "failing"), None: ("not judged", "lead")}
+VERDICT = {True: ("holds", "agrees"), False: ("does not hold", "failing"), None: ("not judged", "lead")}
 
 
 def checks_html(claim: Claim, report: Report, links) -> str:
-    """Each check: the checking claim, its testbed, the relation, both values in one unit, the verdict."""
+    """Each check: the checking claim, its testbed, the relation and its strength, both values in one unit, the verdict."""
     results = {result.claim_id: result for result in report.checks.get(claim.id, ())}
     rows = []
     for spec in claim.checks:
@@ -227,18 +228,27 @@ def checks_html(claim: Claim, report: Report, links) -> str:
         result = results.get(spec.claim_id)
         if result is None:
             label, variant = "not judged", "lead"
-            relation, claimed, found, why = spec.expects or "the same quantity", stated(claim), "", ""
+            relation, claimed, found, why, strength = spec.expects or "the same quantity", stated(claim), "", "", ""
         else:
             label, variant = VERDICT[result.holds]
-            relation, claimed, found, why = result.relation, result.claimed, result.found, result.why
+            relation, claimed, found, why, strength = (
+                result.relation,
+                result.claimed,
+                result.found,
+                result.why,
+                result.strength,
+            )
         rows.append(
             f"<tr><td>{claim_link(spec.claim_id, report, links)}</td>"
             f"<td>{esc(check.testbed if check else '')}</td><td>{esc(relation)}</td>"
+            f"<td>{badge(SHOWN[strength], strength) if strength else ''}</td>"
             f'<td style="text-align: right">{esc(claimed)}</td><td style="text-align: right">{esc(found)}</td>'
             f"<td>{badge(label, variant)}{' ' + esc(why) if why else ''}</td></tr>"
         )
     return (
-        "<p>Checked here by (a check is a comparison: the relation it must satisfy, both values in one unit):</p>"
-        "<table><thead><tr><th>check</th><th>testbed</th><th>relation</th><th>this claim</th>"
+        "<p>Checked here by (a check is a comparison: the relation it must satisfy, both values in one unit; "
+        "only a check that <em>agrees</em> supports the number, a <em>bounded</em> one puts it on one side, "
+        "a <em>direction only</em> one supports a sign):</p>"
+        "<table><thead><tr><th>check</th><th>testbed</th><th>relation</th><th>strength</th><th>this claim</th>"
         f"<th>the check</th><th>verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )

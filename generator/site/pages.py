@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..records import RETIRED, Claim, Report, Run
+from ..relations import SHOWN
 from ..text import summary
 from ..values import stated
 from . import claimpage, runpage
@@ -28,7 +29,6 @@ from .render import (
     Slots,
     admonition,
     badge,
-    checked,
     claim_link,
     claim_src,
     esc,
@@ -177,15 +177,16 @@ def freshness(claim: Claim, report: Report) -> tuple[str, str]:
 
 
 def counts(report: Report) -> dict[str, int]:
-    """The headline counts: measured, extrapolated, borrowed-and-checked, retired, leads, unchecked."""
+    """The headline counts: measured, extrapolated, borrowed that a check agrees with, retired, leads, the rest."""
     live = [c for c in report.claims if c.status == "asserted"]
+    agreed = [c.kind == "borrowed" and report.support(c.id) == "agrees" for c in live]
     return {
         "measured": sum(c.kind == "measured" for c in live),
         "extrapolated": sum(c.kind == "extrapolated" for c in live),
-        "borrowed and checked": sum(c.kind == "borrowed" and checked(c, report) for c in live),
+        "borrowed, a check agrees": sum(agreed),
         "retired": sum(c.status in RETIRED for c in report.claims),
         "unverified leads": sum(c.status == "lead" for c in report.claims),
-        "borrowed, unchecked": sum(c.kind == "borrowed" and not checked(c, report) for c in live),
+        "borrowed, no check agrees": sum(c.kind == "borrowed" for c in live) - sum(agreed),
     }
 
 
@@ -203,10 +204,17 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         f'what retired them on <a href="{esc(page.links.to(FELL))}">the claims that fell</a>.</p>'
     )
     rows: list[str] = []
-    values: dict[str, set[str]] = {"kind": set(), "status": set(), "testbed": set(), "freshness": set()}
+    values: dict[str, set[str]] = {"kind": set(), "status": set(), "check": set(), "testbed": set(), "freshness": set()}
     for claim in report.claims:
         label, detail = freshness(claim, report)
-        facets = {"kind": claim.kind, "status": claim.status, "testbed": claim.testbed or "none", "freshness": label}
+        strength = report.support(claim.id)
+        facets = {
+            "kind": claim.kind,
+            "status": claim.status,
+            "check": SHOWN[strength] if strength else "none",
+            "testbed": claim.testbed or "none",
+            "freshness": label,
+        }
         for name, value in facets.items():
             values[name].add(value)
         data = " ".join(f'data-{name}="{esc(value)}"' for name, value in facets.items())
@@ -218,6 +226,7 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
             f'<td data-sort="{esc(sort_value)}" style="text-align: right">{value_cell}</td>'
             f"<td>{badge(claim.kind, claim.kind)}</td>"
             f"<td>{badge(claim.status, 'retired' if claim.retired else claim.status)}</td>"
+            f"<td>{badge(SHOWN[strength], strength) if strength else ''}</td>"
             f"<td>{esc(claim.testbed)}</td>"
             f'<td title="{esc(detail)}">{badge(label, label)}</td>'
             f'<td><div class="ledger-clamp" title="{esc(claim.statement)}">{esc(claim.statement)}</div></td></tr>'
@@ -235,6 +244,7 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
             ("value", "number"),
             ("kind", "text"),
             ("status", "text"),
+            ("check", "text"),
             ("testbed", "text"),
             ("freshness", "text"),
             ("statement", "text"),

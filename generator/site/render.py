@@ -17,6 +17,7 @@ from mkdocs.utils import get_relative_url
 
 from .. import references
 from ..records import Claim, Finding, PageRef, Report, Run
+from ..relations import SHOWN
 from ..values import spread_text, stated
 
 # Where the generated pages live (src paths in the docs tree; none is written into docs/).
@@ -96,17 +97,17 @@ def claim_badges(claim: Claim, report: Report) -> str:
         parts = [badge("unverified lead", "lead")]
     else:
         parts = [badge(claim.kind, claim.kind)]
-        if claim.kind in ("borrowed", "extrapolated") and checked(claim, report):
-            parts.append(badge("checked", "checked"))
+        if claim.kind in ("borrowed", "extrapolated"):
+            parts.append(support_badge(claim, report))
     if report.fresh(claim.id).fails:
         parts.append(badge("fails the gate", "failing"))
     return "".join(parts)
 
 
-def checked(claim: Claim, report: Report) -> bool:
-    """A claim whose every check was judged and holds (the gate's verdicts, read from the Report)."""
-    results = report.checks.get(claim.id, ())
-    return bool(results) and all(result.holds for result in results)
+def support_badge(claim: Claim, report: Report) -> str:
+    """The strength of its strongest check that holds ('agrees', 'bounded', 'direction only'), or ''."""
+    strength = report.support(claim.id)
+    return badge(SHOWN[strength], strength) if strength else ""
 
 
 def tooltip(claim: Claim, report: Report | None = None) -> str:
