@@ -300,6 +300,16 @@ class ProbeSpec:
 
 
 @dataclass(frozen=True)
+class UnitSpec:
+    """A project's own unit as its policy declares it (`units:` in mkdocs.yml): checked, not yet resolved."""
+
+    name: str
+    dimension: str  # a unit's text, or the name itself for a new counted thing
+    scale: float = 1.0  # how many of `dimension` one of this unit is
+    prefixes: str = ""  # "si": SI prefixes on the name too
+
+
+@dataclass(frozen=True)
 class Policy:
     max_run_age_days: int = 365
     default_tolerance: str = "precision"
@@ -314,6 +324,7 @@ class Policy:
     probes_dir: str = "probes"
     probes: tuple[ProbeSpec, ...] = ()
     testbeds: tuple[str, ...] = ()  # where the fleet's measure workflow measures, a runner label each
+    units: tuple[UnitSpec, ...] = ()  # the project's own units (`units:`), read by ownunits.table
 
     problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
 

@@ -9,7 +9,7 @@ import difflib
 import re
 from pathlib import PurePosixPath
 
-from . import relations
+from . import relations, units
 from .records import CheckSpec, Citation, Evidence, Finding, Source
 from .values import finite_number
 from .yamlread import LocatedDict
@@ -185,7 +185,7 @@ def _type(value: object) -> str:
     return {bool: "a boolean", int: "a number", float: "a number", str: "text"}.get(type(value), type(value).__name__)
 
 
-def _checks(value: object, check: _Problems, id_pattern) -> tuple[CheckSpec, ...]:
+def _checks(value: object, check: _Problems, id_pattern, table: units.UnitTable) -> tuple[CheckSpec, ...]:
     """`checked_by`: ids (the plain form: the same quantity) or {claim: id, expects: "> 1"} mappings."""
     if value is None:
         return ()
@@ -216,7 +216,7 @@ def _checks(value: object, check: _Problems, id_pattern) -> tuple[CheckSpec, ...
             )
             continue
         try:
-            relations.parse(expects)
+            relations.parse(expects, table)
         except relations.RelationError as error:
             check.add("checked_by", f"check by {target}: {error}", relations.HELP)
             continue
