@@ -171,10 +171,12 @@ class Run:
     actual_files: Mapping[str, str | None] = field(default_factory=dict, compare=False)
     declared_code: Mapping[str, str] = field(default_factory=dict, compare=False)  # path -> sha256
     current_code: Mapping[str, str | None] = field(default_factory=dict, compare=False)
+    code_problems: Mapping[str, str] = field(default_factory=dict, compare=False)  # path -> why it is not ours
     tables: Mapping[str, Table] = field(default_factory=dict, compare=False)
     problem: str = ""  # why the manifest could not be used, if it could not
     unlisted: tuple[str, ...] = ()  # files in the folder that the manifest does not list
     blob_ids: Mapping[str, str] = field(default_factory=dict, compare=False)  # file name -> git blob sha1
+    manifest_sha256: str = ""  # of manifest.json's bytes, for the published registry of runs
 
     @property
     def name(self) -> str:
@@ -207,6 +209,11 @@ class RunState:
     def trusted(self) -> bool:
         """Intact, measured by today's probe code, and young enough for the policy."""
         return self.intact and not self.changed_code and not self.too_old
+
+    @property
+    def older_code(self) -> bool:
+        """Intact data measured with code that has changed since: history, unless a claim cites it."""
+        return self.intact and bool(self.changed_code)
 
     @property
     def label(self) -> str:
@@ -318,6 +325,7 @@ class Policy:
     max_tolerance: str = "50%"  # a claim's own tolerance above this (relative to its value) is invalid
     warn: frozenset[str] = frozenset()  # rules reported as warnings instead of failures
     max_claim_file_bytes: int = 4 * 1024 * 1024
+    max_input_bytes: int = 4 * 1024**3  # everything one check reads: claims, manifests, data, pages
     claims_dir: str = "claims"
     measurements_dir: str = "measurements"
     docs_dir: str = "docs"
@@ -327,6 +335,12 @@ class Policy:
     units: tuple[UnitSpec, ...] = ()  # the project's own units (`units:`), read by ownunits.table
 
     problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
+    # What the gate reads from the rest of mkdocs.yml (not plugin options): the file, the Markdown
+    # extensions pages are rendered with (name, options as JSON), and the texts MkDocs shows on every
+    # page (line, column, text: site name, navigation titles, ...).
+    config_path: str = "mkdocs.yml"
+    markdown_extensions: tuple[tuple[str, str], ...] = ()
+    site_texts: tuple[tuple[int, int, str], ...] = ()
 
     def severity(self, rule: str) -> str:
         return "warn" if rule in self.warn else "fail"
@@ -346,6 +360,7 @@ class Report:
     intervals: Mapping[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval, if any
     no_rounds: Mapping[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
     history: str = ""  # "checked", or why the runs' git history was not checked
+    typed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # page -> figures its prose shows
 
     @property
     def failures(self) -> tuple[Finding, ...]:
