@@ -85,7 +85,7 @@ def whole_graph_throughput(data):
     """Whole-graph decode throughput against B: measured here, and the write-up's M3 Ultra table
     Aggregate and per-sequence tokens per second. Solid lines are this repository's runs (mlx-lm batch
     generation on a random-weight model of the 35B-A3B architecture: scaled down on the CPU, full size
-    on the H200, whose run is the earlier one of a since-changed probe: its figures are leads); the
+    on the H200); the
     dashed line is the borrowed M3 Ultra table (a 9B model, wall time including prefill), drawn from
     its claims."""
     frame = data.frame("whole_graph")
@@ -266,7 +266,7 @@ def experts_touched(data):
     return alt.layer(line, points).properties(width=480, height=280)
 
 
-TEXT_COLUMNS = {"operator", "testbed", "quantity", "B"}
+TEXT_COLUMNS = {"operator", "testbed", "quantity", "B", "context"}
 
 
 def _claim_rows(data, rows):
@@ -425,28 +425,51 @@ def m3_ultra_vs_h200(data):
     recomputed from tokens and wall time). H200 and CPU: decode steps only, on a random-weight model of
     the 35B-A3B architecture (full size on the H200, scaled down on the CPU)."""
     rows = []
-    for batch in (1, 2, 4, 8, 16, 32):
+    for batch in (1, 2, 4, 8, 16, 32, 64):
         rows.append(
             {
                 "B": batch,
-                "M3 Ultra aggregate": f"m3u-b{batch}-tok-s",
-                "M3 Ultra per sequence": f"m3u-b{batch}-per-seq-tok-s",
+                "M3 Ultra aggregate": f"m3u-b{batch}-tok-s" if batch <= 32 else None,
+                "M3 Ultra per sequence": f"m3u-b{batch}-per-seq-tok-s" if batch <= 32 else None,
                 "H200 aggregate": f"h200-wg-b{batch}-tok-s",
                 "H200 per sequence": f"h200-wg-b{batch}-per-seq-tok-s",
                 "CPU aggregate": f"cpu-wg-b{batch}-tok-s" if batch <= 16 else None,
             }
         )
-    for batch in (64, 128, 256):
-        rows.append(
-            {
-                "B": batch,
-                "M3 Ultra aggregate": None,
-                "M3 Ultra per sequence": None,
-                "H200 aggregate": f"h200-wg-b{batch}-tok-s",
-                "H200 per sequence": f"h200-wg-b{batch}-per-seq-tok-s",
-                "CPU aggregate": None,
-            }
-        )
+    return _claim_rows(data, rows)
+
+
+@table("whole-graph-h200-cpu")
+def whole_graph_h200_cpu(data):
+    """The whole model's throughput by B, measured here
+    Decode steps only, on a random-weight model of the 35B-A3B architecture (full size on the H200,
+    scaled down on the CPU), through mlx-lm's batch generator."""
+    rows = [
+        {
+            "B": batch,
+            "H200 aggregate": f"h200-wg-b{batch}-tok-s",
+            "H200 per sequence": f"h200-wg-b{batch}-per-seq-tok-s",
+            "CPU aggregate": f"cpu-wg-b{batch}-tok-s" if batch <= 16 else None,
+            "CPU per sequence": f"cpu-wg-b{batch}-per-seq-tok-s" if batch <= 16 else None,
+        }
+        for batch in (1, 2, 4, 8, 16, 32, 64)
+    ]
+    return _claim_rows(data, rows)
+
+
+@table("which-b")
+def which_b(data):
+    """Which B to run on the H200, by context and per-token latency target
+    The largest B measured (1, 4, 16, 64) whose raw-forward step, the latency each sequence sees per
+    token, has the upper end of its interval within the target (0: none); the last column is the
+    most sequences whose caches fit in memory beside the weights. From the context probe's which_b.csv."""
+    rows = []
+    for context in (16, 2048, 8192, 32768):
+        row = {"context": f"{context} tokens"}
+        for target in (20, 50, 100):
+            row[f"within {target} ms"] = f"h200-ctx-which-b-{context}-{target}ms"
+        row["memory limit"] = f"h200-ctx-memory-limit-{context}"
+        rows.append(row)
     return _claim_rows(data, rows)
 
 
