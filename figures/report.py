@@ -457,6 +457,18 @@ def whole_graph_h200_cpu(data):
     return _claim_rows(data, rows)
 
 
+@table("raw-step-check")
+def raw_step_check(data):
+    """The raw decode step on the H200, from two probes
+    The whole-graph probe's raw mode (short contexts that grow during the run) and the context
+    probe's raw step at a 16-token context (synthetic caches), each in its own process."""
+    rows = [
+        {"B": batch, "whole_graph raw": f"h200-wg-raw-b{batch}-step-ms", "context, 16 tokens": f"h200-ctx-16-b{batch}-step-ms"}
+        for batch in (4, 16, 64)
+    ]
+    return _claim_rows(data, rows)
+
+
 @table("which-b")
 def which_b(data):
     """Which B to run on the H200, by context and per-token latency target
