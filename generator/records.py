@@ -96,9 +96,7 @@ class CheckResult:
 
 
 def support(results: tuple[CheckResult, ...]) -> str:
-    """A claim's strongest check that counts and holds (agrees, bounded, direction), '' when none does.
-
-    Read by every display; a claim with any counting check that does not hold shows none."""
+    """A claim's strongest counting check that holds, '' when none does or any counting check fails."""
     if any(result.counts and result.holds is False for result in results):
         return ""
     held = {result.strength for result in results if result.counts and result.holds}
@@ -335,12 +333,9 @@ class Policy:
     units: tuple[UnitSpec, ...] = ()  # the project's own units (`units:`), read by ownunits.table
 
     problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
-    # What the gate reads from the rest of mkdocs.yml (not plugin options): the file, the Markdown
-    # extensions pages are rendered with (name, options as JSON), and the texts MkDocs shows on every
-    # page (line, column, text: site name, navigation titles, ...).
-    config_path: str = "mkdocs.yml"
-    markdown_extensions: tuple[tuple[str, str], ...] = ()
-    site_texts: tuple[tuple[int, int, str], ...] = ()
+    config_path: str = "mkdocs.yml"  # the rest of mkdocs.yml, beside the plugin's options:
+    markdown_extensions: tuple[tuple[str, str], ...] = ()  # (name, options as JSON) pages render with
+    site_texts: tuple[tuple[int, int, str], ...] = ()  # (line, column, text) on every page: site name, nav
 
     def severity(self, rule: str) -> str:
         return "warn" if rule in self.warn else "fail"
@@ -396,8 +391,7 @@ class Report:
         return support(self.checks.get(claim_id, ()))
 
     def fresh(self, claim_id: str) -> Freshness:
-        """The claim's verdict (fresh when the gate found nothing)."""
-        return self.freshness.get(claim_id, FRESH)
+        return self.freshness.get(claim_id, FRESH)  # the claim's verdict: fresh when the gate found nothing
 
     def run_state(self, run_path: str) -> RunState:
         return self.run_states.get(run_path) or RunState(manifest_problem="not a run of this ledger")
