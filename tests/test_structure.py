@@ -67,23 +67,14 @@ def test_the_import_graph_is_shallow():
     assert max(depth(name) for name in GRAPH) <= 8  # 10 before the wings; the longest chain is a verb down to records
 
 
-# figures/report.py splits by page on branch `report` (#22 §5); this mark goes when it lands there.
-SPLITTING = {"figures/report.py": "558 lines: split by page on branch `report`"}
-
-
-def sized(path: Path):
-    name = path.relative_to(REPO).as_posix()
-    marks = [pytest.mark.xfail(strict=True, reason=SPLITTING[name])] if name in SPLITTING else []
-    return pytest.param(path, id=name, marks=marks)
-
-
 @pytest.mark.parametrize(
     "path",
     [
-        sized(path)
+        path
         for folder in (PACKAGE, *(REPO / name for name in ("probes", "figures", "benchmarks")))
         for path in sorted(folder.rglob("*.py"))
     ],
+    ids=lambda path: path.relative_to(REPO).as_posix(),
 )
 def test_no_module_is_over_400_lines(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= 400
