@@ -24,7 +24,7 @@ PLUGIN = "ledger"
 MAX_CONFIG_BYTES = 1 << 20
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Option:
     """One policy setting of the plugin in mkdocs.yml: its type, meaning and how a value is checked."""
 

@@ -20,7 +20,7 @@ MAX_FIGURE_BYTES = 1 << 20
 FOLDER = FIGURES
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Defined:
     tables: frozenset[str] = frozenset()
     charts: frozenset[str] = frozenset()

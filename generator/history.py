@@ -25,7 +25,7 @@ CACHE_FOLDER = ".cache"
 _ENV = {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class History:
     status: str  # "checked", or why history was not checked
     first_added: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # path -> (blob sha1, commit)

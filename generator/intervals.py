@@ -26,7 +26,7 @@ ROUND = "round"  # the samples file's column numbering the rounds (global within
 RERUN = "rerun the probe"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Found:
     interval: ClaimInterval | None = None
     missing: str = ""  # why there are no raw rounds ("" when there are)

@@ -17,7 +17,7 @@ class LedgerError(Exception):
     """A problem the user can fix (bad usage, unreadable config): shown without a traceback."""
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Source:
     path: str  # relative to the repository root, POSIX separators
     line: int  # 1-based; 0 when the problem concerns the whole file
@@ -28,7 +28,7 @@ class Source:
         return f"{text}:{self.column}" if self.column else text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RawFile:
     """One claim file as read: its data, or the problem that stopped the reading."""
 
@@ -40,7 +40,7 @@ class RawFile:
     column: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Tolerance:
     text: str  # as written: "5%", "0.01", "precision"
     absolute: float = 0.0
@@ -51,7 +51,7 @@ class Tolerance:
         return max(self.absolute, self.relative * abs(computed))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Evidence:
     run: str  # measurements/<probe>/<run folder>
     file: str  # a CSV file inside the run
@@ -59,7 +59,7 @@ class Evidence:
     column: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Citation:
     title: str
     quote: str = ""
@@ -68,7 +68,7 @@ class Citation:
     locator: str = ""  # section, line or page within the source
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CheckSpec:
     """One entry of `checked_by`: the checking claim and the relation it is expected to satisfy."""
 
@@ -76,7 +76,7 @@ class CheckSpec:
     expects: str = ""  # "" for the plain form (the same quantity); else the relation as written
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CheckResult:
     """The gate's verdict on one check of a claim, decided once (checks.py); the claim page reads it."""
 
@@ -103,7 +103,7 @@ def support(results: tuple[CheckResult, ...]) -> str:
     return next((strength for strength in STRENGTHS if strength in held), "")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClaimInterval:
     """Where a claim's value lies given its noise, decided once (intervals.py); every display reads it."""
 
@@ -116,7 +116,7 @@ class ClaimInterval:
     run: str = ""  # the run the raw rounds come from (a paired formula needs one run)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Claim:
     id: str
     kind: str
@@ -136,7 +136,7 @@ class Claim:
     retired_by: tuple[str, ...] = ()  # refuted_by / superseded_by
     tolerance: Tolerance | None = None
     note: str = ""
-    field_lines: tuple[tuple[str, int], ...] = ()
+    field_lines: tuple[tuple[str, int], ...] = ()  # (field, lines below `- id:`): one tuple per layout
 
     @property
     def retired(self) -> bool:
@@ -144,18 +144,18 @@ class Claim:
 
     def at(self, field_name: str) -> Source:
         """Where a field starts (its own line), or the claim's line if the field is absent."""
-        line = dict(self.field_lines).get(field_name)
-        return Source(self.where.path, line) if line else self.where
+        below = dict(self.field_lines).get(field_name)
+        return Source(self.where.path, self.where.line + below) if below else self.where
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Table:
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     problem: str = ""  # why it could not be read, if it could not
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Run:
     path: str  # measurements/<probe>/<run folder>
     source: Source  # its manifest.json
@@ -185,7 +185,7 @@ class Run:
         return self.path.split("/")[-2]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunState:
     """The gate's verdict on one run, decided once (integrity.py); every display reads it."""
 
@@ -234,7 +234,7 @@ class RunState:
         return tuple(found)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Freshness:
     """The gate's verdict on one claim: fresh, warning, failing (not stale) or stale, with the rules."""
 
@@ -265,7 +265,7 @@ class Freshness:
 FRESH = Freshness("fresh")
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Finding:
     where: Source
     claim_id: str
@@ -284,7 +284,7 @@ class Finding:
         return "\n".join(lines)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PageRef:
     where: Source
     kind: str  # claim | table | chart | malformed
@@ -293,7 +293,7 @@ class PageRef:
     end: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ProbeSpec:
     """A probe the project declares in mkdocs.yml (`probes:`), run by `ledger measure` in its own process."""
 
@@ -304,7 +304,7 @@ class ProbeSpec:
     build: str = ""  # argv template run before `command`, into {build}; its inputs are `code`
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UnitSpec:
     """A project's own unit as its policy declares it (`units:` in mkdocs.yml): checked, not yet resolved."""
 
@@ -314,7 +314,7 @@ class UnitSpec:
     prefixes: str = ""  # "si": SI prefixes on the name too
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Policy:
     max_run_age_days: int = 365
     default_tolerance: str = "precision"

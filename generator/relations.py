@@ -37,7 +37,7 @@ class RelationError(ValueError):
     """`expects:` text that is not one of the relations."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Relation:
     text: str  # as written ("same" for the plain form)
     op: str  # a FORMS row's op: same | within | above | below | > | >= | < | <=
@@ -89,7 +89,7 @@ class Relation:
         return f"{self.op} the claim's value"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Form:
     """One row of the grammar: how it is written, what it compares, how strong it is, how it is built."""
 

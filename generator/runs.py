@@ -32,7 +32,7 @@ FILE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.csv$")
 PARTIAL_PREFIX = ".partial-"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Manifest:
     """A run's manifest.json: its probe's code hashes, testbed, times, parameters, environment and the
     hash and row count of every data file. write_run writes it; the gate reads it (load.py)."""

@@ -35,7 +35,7 @@ EXACT_LIMIT = 2500  # m·n up to which the Mann–Whitney p is exact (50 rounds 
 MAX_ROUNDS = 100_000  # past this, the exact binomial sums cost more than a check may spend
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Interval:
     """[low, high] covering the median with probability `level`: the k-th smallest to the k-th largest."""
 
@@ -180,7 +180,7 @@ def _u_and_ties(a: Sequence[float], b: Sequence[float]) -> tuple[int, int]:
 # -- "changed" between two runs ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Estimate:
     """One run's view of a quantity: its value, its raw rounds (if any) and its interval (if any)."""
 
@@ -190,7 +190,7 @@ class Estimate:
     high: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Change:
     """The verdict on a move between two runs."""
 

@@ -40,14 +40,14 @@ COLUMNS = ("value", "kind", "status", "testbed", "evidence", "freshness")  # the
 DETAILS = ("statement", "row", "inputs", "source", "checked by", "retired by", "tolerance", "note")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Flag:
     flag: str  # a key of FLAGS
     claim_id: str
     message: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClaimChange:
     change: str  # added | removed | renamed | changed
     claim_id: str  # the id at head (at base for a removed claim)
@@ -60,7 +60,7 @@ class ClaimChange:
         return [name for name in (*COLUMNS, *DETAILS) if self.old.get(name, "") != self.new.get(name, "")]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Diff:
     flags: tuple[Flag, ...]
     changes: tuple[ClaimChange, ...]

@@ -32,7 +32,7 @@ PLACEHOLDERS = ("python", "profile", "testbed", "root", "out", "build")
 BUILD_DIR = ".cache/ledger/build"  # {build}: a compiled probe's binary, rebuilt before every run; ignored by git
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     name: str
     ok: bool

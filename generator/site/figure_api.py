@@ -59,7 +59,7 @@ def _mark(kind: str, figure_id: str):
     return decorate
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Provenance:
     """What a figure read: the runs and claims, in the order it asked for them."""
 
@@ -199,7 +199,7 @@ class Data:
 # -- the stage: find, import and draw figure definitions -----------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Figure:
     kind: str  # table | chart
     id: str
@@ -213,7 +213,7 @@ class Figure:
         return f"{self.kind}:{self.id}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Drawn:
     figure: Figure
     result: Any = None  # a DataFrame (table) or a Vega-Lite spec dict (chart)

@@ -56,7 +56,7 @@ def url_of(src: str, directory_urls: bool = True) -> str:
     return stem + "/"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Links:
     """Relative links from one page (its URL) to generated pages and assets."""
 
