@@ -1,10 +1,10 @@
 """Intervals: a measured claim's raw rounds, or a formula's inputs' intervals -> its ClaimInterval. Pure.
 
 A measured claim's row selection (`where`) selects its rounds directly from the run's samples file
-(samples.csv for results.csv, NAME.samples.csv for NAME.csv: runs.samples_name), one row per round,
-the claim's column holding that round's value; the evidence value must be their median. Its
-interval is the median's order-statistic interval at the highest level the round count allows up to
-99% (stats.median_interval). A run without raw rounds still checks: its interval is the row's
+(samples.csv for results.csv, NAME.samples.csv for NAME.csv: timing.samples_file, the convention the
+probes write), one row per round, the claim's column holding that round's value; the evidence value
+must be their median. Its interval is the median's order-statistic interval at the highest level the
+round count allows up to 99% (stats.median_interval). A run without raw rounds still checks: its interval is the row's
 X_min–X_max (or X_low–X_high) range, which covers the median with 1 − 2·0.5ⁿ for the row's n
 `rounds`, and its claims say "no raw rounds". An extrapolated claim's interval is carried through
 its formula: paired by round when every input with an interval has raw rounds from one run (drift
@@ -19,10 +19,11 @@ from dataclasses import dataclass
 
 from . import formula, stats
 from .records import ClaimInterval, Evidence, Run, Table
-from .runs import samples_name
+from .timing import median_coverage, samples_file
 from .values import cell_number, finite_number, parse_number, row_spread
 
 ROUND = "round"  # the samples file's column numbering the rounds (global within a run, for pairing)
+MAX_ROW_ROUNDS = 100_000  # a row's `rounds` count read for min–max's coverage, 1 − 2·0.5ⁿ (cheap for any n)
 RERUN = "rerun the probe"
 
 
@@ -81,7 +82,7 @@ def _wanted(value: object) -> object:
 
 def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float, index: RowIndex) -> Found:
     """A measured claim's interval from the run's raw rounds, else its row's min–max (no raw rounds)."""
-    name = samples_name(evidence.file)
+    name = samples_file(evidence.file)
     samples = run.tables.get(name)
     where = ", ".join(f"{c}={v}" for c, v in evidence.where) or "no filter"
     if name not in run.declared_files or samples is None:
@@ -125,7 +126,10 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     try:
         interval = stats.median_interval(v for _, v in rounds)
     except ValueError as error:
-        return Found(problem=f"{name}, {where}: {error}", fix="rerun the probe with fewer rounds")
+        return Found(
+            problem=f"{name}, {where}: {error}",
+            fix=f"rerun the probe with at most {stats.MAX_ROUNDS} rounds a setting (generator.timing.Stop's max_rounds)",
+        )
     return Found(
         ClaimInterval(interval.low, interval.high, interval.level, "rounds", len(rounds), tuple(rounds), run.path)
     )
@@ -136,8 +140,8 @@ def _min_max(table: Table, row: int, column: str, missing: str) -> Found:
     if spread is None:
         return Found(missing=missing)
     count = cell_number(table, row, "rounds")
-    rounds = int(count) if count is not None and count.is_integer() and 1 <= count <= stats.MAX_ROUNDS else 0
-    level = stats.coverage(rounds, 1) if rounds else None
+    rounds = int(count) if count is not None and count.is_integer() and 1 <= count <= MAX_ROW_ROUNDS else 0
+    level = median_coverage(rounds, 1) if rounds else None
     return Found(ClaimInterval(spread[0], spread[1], level, "min-max", rounds), missing=missing)
 
 
