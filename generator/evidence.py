@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from . import checks, formula, grounding, intervals
-from .records import CheckResult, Claim, ClaimInterval, Finding, Policy, Run, RunState, Source
+from . import asserted, checks, formula, grounding, intervals
+from .records import AssertResult, CheckResult, Claim, ClaimInterval, Finding, Policy, Run, RunState, Source
 from .rules import STALE_RULES
 from .values import (
     allowed_text,
@@ -36,6 +36,9 @@ class Evaluated:
     computed: dict[str, float] = field(default_factory=dict)  # claim id -> value from evidence or formula
     intervals: dict[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval
     no_rounds: dict[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
+    exact: set[str] = field(default_factory=set)  # claims computed from counts: their value is exact
+    unknown: dict[str, str] = field(default_factory=dict)  # claim id -> why its noise is not known
+    asserts: dict[str, AssertResult] = field(default_factory=dict)
     checks: dict[str, tuple[CheckResult, ...]] = field(default_factory=dict)
     testbeds: dict[str, str] = field(default_factory=dict)  # claim id -> stated, its run's, or its inputs'
     by_id: dict[str, Claim] = field(default_factory=dict)  # the first claim of each id, as the gate judged it
@@ -76,6 +79,8 @@ def evaluate(
         elif claim.kind == "extrapolated" and claim.formula:
             _extrapolated(claim, by_id, failing, policy, report, out)
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
+    noise = asserted.Noise(out.intervals, frozenset(out.exact), out.unknown)
+    out.asserts = asserted.evaluate(by_id, computed, noise, failing, report)
     ledger = checks.Ledger(by_id, computed, out.intervals, out.testbeds, out.premises, failing, policy, report)
     out.checks = checks.evaluate(ledger)
     return out
@@ -211,8 +216,14 @@ def _measured(
         report(claim, "invalid", at, found.problem, found.fix)
     if found.interval is not None:
         out.intervals[claim.id] = found.interval
-    if found.missing:
+    if found.exact:
+        out.exact.add(claim.id)
+    elif found.missing:
         out.no_rounds[claim.id] = found.missing
+    if found.interval is None and not found.exact:
+        out.unknown[claim.id] = (
+            f"it has no interval: a timed row with no raw rounds ({found.missing}) and no min–max columns"
+        )
     if not state.trusted:
         return  # a value from untrusted or outdated evidence is not compared
     detail = f"from {run.path}/{evidence.file}, {shown_where}, column {evidence.column}"
@@ -292,6 +303,15 @@ def _extrapolated(
     found = intervals.through_formula(claim.formula, values, carried, value)
     if found.interval is not None:
         out.intervals[claim.id] = found.interval
+    # Its noise is known only when every input's is: an input without an interval counts as exact
+    # in the arithmetic, which is true only of an exact (or a borrowed, taken as stated) input.
+    unsure = next((target for _, target in claim.inputs if target in out.unknown), None)
+    if unsure is not None:
+        out.unknown[claim.id] = f"its input {unsure} has no interval, so its own leaves that input's noise out"
+    elif found.interval is None and found.missing == intervals.NO_INPUT_INTERVAL:
+        out.exact.add(claim.id)
+    elif found.interval is None:
+        out.unknown[claim.id] = found.missing
     shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
     _compare(
         claim,

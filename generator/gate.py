@@ -52,6 +52,8 @@ def check(root: Path, policy: Policy, now: datetime, every_run_rounds: bool = Fa
         checks=evaluated.checks,
         intervals=evaluated.intervals,
         no_rounds=evaluated.no_rounds,
+        exact=frozenset(evaluated.exact),
+        asserts=evaluated.asserts,
         history=past.status if runs else "",
     )
 

@@ -9,7 +9,7 @@ import difflib
 import re
 from pathlib import PurePosixPath
 
-from . import relations
+from . import relations, units
 from .records import CheckSpec, Citation, Evidence, Finding, Source
 from .values import finite_number
 from .yamlread import LocatedDict
@@ -225,6 +225,45 @@ def _checks(value: object, check: _Problems, id_pattern) -> tuple[CheckSpec, ...
         if spec.claim_id != spec.claim_id.strip() or not id_pattern.fullmatch(spec.claim_id):
             check.add("checked_by", f"checked_by names {spec.claim_id!r}, which is not a claim id", _ID_FIX)
     return tuple(spec for spec in found if id_pattern.fullmatch(spec.claim_id))
+
+
+def _asserts(mapping: LocatedDict, check: _Problems, kind: str, unit: str) -> str:
+    """`asserts`: a bound on the claim's own value (> >= < <= N, between N and M), in a unit of its dimension."""
+    if "asserts" not in mapping:
+        return ""
+    value = mapping["asserts"]
+    if kind == "borrowed":
+        check.add(
+            "asserts",
+            "`asserts` applies to measured and extrapolated claims: a borrowed value has no interval here",
+            "state the relation on the check instead (`checked_by: [{claim: some-id, expects: ...}]`), "
+            "or remove `asserts`",
+        )
+        return ""
+    try:
+        relation = relations.parse(value, "asserts")
+    except relations.RelationError as error:
+        check.add("asserts", str(error), relations.ASSERTS_HELP)
+        return ""
+    if not relation.bounds_itself:
+        check.add(
+            "asserts",
+            f"`asserts: {value.strip()}` compares with another claim; `asserts` bounds the claim's own value",
+            relations.ASSERTS_HELP + " (to compare two claims, assert on an extrapolated ratio of them)",
+        )
+        return ""
+    try:
+        mine, bound = units.parse(unit), units.parse(relation.unit or unit)
+    except units.UnitError:
+        return value.strip()  # the claim's unit is reported on its own line
+    if mine.dimension != bound.dimension:
+        check.add(
+            "asserts",
+            f"`asserts: {value.strip()}` is in {bound.describe()}, the claim in {mine.describe()} ({unit or 'no unit'})",
+            f"write the bound in {unit or 'the claim’s unit (a plain number)'}, or in a unit that converts to it",
+        )
+        return ""
+    return value.strip()
 
 
 _CHECK_FIX = 'write `checked_by: [some-id]` (the same quantity) or `checked_by: [{claim: some-id, expects: "> 1"}]`'

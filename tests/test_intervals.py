@@ -7,7 +7,7 @@ import subprocess
 from datetime import timedelta
 
 import pytest
-from helpers import RUN_TIME, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import RUN_TIME, a_run, run_ledger, write_tree
 from helpers_rounds import claim, noisy, rewrite_rounds, rounds_run
 
 from generator import load, stats
@@ -45,7 +45,8 @@ def test_more_rounds_give_a_narrower_interval_than_min_max(tmp_path):
 def test_a_run_without_raw_rounds_gets_its_min_max_and_says_so(tmp_path):
     rows = [{"batch": 16, "rounds": 7, "speedup": 1.301, "speedup_min": 0.74, "speedup_max": 1.51}]
     run = a_run(tmp_path, rows)
-    bare = a_run(tmp_path, SPEEDUP_ROWS, when=RUN_TIME + timedelta(hours=1))  # no rounds, no min/max
+    # timed (its row has rounds), but no min/max: no interval at all (a row without rounds is exact)
+    bare = a_run(tmp_path, [{"batch": 16, "rounds": 7, "speedup": 3.6}], when=RUN_TIME + timedelta(hours=1))
     write_tree(
         tmp_path,
         {"claims/a.yaml": "claims:" + claim("cpu-moe", run, "1.301") + claim("bare", bare, "3.6")},
