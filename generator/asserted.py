@@ -5,8 +5,8 @@ A measured or extrapolated claim's `asserts:` says what the prose relies on, as 
 value (relations.py's forms that bound a value alone: `> 1`, `< 0.5`, `>= 10 GB/s`,
 `between 0.9 and 1.1`; the claim's value is converted to the bound's unit). It holds only when the
 whole interval does, never on the median alone: each form is a half-line or a range, so the interval
-lies inside when both its ends do. A claim with no interval is judged by what it is (evidence.py
-decides, from intervals.py):
+lies inside when both its ends do. A claim with no interval is judged by what it is (intervals.py
+decides, as the evidence stage visits the claims, inputs first):
 
 - *exact* (computed from counts, no timing; an extrapolated claim whose inputs are all exact, or
   borrowed and taken as stated): judged on its value;

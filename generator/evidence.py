@@ -216,14 +216,9 @@ def _measured(
         report(claim, "invalid", at, found.problem, found.fix)
     if found.interval is not None:
         out.intervals[claim.id] = found.interval
-    if found.exact:
-        out.exact.add(claim.id)
-    elif found.missing:
+    if found.missing and not found.exact:
         out.no_rounds[claim.id] = found.missing
-    if found.interval is None and not found.exact:
-        out.unknown[claim.id] = (
-            f"it has no interval: a timed row with no raw rounds ({found.missing}) and no min–max columns"
-        )
+    intervals.measured_noise(claim.id, found, out.exact, out.unknown)
     if not state.trusted:
         return  # a value from untrusted or outdated evidence is not compared
     detail = f"from {run.path}/{evidence.file}, {shown_where}, column {evidence.column}"
@@ -303,15 +298,7 @@ def _extrapolated(
     found = intervals.through_formula(claim.formula, values, carried, value)
     if found.interval is not None:
         out.intervals[claim.id] = found.interval
-    # Its noise is known only when every input's is: an input without an interval counts as exact
-    # in the arithmetic, which is true only of an exact (or a borrowed, taken as stated) input.
-    unsure = next((target for _, target in claim.inputs if target in out.unknown), None)
-    if unsure is not None:
-        out.unknown[claim.id] = f"its input {unsure} has no interval, so its own leaves that input's noise out"
-    elif found.interval is None and found.missing == intervals.NO_INPUT_INTERVAL:
-        out.exact.add(claim.id)
-    elif found.interval is None:
-        out.unknown[claim.id] = found.missing
+    intervals.formula_noise(claim, found, by_id, out.exact, out.unknown)
     shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
     _compare(
         claim,

@@ -11,6 +11,8 @@ min–max columns and no `rounds` in its row; or a column its samples file leave
 per-round value) is computed from counts: it is *exact*. An extrapolated claim's interval is carried
 through its formula: paired by round when every input with an interval has raw rounds from one run
 (drift cancels), else by interval arithmetic over the inputs' intervals at the Bonferroni level.
+Visiting the claims inputs first, the evidence stage also records here which claims are exact and
+why a claim's noise is unknown (no interval, or an input's missing one), for asserted.py's judgement.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from . import formula, stats
-from .records import ClaimInterval, Evidence, Run, Table
+from .records import Claim, ClaimInterval, Evidence, Run, Table
 from .timing import median_coverage, samples_file
 from .values import finite_number, parse_number, row_spread
 
@@ -180,3 +182,39 @@ def through_formula(
         return Found(missing=f"it has no interval: its inputs' cannot be carried through the formula ({error})")
     level = stats.joint_level(found.level for found in carried.values())
     return Found(ClaimInterval(low, high, level, "formula"))
+
+
+def measured_noise(claim_id: str, found: Found, exact: set[str], unknown: dict[str, str]) -> None:
+    """Record a measured claim as exact, or why its noise is unknown (no interval, not exact)."""
+    if found.exact:
+        exact.add(claim_id)
+    elif found.interval is None:
+        unknown[claim_id] = (
+            f"it has no interval: a timed row with no raw rounds ({found.missing}) and no min–max columns"
+        )
+
+
+def formula_noise(
+    claim: Claim, found: Found, by_id: Mapping[str, Claim], exact: set[str], unknown: dict[str, str]
+) -> None:
+    """Record an extrapolated claim as exact, or why its noise is unknown. Known only when every input's
+    is: the arithmetic counts an input without an interval as exact, true only of an exact input (or a
+    borrowed one, taken as stated)."""
+    unsure = next((target for _, target in claim.inputs if target in unknown), None)
+    if unsure is not None:
+        root = _unknown_root(unsure, by_id, unknown)
+        which = f"its input {root}" if root == unsure else f"{root}, which its input {unsure} rests on,"
+        unknown[claim.id] = f"{which} has no interval, so its own interval leaves that noise out"
+    elif found.interval is None and found.missing == NO_INPUT_INTERVAL:
+        exact.add(claim.id)
+    elif found.interval is None:
+        unknown[claim.id] = found.missing
+
+
+def _unknown_root(target: str, by_id: Mapping[str, Claim], unknown: Mapping[str, str]) -> str:
+    """The claim without an interval that made `target`'s noise unknown: itself, or one it rests on."""
+    seen = {target}
+    while (below := next((t for _, t in by_id[target].inputs if t in unknown and t not in seen), None)) is not None:
+        target = below
+        seen.add(target)
+    return target

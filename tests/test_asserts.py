@@ -219,15 +219,21 @@ def test_a_ratio_paired_by_round_cancels_drift_that_interval_arithmetic_cannot(t
     ]
 
 
-def test_a_formula_over_a_timed_input_without_an_interval_holds_nothing(tmp_path):
+def test_a_formula_over_a_timed_input_without_an_interval_holds_nothing_and_names_it(tmp_path):
     timed = a_run(tmp_path, [{"batch": 16, "rounds": 7, "ms": 2.0}])  # timed, no min–max, no raw rounds
     counts = a_run(tmp_path, [{"batch": 16, "ms": 1.0}], when=RUN_TIME + timedelta(hours=1))
     text = claim("a", timed, "2", column="ms") + claim("b", counts, "1", column="ms")
-    write_tree(tmp_path, {"claims/a.yaml": "claims:" + text + RATIO.format(value="2", asserts="> 1")})
+    twice = "\n  - id: twice\n    kind: extrapolated\n    formula: 2 * r\n    inputs: {r: ratio}\n    value: 4\n"
+    twice += '    unit: "×"\n    tolerance: 5%\n    asserts: "> 1"\n'
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + text + RATIO.format(value="2", asserts="> 1") + twice})
     result = check(tmp_path)
     assert (
         "claims/a.yaml:25: ratio: not-significant: 2× asserts > 1, but its input a has no interval, so its own "
-        "leaves that input's noise out\n"
+        "interval leaves that noise out\n"
+    ) in result.output
+    assert (
+        "claims/a.yaml:34: twice: not-significant: 4× asserts > 1, but a, which its input ratio rests on, has no "
+        "interval, so its own interval leaves that noise out\n"
     ) in result.output
 
 
