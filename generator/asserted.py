@@ -35,6 +35,7 @@ class Noise:
     intervals: Mapping[str, ClaimInterval]
     exact: frozenset[str]  # claim ids whose value is exact
     unknown: Mapping[str, str]  # claim id -> why its noise is not known (a clause: "it has no interval: …")
+    table: units.UnitTable = units.BUILT_IN  # the units: the built-in ones and the project's own
 
 
 def evaluate(
@@ -54,15 +55,15 @@ def evaluate(
 
 def _judge(claim: Claim, value: float | None, noise: Noise, stale: list[str] | None, report: Report) -> AssertResult:
     try:
-        relation = relations.parse(claim.asserts, "asserts")
-        mine = units.parse(claim.unit)
-        theirs = units.parse(relation.unit) if relation.unit else mine
+        relation = relations.parse(claim.asserts, noise.table, "asserts")
+        mine = units.parse(claim.unit, noise.table)
+        theirs = units.parse(relation.unit, noise.table) if relation.unit else mine
     except (relations.RelationError, units.UnitError):  # validate reported it
-        return AssertResult(claim.asserts, claim.asserts, None, "cannot be read")
+        return AssertResult(claim.asserts, None, "cannot be read")
     words = relation.describe()
     if stale or value is None or mine.dimension != theirs.dimension:
         why = f"stale ({', '.join(sorted(set(stale)))})" if stale else "no value" if value is None else "units"
-        return AssertResult(claim.asserts, words, None, f"not judged: {why}")
+        return AssertResult(claim.asserts, None, f"not judged: {why}")
     shown = format_value(claim.value if claim.value is not None else value, claim.unit)
     head = f"{shown} asserts {claim.asserts}, but"
     interval = noise.intervals.get(claim.id)
@@ -87,7 +88,7 @@ def _judge(claim: Claim, value: float | None, noise: Noise, stale: list[str] | N
         problem, fix = f"{head} {on}", _fix(claim, "no interval")
     if not holds and not claim.retired:
         report(claim, "not-significant", claim.at("asserts"), problem, fix)
-    return AssertResult(claim.asserts, words, holds, on)
+    return AssertResult(claim.asserts, holds, on)
 
 
 def _interval_words(interval: ClaimInterval, unit: str) -> str:

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
 
-from . import yamlread
+from . import ownunits, yamlread
 from .load import Unreadable, read_capped
-from .records import Finding, LedgerError, Policy, ProbeSpec, Source
+from .mkdocs_yml import read_site, site_settings
+from .records import Finding, LedgerError, Policy, ProbeSpec, Source, UnitSpec
 from .relations import MAX_FACTOR
 from .rules import WARNABLE
 from .runs import TESTBED_PATTERN
 from .values import parse_tolerance
+
+__all__ = ["read_site"]  # the plugin reads the rest of mkdocs.yml through config
 
 PLUGIN = "ledger"
 MAX_CONFIG_BYTES = 1 << 20
@@ -38,6 +41,12 @@ class Option:
 def _positive_whole(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0 or value > 10**9:
         raise ValueError(f"must be a positive whole number up to 1,000,000,000, got {str(value)[:40]}")
+    return value
+
+
+def _input_bytes(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 << 20 <= value <= 1 << 40:
+        raise ValueError(f"must be a whole number of bytes from 1 MiB to 1 TiB, got {str(value)[:40]}")
     return value
 
 
@@ -152,6 +161,24 @@ def _testbeds(value: object) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _units(value: object) -> tuple[UnitSpec, ...]:
+    """`units:` -> the project's own units (ownunits.py); a bad entry names itself and its line."""
+    if not isinstance(value, dict):
+        raise ValueError("must be a mapping of unit names to {dimension, scale, prefixes}")
+    try:
+        return ownunits.specs(value.items())
+    except ownunits.DeclarationError as error:
+        raise AtLine(str(error), getattr(value, "key_lines", {}).get(error.name, 0), error.fix) from None
+
+
+class AtLine(ValueError):
+    """A bad value inside an option, at its own line of mkdocs.yml (0: the option's line), with its fix."""
+
+    def __init__(self, problem: str, line: int, fix: str) -> None:
+        super().__init__(problem)
+        self.line, self.fix = line, fix
+
+
 def _inside_path(path: object) -> bool:
     return isinstance(path, str) and bool(path) and not path.startswith("/") and ".." not in path.split("/")
 
@@ -188,6 +215,13 @@ OPTIONS = (
     ),
     Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules),
     Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
+    Option(
+        "max_input_bytes",
+        (int,),
+        "the most the gate reads in one check, every file together (default 4 GiB); a file past it is "
+        "refused with a finding",
+        _input_bytes,
+    ),
     Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder),
     Option("measurements_dir", (str,), "folder of measurement runs, relative to mkdocs.yml", _folder),
     Option(
@@ -208,6 +242,14 @@ OPTIONS = (
         "(`ledger measure --matrix`; guide/fleet.md)",
         _testbeds,
     ),
+    Option(
+        "units",
+        (dict,),
+        "the project's own units and counted things, each NAME: {dimension, scale, prefixes}: a dimension "
+        "is a known unit (scale: how many of it one NAME is) or NAME itself (a new counted thing); "
+        "`prefixes: si` adds kNAME, MNAME, ... (guide/checks.md#units)",
+        _units,
+    ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
 
@@ -220,8 +262,10 @@ def shown_settings(policy: Policy) -> dict[str, str]:
 def _shown(value: object) -> str:
     if isinstance(value, frozenset):
         return ", ".join(sorted(value)) or "none"
-    if isinstance(value, tuple):
-        return "; ".join(_probe_text(spec) for spec in value) or "none"
+    if isinstance(value, tuple) and value and isinstance(value[0], UnitSpec):
+        return ownunits.shown(value)
+    if isinstance(value, tuple):  # probes, testbeds
+        return "; ".join(_probe_text(item) if isinstance(item, ProbeSpec) else str(item) for item in value) or "none"
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -254,15 +298,10 @@ def policy_from_options(
         try:
             settings[key] = by_name[key].parse(value)
         except (ValueError, OverflowError) as error:
-            problems.append(
-                Finding(
-                    at,
-                    "",
-                    "invalid",
-                    f"ledger option {key}: {error}",
-                    f"fix `{key}:` under the ledger plugin (default: {by_name[key].default})",
-                )
-            )
+            fix = f"fix `{key}:` under the ledger plugin (default: {_shown(by_name[key].default)})"
+            if isinstance(error, AtLine):
+                at, fix = Source(where, error.line or at.line), error.fix
+            problems.append(Finding(at, "", "invalid", f"ledger option {key}: {error}", fix))
     return Policy(**settings, problems=tuple(problems))
 
 
@@ -280,13 +319,16 @@ def read_policy(config_file: Path) -> Policy:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
         raise LedgerError(f"{name}: malformed YAML: {error}") from None
+    except RecursionError:
+        raise LedgerError(f"{name}: nested too deeply to read; flatten it") from None
     if not isinstance(node, yaml.MappingNode):
         raise LedgerError(f"{name}: expected a mapping at the top level")
     top = {key.value: value for key, value in node.value if isinstance(key, yaml.ScalarNode)}
     docs_dir = top["docs_dir"].value if isinstance(top.get("docs_dir"), yaml.ScalarNode) else "docs"
+    site = site_settings(top, name)
     options_node = _plugin_options(top.get("plugins"))
     if options_node is None:
-        return Policy(docs_dir=docs_dir)
+        return replace(Policy(docs_dir=docs_dir), **site)
     where = f"{name}:{options_node.start_mark.line + 1}"
     try:
         options = yamlread.build(options_node)
@@ -297,7 +339,7 @@ def read_policy(config_file: Path) -> Policy:
     if not isinstance(options, dict):
         raise LedgerError(f"{where}: the ledger plugin's options must be a mapping")
     lines = dict(getattr(options, "key_lines", {}))
-    return policy_from_options(dict(options), docs_dir, name, lines, options_node.start_mark.line + 1)
+    return replace(policy_from_options(dict(options), docs_dir, name, lines, options_node.start_mark.line + 1), **site)
 
 
 def _plugin_options(plugins: yaml.Node | None) -> yaml.Node | None:

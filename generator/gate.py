@@ -10,28 +10,44 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from . import evidence, figures, history, leads, load, prose, references, validate, verdicts
+from . import attributes, evidence, figures, history, leads, load, ownunits, prose, references, validate, verdicts
 from .records import Policy, Report
 from .rules import PAGE_RULES
 from .values import parse_tolerance
 
 
-def check(root: Path, policy: Policy, now: datetime, every_run_rounds: bool = False) -> Report:
+def check(
+    root: Path,
+    policy: Policy,
+    now: datetime,
+    every_run_rounds: bool = False,
+    *,
+    require_history: bool = False,
+    past: history.History | None = None,
+) -> Report:
     """Every finding about the ledger under root, with each claim's computed value and every verdict.
 
     Raw rounds are parsed in the runs claims cite; `every_run_rounds` parses them in every run
-    (`ledger refresh` judges newer runs against cited ones)."""
-    raw = load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes)
-    claims, findings = validate.claims(raw, policy.measurements_dir, parse_tolerance(policy.max_tolerance).relative)
+    (`ledger refresh` judges newer runs against cited ones). require_history: git history that cannot
+    be read (a shallow clone, no git) is a failure. past: the runs' history when the files are not a
+    work tree (`ledger diff` reads a revision's own).
+    """
+    budget = load.Budget(policy.max_input_bytes)  # everything this check reads, together
+    raw = load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes, budget)
+    max_tolerance = parse_tolerance(policy.max_tolerance).relative
+    claims, findings = validate.claims(raw, policy.measurements_dir, max_tolerance, ownunits.table(policy.units))
     cited = None if every_run_rounds else {c.evidence.run for c in claims if c.evidence}
-    runs = load.runs(root, policy.measurements_dir, cited)
-    past = history.read(root, policy.measurements_dir)
-    pages, page_problems = load.pages(root, policy.docs_dir)
+    runs, refused = load.runs(root, policy.measurements_dir, cited, budget)
+    past = past or history.read(root, policy.measurements_dir)
+    pages, page_problems = load.pages(root, policy.docs_dir, budget)
     defined = figures.defined(root)
 
     refs = [ref for path, text in pages.items() for ref in references.find(text, path)]
-    findings += policy.problems
-    states = verdicts.run_states(runs, policy, now, history.rewritten(past, runs))
+    findings += [*policy.problems, *refused]
+    findings += history.findings(past, bool(runs or refused), require_history)
+    rules, prefix = load.attribute_rules(root, policy.measurements_dir)
+    findings += attributes.findings(rules, [prefix + path for path in run_files(runs)], prefix)
+    states = verdicts.run_states(runs, policy, now, history.rewritten(past, runs), past.tracked)
     evaluated = evidence.evaluate(claims, runs, states, policy, findings)
     findings += evaluated.findings
     findings += verdicts.uncited_run_findings(runs, states, {c.evidence.run for c in claims if c.evidence}, policy)
@@ -39,7 +55,8 @@ def check(root: Path, policy: Policy, now: datetime, every_run_rounds: bool = Fa
     findings += defined.findings
     findings += references.unknown(refs, {c.id for c in claims}, defined.tables, defined.charts, policy)
     findings += leads.lead_premises(pages, refs, evaluated.by_id, policy)
-    findings += prose.unbound_numbers(pages, policy)
+    read = prose.scan(pages, refs, policy, root, claims)
+    findings += read.findings
     return Report(
         claims=tuple(claims),
         runs=runs,
@@ -55,7 +72,13 @@ def check(root: Path, policy: Policy, now: datetime, every_run_rounds: bool = Fa
         exact=frozenset(evaluated.exact),
         asserts=evaluated.asserts,
         history=past.status if runs else "",
+        typed=read.typed,
     )
+
+
+def run_files(runs) -> list[str]:
+    """Every file of every run, relative to the root."""
+    return [f"{path}/{name}" for path, run in runs.items() for name in (*run.blob_ids, *run.unlisted)]
 
 
 def check_pages(report: Report, root: Path) -> Report:
@@ -78,10 +101,12 @@ def check_pages(report: Report, root: Path) -> Report:
     findings = kept + page_problems
     findings += references.unknown(refs, {c.id for c in report.claims}, defined.tables, defined.charts, policy)
     findings += leads.lead_premises(pages, refs, report.by_id, policy)
-    findings += prose.unbound_numbers(pages, policy)
+    read = prose.scan(pages, refs, policy, root, report.claims)
+    findings += read.findings
     return replace(
         report,
         findings=tuple(sorted(findings)),
         page_refs=tuple(refs),
         freshness=verdicts.claim_freshness(findings),
+        typed=read.typed,
     )

@@ -29,18 +29,6 @@ class Source:
 
 
 @dataclass(frozen=True)
-class RawFile:
-    """One claim file as read: its data, or the problem that stopped the reading."""
-
-    source: Source  # line 0: the whole file
-    data: object = None
-    problem: str = ""
-    fix: str = ""
-    line: int = 0
-    column: int = 0
-
-
-@dataclass(frozen=True)
 class Tolerance:
     text: str  # as written: "5%", "0.01", "precision"
     absolute: float = 0.0
@@ -96,9 +84,7 @@ class CheckResult:
 
 
 def support(results: tuple[CheckResult, ...]) -> str:
-    """A claim's strongest check that counts and holds (agrees, bounded, direction), '' when none does.
-
-    Read by every display; a claim with any counting check that does not hold shows none."""
+    """A claim's strongest counting check that holds, '' when none does or any counting check fails."""
     if any(result.counts and result.holds is False for result in results):
         return ""
     held = {result.strength for result in results if result.counts and result.holds}
@@ -110,7 +96,6 @@ class AssertResult:
     """The gate's verdict on a claim's `asserts:`, decided once (asserted.py); the claim page and show read it."""
 
     relation: str  # as written: "> 1"
-    words: str  # in words: "greater than 1"
     holds: bool | None  # None: not judged (a stale claim, no value)
     on: str  # what it was judged on: "its 99.6% interval 1.1–1.5× (9 rounds)", "its exact value 4×", or why not
 
@@ -182,10 +167,12 @@ class Run:
     actual_files: Mapping[str, str | None] = field(default_factory=dict, compare=False)
     declared_code: Mapping[str, str] = field(default_factory=dict, compare=False)  # path -> sha256
     current_code: Mapping[str, str | None] = field(default_factory=dict, compare=False)
+    code_problems: Mapping[str, str] = field(default_factory=dict, compare=False)  # path -> why it is not ours
     tables: Mapping[str, Table] = field(default_factory=dict, compare=False)
     problem: str = ""  # why the manifest could not be used, if it could not
     unlisted: tuple[str, ...] = ()  # files in the folder that the manifest does not list
     blob_ids: Mapping[str, str] = field(default_factory=dict, compare=False)  # file name -> git blob sha1
+    manifest_sha256: str = ""  # of manifest.json's bytes, for the published registry of runs
 
     @property
     def name(self) -> str:
@@ -218,6 +205,11 @@ class RunState:
     def trusted(self) -> bool:
         """Intact, measured by today's probe code, and young enough for the policy."""
         return self.intact and not self.changed_code and not self.too_old
+
+    @property
+    def older_code(self) -> bool:
+        """Intact data measured with code that has changed since: history, unless a claim cites it."""
+        return self.intact and bool(self.changed_code)
 
     @property
     def label(self) -> str:
@@ -311,6 +303,16 @@ class ProbeSpec:
 
 
 @dataclass(frozen=True)
+class UnitSpec:
+    """A project's own unit as its policy declares it (`units:` in mkdocs.yml): checked, not yet resolved."""
+
+    name: str
+    dimension: str  # a unit's text, or the name itself for a new counted thing
+    scale: float = 1.0  # how many of `dimension` one of this unit is
+    prefixes: str = ""  # "si": SI prefixes on the name too
+
+
+@dataclass(frozen=True)
 class Policy:
     max_run_age_days: int = 365
     default_tolerance: str = "precision"
@@ -319,14 +321,19 @@ class Policy:
     max_tolerance: str = "50%"  # a claim's own tolerance above this (relative to its value) is invalid
     warn: frozenset[str] = frozenset()  # rules reported as warnings instead of failures
     max_claim_file_bytes: int = 4 * 1024 * 1024
+    max_input_bytes: int = 4 * 1024**3  # everything one check reads: claims, manifests, data, pages
     claims_dir: str = "claims"
     measurements_dir: str = "measurements"
     docs_dir: str = "docs"
     probes_dir: str = "probes"
     probes: tuple[ProbeSpec, ...] = ()
     testbeds: tuple[str, ...] = ()  # where the fleet's measure workflow measures, a runner label each
+    units: tuple[UnitSpec, ...] = ()  # the project's own units (`units:`), read by ownunits.table
 
     problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
+    config_path: str = "mkdocs.yml"  # the rest of mkdocs.yml, beside the plugin's options:
+    markdown_extensions: tuple[tuple[str, str], ...] = ()  # (name, options as JSON) pages render with
+    site_texts: tuple[tuple[int, int, str], ...] = ()  # (line, column, text) on every page: site name, nav
 
     def severity(self, rule: str) -> str:
         return "warn" if rule in self.warn else "fail"
@@ -348,6 +355,7 @@ class Report:
     exact: frozenset[str] = frozenset()  # claims computed from counts (no timing): their value is exact
     asserts: Mapping[str, AssertResult] = field(default_factory=dict)  # claim id -> its `asserts:` verdict
     history: str = ""  # "checked", or why the runs' git history was not checked
+    typed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # page -> figures its prose shows
 
     @property
     def failures(self) -> tuple[Finding, ...]:
@@ -383,8 +391,7 @@ class Report:
         return support(self.checks.get(claim_id, ()))
 
     def fresh(self, claim_id: str) -> Freshness:
-        """The claim's verdict (fresh when the gate found nothing)."""
-        return self.freshness.get(claim_id, FRESH)
+        return self.freshness.get(claim_id, FRESH)  # the claim's verdict: fresh when the gate found nothing
 
     def run_state(self, run_path: str) -> RunState:
         return self.run_states.get(run_path) or RunState(manifest_problem="not a run of this ledger")

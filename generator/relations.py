@@ -113,25 +113,25 @@ class Form:
     pattern: re.Pattern[str]  # matched against the lowered text, typographic signs made plain
     against_claim: bool  # the checked claim's value enters
     strength: str  # for `within`, Relation.strength decides by the factor
-    build: Callable[[str, re.Match[str]], Relation]
+    build: Callable[[str, re.Match[str], units.UnitTable], Relation]
 
 
-def _within(text: str, match: re.Match[str]) -> Relation:
+def _within(text: str, match: re.Match[str], _: units.UnitTable) -> Relation:
     factor = float(match.group(1))
     if not math.isfinite(factor) or not 1 <= factor <= MAX_FACTOR:
         raise RelationError(f"within {match.group(1)}x: the factor must be a number from 1 to {MAX_FACTOR:g}")
     return Relation(text, "within", factor)
 
 
-def _bound(text: str, match: re.Match[str]) -> Relation:
-    return Relation(text, match.group(1), _finite(match.group(2)), _unit(text, match.group(3)))
+def _bound(text: str, match: re.Match[str], table: units.UnitTable) -> Relation:
+    return Relation(text, match.group(1), _finite(match.group(2)), _unit(text, match.group(3), table))
 
 
-def _between(text: str, match: re.Match[str]) -> Relation:
+def _between(text: str, match: re.Match[str], table: units.UnitTable) -> Relation:
     low, high = _finite(match.group(1)), _finite(match.group(2))
     if not low < high:
         raise RelationError(f"in {text.strip()!r}: the first number must be smaller than the second")
-    return Relation(text, "between", low, _unit(text, match.group(3)), upper=high)
+    return Relation(text, "between", low, _unit(text, match.group(3), table), upper=high)
 
 
 def _finite(written: str) -> float:
@@ -141,21 +141,21 @@ def _finite(written: str) -> float:
     return number
 
 
-def _unit(text: str, written: str) -> str:
+def _unit(text: str, written: str, table: units.UnitTable) -> str:
     unit = written.strip()
     if unit:
         try:
-            units.parse(unit)
+            units.parse(unit, table)
         except units.UnitError as error:
             raise RelationError(f"in {text.strip()!r}: {error}") from None
     return unit
 
 
 FORMS = (
-    Form("same", re.compile(r"^(?:same|=)$"), True, AGREES, lambda text, _: Relation(text, "same")),
+    Form("same", re.compile(r"^(?:same|=)$"), True, AGREES, lambda text, *_: Relation(text, "same")),
     Form("within", re.compile(rf"^within\s+({_NUMBER})\s*x$", re.ASCII), True, AGREES, _within),
-    Form("above", re.compile(r"^above$"), True, BOUNDED, lambda text, _: Relation(text, "above")),
-    Form("below", re.compile(r"^below$"), True, BOUNDED, lambda text, _: Relation(text, "below")),
+    Form("above", re.compile(r"^above$"), True, BOUNDED, lambda text, *_: Relation(text, "above")),
+    Form("below", re.compile(r"^below$"), True, BOUNDED, lambda text, *_: Relation(text, "below")),
     Form("bound", re.compile(rf"^(>=|<=|>|<)\s*({_NUMBER})\s*(.*)$", re.ASCII | re.DOTALL), False, DIRECTION, _bound),
     Form(
         "between",
@@ -172,8 +172,9 @@ SAME = Relation("same", "same")
 UNIT_CASE = ("bound", "between")  # forms that end in a unit, matched on the text as written (MB is not mB)
 
 
-def parse(text: object, field: str = "expects") -> Relation:
-    """'> 1' -> Relation(op='>', bound=1.0); raises RelationError saying what is allowed (in `field`)."""
+def parse(text: object, table: units.UnitTable = units.BUILT_IN, field: str = "expects") -> Relation:
+    """'> 1' -> Relation(op='>', bound=1.0); raises RelationError saying what is allowed (in `field`; a
+    bound's unit is read with the project's units table)."""
     if not isinstance(text, str) or not text.strip():
         raise RelationError(f"`{field}` must be text, found {text!r}")
     if len(text) > 100:
@@ -185,7 +186,7 @@ def parse(text: object, field: str = "expects") -> Relation:
         # The unit after a bound keeps its case; the words are read in any case.
         match = form.pattern.match(cleaned if form.op in UNIT_CASE else cleaned.lower())
         if match:
-            return form.build(text, match)
+            return form.build(text, match, table)
     raise RelationError(f"cannot read relation {text!r}")
 
 

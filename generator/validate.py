@@ -13,7 +13,8 @@ import re
 
 from . import formula, units
 from .grounding import MIXED
-from .records import KINDS, RETIRED, STATUSES, Claim, Finding, RawFile, Source
+from .load import RawFile
+from .records import KINDS, RETIRED, STATUSES, Claim, Finding, Source
 from .runs import TESTBED_PATTERN
 from .validate_fields import _REQUIRED_FIX, _asserts, _checks, _citation, _evidence, _inputs, _Problems, _type
 from .validate_ledger import ledger_problems
@@ -48,9 +49,12 @@ FIELDS_FIX = "use only: " + ", ".join(FIELDS)
 
 
 def claims(
-    raw_files: list[RawFile], measurements_dir: str = "measurements", max_tolerance: float = 0.5
+    raw_files: list[RawFile],
+    measurements_dir: str = "measurements",
+    max_tolerance: float = 0.5,
+    table: units.UnitTable = units.BUILT_IN,
 ) -> tuple[list[Claim], list[Finding]]:
-    """Claims from every file, plus every problem found, each with file and line."""
+    """Claims from every file, plus every problem found, each with file and line (units read with `table`)."""
     found: list[Claim] = []
     findings: list[Finding] = []
     for raw in raw_files:
@@ -58,12 +62,17 @@ def claims(
             findings.append(Finding(Source(raw.source.path, raw.line, raw.column), "", "invalid", raw.problem, raw.fix))
             continue
         for mapping, where in _claim_mappings(raw, findings):
-            claim, problems = _claim(mapping, where, measurements_dir, max_tolerance)
+            claim, problems = _claim(mapping, where, measurements_dir, max_tolerance, table)
             findings += problems
             if claim:
                 found.append(claim)
     findings += ledger_problems(found)
     return found, findings
+
+
+def _word(text: str) -> bool:
+    """One word a project might declare as its own unit ('zorps'), not a unit with a qualifier ('% slower')."""
+    return bool(text.strip()) and not any(c.isspace() or c == "/" for c in text.strip())
 
 
 def _claim_mappings(raw: RawFile, findings: list[Finding]):
@@ -119,7 +128,7 @@ def _claim_mappings(raw: RawFile, findings: list[Finding]):
 
 
 def _claim(
-    mapping: LocatedDict, where: Source, measurements_dir: str, max_tolerance: float
+    mapping: LocatedDict, where: Source, measurements_dir: str, max_tolerance: float, table: units.UnitTable
 ) -> tuple[Claim | None, list[Finding]]:
     raw_id = mapping.get("id")
     claim_id = raw_id if isinstance(raw_id, str) and ID_PATTERN.fullmatch(raw_id) else ""
@@ -161,15 +170,16 @@ def _claim(
     testbed = check.text("testbed")
     if unit:
         try:
-            units.parse(unit)
+            units.parse(unit, table)
         except units.UnitError as error:
-            near = units.suggestion(unit)
+            near = units.suggestion(unit, table)
             check.add(
                 "unit",
                 str(error),
                 f'write `unit: "{near}"` and put any qualifier in the statement'
+                + (f", or declare `{unit.strip()}` under `units:` in mkdocs.yml" if _word(unit) else "")
                 if near
-                else "use a unit from guide/checks.md (e.g. ×, %, tok/s, GB/s, ms, B, KiB, tokens)",
+                else "use a unit from guide/checks.md (e.g. ×, %, tok/s, GB/s, ms, B, KiB, tokens), or declare it under `units:` in mkdocs.yml",
             )
     if testbed and testbed.strip() != testbed:
         check.add(
@@ -282,8 +292,8 @@ def _claim(
                 )
     source = _citation(mapping.get("source"), check) if kind == "borrowed" else None
 
-    asserts = _asserts(mapping, check, kind, unit)
-    checks = _checks(mapping.get("checked_by"), check, ID_PATTERN)
+    asserts = _asserts(mapping, check, kind, unit, table)
+    checks = _checks(mapping.get("checked_by"), check, ID_PATTERN, table)
     checked_by = tuple(spec.claim_id for spec in checks)
     if "checked_by" in mapping and kind and kind not in CHECKABLE:
         check.add(

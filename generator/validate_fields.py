@@ -185,7 +185,7 @@ def _type(value: object) -> str:
     return {bool: "a boolean", int: "a number", float: "a number", str: "text"}.get(type(value), type(value).__name__)
 
 
-def _checks(value: object, check: _Problems, id_pattern) -> tuple[CheckSpec, ...]:
+def _checks(value: object, check: _Problems, id_pattern, table: units.UnitTable) -> tuple[CheckSpec, ...]:
     """`checked_by`: ids (the plain form: the same quantity) or {claim: id, expects: "> 1"} mappings."""
     if value is None:
         return ()
@@ -216,7 +216,7 @@ def _checks(value: object, check: _Problems, id_pattern) -> tuple[CheckSpec, ...
             )
             continue
         try:
-            relations.parse(expects)
+            relations.parse(expects, table)
         except relations.RelationError as error:
             check.add("checked_by", f"check by {target}: {error}", relations.HELP)
             continue
@@ -227,7 +227,7 @@ def _checks(value: object, check: _Problems, id_pattern) -> tuple[CheckSpec, ...
     return tuple(spec for spec in found if id_pattern.fullmatch(spec.claim_id))
 
 
-def _asserts(mapping: LocatedDict, check: _Problems, kind: str, unit: str) -> str:
+def _asserts(mapping: LocatedDict, check: _Problems, kind: str, unit: str, table: units.UnitTable) -> str:
     """`asserts`: a bound on the claim's own value (> >= < <= N, between N and M), in a unit of its dimension."""
     if "asserts" not in mapping:
         return ""
@@ -241,7 +241,7 @@ def _asserts(mapping: LocatedDict, check: _Problems, kind: str, unit: str) -> st
         )
         return ""
     try:
-        relation = relations.parse(value, "asserts")
+        relation = relations.parse(value, table, "asserts")
     except relations.RelationError as error:
         check.add("asserts", str(error), relations.ASSERTS_HELP)
         return ""
@@ -253,7 +253,7 @@ def _asserts(mapping: LocatedDict, check: _Problems, kind: str, unit: str) -> st
         )
         return ""
     try:
-        mine, bound = units.parse(unit), units.parse(relation.unit or unit)
+        mine, bound = units.parse(unit, table), units.parse(relation.unit or unit, table)
     except units.UnitError:
         return value.strip()  # the claim's unit is reported on its own line
     if mine.dimension != bound.dimension:

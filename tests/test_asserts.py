@@ -88,6 +88,28 @@ def test_a_bound_in_another_unit_of_the_claims_dimension_is_converted(tmp_path):
     assert "bw-holds" not in result.output
 
 
+def test_a_bound_in_a_unit_the_project_declares_is_read_with_its_table(tmp_path):
+    policy = "site_name: t\nplugins:\n  - ledger:\n      units:\n        kWh: {dimension: J, scale: 3600000}\n"
+    run = rounds_run(tmp_path, {16: [x * 3_600_000 for x in SPREAD]}, column="joules")  # 1.1–1.5 kWh
+    joules = claim("e", run, "4716000", column="joules").replace('unit: "×"', "unit: J")
+    write_tree(
+        tmp_path,
+        {
+            "mkdocs.yml": policy,
+            "claims/a.yaml": "claims:"
+            + joules.replace("id: e", "id: e-holds") + '    asserts: "> 1 kWh"\n'
+            + joules.replace("id: e", "id: e-fails") + '    asserts: "< 1.4 kWh"\n',
+        },
+    )  # fmt: skip
+    result = check(tmp_path)
+    assert result.exit_code == 1, result.output
+    assert (
+        "claims/a.yaml:18: e-fails: not-significant: 4716000 J asserts < 1.4 kWh, but its 99.6% interval is "
+        "3960000–5400000 J (9 rounds)\n"
+    ) in result.output
+    assert "e-holds" not in result.output and "invalid" not in result.output
+
+
 def test_a_run_without_raw_rounds_is_judged_on_its_min_max_and_says_so(tmp_path):
     run = a_run(tmp_path, [{"batch": 16, "rounds": 7, "speedup": 1.301, "speedup_min": 0.74, "speedup_max": 1.51}])
     text = claim("cpu-moe-speedup-b16", run, "1.301", extra='\n    asserts: "> 1"')

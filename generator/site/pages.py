@@ -146,17 +146,23 @@ def search_entries(report: Report, directory_urls: bool = True) -> list[dict[str
     return entries
 
 
+MAX_SOURCE_BYTES = 16 << 20  # as the gate's cap on a code file
+
+
 def read_sources(root: Path, report: Report) -> dict[str, str]:
     """The text of every probe/harness file and manifest that run pages show (the I/O for this stage)."""
-    wanted = {path for run in report.runs.values() for path in run.declared_code}
+    # A code file outside the repository, under .git/ or behind a link is never published (the gate
+    # refuses its run); every file is read with the gate's cap.
+    wanted = {path for run in report.runs.values() for path in run.declared_code if path not in run.code_problems}
     wanted |= {run.source.path for run in report.runs.values()}
     found = {}
     for path in sorted(wanted):
         file = root / path
-        if ".." in Path(path).parts or Path(path).is_absolute() or not file.is_file():
+        if ".." in Path(path).parts or Path(path).is_absolute() or not file.is_file() or file.is_symlink():
             continue
         try:
-            found[path] = file.read_text(encoding="utf-8")
+            if file.stat().st_size <= MAX_SOURCE_BYTES:
+                found[path] = file.read_bytes()[:MAX_SOURCE_BYTES].decode("utf-8")
         except (OSError, UnicodeDecodeError):
             continue
     return found
@@ -317,7 +323,11 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
         for run in sorted(runs, key=lambda r: r.path, reverse=True):
             state = report.run_state(run.path)
             problems = state.reasons
-            status = badge(state.label, "fresh" if state.trusted else "stale")
+            status = (
+                badge("older code", "lead")  # intact, uncited: history, never a failure
+                if state.older_code and not state.too_old and not cited[run.path]
+                else badge(state.label, "fresh" if state.trusted else "stale")
+            )
             files = ", ".join(f"{esc(name)} ({len(t.rows):,} rows)" for name, t in sorted(run.tables.items()))
             rows.append(
                 f"<tr><td>{run_link(run, page.links)}</td><td>{esc(run.testbed)}</td>"
