@@ -42,6 +42,7 @@ from peak import timed_with_peak  # noqa: E402  (benchmarks/peak.py, beside this
 
 from generator.config import project_policy  # noqa: E402
 from generator.gate import check  # noqa: E402
+from generator.hashcache import CACHE_ROOT  # noqa: E402
 from generator.records import Policy  # noqa: E402
 from generator.runs import write_run  # noqa: E402
 
@@ -176,7 +177,7 @@ def main() -> None:
         for _ in range(args.repeat):  # alternating with the floor, so load on the machine hits each alike
             floors.append(median_seconds(lambda: parse_only(root), 1))
             runs["no-cache"].append(ledger_check(root, "--no-cache"))
-            shutil.rmtree(root / ".cache", ignore_errors=True)
+            shutil.rmtree(root / CACHE_ROOT, ignore_errors=True)
             runs["cold"].append(ledger_check(root))
             runs["warm"].append(ledger_check(root))
         floor = statistics.median(floors)

@@ -18,10 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .hashcache import CACHE_ROOT
 from .records import Finding, Run, Source
 
 CHECKED = "checked"
-CACHE_FOLDER = ".cache"
+CACHE_FOLDER = CACHE_ROOT
 _ENV = {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
 

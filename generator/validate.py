@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import difflib
 import functools
-import re
 
 from . import formula, units
 from .grounding import MIXED
 from .load import RawFile
 from .records import KINDS, RETIRED, STATUSES, Claim, Finding, Source
-from .runs import TESTBED_PATTERN
+from .runs import KEBAB_CASE, TESTBED_PATTERN
 from .validate_fields import _REQUIRED_FIX, _asserts, _checks, _citation, _evidence, _inputs, _Problems, _type
 from .validate_ledger import ledger_problems
-from .values import DECIMAL_PATTERN, finite_number, parse_tolerance
+from .values import NUMBER_PATTERN, finite_number, parse_tolerance
 from .yamlread import LocatedDict, LocatedList
 
-ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+ID_PATTERN = KEBAB_CASE
 
 FIELDS = (
     "id",
@@ -212,7 +211,7 @@ def _claim(
                 f"value {written[:40]}{'…' if len(written) > 40 else ''} is not a finite number",
                 "write a finite decimal number (no .inf or .nan; at most about 1.8e308)",
             )
-        elif not DECIMAL_PATTERN.match(written.strip()):
+        elif not NUMBER_PATTERN.match(written.strip()):
             check.add(
                 "value",
                 f"value {written!r} is not written as a decimal number",

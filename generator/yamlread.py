@@ -36,14 +36,17 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
 
 
 _TAG = "tag:yaml.org,2002:"
+# The one number grammar: a YAML 1.2 decimal number, as claim values are written; values.py reads CSV
+# cells, tolerances and precision with it, relations.py the bounds of `asserts` and `checked_by`.
+UNSIGNED = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+NUMBER = rf"[-+]?{UNSIGNED}"
+_NUMBER = re.compile(NUMBER, re.ASCII)
 _CORE = [
     (_TAG + "bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), "tTfF"),
     (_TAG + "int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), "-+0123456789"),
     (
         _TAG + "float",
-        re.compile(
-            r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-        ),
+        re.compile(rf"^(?:{NUMBER}|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
         "-+0123456789.",
     ),
     (_TAG + "null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]),
@@ -83,7 +86,7 @@ def _scalar(tag: str, text: str) -> object:
         return float("-inf") if lowered.startswith("-") else float("inf")
     if lowered == ".nan":
         return float("nan")
-    if not re.fullmatch(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?", lowered, re.ASCII):
+    if not _NUMBER.fullmatch(lowered):
         raise ValueError(f"{text[:40]!r} is not a number")
     return float(lowered)
 

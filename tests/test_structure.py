@@ -110,6 +110,30 @@ def test_records_are_slotted():
     assert sum(1 for path in MODULES.values() for _ in _frozen_records(path)) > 60  # the walk finds them
 
 
+# Each name or grammar is spelled once in generator/ (timing.py, hashed into every run, aside); the
+# others import it. The prose scanner's figure grammar (numbers.py: "1,024", no sign) is its own.
+ONE_COPY = {
+    "the kebab-id pattern (runs.KEBAB)": "[a-z0-9]+(",
+    "the probe-name pattern (runs.SNAKE)": "[a-z0-9_]+",
+    "the number grammar (yamlread.UNSIGNED)": "[eE][-+]?",
+    "the no-gap units (units.gap)": '"×", "x", "%"',
+    "the figures folder (reads.FIGURES)": '"figures"',
+    "the cache folder (hashcache.CACHE_ROOT)": '".cache"',
+}
+
+
+@pytest.mark.parametrize("spelling", ONE_COPY.values(), ids=ONE_COPY.keys())
+def test_each_name_and_grammar_is_spelled_once(spelling):
+    found = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in MODULES.values()
+        if path.name != "timing.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if spelling in line
+    ]
+    assert len(found) == 1, found
+
+
 MARKDOWN = "markdown_extensions:" + (REPO / "mkdocs.yml").read_text().split("markdown_extensions:")[1]
 
 

@@ -31,7 +31,6 @@ from ..records import Claim, LedgerError, Report, Run, Source
 from .tables import frame_of
 
 MARK = "__ledger_figure__"
-FOLDER = FIGURES  # one name for the folder: reads.py
 
 
 class FigureError(LedgerError):
@@ -221,7 +220,7 @@ class Drawn:
     error: str = ""
 
 
-def load(root: Path, folder: str = FOLDER) -> tuple[dict[str, Figure], list[str]]:
+def load(root: Path, folder: str = FIGURES) -> tuple[dict[str, Figure], list[str]]:
     """Import every figures/*.py by path (fresh each build) -> ({"chart:id": Figure}, problems)."""
     figures: dict[str, Figure] = {}
     problems: list[str] = []

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mkdocs.utils import get_relative_url
 
-from .. import references
+from .. import hashcache, references
 from ..records import Claim, Finding, PageRef, Report, Run
 from ..relations import SHOWN
 from ..values import noise_text, stated
@@ -27,7 +27,7 @@ MEASUREMENTS = "measurements/index.md"
 GATE = "gate/index.md"
 ASSETS = "assets/ledger"
 ASSET_FILES = Path(__file__).parent / "assets"  # the CSS and JS shipped with the package
-CACHE = ".cache/ledger"  # the Vega bundle and chart SVGs, made once (Material's plugins use .cache/ too)
+CACHE = hashcache.FOLDER  # the Vega bundle and chart SVGs, made once (Material's plugins use .cache/ too)
 
 
 def esc(text: object) -> str:
