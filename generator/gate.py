@@ -10,7 +10,20 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from . import attributes, evidence, figures, history, leads, load, ownunits, prose, references, validate, verdicts
+from . import (
+    attributes,
+    evidence,
+    figures,
+    history,
+    leads,
+    load,
+    ownunits,
+    prose,
+    references,
+    validate,
+    verdicts,
+)
+from .config import project_policy
 from .records import Policy, Report
 from .rules import PAGE_RULES
 from .values import parse_tolerance
@@ -72,6 +85,15 @@ def check(
         history=past.status if runs else "",
         typed=read.typed,
     )
+
+
+def check_project(
+    root: Path, config: Path | None, now: datetime, every_run_rounds: bool = False, *, require_history: bool = False
+) -> Report:
+    """check() on the project --root and --config name: its policy read from mkdocs.yml (or the defaults)."""
+    root = root.resolve()
+    policy = project_policy(root, config)
+    return check(root, policy, now, every_run_rounds, require_history=require_history)
 
 
 def run_files(runs) -> list[str]:

@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from . import attributes, integrity, reading, yamlread
 from .reading import UNBOUNDED, Budget, Unreadable, blob_id, read_capped
 from .records import Finding, RawFile, Run, Source, Table
-from .runs import MANIFEST, PARTIAL_PREFIX, is_samples
+from .runs import MANIFEST, PARTIAL_PREFIX, Manifest, is_samples
 
 __all__ = ["Budget", "Unreadable", "blob_id", "read_capped"]  # read by config, figures and prose too
 
@@ -127,11 +127,11 @@ def _run(
     problems = integrity.shape(manifest)
     if problems:
         return Run(path, source, problem="manifest.json " + "; ".join(problems))
-    probe = manifest["probe"]
-    declared_code = dict(probe["code"])
-    declared_files = {str(name): entry["sha256"] for name, entry in manifest["files"].items()}
-    started, _ = integrity.parse_time(manifest["started"])
-    finished, _ = integrity.parse_time(manifest["finished"])
+    record = Manifest.read(manifest)
+    declared_code = dict(record.code)
+    declared_files = {name: sha256 for name, (sha256, _) in record.files.items()}
+    started, _ = integrity.parse_time(record.started)
+    finished, _ = integrity.parse_time(record.finished)
     actual_files: dict[str, str | None] = {}
     blob_ids = {MANIFEST: blob_id(manifest_bytes)}
     tables: dict[str, Table] = {}
@@ -171,12 +171,12 @@ def _run(
     return Run(
         path,
         source,
-        probe=str(probe.get("path", "")),
-        testbed=str(manifest.get("testbed", "")),
+        probe=record.probe_path,
+        testbed=record.testbed,
         started=started,
         finished=finished,
-        parameters=manifest.get("parameters") or {},
-        environment=manifest.get("environment") or {},
+        parameters=record.parameters,
+        environment=record.environment,
         declared_files=declared_files,
         actual_files=actual_files,
         declared_code=declared_code,

@@ -10,7 +10,10 @@ from helpers_site import serving
 
 playwright = pytest.importorskip("playwright.sync_api")
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs chromium (scripts/ensure-chromium)")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs chromium (scripts/ensure-chromium)"),
+]
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",

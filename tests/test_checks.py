@@ -4,18 +4,12 @@ and each check has a strength: only a check that agrees with the value supports 
 from __future__ import annotations
 
 import pytest
-from helpers import MEASURED, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import MEASURED, SPEEDUP_ROWS, a_run, ledger, run_ledger, write_tree
 
 from generator import relations
 from generator.records import CheckResult, support
 
 KV_RUN_ROWS = [{"dtype": "bf16", "bytes_per_token": 20480}]
-
-
-def ledger(tmp_path, claims: str, rows=SPEEDUP_ROWS):
-    a_run(tmp_path, rows)
-    write_tree(tmp_path, {"claims/moe.yaml": claims})
-    return run_ledger("check", cwd=tmp_path)
 
 
 KV = """

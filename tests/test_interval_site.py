@@ -4,9 +4,12 @@ two values for one quantity: the stated value, the run's row beside it and the d
 import re
 from datetime import timedelta
 
+import pytest
 from helpers import RUN_TIME, run_ledger, run_mkdocs, write_tree
 from helpers_rounds import claim, rounds_run
 from helpers_site import MKDOCS, article
+
+pytestmark = pytest.mark.site
 
 DOUBLED = """
   - id: doubled

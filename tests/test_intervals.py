@@ -3,11 +3,10 @@ order-statistic interval, a run without raw rounds still checks; formulas carry 
 refresh judge moves with the same statistics. Real runs (the run writer), the real command line."""
 
 import json
-import subprocess
 from datetime import timedelta
 
 import pytest
-from helpers import RUN_TIME, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import RUN_TIME, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
 from helpers_rounds import claim, noisy, rewrite_rounds, rounds_run
 
 from generator import load
@@ -158,12 +157,6 @@ def test_a_formula_dividing_by_an_interval_around_zero_has_no_interval_and_no_tr
 
 
 # -- review and refresh speak the same statistics ---------------------------------------------------
-
-
-def git(root, *args):
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, check=True, capture_output=True
-    )
 
 
 def remeasured(tmp_path, shift: float, extra: str = ""):

@@ -20,6 +20,8 @@ from generator.runs import sha256_file
 from generator.site import charts, figure_api, render, tables
 from generator.site.pages import md_text
 
+pytestmark = pytest.mark.site
+
 # -- pure pieces ----------------------------------------------------------------------------------
 
 

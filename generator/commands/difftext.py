@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from .diff import COLUMNS, DETAILS, FLAGS, ClaimChange, Diff
+from .compare import COLUMNS, DETAILS, FLAGS, ClaimChange, Diff
 from .revisions import Revision
 
 
