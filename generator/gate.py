@@ -82,6 +82,8 @@ def check(
         checks=evaluated.checks,
         intervals=evaluated.intervals,
         no_rounds=evaluated.no_rounds,
+        exact=frozenset(evaluated.exact),
+        asserts=evaluated.asserts,
         history=past.status if runs else "",
         typed=read.typed,
     )

@@ -9,11 +9,12 @@ import hashlib
 import json
 import os
 from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from . import attributes, integrity, reading, yamlread
 from .reading import UNBOUNDED, Budget, Unreadable, blob_id, read_capped
-from .records import Finding, RawFile, Run, Source, Table
+from .records import Finding, Run, Source, Table
 from .runs import MANIFEST, PARTIAL_PREFIX, Manifest, is_samples
 
 __all__ = ["Budget", "Unreadable", "blob_id", "read_capped"]  # read by config, figures and prose too
@@ -25,6 +26,18 @@ MAX_PAGE_BYTES = 4 << 20
 MAX_CONFIG_BYTES = 1 << 20
 NOT_PARSED = "is not parsed: raw rounds are read only in runs a claim cites"
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # every extension MkDocs renders as Markdown
+
+
+@dataclass(frozen=True)
+class RawFile:
+    """One claim file as read: its data, or the problem that stopped the reading."""
+
+    source: Source  # line 0: the whole file
+    data: object = None
+    problem: str = ""
+    fix: str = ""
+    line: int = 0
+    column: int = 0
 
 
 def claim_files(root: Path, claims_dir: str, max_bytes: int, budget: Budget = UNBOUNDED) -> list[RawFile]:

@@ -29,18 +29,6 @@ class Source:
 
 
 @dataclass(frozen=True)
-class RawFile:
-    """One claim file as read: its data, or the problem that stopped the reading."""
-
-    source: Source  # line 0: the whole file
-    data: object = None
-    problem: str = ""
-    fix: str = ""
-    line: int = 0
-    column: int = 0
-
-
-@dataclass(frozen=True)
 class Tolerance:
     text: str  # as written: "5%", "0.01", "precision"
     absolute: float = 0.0
@@ -104,6 +92,15 @@ def support(results: tuple[CheckResult, ...]) -> str:
 
 
 @dataclass(frozen=True)
+class AssertResult:
+    """The gate's verdict on a claim's `asserts:`, decided once (asserted.py); the claim page and show read it."""
+
+    relation: str  # as written: "> 1"
+    holds: bool | None  # None: not judged (a stale claim, no value)
+    on: str  # what it was judged on: "its 99.6% interval 1.1–1.5× (9 rounds)", "its exact value 4×", or why not
+
+
+@dataclass(frozen=True)
 class ClaimInterval:
     """Where a claim's value lies given its noise, decided once (intervals.py); every display reads it."""
 
@@ -137,6 +134,7 @@ class Claim:
     tolerance: Tolerance | None = None
     note: str = ""
     field_lines: tuple[tuple[str, int], ...] = ()
+    asserts: str = ""  # the relation the prose relies on, as written ("> 1"); judged on its interval
 
     @property
     def retired(self) -> bool:
@@ -354,6 +352,8 @@ class Report:
     checks: Mapping[str, tuple[CheckResult, ...]] = field(default_factory=dict)  # claim id -> its checks
     intervals: Mapping[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval, if any
     no_rounds: Mapping[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
+    exact: frozenset[str] = frozenset()  # claims computed from counts (no timing): their value is exact
+    asserts: Mapping[str, AssertResult] = field(default_factory=dict)  # claim id -> its `asserts:` verdict
     history: str = ""  # "checked", or why the runs' git history was not checked
     typed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # page -> figures its prose shows
 

@@ -81,14 +81,9 @@ class Manifest:
         )
 
 
-def samples_name(table: str) -> str:
-    """The file holding a table's raw rounds: results.csv -> samples.csv, NAME.csv -> NAME.samples.csv."""
-    stem = table[: -len(".csv")] if table.endswith(".csv") else table
-    return "samples.csv" if stem == "results" else f"{stem}.samples.csv"
-
-
 def is_samples(name: str) -> bool:
-    """Whether a run's file holds raw rounds (samples.csv, NAME.samples.csv)."""
+    """Whether a run's file holds raw rounds (samples.csv, NAME.samples.csv: timing.samples_file, which
+    this module does not import, so a probe importing the run writer does not hash the timer)."""
     return name == "samples.csv" or name.endswith(".samples.csv")
 
 

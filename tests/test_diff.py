@@ -162,6 +162,15 @@ def test_diff_flags_a_claim_whose_own_tolerance_was_loosened(tmp_path):
     )
 
 
+def test_diff_lists_a_claim_whose_asserted_relation_changed(tmp_path):
+    base = ledger_repo(tmp_path, MEASURED + PREDICTED + '    asserts: "> 1"\n')
+    commit(tmp_path, {"claims/moe.yaml": MEASURED + PREDICTED + '    asserts: "> 7"\n'})  # what the prose relies on
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert "- `moe-speedup-doubled` also changed: asserts\n" in result.output
+    changed = json.loads(run_ledger("diff", base, "HEAD", "--format", "json", cwd=tmp_path).output)["changed"]
+    assert changed[0]["fields"] == {"asserts": {"old": "> 1", "new": "> 7"}}
+
+
 def test_diff_shows_a_policy_that_turns_failures_into_warnings(tmp_path):
     base = ledger_repo(tmp_path)
     commit(tmp_path, {"mkdocs.yml": MKDOCS + "      warn: [drifted, too-old]\n"})

@@ -159,7 +159,7 @@ def test_inline_claim_shows_value_kind_badge_and_links_to_its_page(built_site):
     page = article(built_site, "")
     assert (
         '<a class="ledger-claim ledger-claim--measured ledger-claim--asserted" href="claim/moe-speedup-b16/" '
-        'title="MoE expert reads get faster per token at B=16 than at B=1 — no raw rounds; testbed linux-cpu; '
+        'title="MoE expert reads get faster per token at B=16 than at B=1 — exact; testbed linux-cpu; '
         'measured, asserted" data-claim="moe-speedup-b16"><span class="ledger-value">3.59×</span>'
         '<span class="ledger-badge ledger-badge--measured">measured</span></a>'
     ) in page

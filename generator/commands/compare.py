@@ -37,7 +37,7 @@ FLAGS = {
 }
 KIND_RANK = {"measured": 0, "extrapolated": 1, "borrowed": 2}  # a higher rank is weaker evidence
 COLUMNS = ("value", "kind", "status", "testbed", "evidence", "freshness")  # the tables' columns
-DETAILS = ("statement", "row", "inputs", "source", "checked by", "retired by", "tolerance", "note")
+DETAILS = ("statement", "row", "inputs", "source", "checked by", "retired by", "tolerance", "asserts", "note")
 
 
 @dataclass(frozen=True)
@@ -204,6 +204,7 @@ def shown(claim: Claim, report: Report) -> dict[str, str]:
         "checked by": ", ".join(_check_text(spec, results.get(spec.claim_id)) for spec in claim.checks),
         "retired by": ", ".join(claim.retired_by),
         "tolerance": claim.tolerance.text if claim.tolerance else "",
+        "asserts": claim.asserts,
         "note": claim.note,
     }
 

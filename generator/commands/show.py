@@ -11,7 +11,7 @@ from .. import lineage
 from ..gate import check_project
 from ..records import Claim, LedgerError, Report, Run
 from ..relations import SHOWN
-from ..values import noise_text, stated
+from ..values import assert_text, noise_text, stated
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
 
@@ -46,6 +46,8 @@ def tree(report: Report, claim_id: str) -> str:
     noise = noise_text(claim, report)
     if noise:
         lines.append(f"{noise}")
+    if claim.id in report.asserts:
+        lines.append(assert_text(report.asserts[claim.id]))
     lines += _draw(_upstream(report, by_id, claim, (claim.id,)), "")
     below = _downstream(report, by_id, claim.id, (claim.id,))
     lines.append("what depends on it:" if below else "what depends on it: nothing")

@@ -8,7 +8,17 @@ from dataclasses import dataclass
 from .. import lineage
 from ..records import Claim, Report, Table
 from ..relations import SHOWN
-from ..values import allowed_text, format_value, level_text, noise_text, range_text, select_row, stated, tolerance_for
+from ..values import (
+    allowed_text,
+    assert_text,
+    format_value,
+    level_text,
+    noise_text,
+    range_text,
+    select_row,
+    stated,
+    tolerance_for,
+)
 from .render import admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner, run_link
 from .tables import frame_of, html_table
 
@@ -100,6 +110,8 @@ def facts(claim: Claim, report: Report) -> str:
         noise = noise_text(claim, report)
         if noise:
             rows.append(("interval", esc(noise)))
+        if claim.id in report.asserts:
+            rows.append(("asserts", esc(assert_text(report.asserts[claim.id]).removeprefix("asserts "))))
         if claim.value is not None:
             tolerance = tolerance_for(claim, report.policy)
             rows.append(("tolerance", esc(allowed_text(tolerance))))
@@ -205,10 +217,17 @@ def interval_html(claim: Claim, report: Report) -> str:
     """How the claim's interval was found, in words (the gate decided it: report.intervals)."""
     found = report.intervals.get(claim.id)
     missing = report.no_rounds.get(claim.id, "")
+    if found is None and claim.id in report.exact:
+        if claim.kind == "measured":
+            return "<p>Exact: computed from counts (no rounds, no min–max columns), so its value is its interval.</p>"
+        return "<p>Exact: every input is exact (or borrowed, taken as stated), so neither has an interval.</p>"
     if found is None:
         if claim.kind == "measured":
             return f"<p>No raw rounds ({esc(missing)}) and no min–max columns: the value has no interval.</p>"
-        return "<p>None of its inputs has an interval, so neither has the value.</p>"
+        return (
+            "<p>No interval: an input has none (a timed value without raw rounds or a min–max range), or its "
+            "inputs' intervals cannot be carried through the formula.</p>"
+        )
     ends = esc(range_text(found.low, found.high, claim.unit))
     level = esc(level_text(found.level)) or "an unknown share"
     if found.basis == "rounds":
