@@ -133,6 +133,7 @@ REPORT_PAGES = [
     "claims/fell/",
     "measurements/",
     "gate/",
+    "claim/h200-wg-speedup-b16/",  # a claim page: its evidence row comes from a 40-column CSV
 ]
 WIDER_THAN_ARTICLE = """() => {
   const article = document.querySelector('article').getBoundingClientRect();

@@ -212,6 +212,10 @@ def test_claim_page_shows_evidence_rows_manifest_lineage_and_citing_pages(built_
         '<tr class="ledger-used-row"><td style="text-align: right">16</td><td class="ledger-used" '
         'style="text-align: right">3.6</td>'
     ) in page.replace('style="text-align: right" class="ledger-used"', 'class="ledger-used" style="text-align: right"')
+    # the row narrowed to the columns the claim names; the rest of it folded, one column per line
+    used, folded = page.split("<summary>All 3 columns of the row</summary>")
+    assert "byte_ratio" not in used.split("The row used")[1]
+    assert '<tr><td>byte_ratio</td><td style="text-align: right">1.8</td></tr>' in folded.split("</details>")[0]
     assert f"<summary>Manifest of {run}</summary>" in page
     assert f'href="../../run/toy/{run}/#probe-source"' in page
     assert 'checks <a class="ledger-claim-id" href="../m1max-moe-speedup-b16/"' in page

@@ -143,15 +143,37 @@ def measured(claim: Claim, report: Report, links) -> str:
     if table is not None and not table.problem and all(c in table.columns for c, _ in evidence.where):
         used = select_row(table, evidence.where)
         if used:
-            frame = frame_of(Table(table.columns, tuple(table.rows[i] for i in used)))
-            out.append("<p>The row used (the cell the value comes from is marked):</p>")
-            out.append(html_table(frame, highlight={i: {evidence.column} for i in range(len(frame))}))
+            out.append(row_used(table, used, evidence))
     out.append(interval_html(claim, report))
     out.append(manifest_summary(run))
     out.append(
         f'<p>The probe\'s source: <a href="{esc(links.run(run.path, "probe-source"))}">'
         f"<code>{esc(run.probe)}</code> on the run's page</a>.</p>"
     )
+    return "".join(out)
+
+
+def row_used(table: Table, used: list[int], evidence) -> str:
+    """The row(s) a claim reads, narrowed to the columns it names (the `where` columns and the
+    value's), so the marked cell stays in the text column however wide the CSV is; a single row's
+    other columns follow, folded, one per line."""
+    named = {column for column, _ in evidence.where} | {evidence.column}
+    keep = [column for column in table.columns if column in named]
+    positions = [table.columns.index(column) for column in keep]
+    rows = tuple(tuple(table.rows[i][p] for p in positions) for i in used)
+    frame = frame_of(Table(tuple(keep), rows))
+    out = [
+        "<p>The row used (the cell the value comes from is marked):</p>",
+        html_table(frame, highlight={i: {evidence.column} for i in range(len(frame))}),
+    ]
+    if len(used) == 1 and len(keep) < len(table.columns):
+        row = table.rows[used[0]]
+        cells = frame_of(Table(("column", "value"), tuple((c, row[i]) for i, c in enumerate(table.columns))))
+        out.append(
+            f'<details class="note"><summary>All {len(table.columns)} columns of the row</summary>'
+            f'<div class="ledger-facts">{html_table(cells, highlight={table.columns.index(evidence.column): {"value"}})}'
+            "</div></details>"
+        )
     return "".join(out)
 
 
