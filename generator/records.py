@@ -373,8 +373,8 @@ class Report:
         return self.by_id.get(claim_id)
 
     @cached_property
-    def by_id(self) -> dict[str, Claim]:
-        return {claim.id: claim for claim in self.claims}
+    def by_id(self) -> dict[str, Claim]:  # the first claim of each id, as the gate judges it (evidence.py)
+        return {c.id: c for c in self.claims} | {c.id: c for c in reversed(self.claims)}  # ids in order, first wins
 
     def findings_for(self, claim_id: str) -> tuple[Finding, ...]:
         return self._findings_by_claim.get(claim_id, ())
