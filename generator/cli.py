@@ -100,6 +100,14 @@ def _refresh_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--write", action="store_true", help="apply the moves: evidence and values, dependents too")
 
 
+def _history_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "id", metavar="ID", nargs="?", help="a measured claim (its evidence selects a value in each run)"
+    )
+    parser.add_argument("--format", choices=("text", "json", "csv"), default="text")
+    parser.add_argument("--changed", action="store_true", help="list the claims whose series has a step instead")
+
+
 def _no_arguments(parser: argparse.ArgumentParser) -> None:
     pass
 
@@ -135,6 +143,12 @@ VERBS = (
         "move claims to the newest intact runs; value changes marked beyond or within noise",
         _refresh_arguments,
         "commands.refresh:run_refresh",
+    ),
+    Verb(
+        "history",
+        "a claim's value across runs and commits, with its segments and steps (--changed: every claim with a step)",
+        _history_arguments,
+        "commands.history:run_history",
     ),
     Verb("schema", "print the claim files' JSON Schema", _no_arguments, "cli:run_schema", needs_ledger=False),
     Verb(

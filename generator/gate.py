@@ -10,7 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from . import evidence, figures, history, leads, load, prose, references, validate, verdicts
+from . import evidence, figures, history, leads, load, moved, prose, references, series, validate, verdicts
 from .records import Policy, Report
 from .rules import PAGE_RULES
 from .values import parse_tolerance
@@ -19,11 +19,11 @@ from .values import parse_tolerance
 def check(root: Path, policy: Policy, now: datetime, every_run_rounds: bool = False) -> Report:
     """Every finding about the ledger under root, with each claim's computed value and every verdict.
 
-    Raw rounds are parsed in the runs claims cite; `every_run_rounds` parses them in every run
-    (`ledger refresh` judges newer runs against cited ones)."""
+    Raw rounds are parsed in the runs claims cite and the other runs of their probes (their series);
+    `every_run_rounds` parses them in every run (`ledger refresh` judges newer runs against cited ones)."""
     raw = load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes)
     claims, findings = validate.claims(raw, policy.measurements_dir, parse_tolerance(policy.max_tolerance).relative)
-    cited = None if every_run_rounds else {c.evidence.run for c in claims if c.evidence}
+    cited = None if every_run_rounds else _with_their_probes(root, {c.evidence.run for c in claims if c.evidence})
     runs = load.runs(root, policy.measurements_dir, cited)
     past = history.read(root, policy.measurements_dir)
     pages, page_problems = load.pages(root, policy.docs_dir)
@@ -34,6 +34,9 @@ def check(root: Path, policy: Policy, now: datetime, every_run_rounds: bool = Fa
     states = verdicts.run_states(runs, policy, now, history.rewritten(past, runs))
     evaluated = evidence.evaluate(claims, runs, states, policy, findings)
     findings += evaluated.findings
+    lines = series.build(claims, runs, states, evaluated.computed, policy)
+    findings += moved.stray_kept(claims, lines)
+    findings += moved.findings(claims, lines, refs, policy)
     findings += verdicts.uncited_run_findings(runs, states, {c.evidence.run for c in claims if c.evidence}, policy)
     findings += page_problems
     findings += defined.findings
@@ -52,8 +55,19 @@ def check(root: Path, policy: Policy, now: datetime, every_run_rounds: bool = Fa
         checks=evaluated.checks,
         intervals=evaluated.intervals,
         no_rounds=evaluated.no_rounds,
+        series=lines,
         history=past.status if runs else "",
     )
+
+
+def _with_their_probes(root: Path, cited: set[str]) -> set[str]:
+    """The cited runs and every other run of their probes: a claim's series reads their raw rounds too."""
+    found = set(cited)
+    for probe in {path.rsplit("/", 1)[0] for path in cited}:
+        folder = root / probe
+        if folder.is_dir():
+            found |= {f"{probe}/{entry.name}" for entry in folder.iterdir()}
+    return found
 
 
 def check_pages(report: Report, root: Path) -> Report:
@@ -71,9 +85,10 @@ def check_pages(report: Report, root: Path) -> Report:
     kept = [
         f
         for f in report.findings
-        if f.rule not in PAGE_RULES and not (f.rule == "invalid" and f.where.path.startswith(docs))
+        if f.rule not in (*PAGE_RULES, moved.RULE) and not (f.rule == "invalid" and f.where.path.startswith(docs))
     ]
     findings = kept + page_problems
+    findings += moved.findings(report.claims, report.series, refs, policy)  # it names the sentences citing a claim
     findings += references.unknown(refs, {c.id for c in report.claims}, defined.tables, defined.charts, policy)
     findings += leads.lead_premises(pages, refs, report.by_id, policy)
     findings += prose.unbound_numbers(pages, policy)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
+from typing import Any
 
 KINDS = ("measured", "extrapolated", "borrowed")
 STATUSES = ("asserted", "lead", "refuted", "superseded", "retracted")
@@ -119,6 +120,14 @@ class ClaimInterval:
 
 
 @dataclass(frozen=True)
+class Kept:
+    """A claim kept on its cited run after its series moved (moved-since-cited): the newest run reviewed, and why."""
+
+    through: str  # a run path: steps at runs up to it were reviewed
+    why: str
+
+
+@dataclass(frozen=True)
 class Claim:
     id: str
     kind: str
@@ -138,6 +147,7 @@ class Claim:
     retired_by: tuple[str, ...] = ()  # refuted_by / superseded_by
     tolerance: Tolerance | None = None
     note: str = ""
+    kept: Kept | None = None
     field_lines: tuple[tuple[str, int], ...] = ()
 
     @property
@@ -307,6 +317,9 @@ class Policy:
     max_check_factor: float = 2.0  # `within Nx` up to this agrees; wider only bounds the value
     max_tolerance: str = "50%"  # a claim's own tolerance above this (relative to its value) is invalid
     warn: frozenset[str] = frozenset()  # rules reported as warnings instead of failures
+    fail: frozenset[str] = frozenset()  # rules that warn by default, made failures
+    # not an option: rules.WARN_BY_DEFAULT (a test keeps the two equal; records imports no other module)
+    warns_by_default: frozenset[str] = frozenset({"moved-since-cited"})
     max_claim_file_bytes: int = 4 * 1024 * 1024
     claims_dir: str = "claims"
     measurements_dir: str = "measurements"
@@ -318,7 +331,8 @@ class Policy:
     problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
 
     def severity(self, rule: str) -> str:
-        return "warn" if rule in self.warn else "fail"
+        warns = rule in self.warn or rule in self.warns_by_default
+        return "warn" if warns and rule not in self.fail else "fail"
 
 
 @dataclass(frozen=True)
@@ -334,6 +348,8 @@ class Report:
     checks: Mapping[str, tuple[CheckResult, ...]] = field(default_factory=dict)  # claim id -> its checks
     intervals: Mapping[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval, if any
     no_rounds: Mapping[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
+    # measured claim id -> its series_records.Series (Any: records stays a leaf of the import graph)
+    series: Mapping[str, Any] = field(default_factory=dict)
     history: str = ""  # "checked", or why the runs' git history was not checked
 
     @property

@@ -15,7 +15,7 @@ from . import formula, units
 from .grounding import MIXED
 from .records import KINDS, RETIRED, STATUSES, Claim, Finding, RawFile, Source
 from .runs import TESTBED_PATTERN
-from .validate_fields import _REQUIRED_FIX, _checks, _citation, _evidence, _inputs, _Problems, _type
+from .validate_fields import _REQUIRED_FIX, _checks, _citation, _evidence, _inputs, _kept, _Problems, _type
 from .validate_ledger import ledger_problems
 from .values import DECIMAL_PATTERN, finite_number, parse_tolerance
 from .yamlread import LocatedDict, LocatedList
@@ -39,6 +39,7 @@ FIELDS = (
     "superseded_by",
     "tolerance",
     "note",
+    "kept",
 )
 # Fields that belong to one kind only; the others are errors on that kind.
 KIND_FIELDS = {"measured": {"evidence"}, "extrapolated": {"formula", "inputs"}, "borrowed": {"source"}}
@@ -245,6 +246,9 @@ def _claim(
             check.add(None, f"a {kind} claim needs `{name}:`", _REQUIRED_FIX[name])
 
     evidence = _evidence(mapping.get("evidence"), check, measurements_dir) if kind == "measured" else None
+    kept = _kept(mapping.get("kept"), check, measurements_dir) if kind == "measured" else None
+    if kind and kind != "measured" and "kept" in mapping:
+        check.add("kept", f"`kept` applies to measured claims (their series), not {kind}", "remove `kept`")
     formula_text = check.text("formula") if kind == "extrapolated" else ""
     if (
         kind == "extrapolated"
@@ -336,6 +340,7 @@ def _claim(
         retired_by=retired_by,
         tolerance=tolerance,
         note=note,
+        kept=kept,
         field_lines=lines,
     )
     return claim, check.findings

@@ -190,6 +190,17 @@ def counts(report: Report) -> dict[str, int]:
     }
 
 
+def since_cited(claim: Claim, report: Report) -> tuple[str, str]:
+    """The index's 'moved since cited' cell and its sort key: the relative move of the series' newest
+    level from the cited one (series.py decides it), '' and 0 when it has not moved."""
+    series = report.series.get(claim.id)
+    moved = series.moved if series is not None else None
+    if moved is None:
+        return "", "0"
+    share = (moved.after - moved.before) / abs(moved.before) if moved.before else 0.0
+    return badge(f"{share:+.1%}" if moved.before else "moved", "warning"), repr(abs(share) if moved.before else 1.0)
+
+
 def claims_index(report: Report, directory_urls: bool) -> Generated:
     page = Page(CLAIMS_INDEX, "Claims", directory_urls, wide=True)
     stats = "".join(
@@ -204,6 +215,7 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         f'what retired them on <a href="{esc(page.links.to(FELL))}">the claims that fell</a>.</p>'
     )
     rows: list[str] = []
+    history = any(len(series.points) > 1 for series in report.series.values())  # else no claim can have moved
     values: dict[str, set[str]] = {"kind": set(), "status": set(), "check": set(), "testbed": set(), "freshness": set()}
     for claim in report.claims:
         label, detail = freshness(claim, report)
@@ -221,6 +233,8 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         value = esc(stated(claim))
         value_cell = f"<del>{value}</del>" if claim.retired and value else value
         sort_value = "" if claim.value is None else repr(claim.value)
+        moved, moved_sort = since_cited(claim, report)
+        moved_cell = f'<td class="ledger-narrow" data-sort="{moved_sort}">{moved}</td>' if history else ""
         rows.append(
             f'<tr {data}><td><a href="{esc(page.links.claim(claim.id))}"><code>{esc(claim.id)}</code></a></td>'
             f'<td data-sort="{esc(sort_value)}" style="text-align: right">{value_cell}</td>'
@@ -229,6 +243,7 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
             f"<td>{badge(SHOWN[strength], strength) if strength else ''}</td>"
             f"<td>{esc(claim.testbed)}</td>"
             f'<td title="{esc(detail)}">{badge(label, label)}</td>'
+            f"{moved_cell}"
             f'<td><div class="ledger-clamp" title="{esc(claim.statement)}">{esc(claim.statement)}</div></td></tr>'
         )
     filters = "".join(
@@ -237,18 +252,21 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         + "</select></label>"
         for name in values
     )
+    moved = '<abbr title="moved since cited: the newest level against the cited run">moved</abbr>'
     head = "".join(
-        f'<th data-sort-type="{kind}">{name}</th>'
-        for name, kind in (
-            ("id", "text"),
-            ("value", "number"),
-            ("kind", "text"),
-            ("status", "text"),
-            ("check", "text"),
-            ("testbed", "text"),
-            ("freshness", "text"),
-            ("statement", "text"),
+        f'<th data-sort-type="{kind}"{narrow}>{name}</th>'
+        for name, kind, narrow in (
+            ("id", "text", ""),
+            ("value", "number", ""),
+            ("kind", "text", ""),
+            ("status", "text", ""),
+            ("check", "text", ""),
+            ("testbed", "text", ""),
+            ("freshness", "text", ""),
+            (moved, "number", ' class="ledger-narrow"'),  # a badge at most: little room taken from the rest
+            ("statement", "text", ""),
         )
+        if history or name != moved
     )
     page.html(
         f'<div class="ledger-filters" hidden>{filters}<label>text <input type="search" '
