@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-from . import lineage, relations, units
+from . import lineage, ownunits, relations, units
 from .records import CheckResult, CheckSpec, Claim, ClaimInterval, Policy
 from .values import (
     allowed_text,
@@ -43,6 +43,11 @@ class Ledger:
     policy: Policy
     report: Report
     reaches: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def units(self) -> units.UnitTable:
+        """The built-in units and the project's own, for reading every unit a check compares."""
+        return ownunits.table(self.policy.units)
 
 
 def evaluate(ledger: Ledger) -> dict[str, tuple[CheckResult, ...]]:
@@ -94,7 +99,7 @@ def _reaching(ledger: Ledger) -> dict[str, bool]:
 
 def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
     try:
-        relation = relations.parse(spec.expects) if spec.expects else relations.SAME
+        relation = relations.parse(spec.expects, ledger.units) if spec.expects else relations.SAME
     except relations.RelationError as error:  # validate reported it; a check never raises
         return CheckResult(spec.claim_id, spec.expects, False, None, why=str(error))
     strength = relation.strength(ledger.policy.max_check_factor)
@@ -112,7 +117,7 @@ def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
     if value is None:
         return unjudged("has no value")
     try:
-        mine, theirs = units.parse(claim.unit), units.parse(checker.unit)
+        mine, theirs = units.parse(claim.unit, ledger.units), units.parse(checker.unit, ledger.units)
     except units.UnitError:
         return unjudged("unknown unit")  # validate said which
     at = claim.at("checked_by")
@@ -156,7 +161,7 @@ def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
 
 def _direction(claim, checker, relation, strength, value, theirs, ledger: Ledger) -> CheckResult:
     """A bound on the check's own value: the checked claim's value never enters (a sign, not a number)."""
-    bound_unit = units.parse(relation.unit) if relation.unit else theirs  # relations.parse read it already
+    bound_unit = units.parse(relation.unit, ledger.units) if relation.unit else theirs  # validate read it
     if bound_unit.dimension != theirs.dimension:
         ledger.report(
             claim,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import yaml
 
-from . import yamlread
+from . import ownunits, yamlread
 from .load import Unreadable, read_capped
-from .records import Finding, LedgerError, Policy, ProbeSpec, Source
+from .records import Finding, LedgerError, Policy, ProbeSpec, Source, UnitSpec
 from .relations import MAX_FACTOR
 from .rules import WARN_BY_DEFAULT, WARNABLE
 from .runs import TESTBED_PATTERN
@@ -164,6 +164,24 @@ def _testbeds(value: object) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _units(value: object) -> tuple[UnitSpec, ...]:
+    """`units:` -> the project's own units (ownunits.py); a bad entry names itself and its line."""
+    if not isinstance(value, dict):
+        raise ValueError("must be a mapping of unit names to {dimension, scale, prefixes}")
+    try:
+        return ownunits.specs(value.items())
+    except ownunits.DeclarationError as error:
+        raise AtLine(str(error), getattr(value, "key_lines", {}).get(error.name, 0), error.fix) from None
+
+
+class AtLine(ValueError):
+    """A bad value inside an option, at its own line of mkdocs.yml (0: the option's line), with its fix."""
+
+    def __init__(self, problem: str, line: int, fix: str) -> None:
+        super().__init__(problem)
+        self.line, self.fix = line, fix
+
+
 def _inside_path(path: object) -> bool:
     return isinstance(path, str) and bool(path) and not path.startswith("/") and ".." not in path.split("/")
 
@@ -226,6 +244,14 @@ OPTIONS = (
         "(`ledger measure --matrix`; guide/fleet.md)",
         _testbeds,
     ),
+    Option(
+        "units",
+        (dict,),
+        "the project's own units and counted things, each NAME: {dimension, scale, prefixes}: a dimension "
+        "is a known unit (scale: how many of it one NAME is) or NAME itself (a new counted thing); "
+        "`prefixes: si` adds kNAME, MNAME, ... (guide/checks.md#units)",
+        _units,
+    ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
 
@@ -238,8 +264,10 @@ def shown_settings(policy: Policy) -> dict[str, str]:
 def _shown(value: object) -> str:
     if isinstance(value, frozenset):
         return ", ".join(sorted(value)) or "none"
-    if isinstance(value, tuple):
-        return "; ".join(_probe_text(spec) for spec in value) or "none"
+    if isinstance(value, tuple) and value and isinstance(value[0], UnitSpec):
+        return ownunits.shown(value)
+    if isinstance(value, tuple):  # probes, testbeds
+        return "; ".join(_probe_text(item) if isinstance(item, ProbeSpec) else str(item) for item in value) or "none"
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -272,15 +300,10 @@ def policy_from_options(
         try:
             settings[key] = by_name[key].parse(value)
         except (ValueError, OverflowError) as error:
-            problems.append(
-                Finding(
-                    at,
-                    "",
-                    "invalid",
-                    f"ledger option {key}: {error}",
-                    f"fix `{key}:` under the ledger plugin (default: {by_name[key].default})",
-                )
-            )
+            fix = f"fix `{key}:` under the ledger plugin (default: {_shown(by_name[key].default)})"
+            if isinstance(error, AtLine):
+                at, fix = Source(where, error.line or at.line), error.fix
+            problems.append(Finding(at, "", "invalid", f"ledger option {key}: {error}", fix))
     return Policy(**settings, problems=tuple(problems))
 
 

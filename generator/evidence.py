@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from . import checks, formula, grounding, intervals
+from . import checks, formula, grounding, intervals, ownunits, units
 from .records import CheckResult, Claim, ClaimInterval, Finding, Policy, Run, RunState, Source
 from .rules import STALE_RULES
 from .values import (
@@ -233,7 +233,7 @@ def _extrapolated(
 ) -> None:
     computed = out.computed
     at = claim.at("inputs")
-    _unit_and_testbed(claim, by_id, report, out)
+    _unit_and_testbed(claim, by_id, ownunits.table(policy.units), report, out)
     values: dict[str, float] = {}
     usable = True
     for name, target_id in claim.inputs:
@@ -305,11 +305,11 @@ def _extrapolated(
     )
 
 
-def _unit_and_testbed(claim: Claim, by_id: Mapping[str, Claim], report, out: Evaluated) -> None:
+def _unit_and_testbed(claim: Claim, by_id: Mapping[str, Claim], table: units.UnitTable, report, out: Evaluated) -> None:
     """A formula's result is in its inputs' dimension and on their testbed (grounding.py)."""
     inputs = {name: by_id[target] for name, target in claim.inputs if target in by_id}
     for problem in (
-        grounding.dimension_problem(claim, inputs),
+        grounding.dimension_problem(claim, inputs, table),
         grounding.testbed_problem(claim, {name: out.testbeds.get(c.id, "") for name, c in inputs.items()}),
     ):
         if problem:

@@ -10,7 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from . import evidence, figures, history, leads, load, moved, prose, references, series, validate, verdicts
+from . import evidence, figures, history, leads, load, moved, ownunits, prose, references, series, validate, verdicts
 from .records import Policy, Report
 from .rules import PAGE_RULES
 from .values import parse_tolerance
@@ -22,7 +22,8 @@ def check(root: Path, policy: Policy, now: datetime, every_run_rounds: bool = Fa
     Raw rounds are parsed in the runs claims cite and the other runs of their probes (their series);
     `every_run_rounds` parses them in every run (`ledger refresh` judges newer runs against cited ones)."""
     raw = load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes)
-    claims, findings = validate.claims(raw, policy.measurements_dir, parse_tolerance(policy.max_tolerance).relative)
+    max_tolerance = parse_tolerance(policy.max_tolerance).relative
+    claims, findings = validate.claims(raw, policy.measurements_dir, max_tolerance, ownunits.table(policy.units))
     cited = None if every_run_rounds else _with_their_probes(root, {c.evidence.run for c in claims if c.evidence})
     runs = load.runs(root, policy.measurements_dir, cited)
     past = history.read(root, policy.measurements_dir)

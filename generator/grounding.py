@@ -26,11 +26,13 @@ class Problem:
     fix: str
 
 
-def dimension_problem(claim: Claim, inputs: Mapping[str, Claim]) -> Problem | None:
+def dimension_problem(
+    claim: Claim, inputs: Mapping[str, Claim], table: units.UnitTable = units.BUILT_IN
+) -> Problem | None:
     """The formula's result dimension against the claim's unit; None when they agree or a unit is unknown."""
     try:
-        mine = units.parse(claim.unit)
-        given = {name: units.parse(target.unit).dimension for name, target in inputs.items()}
+        mine = units.parse(claim.unit, table)
+        given = {name: units.parse(target.unit, table).dimension for name, target in inputs.items()}
     except units.UnitError:
         return None  # validate reported the unknown unit
     try:
@@ -44,7 +46,7 @@ def dimension_problem(claim: Claim, inputs: Mapping[str, Claim]) -> Problem | No
         )
     if result == mine.dimension:
         return None
-    example = units.example(result)
+    example = units.example(result, table)
     shown = f" (e.g. `unit: {example!r}`; the formula's numbers carry any scale)" if example else ""
     return Problem(
         "invalid",

@@ -35,7 +35,7 @@ def findings(
 
 def stray_kept(claims: Iterable[Claim], series: Mapping[str, Series]) -> list[Finding]:
     """`invalid` for a `kept` that names no run after the cited one in the claim's series."""
-    return [_stray_kept(claim, line) for claim, line in _judged(claims, series) if claim.kept and line.kept < 0]
+    return [_stray_kept(claim, line) for claim, line in _judged(claims, series) if claim.kept_through and line.kept < 0]
 
 
 def _judged(claims: Iterable[Claim], series: Mapping[str, Series]) -> list[tuple[Claim, Series]]:
@@ -79,14 +79,13 @@ def _moved(claim: Claim, line: Series, refs: list[PageRef], policy: Policy) -> F
 
 
 def _stray_kept(claim: Claim, line: Series) -> Finding:
-    assert claim.kept is not None
     later = [point.run for point in line.points[line.cited + 1 :] if point.segment == line.points[line.cited].segment]
     fix = f"name the newest run you reviewed: `through: {later[-1]}`" if later else "remove `kept` (no run is newer)"
     return Finding(
         claim.at("kept"),
         claim.id,
         "invalid",
-        f"kept.through {claim.kept.through} is not a run after the cited one in this claim's series "
+        f"kept.through {claim.kept_through} is not a run after the cited one in this claim's series "
         "(same probe, testbed, defining parameters and segment)",
         fix,
     )

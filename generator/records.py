@@ -120,14 +120,6 @@ class ClaimInterval:
 
 
 @dataclass(frozen=True)
-class Kept:
-    """A claim kept on its cited run after its series moved (moved-since-cited): the newest run reviewed, and why."""
-
-    through: str  # a run path: steps at runs up to it were reviewed
-    why: str
-
-
-@dataclass(frozen=True)
 class Claim:
     id: str
     kind: str
@@ -147,7 +139,8 @@ class Claim:
     retired_by: tuple[str, ...] = ()  # refuted_by / superseded_by
     tolerance: Tolerance | None = None
     note: str = ""
-    kept: Kept | None = None
+    kept_through: str = ""  # `kept`: the newest run reviewed after its series moved (moved-since-cited) ...
+    kept_why: str = ""  # ... and why the page keeps the cited run
     field_lines: tuple[tuple[str, int], ...] = ()
 
     @property
@@ -310,6 +303,16 @@ class ProbeSpec:
 
 
 @dataclass(frozen=True)
+class UnitSpec:
+    """A project's own unit as its policy declares it (`units:` in mkdocs.yml): checked, not yet resolved."""
+
+    name: str
+    dimension: str  # a unit's text, or the name itself for a new counted thing
+    scale: float = 1.0  # how many of `dimension` one of this unit is
+    prefixes: str = ""  # "si": SI prefixes on the name too
+
+
+@dataclass(frozen=True)
 class Policy:
     max_run_age_days: int = 365
     default_tolerance: str = "precision"
@@ -318,8 +321,7 @@ class Policy:
     max_tolerance: str = "50%"  # a claim's own tolerance above this (relative to its value) is invalid
     warn: frozenset[str] = frozenset()  # rules reported as warnings instead of failures
     fail: frozenset[str] = frozenset()  # rules that warn by default, made failures
-    # not an option: rules.WARN_BY_DEFAULT (a test keeps the two equal; records imports no other module)
-    warns_by_default: frozenset[str] = frozenset({"moved-since-cited"})
+    warns_by_default: frozenset[str] = frozenset({"moved-since-cited"})  # not an option: rules.WARN_BY_DEFAULT
     max_claim_file_bytes: int = 4 * 1024 * 1024
     claims_dir: str = "claims"
     measurements_dir: str = "measurements"
@@ -327,12 +329,12 @@ class Policy:
     probes_dir: str = "probes"
     probes: tuple[ProbeSpec, ...] = ()
     testbeds: tuple[str, ...] = ()  # where the fleet's measure workflow measures, a runner label each
+    units: tuple[UnitSpec, ...] = ()  # the project's own units (`units:`), read by ownunits.table
 
     problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
 
     def severity(self, rule: str) -> str:
-        warns = rule in self.warn or rule in self.warns_by_default
-        return "warn" if warns and rule not in self.fail else "fail"
+        return "warn" if (rule in self.warn or rule in self.warns_by_default) and rule not in self.fail else "fail"
 
 
 @dataclass(frozen=True)
@@ -348,8 +350,7 @@ class Report:
     checks: Mapping[str, tuple[CheckResult, ...]] = field(default_factory=dict)  # claim id -> its checks
     intervals: Mapping[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval, if any
     no_rounds: Mapping[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
-    # measured claim id -> its series_records.Series (Any: records stays a leaf of the import graph)
-    series: Mapping[str, Any] = field(default_factory=dict)
+    series: Mapping[str, Any] = field(default_factory=dict)  # claim id -> series_records.Series (Any: a leaf module)
     history: str = ""  # "checked", or why the runs' git history was not checked
 
     @property

@@ -97,34 +97,34 @@ class Form:
     pattern: re.Pattern[str]  # matched against the lowered text, typographic signs made plain
     against_claim: bool  # the checked claim's value enters
     strength: str  # for `within`, Relation.strength decides by the factor
-    build: Callable[[str, re.Match[str]], Relation]
+    build: Callable[[str, re.Match[str], units.UnitTable], Relation]
 
 
-def _within(text: str, match: re.Match[str]) -> Relation:
+def _within(text: str, match: re.Match[str], _: units.UnitTable) -> Relation:
     factor = float(match.group(1))
     if not math.isfinite(factor) or not 1 <= factor <= MAX_FACTOR:
         raise RelationError(f"within {match.group(1)}x: the factor must be a number from 1 to {MAX_FACTOR:g}")
     return Relation(text, "within", factor)
 
 
-def _bound(text: str, match: re.Match[str]) -> Relation:
+def _bound(text: str, match: re.Match[str], table: units.UnitTable) -> Relation:
     number = float(match.group(2))
     if not math.isfinite(number):
         raise RelationError(f"{match.group(2)} is not a finite number")
     unit = match.group(3).strip()
     if unit:
         try:
-            units.parse(unit)
+            units.parse(unit, table)
         except units.UnitError as error:
             raise RelationError(f"in {text.strip()!r}: {error}") from None
     return Relation(text, match.group(1), number, unit)
 
 
 FORMS = (
-    Form("same", re.compile(r"^(?:same|=)$"), True, AGREES, lambda text, _: Relation(text, "same")),
+    Form("same", re.compile(r"^(?:same|=)$"), True, AGREES, lambda text, *_: Relation(text, "same")),
     Form("within", re.compile(rf"^within\s+({_NUMBER})\s*x$", re.ASCII), True, AGREES, _within),
-    Form("above", re.compile(r"^above$"), True, BOUNDED, lambda text, _: Relation(text, "above")),
-    Form("below", re.compile(r"^below$"), True, BOUNDED, lambda text, _: Relation(text, "below")),
+    Form("above", re.compile(r"^above$"), True, BOUNDED, lambda text, *_: Relation(text, "above")),
+    Form("below", re.compile(r"^below$"), True, BOUNDED, lambda text, *_: Relation(text, "below")),
     Form("bound", re.compile(rf"^(>=|<=|>|<)\s*({_NUMBER})\s*(.*)$", re.ASCII | re.DOTALL), False, DIRECTION, _bound),
 )
 _FORM = {form.op: form for form in FORMS}
@@ -133,8 +133,9 @@ _FORM.update(dict.fromkeys(OPERATORS, _FORM["bound"]))  # the bound row builds e
 SAME = Relation("same", "same")
 
 
-def parse(text: object) -> Relation:
-    """'> 1' -> Relation(op='>', bound=1.0); raises RelationError saying what is allowed."""
+def parse(text: object, table: units.UnitTable = units.BUILT_IN) -> Relation:
+    """'> 1' -> Relation(op='>', bound=1.0); raises RelationError saying what is allowed (a bound's unit
+    is read with the project's units table)."""
     if not isinstance(text, str) or not text.strip():
         raise RelationError(f"`expects` must be text, found {text!r}")
     if len(text) > 100:
@@ -146,7 +147,7 @@ def parse(text: object) -> Relation:
         # The unit after a bound keeps its case (MB is not mB); the words are read in any case.
         match = form.pattern.match(cleaned if form.op == "bound" else cleaned.lower())
         if match:
-            return form.build(text, match)
+            return form.build(text, match, table)
     raise RelationError(f"cannot read relation {text!r}")
 
 

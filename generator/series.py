@@ -198,8 +198,8 @@ def _series(claim: Claim, shared: _Shared, policy: Policy) -> Series:
         if abs(found.after - found.before) > allowed
     ]
     kept = -1
-    if claim.kept is not None:
-        kept = next((i for i in segment if points[i].run == claim.kept.through and i > cited), -1)
+    if claim.kept_through:
+        kept = next((i for i in segment if points[i].run == claim.kept_through and i > cited), -1)
     reference = max(cited, kept)
     if len(segment) >= changepoint.MIN_POINTS:
         method = DETECTOR

@@ -48,9 +48,12 @@ FIELDS_FIX = "use only: " + ", ".join(FIELDS)
 
 
 def claims(
-    raw_files: list[RawFile], measurements_dir: str = "measurements", max_tolerance: float = 0.5
+    raw_files: list[RawFile],
+    measurements_dir: str = "measurements",
+    max_tolerance: float = 0.5,
+    table: units.UnitTable = units.BUILT_IN,
 ) -> tuple[list[Claim], list[Finding]]:
-    """Claims from every file, plus every problem found, each with file and line."""
+    """Claims from every file, plus every problem found, each with file and line (units read with `table`)."""
     found: list[Claim] = []
     findings: list[Finding] = []
     for raw in raw_files:
@@ -58,12 +61,17 @@ def claims(
             findings.append(Finding(Source(raw.source.path, raw.line, raw.column), "", "invalid", raw.problem, raw.fix))
             continue
         for mapping, where in _claim_mappings(raw, findings):
-            claim, problems = _claim(mapping, where, measurements_dir, max_tolerance)
+            claim, problems = _claim(mapping, where, measurements_dir, max_tolerance, table)
             findings += problems
             if claim:
                 found.append(claim)
     findings += ledger_problems(found)
     return found, findings
+
+
+def _word(text: str) -> bool:
+    """One word a project might declare as its own unit ('zorps'), not a unit with a qualifier ('% slower')."""
+    return bool(text.strip()) and not any(c.isspace() or c == "/" for c in text.strip())
 
 
 def _claim_mappings(raw: RawFile, findings: list[Finding]):
@@ -119,7 +127,7 @@ def _claim_mappings(raw: RawFile, findings: list[Finding]):
 
 
 def _claim(
-    mapping: LocatedDict, where: Source, measurements_dir: str, max_tolerance: float
+    mapping: LocatedDict, where: Source, measurements_dir: str, max_tolerance: float, table: units.UnitTable
 ) -> tuple[Claim | None, list[Finding]]:
     raw_id = mapping.get("id")
     claim_id = raw_id if isinstance(raw_id, str) and ID_PATTERN.fullmatch(raw_id) else ""
@@ -161,15 +169,16 @@ def _claim(
     testbed = check.text("testbed")
     if unit:
         try:
-            units.parse(unit)
+            units.parse(unit, table)
         except units.UnitError as error:
-            near = units.suggestion(unit)
+            near = units.suggestion(unit, table)
             check.add(
                 "unit",
                 str(error),
                 f'write `unit: "{near}"` and put any qualifier in the statement'
+                + (f", or declare `{unit.strip()}` under `units:` in mkdocs.yml" if _word(unit) else "")
                 if near
-                else "use a unit from guide/checks.md (e.g. ×, %, tok/s, GB/s, ms, B, KiB, tokens)",
+                else "use a unit from guide/checks.md (e.g. ×, %, tok/s, GB/s, ms, B, KiB, tokens), or declare it under `units:` in mkdocs.yml",
             )
     if testbed and testbed.strip() != testbed:
         check.add(
@@ -246,7 +255,7 @@ def _claim(
             check.add(None, f"a {kind} claim needs `{name}:`", _REQUIRED_FIX[name])
 
     evidence = _evidence(mapping.get("evidence"), check, measurements_dir) if kind == "measured" else None
-    kept = _kept(mapping.get("kept"), check, measurements_dir) if kind == "measured" else None
+    kept = _kept(mapping.get("kept"), check, measurements_dir) if kind == "measured" else ("", "")
     if kind and kind != "measured" and "kept" in mapping:
         check.add("kept", f"`kept` applies to measured claims (their series), not {kind}", "remove `kept`")
     formula_text = check.text("formula") if kind == "extrapolated" else ""
@@ -285,7 +294,7 @@ def _claim(
                 )
     source = _citation(mapping.get("source"), check) if kind == "borrowed" else None
 
-    checks = _checks(mapping.get("checked_by"), check, ID_PATTERN)
+    checks = _checks(mapping.get("checked_by"), check, ID_PATTERN, table)
     checked_by = tuple(spec.claim_id for spec in checks)
     if "checked_by" in mapping and kind and kind not in CHECKABLE:
         check.add(
@@ -340,7 +349,8 @@ def _claim(
         retired_by=retired_by,
         tolerance=tolerance,
         note=note,
-        kept=kept,
+        kept_through=kept[0],
+        kept_why=kept[1],
         field_lines=lines,
     )
     return claim, check.findings

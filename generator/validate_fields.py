@@ -9,8 +9,8 @@ import difflib
 import re
 from pathlib import PurePosixPath
 
-from . import relations
-from .records import CheckSpec, Citation, Evidence, Finding, Kept, Source
+from . import relations, units
+from .records import CheckSpec, Citation, Evidence, Finding, Source
 from .values import finite_number
 from .yamlread import LocatedDict
 
@@ -186,7 +186,7 @@ def _type(value: object) -> str:
     return {bool: "a boolean", int: "a number", float: "a number", str: "text"}.get(type(value), type(value).__name__)
 
 
-def _checks(value: object, check: _Problems, id_pattern) -> tuple[CheckSpec, ...]:
+def _checks(value: object, check: _Problems, id_pattern, table: units.UnitTable) -> tuple[CheckSpec, ...]:
     """`checked_by`: ids (the plain form: the same quantity) or {claim: id, expects: "> 1"} mappings."""
     if value is None:
         return ()
@@ -217,7 +217,7 @@ def _checks(value: object, check: _Problems, id_pattern) -> tuple[CheckSpec, ...
             )
             continue
         try:
-            relations.parse(expects)
+            relations.parse(expects, table)
         except relations.RelationError as error:
             check.add("checked_by", f"check by {target}: {error}", relations.HELP)
             continue
@@ -237,13 +237,13 @@ _KEPT_FIX = (
 )
 
 
-def _kept(value: object, check: _Problems, measurements_dir: str) -> Kept | None:
-    """`kept`: the newest run reviewed after the series moved (a run path) and why the cited run stays."""
+def _kept(value: object, check: _Problems, measurements_dir: str) -> tuple[str, str]:
+    """`kept`: (the newest run reviewed after the series moved, why the cited run stays); ("", "") when absent."""
     if value is None:
-        return None
+        return "", ""
     if not isinstance(value, dict):
         check.add("kept", f"`kept` must be a mapping, found {_type(value)}", _KEPT_FIX)
-        return None
+        return "", ""
     unknown = [key for key in value if key not in KEPT_FIELDS]
     if unknown:
         check.add("kept", f"unknown field `kept.{unknown[0]}`", "use only: " + ", ".join(KEPT_FIELDS))
@@ -251,11 +251,11 @@ def _kept(value: object, check: _Problems, measurements_dir: str) -> Kept | None
     parts = PurePosixPath(through).parts if isinstance(through, str) else ()
     if len(parts) != 3 or parts[0] != measurements_dir or ".." in parts:
         check.add("kept", f"`kept.through` must be a run folder {measurements_dir}/<probe>/<run>", _KEPT_FIX)
-        return None
+        return "", ""
     if not isinstance(why, str) or not why.strip():
         check.add("kept", "`kept.why` must say, in words, why the page keeps the cited run", _KEPT_FIX)
-        return None
-    return Kept(str(through), why.strip())
+        return "", ""
+    return str(through), why.strip()
 
 
 def _finite_where(where: dict, check: _Problems) -> bool:

@@ -133,7 +133,7 @@ def tolerance_excess(tolerance: Tolerance, stated: float, computed: float, max_s
 def format_value(value: float, unit: str = "") -> str:
     """A value the way a reader wants it, by unit: 4 significant digits ('3.59×', '28.49 tok/s'),
     counts as whole numbers ('40 layers'), bytes with a readable prefix ('64.4 MB')."""
-    return units.show(value, unit) if unit else units.plain_number(value)
+    return show(value, unit) if unit else plain_number(value)
 
 
 def format_pair(first: float, second: float, unit: str = "") -> tuple[str, str]:
@@ -168,10 +168,10 @@ def stated(claim: Claim) -> str:
         unit = units.parse(claim.unit) if claim.unit else None
     except units.UnitError:
         unit = None
-    if unit is not None and unit.is_bytes and abs(claim.value * unit.scale) >= 1e4:
-        return units.show(claim.value, claim.unit)  # '64.4 MB', not '64389120 B'
+    if unit is not None and unit.is_bytes and "bit" not in unit.text and abs(claim.value * unit.scale) >= 1e4:
+        return show(claim.value, claim.unit)  # '64.4 MB', not '64389120 B'
     if unit is not None and unit.is_count and claim.value.is_integer():
-        return units.show(claim.value, claim.unit)  # '40 layers', never '40.00 layers'
+        return show(claim.value, claim.unit)  # '40 layers', never '40.00 layers'
     return f"{number}{unit_gap(claim.unit)}{claim.unit}"
 
 
@@ -264,3 +264,56 @@ def row_spread(table: Table, row: int, column: str) -> tuple[float, float] | Non
     if low is None or high is None:
         return None
     return min(low, high), max(low, high)
+
+
+# -- display by unit -------------------------------------------------------------------------------
+
+_DECIMAL = (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3))
+_BINARY = (("PiB", 1024.0**5), ("TiB", 1024.0**4), ("GiB", 1024.0**3), ("MiB", 1024.0**2), ("KiB", 1024.0))
+
+
+def plain_number(value: float) -> str:
+    """4 significant digits, no exponent for everyday sizes, no trailing zeros."""
+    if not math.isfinite(value):
+        return str(value)
+    if value == 0 or 1e-3 <= abs(value) < 1e7:
+        digits = max(0, 3 - int(math.floor(math.log10(abs(value))))) if value else 0
+        text = f"{value:.{digits}f}"
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return "0" if text in ("-0", "") else text
+    return f"{value:.4g}"
+
+
+def show(value: float, unit_text: str) -> str:
+    """A value the way a reader wants it, by unit: '40 layers', '64.4 MB', '3.59×', '28.49 tok/s'."""
+    if not math.isfinite(value):
+        return f"{value}{units.gap(unit_text)}{unit_text}".rstrip()
+    try:
+        unit = units.parse(unit_text)
+    except units.UnitError:
+        return f"{plain_number(value)}{units.gap(unit_text)}{unit_text}"
+    if unit.is_count and abs(value - round(value)) < 1e-9 * max(1.0, abs(value)) and abs(value) < 1e15:
+        return f"{int(round(value)):,}{units.gap(unit_text)}{unit_text.strip()}"
+    if unit.is_bytes and "bit" not in unit.text:  # bits stay bits
+        return readable_bytes(value * unit.scale, binary="i" in unit.text)
+    return f"{plain_number(value)}{units.gap(unit_text)}{unit_text.strip()}"
+
+
+def readable_bytes(count: float, binary: bool = False) -> str:
+    """64389120 -> '64.4 MB'; under 10,000 bytes stays in B ('20 B', '9,999 B')."""
+    for name, size in _BINARY if binary else _DECIMAL:
+        if abs(count) >= size * (10 if size == (1024.0 if binary else 1e3) else 1):
+            return f"{_three(count / size)} {name}"
+    if abs(count - round(count)) < 1e-9 and abs(count) < 1e15:
+        return f"{int(round(count)):,} B"
+    return f"{plain_number(count)} B"
+
+
+def _three(number: float) -> str:
+    """Three significant digits, trailing zeros dropped: 64.389 -> '64.4', 20.48 -> '20.5'."""
+    if number == 0:
+        return "0"
+    digits = max(0, 2 - int(math.floor(math.log10(abs(number)))))
+    text = f"{number:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

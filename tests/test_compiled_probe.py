@@ -1,5 +1,6 @@
 """A compiled probe: the C example in guide/probes.md, declared with `build:` as the guide declares it,
-built and run by `ledger measure`; its run's code hash covers the source the binary was built from."""
+built and run by `ledger measure`; its run's code hash covers the source the binary was built from,
+and its manifest's environment records the compiler and the build command."""
 
 import csv
 import json
@@ -49,6 +50,11 @@ def test_the_guides_c_probe_is_built_and_run_by_ledger_measure(tmp_path):
         low, median, high = float(row["gb_per_s_min"]), float(row["gb_per_s"]), float(row["gb_per_s_max"])
         assert 0 < low <= median <= high, row
     assert (tmp_path / ".cache/ledger/build/memcpy/memcpy").is_file()  # built where {build} points
+    environment = manifest["environment"]
+    assert re.fullmatch(r"(gcc|clang) \d+\.\d+.*", environment["compiler"]), environment  # the probe says
+    assert environment["optimized"] == "yes" and environment["libc"] and environment["cpu_flags"]
+    assert environment["build"] == "cc -O2 -o {build}/memcpy probes/memcpy.c"  # ledger measure says
+    assert not {"compiler", "libc", "cpu_flags", "build"} & set(manifest["parameters"])  # never defining
 
     claim = CLAIM.format(run=run.relative_to(tmp_path).as_posix(), value=rows[1]["gb_per_s"])
     write_tree(tmp_path, {"claims/memcpy.yaml": claim})

@@ -188,6 +188,16 @@ def test_diff_shows_a_policy_that_turns_failures_into_warnings(tmp_path):
     )
 
 
+def test_diff_shows_declared_units_and_testbeds_in_the_policy(tmp_path):
+    base = ledger_repo(tmp_path)
+    policy = (
+        MKDOCS + "      testbeds: [linux-cpu, nvidia-h200]\n      units:\n        kWh: {dimension: J, scale: 3600000}\n"
+    )
+    result = run_ledger("diff", base, commit(tmp_path, {"mkdocs.yml": policy}), cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    assert "- testbeds: none → **linux-cpu; nvidia-h200**\n- units: none → **kWh = 3.6e+06 J**\n" in result.output
+
+
 def test_diff_flags_evidence_swapped_to_a_run_on_another_testbed(tmp_path):
     base = ledger_repo(tmp_path)
     a_run(tmp_path, SPEEDUP_ROWS, testbed="apple-m1-max", when=LATER)

@@ -16,8 +16,9 @@ from helpers_rounds import claim, rounds_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from generator.config import read_policy
 from generator.gate import check
-from generator.records import Policy
+from generator.records import LedgerError, Policy
 from generator.runs import sha256_file
 from generator.values import format_pair, parse_tolerance, within
 
@@ -65,6 +66,7 @@ SCALARS = st.one_of(
         ]
     ),
 )
+UNITS_OF_A_PROJECT = st.sampled_from(["prompts", "px/s", "Mpx", "kpx/prompt", "J/prompt", "°C", "prompts/s"])
 FIELDS = ("value", "unit", "testbed", "tolerance", "checked_by", "where", "column", "run", "formula", "inputs", "id")
 
 
@@ -96,6 +98,30 @@ def test_any_yaml_value_in_any_field_gives_findings_not_a_crash(field, value, oc
         lines[i] = f"{head}{field}: {value}"
     path.write_text("\n".join(lines))
     judged(root)
+
+
+@SETTINGS
+@given(
+    name=st.one_of(SCALARS, st.sampled_from(["prompts", "kW", "px", "in", "°C"])),
+    key=st.sampled_from(["dimension", "scale", "prefixes", "unit"]),
+    value=st.one_of(SCALARS, st.sampled_from(["prompts", "J", "°C", "tokns", "si", "1e400", "0", "-1"])),
+    unit=UNITS_OF_A_PROJECT,
+)
+def test_any_units_declaration_in_mkdocs_yml_gives_findings_not_a_crash(name, key, value, unit):
+    root = copy()
+    entry = f"{name}: {{dimension: prompts}}\n        px: {{{key}: {value}}}"
+    (root / "mkdocs.yml").write_text(f"site_name: t\nplugins:\n  - ledger:\n      units:\n        {entry}\n")
+    text = (root / "claims/moe.yaml").read_text().replace('unit: "×"', f"unit: '{unit}'", 1)
+    (root / "claims/moe.yaml").write_text(text)
+    try:
+        policy = read_policy(root / "mkdocs.yml")
+        for finding in policy.problems:
+            assert str(finding.where).startswith("mkdocs.yml:"), finding
+        check(root, policy, NOW)
+    except LedgerError as error:  # malformed YAML: named with its line, and the gate does not start
+        assert str(error).startswith("mkdocs.yml:"), error
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @SETTINGS

@@ -18,15 +18,10 @@ from dataclasses import asdict
 
 from .. import history as runlog
 from ..records import Claim, LedgerError, Report
-from ..series_records import DETECTOR, PAIRWISE, Series
+from ..series_records import Series
+from ..seriestext import METHODS, notes
 from ..values import format_value, range_text
 from . import claimlog
-
-METHODS = {
-    DETECTOR: "E-divisive means, t-test p < 0.001 (a segment of 8 runs or more)",
-    PAIRWISE: '"changed" between the cited run and the newest (a segment of under 8 runs)',
-    "": "none (one run)",
-}
 
 
 def run_history(args: argparse.Namespace) -> int:
@@ -70,23 +65,6 @@ def _commit(text: str) -> str:
     return text.removeprefix("commit ")
 
 
-def _notes(line: Series, unit: str) -> dict[int, list[str]]:
-    """Point index -> what happens there: cited, kept, a segment boundary, a step."""
-    notes: dict[int, list[str]] = {}
-    if line.cited >= 0:
-        notes.setdefault(line.cited, []).append("cited")
-    if line.kept >= 0:
-        notes.setdefault(line.kept, []).append("kept through")
-    for boundary in line.boundaries:
-        notes.setdefault(boundary.index, []).append(f"{boundary.reason}: {', '.join(boundary.changes)}")
-    for step in line.steps:
-        p = f", p = {step.p:.2g}" if step.p is not None else ""
-        notes.setdefault(step.index, []).append(
-            f"step {format_value(step.before, unit)} → {format_value(step.after, unit)} ({step.test}{p})"
-        )
-    return notes
-
-
 def _interval(low: float | None, high: float | None, unit: str) -> str:
     return range_text(low, high, unit) if low is not None and high is not None else "none"
 
@@ -99,12 +77,12 @@ def as_text(claim: Claim, line: Series, added: dict[str, str], log: claimlog.Cla
         f"{'s' if segments != 1 else ''}; steps in the cited run's segment by {METHODS[line.method]}"
     )
     out += ["", "| # | run | value | interval | added by | notes |", "| --- | --- | --- | --- | --- | --- |"]
-    notes = _notes(line, claim.unit)
+    found = notes(line, claim.unit)
     for index, point in enumerate(line.points):
         out.append(
             f"| {index + 1} | {point.run.rsplit('/', 1)[-1]} | {format_value(point.value, claim.unit)} | "
             f"{_interval(point.low, point.high, claim.unit)} ({point.basis or 'no interval'}) | "
-            f"{_commit(added.get(point.run, ''))} | {'; '.join(notes.get(index, []))} |"
+            f"{_commit(added.get(point.run, ''))} | {'; '.join(found.get(index, []))} |"
         )
     moved = line.moved
     out.append("")
@@ -161,7 +139,7 @@ def as_csv(claim: Claim, line: Series, added: dict[str, str], log: claimlog.Clai
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["index", "run", "started", "value", "low", "high", "basis", "segment", "notes", "added_by"])
-    notes = _notes(line, claim.unit)
+    found = notes(line, claim.unit)
     for index, point in enumerate(line.points):
         writer.writerow(
             [
@@ -173,7 +151,7 @@ def as_csv(claim: Claim, line: Series, added: dict[str, str], log: claimlog.Clai
                 _cell(point.high),
                 point.basis,
                 point.segment,
-                "; ".join(notes.get(index, [])),
+                "; ".join(found.get(index, [])),
                 _commit(added.get(point.run, "")),
             ]
         )

@@ -6,7 +6,7 @@ command is split like a shell line (no shell runs it) and may name {python} (thi
 fills that empty folder with CSV files and the probe API finalizes it into a run (manifest, hashes,
 atomic rename). A compiled probe's `build` runs first, into an emptied {build} folder; its inputs
 (`code`) are hashed before the build and again after the run, so no run carries other source than
-its binary was built from.
+its binary was built from, and the build command is recorded in the run's environment.
 """
 
 from __future__ import annotations
@@ -122,6 +122,7 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
                 testbed=testbed,
                 parameters={"profile": profile},
                 probes_dir=policy.probes_dir,
+                environment_extra={"build": spec.build} if spec.build else None,  # as declared: flags, no paths
             )
         except (ValueError, OSError) as error:
             problem = f"its output could not be finalized: {error}"

@@ -14,6 +14,7 @@ import functools
 
 from ..records import Claim, Report
 from ..series_records import Series
+from ..seriestext import METHODS, notes
 from ..values import format_value, range_text
 from .render import esc, script_json
 
@@ -141,18 +142,7 @@ def chart_html(claim: Claim, series: Series) -> str:
 
 def table_html(claim: Claim, series: Series, links) -> str:
     """Every point: run (linked), value, interval, and what happens there."""
-    notes: dict[int, list[str]] = {}
-    if series.cited >= 0:
-        notes.setdefault(series.cited, []).append("cited")
-    if series.kept >= 0:
-        notes.setdefault(series.kept, []).append("kept through (reviewed)")
-    for b in series.boundaries:
-        notes.setdefault(b.index, []).append(f"{b.reason}: {'; '.join(b.changes)}")
-    for s in series.steps:
-        p = f", p = {s.p:.2g}" if s.p is not None else ""
-        notes.setdefault(s.index, []).append(
-            f"step {format_value(s.before, claim.unit)} → {format_value(s.after, claim.unit)} ({s.test}{p})"
-        )
+    found = notes(series, claim.unit)
     rows = []
     for index, point in enumerate(series.points):
         interval = (
@@ -164,18 +154,12 @@ def table_html(claim: Claim, series: Series, links) -> str:
             f"<td>{esc(point.started.strftime('%Y-%m-%d %H:%M'))}</td>"
             f'<td style="text-align: right">{esc(format_value(point.value, claim.unit))}</td>'
             f"<td>{esc(interval)}{' (' + esc(point.basis) + ')' if point.basis else ''}</td>"
-            f"<td>{esc('; '.join(notes.get(index, [])))}</td></tr>"
+            f"<td>{esc('; '.join(found.get(index, [])))}</td></tr>"
         )
     return (
         '<div class="ledger-series"><table><thead><tr><th>#</th><th>run</th><th>started (UTC)</th><th>value</th>'
         f"<th>interval</th><th>notes</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
-
-
-METHOD_WORDS = {
-    "e-divisive": "E-divisive means with a t-test at p < 0.001 (a segment of 8 runs or more)",
-    "changed": "the cited run against the newest, by the rank test on their raw rounds (under 8 runs)",
-}
 
 
 def section(claim: Claim, series: Series | None, links) -> str:
@@ -190,7 +174,7 @@ def section(claim: Claim, series: Series | None, links) -> str:
         )
     out = [
         f"<p>{n} runs of the same measurement (probe, testbed, defining parameters), in the order they ran. "
-        f"Steps in the cited run's segment: {esc(METHOD_WORDS.get(series.method, 'none'))}; a step counts when the "
+        f"Steps in the cited run's segment: {esc(METHODS[series.method])}; a step counts when the "
         "level moves beyond the claim's tolerance.</p>"
     ]
     if series.cited < 0:
@@ -202,10 +186,10 @@ def section(claim: Claim, series: Series | None, links) -> str:
             f"{esc(format_value(moved.after, claim.unit))} from run "
             f"<code>{esc(series.points[moved.index].run.rsplit('/', 1)[-1])}</code> on.</p>"
         )
-    if claim.kept is not None:
+    if claim.kept_through:
         out.append(
-            f"<p><strong>Kept on the cited run</strong> (reviewed through <code>{esc(claim.kept.through.rsplit('/', 1)[-1])}"
-            f"</code>): {esc(claim.kept.why)}</p>"
+            f"<p><strong>Kept on the cited run</strong> (reviewed through <code>{esc(claim.kept_through.rsplit('/', 1)[-1])}"
+            f"</code>): {esc(claim.kept_why)}</p>"
         )
     if has_timeline(series):
         out.append(chart_html(claim, series))
