@@ -43,6 +43,11 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="ignore and keep no check cache (.cache/ledger/check.json); CI uses this",
     )
+    parser.add_argument(
+        "--require-history",
+        action="store_true",
+        help="fail when the runs' git history cannot be read (a shallow clone, no git); CI uses this",
+    )
 
 
 def _accept_arguments(parser: argparse.ArgumentParser) -> None:
@@ -118,6 +123,12 @@ def _pages_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _verify_site_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("site_dir", metavar="SITE_DIR", type=Path, help="a built site, e.g. site/")
+    parser.add_argument(
+        "--against",
+        metavar="REGISTRY",
+        help="the registry of runs the previous site published (a folder, a file or an http(s) URL): "
+        "refuse a published run whose bytes changed",
+    )
 
 
 VERBS = (
@@ -159,7 +170,7 @@ VERBS = (
     ),
     Verb(
         "verify-site",
-        "refuse a built site whose pages the ledger did not render",
+        "refuse a built site whose pages the ledger did not render from this ledger",
         _verify_site_arguments,
         "commands.verbs:run_verify_site",
         needs_ledger=False,
@@ -183,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     module, function = verb.run.split(":")
     try:
         if verb.needs_ledger:
-            _find_ledger(args)
+            find_ledger(args)
         return getattr(importlib.import_module(f"generator.{module}"), function)(args)
     except (LedgerError, stack.SiteStackMissing) as error:
         print(f"ledger: {error}", file=sys.stderr)
@@ -194,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         return 141
 
 
-def _find_ledger(args: argparse.Namespace) -> None:
+def find_ledger(args: argparse.Namespace) -> None:
     """Refuse (exit 2) where there is no ledger: no --root folder, or neither claims/ nor the plugin."""
     root = args.root
     if not root.is_dir():
@@ -218,7 +229,7 @@ def _declares_plugin(config: Path) -> bool:
 
     try:
         node = yaml.compose(config.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return True  # a malformed mkdocs.yml: let the verb say what is wrong with it
     if not isinstance(node, yaml.MappingNode):
         return False
@@ -243,13 +254,19 @@ def gate_report(args: argparse.Namespace, every_run_rounds: bool = False) -> Rep
     root = args.root.resolve()
     config = args.config or root / "mkdocs.yml"
     policy = read_policy(config) if args.config or config.exists() else Policy()
-    return check(root, policy, datetime.now(timezone.utc), every_run_rounds)
+    return check(
+        root,
+        policy,
+        datetime.now(timezone.utc),
+        every_run_rounds,
+        require_history=getattr(args, "require_history", False),
+    )
 
 
 def run_check(args: argparse.Namespace) -> int:
     """The gate; with the cache, the last verdict when nothing it reads has changed (hashcache.py)."""
     root = args.root.resolve()
-    cache = hashcache.load(root, enabled=not args.no_cache)
+    cache = hashcache.load(root, enabled=not args.no_cache and not os.environ.get(hashcache.NO_CACHE))
     code = tuple(cache.verdict.get("code", ())) if cache.path else ()  # what the runs declared last time
     key = _check_key(args, root, code) if cache.path else []
     done = cache.reusable(key) if cache.path else None
@@ -287,7 +304,7 @@ def _check_key(args: argparse.Namespace, root: Path, code: tuple[str, ...]) -> l
     policy = read_policy(config) if args.config or config.exists() else Policy()
     folders = (*reads.folders(policy), *reads.GIT_FOLDERS)
     files = (str(config), *reads.GIT_FILES, *reads.files(policy), *code)
-    context = [str(root), str(config), args.format, datetime.now(timezone.utc).date().isoformat()]
+    context = [str(root), str(config), args.format, args.require_history, datetime.now(timezone.utc).date().isoformat()]
     return hashcache.inputs_key(root, folders, files, context)
 
 

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
 
 from . import ownunits, yamlread
 from .load import Unreadable, read_capped
+from .mkdocs_yml import read_site, site_settings
 from .records import Finding, LedgerError, Policy, ProbeSpec, Source, UnitSpec
 from .relations import MAX_FACTOR
 from .rules import WARN_BY_DEFAULT, WARNABLE
 from .runs import TESTBED_PATTERN
 from .values import parse_tolerance
+
+__all__ = ["read_site"]  # the plugin reads the rest of mkdocs.yml through config
 
 PLUGIN = "ledger"
 MAX_CONFIG_BYTES = 1 << 20
@@ -38,6 +41,12 @@ class Option:
 def _positive_whole(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0 or value > 10**9:
         raise ValueError(f"must be a positive whole number up to 1,000,000,000, got {str(value)[:40]}")
+    return value
+
+
+def _input_bytes(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 << 20 <= value <= 1 << 40:
+        raise ValueError(f"must be a whole number of bytes from 1 MiB to 1 TiB, got {str(value)[:40]}")
     return value
 
 
@@ -224,6 +233,13 @@ OPTIONS = (
         _failing,
     ),
     Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
+    Option(
+        "max_input_bytes",
+        (int,),
+        "the most the gate reads in one check, every file together (default 4 GiB); a file past it is "
+        "refused with a finding",
+        _input_bytes,
+    ),
     Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder),
     Option("measurements_dir", (str,), "folder of measurement runs, relative to mkdocs.yml", _folder),
     Option(
@@ -321,13 +337,16 @@ def read_policy(config_file: Path) -> Policy:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
         raise LedgerError(f"{name}: malformed YAML: {error}") from None
+    except RecursionError:
+        raise LedgerError(f"{name}: nested too deeply to read; flatten it") from None
     if not isinstance(node, yaml.MappingNode):
         raise LedgerError(f"{name}: expected a mapping at the top level")
     top = {key.value: value for key, value in node.value if isinstance(key, yaml.ScalarNode)}
     docs_dir = top["docs_dir"].value if isinstance(top.get("docs_dir"), yaml.ScalarNode) else "docs"
+    site = site_settings(top, name)
     options_node = _plugin_options(top.get("plugins"))
     if options_node is None:
-        return Policy(docs_dir=docs_dir)
+        return replace(Policy(docs_dir=docs_dir), **site)
     where = f"{name}:{options_node.start_mark.line + 1}"
     try:
         options = yamlread.build(options_node)
@@ -338,7 +357,7 @@ def read_policy(config_file: Path) -> Policy:
     if not isinstance(options, dict):
         raise LedgerError(f"{where}: the ledger plugin's options must be a mapping")
     lines = dict(getattr(options, "key_lines", {}))
-    return policy_from_options(dict(options), docs_dir, name, lines, options_node.start_mark.line + 1)
+    return replace(policy_from_options(dict(options), docs_dir, name, lines, options_node.start_mark.line + 1), **site)
 
 
 def _plugin_options(plugins: yaml.Node | None) -> yaml.Node | None:

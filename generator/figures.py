@@ -50,7 +50,7 @@ def defined(root: Path, folder: str = FOLDER) -> Defined:
         except Unreadable as error:
             problem(relative, 0, f"figure file {error}", "replace it with a regular Python file")
             continue
-        except RecursionError:
+        except (RecursionError, MemoryError):
             problem(relative, 0, "figure file is nested too deeply to parse", "simplify it")
             continue
         except SyntaxError as error:

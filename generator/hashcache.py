@@ -7,7 +7,8 @@ racy-entry rule): a file changed in the same tick as the cache is hashed again. 
 is reused only when every file the gate reads, the gate's own code, the policy, the arguments and
 the day are all as they were; anything else runs the whole gate. What the gate reads is one list
 (reads.py, derived from the policy) plus the code files the runs' manifests declared last time.
-JSON, never pickle; `--no-cache` skips it, and CI and the publish workflow run without it.
+JSON, never pickle; `--no-cache` skips it (so does LEDGER_NO_CACHE in the environment), and CI and
+the publish workflow run without it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 FOLDER = ".cache/ledger"
+NO_CACHE = "LEDGER_NO_CACHE"  # set in CI: as --no-cache (the build's chart cache reads it too)
 NAME = "check.json"
 VERSION = 3  # 3: the verdict and the code files the runs declared (2: the verdict alone)
 GENERATOR = Path(__file__).resolve().parent  # the gate's own code is an input too

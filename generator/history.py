@@ -1,74 +1,118 @@
-"""Run history: git -> the blob each committed run file had when first added; runs -> rewritten files.
+"""Run history: git -> the blob each committed run file had when first added, and the files git tracks;
+runs -> rewritten files.
 
-read() asks git twice for the whole measurements folder (never once per file), so a ledger of
-hundreds of runs stays fast; rewritten() is pure. Outside a git work tree, or in a shallow clone,
-history is not checked and the Report says so once.
+History is read as main's reviewers see it: by first parent from HEAD (or a given commit), merges
+included (a merge's changes against its first parent), in topological order (never by commit date,
+which anyone can set), as bytes (`-z`: paths exactly as stored, never quoted; subjects decoded
+leniently), with replace objects ignored (`git replace` cannot swap a commit's contents). read()
+asks git twice or three times for the whole ledger (never once per file); rewritten() is pure.
+Outside a git work tree, or in a shallow clone, history is not checked and the Report says so once;
+`ledger check --require-history` makes that a failure.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .records import Run
+from .records import Finding, Run, Source
 
 CHECKED = "checked"
+CACHE_FOLDER = ".cache"
+_ENV = {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
 
 @dataclass(frozen=True)
 class History:
     status: str  # "checked", or why history was not checked
     first_added: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # path -> (blob sha1, commit)
+    tracked: frozenset[str] | None = None  # every file git tracks under the root; None when unknown
 
 
-def read(root: Path, measurements_dir: str) -> History:
-    """The first-added blob of every committed file under measurements/ (two git calls)."""
-    if not (root / measurements_dir).is_dir():
-        return History("no runs")
+def read(root: Path, measurements_dir: str, revision: str = "") -> History:
+    """The first-added blob of every committed file under measurements/, and the tracked files.
+
+    revision: a commit id to read history from (`ledger diff` reads each side's own); "" for the
+    work tree: HEAD's history and the index's files.
+    """
+    if not (root / measurements_dir).is_dir() and not revision:
+        return History("no runs", tracked=_tracked(root, revision))
     try:
         state = _git(root, "rev-parse", "--is-inside-work-tree", "--is-shallow-repository").split()
     except (OSError, subprocess.SubprocessError):
         return History("not checked: not a git repository")
-    if state[:1] != ["true"]:
+    if state[:1] != [b"true"]:
         return History("not checked: not a git work tree")
-    if state[1:2] == ["true"]:
+    if state[1:2] == [b"true"]:
         return History("not checked: a shallow clone (fetch full history: `git fetch --unshallow`)")
+    tracked = _tracked(root, revision)
+    start = revision or "HEAD"
     try:
-        log = _git(
-            root,
-            "log",
-            "--reverse",
-            "--diff-filter=A",
-            "--no-renames",
-            "--raw",
-            "--no-abbrev",
-            "--relative",
-            "--format=%x00%H %s",
-            "--",
-            measurements_dir,
-        )
+        _git(root, "rev-parse", "--verify", "--quiet", f"{start}^{{commit}}")
+    except subprocess.CalledProcessError:
+        return History(CHECKED, {}, tracked)  # no commit yet: every run is new
     except (OSError, subprocess.SubprocessError):
-        return History("not checked: git log failed")
+        return History("not checked: git rev-parse failed", tracked=tracked)
+    try:
+        log = _log(root, start, measurements_dir)
+    except (OSError, subprocess.SubprocessError):
+        return History("not checked: git log failed", tracked=tracked)
+    return History(CHECKED, parse_log(log), tracked)
+
+
+def _log(root: Path, start: str, measurements_dir: str) -> bytes:
+    args = ["--first-parent", "--topo-order", "--reverse", "--diff-filter=A", "--no-renames", "--raw", "-z"]
+    args += ["--no-abbrev", "--relative", "--format=%x00%H %s", start, "--", measurements_dir]
+    try:
+        return _git(root, "log", "--diff-merges=first-parent", *args)
+    except subprocess.CalledProcessError:  # git before 2.31: -m with --first-parent is the same
+        return _git(root, "log", "-m", *args)
+
+
+def parse_log(log: bytes) -> dict[str, tuple[str, str]]:
+    """`git log -z --raw --format=%x00%H %s` output -> path -> (blob, "commit ABC (subject)") at its first add."""
     first: dict[str, tuple[str, str]] = {}
     commit = ""
-    for line in log.splitlines():
-        if line.startswith("\0"):
-            full, _, subject = line[1:].strip().partition(" ")
+    tokens = log.split(b"\0")
+    index = 0
+    while index < len(tokens):
+        token = tokens[index].lstrip(b"\n")
+        index += 1
+        if token.startswith(b":"):
+            parts = token.split()
+            path = os.fsdecode(tokens[index]) if index < len(tokens) else ""
+            index += 1
+            if len(parts) >= 4 and path and path not in first:
+                first[path] = (parts[3].decode("ascii", "replace"), commit)
+        elif token:
+            full, _, subject_bytes = token.partition(b" ")
+            subject = subject_bytes.decode("utf-8", errors="replace")
             subject = subject if len(subject) <= 50 else subject[:49] + "…"
-            commit = f"commit {full[:12]} ({subject})"
-        elif line.startswith(":"):
-            meta, _, path = line.partition("\t")
-            parts = meta.split()
-            if len(parts) >= 4 and path not in first:
-                first[path] = (parts[3], commit)
-    return History(CHECKED, first)
+            commit = f"commit {full.decode('ascii', 'replace')[:12]} ({subject})"
+    return first
 
 
-def _git(root: Path, *args: str) -> str:
+def _tracked(root: Path, revision: str) -> frozenset[str] | None:
+    try:
+        if revision:
+            listing = _git(root, "ls-tree", "-r", "-z", "--name-only", revision, "--", ".")
+        else:
+            listing = _git(root, "ls-files", "-z", "--", ".")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return frozenset(os.fsdecode(path) for path in listing.split(b"\0") if path)
+
+
+def _git(root: Path, *args: str) -> bytes:
     done = subprocess.run(
-        ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=60, check=True, encoding="utf-8"
+        ["git", "--no-replace-objects", "-c", "core.quotePath=false", "-C", str(root), *args],
+        capture_output=True,
+        timeout=60,
+        check=True,
+        env=_ENV,
     )
     return done.stdout
 
@@ -85,4 +129,33 @@ def rewritten(history: History, runs: Mapping[str, Run]) -> dict[str, tuple[str,
                 commits.append(recorded[1])
         if changed:
             found[path] = (commits[0], tuple(changed))
+    return found
+
+
+def findings(history: History, has_runs: bool, require: bool) -> list[Finding]:
+    """A tracked cache (served unverified by whoever checks it out); unread history when it is required."""
+    found = []
+    cached = sorted(path for path in history.tracked or () if path.split("/", 1)[0] == CACHE_FOLDER)
+    if cached:
+        found.append(
+            Finding(
+                Source(cached[0], 0),
+                "",
+                "invalid",
+                f"{len(cached)} file{'s' if len(cached) != 1 else ''} under {CACHE_FOLDER}/ "
+                "tracked by git: a cache in the repository is read unverified by every checkout",
+                f"`git rm -r --cached {CACHE_FOLDER}` and keep {CACHE_FOLDER}/ in .gitignore",
+            )
+        )
+    if require and has_runs and history.status != CHECKED:
+        found.append(
+            Finding(
+                Source(".git", 0),
+                "",
+                "unverified-history",
+                f"run history cannot be read ({history.status.removeprefix('not checked: ')}), so a rewritten "
+                "run would pass",
+                "check out the whole history (`git fetch --unshallow`; in CI, `fetch-depth: 0`) and run where git is",
+            )
+        )
     return found

@@ -12,8 +12,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import PurePosixPath
 
 from .records import Run
+from .runs import TESTBED_PATTERN
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
+# A run's folder as write_run names it: measurements/<probe>/<UTC start>-<testbed>/, ASCII only.
+RUN_FOLDER = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-[a-z0-9]+(?:-[a-z0-9]+)*", re.ASCII)
+PROBE_FOLDER = re.compile(r"[a-z0-9_]+", re.ASCII)
 CLOCK_SKEW = timedelta(minutes=10)  # a run may finish this far ahead of the checking machine's clock
 
 
@@ -60,6 +64,8 @@ def shape(manifest: object) -> list[str]:
     testbed = manifest.get("testbed")
     if not isinstance(testbed, str) or not testbed or testbed != testbed.strip():
         problems.append("`testbed` is missing, not text, or has spaces around it")
+    elif not TESTBED_PATTERN.fullmatch(testbed):
+        problems.append(f"`testbed` {testbed[:40]!r} is not lower-kebab-case ASCII (letters a-z, digits, '-')")
     for key in ("started", "finished"):
         _, why = parse_time(manifest.get(key))
         if why:
@@ -67,6 +73,39 @@ def shape(manifest: object) -> list[str]:
     for key in ("parameters", "environment"):
         if key in manifest and not isinstance(manifest[key], dict):
             problems.append(f"`{key}` is not an object")
+    return problems
+
+
+def folder_name(run_path: str) -> list[str]:
+    """Whether a run's folder is named as write_run names it: <probe>/<UTC start>-<testbed>."""
+    *_, probe, name = run_path.split("/")
+    problems = []
+    if not PROBE_FOLDER.fullmatch(probe):
+        problems.append(f"probe folder {probe[:60]!r} is not lower_snake_case ASCII")
+    if not RUN_FOLDER.fullmatch(name):
+        problems.append(
+            f"folder {name[:80]!r} is not named <UTC start>-<testbed> as runs are written "
+            "(e.g. 2026-11-30T05-56-12Z-linux-cpu: ASCII, lower-kebab-case testbed)"
+        )
+    return problems
+
+
+TIMING_MODULE = "generator/timing.py"  # the probes' shared timer, hashed into runs when it lies in the repository
+
+
+def code_files(run: Run, probes_dir: str, declared: tuple[str, ...], tracked: frozenset[str] | None) -> list[str]:
+    """What is wrong with the code files a run's manifest hashes: each must be a file of the probes
+    folder, the timing module or one the probe declares (`code:`), reached without links, and tracked
+    by git while it exists (a file deleted since the run is only changed code: probe-changed)."""
+    problems = []
+    for path in sorted(run.declared_code):
+        why = run.code_problems.get(path, "")
+        if not why and not (path.startswith(probes_dir.rstrip("/") + "/") or path == TIMING_MODULE or path in declared):
+            why = f"is not in {probes_dir}/, the timing module or the probe's declared `code:`"
+        if not why and tracked is not None and path not in tracked and run.current_code.get(path) is not None:
+            why = f"is not tracked by git (`git add {path}`)"
+        if why:
+            problems.append(f"code file {path[:80]} {why}")
     return problems
 
 

@@ -5,72 +5,45 @@ All file reading for the gate happens here; later stages are pure functions of w
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import os
-import stat
 from collections.abc import Collection
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from . import integrity, yamlread
+from . import attributes, integrity, reading, yamlread
+from .reading import UNBOUNDED, Budget, Unreadable, blob_id, read_capped
 from .records import Finding, RawFile, Run, Source, Table
 from .runs import MANIFEST, PARTIAL_PREFIX, is_samples
+
+__all__ = ["Budget", "Unreadable", "blob_id", "read_capped"]  # read by config, figures and prose too
 
 MAX_MANIFEST_BYTES = 1 << 20
 MAX_DATA_BYTES = 256 << 20
 MAX_CODE_BYTES = 16 << 20
 MAX_PAGE_BYTES = 4 << 20
+MAX_CONFIG_BYTES = 1 << 20
 NOT_PARSED = "is not parsed: raw rounds are read only in runs a claim cites"
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # every extension MkDocs renders as Markdown
 
 
-class Unreadable(Exception):
-    """A file the gate refuses to read: not a regular file, or over its size cap."""
-
-
-def read_capped(path: Path, limit: int) -> bytes:
-    """A regular file's bytes (links followed), refusing FIFOs, devices, folders and files over limit."""
-    try:
-        info = os.stat(path)
-    except OSError as error:
-        raise Unreadable(f"cannot be read ({error.strerror})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise Unreadable("is a folder, not a file")
-    if not stat.S_ISREG(info.st_mode):
-        raise Unreadable("is not a regular file (a FIFO, device or socket, or a link to one)")
-    if info.st_size > limit:
-        raise Unreadable(f"is {info.st_size:,} bytes; the limit is {limit:,}")
-    with open(path, "rb") as handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise Unreadable(f"is over the limit of {limit:,} bytes")
-    return data
-
-
-def blob_id(data: bytes) -> str:
-    """The id git gives these bytes as a blob (sha1 of 'blob <size>\\0' + data)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
-
-
-def claim_files(root: Path, claims_dir: str, max_bytes: int) -> list[RawFile]:
+def claim_files(root: Path, claims_dir: str, max_bytes: int, budget: Budget = UNBOUNDED) -> list[RawFile]:
     """Every claims/**/*.yaml (and .yml) file under root, parsed, in path order."""
     base = root / claims_dir
     if not base.is_dir():
         return []
     paths = sorted(p for p in base.rglob("*") if p.suffix in (".yaml", ".yml"))
-    return [_claim_file(root, path, max_bytes) for path in paths]
+    return [_claim_file(root, path, max_bytes, budget) for path in paths]
 
 
-def _claim_file(root: Path, path: Path, max_bytes: int) -> RawFile:
+def _claim_file(root: Path, path: Path, max_bytes: int, budget: Budget) -> RawFile:
     source = Source(_relative(root, path), 0)
     if not _inside(path, root):
         return RawFile(
             source, problem="is a link to a file outside the repository", fix="replace the link with the file itself"
         )
     try:
-        raw = read_capped(path, max_bytes)
+        raw = read_capped(path, max_bytes, budget)
     except Unreadable as problem:
         big = "limit" in str(problem)
         return RawFile(
@@ -84,36 +57,66 @@ def _claim_file(root: Path, path: Path, max_bytes: int) -> RawFile:
         data = yamlread.parse(raw)
     except yamlread.YamlProblem as problem:
         return RawFile(source, problem=problem.message, fix=problem.fix, line=problem.line, column=problem.column)
+    except MemoryError:
+        return RawFile(source, problem="needs more memory to read than there is", fix="split it into several files")
     return RawFile(source, data=data)
 
 
-def runs(root: Path, measurements_dir: str, cited: Collection[str] | None = None) -> dict[str, Run]:
-    """Every run folder measurements/<probe>/<run>/ with its manifest, hashes and CSV tables.
+def runs(
+    root: Path, measurements_dir: str, cited: Collection[str] | None = None, budget: Budget = UNBOUNDED
+) -> tuple[dict[str, Run], list[Finding]]:
+    """Every run folder measurements/<probe>/<run>/ with its manifest, hashes and CSV tables, and the
+    folders refused as links (a linked folder's files are not the ones git holds).
 
     Raw rounds (samples.csv, NAME.samples.csv) are hashed in every run but parsed only in the runs
     `cited` names (None: every run), so an archive of uncited runs costs a check only its hashing."""
     base = root / measurements_dir
     found: dict[str, Run] = {}
+    refused: list[Finding] = []
+    linked = next((p for p in (base, *base.parents) if p.is_symlink() and root in (p, *p.parents)), None)
+    if linked is not None:
+        return found, [_linked(root, linked, "the measurements folder")]
     if not base.is_dir():
-        return found
+        return found, refused
     code_hashes: dict[str, str | None] = {}  # many runs share probe files: hash each once
     for probe_dir in sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if probe_dir.is_symlink():
+            refused.append(_linked(root, probe_dir, "a probe's folder"))
+            continue
         for run_dir in sorted(p for p in probe_dir.iterdir() if p.is_dir()):
             if run_dir.name.startswith((".", PARTIAL_PREFIX)):
                 continue
-            run = _run(root, run_dir, code_hashes, cited)
+            try:
+                run = _run(root, run_dir, code_hashes, cited, budget)
+            except MemoryError:  # a table too large to hold: a finding about this run, not a crash
+                path = _relative(root, run_dir)
+                run = Run(path, Source(f"{path}/{MANIFEST}", 0), problem="needs more memory to read than there is")
             found[run.path] = run
-    return found
+    return found, refused
 
 
-def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None], cited: Collection[str] | None) -> Run:
+def _linked(root: Path, path: Path, what: str) -> Finding:
+    return Finding(
+        Source(_relative(root, path), 0),
+        "",
+        "invalid",
+        f"{what} is a link: the gate would read the files it points to, not the ones git holds",
+        "replace the link with the folder itself (runs are committed as they are)",
+    )
+
+
+def _run(
+    root: Path, run_dir: Path, code_hashes: dict[str, str | None], cited: Collection[str] | None, budget: Budget
+) -> Run:
     path = _relative(root, run_dir)
     rounds_wanted = cited is None or path in cited
     source = Source(f"{path}/{MANIFEST}", 0)
-    if not _inside(run_dir, root / path.split("/")[0]):
-        return Run(path, source, problem="is a link that leaves measurements/")
+    if run_dir.is_symlink():
+        return Run(path, source, problem="is a link: a run folder is committed as it is, never linked")
+    if (run_dir / MANIFEST).is_symlink():
+        return Run(path, source, problem="manifest.json is a link: a run's files are committed as they are")
     try:
-        manifest_bytes = read_capped(run_dir / MANIFEST, MAX_MANIFEST_BYTES)
+        manifest_bytes = read_capped(run_dir / MANIFEST, MAX_MANIFEST_BYTES, budget)
     except Unreadable as problem:
         missing = not (run_dir / MANIFEST).exists() and not (run_dir / MANIFEST).is_symlink()
         return Run(path, source, problem="has no manifest.json" if missing else f"manifest.json {problem}")
@@ -138,28 +141,33 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None], cited: C
         if "/" in name or "\\" in name or name.startswith(".") or name not in present:
             actual_files[name] = None
             continue
-        if not _inside(data_path, run_dir):
+        if data_path.is_symlink():
             actual_files[name] = None
-            tables[name] = Table((), (), problem="is a link that leaves its run folder")
+            tables[name] = Table((), (), problem="is a link: a run's files are committed as they are")
             continue
         try:
-            data = read_capped(data_path, MAX_DATA_BYTES)
-        except Unreadable as problem:
+            parse = name.endswith(".csv") and (rounds_wanted or not is_samples(name))
+            data = reading.data_file(data_path, MAX_DATA_BYTES, budget, parse=parse)
+        except (Unreadable, OSError) as problem:
             actual_files[name] = None
             tables[name] = Table((), (), problem=str(problem))
             continue
-        actual_files[name] = hashlib.sha256(data).hexdigest()
-        blob_ids[name] = blob_id(data)
+        actual_files[name] = data.sha256
+        blob_ids[name] = data.blob
+        if data.table is not None:
+            tables[name] = data.table
         if is_samples(name) and not rounds_wanted:
             tables[name] = Table((), (), problem=NOT_PARSED)
-        elif name.endswith(".csv"):
-            tables[name] = _table(data)
     unlisted = tuple(sorted(present - set(declared_files)))
     current_code = {}
+    code_problems = {}
     for code_path in declared_code:
         if code_path not in code_hashes:
             code_hashes[code_path] = _code_hash(root, code_path)
         current_code[code_path] = code_hashes[code_path]
+        where = code_place(root, code_path)
+        if where:
+            code_problems[code_path] = where
     return Run(
         path,
         source,
@@ -173,14 +181,29 @@ def _run(root: Path, run_dir: Path, code_hashes: dict[str, str | None], cited: C
         actual_files=actual_files,
         declared_code=declared_code,
         current_code=current_code,
+        code_problems=code_problems,
         tables=tables,
         unlisted=unlisted,
         blob_ids=blob_ids,
+        manifest_sha256=hashlib.sha256(manifest_bytes).hexdigest(),
     )
 
 
 def _refuse_constant(name: str) -> object:
     raise ValueError(f"{name} is not a number JSON allows")
+
+
+def code_place(root: Path, code_path: str) -> str:
+    """Why a run's code file is not a file of the repository reached without links ("" when it is)."""
+    parts = PurePosixPath(code_path).parts
+    if PurePosixPath(code_path).is_absolute() or ".." in parts or "\\" in code_path or not parts:
+        return "is outside the repository"
+    if ".git" in parts:
+        return "is under .git/, which git does not version"
+    for depth in range(1, len(parts) + 1):
+        if root.joinpath(*parts[:depth]).is_symlink():
+            return "is reached through a link"
+    return ""
 
 
 def _code_hash(root: Path, code_path: str) -> str | None:
@@ -193,37 +216,7 @@ def _code_hash(root: Path, code_path: str) -> str | None:
         return None
 
 
-def _table(data: bytes) -> Table:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        return Table((), (), problem=f"is not UTF-8 (line {line})")
-    if "\0" in text:
-        return Table((), (), problem=f"has a NUL byte (line {text[: text.index(chr(0))].count(chr(10)) + 1})")
-    try:
-        rows = list(csv.reader(io.StringIO(text)))
-    except csv.Error as error:
-        return Table((), (), problem=f"is not valid CSV ({error})")
-    if not rows:
-        return Table((), (), problem="is empty")
-    header, body = tuple(rows[0]), rows[1:]
-    seen: dict[str, int] = {}
-    for position, column in enumerate(header, start=1):
-        if column in seen:
-            return Table(
-                header,
-                (),
-                problem=f"column {column!r} appears twice in the header (columns {seen[column]} and {position})",
-            )
-        seen[column] = position
-    for number, row in enumerate(body, start=2):
-        if len(row) != len(header):
-            return Table(header, (), problem=f"line {number} has {len(row)} cells, the header {len(header)}")
-    return Table(header, tuple(tuple(row) for row in body))
-
-
-def pages(root: Path, docs_dir: str) -> tuple[dict[str, str], list[Finding]]:
+def pages(root: Path, docs_dir: str, budget: Budget = UNBOUNDED) -> tuple[dict[str, str], list[Finding]]:
     """The text of every hand-written page (every Markdown extension MkDocs renders), by its path
     relative to root, and the pages that cannot be read."""
     base = root / docs_dir
@@ -234,7 +227,7 @@ def pages(root: Path, docs_dir: str) -> tuple[dict[str, str], list[Finding]]:
     for page in sorted(p for p in base.rglob("*") if p.suffix.lower() in PAGE_SUFFIXES):
         relative = _relative(root, page)
         try:
-            texts[relative] = read_capped(page, MAX_PAGE_BYTES).decode("utf-8", errors="replace")
+            texts[relative] = read_capped(page, MAX_PAGE_BYTES, budget).decode("utf-8", errors="replace")
         except Unreadable as problem:
             problems.append(
                 Finding(
@@ -246,6 +239,36 @@ def pages(root: Path, docs_dir: str) -> tuple[dict[str, str], list[Finding]]:
                 )
             )
     return texts, problems
+
+
+def attribute_rules(root: Path, measurements_dir: str) -> tuple[list[attributes.Rule], str]:
+    """The .gitattributes rules that can reach runs, in git's order of precedence, and the root's path
+    from the repository's top (rules match paths from there): the files from the top down to the
+    root, then those inside the measurements folder, shallow before deep."""
+    top = next((folder for folder in (root, *root.parents) if (folder / ".git").exists()), root)
+    chain = [*reversed([folder for folder in (root, *root.parents) if top in (folder, *folder.parents)])]
+    base = root / measurements_dir
+    inside = sorted(base.rglob(".gitattributes"), key=lambda p: (len(p.parts), p)) if base.is_dir() else []
+    files = [folder / ".gitattributes" for folder in chain]
+    files += [root / part / ".gitattributes" for part in _parents(measurements_dir)]
+    files += [path for path in inside if path not in files]
+    rules: list[attributes.Rule] = []
+    for path in files:
+        try:
+            text = read_capped(path, MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
+        except Unreadable:
+            continue
+        folder = path.parent.relative_to(top).as_posix()
+        rules += attributes.parse(
+            os.path.relpath(path, root), "" if folder == "." else folder, text, path.parent == top
+        )
+    prefix = root.relative_to(top).as_posix()
+    return rules, "" if prefix == "." else prefix + "/"
+
+
+def _parents(relative: str) -> list[str]:
+    parts = relative.strip("/").split("/")
+    return ["/".join(parts[: index + 1]) for index in range(len(parts))]
 
 
 def _relative(root: Path, path: Path) -> str:

@@ -96,16 +96,6 @@ class CheckResult:
         return self.counts and self.holds is True and self.strength == STRENGTHS[0]
 
 
-def support(results: tuple[CheckResult, ...]) -> str:
-    """A claim's strongest check that counts and holds (agrees, bounded, direction), '' when none does.
-
-    Read by every display; a claim with any counting check that does not hold shows none."""
-    if any(result.counts and result.holds is False for result in results):
-        return ""
-    held = {result.strength for result in results if result.counts and result.holds}
-    return next((strength for strength in STRENGTHS if strength in held), "")
-
-
 @dataclass(frozen=True)
 class ClaimInterval:
     """Where a claim's value lies given its noise, decided once (intervals.py); every display reads it."""
@@ -174,10 +164,12 @@ class Run:
     actual_files: Mapping[str, str | None] = field(default_factory=dict, compare=False)
     declared_code: Mapping[str, str] = field(default_factory=dict, compare=False)  # path -> sha256
     current_code: Mapping[str, str | None] = field(default_factory=dict, compare=False)
+    code_problems: Mapping[str, str] = field(default_factory=dict, compare=False)  # path -> why it is not ours
     tables: Mapping[str, Table] = field(default_factory=dict, compare=False)
     problem: str = ""  # why the manifest could not be used, if it could not
     unlisted: tuple[str, ...] = ()  # files in the folder that the manifest does not list
     blob_ids: Mapping[str, str] = field(default_factory=dict, compare=False)  # file name -> git blob sha1
+    manifest_sha256: str = ""  # of manifest.json's bytes, for the published registry of runs
 
     @property
     def name(self) -> str:
@@ -210,6 +202,11 @@ class RunState:
     def trusted(self) -> bool:
         """Intact, measured by today's probe code, and young enough for the policy."""
         return self.intact and not self.changed_code and not self.too_old
+
+    @property
+    def older_code(self) -> bool:
+        """Intact data measured with code that has changed since: history, unless a claim cites it."""
+        return self.intact and bool(self.changed_code)
 
     @property
     def label(self) -> str:
@@ -250,13 +247,8 @@ class Freshness:
 
     def describe(self) -> str:
         """'fresh', 'stale: drifted, tampered' or 'fails: only-borrowed', then '; warns: too-old'."""
-        text = (
-            f"stale: {', '.join(self.failing)}"
-            if self.stale
-            else f"fails: {', '.join(self.failing)}"
-            if self.failing
-            else "fresh"
-        )
+        head = "stale" if self.stale else "fails" if self.failing else "fresh"
+        text = head if head == "fresh" else f"{head}: {', '.join(self.failing)}"
         return text + (f"; warns: {', '.join(self.warned)}" if self.warned else "")
 
 
@@ -323,6 +315,7 @@ class Policy:
     fail: frozenset[str] = frozenset()  # rules that warn by default, made failures
     warns_by_default: frozenset[str] = frozenset({"moved-since-cited"})  # not an option: rules.WARN_BY_DEFAULT
     max_claim_file_bytes: int = 4 * 1024 * 1024
+    max_input_bytes: int = 4 * 1024**3  # everything one check reads: claims, manifests, data, pages
     claims_dir: str = "claims"
     measurements_dir: str = "measurements"
     docs_dir: str = "docs"
@@ -332,6 +325,9 @@ class Policy:
     units: tuple[UnitSpec, ...] = ()  # the project's own units (`units:`), read by ownunits.table
 
     problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
+    config_path: str = "mkdocs.yml"  # the rest of mkdocs.yml, beside the plugin's options:
+    markdown_extensions: tuple[tuple[str, str], ...] = ()  # (name, options as JSON) pages render with
+    site_texts: tuple[tuple[int, int, str], ...] = ()  # (line, column, text) on every page: site name, nav
 
     def severity(self, rule: str) -> str:
         return "warn" if (rule in self.warn or rule in self.warns_by_default) and rule not in self.fail else "fail"
@@ -352,6 +348,7 @@ class Report:
     no_rounds: Mapping[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
     series: Mapping[str, Any] = field(default_factory=dict)  # claim id -> series_records.Series (Any: a leaf module)
     history: str = ""  # "checked", or why the runs' git history was not checked
+    typed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # page -> figures its prose shows
 
     @property
     def failures(self) -> tuple[Finding, ...]:
@@ -383,12 +380,15 @@ class Report:
         return {claim_id: tuple(found) for claim_id, found in grouped.items()}
 
     def support(self, claim_id: str) -> str:
-        """The strength of the claim's strongest check that holds (agrees, bounded, direction), or ''."""
-        return support(self.checks.get(claim_id, ()))
+        """The claim's strongest counting check that holds, '' when none does or any counting check fails."""
+        results = self.checks.get(claim_id, ())
+        if any(result.counts and result.holds is False for result in results):
+            return ""
+        held = {result.strength for result in results if result.counts and result.holds}
+        return next((strength for strength in STRENGTHS if strength in held), "")
 
     def fresh(self, claim_id: str) -> Freshness:
-        """The claim's verdict (fresh when the gate found nothing)."""
-        return self.freshness.get(claim_id, FRESH)
+        return self.freshness.get(claim_id, FRESH)  # the claim's verdict: fresh when the gate found nothing
 
     def run_state(self, run_path: str) -> RunState:
         return self.run_states.get(run_path) or RunState(manifest_problem="not a run of this ledger")

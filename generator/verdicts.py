@@ -17,22 +17,35 @@ Rewritten = Mapping[str, tuple[str, tuple[str, ...]]]  # run path -> (commit, fi
 
 
 def run_state(
-    run: Run, policy: Policy, now: datetime, rewritten: tuple[str, tuple[str, ...]] | None = None
+    run: Run,
+    policy: Policy,
+    now: datetime,
+    rewritten: tuple[str, tuple[str, ...]] | None = None,
+    tracked: frozenset[str] | None = None,
 ) -> RunState:
-    """Whether a run's files match its manifest and its first commit, its code is unchanged and it is young enough."""
+    """Whether a run's files match its manifest and its first commit, its code is unchanged and it is young enough.
+
+    tracked: the files git tracks (None when unknown): a run's code files must be among them."""
     commit, files = rewritten or ("", ())
+    named = integrity.folder_name(run.path)
     if run.problem:
         return RunState(
-            manifest_problem=run.problem, max_age_days=policy.max_run_age_days, rewritten=files, rewritten_commit=commit
+            manifest_problem="; ".join([run.problem, *named]),
+            max_age_days=policy.max_run_age_days,
+            rewritten=files,
+            rewritten_commit=commit,
         )
     changed_files = [(name, "is not listed in the manifest") for name in run.unlisted]
     for name, declared in sorted(run.declared_files.items()):
         actual = run.actual_files.get(name)
+        unread = run.tables[name].problem if name in run.tables and actual is None else ""
         if actual != declared:
             changed_files.append(
                 (
                     name,
-                    "is missing"
+                    f"cannot be read: it {unread}"
+                    if unread
+                    else "is missing"
                     if actual is None
                     else f"has sha256 {actual[:12]}…, the manifest says {declared[:12]}…",
                 )
@@ -45,7 +58,7 @@ def run_state(
     age = (now - run.finished).days if run.finished else None
     too_old = bool(run.finished and now - run.finished > timedelta(days=policy.max_run_age_days))
     return RunState(
-        manifest_problem="; ".join(integrity.placement(run, now)),
+        manifest_problem="; ".join([*named, *integrity.placement(run, now), *_code(run, policy, tracked)]),
         rewritten=files,
         rewritten_commit=commit,
         changed_files=tuple(changed_files),
@@ -56,8 +69,15 @@ def run_state(
     )
 
 
-def run_states(runs: Mapping[str, Run], policy: Policy, now: datetime, rewritten: Rewritten) -> dict[str, RunState]:
-    return {path: run_state(run, policy, now, rewritten.get(path)) for path, run in runs.items()}
+def _code(run: Run, policy: Policy, tracked: frozenset[str] | None) -> list[str]:
+    declared = next((spec.code for spec in policy.probes if spec.name == run.probe_name), ())
+    return integrity.code_files(run, policy.probes_dir, declared, tracked)
+
+
+def run_states(
+    runs: Mapping[str, Run], policy: Policy, now: datetime, rewritten: Rewritten, tracked: frozenset[str] | None = None
+) -> dict[str, RunState]:
+    return {path: run_state(run, policy, now, rewritten.get(path), tracked) for path, run in runs.items()}
 
 
 def uncited_run_findings(

@@ -20,6 +20,7 @@ GROUPS = {
     "test_verify_site.py": "site",
     "test_incremental.py": "site",
     "test_report.py": "site",
+    "test_readback.py": "site",
     "test_interval_site.py": "site",
     "test_timeline_site.py": "site",
     "test_browser.py": "browser",

@@ -63,14 +63,19 @@ class Result:
     errors: str  # stderr
 
 
-def run_ledger(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Result:
-    """The real `ledger` command, as a user runs it (env: variables to set besides the test's own)."""
+def run_ledger(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float | None = None, preexec_fn=None
+) -> Result:
+    """The real `ledger` command, as a user runs it (env: variables to set besides the test's own; a
+    hang past `timeout` seconds fails the test)."""
     done = subprocess.run(
         [sys.executable, "-m", "generator.cli", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         env=_env() | (env or {}),
+        timeout=timeout,
+        preexec_fn=preexec_fn,
     )
     return Result(done.returncode, done.stdout, done.stderr)
 

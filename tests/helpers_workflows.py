@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import shlex
 from pathlib import Path
 
 import yaml
@@ -90,7 +91,10 @@ def make_recipes(makefile: str) -> dict[str, str]:
 def as_typed(command: str, makefile: str) -> str:
     """A run step as a user types it: `make check CHECK_FLAGS=--no-cache` -> `ledger check --no-cache`,
     `.venv/bin/ledger ...` -> `ledger ...` (the make targets' own virtual environment left out)."""
-    words = command.split()
+    try:
+        words = shlex.split(command)  # CHECK_FLAGS="--no-cache --require-history" is one word
+    except ValueError:
+        words = command.split()
     recipes = make_recipes(makefile)
     if len(words) >= 2 and words[0] == "make" and words[1] in recipes:
         assigned = dict(word.split("=", 1) for word in words[2:] if "=" in word)

@@ -1,5 +1,6 @@
 """Bad claim files: each gets one clear error naming file, line and fix; nothing runs, nothing is lost."""
 
+import sys
 import time
 
 import pytest
@@ -206,8 +207,8 @@ def test_evidence_run_that_is_a_symlink_out_of_measurements_is_refused(tmp_path)
     write_tree(tmp_path, {"probes/toy.py": (outside / "probes/toy.py").read_text()})
     result = check(tmp_path, {"claims/a.yaml": MEASURED})
     assert (
-        f"claims/a.yaml:8: moe-speedup-b16: invalid: evidence run {RUN} is a link that leaves measurements/"
-        in result.output
+        f"claims/a.yaml:8: moe-speedup-b16: invalid: evidence run {RUN} is a link: a run folder is committed as it "
+        "is, never linked" in result.output
     )
 
 
@@ -219,7 +220,7 @@ def test_data_file_that_is_a_symlink_is_not_read(tmp_path):
     data.unlink()
     data.symlink_to(secret)
     result = check(tmp_path, {"claims/a.yaml": MEASURED})
-    assert f"{RUN}/results.csv is missing" in result.output
+    assert f"{RUN}/results.csv cannot be read: it is a link: a run's files are committed as they are" in result.output
 
 
 def test_formula_cycle_is_reported_once_with_its_path(tmp_path):
@@ -371,3 +372,50 @@ def test_a_file_without_claims_list_says_how_to_start(tmp_path):
         "claims/a.yaml:1: invalid: a claim file needs a top-level `claims:` list\n"
         "  fix: start the file with `claims:` and list the claims under it"
     ) in result.output
+
+
+def test_the_total_input_cap_refuses_what_passes_it_with_a_finding(tmp_path):
+    rows = [{"batch": b, "speedup": 1.0 + b / 1e6, "pad": "x" * 200} for b in range(1, 8000)]
+    rows[15]["speedup"] = 3.6
+    a_run(tmp_path, rows)
+    config = "site_name: t\nplugins:\n  - ledger:\n      max_input_bytes: 1048576\n"
+    result = check(tmp_path, {"claims/a.yaml": MEASURED, "mkdocs.yml": config})
+    assert result.exit_code == 1
+    assert (
+        f"{RUN}/results.csv cannot be read: it would pass the gate's total input cap (max_input_bytes)" in result.output
+    )
+
+
+def test_a_streamed_table_reports_the_line_of_a_bad_byte(tmp_path):
+    a_run(tmp_path, SPEEDUP_ROWS)
+    data = tmp_path / RUN / "results.csv"
+    body = data.read_bytes() + b"x" * (3 << 20) + b"\n1,2\xff,3\n"  # past the first megabyte read
+    data.write_bytes(body)
+    result = check(tmp_path, {"claims/a.yaml": MEASURED})
+    line = body.count(b"\n")
+    assert f"results.csv is not UTF-8 (line {line})" in result.output
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS bounds memory this way on Linux")
+def test_a_table_too_large_for_memory_is_a_finding_not_a_crash(tmp_path):
+    import resource
+
+    a_run(tmp_path, SPEEDUP_ROWS)
+    write_tree(tmp_path, {"claims/a.yaml": MEASURED})
+    data = tmp_path / RUN / "results.csv"
+    data.write_bytes(data.read_bytes() + b"".join(b"%d,1.0\n" % (i + 100) for i in range(6_000_000)))
+
+    def small_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (600 << 20, 600 << 20))
+
+    done = run_ledger("check", "--no-cache", cwd=tmp_path, preexec_fn=small_memory)
+    assert done.exit_code == 1 and "Traceback" not in done.errors
+    assert f"evidence run {RUN} needs more memory to read than there is" in done.output
+
+
+def test_a_mkdocs_yml_nested_too_deeply_is_a_usage_error_not_a_crash(tmp_path):
+    result = check(
+        tmp_path, {"claims/a.yaml": "claims: []\n", "mkdocs.yml": "site_name: t\nextra: " + "[" * 5000 + "]" * 5000}
+    )
+    assert result.exit_code == 2
+    assert result.errors == "ledger: mkdocs.yml: nested too deeply to read; flatten it\n"

@@ -79,6 +79,11 @@ def test_git_racy_entry_rule(stat, written_ns, is_racy):
 
 
 TOOLS_CONFIG = "site_name: t\nplugins:\n  - ledger:\n      probes_dir: tools\n"
+# A run's code outside the probes folder must be declared (guide/security.md): the probe's `code:`.
+HELPER_CONFIG = (
+    "site_name: t\nplugins:\n  - ledger:\n      probes:\n"
+    "        - {name: toy, command: '{python} probes/toy.py', code: [lib/helper.py]}\n"
+)
 
 
 def ledger_with_probe_code_at(root, code: list[str], config: str = "") -> None:
@@ -104,7 +109,7 @@ def ledger_with_probe_code_at(root, code: list[str], config: str = "") -> None:
     "code, config",
     [
         (["tools/toy.py"], TOOLS_CONFIG),  # the policy's probes_dir, not a hard-coded probes/
-        (["probes/toy.py", "lib/helper.py"], ""),  # a helper the run hashes outside every folder
+        (["probes/toy.py", "lib/helper.py"], HELPER_CONFIG),  # a declared helper outside every folder
     ],
 )
 def test_an_edit_to_code_a_run_hashes_fails_the_gate_with_the_cache_on(tmp_path, code, config):

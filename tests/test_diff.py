@@ -322,6 +322,7 @@ def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp
     base = commit(tmp_path, {"README.md": "# A report, before it had claims\n"}, "first")
     a_run(tmp_path, SPEEDUP_ROWS)
     write_tree(tmp_path, {"mkdocs.yml": MKDOCS, "claims/moe.yaml": MEASURED})
+    git(tmp_path, "add", "probes")  # a run's code is a tracked file
     result = run_ledger("diff", base, cwd=tmp_path)
     assert result.exit_code == 0, result.errors
     assert (
@@ -329,7 +330,13 @@ def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp
         == f"""\
 ## Ledger diff: {base[:12]} → working tree
 
-**1 added · runs: 1 added · policy changed**
+**1 added · runs: 1 added · policy changed · 1 code the build runs**
+
+### Code the build runs (read it as code)
+
+| file or setting | why |
+| --- | --- |
+| mkdocs.yml: plugins | loads code into the build or the reader's browser |
 
 ### Policy (the gate's settings)
 
@@ -475,6 +482,7 @@ def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
         ],
         "runs": {"added": [LATER_RUN], "removed": []},
         "policy": {},
+        "build_code": [],
     }
 
 
@@ -511,6 +519,68 @@ def test_renames_need_one_unchanged_match_on_each_side():
     ]
     for old, new, expected in cases:
         assert find_renames(old, new) == expected
+
+
+def rewrite_run(root, old=b"3.6", new=b"3.59"):
+    """A run's cell and its manifest hash changed together, as a careful rewriter would."""
+    import hashlib
+
+    path = root / RUN / "results.csv"
+    data = path.read_bytes().replace(old, new)
+    path.write_bytes(data)
+    manifest = root / RUN / "manifest.json"
+    fields = json.loads(manifest.read_text())
+    fields["files"]["results.csv"]["sha256"] = hashlib.sha256(data).hexdigest()
+    manifest.write_text(json.dumps(fields, indent=2))
+
+
+def test_diff_flags_a_base_run_whose_bytes_differ_at_head_even_on_rewritten_history(tmp_path):
+    base = ledger_repo(tmp_path)
+    # The pull request's branch starts a new history in which the run was "always" the other bytes.
+    git(tmp_path, "checkout", "-q", "--orphan", "rewritten")
+    rewrite_run(tmp_path)
+    head = commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("3.59", "3.59")}, "the run, as it always was")
+    result = run_ledger("diff", base, head, cwd=tmp_path)
+    assert result.exit_code == 0
+    assert (
+        f"| run rewritten | `{RUN}` | manifest.json differs; results.csv differs since the base (runs are immutable) |"
+        in flagged(result.output)
+    )
+
+
+def test_diff_runs_the_history_rules_on_head_as_ledger_check_does(tmp_path):
+    base = ledger_repo(tmp_path)
+    rewrite_run(tmp_path)
+    head = commit(tmp_path, message="tidy a cell")
+    assert run_ledger("check", cwd=tmp_path).exit_code == 1  # rewritten
+    result = run_ledger("diff", base, head, cwd=tmp_path)
+    assert "Gate at head: 1 claim (1 measured; 1 asserted) — 1 failure: 1 rewritten" in result.output
+    assert flagged(result.output)[0].startswith(f"| run rewritten | `{RUN}` | manifest.json differs; results.csv")
+
+
+def test_diff_lists_changed_code_the_build_runs(tmp_path):
+    base = ledger_repo(tmp_path)
+    commit(tmp_path, {"figures/toy.py": "X = 1\n", "docs/index.md": "# Toy\n"}, "a figure")
+    base = git(tmp_path, "rev-parse", "HEAD")
+    config = MKDOCS + "hooks: [hooks.py]\nmarkdown_extensions: [admonition]\n"
+    files = {
+        "figures/toy.py": "X = 2\n",
+        "hooks.py": "def on_page_content(html, **kwargs):\n    return html\n",
+        "mkdocs.yml": config,
+        "docs/extra.js": "document.body.textContent = '9.9x'\n",
+        "docs/index.md": "# Toy, again\n",
+    }
+    head = commit(tmp_path, files, "code")
+    result = run_ledger("diff", base, head, cwd=tmp_path)
+    section = result.output.split("### Code the build runs (read it as code)\n\n", 1)[1].split("\n\n", 1)[0]
+    assert section.splitlines()[2:] == [
+        "| `docs/extra.js` | shipped to every reader's browser as is |",
+        "| `figures/toy.py` | a figure module: Python the build imports and runs |",
+        "| `hooks.py` | an MkDocs hook: Python the build runs |",
+        "| mkdocs.yml: markdown\\_extensions | loads code into the build or the reader's browser |",
+        "| mkdocs.yml: hooks | loads code into the build or the reader's browser |",
+    ]
+    assert "3 code the build runs" not in result.output and "5 code the build runs" in result.output
 
 
 def test_diff_lists_every_policy_setting_and_judges_a_move_with_the_base_policy(tmp_path):

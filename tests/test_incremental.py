@@ -76,7 +76,9 @@ class Serve:
         return LIVERELOAD.sub("", text).replace(f"127.0.0.1:{self.port}", "HOST")
 
     def site(self, paths: list[str]) -> dict[str, str]:
-        return {path: self.get(path) for path in paths}
+        """The pages served, their stamps' report digests left out: a page serve reuses keeps the digest
+        of the build that wrote it (serve's sites are never published; verify-site would refuse them)."""
+        return {path: DIGEST.sub("", self.get(path)) for path in paths}
 
     def stop(self):
         self.process.terminate()
@@ -96,6 +98,9 @@ def pages_of(server: Serve) -> list[str]:
     """Every page of the site (the first build's sitemap lists them all), and the search index."""
     sitemap = server.get("sitemap.xml")
     return sorted(re.findall(r"<loc>http://HOST/(.*?)</loc>", sitemap)) + ["search/search_index.json"]
+
+
+DIGEST = re.compile(r' data-ledger-report="[0-9a-f]{64}"')
 
 
 def counts(lines: list[str]) -> tuple[int, int]:

@@ -44,9 +44,11 @@ def test_init_writes_config_claims_probe_run_figures_page_workflows_and_precommi
         ".github/workflows/publish.yml",
         ".pre-commit-config.yaml",
         ".gitignore",
+        ".gitattributes",
         "requirements.txt",
     ]:
         assert (project / path).is_file(), path
+    assert "measurements/** -text" in (project / ".gitattributes").read_text().splitlines()  # runs stay bytes
     runs = sorted((project / "measurements/hashing").iterdir())
     assert len(runs) == 1 and (runs[0] / "manifest.json").is_file()
 
@@ -267,6 +269,7 @@ def test_init_bare_writes_no_example_and_passes_the_gate(tmp_path):
     project = tmp_path / "p"
     written = sorted(path.relative_to(project).as_posix() for path in project.rglob("*") if path.is_file())
     assert written == [
+        ".gitattributes",
         ".github/workflows/publish.yml",
         ".github/workflows/review.yml",
         ".gitignore",
@@ -283,12 +286,16 @@ def test_init_bare_writes_no_example_and_passes_the_gate(tmp_path):
 
 
 def test_init_name_is_the_site_name_and_the_index_heading_and_never_a_reference(tmp_path):
-    name = 'Team "GPU" {{ claim("x") }} at 5 GB/s: #1'
+    name = 'Team "GPU" {{ claim("x") }}: #1 at B=16'
     result = run_ledger("init", "p", "--bare", "--name", name, cwd=tmp_path)
     assert result.exit_code == 0, result.errors
     assert yaml.safe_load((tmp_path / "p/mkdocs.yml").read_text())["site_name"] == name
     checked = run_ledger("check", cwd=tmp_path / "p")
     assert checked.exit_code == 0, checked.output  # no unknown reference, no unbound number
+    # The site name is shown on every page: a figure typed into it is read like one typed into prose.
+    result = run_ledger("init", "q", "--bare", "--name", "Team at 5 GB/s", cwd=tmp_path)
+    checked = run_ledger("check", cwd=tmp_path / "q")
+    assert "mkdocs.yml:1:21: unbound-number: '5 GB/s' is typed into the site's configuration" in checked.output
 
 
 GIT_IDENTITY = {
@@ -323,9 +330,9 @@ def test_init_git_without_an_identity_to_commit_with_writes_nothing(tmp_path):
 
 @pytest.mark.site
 def test_a_bare_project_builds_strict_with_its_name_as_the_heading_in_plain_text(tmp_path):
-    name = 'Team "GPU" {{ claim("x") }} *at* 5 GB/s'
+    name = 'Team "GPU" {{ claim("x") }} *at* B=16'  # a figure would be read: the name is on every page
     assert run_ledger("init", "p", "--bare", "--name", name, cwd=tmp_path).exit_code == 0
     result = run_mkdocs("build", "--strict", cwd=tmp_path / "p")
     assert result.exit_code == 0, result.errors
     page = (tmp_path / "p/site/index.html").read_text()
-    assert '<span class="ledger-label">Team "GPU" {{ claim("x") }} *at* 5 GB/s</span>' in page
+    assert '<span class="ledger-label">Team "GPU" {{ claim("x") }} *at* B=16</span>' in page

@@ -145,7 +145,9 @@ def test_ledger_diff_flags_a_rewritten_run_first(tmp_path):
     edit_manifest(tmp_path, lambda m: m["files"]["results.csv"].update(sha256=hashlib.sha256(data).hexdigest()))
     result = run_ledger("diff", "HEAD", cwd=tmp_path)
     flags = [line for line in result.output.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    assert flags[0].startswith(f"| run rewritten | `{RUN}` | manifest.json, results.csv differ from commit ")
+    assert flags[0] == (
+        f"| run rewritten | `{RUN}` | manifest.json differs; results.csv differs since the base (runs are immutable) |"
+    )
 
 
 def test_a_figure_refuses_a_run_that_is_not_intact():

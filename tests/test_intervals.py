@@ -103,7 +103,7 @@ def test_raw_rounds_that_contradict_the_run_are_invalid_with_the_line(tmp_path, 
 def test_samples_of_runs_no_claim_cites_are_hashed_but_not_parsed(tmp_path):
     cited = rounds_run(tmp_path, {16: SPREAD})
     uncited = rounds_run(tmp_path, {16: SPREAD}, when=RUN_TIME + timedelta(hours=1))
-    runs = load.runs(tmp_path, "measurements", cited={cited})
+    runs, _ = load.runs(tmp_path, "measurements", cited={cited})
     assert runs[cited].tables["samples.csv"].rows
     assert runs[uncited].tables["samples.csv"].problem == NOT_PARSED
     assert runs[uncited].actual_files["samples.csv"] == runs[uncited].declared_files["samples.csv"]

@@ -465,3 +465,18 @@ def test_a_measured_value_without_raw_rounds_shows_its_min_max_interval_on_hover
     assert "No raw rounds (the run has no samples.csv): the interval 26.1–44.4 tok/s is the row" in (
         article(site, "claim/b1-decode")
     )
+
+
+def test_an_uncited_run_measured_with_older_code_is_a_note_on_its_page_not_a_failure(tmp_path):
+    a_ledger(tmp_path)
+    probe = tmp_path / "probes/bandwidth.py"
+    probe.write_text(probe.read_text() + "# a later change to the probe\n")
+    result = run_mkdocs("build", "--strict", cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    run = sorted((tmp_path / "measurements/bandwidth").iterdir())[-1].name
+    page = article(tmp_path / "site", f"run/bandwidth/{run}")
+    assert '<p class="admonition-title">Measured with older code</p>' in page
+    assert "probes/bandwidth.py changed since the run" in page
+    assert "cannot be trusted" not in page
+    index = article(tmp_path / "site", "measurements")
+    assert '<span class="ledger-badge ledger-badge--lead">older code</span>' in index

@@ -68,11 +68,18 @@ def test_no_module_is_over_400_lines(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= 400
 
 
+MARKDOWN = "markdown_extensions:" + (REPO / "mkdocs.yml").read_text().split("markdown_extensions:")[1]
+
+
 def test_ledger_check_loads_no_site_stack(tmp_path):
     (tmp_path / "claims").mkdir()
     (tmp_path / "claims/a.yaml").write_text(
         "claims:\n  - id: a\n    kind: borrowed\n    status: lead\n    source: {title: x}\n"
     )
+    # A page rendered with this repository's own Markdown extensions, as the prose scan reads it.
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/index.md").write_text('# Page\n\n!!! note\n    A value: {{ claim("a") }}\n')
+    (tmp_path / "mkdocs.yml").write_text((REPO / "mkdocs.yml").read_text().split("plugins:")[0] + MARKDOWN)
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "generator", "check"],
         cwd=tmp_path,
@@ -82,5 +89,5 @@ def test_ledger_check_loads_no_site_stack(tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert "generator.gate" in imported  # the measurement works
+    assert "generator.gate" in imported and "markdown" in imported  # the measurement works
     assert sorted(m for m in imported if m.split(".")[0] in SITE_STACK) == []

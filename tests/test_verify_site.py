@@ -1,33 +1,47 @@
-"""`ledger verify-site`: a built site is refused unless the ledger rendered every page, whatever built it."""
+"""`ledger verify-site`: a built site is refused unless the ledger rendered every page from this ledger,
+whatever built it, and every value and chart row it shows is the ledger's."""
 
+import json
+import re
 import shutil
+import subprocess
+import sys
 
-from helpers import run_ledger, run_mkdocs, write_tree
+from helpers import _env, run_ledger, run_mkdocs, write_tree
 from helpers_site import a_ledger
 
-from generator.site import stamp
+STAMP = re.compile(
+    r'<span class="ledger-stamp" data-ledger-gate="pass" data-ledger-report="[0-9a-f]{64}" hidden></span>'
+)
+
+
+def verify(site, *args):
+    """verify-site on a copy of the example site, against the ledger it was built from."""
+    return run_ledger("--root", str(site.parent), "verify-site", str(site), *args, cwd=site.parent)
 
 
 def copy_of(site, tmp_path):
-    target = tmp_path / "site"
-    shutil.copytree(site, target)
-    return target
+    """The example ledger and its built site, copied: the site can be edited and checked against it."""
+    shutil.copytree(site.parent, tmp_path / "ledger", ignore=shutil.ignore_patterns(".cache"))
+    return tmp_path / "ledger" / "site"
 
 
 def test_a_site_built_by_the_plugin_passes(built_site, tmp_path):
-    result = run_ledger("verify-site", str(built_site), cwd=tmp_path)
+    result = run_ledger("--root", str(built_site.parent), "verify-site", str(built_site), cwd=tmp_path)
     assert result.exit_code == 0, result.output
-    assert "pages verified: every one rendered by the ledger, with the gate passing" in result.output
+    assert "pages verified: every one rendered by the ledger from this ledger's report, with the gate passing" in (
+        result.output
+    )
 
 
 def test_a_page_without_the_ledger_stamp_is_refused(built_site, tmp_path):
     site = copy_of(built_site, tmp_path)
     page = site / "index.html"
-    page.write_text(page.read_text().replace(stamp.stamp(True), ""))
-    result = run_ledger("verify-site", str(site), cwd=tmp_path)
+    page.write_text(STAMP.sub("", page.read_text()))
+    result = verify(site)
     assert result.exit_code == 1
     assert "index.html: no ledger stamp: this page was not rendered by the ledger" in result.output.splitlines()
-    assert result.output.splitlines()[-1].startswith("1 problem on 1 of ")
+    assert result.output.splitlines()[-1].startswith("1 problem (1 of ")
 
 
 def test_an_unrendered_reference_is_refused_with_its_line_but_code_may_show_the_syntax(built_site, tmp_path):
@@ -37,7 +51,7 @@ def test_an_unrendered_reference_is_refused_with_its_line_but_code_may_show_the_
     assert "<code>{{ claim(&quot;id&quot;) }}</code>" in text or '<code>{{ claim("id") }}</code>' in text
     page.write_text(text.replace("</article>", '\n<p>plain {{ claim("moe-speedup-b16") }}</p>\n</article>', 1))
     line = page.read_text().splitlines().index('<p>plain {{ claim("moe-speedup-b16") }}</p>') + 1
-    result = run_ledger("verify-site", str(site), cwd=tmp_path)
+    result = verify(site)
     assert result.exit_code == 1
     assert f'index.html:{line}: unrendered reference {{{{ claim("moe-speedup-b16") }}}}' in result.output
 
@@ -45,7 +59,7 @@ def test_an_unrendered_reference_is_refused_with_its_line_but_code_may_show_the_
 def test_a_cited_claim_without_a_claim_page_is_refused(built_site, tmp_path):
     site = copy_of(built_site, tmp_path)
     shutil.rmtree(site / "claim/moe-speedup-b16")
-    result = run_ledger("verify-site", str(site), cwd=tmp_path)
+    result = verify(site)
     assert result.exit_code == 1
     assert "index.html: cites claim 'moe-speedup-b16', which has no claim page in the site" in result.output
 
@@ -84,3 +98,123 @@ def test_verify_site_on_a_missing_folder_is_a_usage_error(tmp_path):
     result = run_ledger("verify-site", "nowhere", cwd=tmp_path)
     assert result.exit_code == 2
     assert "nowhere is not a folder" in result.errors
+
+
+def test_a_value_edited_in_a_built_page_is_refused_with_the_ledgers_value(built_site, tmp_path):
+    site = copy_of(built_site, tmp_path)
+    page = site / "index.html"
+    page.write_text(
+        page.read_text().replace(
+            '<span class="ledger-value">3.59×</span>', '<span class="ledger-value">9.59×</span>', 1
+        )
+    )
+    result = verify(site)
+    assert result.exit_code == 1
+    assert re.search(r"index.html:\d+: shows moe-speedup-b16 as '9.59×'; the ledger gives '3.59×'", result.output)
+
+
+def test_a_site_built_from_another_state_of_the_ledger_is_refused_by_its_digest(built_site, tmp_path):
+    site = copy_of(built_site, tmp_path)
+    claims = site.parent / "claims/moe.yaml"
+    claims.write_text(claims.read_text().replace("value: 3.59\n", "value: 3.6\n", 1))  # still passes the gate
+    assert run_ledger("check", cwd=site.parent).exit_code == 0
+    result = verify(site)
+    assert result.exit_code == 1
+    assert "index.html: its stamp's report digest" in result.output
+    assert "is not the ledger's" in result.output and "built from another state of the ledger" in result.output
+
+
+def test_any_html_file_the_ledger_did_not_render_and_an_empty_site_are_refused(built_site, tmp_path):
+    site = copy_of(built_site, tmp_path)
+    write_tree(site, {"extra/page.html": "<html><body><p>3.59× faster</p></body></html>"})
+    result = verify(site)
+    assert "extra/page.html: no ledger stamp: this page was not rendered by the ledger" in result.output
+    assert STAMP.search((site / "404.html").read_text())  # the theme's own page is stamped too
+    empty = tmp_path / "ledger" / "empty"
+    empty.mkdir()
+    result = verify(empty)
+    assert result.exit_code == 1
+    assert ".: no HTML page: an empty site is not a report" in result.output
+
+
+def test_a_chart_row_that_is_not_in_its_run_is_refused(built_site, tmp_path):
+    site = copy_of(built_site, tmp_path)
+    page = site / "index.html"
+    text = page.read_text()
+    spec_text = re.search(r'<script type="application/json" class="ledger-chart-spec">(.*?)</script>', text).group(1)
+    spec = json.loads(spec_text)
+    rows = next(iter(spec["datasets"].values()))
+    rows[0]["gb_per_s"] = rows[0]["gb_per_s"] * 2  # a figure that doubles a measured value
+    page.write_text(text.replace(spec_text, json.dumps(spec)))
+    result = verify(site)
+    assert result.exit_code == 1
+    assert "chart 'bandwidth-sweep': a row (" in result.output and "is in no table of run measurements/bandwidth/" in (
+        result.output
+    )
+
+
+PATCH = """
+import generator.site.render as render
+
+_real = render.claim_inline
+
+
+def _shown(claim, report, links):
+    return _real(claim, report, links).replace("3.59×", "9.59×")
+
+
+render.claim_inline = _shown
+"""
+
+
+def test_project_code_that_changes_what_the_renderer_writes_is_caught_after_the_build(tmp_path):
+    a_ledger(tmp_path)
+    write_tree(tmp_path, {"figures/patch.py": PATCH})  # imported by the build with the figures
+    assert run_mkdocs("build", "--strict", cwd=tmp_path).exit_code == 0
+    assert "9.59×" in (tmp_path / "site/index.html").read_text()
+    result = run_ledger("verify-site", "site", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert re.search(r"index.html:\d+: shows moe-speedup-b16 as '9.59×'; the ledger gives '3.59×'", result.output)
+
+
+def test_verify_site_imports_no_project_code(built_site):
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "generator", "verify-site", str(built_site)],
+        cwd=built_site.parent,
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "generator.commands.verify_site" in imported
+    assert sorted(m for m in imported if m.startswith(("ledger_figures", "mkdocs", "altair", "pandas"))) == []
+
+
+def test_publish_refuses_a_run_rewritten_since_the_published_registry(built_site, tmp_path):
+    published = tmp_path / "published"
+    shutil.copytree(built_site, published)
+    site = copy_of(built_site, tmp_path)
+    note = verify(site, "--against", str(tmp_path / "nothing-yet"))
+    assert note.exit_code == 0 and "note: no registry published at" in note.output
+    run = sorted((site.parent / "measurements/bandwidth").iterdir())[0]
+    data = (run / "results.csv").read_bytes().replace(b"20.0", b"21.0", 1)
+    (run / "results.csv").write_bytes(data)
+    manifest = json.loads((run / "manifest.json").read_text())
+    import hashlib
+
+    manifest["files"]["results.csv"]["sha256"] = hashlib.sha256(data).hexdigest()
+    (run / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    assert run_mkdocs("build", "--strict", cwd=site.parent).exit_code == 0  # no git here: a force-push's view
+    result = verify(site, "--against", str(published))
+    assert result.exit_code == 1
+    path = run.relative_to(site.parent).as_posix()
+    assert f"{path}/results.csv: sha256 " in result.output and "the published registry says" in result.output
+    assert "(a published run was rewritten)" in result.output
+
+
+def test_a_published_registry_that_cannot_be_read_fails(built_site, tmp_path):
+    site = copy_of(built_site, tmp_path)
+    result = verify(site, "--against", "http://127.0.0.1:9/site/")
+    assert result.exit_code == 1
+    assert "--against http://127.0.0.1:9/site/: the published registry cannot be read: " in result.output

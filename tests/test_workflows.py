@@ -97,12 +97,12 @@ def test_workflows_call_the_same_make_targets_as_a_user():
 
 def test_ci_runs_the_gate_alone_before_any_build_and_verifies_the_built_site():
     lines = [line for line in (REPO / ".ci/run").read_text().splitlines() if line and not line.startswith((" ", "#"))]
-    commands = [line for line in lines if line.startswith(("make", ".venv"))]
+    commands = [line for line in lines if line.startswith(("make", ".venv", "LEDGER_NO_CACHE"))]
     assert commands == [
         "make lint",
-        "make check CHECK_FLAGS=--no-cache",
+        'make check CHECK_FLAGS="--no-cache --require-history"',
         "make test",
-        "make site",
+        "LEDGER_NO_CACHE=1 make site",  # CI reads no cache: not the check's, not the build's charts
         ".venv/bin/ledger verify-site site",
     ]
 
@@ -131,7 +131,11 @@ def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():
     assert runs(test)[-1] == "make test"
     assert "sudo" in runs(test)[0] and "apt-get install -y -q chromium" in runs(test)[0]
     assert steps(site)[0] == {"uses": "actions/checkout@v7", "with": {"fetch-depth": 0}}
-    assert runs(site)[:3] == ["make check CHECK_FLAGS=--no-cache", "make site", ".venv/bin/ledger verify-site site"]
+    assert runs(site)[:3] == [
+        'make check CHECK_FLAGS="--no-cache --require-history"',
+        "make site",
+        ".venv/bin/ledger verify-site site",
+    ]
     diff = next(step for step in steps(site) if "ledger diff" in step.get("run", ""))
     assert diff["env"] == {"BASE_SHA": "${{ github.event.pull_request.base.sha }}"}
     assert diff["run"] == (
@@ -147,6 +151,13 @@ def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():
     assert site["permissions"] == {"contents": "read", "pull-requests": "write"}
 
 
+# Where the site being replaced published its registry of runs: a custom domain's variable, else Pages.
+PUBLISHED = (
+    "\"${{ vars.LEDGER_SITE_URL || format('https://{0}.github.io/{1}/', github.repository_owner, "
+    'github.event.repository.name) }}"'
+)
+
+
 def test_pushes_to_main_publish_the_gated_site_with_the_official_pages_actions():
     publish = workflow("publish.yml")
     assert publish["on"] == {"push": {"branches": ["main"]}, "workflow_dispatch": None}
@@ -158,7 +169,14 @@ def test_pushes_to_main_publish_the_gated_site_with_the_official_pages_actions()
     ]
     assert steps(build)[0]["with"] == {"fetch-depth": 0}  # history, for the gate's checks of runs
     # the gate alone before any build, and verify-site on what was built before anything is uploaded
-    assert runs(build) == ["make check CHECK_FLAGS=--no-cache", "make site", ".venv/bin/ledger verify-site site"]
+    assert runs(build) == [
+        'make check CHECK_FLAGS="--no-cache --require-history"',
+        "make site",
+        ".venv/bin/ledger verify-site site --against " + PUBLISHED,
+    ]
+    site = next(step for step in steps(build) if step.get("run") == "make site")
+    assert site["env"] == {"LEDGER_NO_CACHE": "1"}  # the build reads no chart cache
+    assert publish["permissions"] == {"contents": "read"}  # the registry's address needs no Pages API
     assert steps(build)[-1]["with"] == {"path": "site"}
     assert deploy["needs"] == "build"
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}

@@ -7,17 +7,20 @@ difftext.py shows a Diff as Markdown or JSON.
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 from .. import lineage, text
 from ..config import shown_settings
-from ..records import Claim, Policy, Report, Source
+from ..records import Claim, Policy, Report
 from ..relations import SHOWN
 from ..rules import STALE_RULES
 from ..values import allowed_text, stated, tolerance_for, within
 from . import noise
 from .noise import defining
+from .renames import find_renames, renamed_references
+
+__all__ = ["find_renames"]  # tests and the diff's readers import it from here
 
 # Flag -> title, in the order a reviewer reads them.
 FLAGS = {
@@ -68,6 +71,7 @@ class Diff:
     policy: tuple[tuple[str, str, str], ...] = ()  # (setting, at base, at head) for each that changed
     within_noise: tuple[Flag, ...] = ()  # values that moved beyond tolerance but within noise (noise.py)
     remeasured: tuple[Flag, ...] = ()  # runs replaced by a run of the same probe, testbed and parameters
+    build_code: tuple[tuple[str, str], ...] = ()  # (changed file or setting, why it is code to read)
 
     def only(self, change: str) -> list[ClaimChange]:
         return [c for c in self.changes if c.change == change]
@@ -78,12 +82,22 @@ class Diff:
         return [c for c in self.changes if c.change in ("changed", "renamed") and c.changed_fields]
 
 
-def compare(base: Report, head: Report) -> Diff:
-    """Every difference a reviewer needs between the ledger at base and at head, flags first."""
+def compare(
+    base: Report,
+    head: Report,
+    base_runs: Mapping[str, Mapping[str, str]] | None = None,
+    head_runs: Mapping[str, Mapping[str, str]] | None = None,
+    build_code: Iterable[tuple[str, str]] = (),
+) -> Diff:
+    """Every difference a reviewer needs between the ledger at base and at head, flags first.
+
+    base_runs, head_runs: each run folder's files and their git blob ids at each side; a run the base
+    holds whose bytes differ at head is flagged (runs are immutable), whatever its history says.
+    """
     old_by_id, new_by_id = _first_by_id(base), _first_by_id(head)
     renames = find_renames(old_by_id, new_by_id)
     # Base claims keyed by their head id, naming other claims by their head ids too.
-    old_as_new = {renames.get(i, i): _renamed_references(c, renames) for i, c in old_by_id.items()}
+    old_as_new = {renames.get(i, i): renamed_references(c, renames) for i, c in old_by_id.items()}
     flags: list[Flag] = []
     quiet: list[Flag] = []
     remeasured: list[Flag] = []
@@ -113,8 +127,11 @@ def compare(base: Report, head: Report) -> Diff:
     for old_id, old in old_by_id.items():
         if old_id not in new_by_id and old_id not in renames:
             changes.append(ClaimChange("removed", old_id, old_id, old=shown(old, base)))
+    bytes_changed = changed_runs(base_runs or {}, head_runs or {})
+    for path, message in bytes_changed.items():
+        flags.append(Flag("run-rewritten", path, message))
     for path, state in sorted(head.run_states.items()):
-        if state.rewritten:
+        if state.rewritten and path not in bytes_changed:
             flags.append(
                 Flag("run-rewritten", path, f"{', '.join(state.rewritten)} differ from {state.rewritten_commit}")
             )
@@ -130,7 +147,24 @@ def compare(base: Report, head: Report) -> Diff:
         _policy_changes(base.policy, head.policy),
         tuple(quiet),
         tuple(remeasured),
+        tuple(build_code),
     )
+
+
+def changed_runs(base: Mapping[str, Mapping[str, str]], head: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+    """Run folder -> what differs, for every run the base holds whose files differ at head (a run removed
+    whole is listed as removed, not here)."""
+    found = {}
+    for path, files in sorted(base.items()):
+        now = head.get(path)
+        if not now:
+            continue
+        parts = [f"{name} differs" for name in sorted(files) if name in now and now[name] != files[name]]
+        parts += [f"{name} is gone" for name in sorted(set(files) - set(now))]
+        parts += [f"{name} was added" for name in sorted(set(now) - set(files))]
+        if parts:
+            found[path] = "; ".join(parts) + " since the base (runs are immutable)"
+    return found
 
 
 def _policy_changes(base: Policy, head: Policy) -> tuple[tuple[str, str, str], ...]:
@@ -138,27 +172,6 @@ def _policy_changes(base: Policy, head: Policy) -> tuple[tuple[str, str, str], .
     passes what failed before."""
     old, new = shown_settings(base), shown_settings(head)
     return tuple((name, old[name], new[name]) for name in old if old[name] != new[name])
-
-
-def find_renames(old_by_id: dict[str, Claim], new_by_id: dict[str, Claim]) -> dict[str, str]:
-    """Old id -> new id for each removed claim that reappears, unchanged but for its id (one match only)."""
-    removed = [c for i, c in old_by_id.items() if i not in new_by_id]
-    added = [c for i, c in new_by_id.items() if i not in old_by_id]
-    renames: dict[str, str] = {}
-    while True:  # again after each round: renaming one claim can make another's references match
-        found = {}
-        for old in removed:
-            if old.id in renames:
-                continue
-            key = _identity(_renamed_references(old, renames))
-            matches = [new.id for new in added if new.id not in renames.values() and _identity(new) == key]
-            if len(matches) == 1:
-                found[old.id] = matches[0]
-        taken = Counter(found.values())
-        found = {old: new for old, new in found.items() if taken[new] == 1}
-        if not found:
-            return renames
-        renames.update(found)
 
 
 def shown(claim: Claim, report: Report) -> dict[str, str]:
@@ -367,24 +380,6 @@ def _failing(report: Report, claim_id: str) -> dict:
         if finding.severity == "fail":
             found.setdefault(finding.rule, []).append(finding)
     return found
-
-
-def _identity(claim: Claim) -> Claim:
-    """The claim without its id and position: equal for a claim that was only renamed or moved."""
-    return replace(claim, id="", where=Source("", 0), field_lines=())
-
-
-def _renamed_references(claim: Claim, renames: dict[str, str]) -> Claim:
-    def new(target: str) -> str:
-        return renames.get(target, target)
-
-    return replace(
-        claim,
-        inputs=tuple((name, new(target)) for name, target in claim.inputs),
-        checked_by=tuple(map(new, claim.checked_by)),
-        checks=tuple(replace(spec, claim_id=new(spec.claim_id)) for spec in claim.checks),
-        retired_by=tuple(map(new, claim.retired_by)),
-    )
 
 
 def _first_by_id(report: Report) -> dict[str, Claim]:

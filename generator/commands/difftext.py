@@ -18,6 +18,10 @@ def as_markdown(diff: Diff, base: Revision, head: Revision) -> str:
         lines += ["### Flagged for review", "", "| flag | claim | what |", "| --- | --- | --- |"]
         lines += [f"| {FLAGS[f.flag]} | {_code(f.claim_id)} | {_text(f.message)} |" for f in diff.flags]
         lines.append("")
+    if diff.build_code:
+        lines += ["### Code the build runs (read it as code)", "", "| file or setting | why |", "| --- | --- |"]
+        lines += [f"| {_code(path)} | {_text(why)} |" for path, why in diff.build_code]
+        lines.append("")
     if diff.within_noise:
         lines += ["### Moved within noise (listed, not flagged)", "", "| claim | what |", "| --- | --- |"]
         lines += [f"| {_code(f.claim_id)} | {_text(f.message)} |" for f in diff.within_noise]
@@ -118,6 +122,7 @@ def as_json(diff: Diff, base: Revision, head: Revision) -> str:
             ],
             "runs": {"added": list(diff.runs_added), "removed": list(diff.runs_removed)},
             "policy": {name: {"old": old, "new": new} for name, old, new in diff.policy},
+            "build_code": [{"path": path, "why": why} for path, why in diff.build_code],
         },
         indent=2,
         ensure_ascii=False,
@@ -143,6 +148,8 @@ def _counts(diff: Diff) -> str:
         parts.append("runs: " + ", ".join(runs))
     if diff.policy:
         parts.append("policy changed")
+    if diff.build_code:
+        parts.append(f"{len(diff.build_code)} code the build runs")
     return "**" + " · ".join(parts) + "**" if parts else "No claim or run changed."
 
 

@@ -20,7 +20,10 @@ from ..records import LedgerError
 
 DEFAULT_SOURCE = "evidence-ledger"  # the pip requirement the workflows install (see --source)
 SITE_EXTRA = "site"  # MkDocs, Material, pandas, Altair: what building the site needs beyond the gate
-RENAMED = {"gitignore": ".gitignore"}  # template names a wheel would drop or a tool would read
+RENAMED = {
+    "gitignore": ".gitignore",
+    "gitattributes": ".gitattributes",
+}  # names a wheel would drop or a tool would read
 EXAMPLE = ("probes/hashing.py", "claims/hashing.yaml", "figures/hashing.py", "docs/index.md")
 BARE, FLEET = "bare/", "fleet/"  # template subfolders written only with --bare, --fleet
 

@@ -52,8 +52,8 @@ def _block(fragment: str) -> str:
 
 
 def assets(root: Path, report: Report, out: Path) -> list[Path]:
-    """ledger.css, ledger.js, charts.js, and for charts the Vega bundle and each chart's SVG."""
-    from ..site import charts, figure_api, markdown_ext, render, timeline
+    """ledger.css, ledger.js, charts.js, the registry of runs, and for charts the Vega bundle and each chart's SVG."""
+    from ..site import charts, figure_api, markdown_ext, render, stamp, timeline
     from ..site.render import ASSET_FILES as ASSETS
     from ..site.render import CACHE
 
@@ -64,6 +64,8 @@ def assets(root: Path, report: Report, out: Path) -> list[Path]:
         if path.suffix in (".css", ".js"):
             shutil.copyfile(path, folder / path.name)
             written.append(folder / path.name)
+    (out / stamp.REGISTRY).write_text(stamp.registry_json(report), encoding="utf-8")
+    written.append(out / stamp.REGISTRY)
     drawn = markdown_ext.draw_figures(root, report)
     specs = {d.figure.id: d.result for d in drawn.values() if d.figure.kind == "chart" and not d.error}
     for figure_id, spec in specs.items():

@@ -1,7 +1,9 @@
-"""Revisions stage: a git revision name -> a Revision: its commit and the gate's Report on the files it holds.
+"""Revisions stage: a git revision name -> a Revision: its commit, the gate's Report on the files it
+holds (with the runs' history read from that commit, as a checkout of it would), and the bytes of its
+runs' files (blob ids), which review compares across the pull request.
 
 The files are copied out of git's object store (ls-tree, cat-file) into a temporary folder and the
-gate runs there; nothing is ever checked out over the user's working tree.
+gate runs there; nothing is ever checked out over the user's working tree. Replace objects are ignored.
 """
 
 from __future__ import annotations
@@ -9,12 +11,15 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
+from .. import history, load
 from ..config import read_policy
 from ..gate import check
+from ..hashcache import files_under
 from ..records import LedgerError, Policy, Report
 
 
@@ -23,6 +28,8 @@ class Revision:
     name: str  # as the user gave it ("main", "HEAD~1"); "" for the working tree
     commit: str  # the full commit id; "" for the working tree
     report: Report
+    run_blobs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # run -> file -> git blob id
+    config: str = ""  # its mkdocs.yml, as text ("" when it has none)
 
     @property
     def label(self) -> str:
@@ -33,17 +40,46 @@ class Revision:
 
 
 def at_revision(root: Path, name: str, config: str, now: datetime) -> Revision:
-    """The gate's report on the files one git revision holds under root (copied to a temporary folder)."""
+    """The gate's report on the files one git revision holds under root (copied to a temporary folder),
+    with the runs' history read from that revision, as `ledger check` reads it on a checkout of it."""
     commit = resolve(root, name)
     with tempfile.TemporaryDirectory(prefix="ledger-diff-") as folder:
         tree = Path(folder)
-        copy_revision(root, commit, tree)
+        blobs = copy_revision(root, commit, tree)
         try:
             policy = read_policy(tree / config) if (tree / config).is_file() else Policy()
-            report = check(tree, policy, now)
+            past = history.read(root, policy.measurements_dir, commit)
+            report = check(tree, policy, now, past=past)
         except LedgerError as error:
             raise LedgerError(f"at {name}: {error}") from None
-    return Revision(name, commit, report)
+        text = (tree / config).read_text("utf-8", errors="replace") if (tree / config).is_file() else ""
+    return Revision(name, commit, report, run_blobs(blobs, policy.measurements_dir), text)
+
+
+def working_tree(root: Path, report: Report, config: Path) -> Revision:
+    """The working tree as a Revision: its runs' files hashed as git would store them."""
+    files: dict[str, str] = {}
+    base = root / report.policy.measurements_dir
+    for path in sorted(files_under(base)) if base.is_dir() else []:
+        try:
+            files[path.relative_to(root).as_posix()] = load.blob_id(load.read_capped(path, load.MAX_DATA_BYTES))
+        except load.Unreadable as problem:
+            files[path.relative_to(root).as_posix()] = f"unreadable: {problem}"
+    text = config.read_text("utf-8", errors="replace") if config.is_file() else ""
+    return Revision("", "", report, run_blobs(files, report.policy.measurements_dir), text)
+
+
+def run_blobs(files: Mapping[str, str], measurements_dir: str) -> dict[str, dict[str, str]]:
+    """measurements/<probe>/<run>/<file> -> blob, grouped as run folder -> file -> blob."""
+    runs: dict[str, dict[str, str]] = {}
+    prefix = measurements_dir.strip("/") + "/"
+    for path, blob in files.items():
+        if not path.startswith(prefix):
+            continue
+        parts = path[len(prefix) :].split("/")
+        if len(parts) >= 3:
+            runs.setdefault(prefix + "/".join(parts[:2]), {})["/".join(parts[2:])] = blob
+    return runs
 
 
 def config_path(root: Path, config: Path | None) -> str:
@@ -75,8 +111,9 @@ def resolve(root: Path, name: str) -> str:
     return found.stdout.decode().strip()
 
 
-def copy_revision(root: Path, commit: str, dest: Path) -> None:
-    """Write every file that commit holds under root into dest, read from git's object store."""
+def copy_revision(root: Path, commit: str, dest: Path) -> dict[str, str]:
+    """Write every file that commit holds under root into dest, read from git's object store; returns
+    each file's path and blob id."""
     listing = _git(root, "ls-tree", "-r", "-z", commit, "--", ".")
     if listing.returncode != 0:
         raise LedgerError(f"diff: git ls-tree {commit}: {_first_line(listing.stderr)}")
@@ -95,11 +132,12 @@ def copy_revision(root: Path, commit: str, dest: Path) -> None:
         ):
             entries.append((mode, object_id, Path(*parts)))
     if not entries:
-        return
+        return {}
     batch = _git(root, "cat-file", "--batch", input=b"".join(oid + b"\n" for _, oid, _ in entries))
     if batch.returncode != 0:
         raise LedgerError(f"diff: git cat-file: {_first_line(batch.stderr)}")
     data, offset = batch.stdout, 0
+    blobs = {}
     for mode, object_id, relative in entries:
         end = data.index(b"\n", offset)
         header = data[offset:end].split(b" ")
@@ -114,11 +152,33 @@ def copy_revision(root: Path, commit: str, dest: Path) -> None:
             os.symlink(os.fsdecode(content), target)
         else:
             target.write_bytes(content)
+        blobs[relative.as_posix()] = object_id.decode()
+    return blobs
+
+
+def changed_files(root: Path, base: str, head: str) -> list[str]:
+    """Paths (relative to root) that differ between two commits, or between a commit and the working
+    tree (head ""), untracked files included."""
+    args = ["diff", "--name-only", "-z", "--no-renames", "--relative", base, *([head] if head else []), "--", "."]
+    found = _git(root, *args)
+    if found.returncode != 0:
+        raise LedgerError(f"diff: git diff: {_first_line(found.stderr)}")
+    paths = [os.fsdecode(p) for p in found.stdout.split(b"\0") if p]
+    if not head:
+        untracked = _git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+        paths += [os.fsdecode(p) for p in untracked.stdout.split(b"\0") if p]
+    return sorted(set(paths))
 
 
 def _git(root: Path, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
     try:
-        return subprocess.run(["git", *args], cwd=root, input=input, capture_output=True)
+        return subprocess.run(
+            ["git", "--no-replace-objects", "-c", "core.quotePath=false", *args],
+            cwd=root,
+            input=input,
+            capture_output=True,
+            env={**os.environ, "GIT_NO_REPLACE_OBJECTS": "1"},
+        )
     except FileNotFoundError:
         raise LedgerError("diff: git is not installed (or not on PATH)") from None
 

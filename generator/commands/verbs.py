@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 from .. import text
 from ..cli import gate_report
-from . import accept, diff, difftext, revisions, show
+from . import accept, buildcode, diff, difftext, revisions, show
 
 
 def run_accept(args: argparse.Namespace) -> int:
@@ -29,9 +29,12 @@ def run_diff(args: argparse.Namespace) -> int:
     head = (
         revisions.at_revision(root, args.head, config, now)
         if args.head
-        else revisions.Revision("", "", gate_report(args))
+        else revisions.working_tree(root, gate_report(args), root / config)
     )
-    changes = diff.compare(base.report, head.report)
+    policy = head.report.policy
+    changed = revisions.changed_files(root, base.commit, head.commit)
+    code = buildcode.build_code(changed, base.config, head.config, config, policy.docs_dir, policy.probes_dir)
+    changes = diff.compare(base.report, head.report, base.run_blobs, head.run_blobs, code)
     print((difftext.as_json if args.format == "json" else difftext.as_markdown)(changes, base, head))
     return 0
 
@@ -76,17 +79,37 @@ def run_pages(args: argparse.Namespace) -> int:
 
 
 def run_verify_site(args: argparse.Namespace) -> int:
-    from . import verify_site
+    from ..cli import find_ledger
+    from ..digest import registry as run_registry
+    from . import registry, verify_site
 
     if not args.site_dir.is_dir():
         print(f"ledger verify-site: {args.site_dir} is not a folder", file=sys.stderr)
         return 2
-    checked, problems = verify_site.verify(args.site_dir)
-    for problem in problems:
-        print(problem)
-    pages = {p.page for p in problems}
-    if problems:
-        print(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} on {len(pages)} of {checked} pages")
+    find_ledger(args)
+    report = gate_report(args)
+    checked, problems = verify_site.verify(args.site_dir, report)
+    lines = [str(problem) for problem in problems]
+    if args.against:
+        try:
+            before, note = registry.published(args.against)
+        except registry.Unavailable as error:
+            before, note = None, ""
+            lines.append(f"--against {args.against}: the published registry cannot be read: {error}")
+        if note:
+            print(f"note: {note}")
+        if before is not None:
+            rewritten, notes = registry.differences(before, run_registry(report))
+            lines += [f"{line} (a published run was rewritten)" for line in rewritten]
+            for line in notes:
+                print(f"note: {line}")
+    for line in lines:
+        print(line)
+    if lines:
+        pages = {problem.page for problem in problems}
+        print(f"{len(lines)} problem{'s' if len(lines) != 1 else ''} ({len(pages)} of {checked} pages)")
         return 1
-    print(f"{checked} pages verified: every one rendered by the ledger, with the gate passing")
+    print(
+        f"{checked} pages verified: every one rendered by the ledger from this ledger's report, with the gate passing"
+    )
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import altair as alt
@@ -79,9 +80,13 @@ def _remembered(name: str, make) -> str:
     return _MADE[name]
 
 
+NO_CACHE = "LEDGER_NO_CACHE"  # set (to anything) in CI: the build reads and keeps no cache on disk
+
+
 def _cached(cache: Path | None, name: str, make) -> str:
-    """make() once per process, and once per machine when a cache folder is given."""
-    if cache is None:
+    """make() once per process, and once per machine when a cache folder is given (and CI has not
+    said LEDGER_NO_CACHE: a cache in the tree is read unverified)."""
+    if cache is None or os.environ.get(NO_CACHE):
         return _remembered(name, make)
     path = cache / name
     try:

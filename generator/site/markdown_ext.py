@@ -99,7 +99,7 @@ def site_settings(config: Path) -> tuple[bool, str]:
     """(use_directory_urls, the path of site_url) from mkdocs.yml, read without running its tags."""
     try:
         node = yaml.compose(config.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except (OSError, yaml.YAMLError):
+    except (OSError, yaml.YAMLError, RecursionError):
         return True, "/"
     top = {}
     if isinstance(node, yaml.MappingNode):
@@ -160,7 +160,7 @@ class StampPostprocessor(Postprocessor):
             text += "".join(
                 f'<script src="{render.esc(links.asset(name))}"></script>' for name in ("vega.js", "charts.js")
             )
-        return text + stamp.stamp(here.report.ok)
+        return text + stamp.stamp(here.report)
 
 
 class LedgerExtension(Extension):

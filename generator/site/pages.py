@@ -19,7 +19,7 @@ from ..records import RETIRED, Claim, Report, Run
 from ..relations import SHOWN
 from ..text import summary
 from ..values import stated
-from . import claimpage, runpage
+from . import claimpage, runpage, timeline
 from .render import (
     CLAIMS_INDEX,
     FELL,
@@ -146,17 +146,23 @@ def search_entries(report: Report, directory_urls: bool = True) -> list[dict[str
     return entries
 
 
+MAX_SOURCE_BYTES = 16 << 20  # as the gate's cap on a code file
+
+
 def read_sources(root: Path, report: Report) -> dict[str, str]:
     """The text of every probe/harness file and manifest that run pages show (the I/O for this stage)."""
-    wanted = {path for run in report.runs.values() for path in run.declared_code}
+    # A code file outside the repository, under .git/ or behind a link is never published (the gate
+    # refuses its run); every file is read with the gate's cap.
+    wanted = {path for run in report.runs.values() for path in run.declared_code if path not in run.code_problems}
     wanted |= {run.source.path for run in report.runs.values()}
     found = {}
     for path in sorted(wanted):
         file = root / path
-        if ".." in Path(path).parts or Path(path).is_absolute() or not file.is_file():
+        if ".." in Path(path).parts or Path(path).is_absolute() or not file.is_file() or file.is_symlink():
             continue
         try:
-            found[path] = file.read_text(encoding="utf-8")
+            if file.stat().st_size <= MAX_SOURCE_BYTES:
+                found[path] = file.read_bytes()[:MAX_SOURCE_BYTES].decode("utf-8")
         except (OSError, UnicodeDecodeError):
             continue
     return found
@@ -188,17 +194,6 @@ def counts(report: Report) -> dict[str, int]:
         "unverified leads": sum(c.status == "lead" for c in report.claims),
         "borrowed, no check agrees": sum(c.kind == "borrowed" for c in live) - sum(agreed),
     }
-
-
-def since_cited(claim: Claim, report: Report) -> tuple[str, str]:
-    """The index's 'moved since cited' cell and its sort key: the relative move of the series' newest
-    level from the cited one (series.py decides it), '' and 0 when it has not moved."""
-    series = report.series.get(claim.id)
-    moved = series.moved if series is not None else None
-    if moved is None:
-        return "", "0"
-    share = (moved.after - moved.before) / abs(moved.before) if moved.before else 0.0
-    return badge(f"{share:+.1%}" if moved.before else "moved", "warning"), repr(abs(share) if moved.before else 1.0)
 
 
 def claims_index(report: Report, directory_urls: bool) -> Generated:
@@ -233,7 +228,7 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         value = esc(stated(claim))
         value_cell = f"<del>{value}</del>" if claim.retired and value else value
         sort_value = "" if claim.value is None else repr(claim.value)
-        moved, moved_sort = since_cited(claim, report)
+        moved, moved_sort = timeline.since_cited(claim, report)
         moved_cell = f'<td class="ledger-narrow" data-sort="{moved_sort}">{moved}</td>' if history else ""
         rows.append(
             f'<tr {data}><td><a href="{esc(page.links.claim(claim.id))}"><code>{esc(claim.id)}</code></a></td>'
@@ -335,7 +330,11 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
         for run in sorted(runs, key=lambda r: r.path, reverse=True):
             state = report.run_state(run.path)
             problems = state.reasons
-            status = badge(state.label, "fresh" if state.trusted else "stale")
+            status = (
+                badge("older code", "lead")  # intact, uncited: history, never a failure
+                if state.older_code and not state.too_old and not cited[run.path]
+                else badge(state.label, "fresh" if state.trusted else "stale")
+            )
             files = ", ".join(f"{esc(name)} ({len(t.rows):,} rows)" for name, t in sorted(run.tables.items()))
             rows.append(
                 f"<tr><td>{run_link(run, page.links)}</td><td>{esc(run.testbed)}</td>"

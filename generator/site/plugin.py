@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -19,10 +20,10 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, InclusionLevel
 
 from .. import reads, references, text
-from ..config import OPTIONS, policy_from_options
+from ..config import OPTIONS, policy_from_options, read_site
 from ..gate import check
 from ..records import LedgerError, Report
-from . import figure_api, incremental, pages, render, stamp, timeline
+from . import figure_api, incremental, pages, readback, render, stamp, timeline
 
 log = logging.getLogger("mkdocs.plugins.ledger")
 ASSETS = render.ASSET_FILES
@@ -55,9 +56,10 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         self.config_text = Path(config.config_file_path).read_text(encoding="utf-8")
         docs_dir = Path(config.docs_dir).resolve().relative_to(self.root).as_posix()
         try:
-            self.policy = policy_from_options(dict(self.config), docs_dir)
+            policy = policy_from_options(dict(self.config), docs_dir)
         except LedgerError as error:
             raise PluginError(str(error)) from None
+        self.policy = replace(policy, **read_site(Path(config.config_file_path)))
         config.extra_css.append(f"{render.ASSETS}/ledger.css")
         config.extra_javascript.append(f"{render.ASSETS}/ledger.js")
         return config
@@ -68,6 +70,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
 
     def on_files(self, files, config):
         self.now = datetime.now(timezone.utc)
+        self.missed: list[str] = []  # figures on built pages that the gate did not see (readback.py)
         memory = self._memory()
         report, changed = memory.report_for(self.root, self.policy, self.now, self._check)
         self.report = self._judge(report)
@@ -113,7 +116,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
     def on_page_content(self, html, page, config, files):
         slots = self.slots.get(page.file.src_uri)
         if slots is None:
-            return html + stamp.stamp(self.report.ok)
+            return html + stamp.stamp(self.report)
         for item in _toc_items(page.toc):
             item.title = slots.plain(item.title)
         links = render.Links(page.file.url, config.use_directory_urls)
@@ -122,17 +125,27 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             html += "".join(
                 f'<script src="{render.esc(links.asset(name))}"></script>' for name in ("vega.js", "charts.js")
             )
-        return html + stamp.stamp(self.report.ok)
+        return html + stamp.stamp(self.report)
 
     def on_post_page(self, output, page, config):
         if self.serving and page.file.src_uri in self.generated and not self.generated[page.file.src_uri].in_nav:
             self.memory.remember(page.file.src_uri, self.chrome)
+        if page.file.src_uri not in self.generated:
+            path = f"{self.policy.docs_dir}/{page.file.src_uri}"
+            self.missed += readback.missed(path, output, page.content or "", self.report.typed)
         return output
+
+    def on_post_template(self, output_content, template_name, config):
+        """Static pages the theme renders (404.html) carry the stamp too: every HTML file is the ledger's."""
+        if template_name.endswith(".html") and "</body>" in output_content:
+            return output_content.replace("</body>", stamp.stamp(self.report) + "</body>", 1)
+        return output_content
 
     @event_priority(-50)  # after the search plugin has written its index
     def on_post_build(self, config):
         if self.serving:
             self.memory.completed()
+        self._readback()
         index = Path(config.site_dir) / "search" / "search_index.json"
         if index.is_file():
             data = json.loads(index.read_text(encoding="utf-8"))
@@ -146,6 +159,20 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             if (self.root / path).exists():
                 server.watch(str(self.root / path))
         return server
+
+    def _readback(self) -> None:
+        """Fail the build on a figure a reader sees that `ledger check` missed (a warning if policy says so)."""
+        if not self.missed:
+            return
+        lines = [f"unbound-number missed by ledger check: {what}" for what in self.missed]
+        warned = self.report.policy.severity("unbound-number") == "warn"
+        for line in lines:
+            log.warning(line)
+        if not warned and not self.serving:
+            raise PluginError(
+                f"{len(lines)} figure{'s' if len(lines) != 1 else ''} on built pages that `ledger check` did not "
+                "see: cite a claim or mark a label (and report the page: the two scans should agree)"
+            )
 
     def _memory(self) -> incremental.Memory:
         """serve keeps what it can between builds; a one-off build starts afresh."""
@@ -199,6 +226,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             for path in sorted(ASSETS.iterdir())
             if path.suffix in (".css", ".js")
         ]
+        found.append(File.generated(config, stamp.REGISTRY, content=stamp.registry_json(self.report)))
         specs = {d.figure.id: d.result for d in self.drawn.values() if d.figure.kind == "chart" and not d.error}
         found += [
             File.generated(

@@ -22,8 +22,18 @@ def build(page, run: Run, report: Report, sources: Mapping[str, str]):
     links = page.links
     state = report.run_state(run.path)
     problems = state.reasons
-    if problems:
-        items = "".join(f"<li>{esc(p)}</li>" for p in problems)
+    cited = [c for c in report.claims if c.evidence and c.evidence.run == run.path]
+    items = "".join(f"<li>{esc(p)}</li>" for p in problems)
+    if problems and state.older_code and not state.too_old and not cited:
+        page.html(  # history, not a failure: its data is what was measured, with the code of its day
+            admonition(
+                "note",
+                "Measured with older code",
+                f"<ul>{items}</ul><p>The data is intact and nothing cites it, so it stays as history; a "
+                "claim that cited it would fail the gate (probe-changed).</p>",
+            )
+        )
+    elif problems:
         page.html(
             admonition(
                 "failure",
@@ -33,7 +43,6 @@ def build(page, run: Run, report: Report, sources: Mapping[str, str]):
             )
         )
     page.html(facts(run))
-    cited = [c for c in report.claims if c.evidence and c.evidence.run == run.path]
     page.heading("Claims from this run")
     page.html(
         "<ul>" + "".join(f"<li>{claim_link(c.id, report, links)}</li>" for c in cited) + "</ul>"

@@ -16,7 +16,7 @@ from ..records import Claim, Report
 from ..series_records import Series
 from ..seriestext import METHODS, notes
 from ..values import format_value, range_text
-from .render import esc, script_json
+from .render import badge, esc, script_json
 
 MIN_POINTS = 3  # a chart from three points on; fewer read better as the table alone
 ROLES = ("run", "cited", "kept through")
@@ -195,3 +195,14 @@ def section(claim: Claim, series: Series | None, links) -> str:
         out.append(chart_html(claim, series))
     out.append(table_html(claim, series, links))
     return "".join(out)
+
+
+def since_cited(claim: Claim, report: Report) -> tuple[str, str]:
+    """The index's 'moved since cited' cell and its sort key: the relative move of the series' newest
+    level from the cited one (series.py decides it), '' and 0 when it has not moved."""
+    series = report.series.get(claim.id)
+    moved = series.moved if series is not None else None
+    if moved is None:
+        return "", "0"
+    share = (moved.after - moved.before) / abs(moved.before) if moved.before else 0.0
+    return badge(f"{share:+.1%}" if moved.before else "moved", "warning"), repr(abs(share) if moved.before else 1.0)

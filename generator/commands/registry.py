@@ -1,0 +1,89 @@
+"""The published registry of runs: where the last site published it (a folder, a file or a URL) -> its
+runs, and what differs from the runs about to be published.
+
+Every site publishes assets/ledger/runs.json: each run's files and their sha256. Publishing compares
+the new site's runs with the registry the previous site published, so a run that was rewritten after
+it was published (an accident, or an unreviewed force-push to main) is refused before it replaces the
+published one. No registry published yet (a first publish, a 404) passes with a note; a registry that
+cannot be read for any other reason (network, malformed) fails: publish does not guess.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..site.stamp import REGISTRY
+
+MAX_BYTES = 64 << 20
+TIMEOUT_S = 30
+
+
+class Unavailable(Exception):
+    """The previous registry exists but cannot be read: publishing must stop."""
+
+
+def published(source: str) -> tuple[dict[str, dict[str, str]] | None, str]:
+    """(runs, note): the runs a previous site published, or None and why there is nothing to compare."""
+    if source.startswith(("http://", "https://")):
+        url = source if source.endswith(".json") else source.rstrip("/") + "/" + REGISTRY
+        try:
+            with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:  # noqa: S310 (http(s) only)
+                data = response.read(MAX_BYTES + 1)
+        except urllib.error.HTTPError as error:
+            if error.code == 404:
+                return None, f"no registry published at {url} yet (HTTP 404): nothing to compare"
+            raise Unavailable(f"{url}: HTTP {error.code} {error.reason}") from None
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            raise Unavailable(f"{url}: {getattr(error, 'reason', error)}") from None
+        where = url
+    else:
+        path = Path(source.removeprefix("file://"))
+        path = path / REGISTRY if path.is_dir() else path
+        if not path.exists():
+            return None, f"no registry published at {path} yet: nothing to compare"
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_BYTES + 1)
+        except OSError as error:
+            raise Unavailable(f"{path}: {error.strerror}") from None
+        where = str(path)
+    if len(data) > MAX_BYTES:
+        raise Unavailable(f"{where}: larger than {MAX_BYTES:,} bytes")
+    try:
+        runs = json.loads(data.decode("utf-8"))["runs"]
+        if not isinstance(runs, dict) or not all(isinstance(files, dict) for files in runs.values()):
+            raise ValueError("runs is not a mapping of run folders to files")
+    except (ValueError, KeyError, TypeError, RecursionError) as error:
+        raise Unavailable(f"{where}: not a registry of runs ({error})") from None
+    return {str(run): {str(k): str(v) for k, v in files.items()} for run, files in runs.items()}, ""
+
+
+def differences(
+    before: Mapping[str, Mapping[str, str]], now: Mapping[str, Mapping[str, str]]
+) -> tuple[list[str], list[str]]:
+    """(problems, notes): every published run whose files now differ; runs published before and gone."""
+    problems, gone = [], []
+    for run, files in sorted(before.items()):
+        if run not in now:
+            gone.append(run)
+            continue
+        for name, digest in sorted(files.items()):
+            current = now[run].get(name)
+            if current != digest:
+                shown = f"sha256 {current[:12]}…" if current else "no such file"
+                problems.append(f"{run}/{name}: {shown} now; the published registry says {digest[:12]}…")
+        for name in sorted(set(now[run]) - set(files)):
+            problems.append(f"{run}/{name}: added to a run after it was published")
+    notes = (
+        [
+            f"{len(gone)} run{'s' if len(gone) != 1 else ''} published before {'are' if len(gone) != 1 else 'is'} gone"
+            f" (deleting a run is allowed): {', '.join(gone[:5])}{'…' if len(gone) > 5 else ''}"
+        ]
+        if gone
+        else []
+    )
+    return problems, notes
