@@ -81,3 +81,43 @@ def test_diff_marks_a_new_point_that_steps(tmp_path):
     assert f"| `moe-speedup-b16` | `{name(new)}` | 5× | **step** (moved since cited) | 3.6× → 5× (t-test, p = " in (
         result.output
     )
+
+
+def test_stated_values_are_read_along_the_first_parent_as_the_runs_history_is(tmp_path):
+    """A side branch's intermediate value is not main's history: the merge is the commit that changed it."""
+    git(tmp_path, "init", "-q", "-b", "main")
+    runs = runs_of(tmp_path, [3.6, 3.62])
+    ledger(tmp_path, runs[0], value="3.6")
+    one = commit(tmp_path, message="two runs")
+    git(tmp_path, "checkout", "-q", "-b", "side")
+    ledger(tmp_path, runs[1], value="3.7")
+    commit(tmp_path, message="side: a value that never reached main")
+    ledger(tmp_path, runs[1], value="3.62")
+    commit(tmp_path, message="side: the claim moves to the second run")
+    git(tmp_path, "checkout", "-q", "main")
+    git(tmp_path, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    merge = git(tmp_path, "rev-parse", "HEAD")
+
+    found = json.loads(run_ledger("history", "moe-speedup-b16", "--format", "json", cwd=tmp_path).output)
+    stated = [(s["commit"], s["value"], s["run"]) for s in found["stated"]["commits"]]
+    assert stated == [(one, "3.6×", runs[0]), (merge, "3.62×", runs[1])]
+
+
+def test_a_shallow_clone_says_its_stated_values_were_not_read(tmp_path):
+    origin, clone = tmp_path / "origin", tmp_path / "clone"
+    origin.mkdir()
+    git(origin, "init", "-q", "-b", "main")
+    runs = runs_of(origin, [3.6, 3.62])
+    ledger(origin, runs[0])
+    commit(origin, message="two runs")
+    commit(origin, message="another commit")
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{origin}", str(clone))
+
+    found = json.loads(run_ledger("history", "moe-speedup-b16", "--format", "json", cwd=clone).output)
+    assert found["stated"] == {
+        "status": "not read: a shallow clone (fetch full history: `git fetch --unshallow`)",
+        "commits": [],
+    }
+    assert {p["added_by"] for p in found["points"]} == {
+        "not checked: a shallow clone (fetch full history: `git fetch --unshallow`)"
+    }

@@ -1,29 +1,22 @@
 """Claim log: git -> one claim's stated value (and cited run) at each commit that changed it.
 
-Only `ledger history` reads this; the gate never does. History is read along the first parent from
-HEAD (a merge's changes against its first parent), oldest first, in topological order (never by
-commit date), with replace objects ignored: two git calls, one `git log --raw` over the claims
-folder and one `git cat-file --batch` for every version of a claim file it names. Claim files are untrusted: each version is read with the gate's
-YAML reader and size cap, and a version that does not parse is skipped.
+Only `ledger history` reads this; the gate never does. Git is read as the gate reads the runs'
+history (history.py: HEAD's first-parent line, a merge's changes against its first parent, oldest
+first in topological order, as bytes, replace objects ignored; a shallow clone is not read): one
+`git log --raw` over the claims folder and one `git cat-file --batch` for every version of a claim
+file it names. Claim files are untrusted: each version is read with the gate's YAML reader and size
+cap, and a version that does not parse is skipped.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import yamlread
+from .. import history, yamlread
 
 NO_BLOB = "0" * 40
-# HEAD's first-parent line, oldest first, in topological order, each commit's changed files (a merge's
-# against its first parent) with their blobs
-LOG = (
-    *("--first-parent", "--diff-merges=first-parent", "--topo-order", "--reverse", "--no-renames", "--raw"),
-    *("--no-abbrev", "-z", "--format=%x00%H%x09%cI%x09%s"),
-)
-_ENV = {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
 
 @dataclass(frozen=True)
@@ -45,10 +38,13 @@ class ClaimLog:
 
 def read(root: Path, claims_dir: str, claim_id: str, max_bytes: int) -> ClaimLog:
     """Each commit on HEAD's first-parent line where the claim's stated value or cited run changed."""
+    why = history.unreadable(root)
+    if why:
+        return ClaimLog(f"not read: {why}")
     try:
-        log = _git(root, "log", *LOG, "HEAD", "--", claims_dir)
+        log = history.first_parent_log(root, "HEAD", claims_dir, "--format=%x00%H%x09%cI%x09%s")
     except (OSError, subprocess.SubprocessError):
-        return ClaimLog("not read: not a git repository with commits")
+        return ClaimLog("not read: no commits yet")
     commits = parse_log(log)
     blobs = {blob for _, changes in commits for blob in changes.values() if blob != NO_BLOB}
     texts = _cat(root, sorted(blobs), max_bytes)
@@ -73,31 +69,14 @@ def read(root: Path, claims_dir: str, claim_id: str, max_bytes: int) -> ClaimLog
 def parse_log(log: bytes) -> list[tuple[tuple[str, str, str], dict[str, str]]]:
     """`git log --raw -z --format=%x00%H%x09%cI%x09%s` -> [((commit, date, subject), {path: new blob})]."""
     found: list[tuple[tuple[str, str, str], dict[str, str]]] = []
-    tokens = log.split(b"\0")
-    index = 0
-    while index < len(tokens):
-        token = tokens[index].lstrip(b"\n")
-        index += 1
-        if token.startswith(b":"):
-            parts = token.split()
-            path = os.fsdecode(tokens[index]) if index < len(tokens) else ""
-            index += 1
-            if found and len(parts) >= 5 and path:
-                blob = NO_BLOB if parts[4].startswith(b"D") else parts[3].decode("ascii", "replace")
-                found[-1][1][path] = blob
-        elif token:
-            commit, _, rest = token.partition(b"\t")
-            date, _, subject = rest.partition(b"\t")
-            found.append(
-                (
-                    (
-                        commit.decode("ascii", "replace"),
-                        date.decode("ascii", "replace"),
-                        subject.decode("utf-8", "replace"),
-                    ),
-                    {},
-                )
-            )
+    for header, changes in history.raw_entries(log):
+        commit, date, subject = ([part.decode("utf-8", "replace") for part in header.split(b"\t", 2)] + ["", ""])[:3]
+        blobs = {
+            path: NO_BLOB if parts[4].startswith(b"D") else parts[3].decode("ascii", "replace")
+            for parts, path in changes
+            if len(parts) >= 5
+        }
+        found.append(((commit, date, subject), blobs))
     return found
 
 
@@ -139,7 +118,7 @@ def _cat(root: Path, blobs: list[str], max_bytes: int) -> dict[str, bytes]:
     """The blobs' contents, one git call; a blob over max_bytes (or missing) is left out."""
     if not blobs:
         return {}
-    data = _git(root, "cat-file", "--batch", input="".join(f"{blob}\n" for blob in blobs).encode())
+    data = history.git(root, "cat-file", "--batch", input="".join(f"{blob}\n" for blob in blobs).encode())
     found, offset = {}, 0
     for blob in blobs:
         end = data.index(b"\n", offset)
@@ -152,15 +131,3 @@ def _cat(root: Path, blobs: list[str], max_bytes: int) -> dict[str, bytes]:
             found[blob] = data[end + 1 : end + 1 + size]
         offset = end + 1 + size + 1
     return found
-
-
-def _git(root: Path, *args: str, input: bytes | None = None) -> bytes:
-    done = subprocess.run(
-        ["git", "--no-replace-objects", "-C", str(root), *args],
-        input=input,
-        capture_output=True,
-        timeout=120,
-        check=True,
-        env=_ENV,
-    )
-    return done.stdout
