@@ -15,7 +15,7 @@ def bandwidth_sweep(data):
     x = alt.X("size_mib:Q", scale=alt.Scale(type="log", base=2), title="buffer size (MiB)")
     base = alt.Chart(frame).encode(x=x, detail="series:N")
     band = base.mark_area(opacity=0.15).encode(
-        y="gb_per_s_low:Q", y2="gb_per_s_high:Q", fill=alt.Fill("op:N", legend=None)
+        y="gb_per_s_min:Q", y2="gb_per_s_max:Q", fill=alt.Fill("op:N", legend=None)
     )
     lines = base.mark_line().encode(
         y=alt.Y("gb_per_s:Q", title="GB/s (median)"),

@@ -1,4 +1,4 @@
-"""The report's tables and charts: built from the probes' runs and from claims, never from typed numbers."""
+"""The testbeds page's kernel figures (testbeds.md, batching.md's flat line): built from the probes' runs and from claims, never from typed numbers."""
 
 import altair as alt
 import pandas as pd
@@ -77,63 +77,6 @@ def flat_line(data):
         .properties(width=300, height=260)
         .facet(column=alt.Column("testbed:N", title=None))
         .resolve_scale(y="independent")
-    )
-
-
-@chart("whole-graph-throughput")
-def whole_graph_throughput(data):
-    """Whole-graph decode throughput against B: measured here, and the write-up's M3 Ultra table
-    Aggregate and per-sequence tokens per second. Solid lines are this repository's runs (mlx-lm batch
-    generation on a random-weight model of the 35B-A3B architecture: scaled down on the CPU, full size
-    on the H200, whose run is the earlier one of a since-changed probe: its figures are leads); the
-    dashed line is the borrowed M3 Ultra table (a 9B model, wall time including prefill), drawn from
-    its claims."""
-    frame = data.frame("whole_graph")
-    frame = frame[frame["mode"] == "batched"]
-    measured = pd.concat(
-        [
-            frame.assign(measure="aggregate", tok_per_s=frame["aggregate_tok_per_s"]),
-            frame.assign(measure="per sequence", tok_per_s=frame["per_sequence_tok_per_s"]),
-        ]
-    )[["testbed", "batch", "measure", "tok_per_s"]]
-    measured["source"] = "measured here"
-    rows = []
-    for batch in (1, 2, 4, 8, 16, 32):
-        rows.append(
-            {
-                "testbed": "apple-m3-ultra",
-                "batch": batch,
-                "measure": "aggregate",
-                "tok_per_s": data.claim(f"m3u-b{batch}-tok-s").value,
-            }
-        )
-        rows.append(
-            {
-                "testbed": "apple-m3-ultra",
-                "batch": batch,
-                "measure": "per sequence",
-                "tok_per_s": data.claim(f"m3u-b{batch}-per-seq-tok-s").value,
-            }
-        )
-    borrowed = pd.DataFrame(rows).assign(source="borrowed (write-up)")
-    both = pd.concat([measured, borrowed], ignore_index=True)
-    return (
-        alt.Chart(both)
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("batch:Q", scale=LOG2, title="sequences decoded together (B)"),
-            y=alt.Y("tok_per_s:Q", scale=alt.Scale(type="log"), title="tokens per second"),
-            color=alt.Color("testbed:N", title="testbed"),
-            strokeDash=alt.StrokeDash(
-                "source:N",
-                title="data",
-                scale=alt.Scale(domain=["measured here", "borrowed (write-up)"], range=[[1, 0], [6, 4]]),
-            ),
-            shape=alt.Shape("measure:N", title="throughput"),
-            detail="measure:N",
-            tooltip=["testbed", "source", "measure", "batch", alt.Tooltip("tok_per_s:Q", format=".4g")],
-        )
-        .properties(width=520, height=320)
     )
 
 
@@ -232,38 +175,6 @@ def speedup_vs_prediction(data):
         )
     )
     return alt.layer(diagonal, points).properties(width=480, height=380)
-
-
-@chart("experts-touched")
-def experts_touched(data):
-    """Distinct experts touched by B tokens: Monte Carlo against the closed form
-    Top-8 routing over 256 experts; the Monte Carlo mean over random routings (points) and
-    256·(1−(1−8/256)^B) (line), from the MoE probe's touched.csv."""
-    frame = data.frame("moe", "touched.csv")
-    line = (
-        alt.Chart(frame.drop_duplicates("batch", keep="last"))
-        .mark_line(color="gray")
-        .encode(
-            x=alt.X("batch:Q", scale=LOG2, title="tokens routed together (B)"),
-            y=alt.Y("closed_form:Q", title="distinct experts touched"),
-        )
-    )
-    points = (
-        alt.Chart(frame)
-        .mark_point(filled=True, size=60)
-        .encode(
-            x="batch:Q",
-            y="mc_mean:Q",
-            color=alt.Color("testbed:N", title="run"),
-            tooltip=[
-                "batch",
-                alt.Tooltip("mc_mean:Q", format=".4g"),
-                alt.Tooltip("closed_form:Q", format=".4g"),
-                "trials",
-            ],
-        )
-    )
-    return alt.layer(line, points).properties(width=480, height=280)
 
 
 TEXT_COLUMNS = {"operator", "testbed", "quantity", "B"}
@@ -416,81 +327,6 @@ def writeup_worked_examples(data):
         },
     ]
     return _claim_rows(data, rows)
-
-
-@table("m3-ultra-vs-h200")
-def m3_ultra_vs_h200(data):
-    """The write-up's batch_generate table beside the whole-graph runs here
-    M3 Ultra: a 9B model, wall time including prefill (borrowed; aggregate and per-sequence
-    recomputed from tokens and wall time). H200 and CPU: decode steps only, on a random-weight model of
-    the 35B-A3B architecture (full size on the H200, scaled down on the CPU)."""
-    rows = []
-    for batch in (1, 2, 4, 8, 16, 32):
-        rows.append(
-            {
-                "B": batch,
-                "M3 Ultra aggregate": f"m3u-b{batch}-tok-s",
-                "M3 Ultra per sequence": f"m3u-b{batch}-per-seq-tok-s",
-                "H200 aggregate": f"h200-wg-b{batch}-tok-s",
-                "H200 per sequence": f"h200-wg-b{batch}-per-seq-tok-s",
-                "CPU aggregate": f"cpu-wg-b{batch}-tok-s" if batch <= 16 else None,
-            }
-        )
-    for batch in (64, 128, 256):
-        rows.append(
-            {
-                "B": batch,
-                "M3 Ultra aggregate": None,
-                "M3 Ultra per sequence": None,
-                "H200 aggregate": f"h200-wg-b{batch}-tok-s",
-                "H200 per sequence": f"h200-wg-b{batch}-per-seq-tok-s",
-                "CPU aggregate": None,
-            }
-        )
-    return _claim_rows(data, rows)
-
-
-@table("claims-that-check")
-def claims_that_check(data):
-    """Each borrowed headline figure beside the claims here that check it"""
-    rows = []
-    for claim_id in [
-        "m1max-read-ceiling",
-        "m1max-moe-speedup-b16",
-        "m1max-recurrent-speedup-b16",
-        "m1max-registers-speedup-b16",
-        "m1max-mlx-speedup-b16",
-        "m1max-expected-touched-b16",
-        "m1max-kv-per-token",
-    ]:
-        claim = data.claim(claim_id)
-        checks = [data.claim(c) for c in claim.checked_by]
-        by_testbed = {c.testbed: c for c in checks}
-        rows.append(
-            {
-                "write-up (borrowed)": claim,
-                "linux-cpu": by_testbed.get("linux-cpu"),
-                "nvidia-h200": by_testbed.get("nvidia-h200"),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-@table("retired-claims")
-def retired_claims(data):
-    """The write-up's claims that fell, and what retired each"""
-    rows = []
-    for claim in data.claims(status="refuted")["claim"]:
-        retirers = [data.claim(claim_id) for claim_id in claim.retired_by]
-        rows.append(
-            {
-                "what it said": claim.statement,
-                "figure": claim,
-                "retired by": retirers[0],
-                "also retired by": retirers[1] if len(retirers) > 1 else None,
-            }
-        )
-    return pd.DataFrame(rows)
 
 
 @chart("small-batches")

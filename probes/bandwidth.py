@@ -37,6 +37,26 @@ def mlx_ops(a: mx.array) -> dict:
     }
 
 
+def copy_chain(a: mx.array) -> timing.Setting:
+    """A sample's reps negations in one graph, each of the previous one's output: read + write per call.
+
+    MLX frees or reuses in place each intermediate once consumed, so the calls work on one or two
+    buffers that stay in cache when they fit, as a copy into a preallocated buffer does; `copy`
+    instead keeps every call's fresh output alive until the sample ends.
+    """
+
+    def run(watch: timing.Stopwatch, reps: int) -> None:
+        timing.mlx_finish(None)
+        watch.start()
+        b = a
+        for _ in range(reps):
+            b = -b
+        timing.mlx_finish(b)
+        watch.stop()
+
+    return timing.Setting(run)
+
+
 def numpy_ops(a: np.ndarray, dst: np.ndarray) -> dict:
     grid = a.reshape(-1, COLUMNS)
     return {
@@ -102,6 +122,7 @@ def main(argv=None) -> None:
         buffers[size] = a
         for op, fn in mlx_ops(a).items():
             settings[("mlx", op, size)] = timing.kernel(fn)
+        settings[("mlx", "copy_chain", size)] = copy_chain(a)
     for size in host_sizes:
         a = rng.random(size * MIB // 4, dtype=np.float32)
         dst = np.empty_like(a)
@@ -116,44 +137,81 @@ def main(argv=None) -> None:
                      "read_rows": small.reshape(-1, COLUMNS).sum(axis=1, dtype=np.float64),
                      "read_all": np.array(small.sum(dtype=np.float64)), "copy": -small}.items():
         s.check(f"mlx.{op}", mlx_ops(buffers[mlx_sizes[0]])[op](), want.astype(np.float32), size_mib=mlx_sizes[0])
+    chained = mx.array(buffers[mlx_sizes[0]])
+    for _ in range(3):
+        chained = -chained
+    s.check("mlx.copy_chain", chained, -small, size_mib=mlx_sizes[0], calls=3)
     s.progress(f"sizes {mlx_sizes} MiB (MLX), {host_sizes} MiB (numpy); outside reference: {outside}")
 
-    timed = s.time({"/".join(map(str, key)): v for key, v in settings.items()}, "bandwidth")
-    rows = []
-    for impl, op, size in settings:
-        seconds, reps = timed[f"{impl}/{op}/{size}"]
-        moved = size * MIB * (2 if op == "copy" else 1)
-        rows.append({
-            "impl": impl, "device": "host" if impl == "numpy" else "mlx-device" if impl == "mlx" else "cuda",
-            "op": op, "size_mib": size, "bytes_moved": moved, "reps": reps, **timing.timing_columns(seconds),
-            "gb_per_s": moved / seconds.median / 1e9,
-            "gb_per_s_low": moved / seconds.high / 1e9, "gb_per_s_high": moved / seconds.low / 1e9,
-            "gb_per_s_min": moved / seconds.high / 1e9, "gb_per_s_max": moved / seconds.low / 1e9,
-        })
-    summary = []
-    for impl in sorted({r["impl"] for r in rows}):
-        for group in ("read", "copy", "any"):
-            big = [r for r in rows if r["impl"] == impl and r["size_mib"] >= sweep["ceiling_min_mib"]
-                   and (group == "any" or r["op"].startswith(group))]
-            if big:
-                best = max(big, key=lambda r: r["gb_per_s"])
-                summary.append({"figure": "ceiling", "impl": impl, "op": group, "gb_per_s": best["gb_per_s"],
-                                "gb_per_s_min": best["gb_per_s_min"], "gb_per_s_max": best["gb_per_s_max"],
-                                "best_op": best["op"], "size_mib": best["size_mib"], "rounds": best["rounds"]})
-    s.write({"results.csv": rows, "summary.csv": summary}, {
+    timed = {tuple(k.split("/")): t for k, t in
+             s.time({"/".join(map(str, key)): v for key, v in settings.items()}, "bandwidth").items()}
+    timed = {(impl, op, int(size)): t for (impl, op, size), t in timed.items()}
+    moved = {key: key[2] * MIB * (2 if key[1].startswith("copy") else 1) for key in settings}
+    rows, samples = [], []
+    for key in settings:
+        impl, op, size = key
+        row, rounds = timing.rows_of(
+            {"impl": impl, "op": op, "size_mib": size}, timed[key],
+            {"ms": timing.each(timed[key], lambda t: t * 1e3),
+             "gb_per_s": timing.each(timed[key], lambda t, n=moved[key]: n / t / 1e9)},
+            {"device": "host" if impl == "numpy" else "mlx-device" if impl == "mlx" else "cuda",
+             "bytes_moved": moved[key]})
+        rows.append(row)
+        samples += rounds
+    summary, summary_samples = summarise_sweep(rows, timed, moved, sweep["ceiling_min_mib"])
+    s.write({"results.csv": rows, "samples.csv": samples, "summary.csv": summary,
+             "summary.samples.csv": summary_samples}, {
         **sweep, "sizes_mib_mlx": mlx_sizes, "sizes_mib_numpy": host_sizes, "sizes_mib_dropped_for_memory": dropped,
         "element_dtype": "float32", "columns": COLUMNS,
         "ops": "read_cols: sum over axis 0 of a (n/1024, 1024) view; read_rows: sum over axis 1; read_all: "
                "full sum; copy: MLX negation into a fresh buffer (MLX has no copy op: astype/contiguous of a "
-               "contiguous array are no-ops), numpy copyto into a preallocated buffer",
-        "bytes_counted": "reads: the buffer once; copy: the buffer read once and written once (2x size; a "
+               "contiguous array are no-ops; a sample's reps outputs stay alive until it ends), numpy copyto "
+               "into a preallocated buffer; copy_chain (MLX): a sample's reps negations in one graph, each of "
+               "the previous output, so MLX reuses its buffers and they stay in cache when they fit",
+        "bytes_counted": "reads: the buffer once; copies: the buffer read once and written once (2x size; a "
                          "CPU's read-for-ownership of the destination is not counted)",
         "ceiling": f"summary.csv: best median gb_per_s at size_mib >= {sweep['ceiling_min_mib']} per impl, "
-                   "for read ops, the copy op and any op",
+                   "for read ops, the copy ops and any op",
+        "cache_peak": f"summary.csv: best median gb_per_s at size_mib < {sweep['ceiling_min_mib']} per impl and "
+                      "op group; over_ceiling = its GB/s over the GB/s of the same impl and group's ceiling "
+                      "setting, paired by round: how much a cache-sized buffer overstates the ceiling (MLX's "
+                      "own figure from copy_chain and the reads; numpy's; the outside reference's where it ran)",
         "outside_reference": outside,
+        "outside_reference_library": outside.split()[0] if outside.startswith(("torch", "cupy")) else None,
         "cache_note": "small sizes fit in CPU caches (or are launch-bound on a GPU): the sweep shows where "
                       "figures stop being memory bandwidth",
     })
+
+
+def summarise_sweep(rows: list[dict], timed: dict, moved: dict, ceiling_min_mib: int) -> tuple[list, list]:
+    """summary.csv rows (the ceiling and the cache peak per impl and op group) and their rounds."""
+    out, samples = [], []
+    for impl in sorted({r["impl"] for r in rows}):
+        for group in ("read", "copy", "any"):
+            mine = [r for r in rows if r["impl"] == impl and (group == "any" or r["op"].startswith(group))]
+            big = [r for r in mine if r["size_mib"] >= ceiling_min_mib]
+            small = [r for r in mine if r["size_mib"] < ceiling_min_mib]
+            if not big:
+                continue
+            top = max(big, key=lambda r: r["gb_per_s"])
+            ceiling = (impl, top["op"], top["size_mib"])
+            picks = [("ceiling", top, {"over_ceiling": timing.paired(timed[ceiling], timed[ceiling], lambda t, c: 1.0)})]
+            if small and group != "any":
+                best = max(small, key=lambda r: r["gb_per_s"])
+                peak = (impl, best["op"], best["size_mib"])
+                over = timing.paired(timed[peak], timed[ceiling],
+                                     lambda t, c, n=moved[peak], m=moved[ceiling]: n / t / (m / c))
+                picks.append(("cache_peak", best, {"over_ceiling": over}))
+            for figure, picked, extra in picks:
+                key = (impl, picked["op"], picked["size_mib"])
+                row, rounds = timing.rows_of(
+                    {"figure": figure, "impl": impl, "op": group}, timed[key],
+                    {"gb_per_s": timing.each(timed[key], lambda t, n=moved[key]: n / t / 1e9), **extra},
+                    {"best_op": picked["op"], "size_mib": picked["size_mib"], "ceiling_op": top["op"],
+                     "ceiling_size_mib": top["size_mib"]}, spread_of=("gb_per_s", "over_ceiling"))
+                out.append(row)
+                samples += rounds
+    return out, samples
 
 
 if __name__ == "__main__":

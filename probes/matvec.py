@@ -7,6 +7,7 @@ in per-token time at that size shows, or does not.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import mlx.core as mx
@@ -30,9 +31,13 @@ SCALED_WHY = {
 }
 
 
+# the head's own time cap: on the CPU one head call costs about a third of a second and a round of its 12
+# settings about half a minute, so there it stops after min_rounds unless the target is met (None: the
+# profile's rule)
+HEAD_MAX_SECONDS = {"quick": None, "default": 0.0, "gpu": None}
 SWEEP = {  # input width, batches, points, and how far past the cache the largest matrix goes
     "quick": {"k": 256, "batches": (1, 4), "points": 3, "beyond": 2.0, "min_rows": 128, "max_bytes": 1 << 20},
-    "default": {"k": 2048, "batches": (1, 4, 16), "points": 8, "beyond": 2.2, "min_rows": 512, "max_bytes": 192 << 20},
+    "default": {"k": 2048, "batches": (1, 4, 16), "points": 8, "beyond": 2.2, "min_rows": 512, "max_bytes": 64 << 20},
     "gpu": {"k": 2048, "batches": (1, 4, 16), "points": 9, "beyond": 2.5, "min_rows": 512, "max_bytes": 512 << 20},
 }
 FALLBACK_CACHE_BYTES = 64 << 20  # used (and said so) when no cache size could be read
@@ -85,26 +90,35 @@ def main(argv=None) -> None:
         meta[op] = {"rows": rows, "rows_full": rows_full, "weight_bytes": sum(a.nbytes for a in w)}
         s.progress(f"{op}: {rows}x{k} checked against the numpy reference")
 
-    timed = s.time({"/".join(map(str, key)): v for key, v in settings.items()}, "matvec")
-    rows_out = []
+    # with its own cap the head is timed apart: its slow rounds would use up the projections' time cap too
+    head_max_s = HEAD_MAX_SECONDS[s.profile.name]
+    head_stop = None if head_max_s is None else dataclasses.replace(s.profile.stop, max_seconds=head_max_s)
+    groups = [("matvec", list(meta), None)] if head_stop is None else [
+        ("matvec", [op for op in meta if op != "head"], None), ("matvec head", ["head"], head_stop)]
+    timed = {}
+    for label, ops, stop in groups:
+        group = {"/".join(map(str, key)): v for key, v in settings.items() if key[0] in ops}
+        timed |= s.time(group, label, stop=stop) if group else {}
+    rows_out, samples = [], []
     item = x_all.itemsize
     for op, m in meta.items():
         for mode in ("batched", "looped"):
-            base, _ = timed[f"{op}/{mode}/1"]
+            base = timed[f"{op}/{mode}/1"]
             for b in batches:
-                seconds, reps = timed[f"{op}/{mode}/{b}"]
                 calls = 1 if mode == "batched" else b  # weight reads per step
-                rows_out.append({
-                    "operator": op, "rows": m["rows"], "rows_full": m["rows_full"],
-                    "scaled": m["rows"] != m["rows_full"], "k": k, "mode": mode, "batch": b, "reps": reps,
-                    **timing.timing_columns(seconds),
-                    "weight_bytes": m["weight_bytes"],
-                    "activation_bytes": b * (k + m["rows"]) * item,
-                    "bytes_per_call": calls * m["weight_bytes"],
-                    **timing.batching_figures(b, seconds, calls * m["weight_bytes"], base, m["weight_bytes"]),
-                })
-    sweep_out, sweep_params = run_sweep(s)
-    s.write({"results.csv": rows_out, "sweep.csv": sweep_out}, {
+                setting = timed[f"{op}/{mode}/{b}"]
+                row, rounds = timing.rows_of(
+                    {"operator": op, "mode": mode, "batch": b}, setting,
+                    timing.batching_values(b, setting, calls * m["weight_bytes"], base, m["weight_bytes"]),
+                    {"rows": m["rows"], "rows_full": m["rows_full"], "scaled": m["rows"] != m["rows_full"], "k": k,
+                     "weight_bytes": m["weight_bytes"], "activation_bytes": b * (k + m["rows"]) * item,
+                     "bytes_per_call": calls * m["weight_bytes"], "bytes_per_token": calls * m["weight_bytes"] / b,
+                     "byte_ratio": timing.byte_ratio(b, calls * m["weight_bytes"], m["weight_bytes"])})
+                rows_out.append(row)
+                samples += rounds
+    sweep_out, sweep_samples, sweep_params = run_sweep(s)
+    s.write({"results.csv": rows_out, "samples.csv": samples, "sweep.csv": sweep_out,
+             "sweep.samples.csv": sweep_samples}, {
         "sweep": sweep_params,
         "group_size": GROUP_SIZE, "bits": BITS, "k": k, "batches": list(batches),
         "operators": {op: {"rows": m["rows"], "rows_full": m["rows_full"]} for op, m in meta.items()},
@@ -118,11 +132,18 @@ def main(argv=None) -> None:
         "formula": "predicted_speedup = byte_ratio * bandwidth_ratio; with both ratios measured here it "
                    "equals speedup by construction",
         "reference": "fp32 numpy x @ W.T with W unpacked by shift/mask/groups (probes.reference.unpack)",
+        "b1_baselines": "looped B=1 and batched B=1 are the same call (one (1, k) quantized_matmul) in two "
+                        "settings: their rows differ only by noise. In the H200 sweep of 2026-11-30 the looped B=1 "
+                        "settings at 2048 and 4160 rows ran 4 and 1 calls per sample against 52-54 for batched "
+                        "B=1 (reps were set from one timed call after warm-up, and a stalled call cut them), so "
+                        "their samples paid a device synchronisation per call or four, and the looped gains over "
+                        "them spiked; reps now come from the fastest of three one-call samples (the reps column "
+                        "shows them)",
         "weights": "normal(0, 0.02) in the compute dtype, quantized with mx.quantize; seed 0",
     })
 
 
-def run_sweep(s: session.Session) -> tuple[list[dict], dict]:
+def run_sweep(s: session.Session) -> tuple[list[dict], list[dict], dict]:
     """Matrix sizes across the cache at one input width: looped vs batched per-token time at a few B."""
     cfg = SWEEP[s.profile.name]
     k, batches = cfg["k"], cfg["batches"]
@@ -150,24 +171,25 @@ def run_sweep(s: session.Session) -> tuple[list[dict], dict]:
         meta[rows] = sum(a.nbytes for a in w)
     s.progress(f"sweep: rows {sizes} at k={k} across {cache_name} of {cache_bytes} bytes, checked")
     timed = s.time(settings, "matvec sweep")
-    out = []
+    out, samples = [], []
     for rows in sizes:
         wbytes = meta[rows]
         for mode in ("batched", "looped"):
-            base, _ = timed[f"{rows}/{mode}/1"]
+            base = timed[f"{rows}/{mode}/1"]
             for b in batches:
-                seconds, reps = timed[f"{rows}/{mode}/{b}"]
-                looped, _ = timed[f"{rows}/looped/{b}"]
+                setting, looped = timed[f"{rows}/{mode}/{b}"], timed[f"{rows}/looped/{b}"]
                 calls = 1 if mode == "batched" else b
-                out.append({
-                    "rows": rows, "k": k, "matrix_bytes": wbytes, "cache_bytes": cache_bytes,
-                    "matrix_over_cache": wbytes / cache_bytes, "mode": mode, "batch": b, "reps": reps,
-                    **timing.timing_columns(seconds),
-                    "bytes_per_call": calls * wbytes,
-                    **timing.batching_figures(b, seconds, calls * wbytes, base, wbytes),
-                    **timing.ratio_span("speedup_vs_looped", looped, seconds),
-                })
-    return out, {
+                values = timing.batching_values(b, setting, calls * wbytes, base, wbytes)
+                values["speedup_vs_looped"] = timing.paired(looped, setting, lambda l, t: l / t)
+                row, rounds = timing.rows_of(
+                    {"rows": rows, "mode": mode, "batch": b}, setting, values,
+                    {"k": k, "matrix_bytes": wbytes, "cache_bytes": cache_bytes,
+                     "matrix_over_cache": wbytes / cache_bytes, "bytes_per_call": calls * wbytes,
+                     "bytes_per_token": calls * wbytes / b, "byte_ratio": timing.byte_ratio(b, calls * wbytes, wbytes)},
+                    spread_of=(*timing.SPREAD_OF, "speedup_vs_looped"))
+                out.append(row)
+                samples += rounds
+    return out, samples, {
         "k": k, "batches": list(batches), "rows": sizes, "cache_bytes": cache_bytes, "cache": cache_name,
         "row_bytes": row_bytes, "largest_over_cache": meta[sizes[-1]] / cache_bytes,
         "plan": f"{cfg['points']} sizes from {cfg['min_rows']} rows to {cfg['beyond']} x the cache "

@@ -6,7 +6,9 @@ Shared by whole_graph, prefill and model. Bytes are read off the quantized array
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
+from collections.abc import Iterator
 
 import mlx.core as mx
 import mlx.nn as nn
@@ -21,27 +23,69 @@ from probes import reference
 from probes.session import Session
 
 GROUP_SIZE, BITS = 64, 4
-QUANTIZATION = (f"mlx_lm.utils.quantize_model, {BITS}-bit affine, group {GROUP_SIZE} (router and shared-expert "
-                "gates 8-bit, per the model's quant_predicate); random weights; no download")
+QUANTIZATION = (f"{BITS}-bit affine, group {GROUP_SIZE} (router and shared-expert gates 8-bit, per the model's "
+                "quant_predicate, as mlx_lm.utils.quantize_model lays them out); random packed weights, scales and "
+                "biases written directly (no float weights quantized); no download")
+
+
+def random_words(shape: tuple[int, ...]) -> mx.array:
+    """uint32 words with every bit random: two 16-bit draws (mx.random.randint draws through floats, so a
+    single full-range draw leaves the low bits zero and the low nibbles all 0)."""
+    high = mx.random.randint(0, 1 << 16, shape, dtype=mx.uint32)
+    return (high << 16) | mx.random.randint(0, 1 << 16, shape, dtype=mx.uint32)
+
+
+def fill_quantized(module: nn.Module, dtype: mx.Dtype) -> None:
+    """Random packed weights, scales and biases of the module's own shapes, in place of its lazy float ones.
+
+    A group decodes to scale * q + bias with q uniform over the 2**bits levels; the scale is drawn so the
+    weights span about +-h, h the half-width of the float layer's own init (nn.Linear: 1/sqrt(K);
+    nn.Embedding's normal(1/sqrt(K)) has the variance of +-sqrt(3/K)), and every group differs, so the
+    reference check sees distinct scales and biases per group.
+    """
+    k = module.weight.shape[-1] * 32 // module.bits
+    h = math.sqrt((3.0 if isinstance(module, nn.QuantizedEmbedding) else 1.0) / k)
+    levels = (1 << module.bits) - 1
+    groups = module.scales.shape
+    scales = mx.random.uniform(0.5, 1.0, groups) * (2 * h / levels)
+    module.weight = random_words(module.weight.shape)
+    module.scales = scales.astype(dtype)
+    module.biases = (-levels / 2 * scales * mx.random.uniform(0.9, 1.1, groups)).astype(dtype)
+
+
+def quantized_modules(module: nn.Module) -> list[nn.Module]:
+    """Every 4-/8-bit module under `module` (linear layers, expert stacks, the embedding)."""
+    kinds = (nn.QuantizedLinear, QuantizedSwitchLinear, nn.QuantizedEmbedding)
+    return [m for _, m in module.named_modules() if isinstance(m, kinds)]
 
 
 def build(config: configs.ModelConfig, dtype: mx.Dtype, materialise: bool = True) -> nn.Module:
-    """qwen3_5_moe from the record with random weights, 4-bit; materialised a layer at a time unless told not to.
+    """qwen3_5_moe from the record with random 4-bit weights; materialised a layer at a time unless told not to.
 
-    With materialise=False every array stays lazy: shapes, dtypes and nbytes are known, no memory is used.
+    mlx-lm builds the layers (lazy float weights, never evaluated) and quantize_model swaps in its
+    quantized layers (which layers, which bits); then every quantized array is replaced by random packed
+    words, scales and biases of the same shape and dtype. Generating float weights and quantizing them
+    took 5.3 times as long on this repository's shared 2-core CPU for the default profile's 1 GiB model
+    (median of 3 rounds, 3.3-8.4x; benchmarks/model_build.py) and buys nothing: the numbers are random
+    either way. With materialise=False every array stays lazy:
+    shapes, dtypes and nbytes are known, no memory is used.
     """
     cfg = config.mlx_lm()
     model = qwen3_5_moe.Model(qwen3_5_moe.ModelArgs.from_dict(cfg))
-    if dtype != mx.float32:  # the production cast: floating parameters except A_log
+    with contextlib.redirect_stdout(sys.stderr):  # quantize_model prints its bits per weight
+        quantize_model(model, cfg, group_size=GROUP_SIZE, bits=BITS)
+    if dtype != mx.float32:  # the production cast of what stays float (norms, conv, dt_bias), except A_log
         model.update(tree_map_with_path(
             lambda path, v: v if path.endswith("A_log") or not mx.issubdtype(v.dtype, mx.floating) else v.astype(dtype),
             model.parameters(),
         ))
-    with contextlib.redirect_stdout(sys.stderr):  # quantize_model prints its bits per weight
-        quantize_model(model, cfg, group_size=GROUP_SIZE, bits=BITS)
+    text = model.language_model
+    for part in [*model.layers, text.model.embed_tokens, text.lm_head]:
+        for module in quantized_modules(part):
+            fill_quantized(module, dtype)
+        if materialise:
+            mx.eval(part.parameters())
     if materialise:
-        for layer in model.layers:
-            mx.eval(layer.parameters())
         mx.eval(model.parameters())
     return model
 
@@ -84,8 +128,9 @@ def touched_count(indices: np.ndarray) -> int:
     return int(np.unique(np.asarray(indices)).size)
 
 
-def touched_per_layer(model: nn.Module, prompts: list[list[int]]) -> list[int]:
-    """Distinct experts each MoE layer's router picks for the last position of these B sequences."""
+@contextlib.contextmanager
+def touched_experts() -> Iterator[list[int]]:
+    """While inside: every MoE layer called appends the distinct experts its router picked for the last position."""
     seen: list[int] = []
     original = SwitchGLU.__call__
 
@@ -95,9 +140,15 @@ def touched_per_layer(model: nn.Module, prompts: list[list[int]]) -> list[int]:
 
     SwitchGLU.__call__ = recording
     try:
-        mx.eval(model(mx.array(prompts)))
+        yield seen
     finally:
         SwitchGLU.__call__ = original
+
+
+def touched_per_layer(model: nn.Module, prompts: list[list[int]]) -> list[int]:
+    """Distinct experts each MoE layer's router picks for the last position of these B sequences."""
+    with touched_experts() as seen:
+        mx.eval(model(mx.array(prompts)))
     return seen
 
 

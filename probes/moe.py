@@ -89,29 +89,37 @@ def main(argv=None) -> None:
         settings[f"looped/{b}"] = timing.kernel(lambda singles=singles: [experts(*a) for a in singles])
     timed = s.time(settings, "moe")
 
-    rows, touched_rows = [], []
+    rows, samples, touched_rows = [], [], []
     for mode in ("batched", "looped"):
-        base, _ = timed[f"{mode}/1"]
+        base = timed[f"{mode}/1"]
         for b in batches:
-            seconds, reps = timed[f"{mode}/{b}"]
             touched = int(np.unique(idx_np[:b]).size)
-            bytes_per_call = (touched if mode == "batched" else b * top_k) * expert_bytes
-            rows.append({
-                "mode": mode, "batch": b, "reps": reps, **timing.timing_columns(seconds),
-                "experts_read": touched if mode == "batched" else b * top_k,
-                "touched_experts": touched, "expert_bytes": expert_bytes, "bytes_per_call": bytes_per_call,
-                **timing.batching_figures(b, seconds, bytes_per_call, base, top_k * expert_bytes),
-            })
+            read = touched if mode == "batched" else b * top_k
+            bytes_per_call = read * expert_bytes
+            expected = touched_experts(n_experts, top_k, b) if mode == "batched" else b * top_k
+            row, rounds = timing.rows_of(
+                {"mode": mode, "batch": b}, timed[f"{mode}/{b}"],
+                timing.batching_values(b, timed[f"{mode}/{b}"], bytes_per_call, base, top_k * expert_bytes),
+                {"experts_read": read, "touched_experts": touched, "expert_bytes": expert_bytes,
+                 "bytes_per_call": bytes_per_call, "bytes_per_token": bytes_per_call / b,
+                 "byte_ratio": timing.byte_ratio(b, bytes_per_call, top_k * expert_bytes),
+                 "byte_ratio_expected": top_k * b / expected})
+            rows.append(row)
+            samples += rounds
     for b in batches:
         counts = monte_carlo_touched(rng, n_experts, top_k, b, shape["trials"])
         closed = touched_experts(n_experts, top_k, b)
+        ratios = top_k * b / counts
         touched_rows.append({
             "batch": b, "trials": shape["trials"], "mc_mean": float(counts.mean()), "mc_std": float(counts.std()),
             "mc_stderr": float(counts.std() / np.sqrt(counts.size)), "closed_form": closed,
             "timed_routing_touched": int(np.unique(idx_np[:b]).size),
             "byte_ratio_closed_form": top_k * b / closed,
+            "byte_ratio_mc_mean": float(ratios.mean()),
+            "byte_ratio_mc_stderr": float(ratios.std() / np.sqrt(ratios.size)),
+            "byte_ratio_timed_routing": top_k * b / int(np.unique(idx_np[:b]).size),
         })
-    s.write({"results.csv": rows, "touched.csv": touched_rows}, {
+    s.write({"results.csv": rows, "samples.csv": samples, "touched.csv": touched_rows}, {
         **{k: v for k, v in shape.items()}, "group_size": GROUP_SIZE, "bits": BITS, "batches": list(batches),
         "kernel": "mlx_lm.models.switch_layers.SwitchGLU (gate/up/down gather_qmm, SwiGLU), nn.quantize'd; "
                   "mlx-lm sorts tokens by expert when B*top_k >= 64",
@@ -122,6 +130,11 @@ def main(argv=None) -> None:
                          "batched reads each touched expert once, looped reads top_k experts per token; "
                          "activations excluded",
         "closed_form": "experts * (1 - (1 - top_k/experts)**B), exact for uniform routing",
+        "byte_ratios": "results.csv byte_ratio is the timed routing's (one seeded draw: what the timed kernel "
+                       "read); byte_ratio_expected is top_k * B / closed_form (the expectation of touched "
+                       "experts). touched.csv: byte_ratio_closed_form (the same), byte_ratio_mc_mean (the mean "
+                       "of top_k * B / touched over `trials` uniform routings, with its standard error) and "
+                       "byte_ratio_timed_routing (the single draw)",
         "formula": "predicted_speedup = byte_ratio * bandwidth_ratio; with both ratios measured here it "
                    "equals speedup by construction",
         "reference": "fp32 numpy SwiGLU experts with weights unpacked by shift/mask/groups (probes.reference.unpack)",

@@ -10,17 +10,18 @@ import mlx.core as mx
 import numpy as np
 
 from probes import config as configs
-from probes import model_build, session, timing
-from probes.whole_graph import Looped, sync
+from probes import budget, model_build, session, timing
+from probes.decode import Looped, sync
 
-PREFILL = {  # prompt lengths (tokens); decode steps per sample at least min_steps
+PREFILL = {  # prompt lengths (tokens); decode steps per sample at least min_steps; budget_s bounds the process
     "quick": {"prompt_tokens": (16, 64), "decode_prompt_tokens": 4, "min_steps": 2, "max_steps": 2,
-              "min_sample_s": 0.0},
+              "min_sample_s": 0.0, "target": 0.05, "min_rounds": 9, "max_rounds": 9, "budget_s": 300.0},
     "default": {"prompt_tokens": (16, 64), "decode_prompt_tokens": 4, "min_steps": 1, "max_steps": 16,
-                "min_sample_s": 0.5},
-    "gpu": {"prompt_tokens": (128, 512, 2048), "decode_prompt_tokens": 4, "min_steps": 1, "max_steps": 64,
-            "min_sample_s": 0.25},
+                "min_sample_s": 0.5, "target": 0.05, "min_rounds": 9, "max_rounds": 30, "budget_s": 420.0},
+    "gpu": {"prompt_tokens": (128, 512, 2048), "decode_prompt_tokens": 4, "min_steps": 2, "max_steps": 64,
+            "min_sample_s": 0.2, "target": 0.05, "min_rounds": 9, "max_rounds": 30, "budget_s": 270.0},
 }
+WRITE_RESERVE_S = 10.0
 
 
 class Prefill:
@@ -44,38 +45,50 @@ def main(argv=None) -> None:
     s = session.start("prefill", argv)
     cfg = PREFILL[s.profile.name]
     config = configs.PROFILE_MODELS[s.profile.name]
-    mx.random.seed(0)
-    model = model_build.build(config, s.dtype)
-    s.progress(f"model built: {config.name} {model_build.nbytes(model) / 2**30:.2f} GiB")
-    model_build.check_model(s, model, config)
+    phase = budget.Phases(s.progress)
+    with phase("build"):
+        mx.random.seed(0)
+        model = model_build.build(config, s.dtype)
+    with phase("reference checks"):
+        model_build.check_model(s, model, config)
     rng = np.random.default_rng(0)
     settings = {}
-    for t in cfg["prompt_tokens"]:
-        prompt = rng.integers(0, config.vocab_size, t).tolist()
-        settings[f"prefill/{t}"] = timing.Setting(Prefill(model, prompt).run, repeatable=False)  # one prompt a sample
-    decode = Looped(model, [rng.integers(0, config.vocab_size, cfg["decode_prompt_tokens"]).tolist()], 1 << 16)
-    settings["decode/1"] = timing.Setting(decode.run)
-    timed = s.time(settings, "prefill", min_sample_s=cfg["min_sample_s"], max_reps=cfg["max_steps"],
-                   min_reps=cfg["min_steps"])
+    with phase("first calls"):
+        for t in cfg["prompt_tokens"]:
+            prompt = Prefill(model, rng.integers(0, config.vocab_size, t).tolist())
+            prompt.run(timing.Stopwatch(), 1)
+            settings[f"prefill/{t}"] = timing.Setting(prompt.run, repeatable=False)  # one prompt a sample
+        decode = Looped(model, [rng.integers(0, config.vocab_size, cfg["decode_prompt_tokens"]).tolist()], 1 << 16)
+        decode.run(timing.Stopwatch(), 1)
+        settings["decode/1"] = timing.Setting(decode.run)
+    cap = cfg["budget_s"] - s.elapsed() - WRITE_RESERVE_S
+    stop = timing.Stop(cfg["target"], min_rounds=cfg["min_rounds"], max_rounds=cfg["max_rounds"],
+                       max_seconds=max(cap, 1.0))
+    with phase("timing"):
+        timed = s.time(settings, "prefill", stop=stop, min_sample_s=cfg["min_sample_s"], max_reps=cfg["max_steps"],
+                       min_reps=cfg["min_steps"])
 
-    rows, ratios = [], []
-    step, step_reps = timed["decode/1"]
-    for name, (seconds, reps) in timed.items():
+    rows, samples, ratios, ratio_samples = [], [], [], []
+    step = timed["decode/1"]
+    for name, t in timed.items():
         mode, tokens = name.split("/")[0], int(name.split("/")[1]) if name.startswith("prefill") else 1
-        rows.append({
-            "mode": mode, "prompt_tokens": tokens if mode == "prefill" else cfg["decode_prompt_tokens"],
-            "tokens_per_call": tokens, "reps": reps, **timing.timing_columns(seconds),
-            **timing.rate_span("tok_per_s", tokens, seconds), "spread_ratio": seconds.ratio,
-        })
-    for t in cfg["prompt_tokens"]:
-        seconds, _ = timed[f"prefill/{t}"]
-        ratios.append({
-            "prompt_tokens": t, "rounds": seconds.rounds,
-            **timing.rate_span("prefill_tok_per_s", t, seconds),
-            **timing.rate_span("decode_tok_per_s", 1, step),
-            **timing.ratio_span("prefill_over_decode", step, seconds, factor=t),
-        })
-    s.write({"results.csv": rows, "ratio.csv": ratios}, {
+        row, rounds = timing.rows_of(
+            {"mode": mode, "prompt_tokens": tokens if mode == "prefill" else cfg["decode_prompt_tokens"]}, t,
+            {"ms": timing.each(t, lambda x: x * 1e3), "tok_per_s": timing.each(t, lambda x, n=tokens: n / x)},
+            {"tokens_per_call": tokens}, spread_of=("ms", "tok_per_s"))
+        rows.append(row)
+        samples += rounds
+    for n in cfg["prompt_tokens"]:
+        t = timed[f"prefill/{n}"]
+        row, rounds = timing.rows_of({"prompt_tokens": n}, t, {
+            "prefill_tok_per_s": timing.each(t, lambda x, n=n: n / x),
+            "decode_tok_per_s": timing.paired(t, step, lambda x, y: 1 / y),
+            "prefill_over_decode": timing.paired(step, t, lambda d, p, n=n: n * d / p),
+        }, spread_of=("prefill_tok_per_s", "decode_tok_per_s", "prefill_over_decode"))
+        ratios.append(row)
+        ratio_samples += rounds
+    s.write({"results.csv": rows, "samples.csv": samples, "ratio.csv": ratios, "ratio.samples.csv": ratio_samples,
+             "phases.csv": phase.rows}, {
         "model_config": config.mlx_lm(), "model_name": config.name, "model_config_source": configs.SOURCE,
         "scaled_from_writeup": config.changes_from(configs.WRITEUP_MODEL),
         "quantization": model_build.QUANTIZATION + ", seed 0",
@@ -84,8 +97,10 @@ def main(argv=None) -> None:
                  "logits (mlx-lm's generate_step prefills the same way in chunks of 2048); decode: one "
                  "generate_step token of one sequence whose context grows across rounds from "
                  "decode_prompt_tokens",
-        "ratio": "ratio.csv: prefill_over_decode = prefill tokens/s / decode tokens/s, medians; _min/_max "
-                 "pair the two settings round by round",
+        "ratio": "ratio.csv: prefill_over_decode = prefill tokens/s / decode tokens/s within each round (the "
+                 "rounds both settings ran; ratio.samples.csv); each column the median of its rounds, _min/_max "
+                 "the lowest and highest round",
+        "phases": "phases.csv: each phase's start (unix s) and seconds",
         "linear_attention_note": "on the CPU and CUDA backends mlx-lm runs the Gated DeltaNet prefill as a "
                                  "sequential loop over the prompt's tokens (gated_delta_ops); Metal has a kernel",
         "prompts": "random token ids (numpy seed 0)",

@@ -79,18 +79,19 @@ def main(argv=None) -> None:
     item = inputs["q"].itemsize
     state_bytes = hv * dv * dk * state.itemsize
     seq_bytes = 2 * state_bytes + (2 * hk * dk + 2 * hv * dv + 2 * hv) * item  # state in+out, q k v a b in, y out
-    rows = []
+    rows, samples = [], []
     for mode in ("batched", "looped"):
-        base, _ = timed[f"{mode}/1"]
+        base = timed[f"{mode}/1"]
         for b in batches:
-            seconds, reps = timed[f"{mode}/{b}"]
-            rows.append({
-                "mode": mode, "batch": b, "reps": reps, **timing.timing_columns(seconds),
-                "state_bytes_per_sequence": state_bytes, "bytes_per_call": b * seq_bytes,
-                **timing.batching_figures(b, seconds, b * seq_bytes, base, seq_bytes),
-                "byte_ratio_by_construction": 1.0,
-            })
-    s.write({"results.csv": rows}, {
+            row, rounds = timing.rows_of(
+                {"mode": mode, "batch": b}, timed[f"{mode}/{b}"],
+                timing.batching_values(b, timed[f"{mode}/{b}"], b * seq_bytes, base, seq_bytes),
+                {"state_bytes_per_sequence": state_bytes, "bytes_per_call": b * seq_bytes,
+                 "bytes_per_token": seq_bytes, "byte_ratio": timing.byte_ratio(b, b * seq_bytes, seq_bytes),
+                 "byte_ratio_by_construction": 1.0})
+            rows.append(row)
+            samples += rounds
+    s.write({"results.csv": rows, "samples.csv": samples}, {
         **shape, "steps_per_call": 1, "batches": list(batches), "state_dtype": "float32",
         "kernel": "mlx_lm.models.gated_delta.gated_delta_update (Metal kernel on Apple GPUs, a compiled ops "
                   "graph on the CPU and CUDA backends); q and k normalised with normalize_qk beforehand",

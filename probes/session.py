@@ -28,25 +28,25 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @dataclass(frozen=True)
 class Profile:
-    """How hard a probe works: rounds, warm-up calls, batch sizes, shortest timed sample."""
+    """How hard a probe works: when rounds stop, warm-up calls, batch sizes, shortest timed sample."""
 
     name: str
-    rounds: int
+    stop: timing.Stop  # rounds until the median's interval is within the target, within caps
     warmup: int
     batches: tuple[int, ...]
     min_sample_s: float  # repeat a kernel inside one sample until a sample lasts about this long
     max_reps: int
+    min_reps: int = 1  # calls per sample at least (a GPU's synchronisation amortised over them)
 
 
 PROFILES = {
-    "quick": Profile("quick", rounds=2, warmup=1, batches=(1, 2, 4), min_sample_s=0.0, max_reps=1),
-    "default": Profile(
-        "default", rounds=7, warmup=1, batches=(1, 2, 4, 8, 12, 16), min_sample_s=0.01, max_reps=64
-    ),
-    "gpu": Profile(
-        "gpu", rounds=7, warmup=2, batches=(1, 2, 4, 8, 16, 32, 64, 128, 256),
-        min_sample_s=0.005, max_reps=64,
-    ),
+    # quick: tiny shapes for tests, exactly 9 rounds (the target is checked, never waited for)
+    "quick": Profile("quick", timing.Stop(0.05, min_rounds=9, max_rounds=9, max_seconds=30.0), warmup=1,
+                     batches=(1, 2, 4), min_sample_s=0.0, max_reps=1),
+    "default": Profile("default", timing.Stop(0.05, min_rounds=9, max_rounds=50, max_seconds=60.0), warmup=1,
+                       batches=(1, 2, 4, 8, 12, 16), min_sample_s=0.01, max_reps=64),
+    "gpu": Profile("gpu", timing.Stop(0.05, min_rounds=9, max_rounds=100, max_seconds=8.0), warmup=2,
+                   batches=(1, 2, 4, 8, 16, 32, 64, 128, 256), min_sample_s=0.005, max_reps=64),
 }
 
 
@@ -85,6 +85,7 @@ class Session:
     environment: dict[str, object]
     dtype: mx.Dtype
     checks: list[dict[str, object]] = field(default_factory=list)
+    stops: dict[str, object] = field(default_factory=dict)  # label -> the stopping rule a timing used
     _clock0: float = field(default_factory=time.monotonic)
 
     def progress(self, message: str) -> None:
@@ -107,35 +108,46 @@ class Session:
             )
         self.checks.append({"kernel": name, **where, "max_rel_error": error, "tolerance": tolerance})
 
-    def time(self, settings: Mapping[str, timing.Setting], label: str = "", *, rounds: int | None = None,
+    def time(self, settings: Mapping[str, timing.Setting], label: str = "", *, stop: timing.Stop | None = None,
              min_sample_s: float | None = None, max_reps: int | None = None,
-             min_reps: int = 1) -> dict[str, tuple[timing.Spread, int]]:
-        """Time settings interleaved with this profile's rounds, warm-up and sample length (or the given ones)."""
+             min_reps: int | None = None) -> dict[str, timing.Timed]:
+        """Time settings interleaved until `stop` (default the profile's; a setting's own Stop wins).
+
+        The rule used is recorded in the run's parameters under stop[label].
+        """
         p = self.profile
+        rule = stop or p.stop
+        self.stops[label or "timing"] = rule.record()
         self.progress(f"{label}: warming up {len(settings)} settings".lstrip(": "))
         return timing.time_interleaved(
-            settings, rounds or p.rounds, p.warmup,
+            settings, rule, p.warmup,
             p.min_sample_s if min_sample_s is None else min_sample_s,
             p.max_reps if max_reps is None else max_reps,
+            p.min_reps if min_reps is None else min_reps,
             progress=lambda message: self.progress(f"{label}: {message}".lstrip(": ")),
-            min_reps=min_reps,
         )
 
     def common_parameters(self) -> dict[str, object]:
         p = self.profile
         return {
             "profile": p.name,
-            "rounds": p.rounds,
+            "stop": self.stops,
             "warmup_calls": p.warmup,
             "min_sample_s": p.min_sample_s,
             "max_reps": p.max_reps,
+            "min_reps": p.min_reps,
             "dtype": env_mod.dtype_name(self.dtype),
-            "timing": "settings interleaved within each round after warm-up; mx.eval then "
-                      "mx.synchronize before the clock stops; ms_* are per call (or per token where named)",
-            "spread_columns": "for a column X that varies by round, X_min and X_max are its low and high "
-                              "across rounds (a rate's X_min comes from the slowest round; ratios of two "
-                              "settings are paired round by round, the range widened to include the ratio "
-                              "of medians); `rounds` says how many",
+            "timing": "generator.timing: settings interleaved within each round after warm-up; reps per sample "
+                      "from the fastest of up to 3 one-call samples; mx.eval then mx.synchronize before the clock "
+                      "stops; each setting gets rounds until the 99% order-statistic interval of its median is "
+                      "within the target (relative half-width), at least min_rounds, at most max_rounds or "
+                      "max_seconds of wall time since the first round (stop, per table row); ms_* are per call "
+                      "(or per token where named)",
+            "samples": "every round of every timed row is in samples.csv (NAME.samples.csv for NAME.csv): the "
+                       "row's key columns, round (global, so settings pair by round), reps, each summarised "
+                       "column's value in that round (ratios formed within the round), and started (unix s), "
+                       "wall_s, cpu_s (process user+sys) and load_1m of the sample; each summarised value in the "
+                       "table is the median of its column there; X_min and X_max are its lowest and highest round",
         }
 
     def write(self, tables: Mapping[str, Sequence[Mapping[str, object]]], parameters: Mapping[str, object]) -> Path:
@@ -146,7 +158,9 @@ class Session:
         path = write_run(
             ROOT, self.probe, self.testbed, all_tables,
             parameters={**self.common_parameters(), **parameters},
-            environment={**self.environment, "load_average_at_end": env_mod.load_average()},
+            environment={**self.environment, "load_average_at_end": env_mod.load_average(),
+                         "process_cpu_s_at_end": round(time.process_time(), 3),
+                         "session_wall_s_at_end": round(self.elapsed(), 3)},
             code=imported_code(ROOT),
             started=self.started,
             finished=datetime.now(timezone.utc),

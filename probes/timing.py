@@ -1,124 +1,88 @@
-"""Timing: settings (callables that bracket their work) -> interleaved rounds -> Spread, and spread columns.
+"""Timing for the MLX probes: generator.timing's clock with MLX's finish, and per-round figures -> rows.
 
-The only clock in probes/ is here (Stopwatch, time_interleaved). Every figure derived from timings is
-written with its low and high across rounds: for a column X, X_min and X_max (for a rate, X_min comes
-from the slowest round), next to `rounds`.
+The clock, the rounds, the stopping rule and the row convention are generator.timing's (standard
+library, shared with generator.probe); this module adds what needs MLX (mlx_finish, kernel) and the
+figures the kernel probes derive from a setting and its B=1 setting, one value per round, so every
+summarised column is the median of its rounds and every ratio is paired by round.
 """
 
 from __future__ import annotations
 
-import math
-import statistics
-import time
-from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Sequence
 
 import mlx.core as mx
 
+from generator.timing import (  # noqa: F401  (re-exported: the probes' one timing module)
+    PerRound,
+    Sample,
+    Setting,
+    Spread,
+    Stop,
+    Stopwatch,
+    Timed,
+    each,
+    fixed,
+    median_interval,
+    paired,
+    samples_file,
+    spread,
+    summarise,
+    time_interleaved,
+)
 
-@dataclass(frozen=True)
-class Spread:
-    """Median and range of repeated timings (seconds), with the number of rounds behind them."""
-
-    median: float
-    low: float
-    high: float
-    rounds: int
-    samples: tuple[float, ...] = field(default=(), compare=False, repr=False)  # one per round, in order
-
-    @property
-    def ratio(self) -> float:
-        """Slowest round / fastest round (1.0 = no spread)."""
-        return self.high / self.low if self.low > 0 else math.inf
-
-
-def spread(samples: Sequence[float]) -> Spread:
-    """Samples -> Spread(median, low, high, rounds), keeping the samples in round order."""
-    if not samples:
-        raise ValueError("spread of no samples")
-    return Spread(statistics.median(samples), min(samples), max(samples), len(samples), tuple(samples))
+SPREAD_OF = ("ms", "ms_per_token", "gb_per_s", "speedup", "bandwidth_ratio", "predicted_speedup")
 
 
-def span(name: str, median: float, low: float, high: float) -> dict[str, float]:
-    """{name: median, name_min: low, name_max: high}."""
-    return {name: median, f"{name}_min": low, f"{name}_max": high}
+def mlx_finish(out: object) -> None:
+    """Block until `out` (MLX arrays, lists of them, or None) is computed and the device is idle."""
+    if out is not None:
+        mx.eval(out)
+    mx.synchronize()
 
 
-def time_span(name: str, seconds: Spread, per: float = 1.0, scale: float = 1e3) -> dict[str, float]:
-    """A time column (default ms) divided by `per`, with its _min/_max across rounds."""
-    return span(name, seconds.median / per * scale, seconds.low / per * scale, seconds.high / per * scale)
+def kernel(fn: Callable[[], object], finish: Callable[[object], None] = mlx_finish, stop: Stop | None = None) -> Setting:
+    """A setting that times `reps` calls of fn() and waits for all of them (finish) before the clock stops."""
+
+    def run(watch: Stopwatch, reps: int) -> None:
+        finish(None)
+        watch.start()
+        outs = [fn() for _ in range(reps)]
+        finish(outs)
+        watch.stop()
+
+    return Setting(run, stop=stop)
 
 
-def rate_span(name: str, amount: float, seconds: Spread) -> dict[str, float]:
-    """amount / seconds with its _min (slowest round) and _max (fastest round)."""
-    return span(name, amount / seconds.median, amount / seconds.high, amount / seconds.low)
+def batching_values(batch: int, timed: Timed, bytes_per_call: float, base: Timed,
+                    base_bytes_per_call: float) -> dict[str, dict[int, float]]:
+    """One setting's per-round figures against its mode's B=1 setting (seconds are per call).
 
-
-def paired_ratios(numerator: Spread, denominator: Spread) -> list[float]:
-    """Round-by-round numerator / denominator (settings interleaved, so round i of each ran together)."""
-    pairs = zip(numerator.samples, denominator.samples)
-    return [a / b for a, b in pairs if b > 0]
-
-
-def ratio_span(name: str, numerator: Spread, denominator: Spread, factor: float = 1.0) -> dict[str, float]:
-    """factor * numerator.median / denominator.median, with _min/_max over the round-paired ratios.
-
-    The range is widened to include the ratio of medians, which need not lie among the paired ratios.
+    ms per call; ms_per_token; gb_per_s; speedup = B * t1 / tB; bandwidth_ratio = bytes/s at B over
+    bytes/s at B=1; predicted_speedup = byte_ratio * bandwidth_ratio, which equals the speedup in
+    every round by construction (the formula decomposes a measured speedup, it does not test it).
+    Ratios pair the two settings round by round.
     """
-    central = factor * numerator.median / denominator.median
-    paired = [factor * r for r in paired_ratios(numerator, denominator)] + [central]
-    return span(name, central, min(paired), max(paired))
-
-
-def timing_columns(seconds: Spread, per: float = 1.0) -> dict[str, float | int]:
-    """rounds, ms_min, ms_median, ms_max of a Spread in seconds, divided by `per` (e.g. tokens)."""
+    ratio = byte_ratio(batch, bytes_per_call, base_bytes_per_call)
     return {
-        "rounds": seconds.rounds,
-        "ms_min": seconds.low / per * 1e3,
-        "ms_median": seconds.median / per * 1e3,
-        "ms_max": seconds.high / per * 1e3,
+        "ms": each(timed, lambda s: s * 1e3),
+        "ms_per_token": each(timed, lambda s: s / batch * 1e3),
+        "gb_per_s": each(timed, lambda s: bytes_per_call / s / 1e9),
+        "speedup": paired(base, timed, lambda b, s: batch * b / s),
+        "bandwidth_ratio": paired(base, timed, lambda b, s: bytes_per_call / s / (base_bytes_per_call / b)),
+        "predicted_speedup": paired(base, timed, lambda b, s: ratio * bytes_per_call / s / (base_bytes_per_call / b)),
     }
 
 
-def batching_figures(
-    batch: int,
-    seconds: Spread,
-    bytes_per_call: float,
-    base_seconds: Spread,
-    base_bytes_per_call: float,
-) -> dict[str, float]:
-    """One setting's per-token figures against its mode's B=1 setting (seconds are per call).
+def byte_ratio(batch: int, bytes_per_call: float, base_bytes_per_call: float) -> float:
+    """Bytes per token at B=1 over bytes per token at B."""
+    return base_bytes_per_call / (bytes_per_call / batch)
 
-    speedup = per-token time at B=1 / per-token time at B; byte_ratio = bytes per token at B=1 /
-    bytes per token at B; bandwidth_ratio = bytes/s at B / bytes/s at B=1; predicted_speedup is
-    their product. With both ratios measured in the same run the product equals the speedup
-    (B * t1 / tB) by construction: the formula decomposes a measured speedup, it does not test it.
-    Each figure that varies by round also comes as _min/_max (ratios paired round by round).
-    """
-    ms_per_token = seconds.median / batch * 1e3
-    base_ms_per_token = base_seconds.median * 1e3
-    gb_per_s = bytes_per_call / seconds.median / 1e9
-    base_gb_per_s = base_bytes_per_call / base_seconds.median / 1e9
-    byte_ratio = base_bytes_per_call / (bytes_per_call / batch)
-    bandwidth_ratio = gb_per_s / base_gb_per_s
-    speedup = ratio_span("speedup", base_seconds, seconds, factor=batch)
-    bandwidth = ratio_span("bandwidth_ratio", base_seconds, seconds,
-                           factor=bytes_per_call / base_bytes_per_call)
-    return {
-        **time_span("ms_per_token", seconds, per=batch),
-        "ms_per_token": ms_per_token,
-        "bytes_per_token": bytes_per_call / batch,
-        **rate_span("gb_per_s", bytes_per_call / 1e9, seconds),
-        "gb_per_s": gb_per_s,
-        **speedup,
-        "speedup": base_ms_per_token / ms_per_token,
-        "byte_ratio": byte_ratio,
-        **bandwidth,
-        "bandwidth_ratio": bandwidth_ratio,
-        "predicted_speedup": byte_ratio * bandwidth_ratio,
-        "predicted_speedup_min": byte_ratio * bandwidth["bandwidth_ratio_min"],
-        "predicted_speedup_max": byte_ratio * bandwidth["bandwidth_ratio_max"],
-    }
+
+def rows_of(keys: dict, timed: Timed, values: dict[str, PerRound], constants: dict | None = None,
+            spread_of: Sequence[str] = SPREAD_OF) -> tuple[dict, list[dict]]:
+    """(results row, samples rows): summarise() with reps and the setting's constant columns in the row."""
+    row, rounds = summarise(keys, timed, values, [name for name in spread_of if name in values])
+    return {**row, "reps": timed.reps, **(constants or {})}, rounds
 
 
 def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float, float]:
@@ -137,82 +101,36 @@ def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float, 
     return intercept, slope, 1.0 - ss_res / ss_tot if ss_tot > 0 else 1.0
 
 
-class Stopwatch:
-    """Accumulates wall seconds between start() and stop(); the probes' only clock."""
-
-    def __init__(self) -> None:
-        self.seconds = 0.0
-        self._since: float | None = None
-
-    def start(self) -> None:
-        self._since = time.perf_counter()
-
-    def stop(self) -> None:
-        assert self._since is not None, "stop() without start()"
-        self.seconds += time.perf_counter() - self._since
-        self._since = None
+# -- min-max columns from a Spread: whole_graph and prefill still write these (until they move to rows_of) --
 
 
-def mlx_finish(out: object) -> None:
-    """Block until `out` (MLX arrays, lists of them, or None) is computed and the device is idle."""
-    if out is not None:
-        mx.eval(out)
-    mx.synchronize()
+def span(name: str, median: float, low: float, high: float) -> dict[str, float]:
+    """{name: median, name_min: low, name_max: high}."""
+    return {name: median, f"{name}_min": low, f"{name}_max": high}
 
 
-@dataclass
-class Setting:
-    """One timed configuration. run(watch, reps) does the work and brackets the part to time."""
-
-    run: Callable[[Stopwatch, int], None]
-    repeatable: bool = True  # False: one sample is one call whatever min_sample_s says
+def time_span(name: str, seconds: Spread, per: float = 1.0, scale: float = 1e3) -> dict[str, float]:
+    """A time column (default ms) divided by `per`, with its _min/_max across rounds."""
+    return span(name, seconds.median / per * scale, seconds.low / per * scale, seconds.high / per * scale)
 
 
-def kernel(fn: Callable[[], object], finish: Callable[[object], None] = mlx_finish) -> Setting:
-    """A setting that times `reps` calls of fn() and waits for all of them (finish) before the clock stops."""
-
-    def run(watch: Stopwatch, reps: int) -> None:
-        finish(None)
-        watch.start()
-        outs = [fn() for _ in range(reps)]
-        finish(outs)
-        watch.stop()
-
-    return Setting(run)
+def rate_span(name: str, amount: float, seconds: Spread) -> dict[str, float]:
+    """amount / seconds with its _min (slowest round) and _max (fastest round)."""
+    return span(name, amount / seconds.median, amount / seconds.high, amount / seconds.low)
 
 
-def time_interleaved(
-    settings: Mapping[str, Setting],
-    rounds: int,
-    warmup: int = 1,
-    min_sample_s: float = 0.0,
-    max_reps: int = 1,
-    progress: Callable[[str], None] = lambda message: None,
-    min_reps: int = 1,
-) -> dict[str, tuple[Spread, int]]:
-    """Warm every setting, then time rounds with the settings interleaved inside each round.
+def ratio_span(name: str, numerator: Spread, denominator: Spread, factor: float = 1.0) -> dict[str, float]:
+    """factor * numerator.median / denominator.median, with _min/_max over the round-paired ratios."""
+    central = factor * numerator.median / denominator.median
+    pairs = [factor * a / b for a, b in zip(numerator.samples, denominator.samples) if b > 0] + [central]
+    return span(name, central, min(pairs), max(pairs))
 
-    Returns {name: (Spread of seconds per call, reps per sample)}. A setting repeats its call `reps`
-    times per sample, chosen after warm-up so a sample lasts about min_sample_s (launch and clock
-    overhead stay small next to the work), at least min_reps; rounds outside, settings inside, so
-    drift in the machine hits every setting alike.
-    """
-    reps = {}
-    for name, setting in settings.items():
-        for _ in range(warmup):
-            setting.run(Stopwatch(), 1)
-        reps[name] = 1
-        if setting.repeatable and min_sample_s > 0 and max_reps > 1:
-            watch = Stopwatch()
-            setting.run(watch, 1)
-            reps[name] = max(1, min(max_reps, math.ceil(min_sample_s / max(watch.seconds, 1e-9))))
-        if setting.repeatable:
-            reps[name] = max(reps[name], min_reps)
-    samples: dict[str, list[float]] = {name: [] for name in settings}
-    for index in range(rounds):
-        progress(f"round {index + 1}/{rounds} ({len(settings)} settings)")
-        for name, setting in settings.items():
-            watch = Stopwatch()
-            setting.run(watch, reps[name])
-            samples[name].append(watch.seconds / reps[name])
-    return {name: (spread(xs), reps[name]) for name, xs in samples.items()}
+
+def timing_columns(seconds: Spread, per: float = 1.0) -> dict[str, float | int]:
+    """rounds, ms_min, ms_median, ms_max of a Spread in seconds, divided by `per` (e.g. tokens)."""
+    return {
+        "rounds": seconds.rounds,
+        "ms_min": seconds.low / per * 1e3,
+        "ms_median": seconds.median / per * 1e3,
+        "ms_max": seconds.high / per * 1e3,
+    }

@@ -1,36 +1,50 @@
-"""Whole-graph probe: decode step time vs B on a random-weight model -> results.csv, fit.csv, agreement.csv, divergence.csv, settle.csv.
+"""Whole-graph probe: decode step time vs B, three ways a step is taken -> results.csv, fit.csv, split.csv, agreement.
 
-Modes: batched (mlx-lm BatchGenerator, B sequences in one batch), single (generate_step, one sequence),
-looped (B generate_step sequences stepped one after another), and tiny-width (the same layer count and
-kinds at hidden 128, batched) whose step time is per-step overhead with almost no bytes behind it.
+Modes, timed in one set of interleaved rounds: raw (the model called on one token per sequence with its
+cache, argmax, mx.eval: no generator; what outside references measure), batched (mlx-lm's
+BatchGenerator), single (generate_step, one sequence), looped (B generate_step sequences, one after
+another), and a tiny-width model (the same layers and heads at hidden 128) raw and batched: per-step
+cost with almost no bytes behind it. batched minus raw is the engine's own per-step cost. A separate
+process logs the GPU (where there is one) and every sample carries its readings; the raw step is split
+into graph building, launch and waiting for the device.
 """
 
 from __future__ import annotations
 
-import statistics
+import tempfile
+from pathlib import Path
 
 import mlx.core as mx
 import numpy as np
-from mlx_lm.generate import BatchGenerator, generate_step, generation_stream
 
+from probes import agreement, budget, decode, gpu_log, model_build, session, step_rows, timing
 from probes import config as configs
-from probes import model_build, session, timing
 
-SETTLE_LIMIT = 1.25  # slowest / fastest round of a B=1 setting counted as settled
 DECODE = {
-    "quick": {"prompt_tokens": 4, "batches": (1, 2, 4), "tiny_batches": (1, 2, 4), "looped_max_batch": 4,
-              "min_sample_s": 0.0, "min_steps": 2, "max_steps": 2, "settle_budget_s": 0.0,
-              "max_settle_sample_s": 0.0, "max_final_sample_s": 0.0,
-              "agreement_sequences": 2, "agreement_tokens": 6, "max_tokens": 4096},
-    "default": {"prompt_tokens": 4, "batches": (1, 2, 4, 8, 16), "tiny_batches": (1, 2, 4, 8, 16),
-                "looped_max_batch": 4, "min_sample_s": 0.5, "min_steps": 2, "max_steps": 32,
-                "settle_budget_s": 60.0, "max_settle_sample_s": 2.0, "max_final_sample_s": 1.0,
-                "agreement_sequences": 4, "agreement_tokens": 16, "max_tokens": 4096},
-    "gpu": {"prompt_tokens": 4, "batches": (1, 2, 4, 8, 16, 32, 64, 128, 256), "tiny_batches": (1, 4, 16, 64),
-            "looped_max_batch": 4, "min_sample_s": 0.25, "min_steps": 2, "max_steps": 128,
-            "settle_budget_s": 30.0, "max_settle_sample_s": 0.5, "max_final_sample_s": 0.5,
-            "agreement_sequences": 8, "agreement_tokens": 48, "max_tokens": 4096},
+    "quick": {"prompt_tokens": 4, "batches": (1, 2, 4), "raw_batches": (1, 2, 4), "tiny_batches": (1, 4),
+              "looped_batches": (2,),
+              "min_sample_s": 0.0, "min_steps": 1, "max_steps": 1, "target": 0.05, "min_rounds": 9,
+              "b1_rounds": 9, "max_rounds": 9, "large_b": 64, "large_b_rounds": 9, "budget_s": 300.0,
+              "split_seconds": 0.0, "split_max_steps": 3, "agreement_sequences": 2, "agreement_tokens": 6,
+              "max_tokens": 4096, "gpu_log_ms": 20.0},
+    "default": {"prompt_tokens": 4, "batches": (1, 2, 4, 8, 16), "raw_batches": (1, 4, 16), "tiny_batches": (1, 16),
+                "looped_batches": (2, 4),
+                "min_sample_s": 0.5, "min_steps": 1, "max_steps": 16, "target": 0.05, "min_rounds": 9,
+                "b1_rounds": 20, "max_rounds": 30, "large_b": 64, "large_b_rounds": 12, "budget_s": 900.0,
+                "split_seconds": 2.0, "split_max_steps": 20, "agreement_sequences": 4, "agreement_tokens": 16,
+                "max_tokens": 4096, "gpu_log_ms": 20.0},
+    "gpu": {"prompt_tokens": 4, "batches": (1, 2, 4, 8, 16, 32, 64),
+            "raw_batches": (1, 2, 4, 8, 16, 32, 64), "tiny_batches": (1, 4, 16, 64),
+            "looped_batches": (2, 4), "min_sample_s": 0.2, "min_steps": 2, "max_steps": 16, "target": 0.05,
+            "min_rounds": 9, "b1_rounds": 24, "max_rounds": 40, "large_b": 64, "large_b_rounds": 12,
+            "budget_s": 420.0, "split_seconds": 1.0, "split_max_steps": 400, "agreement_sequences": 8,
+            "agreement_tokens": 48, "max_tokens": 4096, "gpu_log_ms": 20.0},
 }
+BASE = {"raw": "raw/1", "batched": "batched/1", "single": "single/1", "looped": "single/1",
+        "tiny-raw": "tiny-raw/1", "tiny-width": "tiny-width/1"}
+ORDER = ("raw", "batched", "single", "looped", "tiny-raw", "tiny-width")
+WRITE_RESERVE_S = 15.0  # tables, manifest and the logger's stop
+FIRST_CALLS_SHARE = 0.55  # of budget_s: past it, no further setting is started (its first calls compile)
 
 
 def with_heads_of(tiny: configs.ModelConfig, model: configs.ModelConfig) -> configs.ModelConfig:
@@ -41,122 +55,94 @@ def with_heads_of(tiny: configs.ModelConfig, model: configs.ModelConfig) -> conf
                        **{name: getattr(model, name) for name in heads})
 
 
-def sync() -> None:
-    mx.synchronize(generation_stream)
-    mx.synchronize()
+def stop_for(batch: int, cfg: dict, cap_s: float) -> timing.Stop:
+    """B=1 keeps going longest (its wander is the question); B >= large_b stops first (its steps cost most)."""
+    rounds = {1: (cfg["b1_rounds"], max(cfg["b1_rounds"], cfg["max_rounds"]))}.get(batch, (
+        (cfg["min_rounds"], cfg["large_b_rounds"]) if batch >= cfg["large_b"] else (cfg["min_rounds"], cfg["max_rounds"])))
+    return timing.Stop(cfg["target"], min_rounds=rounds[0], max_rounds=rounds[1], max_seconds=max(cap_s, 1.0))
 
 
-class Batched:
-    """B sequences decoding together in one mlx-lm BatchGenerator; one rep is one decode step of all B."""
-
-    def __init__(self, model, prompts: list[list[int]], max_tokens: int):
-        b = len(prompts)
-        self.gen = BatchGenerator(model, max_tokens=max_tokens, prefill_batch_size=b, completion_batch_size=b)
-        self.uids = self.gen.insert(prompts, [max_tokens] * b)
-        self.tokens = {uid: [] for uid in self.uids}
-        self._step()  # prefill and the first token, untimed
-
-    def _step(self) -> None:
-        responses = self.gen.next_generated()
-        if len(responses) != len(self.uids) or any(r.finish_reason for r in responses):
-            raise RuntimeError(f"a timed step did not decode all {len(self.uids)} sequences")
-        for r in responses:
-            self.tokens[r.uid].append(r.token)
-
-    def run(self, watch: timing.Stopwatch, reps: int) -> None:
-        sync()
-        watch.start()
-        for _ in range(reps):
-            self._step()
-        sync()
-        watch.stop()
-
-    def sequences(self) -> list[list[int]]:
-        return [self.tokens[uid] for uid in self.uids]
-
-    def decoded(self) -> int:
-        return len(self.tokens[self.uids[0]])
+def wanted(cfg: dict) -> list[tuple[str, int]]:
+    """Every (mode, batch) setting, most needed first: the B=1 baselines, then B = 4, 16, 64, the tiny-width
+    model's B=1, the other batch sizes smallest first, and the tiny-width model's larger B last."""
+    main = [("raw", b) for b in cfg["raw_batches"]] + [("batched", b) for b in cfg["batches"]] + [("single", 1)]
+    extra = [("looped", b) for b in cfg["looped_batches"]]
+    tiny = [(m, b) for b in cfg["tiny_batches"] for m in ("tiny-raw", "tiny-width")]
+    rank = {1: 0, 4: 1, 16: 2, 64: 3}
+    return sorted(main + extra + tiny, key=lambda mb: (mb[0].startswith("tiny") and mb[1] > 1,
+                                                        rank.get(mb[1], 4), mb[1], ORDER.index(mb[0])))
 
 
-class Looped:
-    """B single-sequence generations (generate_step), one after another; one rep is one token of each."""
+def make_runners(s: session.Session, models: dict, prompts: list[list[int]],
+                 cfg: dict) -> tuple[dict, dict, dict, list[str], list[str]]:
+    """Every (mode, batch) runner, prefilled, with its first two steps timed, most needed first.
 
-    def __init__(self, model, prompts: list[list[int]], max_tokens: int):
-        self.gens = [generate_step(mx.array(p), model, max_tokens=max_tokens) for p in prompts]
-        self.tokens = [[] for _ in prompts]
-        for i in range(len(self.gens)):
-            self._step(i)  # prefill and the first token, untimed
-
-    def _step(self, i: int) -> None:
-        token, _ = next(self.gens[i])
-        self.tokens[i].append(int(token))
-
-    def run(self, watch: timing.Stopwatch, reps: int) -> None:
-        sync()
-        watch.start()
-        for i in range(len(self.gens)):
-            for _ in range(reps):
-                self._step(i)
-        sync()
-        watch.stop()
-
-    def sequences(self) -> list[list[int]]:
-        return self.tokens
-
-    def decoded(self) -> int:
-        return len(self.tokens[0])
-
-
-def greedy_with_margins(model, prompt: list[int], tokens: int, max_tokens: int) -> tuple[list[int], list[float]]:
-    """The single-sequence path's greedy tokens and, per step, top-1 minus top-2 log-probability (= logit margin)."""
-    out, margins = [], []
-    for token, logprobs in generate_step(mx.array(prompt), model, max_tokens=max_tokens):
-        top2 = np.sort(np.array(logprobs.astype(mx.float32)))[-2:]
-        out.append(int(token))
-        margins.append(float(top2[1] - top2[0]))
-        if len(out) == tokens:
-            break
-    return out, margins
-
-
-def first_divergence(a: list[int], b: list[int]) -> int | None:
-    """Index of the first differing token over the common length; None when they agree throughout."""
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y:
-            return i
-    return None
+    A setting that fails (a backend error) is recorded and the rest still measured; once the first calls
+    have used FIRST_CALLS_SHARE of the budget the remaining settings are not started (recorded). The raw
+    runners' prefill also records the experts each layer's router touched for the B prompts' last
+    position (touched, by (model, B)): the same routing the other modes' prefill makes.
+    """
+    runners, warmup, touched, failed, skipped = {}, {}, {}, [], []
+    for mode, b in wanted(cfg):
+        which = "tiny" if mode.startswith("tiny") else "main"
+        if which not in models:
+            continue
+        if s.elapsed() > FIRST_CALLS_SHARE * cfg["budget_s"]:
+            skipped.append(f"{mode}/{b}")
+            continue
+        model, watch = models[which], [timing.Stopwatch() for _ in range(3)]
+        try:
+            watch[0].start()
+            if mode in ("raw", "tiny-raw"):
+                with model_build.touched_experts() as seen:
+                    runner = decode.Raw(model, prompts[:b], keep_first=cfg["agreement_sequences"])
+                touched[(which, b)] = seen
+            elif mode in ("batched", "tiny-width"):
+                runner = decode.Batched(model, prompts[:b], cfg["max_tokens"], keep_first=cfg["agreement_sequences"])
+            else:
+                runner = decode.Looped(model, prompts[:b], cfg["max_tokens"])
+            decode.sync()
+            watch[0].stop()
+            runner.run(watch[1], 1)
+            runner.run(watch[2], 1)
+        except Exception as error:  # noqa: BLE001 - a backend failure: recorded, and the rest is still measured
+            failed.append(f"{mode}/{b}: {type(error).__name__}: {error}")
+            continue
+        runners[(mode, b)] = runner
+        warmup[(mode, b)] = {"mode": mode, "batch": b, "prefill_s": watch[0].seconds,
+                             "first_step_s": watch[1].seconds, "second_step_s": watch[2].seconds}
+    return runners, warmup, touched, failed, skipped
 
 
-def fit_rows(mode: str, batches: list[int], step: dict[int, timing.Spread], xs_by_batch: dict[int, float],
-             x_name: str, x_unit: str) -> dict[str, object]:
-    """step_ms = fixed + slope * x over these batches, fitted to the median, fastest and slowest rounds."""
-    xs = [xs_by_batch[b] for b in batches]
-    fits = [timing.linear_fit(xs, [getattr(step[b], key) * 1e3 for b in batches]) for key in ("median", "low", "high")]
-    fixed, slope = [f[0] for f in fits], [f[1] for f in fits]
-    return {
-        "mode": mode, "x": x_name, "batches": " ".join(map(str, batches)), "points": len(batches),
-        **timing.span("fixed_ms", fixed[0], min(fixed), max(fixed)),
-        **timing.span("slope", slope[0], min(slope), max(slope)),
-        "slope_unit": f"ms per {x_unit}", "r2": fits[0][2],
-    }
+def plan(s: session.Session, cfg: dict, warmup: dict) -> tuple[dict[str, timing.Stop], list[str], dict]:
+    """Which settings fit the time left (dropped largest B first) and each one's stopping rule."""
+    step = {f"{m}/{b}": w["second_step_s"] for (m, b), w in warmup.items()}
+    single = step.get("single/1", 0.0)
+    split = sum(max(cfg["split_seconds"], step[f"raw/{b}"]) for b in cfg["raw_batches"] if f"raw/{b}" in step)
+    agree = cfg["agreement_sequences"] * (cfg["agreement_tokens"] + 2) * single * 2
+    left = cfg["budget_s"] - s.elapsed() - split - agree - WRITE_RESERVE_S
+    per_round = {n: max(cfg["min_sample_s"], cfg["min_steps"] * t) for n, t in step.items()}
+    warm = sum((s.profile.warmup + 2) * t for t in step.values())  # the timer's warm-up and calibration calls
+    drop = sorted((n for n in step if int(n.split("/")[1]) > 16), key=lambda n: (-int(n.split("/")[1]), n))
+    kept, dropped = budget.fit_settings(per_round, drop, left - warm, cfg["min_rounds"])
+    cap = left - warm
+    stops = {n: stop_for(int(n.split("/")[1]), cfg, cap) for n in kept}
+    return stops, dropped, {"seconds_left_for_rounds": cap, "reserved_split_s": split, "reserved_agreement_s": agree,
+                            "estimated_round_s": sum(per_round[n] for n in kept)}
 
 
-def settle(s: session.Session, settings: dict, cfg: dict) -> tuple[float, list[dict]]:
-    """Lengthen the B=1 samples (doubling) until slowest/fastest round <= SETTLE_LIMIT or the time budget ends."""
-    sample, history, t0 = cfg["min_sample_s"], [], s.elapsed()
-    attempt = 0
-    while True:
-        attempt += 1
-        timed = s.time(settings, f"settle {attempt} (sample {sample:g} s)", min_sample_s=sample,
-                       max_reps=cfg["max_steps"], min_reps=cfg["min_steps"])
-        ratios = {name: spread.ratio for name, (spread, _) in timed.items()}
-        history += [{"attempt": attempt, "setting": name, "min_sample_s": sample, "decode_steps": reps,
-                     "rounds": spread.rounds, "spread_ratio": spread.ratio, "settled": spread.ratio <= SETTLE_LIMIT}
-                    for name, (spread, reps) in timed.items()]
-        if (all(r <= SETTLE_LIMIT for r in ratios.values()) or s.elapsed() - t0 > cfg["settle_budget_s"]
-                or sample * 2 > cfg["max_settle_sample_s"]):
-            return sample, history
-        sample *= 2
+def pairings(timed: dict[str, timing.Timed], mode: str, b: int) -> dict[str, step_rows.Pairing]:
+    """A setting's per-round comparisons: speedups against its mode's B=1 and the single path, and its step
+    beyond the raw step at the same B (the engine's own cost: batched and single against raw, tiny-width
+    against tiny-raw)."""
+    speedup = lambda base, here: b * base / here  # noqa: E731
+    found: dict[str, step_rows.Pairing] = {"speedup": (timed.get(BASE[mode]), speedup)}
+    if not mode.startswith("tiny"):
+        found["speedup_vs_single"] = (timed.get("single/1"), speedup)
+    raw = {"batched": "raw", "single": "raw", "tiny-width": "tiny-raw"}.get(mode)
+    if raw:
+        found["over_raw_ms"] = (timed.get(f"{raw}/{b}"), lambda r, here: (here - r) * 1e3)
+    return found
 
 
 def main(argv=None) -> None:
@@ -164,187 +150,105 @@ def main(argv=None) -> None:
     cfg = DECODE[s.profile.name]
     config = configs.PROFILE_MODELS[s.profile.name]
     tiny = with_heads_of(configs.tiny_width(config), config)
-    batches = cfg["batches"]
-    mx.random.seed(0)
-    models = {"main": model_build.build(config, s.dtype), "tiny": model_build.build(tiny, s.dtype)}
+    phase = budget.Phases(s.progress)
+    with tempfile.TemporaryDirectory(prefix="gpu_log-") as folder, \
+            gpu_log.GpuLog(Path(folder) / "gpu.csv", cfg["gpu_log_ms"]) as log:
+        with phase("build"):
+            mx.random.seed(0)
+            models = {"main": model_build.build(config, s.dtype), "tiny": model_build.build(tiny, s.dtype)}
+        with phase("reference checks"):
+            model_build.check_model(s, models["main"], config, "main")
+            failed: list[str] = []
+            if not budget.attempt(failed, "tiny-width model", lambda: model_build.check_model(
+                    s, models["tiny"], tiny, "tiny-width") or True, default=False):
+                del models["tiny"]  # its timings would measure kernels that failed their check
+        rng = np.random.default_rng(0)
+        prompts = rng.integers(0, min(config.vocab_size, tiny.vocab_size),
+                               (max(cfg["batches"]), cfg["prompt_tokens"])).tolist()
+        with phase("prefill and first steps"):
+            runners, warmup, touched, not_run, skipped = make_runners(s, models, prompts, cfg)
+            failed += not_run
+            for which, b in {("tiny" if m.startswith("tiny") else "main", b) for m, b in runners} - set(touched):
+                touched[(which, b)] = model_build.touched_per_layer(models[which], prompts[:b])
+        stops, dropped, planned = plan(s, cfg, warmup)
+        s.progress(f"plan: {len(stops)} settings, {planned['seconds_left_for_rounds']:.0f} s for rounds, "
+                   f"dropped {dropped or 'none'}")
+        start_decoded = {k: r.decoded() for k, r in runners.items()}
+        settings = {n: timing.Setting(runners[step_rows.key(n)].run, stop=stop) for n, stop in stops.items()}
+        with phase("timing"):
+            timed = s.time(settings, "whole_graph", stop=stop_for(2, cfg, planned["seconds_left_for_rounds"]),
+                           min_sample_s=cfg["min_sample_s"], max_reps=cfg["max_steps"], min_reps=cfg["min_steps"])
+        context = {k: cfg["prompt_tokens"] + (start_decoded[k] + r.decoded()) / 2 for k, r in runners.items()}
+        with phase("step split"):
+            split = {b: budget.attempt(failed, f"split raw/{b}", decode.split_steps, runners[("raw", b)],
+                                       cfg["split_seconds"], cfg["split_max_steps"], default=[])
+                     for b in cfg["raw_batches"] if ("raw", b) in runners}
+        with phase("agreement"):
+            tables = agreement_tables(models["main"], config, runners, prompts, cfg, failed)
+        log_rows, log_source = log.stop()
+
+    split = {b: steps for b, steps in split.items() if steps}
     components = {k: model_build.component_bytes(m) for k, m in models.items()}
-    total = model_build.nbytes(models["main"])
-    s.progress(f"models built: {config.name} {total / 2**30:.2f} GiB; {tiny.name}")
-    model_build.check_model(s, models["main"], config, "main")
-    model_build.check_model(s, models["tiny"], tiny, "tiny-width")
-    tiny_failed = None
-
-    rng = np.random.default_rng(0)
-    prompts = rng.integers(0, min(config.vocab_size, tiny.vocab_size), (max(batches), cfg["prompt_tokens"])).tolist()
-    tiny_batches = cfg["tiny_batches"]
-    touched = {("main", b): model_build.touched_per_layer(models["main"], prompts[:b]) for b in batches}
-    touched |= {("tiny", b): model_build.touched_per_layer(models["tiny"], prompts[:b]) for b in tiny_batches}
-    runners = {}
-    for b in batches:
-        runners[("batched", b)] = Batched(models["main"], prompts[:b], cfg["max_tokens"])
-        if tiny_failed is None and b in tiny_batches:
-            try:
-                runners[("tiny-width", b)] = Batched(models["tiny"], prompts[:b], cfg["max_tokens"])
-            except RuntimeError as error:  # a backend failure: recorded, and the rest is still measured
-                tiny_failed = f"B={b}: {error}"
-                runners = {k: v for k, v in runners.items() if k[0] != "tiny-width"}
-                s.progress(f"tiny-width model failed, not measured: {tiny_failed}")
-        if 1 < b <= cfg["looped_max_batch"]:
-            runners[("looped", b)] = Looped(models["main"], prompts[:b], cfg["max_tokens"])
-    runners[("single", 1)] = Looped(models["main"], prompts[:1], cfg["max_tokens"])
-    settings = {f"{m}/{b}": timing.Setting(r.run) for (m, b), r in runners.items()}
-    s.progress(f"{len(runners)} generators prefilled")
-
-    sample, settle_rows = settle(s, {k: settings[k] for k in ("batched/1", "single/1")}, cfg)
-    start_decoded = {key: r.decoded() for key, r in runners.items()}
-    final_sample = min(sample, cfg["max_final_sample_s"])
-    # the B=1 settings keep the settled sample length: one sample is the decode steps they settled with
-    stretch = {name: 1 for name in settings}
-    if final_sample > 0 and sample > final_sample:
-        last = settle_rows[-1]["attempt"]
-        stretch |= {r["setting"]: r["decode_steps"] for r in settle_rows if r["attempt"] == last}
-    stretched = {name: timing.Setting(lambda watch, reps, run=setting.run, k=stretch[name]: run(watch, reps * k),
-                                      repeatable=stretch[name] == 1)
-                 for name, setting in settings.items()}
-    raw = s.time(stretched, "whole_graph", min_sample_s=final_sample, max_reps=cfg["max_steps"],
-                 min_reps=cfg["min_steps"])
-    timed = {name: (timing.spread([x / stretch[name] for x in spread.samples]), reps * stretch[name])
-             for name, (spread, reps) in raw.items()}
-    end_decoded = {key: r.decoded() for key, r in runners.items()}
-
-    order = {"batched": 0, "single": 1, "looped": 2, "tiny-width": 3}
-    runners = dict(sorted(runners.items(), key=lambda item: (order[item[0][0]], item[0][1])))
-    rows, step = [], {}
-    base_of = {"batched": "batched/1", "tiny-width": "tiny-width/1", "looped": "single/1", "single": "single/1"}
-    for (mode, b), runner in runners.items():
-        seconds, reps = timed[f"{mode}/{b}"]
-        per_step = seconds  # seconds per rep, and a rep is one decode step (looped: one token of each sequence)
-        step[(mode, b)] = per_step
-        base, _ = timed[base_of[mode]]
-        model_key = "tiny" if mode == "tiny-width" else "main"
-        model_config = tiny if mode == "tiny-width" else config
-        context = cfg["prompt_tokens"] + (start_decoded[(mode, b)] + end_decoded[(mode, b)]) / 2
-        looped = mode == "looped"  # each sequence's own calls: top_k experts and the shared weights each
-        t = [b * l["top_k"] for l in components[model_key]["layers"]] if looped else touched[(model_key, b)]
-        nbytes = model_build.step_bytes(components[model_key], t, b,
-                                        model_config.linear_state_bytes(s.dtype.size),
-                                        model_config.kv_bytes_per_token(s.dtype.size), context,
+    shape = {"main": config, "tiny": tiny}
+    rows, samples = [], []
+    for name in sorted(timed, key=lambda n: (ORDER.index(n.split("/")[0]), int(n.split("/")[1]))):
+        mode, b = step_rows.key(name)
+        which = "tiny" if mode.startswith("tiny") else "main"
+        looped = mode in ("looped", "single")  # each sequence's own calls: top_k experts and the shared weights each
+        t = [b * l["top_k"] for l in components[which]["layers"]] if looped else touched[(which, b)]
+        nbytes = model_build.step_bytes(components[which], t, b, shape[which].linear_state_bytes(s.dtype.size),
+                                        shape[which].kv_bytes_per_token(s.dtype.size), context[(mode, b)],
                                         shared_reads=b if looped else 1)
-        tokens = b * reps
-        rows.append({
-            "mode": mode, "batch": b, "model": model_config.name, "decode_steps": reps, "tokens_per_sample": tokens,
-            **timing.timing_columns(seconds, per=b),
-            **timing.time_span("step_ms", per_step),
-            **timing.time_span("ms_per_token", seconds, per=b),
-            **timing.rate_span("aggregate_tok_per_s", b, seconds),
-            "aggregate_tok_per_s_low": b / seconds.high, "aggregate_tok_per_s_high": b / seconds.low,
-            **timing.rate_span("per_sequence_tok_per_s", 1, seconds),
-            **timing.ratio_span("speedup", base, seconds, factor=b),
-            "mean_context_tokens": context,
-            "touched_experts_per_layer_mean": statistics.fmean(t) if t else 0.0,
-            **nbytes,
-            **timing.rate_span("gb_per_s", nbytes["bytes_per_step"] / 1e9, per_step),
-            "spread_ratio": seconds.ratio, "settled": seconds.ratio <= SETTLE_LIMIT,
-        })
-
-    fits = []
-    for mode in ("batched", "tiny-width"):
-        bs = sorted(b for (m, b) in step if m == mode)
-        if len(bs) < 2:
-            continue
-        xs = {b: float(b) for b in bs}
-        fits.append(fit_rows(mode, bs, {b: step[(mode, b)] for b in bs}, xs, "batch", "sequence"))
-        small = [b for b in bs if b <= 16]
-        if len(small) >= 2 and small != bs:
-            fits.append(fit_rows(mode, small, {b: step[(mode, b)] for b in small}, xs, "batch", "sequence"))
-        by_bytes = {r["batch"]: r["bytes_per_step"] / 1e6 for r in rows if r["mode"] == mode}
-        fits.append(fit_rows(mode, bs, {b: step[(mode, b)] for b in bs}, by_bytes, "bytes_per_step_mb", "MB"))
-
-    agreement, divergence = agreement_tables(s, models["main"], runners, prompts, cfg, batches)
-    s.write({"results.csv": rows, "fit.csv": fits, "agreement.csv": agreement, "divergence.csv": divergence,
-             "settle.csv": settle_rows}, {
+        row, rounds = step_rows.step_row(mode, b, timed[name], pairings(timed, mode, b), nbytes["bytes_per_step"], {
+            "model": shape[which].name, "mean_context_tokens": context[(mode, b)],
+            "touched_experts_per_layer_mean": sum(t) / len(t) if t else 0.0, **nbytes}, log_rows)
+        rows.append(row)
+        samples += rounds
+    fits, fit_samples = step_rows.fit_tables(timed, rows)
+    split_rows, split_samples = step_rows.split_tables(split, log_rows)
+    written = {
+        "results.csv": rows, "samples.csv": samples, "fit.csv": fits, "fit.samples.csv": fit_samples,
+        "split.csv": split_rows, "split.samples.csv": split_samples, **tables, "warmup.csv": list(warmup.values()),
+        "phases.csv": phase.rows, "gpu_log.csv": log_rows,
+    }
+    s.write({name: table for name, table in written.items() if table}, {
         "model_config": config.mlx_lm(), "model_name": config.name, "model_config_source": configs.SOURCE,
         "scaled_from_writeup": config.changes_from(configs.WRITEUP_MODEL),
         "tiny_width_config": tiny.mlx_lm(), "tiny_width_name": tiny.name,
-        "tiny_width_shape": "the main model's layers, layer kinds and attention / linear-attention heads, at "
-                            "hidden 128 with 8 experts (top-2) 128 wide and a 1024-token vocabulary (a tiny-width "
-                            "model with 1-2 heads failed on MLX's CUDA backend: cudaGraphAddKernelNode invalid "
-                            "argument)",
-        "tiny_width_failed": tiny_failed,
-        "parameter_bytes": total, "expert_parameter_bytes": sum(l["experts"] for l in components["main"]["layers"]),
-        "tiny_width_parameter_bytes": model_build.nbytes(models["tiny"]),
+        "parameter_bytes": model_build.nbytes(models["main"]),
+        "expert_parameter_bytes": sum(l["experts"] for l in components["main"]["layers"]),
+        "tiny_width_parameter_bytes": model_build.nbytes(models["tiny"]) if "tiny" in models else None,
         "quantization": model_build.QUANTIZATION + ", seed 0",
         **{k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()},
-        "settle": f"B=1 settings (batched/1, single/1) timed with samples of min_sample_s, doubled until the "
-                  f"slowest round is within {SETTLE_LIMIT}x of the fastest or settle_budget_s / "
-                  f"max_settle_sample_s run out; in the final timing the B=1 settings keep the settled sample "
-                  f"length ({sample:g} s) and every other setting uses it capped at max_final_sample_s (here "
-                  f"{final_sample:g} s); decode_steps per sample are chosen after warm-up; settle.csv "
-                  "holds every attempt; spread_ratio and settled are per row of the final timing",
-        "settled_min_sample_s": sample, "final_min_sample_s": final_sample,
-        "timing": "per sample: decode_steps steps in which every one of the B sequences decodes one token "
-                  "(prefill and the first token are outside the clock); generators persist across rounds, so "
-                  "the context grows; ms_min/ms_median/ms_max and ms_per_token are per token, step_ms per "
-                  "decode step (looped: one token of each of the B sequences)",
-        "modes": "batched: mlx_lm BatchGenerator with all B sequences in one batch; single: one generate_step "
-                 "sequence (the single-sequence path); looped: B generate_step sequences stepped one after "
-                 "another (batching on paper; its B=1 is the single row); tiny-width: BatchGenerator on the "
-                 "tiny-width model (same layers, hidden 128)",
-        "bytes_counted": "bytes_per_step from the quantized arrays' nbytes: per layer attention or linear "
-                         "attention, norms, router and shared expert, the final norm and head (once per step; "
-                         "looped: once per sequence), one embedding row per sequence, each touched expert once "
-                         "(touched = distinct experts the router picked for the B sequences' last prompt "
-                         "position, per layer, on these random weights; looped: B x top_k per layer), the "
-                         "recurrent state read and written per sequence, and the KV cache of "
-                         "mean_context_tokens read per sequence",
-        "fit": "fit.csv: least squares step_ms = fixed_ms + slope * x (x = B, or bytes_per_step in MB) on the "
-               "median step times; fixed_ms_min/max and slope_min/max are the same fit to the fastest and "
-               "slowest rounds (the range spans the three fits); a second batch fit keeps B <= 16 where more batches were run",
-        "agreement": "agreement.csv per batch and divergence.csv per sequence: greedy tokens of batched "
-                     "generation vs the single-sequence path (generate_step) for the first "
-                     "agreement_sequences prompts over agreement_tokens tokens; margin = the single path's "
-                     "top-1 minus top-2 log-probability (equal to the logit margin) at the step; random weights",
+        "stops_by_setting": {n: rule.record() for n, rule in stops.items()}, "plan": planned,
+        "dropped_for_time": dropped, "not_started_for_time": skipped, "failed": failed, "gpu_log": {"source": log_source, "readings": len(log_rows),
+                                                                   "note": gpu_log.UTILIZATION_NOTE},
+        **step_rows.DESCRIPTIONS,
         "sampler": "greedy", "prompts": "random token ids, one prompt per sequence (numpy seed 0)",
     })
 
 
-def agreement_tables(s: session.Session, model, runners: dict, prompts: list[list[int]], cfg: dict,
-                     batches) -> tuple[list[dict], list[dict]]:
-    """Batched tokens vs the single-sequence path's, with the single path's margins at each step."""
-    n = min(cfg["agreement_sequences"], max(batches))
-    reference = [greedy_with_margins(model, p, cfg["agreement_tokens"], cfg["max_tokens"]) for p in prompts[:n]]
-    all_margins = [m for _, margins in reference for m in margins]
-    s.progress(f"agreement: single-sequence reference for {n} prompts x {cfg['agreement_tokens']} tokens")
-    summary, per_sequence = [], []
-    for b in batches:
-        batched = runners[("batched", b)].sequences()
-        found = []
-        for i in range(min(n, b)):
-            want, margins = reference[i]
-            got = batched[i][: len(want)]
-            at = first_divergence(got, want)
-            margin = margins[at] if at is not None else None
-            found.append((at, margin, len(got), sum(x == y for x, y in zip(got, want))))
-            per_sequence.append({
-                "batch": b, "sequence": i, "tokens_compared": len(got), "identical": at is None,
-                "first_divergence": at, "margin_at_divergence": margin,
-                "margin_rank_at_divergence": (sum(m <= margin for m in all_margins) / len(all_margins)
-                                              if margin is not None else None),
-                "batched_token": got[at] if at is not None else None,
-                "single_token": want[at] if at is not None else None,
-            })
-        diverged = [x for x in found if x[0] is not None]
-        summary.append({
-            "batch": b, "sequences_compared": len(found), "tokens_compared": sum(x[2] for x in found),
-            "tokens_equal": sum(x[3] for x in found),
-            "sequences_identical": sum(x[0] is None for x in found),
-            "first_divergence_min": min((x[0] for x in diverged), default=None),
-            "first_divergence_median": statistics.median([x[0] for x in diverged]) if diverged else None,
-            "margin_at_divergence_median": statistics.median([x[1] for x in diverged]) if diverged else None,
-            "margin_all_steps_min": min(all_margins), "margin_all_steps_p10": float(np.percentile(all_margins, 10)),
-            "margin_all_steps_median": statistics.median(all_margins),
-        })
-    return summary, per_sequence
+def agreement_tables(model, config: configs.ModelConfig, runners: dict, prompts: list[list[int]], cfg: dict,
+                     failed: list[str]) -> dict[str, list[dict]]:
+    """Tokens of the batched and raw paths vs the single path; every path's first step vs fp32 (each optional)."""
+    n = min(cfg["agreement_sequences"], max(cfg["batches"]))
+    single = budget.attempt(failed, "agreement: single path", lambda: [agreement.greedy_with_margins(
+        model, p, cfg["agreement_tokens"], cfg["max_tokens"]) for p in prompts[:n]], default=[])
+    if not single:
+        return {}
+    ordered = sorted((k for k in runners if k[0] in ("raw", "batched")), key=lambda k: (ORDER.index(k[0]), k[1]))
+    paths = {k: runners[k].sequences() for k in ordered}
+    summary, per_sequence = agreement.token_tables(paths, [(t, m) for t, m, _ in single])
+    tables = {"agreement.csv": summary, "divergence.csv": per_sequence}
+
+    def first_step() -> list[dict]:
+        model32 = agreement.as_float32(model, config)
+        reference = [agreement.first_logprobs(model32, p) for p in prompts[:n]]
+        firsts = {k: runners[k].first_logprobs for k in ordered}
+        return agreement.first_step_rows({**firsts, ("single", 1): [lp for _, _, lp in single]}, reference)
+
+    first = budget.attempt(failed, "agreement: fp32 first step", first_step, default=[])
+    return {**tables, **({"first_step.csv": first} if first else {})}
 
 
 if __name__ == "__main__":

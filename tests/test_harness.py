@@ -2,6 +2,7 @@
 
 import dataclasses
 import math
+import statistics
 import sys
 from pathlib import Path
 
@@ -12,10 +13,10 @@ np = pytest.importorskip("numpy")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # probes/ runs from the repo root
 
 from probes import config, environment, model_build, reference, session, timing  # noqa: E402
+from probes.agreement import first_divergence  # noqa: E402
 from probes.bandwidth import fit_sizes  # noqa: E402
 from probes.matvec import sweep_cache, sweep_rows  # noqa: E402
 from probes.moe import monte_carlo_touched, touched_experts  # noqa: E402
-from probes.whole_graph import first_divergence  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -46,54 +47,54 @@ def test_default_testbed_name_follows_os_backend_and_device(system, backend, dev
     assert session.testbed_name(system, backend, device) == expected
 
 
-S = timing.Spread
+def timed_of(*seconds, first_round=0):
+    """A setting's result with these seconds per call, one per round from first_round on."""
+    samples = tuple(timing.Sample(first_round + i, 1, x, 0.0, x, x, None) for i, x in enumerate(seconds))
+    return timing.Timed(timing.spread(seconds), 1, samples, "fixed")
 
 
 @pytest.mark.parametrize(
     "batch, seconds, nbytes, base_seconds, base_bytes, expected",
     [
         # weights shared (batched): 16 tokens in 4x the time -> 4x faster per token, bytes/token 1/16, bandwidth 1/4
-        (
-            16,
-            S(0.016, 0.015, 0.02, 7),
-            100,
-            S(0.004, 0.004, 0.005, 7),
-            100,
-            {
-                "ms_per_token": 1.0,
-                "speedup": 4.0,
-                "byte_ratio": 16.0,
-                "bandwidth_ratio": 0.25,
-                "predicted_speedup": 4.0,
-            },
-        ),
+        (16, (0.016, 0.015, 0.02), 100, (0.004, 0.004, 0.005), 100,
+         {"ms_per_token": 1.0, "speedup": 4.0, "bandwidth_ratio": 0.25, "predicted_speedup": 4.0}),
         # weights re-read per token (looped): time grows with B, nothing gained
-        (
-            4,
-            S(0.008, 0.008, 0.008, 7),
-            400,
-            S(0.002, 0.002, 0.002, 7),
-            100,
-            {"ms_per_token": 2.0, "speedup": 1.0, "byte_ratio": 1.0, "bandwidth_ratio": 1.0, "predicted_speedup": 1.0},
-        ),
+        (4, (0.008, 0.008, 0.008), 400, (0.002, 0.002, 0.002), 100,
+         {"ms_per_token": 2.0, "speedup": 1.0, "bandwidth_ratio": 1.0, "predicted_speedup": 1.0}),
         # the write-up's MoE shape: byte ratio 1.3 x bandwidth ratio 2.75 = 3.59
-        (
-            16,
-            S(0.716e-3, 0.7e-3, 0.8e-3, 7),
-            16 * 7.2e6,
-            S(0.1607e-3, 0.16e-3, 0.17e-3, 7),
-            9.36e6,
-            {"byte_ratio": 1.3, "speedup": 3.591},
-        ),
+        (16, (0.716e-3,), 16 * 7.2e6, (0.1607e-3,), 9.36e6, {"speedup": 3.591, "predicted_speedup": 3.591}),
     ],
-)
-def test_batching_figures_split_speedup_into_byte_and_bandwidth_ratio(
+)  # fmt: skip
+def test_batching_values_split_speedup_into_byte_and_bandwidth_ratio_round_by_round(
     batch, seconds, nbytes, base_seconds, base_bytes, expected
 ):
-    got = timing.batching_figures(batch, seconds, nbytes, base_seconds, base_bytes)
+    values = timing.batching_values(batch, timed_of(*seconds), nbytes, timed_of(*base_seconds), base_bytes)
+    row, rounds = timing.rows_of({"batch": batch}, timed_of(*seconds), values)
     for key, value in expected.items():
-        assert got[key] == pytest.approx(value, rel=1e-3), key
-    assert got["predicted_speedup"] == pytest.approx(got["speedup"])
+        assert row[key] == pytest.approx(value, rel=1e-3), key
+    ratio = timing.byte_ratio(batch, nbytes, base_bytes)
+    for r in rounds:
+        assert r["predicted_speedup"] == pytest.approx(ratio * r["bandwidth_ratio"])
+        assert r["predicted_speedup"] == pytest.approx(r["speedup"])  # by construction, in every round
+
+
+def test_batching_values_pair_rounds_and_results_are_their_medians():
+    base, fast = timed_of(0.010, 0.012, 0.011), timed_of(0.005, 0.004, 0.0055)
+    row, rounds = timing.rows_of({"batch": 2}, fast, timing.batching_values(2, fast, 100, base, 100))
+    assert [r["speedup"] for r in rounds] == pytest.approx([2 * 0.010 / 0.005, 2 * 0.012 / 0.004, 2 * 0.011 / 0.0055])
+    assert row["speedup"] == pytest.approx(4.0)  # the median of 4, 6, 4: no ratio of medians
+    assert (row["speedup_min"], row["speedup_max"]) == pytest.approx((4.0, 6.0))
+    assert row["gb_per_s_min"] == pytest.approx(100 / 0.0055 / 1e9) and row["reps"] == 1 and row["rounds"] == 3
+
+
+def test_a_ratio_pairs_only_rounds_both_settings_ran():
+    base, late = timed_of(1.0, 2.0, 3.0), timed_of(1.0, 1.0, first_round=1)
+    values = timing.batching_values(1, late, 1, base, 1)
+    assert values["speedup"] == {1: 2.0, 2: 3.0}
+
+
+S = timing.Spread
 
 
 def test_timing_columns_are_per_unit_milliseconds():
@@ -159,9 +160,12 @@ def test_time_interleaved_warms_then_runs_every_setting_once_per_round():
 
         return timing.Setting(run)
 
-    result = timing.time_interleaved({"a": setting("a"), "b": setting("b")}, rounds=3, warmup=1)
+    result = timing.time_interleaved({"a": setting("a"), "b": setting("b")}, timing.fixed(3), warmup=1)
     assert calls == [("a", 1), ("b", 1)] + [("a", 1), ("b", 1)] * 3
-    assert {name: (spread.rounds, reps) for name, (spread, reps) in result.items()} == {"a": (3, 1), "b": (3, 1)}
+    assert {name: (t.spread.rounds, t.reps, t.stop) for name, t in result.items()} == {
+        "a": (3, 1, "fixed"),
+        "b": (3, 1, "fixed"),
+    }
 
 
 def test_time_interleaved_repeats_short_settings_to_fill_a_sample():
@@ -169,9 +173,9 @@ def test_time_interleaved_repeats_short_settings_to_fill_a_sample():
     fast = timing.Setting(lambda watch, reps: seen.append(reps))  # never starts the clock: 0 s
     slow_calls = []
     slow = timing.Setting(lambda watch, reps: slow_calls.append(reps), repeatable=False)
-    result = timing.time_interleaved({"fast": fast, "slow": slow}, rounds=2, min_sample_s=0.01, max_reps=8)
-    assert result["fast"][1] == 8 and seen[-2:] == [8, 8]
-    assert result["slow"][1] == 1 and slow_calls == [1, 1, 1]
+    result = timing.time_interleaved({"fast": fast, "slow": slow}, timing.fixed(2), min_sample_s=0.01, max_reps=8)
+    assert result["fast"].reps == 8 and seen == [1, 1, 1, 8, 8]  # warm-up, two calibration calls, two rounds
+    assert result["slow"].reps == 1 and slow_calls == [1, 1, 1]
 
 
 @pytest.mark.parametrize("batch, expected", [(1, 8.0), (2, 15.75), (16, 101.96)])
@@ -249,17 +253,6 @@ def test_spread_columns_follow_the_min_max_convention():
     base = timing.spread([0.004, 0.004, 0.004])
     ratio = timing.ratio_span("speedup", base, s, factor=2)  # round by round: 8, 4, 2
     assert ratio == {"speedup": 4.0, "speedup_min": 2.0, "speedup_max": 8.0}
-
-
-def test_batching_figures_carry_min_and_max_per_round():
-    base, fast = timing.spread([0.010, 0.012]), timing.spread([0.005, 0.004])
-    got = timing.batching_figures(2, fast, 100, base, 100)
-    assert got["speedup_min"] <= got["speedup"] <= got["speedup_max"]
-    assert got["speedup_min"] == pytest.approx(2 * 0.010 / 0.005) and got["speedup_max"] == pytest.approx(
-        2 * 0.012 / 0.004
-    )
-    assert got["predicted_speedup_max"] == pytest.approx(got["byte_ratio"] * got["bandwidth_ratio_max"])
-    assert got["gb_per_s_min"] == pytest.approx(100 / 0.005 / 1e9)
 
 
 @pytest.mark.parametrize(
@@ -359,3 +352,28 @@ def test_cpu_caches_read_from_a_sysfs_tree(tmp_path):
 def test_core_counts_include_the_affinity_set():
     counts = environment.core_counts()
     assert counts["cpu_count"] >= 1 and 1 <= counts["cpu_affinity_count"] <= counts["cpu_count"]
+
+
+def test_bandwidth_summary_picks_ceiling_and_cache_peak_and_pairs_their_ratio_by_round():
+    from probes.bandwidth import summarise_sweep
+
+    mib = 1 << 20
+    seconds = {  # (impl, op, size MiB) -> seconds per call in rounds 0, 1
+        ("torch", "read_all", 16): (16 * mib / 5e12, 16 * mib / 4e12),  # 5000 then 4000 GB/s: in L2
+        ("torch", "read_all", 256): (256 * mib / 4e12, 256 * mib / 4e12),
+        ("torch", "copy", 16): (32 * mib / 6e12, 32 * mib / 3e12),
+        ("torch", "copy", 256): (512 * mib / 3e12, 512 * mib / 3e12),
+    }
+    timed = {key: timed_of(*xs) for key, xs in seconds.items()}
+    moved = {key: key[2] * mib * (2 if key[1] == "copy" else 1) for key in seconds}
+    rows = [
+        {"impl": i, "op": o, "size_mib": n, "gb_per_s": statistics.median(moved[(i, o, n)] / x / 1e9 for x in xs)}
+        for (i, o, n), xs in seconds.items()
+    ]
+    summary, rounds = summarise_sweep(rows, timed, moved, ceiling_min_mib=128)
+    got = {(r["figure"], r["op"]): (r["best_op"], r["size_mib"], r["over_ceiling"]) for r in summary}
+    assert got[("ceiling", "read")] == ("read_all", 256, 1.0)
+    assert got[("cache_peak", "read")] == pytest.approx(("read_all", 16, 1.125))  # median of 5/4 and 4/4
+    assert got[("cache_peak", "copy")] == pytest.approx(("copy", 16, 1.5))  # median of 6/3 and 3/3
+    assert got[("ceiling", "any")][:2] == ("read_all", 256) and ("cache_peak", "any") not in got
+    assert len(rounds) == 2 * len(summary)

@@ -3,6 +3,7 @@
 import csv
 import getpass
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -17,8 +18,28 @@ sys.path.insert(0, str(ROOT))  # probes/ runs from the repo root (python -m prob
 from probes import matvec, moe, reference, session, whole_graph  # noqa: E402
 from probes.__main__ import PROBES  # noqa: E402
 
-TIMED = ("bandwidth", "matvec", "moe", "recurrent", "whole_graph", "prefill")
-SHARED_MODULES = {"probes/session.py", "probes/timing.py", "probes/reference.py", "probes/environment.py"}
+TIMED = ("bandwidth", "matvec", "moe", "recurrent", "whole_graph", "prefill", "context")
+SHARED_MODULES = {
+    "probes/session.py",
+    "probes/timing.py",
+    "probes/reference.py",
+    "probes/environment.py",
+    "generator/timing.py",
+}
+# the kernel probes' timed tables: every row's rounds are in the table's samples file
+SAMPLED = [
+    ("bandwidth", "results.csv", "samples.csv"),
+    ("bandwidth", "summary.csv", "summary.samples.csv"),
+    ("matvec", "results.csv", "samples.csv"),
+    ("matvec", "sweep.csv", "sweep.samples.csv"),
+    ("moe", "results.csv", "samples.csv"),
+    ("recurrent", "results.csv", "samples.csv"),
+    ("whole_graph", "results.csv", "samples.csv"),
+    ("prefill", "results.csv", "samples.csv"),
+    ("prefill", "ratio.csv", "ratio.samples.csv"),
+    ("context", "results.csv", "samples.csv"),
+]
+CONTEXT = ("started", "wall_s", "cpu_s", "load_1m")
 
 
 def run_python(*args, cwd=ROOT):
@@ -50,7 +71,7 @@ def test_runner_writes_one_run_per_probe_and_shows_progress(quick_suite):
     for probe in PROBES:
         assert len(list((out / probe).iterdir())) == 1
         assert f"== probes.{probe} (quick)" in result.stderr
-    assert "round 2/2" in result.stderr
+    assert "round 9 (" in result.stderr and "round 10 (" not in result.stderr
 
 
 @pytest.mark.parametrize("probe", PROBES)
@@ -60,7 +81,9 @@ def test_manifest_names_probe_harness_profile_and_environment(quick_suite, probe
     assert manifest["probe"]["path"] == f"probes/{probe}.py"
     assert {f"probes/{probe}.py"} | SHARED_MODULES <= set(manifest["probe"]["code"])
     assert manifest["parameters"]["profile"] == "quick"
-    assert manifest["parameters"]["rounds"] == 2
+    stops = manifest["parameters"]["stop"]
+    if probe not in ("memory", "model"):  # no timing there
+        assert stops and all(rule["min_rounds"] == rule["max_rounds"] == 9 for rule in stops.values())
     assert manifest["parameters"]["dtype"] == "float32"
     env = manifest["environment"]
     assert env["backend"] == "cpu" and env["mlx_version"] and env["device_info"]["device_name"]
@@ -83,8 +106,9 @@ def test_every_timed_row_carries_rounds_and_spread(quick_suite, probe):
     run, _ = the_run(quick_suite[0], probe)
     rows = read_csv(run / "results.csv")
     for row in rows:
-        assert row["rounds"] == "2"
-        assert float(row["ms_min"]) <= float(row["ms_median"]) <= float(row["ms_max"])
+        assert row["rounds"] == "9"
+        ms = "ms" if "ms" in row else "step_ms"  # the decode probes: per decode step
+        assert float(row[f"{ms}_min"]) <= float(row[ms]) <= float(row[f"{ms}_max"])
 
 
 @pytest.mark.parametrize("probe", TIMED)
@@ -122,6 +146,56 @@ def test_kernel_rows_decompose_speedup_per_mode_and_batch(quick_suite, probe):
     assert checks and all(float(c["max_rel_error"]) <= float(c["tolerance"]) for c in checks)
 
 
+def samples_by_key(run, table, samples_file):
+    """(key columns, value columns, results rows, {key: [sample rows]}) of a table and its samples file."""
+    samples = read_csv(run / samples_file)
+    columns = list(samples[0])
+    keys = columns[: columns.index("round")]
+    values = [c for c in columns if c not in (*keys, "round", "reps", *CONTEXT)]
+    grouped = {}
+    for sample in samples:
+        grouped.setdefault(tuple(sample[k] for k in keys), []).append(sample)
+    return keys, values, read_csv(run / table), grouped
+
+
+@pytest.mark.parametrize("probe, table, samples_file", SAMPLED)
+def test_samples_hold_one_row_per_round_whose_medians_are_the_results(quick_suite, probe, table, samples_file):
+    run, manifest = the_run(quick_suite[0], probe)
+    assert samples_file in manifest["files"]
+    keys, values, rows, grouped = samples_by_key(run, table, samples_file)
+    assert keys and values and set(CONTEXT) <= set(read_csv(run / samples_file)[0])
+    assert len(grouped) == len(rows)
+    for row in rows:
+        rounds = grouped[tuple(row[k] for k in keys)]
+        assert [int(r["round"]) for r in rounds] == list(range(int(row["rounds"])))
+        assert {r["reps"] for r in rounds} == {row["reps"]}
+        assert row["stop"] in ("target", "round cap")  # quick: exactly 9 rounds
+        for column in values:
+            cells = [float(r[column]) for r in rounds if r[column] != ""]
+            if row[column] == "":  # a column that does not apply to this row (e.g. a ratio with no base)
+                assert not cells, (row, column)
+                continue
+            assert float(row[column]) == statistics.median(cells), (row, column)
+        assert all(float(r["wall_s"]) > 0 and float(r["started"]) > 1.7e9 for r in rounds)
+
+
+@pytest.mark.parametrize("probe", ["matvec", "moe", "recurrent"])
+def test_speedups_are_paired_with_the_b1_setting_round_by_round(quick_suite, probe):
+    run, _ = the_run(quick_suite[0], probe)
+    keys, _, _, grouped = samples_by_key(run, "results.csv", "samples.csv")
+    checked = 0
+    for key, rounds in grouped.items():
+        cells = dict(zip(keys, key, strict=True))
+        base = grouped[tuple("1" if k == "batch" else cells[k] for k in keys)]
+        base_ms = {r["round"]: float(r["ms"]) for r in base}
+        for r in rounds:
+            want = int(cells["batch"]) * base_ms[r["round"]] / float(r["ms"])
+            assert float(r["speedup"]) == pytest.approx(want, rel=1e-9)
+            assert float(r["predicted_speedup"]) == pytest.approx(float(r["speedup"]), rel=1e-9)
+            checked += 1
+    assert checked >= 9 * 6
+
+
 def test_matvec_counts_weight_bytes_once_per_weight_read(quick_suite):
     run, manifest = the_run(quick_suite[0], "matvec")
     rows = {(r["operator"], r["mode"], r["batch"]): r for r in read_csv(run / "results.csv")}
@@ -136,10 +210,17 @@ def test_matvec_counts_weight_bytes_once_per_weight_read(quick_suite):
 def test_moe_touched_experts_next_to_closed_form(quick_suite):
     run, manifest = the_run(quick_suite[0], "moe")
     n, k = manifest["parameters"]["experts"], manifest["parameters"]["top_k"]
+    results = {(r["mode"], r["batch"]): r for r in read_csv(run / "results.csv")}
     for row in read_csv(run / "touched.csv"):
         b = int(row["batch"])
         assert float(row["closed_form"]) == pytest.approx(moe.touched_experts(n, k, b))
         assert abs(float(row["mc_mean"]) - float(row["closed_form"])) < 5 * float(row["mc_stderr"]) + 1e-9
+        # the expectation, the Monte Carlo mean of the ratio and the one draw the timed kernel used
+        assert float(row["byte_ratio_closed_form"]) == pytest.approx(k * b / float(row["closed_form"]))
+        assert abs(float(row["byte_ratio_mc_mean"]) - float(row["byte_ratio_closed_form"])) < 0.05
+        timed = results[("batched", row["batch"])]
+        assert float(row["byte_ratio_timed_routing"]) == pytest.approx(float(timed["byte_ratio"]))
+        assert float(timed["byte_ratio_expected"]) == pytest.approx(float(row["byte_ratio_closed_form"]))
 
 
 def test_bandwidth_summary_has_ceiling_for_mlx_and_numpy(quick_suite):
@@ -148,60 +229,107 @@ def test_bandwidth_summary_has_ceiling_for_mlx_and_numpy(quick_suite):
     picked = {(r["impl"], r["op"]) for r in summary}
     assert {("mlx", "read"), ("mlx", "copy"), ("mlx", "any"), ("numpy", "read"), ("numpy", "any")} <= picked
     assert manifest["parameters"]["outside_reference"] == "not applicable (backend cpu)"
+    peaks = {r["op"]: r for r in summary if r["figure"] == "cache_peak" and r["impl"] == "mlx"}
+    assert set(peaks) == {"read", "copy"} and all(int(r["size_mib"]) < 16 for r in peaks.values())
+    ceilings = [r for r in summary if r["figure"] == "ceiling"]
+    assert {float(r["over_ceiling"]) for r in ceilings} == {1.0}
+    assert "copy_chain" in {r["op"] for r in read_csv(run / "results.csv")}
     sizes = {int(r["size_mib"]) for r in read_csv(run / "results.csv")}
     assert sizes == set(manifest["parameters"]["sizes_mib"])
 
 
-def test_whole_graph_reports_tokens_per_second_and_agreement(quick_suite):
+def test_whole_graph_times_raw_batched_and_single_paths_in_one_set_of_rounds(quick_suite):
     run, manifest = the_run(quick_suite[0], "whole_graph")
     rows = read_csv(run / "results.csv")
     for row in rows:
-        assert float(row["aggregate_tok_per_s"]) == pytest.approx(
-            float(row["per_sequence_tok_per_s"]) * int(row["batch"])
-        )
+        b = int(row["batch"])
+        assert float(row["aggregate_tok_per_s"]) == pytest.approx(float(row["per_sequence_tok_per_s"]) * b)
         assert float(row["ms_per_token"]) == pytest.approx(1e3 / float(row["aggregate_tok_per_s"]))
-        assert float(row["step_ms"]) == pytest.approx(float(row["ms_per_token"]) * int(row["batch"]))
+        assert float(row["step_ms"]) == pytest.approx(float(row["ms_per_token"]) * b)
         assert float(row["gb_per_s"]) == pytest.approx(float(row["bytes_per_step"]) / float(row["step_ms"]) / 1e6)
-        assert float(row["spread_ratio"]) == pytest.approx(float(row["ms_max"]) / float(row["ms_min"]))
-        assert row["settled"] == ("true" if float(row["spread_ratio"]) <= whole_graph.SETTLE_LIMIT else "false")
+        if b == 1 and row["mode"] != "looped":
+            assert float(row["speedup"]) == 1.0
     modes = {(r["mode"], r["batch"]) for r in rows}
-    assert {("batched", "1"), ("single", "1"), ("looped", "2"), ("tiny-width", "1"), ("tiny-width", "4")} <= modes
-    tiny, main = manifest["parameters"]["tiny_width_config"], manifest["parameters"]["model_config"]
+    assert {(m, b) for m in ("raw", "batched") for b in ("1", "2", "4")} <= modes
+    assert {("single", "1"), ("looped", "2"), ("tiny-raw", "1"), ("tiny-raw", "4"), ("tiny-width", "4")} <= modes
+    params = manifest["parameters"]
+    assert params["failed"] == [] and params["dropped_for_time"] == []
+    assert all(rule["min_rounds"] == rule["max_rounds"] == 9 for rule in params["stops_by_setting"].values())
+    tiny, main = params["tiny_width_config"], params["model_config"]
     assert tiny["hidden_size"] == 128 and tiny["num_attention_heads"] == main["num_attention_heads"]
-    assert manifest["parameters"]["tiny_width_failed"] is None
-    assert manifest["parameters"]["parameter_bytes"] > 0
-    assert manifest["parameters"]["model_config"]["num_experts"] == 16
-    assert (
-        manifest["parameters"]["model_config"]["num_hidden_layers"]
-        == manifest["parameters"]["tiny_width_config"]["num_hidden_layers"]
+    assert main["num_experts"] == 16 and main["num_hidden_layers"] == tiny["num_hidden_layers"]
+    fits = {(f["mode"], f["x"]): f for f in read_csv(run / "fit.csv")}
+    assert {(m, x) for m in ("raw", "batched") for x in ("batch", "bytes_per_step_mb")} <= set(fits)
+    assert fits[("raw", "batch")]["batches"] == "1 2 4" and fits[("tiny-raw", "batch")]["batches"] == "1 4"
+    per_round = [f for f in read_csv(run / "fit.samples.csv") if f["mode"] == "raw" and f["x"] == "batch"]
+    assert len(per_round) == 9 and float(fits[("raw", "batch")]["fixed_ms"]) == statistics.median(
+        float(f["fixed_ms"]) for f in per_round
     )
-    fits = read_csv(run / "fit.csv")
-    assert {(f["mode"], f["x"]) for f in fits} >= {
-        ("batched", "batch"),
-        ("tiny-width", "batch"),
-        ("batched", "bytes_per_step_mb"),
+
+
+def test_whole_graph_splits_the_raw_step_and_logs_its_phases(quick_suite):
+    run, manifest = the_run(quick_suite[0], "whole_graph")
+    split = read_csv(run / "split.csv")
+    assert [r["batch"] for r in split] == ["1", "2", "4"]
+    for step in read_csv(run / "split.samples.csv"):
+        parts = sum(float(step[p]) for p in ("build_ms", "launch_ms", "wait_ms"))
+        assert parts == pytest.approx(float(step["step_ms"])) and float(step["build_cpu_ms"]) >= 0
+    phases = [p["phase"] for p in read_csv(run / "phases.csv")]
+    assert phases == ["build", "reference checks", "prefill and first steps", "timing", "step split", "agreement"]
+    assert {(w["mode"], w["batch"]) for w in read_csv(run / "warmup.csv")} == {
+        (r["mode"], r["batch"]) for r in read_csv(run / "results.csv")
     }
-    assert all(f["batches"] == "1 2 4" and float(f["r2"]) <= 1.0 for f in fits)
+    gpu = manifest["parameters"]["gpu_log"]  # no GPU here: said so, and no log file
+    assert gpu["source"].startswith("unavailable: ") and gpu["readings"] == 0 and "gpu_log.csv" not in manifest["files"]
+
+
+def test_whole_graph_agreement_compares_paths_with_the_single_path_and_fp32(quick_suite):
+    run, _ = the_run(quick_suite[0], "whole_graph")
     agreement = read_csv(run / "agreement.csv")
-    assert [a["batch"] for a in agreement] == ["1", "2", "4"]
+    assert [(a["mode"], a["batch"]) for a in agreement] == [(m, b) for m in ("raw", "batched") for b in ("1", "2", "4")]
     assert all(float(a["margin_all_steps_min"]) >= 0 for a in agreement)
     divergence = read_csv(run / "divergence.csv")
-    assert len(divergence) == 1 + 2 + 2  # min(B, agreement_sequences) per batch
+    assert len(divergence) == 2 * (1 + 2 + 2)  # min(B, agreement_sequences) per mode and batch
     for d in divergence:
         assert (d["identical"] == "true") == (d["first_divergence"] == "")
-    assert {s["setting"] for s in read_csv(run / "settle.csv")} == {"batched/1", "single/1"}
+    first = read_csv(run / "first_step.csv")
+    assert {(f["mode"], f["batch"]) for f in first} == {("single", "1")} | {
+        (m, b) for m in ("raw", "batched") for b in ("1", "2", "4")
+    }
+    for f in first:  # fp32 on the CPU: every path is the reference's own arithmetic
+        assert f["same_top1"] == "true" and float(f["max_abs_error"]) < 1e-4 and float(f["margin_fp32"]) >= 0
 
 
-def test_prefill_ratio_is_prefill_over_decode_tokens_per_second(quick_suite):
+def test_prefill_ratio_is_prefill_over_decode_tokens_per_second_in_each_round(quick_suite):
     run, manifest = the_run(quick_suite[0], "prefill")
     ratios = read_csv(run / "ratio.csv")
     assert [int(r["prompt_tokens"]) for r in ratios] == manifest["parameters"]["prompt_tokens"]
-    for r in ratios:
+    for r in read_csv(run / "ratio.samples.csv"):
         assert float(r["prefill_over_decode"]) == pytest.approx(
             float(r["prefill_tok_per_s"]) / float(r["decode_tok_per_s"])
         )
     modes = {r["mode"] for r in read_csv(run / "results.csv")}
     assert modes == {"prefill", "decode"}
+
+
+def test_context_sweep_decodes_at_each_context_and_says_which_b_meets_each_target(quick_suite):
+    run, manifest = the_run(quick_suite[0], "context")
+    params = manifest["parameters"]
+    rows = read_csv(run / "results.csv")
+    assert {(int(r["context_tokens"]), int(r["batch"])) for r in rows} == {
+        (c, b) for c in params["contexts"] for b in params["batches"]
+    }
+    for r in rows:  # the cache MLX allocated is the formula's (the first setting also holds its first tokens)
+        assert abs(int(r["cache_bytes"]) - float(r["cache_bytes_formula"])) <= 0.05 * float(r["cache_bytes_formula"])
+        assert float(r["step_ms_interval_low"]) <= float(r["step_ms"]) <= float(r["step_ms_interval_high"])
+    which = read_csv(run / "which_b.csv")
+    assert len(which) == len(params["contexts"]) * len(params["targets_ms"])
+    for w in which:
+        here = [r for r in rows if r["context_tokens"] == w["context_tokens"]]
+        meets = [int(r["batch"]) for r in here if float(r["step_ms_interval_high"]) <= float(w["target_ms"])]
+        assert int(w["largest_b"]) == max(meets, default=0)
+        assert int(w["memory_limit_b"]) > 0
+    assert params["device_memory_bytes"] > 0 and params["gpu_log"]["source"].startswith("unavailable: ")
 
 
 def test_model_counts_come_from_the_built_models(quick_suite):

@@ -1,0 +1,175 @@
+"""The whole model's figures (batch-of-one.md, testbeds.md, method.md): whole-graph and context runs."""
+
+import altair as alt
+import pandas as pd
+
+from generator.site.figure_api import chart, table
+
+LOG2 = alt.Scale(type="log", base=2)
+
+
+def _cells(data, rows):
+    """A table whose cells after the first column are claim ids (or None), shown as the claims' badges."""
+    return pd.DataFrame(
+        [
+            {
+                column: (data.claim(value) if isinstance(value, str) and index else value)
+                for index, (column, value) in enumerate(row.items())
+            }
+            for row in rows
+        ]
+    )
+
+
+@chart("whole-graph-throughput")
+def whole_graph_throughput(data):
+    """Whole-graph decode throughput against B: measured here, and the write-up's M3 Ultra table
+    Aggregate and per-sequence tokens per second. Solid lines are this repository's runs (mlx-lm batch
+    generation on a random-weight model of the 35B-A3B architecture: scaled down on the CPU, full size
+    on the H200); the
+    dashed line is the borrowed M3 Ultra table (a 9B model, wall time including prefill), drawn from
+    its claims."""
+    frame = data.frame("whole_graph")
+    frame = frame[frame["mode"] == "batched"]
+    measured = pd.concat(
+        [
+            frame.assign(measure="aggregate", tok_per_s=frame["aggregate_tok_per_s"]),
+            frame.assign(measure="per sequence", tok_per_s=frame["per_sequence_tok_per_s"]),
+        ]
+    )[["testbed", "batch", "measure", "tok_per_s"]]
+    measured["source"] = "measured here"
+    rows = []
+    for batch in (1, 2, 4, 8, 16, 32):
+        rows.append(
+            {
+                "testbed": "apple-m3-ultra",
+                "batch": batch,
+                "measure": "aggregate",
+                "tok_per_s": data.claim(f"m3u-b{batch}-tok-s").value,
+            }
+        )
+        rows.append(
+            {
+                "testbed": "apple-m3-ultra",
+                "batch": batch,
+                "measure": "per sequence",
+                "tok_per_s": data.claim(f"m3u-b{batch}-per-seq-tok-s").value,
+            }
+        )
+    borrowed = pd.DataFrame(rows).assign(source="borrowed (write-up)")
+    both = pd.concat([measured, borrowed], ignore_index=True)
+    return (
+        alt.Chart(both)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("batch:Q", scale=LOG2, title="sequences decoded together (B)"),
+            y=alt.Y("tok_per_s:Q", scale=alt.Scale(type="log"), title="tokens per second"),
+            color=alt.Color("testbed:N", title="testbed"),
+            strokeDash=alt.StrokeDash(
+                "source:N",
+                title="data",
+                scale=alt.Scale(domain=["measured here", "borrowed (write-up)"], range=[[1, 0], [6, 4]]),
+            ),
+            shape=alt.Shape("measure:N", title="throughput"),
+            detail="measure:N",
+            tooltip=["testbed", "source", "measure", "batch", alt.Tooltip("tok_per_s:Q", format=".4g")],
+        )
+        .properties(width=520, height=320)
+    )
+
+
+@table("m3-ultra-vs-h200")
+def m3_ultra_vs_h200(data):
+    """The write-up's batch_generate table beside the whole-graph runs here
+    M3 Ultra: a 9B model, wall time including prefill (borrowed; aggregate and per-sequence
+    recomputed from tokens and wall time). H200 and CPU: decode steps only, on a random-weight model of
+    the 35B-A3B architecture (full size on the H200, scaled down on the CPU)."""
+    rows = []
+    for batch in (1, 2, 4, 8, 16, 32, 64):
+        rows.append(
+            {
+                "B": batch,
+                "M3 Ultra aggregate": f"m3u-b{batch}-tok-s" if batch <= 32 else None,
+                "M3 Ultra per sequence": f"m3u-b{batch}-per-seq-tok-s" if batch <= 32 else None,
+                "H200 aggregate": f"h200-wg-b{batch}-tok-s",
+                "H200 per sequence": f"h200-wg-b{batch}-per-seq-tok-s",
+                "CPU aggregate": f"cpu-wg-b{batch}-tok-s" if batch <= 16 else None,
+            }
+        )
+    return _cells(data, rows)
+
+
+@table("whole-graph-h200-cpu")
+def whole_graph_h200_cpu(data):
+    """The whole model's throughput by B, measured here
+    Decode steps only, on a random-weight model of the 35B-A3B architecture (full size on the H200,
+    scaled down on the CPU), through mlx-lm's batch generator."""
+    rows = [
+        {
+            "B": batch,
+            "H200 aggregate": f"h200-wg-b{batch}-tok-s",
+            "H200 per sequence": f"h200-wg-b{batch}-per-seq-tok-s",
+            "CPU aggregate": f"cpu-wg-b{batch}-tok-s" if batch <= 16 else None,
+            "CPU per sequence": f"cpu-wg-b{batch}-per-seq-tok-s" if batch <= 16 else None,
+        }
+        for batch in (1, 2, 4, 8, 16, 32, 64)
+    ]
+    return _cells(data, rows)
+
+
+@table("raw-step-check")
+def raw_step_check(data):
+    """The raw decode step on the H200, from two probes
+    The whole-graph probe's raw mode (short contexts that grow during the run) and the context
+    probe's raw step at a 16-token context (synthetic caches), each in its own process."""
+    rows = [
+        {
+            "B": batch,
+            "whole_graph raw": f"h200-wg-raw-b{batch}-step-ms",
+            "context, 16 tokens": f"h200-ctx-16-b{batch}-step-ms",
+        }
+        for batch in (4, 16, 64)
+    ]
+    return _cells(data, rows)
+
+
+@table("which-b")
+def which_b(data):
+    """Which B to run on the H200, by context and per-token latency target
+    The largest B measured (1, 4, 16, 64) whose raw-forward step, the latency each sequence sees per
+    token, has the upper end of its interval within the target (0: none); the last column is the
+    most sequences whose caches fit in memory beside the weights. From the context probe's which_b.csv."""
+    rows = []
+    for context in (16, 2048, 8192, 32768):
+        row = {"context": f"{context} tokens"}
+        for target in (20, 50, 100):
+            row[f"within {target} ms"] = f"h200-ctx-which-b-{context}-{target}ms"
+        row["memory limit"] = f"h200-ctx-memory-limit-{context}"
+        rows.append(row)
+    return _cells(data, rows)
+
+
+@table("claims-that-check")
+def claims_that_check(data):
+    """Each borrowed headline figure beside the claims here that check it"""
+    rows = []
+    for claim_id in [
+        "m1max-read-ceiling",
+        "m1max-moe-speedup-b16",
+        "m1max-recurrent-speedup-b16",
+        "m1max-registers-speedup-b16",
+        "m1max-mlx-speedup-b16",
+        "m1max-expected-touched-b16",
+        "m1max-kv-per-token",
+    ]:
+        claim = data.claim(claim_id)
+        checks = [data.claim(c) for c in claim.checked_by]
+        by_testbed = {c.testbed: c for c in checks}
+        rows.append(
+            {
+                "write-up (borrowed)": claim,
+                "linux-cpu": by_testbed.get("linux-cpu"),
+                "nvidia-h200": by_testbed.get("nvidia-h200"),
+            }
+        )
+    return pd.DataFrame(rows)
