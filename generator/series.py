@@ -148,7 +148,13 @@ def segment_changes(points: Sequence[Point]) -> tuple[changepoint.ChangePoint, .
     than one run's noise is significant across many runs, but no run shows it: not a step."""
     widths = [(p.high - p.low) / 2 for p in points if p.low is not None and p.high is not None]
     floor = statistics.median(widths) if widths else 0.0
-    return changepoint.change_points([point.value for point in points], min_step=floor)
+    found = changepoint.change_points([point.value for point in points], min_step=floor)
+    newest = points[-1] if points else None
+    if found and found[-1].index == len(points) - 1 and newest is not None and newest.low is not None:
+        # the newest run alone as a level: only when its own interval excludes the level before it
+        if newest.low <= found[-1].before <= (newest.high if newest.high is not None else newest.low):
+            return changepoint.change_points([point.value for point in points[:-1]], min_step=floor)
+    return found
 
 
 def _shifted(found: changepoint.ChangePoint, start: int) -> changepoint.ChangePoint:

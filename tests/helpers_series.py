@@ -1,6 +1,6 @@
 """Series in tests: runs an hour apart at given levels and a claim citing one (runs_of, ledger), and
 seeded series built from this repository's own noise: raw rounds from committed runs' samples.csv,
-or, for runs written before raw rounds (none of main's runs keeps them yet), each setting's spread.
+or, for runs written before raw rounds, each setting's spread.
 
 repository_noise() returns one sampler per measured setting: sampler(rng, n) -> n rounds relative to
 their median (1.0 = the median). With raw rounds, a sampler resamples a setting's own rounds
@@ -52,9 +52,11 @@ def from_raw_rounds(samples: list[Path]) -> list[Sampler]:
         results = path.with_name("results.csv" if path.name == "samples.csv" else path.name.replace(".samples", ""))
         if not rows or not results.exists():
             continue
-        columns = list(rows[0])
-        values = [c for c in columns if spread_columns(tuple(_rows(results)[0]), c)] if _rows(results) else []
-        keys = [c for c in columns if c not in ("round", "reps", *values)]
+        columns, summary = list(rows[0]), tuple(_rows(results)[0]) if _rows(results) else ()
+        values = [c for c in columns if spread_columns(summary, c)]
+        # a setting's keys are the summary's columns; the timer's per-round columns (started, wall_s,
+        # cpu_s, load_1m) differ from round to round
+        keys = [c for c in columns if c in summary and c not in ("round", "reps", *values)]
         groups: dict[tuple, dict[str, list[float]]] = {}
         for row in rows:
             group = groups.setdefault(tuple(row[k] for k in keys), {})
@@ -64,7 +66,7 @@ def from_raw_rounds(samples: list[Path]) -> list[Sampler]:
                     group.setdefault(column, []).append(number)
         for group in groups.values():
             for rounds in group.values():
-                if len(rounds) >= 5:
+                if len(set(rounds)) >= 5:  # counted or quantized settings have no noise a step could be measured in
                     middle = statistics.median(rounds)
                     relative = [r / middle for r in rounds]
                     found.append(lambda rng, n, pool=relative: [rng.choice(pool) for _ in range(n)])

@@ -4,6 +4,7 @@ tests on series made from this repository's own noise (helpers_series.py). Every
 import math
 import random
 import time
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from helpers_series import a_series, repository_noise
@@ -11,6 +12,7 @@ from helpers_series import a_series, repository_noise
 from generator import changepoint
 from generator.changepoint import change_points, student_p, t_test
 from generator.series import segment_changes
+from generator.series_records import Point
 
 
 @pytest.mark.parametrize(
@@ -144,3 +146,18 @@ def test_a_step_no_larger_than_the_points_own_noise_is_no_step():
     values = [1.0, 1.01, 0.99] * 4 + [1.05, 1.06, 1.04] * 4  # significant across 24 runs
     assert [c.index for c in change_points(values)] == [12]
     assert change_points(values, min_step=0.06) == ()  # each run's own noise is ±6%: no run shows it
+
+
+@pytest.mark.parametrize(
+    "newest_interval, steps",
+    [
+        ((1.30, 1.40), [9]),  # its own rounds exclude the level before it: a new level, so far
+        ((0.95, 1.45), []),  # its own rounds reach back to the level before it: judged without it
+    ],
+)
+def test_the_newest_run_alone_is_a_level_only_when_its_own_interval_excludes_the_level_before(newest_interval, steps):
+    values = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01, 0.99]
+    when = datetime(2026, 11, 29, tzinfo=timezone.utc)
+    points = [Point(f"r{i}", when + timedelta(hours=i), v, v - 0.03, v + 0.03, "rounds") for i, v in enumerate(values)]
+    points.append(Point("r9", when + timedelta(hours=9), 1.35, *newest_interval, "rounds"))
+    assert [found.index for found in segment_changes(points)] == steps
