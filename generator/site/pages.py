@@ -210,7 +210,9 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         f'what retired them on <a href="{esc(page.links.to(FELL))}">the claims that fell</a>.</p>'
     )
     rows: list[str] = []
-    history = any(len(series.points) > 1 for series in report.series.values())  # else no claim can have moved
+    history = any(
+        series.moved is not None for series in report.series.values()
+    )  # a column only when it sorts something
     values: dict[str, set[str]] = {"kind": set(), "status": set(), "check": set(), "testbed": set(), "freshness": set()}
     for claim in report.claims:
         label, detail = freshness(claim, report)
