@@ -13,11 +13,9 @@ the same run:
 
     .venv/bin/python benchmarks/build_time.py [--claims 300] [--runs 30] [--repeat 3] [--edits 5] [--profile]
     .venv/bin/python benchmarks/build_time.py --claims 10000 --repeat 1 --edits 0 --profile
-    .venv/bin/python benchmarks/build_time.py --claims 10000 --repeat 2 --edits 0 --baseline /tmp/main-code
 
---baseline DIR times the plugin build with another revision's code as well (a plain copy of its tree,
-e.g. `mkdir /tmp/main-code && git archive main | tar -x -C /tmp/main-code`), alternating with this
-one on the same ledger, and prints the ratio: a change's cost measured in one session.
+--baseline DIR (e.g. `git archive main | tar -x -C DIR`) times the plugin build with that revision's code
+as well, alternating with this one on the same ledger, and prints the ratio: a change's cost, one session.
 """
 
 from __future__ import annotations

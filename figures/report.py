@@ -278,7 +278,7 @@ def writeup_worked_examples(data):
             "nvidia-h200": "h200-moe-b1-utilization",
         },
         {
-            "quantity": "MoE: byte ratio at B=16",
+            "quantity": "MoE: byte ratio at B=16 (one routing draw)",
             "M1 Max (write-up)": "m1max-moe-byte-ratio-b16",
             "linux-cpu": "cpu-moe-byte-ratio-b16",
             "nvidia-h200": "h200-moe-byte-ratio-b16",
@@ -364,8 +364,8 @@ def small_batches(data):
 def looped_vs_size(data):
     """Separate calls against matrix size on the H200, across the L2
     Per-token speedup of sixteen separate 4-bit calls over one (B separate calls), and of one batched
-    call at B=4 and B=16, for matrices of 2048 columns from under a megabyte to two and a half times the
-    L2; the vertical rule is the L2 size the CUDA runtime reports. Medians over the rounds; hover for the
+    call at B=4 and B=16, for matrices of 2048 columns from under a megabyte to well past the L2; the
+    vertical rule is the L2 size the CUDA runtime reports. Medians over the rounds; hover for the
     fastest and slowest round."""
     frame = data.frame("matvec", "sweep.csv", testbed="nvidia-h200").copy()
     frame["setting"] = frame["mode"].map({"looped": "B separate calls", "batched": "one batched call"}) + (

@@ -360,6 +360,17 @@ def read_policy(config_file: Path) -> Policy:
     return replace(policy_from_options(dict(options), docs_dir, name, lines, options_node.start_mark.line + 1), **site)
 
 
+def config_file(root: Path, config: Path | None) -> Path:
+    """The file holding the policy: --config when given, else mkdocs.yml under root."""
+    return config or root / "mkdocs.yml"
+
+
+def project_policy(root: Path, config: Path | None = None) -> Policy:
+    """The policy the project declares; the defaults where it has no mkdocs.yml (a named --config must exist)."""
+    file = config_file(root, config)
+    return read_policy(file) if config or file.exists() else Policy()
+
+
 def _plugin_options(plugins: yaml.Node | None) -> yaml.Node | None:
     entries = []
     if isinstance(plugins, yaml.SequenceNode):

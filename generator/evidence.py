@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from . import checks, formula, grounding, intervals, ownunits, units
-from .records import CheckResult, Claim, ClaimInterval, Finding, Policy, Run, RunState, Source
+from . import asserted, checks, formula, grounding, intervals, ownunits, units
+from .records import AssertResult, CheckResult, Claim, ClaimInterval, Finding, Policy, Run, RunState, Source
 from .rules import STALE_RULES
 from .values import (
     allowed_text,
@@ -36,6 +36,9 @@ class Evaluated:
     computed: dict[str, float] = field(default_factory=dict)  # claim id -> value from evidence or formula
     intervals: dict[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval
     no_rounds: dict[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
+    exact: set[str] = field(default_factory=set)  # claims computed from counts: their value is exact
+    unknown: dict[str, str] = field(default_factory=dict)  # claim id -> why its noise is not known
+    asserts: dict[str, AssertResult] = field(default_factory=dict)
     checks: dict[str, tuple[CheckResult, ...]] = field(default_factory=dict)
     testbeds: dict[str, str] = field(default_factory=dict)  # claim id -> stated, its run's, or its inputs'
     by_id: dict[str, Claim] = field(default_factory=dict)  # the first claim of each id, as the gate judged it
@@ -76,6 +79,8 @@ def evaluate(
         elif claim.kind == "extrapolated" and claim.formula:
             _extrapolated(claim, by_id, failing, policy, report, out)
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
+    noise = asserted.Noise(out.intervals, frozenset(out.exact), out.unknown, ownunits.table(policy.units))
+    out.asserts = asserted.evaluate(by_id, computed, noise, failing, report)
     ledger = checks.Ledger(by_id, computed, out.intervals, out.testbeds, out.premises, failing, policy, report)
     out.checks = checks.evaluate(ledger)
     return out
@@ -211,8 +216,9 @@ def _measured(
         report(claim, "invalid", at, found.problem, found.fix)
     if found.interval is not None:
         out.intervals[claim.id] = found.interval
-    if found.missing:
+    if found.missing and not found.exact:
         out.no_rounds[claim.id] = found.missing
+    intervals.measured_noise(claim.id, found, out.exact, out.unknown)
     if not state.trusted:
         return  # a value from untrusted or outdated evidence is not compared
     detail = f"from {run.path}/{evidence.file}, {shown_where}, column {evidence.column}"
@@ -292,6 +298,7 @@ def _extrapolated(
     found = intervals.through_formula(claim.formula, values, carried, value)
     if found.interval is not None:
         out.intervals[claim.id] = found.interval
+    intervals.formula_noise(claim, found, by_id, out.exact, out.unknown)
     shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
     _compare(
         claim,

@@ -25,6 +25,7 @@ from . import (
     validate,
     verdicts,
 )
+from .config import project_policy
 from .records import Policy, Report
 from .rules import PAGE_RULES
 from .values import parse_tolerance
@@ -87,6 +88,8 @@ def check(
         intervals=evaluated.intervals,
         no_rounds=evaluated.no_rounds,
         series=lines,
+        exact=frozenset(evaluated.exact),
+        asserts=evaluated.asserts,
         history=past.status if runs else "",
         typed=read.typed,
     )
@@ -100,6 +103,15 @@ def _with_their_probes(root: Path, cited: set[str]) -> set[str]:
         if folder.is_dir() and not folder.is_symlink():  # a linked probe folder is refused by load.runs
             found |= {f"{probe}/{entry.name}" for entry in folder.iterdir()}
     return found
+
+
+def check_project(
+    root: Path, config: Path | None, now: datetime, every_run_rounds: bool = False, *, require_history: bool = False
+) -> Report:
+    """check() on the project --root and --config name: its policy read from mkdocs.yml (or the defaults)."""
+    root = root.resolve()
+    policy = project_policy(root, config)
+    return check(root, policy, now, every_run_rounds, require_history=require_history)
 
 
 def run_files(runs) -> list[str]:

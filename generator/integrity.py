@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import PurePosixPath
 
 from .records import Run
-from .runs import TESTBED_PATTERN
+from .runs import FORMAT, TESTBED_PATTERN
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 # A run's folder as write_run names it: measurements/<probe>/<UTC start>-<testbed>/, ASCII only.
@@ -38,6 +38,8 @@ def shape(manifest: object) -> list[str]:
     """What is wrong with a manifest's structure (empty when it is a usable run manifest)."""
     if not isinstance(manifest, dict):
         return ["is not a JSON object"]
+    if manifest.get("format", FORMAT) != FORMAT:  # a manifest from before `format` was written is format 1
+        return [f"`format` is {str(manifest['format'])[:20]}: this ledger reads format {FORMAT}; upgrade the ledger"]
     problems = []
     probe = manifest.get("probe")
     if not isinstance(probe, dict):

@@ -9,12 +9,13 @@ import hashlib
 import json
 import os
 from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from . import attributes, integrity, reading, yamlread
 from .reading import UNBOUNDED, Budget, Unreadable, blob_id, read_capped
-from .records import Finding, RawFile, Run, Source, Table
-from .runs import MANIFEST, PARTIAL_PREFIX, is_samples
+from .records import Finding, Run, Source, Table
+from .runs import MANIFEST, PARTIAL_PREFIX, Manifest, is_samples
 
 __all__ = ["Budget", "Unreadable", "blob_id", "read_capped"]  # read by config, figures and prose too
 
@@ -25,6 +26,18 @@ MAX_PAGE_BYTES = 4 << 20
 MAX_CONFIG_BYTES = 1 << 20
 NOT_PARSED = "is not parsed: raw rounds are read only in runs a claim cites"
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # every extension MkDocs renders as Markdown
+
+
+@dataclass(frozen=True)
+class RawFile:
+    """One claim file as read: its data, or the problem that stopped the reading."""
+
+    source: Source  # line 0: the whole file
+    data: object = None
+    problem: str = ""
+    fix: str = ""
+    line: int = 0
+    column: int = 0
 
 
 def claim_files(root: Path, claims_dir: str, max_bytes: int, budget: Budget = UNBOUNDED) -> list[RawFile]:
@@ -127,11 +140,11 @@ def _run(
     problems = integrity.shape(manifest)
     if problems:
         return Run(path, source, problem="manifest.json " + "; ".join(problems))
-    probe = manifest["probe"]
-    declared_code = dict(probe["code"])
-    declared_files = {str(name): entry["sha256"] for name, entry in manifest["files"].items()}
-    started, _ = integrity.parse_time(manifest["started"])
-    finished, _ = integrity.parse_time(manifest["finished"])
+    record = Manifest.read(manifest)
+    declared_code = dict(record.code)
+    declared_files = {name: sha256 for name, (sha256, _) in record.files.items()}
+    started, _ = integrity.parse_time(record.started)
+    finished, _ = integrity.parse_time(record.finished)
     actual_files: dict[str, str | None] = {}
     blob_ids = {MANIFEST: blob_id(manifest_bytes)}
     tables: dict[str, Table] = {}
@@ -171,12 +184,12 @@ def _run(
     return Run(
         path,
         source,
-        probe=str(probe.get("path", "")),
-        testbed=str(manifest.get("testbed", "")),
+        probe=record.probe_path,
+        testbed=record.testbed,
         started=started,
         finished=finished,
-        parameters=manifest.get("parameters") or {},
-        environment=manifest.get("environment") or {},
+        parameters=record.parameters,
+        environment=record.environment,
         declared_files=declared_files,
         actual_files=actual_files,
         declared_code=declared_code,

@@ -30,18 +30,6 @@ class Source:
 
 
 @dataclass(frozen=True)
-class RawFile:
-    """One claim file as read: its data, or the problem that stopped the reading."""
-
-    source: Source  # line 0: the whole file
-    data: object = None
-    problem: str = ""
-    fix: str = ""
-    line: int = 0
-    column: int = 0
-
-
-@dataclass(frozen=True)
 class Tolerance:
     text: str  # as written: "5%", "0.01", "precision"
     absolute: float = 0.0
@@ -97,6 +85,15 @@ class CheckResult:
 
 
 @dataclass(frozen=True)
+class AssertResult:
+    """The gate's verdict on a claim's `asserts:`, decided once (asserted.py); the claim page and show read it."""
+
+    relation: str  # as written: "> 1"
+    holds: bool | None  # None: not judged (a stale claim, no value)
+    on: str  # what it was judged on: "its 99.6% interval 1.1–1.5× (9 rounds)", "its exact value 4×", or why not
+
+
+@dataclass(frozen=True)
 class ClaimInterval:
     """Where a claim's value lies given its noise, decided once (intervals.py); every display reads it."""
 
@@ -132,6 +129,7 @@ class Claim:
     kept_through: str = ""  # `kept`: the newest run reviewed after its series moved (moved-since-cited) ...
     kept_why: str = ""  # ... and why the page keeps the cited run
     field_lines: tuple[tuple[str, int], ...] = ()
+    asserts: str = ""  # the relation the prose relies on, as written ("> 1"); judged on its interval
 
     @property
     def retired(self) -> bool:
@@ -347,6 +345,8 @@ class Report:
     intervals: Mapping[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval, if any
     no_rounds: Mapping[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
     series: Mapping[str, Any] = field(default_factory=dict)  # claim id -> series_records.Series (Any: a leaf module)
+    exact: frozenset[str] = frozenset()  # claims computed from counts (no timing): their value is exact
+    asserts: Mapping[str, AssertResult] = field(default_factory=dict)  # claim id -> its `asserts:` verdict
     history: str = ""  # "checked", or why the runs' git history was not checked
     typed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # page -> figures its prose shows
 

@@ -44,6 +44,13 @@ RULE_TABLE = (
         stale=True,
     ),
     Rule(
+        "not-significant",
+        "a claim's `asserts:` (what the prose relies on: `> 1`, `between 0.9 and 1.1`) does not hold on its "
+        "whole interval, only perhaps on its median; an exact value is judged on itself, and a timed value "
+        "with no interval holds nothing",
+        stale=False,
+    ),
+    Rule(
         "unsupported-refutation",
         "a retired claim's refuted_by / superseded_by does not reach a fresh measured run through "
         "asserted claims that are not leads (borrowed claims refuting each other)",

@@ -21,24 +21,69 @@ import re
 import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 MANIFEST = "manifest.json"
-FORMAT = 1
+FORMAT = 1  # the manifest format write_run writes and the gate reads (integrity.shape refuses another)
 TESTBED_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")  # the one testbed pattern: lower-kebab-case
 FILE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.csv$")
 PARTIAL_PREFIX = ".partial-"
 
 
-def samples_name(table: str) -> str:
-    """The file holding a table's raw rounds: results.csv -> samples.csv, NAME.csv -> NAME.samples.csv."""
-    stem = table[: -len(".csv")] if table.endswith(".csv") else table
-    return "samples.csv" if stem == "results" else f"{stem}.samples.csv"
+@dataclass(frozen=True)
+class Manifest:
+    """A run's manifest.json: its probe's code hashes, testbed, times, parameters, environment and the
+    hash and row count of every data file. write_run writes it; the gate reads it (load.py)."""
+
+    probe_path: str  # the probe's own file, relative to the root; one of `code`
+    code: Mapping[str, str]  # path relative to the root -> sha256 of its bytes
+    testbed: str
+    started: str  # UTC stamps, 2026-11-30T10:02:11Z
+    finished: str
+    parameters: Mapping[str, object]
+    environment: Mapping[str, object]
+    files: Mapping[str, tuple[str, int]]  # data file -> (sha256, rows)
+
+    @property
+    def folder(self) -> str:
+        """The run's folder name under measurements/<probe>/: 2026-11-30T10-02-11Z-<testbed>."""
+        return f"{self.started.replace(':', '-')}-{self.testbed}"
+
+    def as_bytes(self) -> bytes:
+        """manifest.json's bytes, keys in the order every committed run has them."""
+        manifest = {
+            "format": FORMAT,
+            "probe": {"path": self.probe_path, "sha256": code_hash(self.code), "code": dict(self.code)},
+            "testbed": self.testbed,
+            "started": self.started,
+            "finished": self.finished,
+            "parameters": dict(self.parameters),
+            "environment": dict(self.environment),
+            "files": {name: {"sha256": sha256, "rows": rows} for name, (sha256, rows) in self.files.items()},
+        }
+        return (json.dumps(manifest, indent=2) + "\n").encode()
+
+    @classmethod
+    def read(cls, manifest: Mapping) -> Manifest:
+        """The record from manifest.json's parsed JSON, once integrity.shape() found nothing wrong with it."""
+        files = manifest["files"]
+        return cls(
+            probe_path=str(manifest["probe"].get("path", "")),
+            code=dict(manifest["probe"]["code"]),
+            testbed=str(manifest.get("testbed", "")),
+            started=manifest["started"],
+            finished=manifest["finished"],
+            parameters=manifest.get("parameters") or {},
+            environment=manifest.get("environment") or {},
+            files={str(name): (entry["sha256"], entry.get("rows", 0)) for name, entry in files.items()},
+        )
 
 
 def is_samples(name: str) -> bool:
-    """Whether a run's file holds raw rounds (samples.csv, NAME.samples.csv)."""
+    """Whether a run's file holds raw rounds (samples.csv, NAME.samples.csv: timing.samples_file, which
+    this module does not import, so a probe importing the run writer does not hash the timer)."""
     return name == "samples.csv" or name.endswith(".samples.csv")
 
 
@@ -176,20 +221,20 @@ def write_run(
         raise ValueError(f"code must include the probe itself ({probe_path})")
 
     data = {name: csv_bytes(rows) for name, rows in tables.items()}
-    manifest = {
-        "format": FORMAT,
-        "probe": {"path": probe_path, "sha256": code_hash(code_hashes), "code": code_hashes},
-        "testbed": testbed,
-        "started": utc_stamp(started),
-        "finished": utc_stamp(finished),
-        "parameters": dict(parameters),
-        "environment": dict(environment),
-        "files": {name: {"sha256": sha256_bytes(content), "rows": len(tables[name])} for name, content in data.items()},
-    }
+    manifest = Manifest(
+        probe_path,
+        code_hashes,
+        testbed,
+        utc_stamp(started),
+        utc_stamp(finished),
+        parameters,
+        environment,
+        {name: (sha256_bytes(content), len(tables[name])) for name, content in data.items()},
+    )
 
     parent = (measurements or root / "measurements") / probe
     parent.mkdir(parents=True, exist_ok=True)
-    final = parent / f"{utc_stamp(started).replace(':', '-')}-{testbed}"
+    final = parent / manifest.folder
     if final.exists():
         raise FileExistsError(f"{final} exists: a rerun is a new run, never an overwrite")
     partial = parent / f"{PARTIAL_PREFIX}{final.name}-{os.getpid()}"
@@ -197,7 +242,7 @@ def write_run(
         partial.mkdir()
         for name, content in data.items():
             _write_synced(partial / name, content)
-        _write_synced(partial / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode())
+        _write_synced(partial / MANIFEST, manifest.as_bytes())
         if final.exists():
             raise FileExistsError(f"{final} exists: a rerun is a new run, never an overwrite")
         os.rename(partial, final)

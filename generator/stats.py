@@ -5,9 +5,10 @@ No I/O, no clock, no global state; the standard library only. Defaults and their
 - **The median's interval** (`median_interval`): distribution-free, from order statistics. For n
   sorted values, [x_(k), x_(n+1-k)] covers the population median with probability
   1 - 2·P(Binom(n, 1/2) <= k-1) (David & Nagaraja, *Order Statistics*, §7.1; asv_runner's
-  `statistics.py` computes its `ci_99` the same way). We take the narrowest with coverage of at least
+  `statistics.py` computes its `ci_99` the same way). The narrowest with coverage of at least
   `level` (default 99%); when none reaches it (n <= 7), min–max with its true coverage (98.4% at
-  7 rounds, 99.6% at 9). The level returned is always the interval's true coverage.
+  7 rounds, 99.6% at 9). The one implementation is the probes' clock's, `generator.timing`
+  (`median_interval`, `median_coverage`): the probes stop on the interval the gate shows.
 - **A paired interval** (`paired_interval`): a formula over several columns of one run, evaluated
   round by round (rounds are interleaved, so drift hits both sides of a ratio alike), then the
   median's interval of those per-round results; a paired ratio is `a / b` per round.
@@ -29,61 +30,38 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from . import timing
+from .timing import Interval  # the probes' clock's interval record: one for the timer and the gate
+
 DEFAULT_LEVEL = 0.99  # the median interval's target coverage
 CHANGE_P = 0.002  # asv's p threshold for "changed"
 EXACT_LIMIT = 2500  # m·n up to which the Mann–Whitney p is exact (50 rounds a side); above, normal approximation
-MAX_ROUNDS = 100_000  # past this, the exact binomial sums cost more than a check may spend
-
-
-@dataclass(frozen=True)
-class Interval:
-    """[low, high] covering the median with probability `level`: the k-th smallest to the k-th largest."""
-
-    low: float
-    high: float
-    level: float  # true coverage (0..1)
-    k: int  # order statistic used (1: min–max)
-
-
-def coverage(n: int, k: int) -> float:
-    """P(x_(k) <= median <= x_(n+1-k)) for n values: 1 - 2·P(Binom(n, 1/2) <= k-1). Exact sums."""
-    if not 1 <= k <= (n + 1) // 2:
-        raise ValueError(f"order statistic k={k} outside 1..{(n + 1) // 2} for {n} values")
-    return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2**n
+# timing.median_interval's exact binomial sums grow about as n**4 (2 s at 1,000 rounds): past this many
+# raw rounds a setting is refused, so no run can make the gate slow (probes stop at 50 by default).
+MAX_ROUNDS = 250
 
 
 def median_interval(values: Iterable[float], level: float = DEFAULT_LEVEL) -> Interval:
-    """The narrowest order-statistic interval for the median with coverage >= level, else min–max.
+    """timing.median_interval of untrusted values: refused (ValueError) when there are none, one is
+    not finite, or there are more than MAX_ROUNDS.
 
-    [x_(k), x_(n+1-k)] of the sorted values with the largest k whose coverage is at least `level`;
-    when even k = 1 falls short (n <= 7 at 99%), min–max with its true coverage. Raises ValueError
-    for no values, a value that is not finite, or more than MAX_ROUNDS values.
+    Which order statistics and their coverage depend only on the count and the level, so they are
+    timing's interval of the ranks 0..n-1, worked out once per count (a ledger's claims share a few).
     """
     xs = sorted(float(x) for x in values)
-    n = len(xs)
-    if n == 0:
+    if not xs:
         raise ValueError("no values")
-    if n > MAX_ROUNDS:
-        raise ValueError(f"{n:,} values; at most {MAX_ROUNDS:,}")
+    if len(xs) > MAX_ROUNDS:
+        raise ValueError(f"{len(xs):,} rounds; the gate reads at most {MAX_ROUNDS}")
     if not all(math.isfinite(x) for x in xs):
         raise ValueError("a value is not finite")
-    best, best_level = _order_statistic(n, level)
-    return Interval(xs[best - 1], xs[n - best], best_level, best)
+    ranks = _ranks(len(xs), level)
+    return Interval(xs[int(ranks.low)], xs[int(ranks.high)], ranks.level, ranks.k)
 
 
-@functools.lru_cache(maxsize=1024)  # a ledger's claims share a few round counts
-def _order_statistic(n: int, level: float) -> tuple[int, float]:
-    """(k, coverage) of the narrowest [x_(k), x_(n+1-k)] with coverage >= level, else (1, min–max's)."""
-    total, tail, term = 2**n, 0, 1  # tail = sum of C(n, i) for i < k; term = C(n, k-1)
-    best, best_level = 1, 1 - 2 / total
-    for k in range(1, (n + 1) // 2 + 1):
-        tail += term
-        term = term * (n - k + 1) // k
-        found = 1 - 2 * tail / total
-        if found < level:
-            break
-        best, best_level = k, found
-    return best, best_level
+@functools.lru_cache(maxsize=1024)
+def _ranks(n: int, level: float) -> Interval:
+    return timing.median_interval(range(n), level)
 
 
 def paired_interval(

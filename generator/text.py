@@ -70,6 +70,11 @@ def as_json(report: Report) -> str:
                 for claim_id, found in report.intervals.items()
             },
             "no_raw_rounds": dict(report.no_rounds),  # measured claim id -> why it has no raw rounds
+            "exact": sorted(report.exact),  # claims computed from counts: no timing, so no interval
+            "asserts": {
+                claim_id: {"relation": found.relation, "holds": found.holds, "on": found.on}
+                for claim_id, found in report.asserts.items()
+            },
             "summary": summary(report),
             "history": report.history,  # "checked", or why committed runs were not compared with git
         },

@@ -13,9 +13,10 @@ import re
 
 from . import formula, units
 from .grounding import MIXED
-from .records import KINDS, RETIRED, STATUSES, Claim, Finding, RawFile, Source
+from .load import RawFile
+from .records import KINDS, RETIRED, STATUSES, Claim, Finding, Source
 from .runs import TESTBED_PATTERN
-from .validate_fields import _REQUIRED_FIX, _checks, _citation, _evidence, _inputs, _kept, _Problems, _type
+from .validate_fields import _REQUIRED_FIX, _asserts, _checks, _citation, _evidence, _inputs, _kept, _Problems, _type
 from .validate_ledger import ledger_problems
 from .values import DECIMAL_PATTERN, finite_number, parse_tolerance
 from .yamlread import LocatedDict, LocatedList
@@ -40,6 +41,7 @@ FIELDS = (
     "tolerance",
     "note",
     "kept",
+    "asserts",
 )
 # Fields that belong to one kind only; the others are errors on that kind.
 KIND_FIELDS = {"measured": {"evidence"}, "extrapolated": {"formula", "inputs"}, "borrowed": {"source"}}
@@ -294,6 +296,7 @@ def _claim(
                 )
     source = _citation(mapping.get("source"), check) if kind == "borrowed" else None
 
+    asserts = _asserts(mapping, check, kind, unit, table)
     checks = _checks(mapping.get("checked_by"), check, ID_PATTERN, table)
     checked_by = tuple(spec.claim_id for spec in checks)
     if "checked_by" in mapping and kind and kind not in CHECKABLE:
@@ -352,5 +355,6 @@ def _claim(
         kept_through=kept[0],
         kept_why=kept[1],
         field_lines=lines,
+        asserts=asserts,
     )
     return claim, check.findings

@@ -228,6 +228,45 @@ def _checks(value: object, check: _Problems, id_pattern, table: units.UnitTable)
     return tuple(spec for spec in found if id_pattern.fullmatch(spec.claim_id))
 
 
+def _asserts(mapping: LocatedDict, check: _Problems, kind: str, unit: str, table: units.UnitTable) -> str:
+    """`asserts`: a bound on the claim's own value (> >= < <= N, between N and M), in a unit of its dimension."""
+    if "asserts" not in mapping:
+        return ""
+    value = mapping["asserts"]
+    if kind == "borrowed":
+        check.add(
+            "asserts",
+            "`asserts` applies to measured and extrapolated claims: a borrowed value has no interval here",
+            "state the relation on the check instead (`checked_by: [{claim: some-id, expects: ...}]`), "
+            "or remove `asserts`",
+        )
+        return ""
+    try:
+        relation = relations.parse(value, table, "asserts")
+    except relations.RelationError as error:
+        check.add("asserts", str(error), relations.ASSERTS_HELP)
+        return ""
+    if not relation.bounds_itself:
+        check.add(
+            "asserts",
+            f"`asserts: {value.strip()}` compares with another claim; `asserts` bounds the claim's own value",
+            relations.ASSERTS_HELP + " (to compare two claims, assert on an extrapolated ratio of them)",
+        )
+        return ""
+    try:
+        mine, bound = units.parse(unit, table), units.parse(relation.unit or unit, table)
+    except units.UnitError:
+        return value.strip()  # the claim's unit is reported on its own line
+    if mine.dimension != bound.dimension:
+        check.add(
+            "asserts",
+            f"`asserts: {value.strip()}` is in {bound.describe()}, the claim in {mine.describe()} ({unit or 'no unit'})",
+            f"write the bound in {unit or 'the claim’s unit (a plain number)'}, or in a unit that converts to it",
+        )
+        return ""
+    return value.strip()
+
+
 _CHECK_FIX = 'write `checked_by: [some-id]` (the same quantity) or `checked_by: [{claim: some-id, expects: "> 1"}]`'
 _ID_FIX = "ids are lower-kebab-case, without spaces or line breaks around them"
 

@@ -11,7 +11,7 @@ import math
 import re
 
 from . import units
-from .records import Claim, ClaimInterval, Policy, Report, Table, Tolerance
+from .records import AssertResult, Claim, ClaimInterval, Policy, Report, Table, Tolerance
 
 TOLERANCE_PATTERN = re.compile(r"^\s*((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(%?)\s*$", re.ASCII)
 TOLERANCE_HELP = "must be a number, a percentage like '5%', or 'precision'"
@@ -205,20 +205,35 @@ def interval_text(interval: ClaimInterval | None, unit: str = "") -> str:
     '≥ 98% interval 3.1–3.9× (carried through the formula)'; '' without one."""
     if interval is None:
         return ""
+    level, ends, words = interval_parts(interval, unit)
+    return f"{level + ' ' if level else ''}interval {ends} ({words})"
+
+
+def interval_parts(interval: ClaimInterval, unit: str = "") -> tuple[str, str, str]:
+    """(level, ends, how it was found): ('98.4%', '0.74–1.51×', 'min–max of 7 rounds; no raw rounds')."""
     level = level_text(interval.level)
     if level and interval.basis == "formula":
         level = "≥ " + level  # a lower bound (Bonferroni)
     words = BASIS_WORDS.get(interval.basis, interval.basis).format(n=interval.rounds)
     if interval.basis == "min-max" and not interval.rounds:
         words = "min–max; no raw rounds"
-    return f"{level + ' ' if level else ''}interval {range_text(interval.low, interval.high, unit)} ({words})"
+    return level, range_text(interval.low, interval.high, unit), words
 
 
 def noise_text(claim: Claim, report: Report) -> str:
-    """What a reader is told of a claim's noise: its interval, or 'no raw rounds' for a measured claim
-    without raw rounds or a min–max range; '' for a claim with neither."""
+    """What a reader is told of a claim's noise: its interval, 'exact' for a value computed from counts,
+    or 'no raw rounds' for a measured claim without raw rounds or a min–max range; else ''."""
     text = interval_text(report.intervals.get(claim.id), claim.unit)
-    return text or ("no raw rounds" if claim.id in report.no_rounds else "")
+    if text or claim.id in report.exact:
+        return text or "exact"
+    return "no raw rounds" if claim.id in report.no_rounds else ""
+
+
+def assert_text(result: AssertResult) -> str:
+    """A claim's `asserts:` verdict in words: 'asserts > 1: holds: its 99.6% interval is 1.1–1.5× (9 rounds)',
+    'asserts > 1: does not hold: it has no interval: …', 'asserts > 1: not judged: stale (drifted)'."""
+    verdict = "" if result.holds is None else "holds: " if result.holds else "does not hold: "
+    return f"asserts {result.relation}: {verdict}{result.on}"
 
 
 def select_row(table: Table, where: tuple[tuple[str, object], ...]) -> list[int]:

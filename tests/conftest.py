@@ -1,7 +1,7 @@
-"""Shared fixtures (the example site, built once per test session) and the slow groups' markers.
+"""Shared fixtures: the example site and this repository's report, each built once per test session.
 
-`make test-fast` deselects the groups marked here: site builds, the browser, the MLX probes, and the
-slow installs (wheels, fresh virtual environments).
+A slow file says so itself (`pytestmark = pytest.mark.site`, `browser`, `probes` or `slow`, as
+pyproject.toml declares them); `make test-fast` deselects those groups.
 """
 
 from pathlib import Path
@@ -10,30 +10,6 @@ import pytest
 from helpers import REPO, run_mkdocs
 from helpers_series import series_ledger
 from helpers_site import a_ledger
-
-# test module -> the slow group it belongs to (a test may also carry @pytest.mark.slow itself)
-GROUPS = {
-    "test_site.py": "site",
-    "test_build_gate.py": "site",
-    "test_builders.py": "site",
-    "test_markdown_ext.py": "site",
-    "test_verify_site.py": "site",
-    "test_incremental.py": "site",
-    "test_report.py": "site",
-    "test_readback.py": "site",
-    "test_interval_site.py": "site",
-    "test_timeline_site.py": "site",
-    "test_browser.py": "browser",
-    "test_probes.py": "probes",
-    "test_harness.py": "probes",
-}
-
-
-def pytest_collection_modifyitems(items):
-    for item in items:
-        group = GROUPS.get(item.path.name)
-        if group:
-            item.add_marker(group)
 
 
 @pytest.fixture(scope="session")

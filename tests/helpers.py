@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -69,7 +70,7 @@ def run_ledger(
     """The real `ledger` command, as a user runs it (env: variables to set besides the test's own; a
     hang past `timeout` seconds fails the test)."""
     done = subprocess.run(
-        [sys.executable, "-m", "generator.cli", *args],
+        [sys.executable, "-m", "generator", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -128,3 +129,26 @@ DOUBLED = """
     inputs: {s: moe-speedup-b16}
     value: 7.2
 """
+
+
+def git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """The real git in root as a test user (no user or system config read); returns its output."""
+    identity = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    isolated = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, **identity}
+    done = subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, env={**os.environ, **isolated, **(env or {})}
+    )
+    return done.stdout.decode(errors="replace").strip()
+
+
+def ledger(root: Path, claims: str, rows: list[dict] = SPEEDUP_ROWS, **files: str) -> Result:
+    """`ledger check` on claims/moe.yaml against the toy run (written with rows unless the test wrote it)."""
+    if not (root / RUN).exists():
+        a_run(root, rows)
+    write_tree(root, {"claims/moe.yaml": claims, **files})
+    return run_ledger("check", cwd=root)

@@ -11,7 +11,8 @@ from pathlib import Path
 from helpers import RUN_TIME, TOY_PROBE, write_tree
 
 from generator import stats
-from generator.runs import samples_name, write_run
+from generator.runs import write_run
+from generator.timing import samples_file
 
 
 def rounds_run(
@@ -41,7 +42,7 @@ def rounds_run(
         for r, value in enumerate(values)
     ]
     path = write_run(
-        root, probe, testbed, {file: results, samples_name(file): samples}, parameters=parameters or {"rounds": 9},
+        root, probe, testbed, {file: results, samples_file(file): samples}, parameters=parameters or {"rounds": 9},
         environment=environment or {"backend": "cpu"}, code=[f"probes/{probe}.py"], started=when, finished=when,
     )  # fmt: skip
     return path.relative_to(root).as_posix()

@@ -3,6 +3,8 @@
 import pytest
 from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, run_mkdocs, write_tree
 
+pytestmark = pytest.mark.site
+
 MKDOCS = """
 site_name: gate test
 theme: {name: material}

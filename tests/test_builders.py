@@ -11,6 +11,8 @@ from helpers import _env, run_ledger
 from helpers_site import a_ledger, article
 from test_markdown_ext import SHOWN, extension_build
 
+pytestmark = pytest.mark.site
+
 BIN = Path(sys.executable).parent
 
 

@@ -3,19 +3,15 @@ and each check has a strength: only a check that agrees with the value supports 
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from helpers import MEASURED, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import MEASURED, SPEEDUP_ROWS, a_run, ledger, run_ledger, write_tree
 
 from generator import relations
 from generator.records import CheckResult, Report
 
 KV_RUN_ROWS = [{"dtype": "bf16", "bytes_per_token": 20480}]
-
-
-def ledger(tmp_path, claims: str, rows=SPEEDUP_ROWS):
-    a_run(tmp_path, rows)
-    write_tree(tmp_path, {"claims/moe.yaml": claims})
-    return run_ledger("check", cwd=tmp_path)
 
 
 KV = """
@@ -209,7 +205,8 @@ def test_a_relation_that_does_not_parse_is_invalid(tmp_path):
     result = ledger(tmp_path, claims)
     assert (
         "claims/moe.yaml:20: m1-speedup: invalid: check by moe-speedup-b16: cannot read relation 'bigger'\n"
-        '  fix: write e.g. "within 1.1x", "above", "below", "> 1", ">= 0.9", "< 50 %" or "> 10 GB/s"\n'
+        '  fix: write e.g. "within 1.1x", "above", "below", "> 1", ">= 0.9", "< 50 %", "> 10 GB/s" or '
+        '"between 0.9 and 1.1"\n'
     ) in result.output
 
 
@@ -288,6 +285,7 @@ def test_a_claims_support_is_its_strongest_check_that_holds(results, shown):
         ("below", 10, "bounded"),
         ("> 1", 2, "direction"),
         ("<= 50 %", 2, "direction"),
+        ("between 0.9 and 1.1", 2, "direction"),
     ],
 )
 def test_each_relation_has_a_strength(text, factor, strength):
@@ -322,3 +320,33 @@ def test_a_contradiction_never_shows_two_values_that_read_alike(tmp_path):
         "same-speedup: contradicted: stated 1.00001×, but moe-speedup-b16 gives 1.00002× "
         "(expected: the same quantity (within 0))\n"
     ) in result.output
+
+
+@pytest.mark.parametrize(
+    "text, value, holds",
+    [
+        ("between 0.9 and 1.1", 0.9, True),  # both ends included
+        ("between 0.9 and 1.1", 1.1, True),
+        ("between 0.9 and 1.1", 1.2, False),
+        ("Between -1 and 1e3 GB/s", 0.0, True),
+        ("> 1", 1.0, False),
+        (">= 1", 1.0, True),
+    ],
+)
+def test_a_bound_relation_holds_on_the_value_in_its_own_unit(text, value, holds):
+    relation = relations.parse(text)
+    assert relation.bounds_itself and relation.holds(value) is holds
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("between 1 and 1", "in 'between 1 and 1': the first number must be smaller than the second"),
+        ("between 1 and", "cannot read relation 'between 1 and'"),
+        ("between 1 and 2 furlongs", "in 'between 1 and 2 furlongs': unknown unit 'furlongs'"),
+        ("between 1e999 and 2", "1e999 is not a finite number"),
+    ],
+)
+def test_a_between_that_does_not_read_says_why(text, message):
+    with pytest.raises(relations.RelationError, match="^" + re.escape(message)):
+        relations.parse(text)

@@ -1,13 +1,11 @@
 """`ledger diff`: real git repositories with scripted histories, the real command line."""
 
 import json
-import os
-import subprocess
 from datetime import datetime, timezone
 
-from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
 
-from generator.commands.diff import find_renames
+from generator.commands.compare import find_renames
 from generator.records import Claim, Source
 
 LATER = datetime(2026, 11, 29, 11, 0, 0, tzinfo=timezone.utc)
@@ -23,20 +21,6 @@ plugins:
 BORROWED = BORROWED_CHECKED
 PREDICTED = DOUBLED
 GATE_ONE = "1 claim (1 measured; 1 asserted) — 0 failures"
-
-
-def git(root, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_AUTHOR_NAME": "Test",
-        "GIT_AUTHOR_EMAIL": "test@example.com",
-        "GIT_COMMITTER_NAME": "Test",
-        "GIT_COMMITTER_EMAIL": "test@example.com",
-    }
-    done = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True, check=True)
-    return done.stdout.strip()
 
 
 def commit(root, files: dict | None = None, message: str = "change") -> str:
@@ -176,6 +160,15 @@ def test_diff_flags_a_claim_whose_own_tolerance_was_loosened(tmp_path):
         "- `moe-speedup-b16` also changed: tolerance\n- `moe-speedup-doubled` also changed: tolerance\n"
         in result.output
     )
+
+
+def test_diff_lists_a_claim_whose_asserted_relation_changed(tmp_path):
+    base = ledger_repo(tmp_path, MEASURED + PREDICTED + '    asserts: "> 1"\n')
+    commit(tmp_path, {"claims/moe.yaml": MEASURED + PREDICTED + '    asserts: "> 7"\n'})  # what the prose relies on
+    result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
+    assert "- `moe-speedup-doubled` also changed: asserts\n" in result.output
+    changed = json.loads(run_ledger("diff", base, "HEAD", "--format", "json", cwd=tmp_path).output)["changed"]
+    assert changed[0]["fields"] == {"asserts": {"old": "> 1", "new": "> 7"}}
 
 
 def test_diff_shows_a_policy_that_turns_failures_into_warnings(tmp_path):

@@ -3,15 +3,7 @@
 import json
 from datetime import datetime, timezone
 
-from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
-
-
-def ledger(tmp_path, claims: str, rows=SPEEDUP_ROWS):
-    """Check claims against the toy run (written with rows unless the test wrote it already)."""
-    if not (tmp_path / RUN).exists():
-        a_run(tmp_path, rows)
-    write_tree(tmp_path, {"claims/moe.yaml": claims})
-    return run_ledger("check", cwd=tmp_path)
+from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, ledger, run_ledger, write_tree
 
 
 def test_clean_ledger_passes_with_a_summary(tmp_path):

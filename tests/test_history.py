@@ -9,19 +9,12 @@ import json
 import os
 import subprocess
 
-from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
 
 from generator import attributes
 from generator.history import parse_log
 
 IDENTITY = ["-c", "user.name=t", "-c", "user.email=t@t"]
-
-
-def git(root, *args, env=None):
-    done = subprocess.run(
-        ["git", *IDENTITY, *args], cwd=root, check=True, capture_output=True, env={**os.environ, **(env or {})}
-    )
-    return done.stdout.decode(errors="replace").strip()
 
 
 def committed_ledger(root):

@@ -17,8 +17,11 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from helpers import _env
 from helpers_site import a_ledger
+
+pytestmark = pytest.mark.site
 
 BUILT = re.compile(r"Documentation built in")
 COUNTS = re.compile(r"generated pages: (\d+) rendered, (\d+) reused")

@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 
-from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
 
 
 def ledger_with_run(tmp_path, claims: str = MEASURED):
@@ -100,10 +100,6 @@ def test_a_special_file_as_manifest_is_refused_without_reading_it(tmp_path):
     os.mkfifo(manifest)  # reading it would block for ever
     result = check(tmp_path)
     assert "manifest.json is not a regular file (a FIFO, device or socket, or a link to one)" in result.output
-
-
-def git(tmp_path, *args):
-    subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
 
 
 def test_a_committed_run_rewritten_with_its_hash_is_rewritten_naming_the_commit(tmp_path):

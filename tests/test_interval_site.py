@@ -4,9 +4,12 @@ two values for one quantity: the stated value, the run's row beside it and the d
 import re
 from datetime import timedelta
 
+import pytest
 from helpers import RUN_TIME, run_ledger, run_mkdocs, write_tree
 from helpers_rounds import claim, rounds_run
 from helpers_site import MKDOCS, article
+
+pytestmark = pytest.mark.site
 
 DOUBLED = """
   - id: doubled
@@ -31,16 +34,21 @@ def project(root):
     run = rounds_run(root, {1: [1.0] * 9, 16: OLD})
     write_tree(
         root,
-        {"mkdocs.yml": MKDOCS, "claims/a.yaml": "claims:" + claim("s16", run, "3.6") + DOUBLED, "docs/index.md": PAGE},
+        {
+            "mkdocs.yml": MKDOCS,
+            "claims/a.yaml": "claims:" + claim("s16", run, "3.6", extra='\n    asserts: "> 3"') + DOUBLED,
+            "docs/index.md": PAGE,
+        },
     )
 
 
-def test_the_claim_page_and_the_hover_show_the_interval_and_how_it_was_found(tmp_path):
+def test_the_claim_page_and_the_hover_show_the_interval_how_it_was_found_and_what_it_asserts(tmp_path):
     project(tmp_path)
     site = site_of(tmp_path)
     page = article(site, "claim/s16")
     assert "<tr><th>interval</th><td>99.6% interval 3.5–3.7× (9 rounds)</td></tr>" in page
     assert "the median's order-statistic interval of its 9 raw rounds (covers the median with 99.6%)" in page
+    assert "<tr><th>asserts</th><td>&gt; 3: holds: its 99.6% interval is 3.5–3.7× (9 rounds)</td></tr>" in page
     assert 'title="s16 — 99.6% interval 3.5–3.7× (9 rounds); testbed linux-cpu' in article(site, "")
     doubled = article(site, "claim/doubled")
     assert "carried through the formula by interval arithmetic over its inputs' intervals" in doubled

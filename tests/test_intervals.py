@@ -3,14 +3,13 @@ order-statistic interval, a run without raw rounds still checks; formulas carry 
 refresh judge moves with the same statistics. Real runs (the run writer), the real command line."""
 
 import json
-import subprocess
 from datetime import timedelta
 
 import pytest
-from helpers import RUN_TIME, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import RUN_TIME, a_run, git, run_ledger, write_tree
 from helpers_rounds import claim, noisy, rewrite_rounds, rounds_run
 
-from generator import load
+from generator import load, stats
 from generator.load import NOT_PARSED
 
 SPREAD = [1.1, 1.2, 1.25, 1.3, 1.31, 1.35, 1.4, 1.45, 1.5]  # median 1.31
@@ -45,7 +44,8 @@ def test_more_rounds_give_a_narrower_interval_than_min_max(tmp_path):
 def test_a_run_without_raw_rounds_gets_its_min_max_and_says_so(tmp_path):
     rows = [{"batch": 16, "rounds": 7, "speedup": 1.301, "speedup_min": 0.74, "speedup_max": 1.51}]
     run = a_run(tmp_path, rows)
-    bare = a_run(tmp_path, SPEEDUP_ROWS, when=RUN_TIME + timedelta(hours=1))  # no rounds, no min/max
+    # timed (its row has rounds), but no min/max: no interval at all (a row without rounds is exact)
+    bare = a_run(tmp_path, [{"batch": 16, "rounds": 7, "speedup": 3.6}], when=RUN_TIME + timedelta(hours=1))
     write_tree(
         tmp_path,
         {"claims/a.yaml": "claims:" + claim("cpu-moe", run, "1.301") + claim("bare", bare, "3.6")},
@@ -98,6 +98,17 @@ def test_raw_rounds_that_contradict_the_run_are_invalid_with_the_line(tmp_path, 
     assert result.exit_code == 1
     assert f"claims/a.yaml:7: s16: invalid: {problem}" in result.output
     assert "Traceback" not in result.output + result.errors
+
+
+def test_more_raw_rounds_than_the_gate_reads_are_invalid_not_slow(tmp_path):
+    run = rounds_run(tmp_path, {16: [1.0] * (stats.MAX_ROUNDS + 1)})
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + claim("s16", run, "1")})
+    result = run_ledger("check", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert (
+        "claims/a.yaml:7: s16: invalid: samples.csv, batch=16: 251 rounds; the gate reads at most 250" in result.output
+    )
+    assert "fix: rerun the probe with at most 250 rounds a setting" in result.output
 
 
 def test_samples_of_runs_no_claim_cites_are_hashed_but_not_parsed(tmp_path):
@@ -158,12 +169,6 @@ def test_a_formula_dividing_by_an_interval_around_zero_has_no_interval_and_no_tr
 
 
 # -- review and refresh speak the same statistics ---------------------------------------------------
-
-
-def git(root, *args):
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, check=True, capture_output=True
-    )
 
 
 def remeasured(tmp_path, shift: float, extra: str = ""):

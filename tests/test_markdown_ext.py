@@ -9,6 +9,8 @@ from helpers_site import a_ledger, article
 
 from generator.site import markdown_ext
 
+pytestmark = pytest.mark.site
+
 SHOWN = re.compile(r'data-claim="([^"]+)"><span class="ledger-value">(.*?)</span>')
 
 

@@ -247,14 +247,18 @@ def test_settings_are_dropped_in_order_until_their_rounds_fit(costs, order, seco
     assert budget.fit_settings(costs, order, seconds, rounds=9) == (kept, dropped)
 
 
-def test_whole_graph_starts_the_baselines_first_and_the_largest_batches_last():
+def test_whole_graph_starts_the_baselines_first_and_the_tiny_model_last():
+    """The gpu profile (B up to 64 since the H200 runs: B=256 with every setting alive ran out of memory)."""
     from probes import whole_graph
 
-    order = whole_graph.wanted(whole_graph.DECODE["gpu"])
+    profile = whole_graph.DECODE["gpu"]
+    order = whole_graph.wanted(profile)
     assert order[:3] == [("raw", 1), ("batched", 1), ("single", 1)]
-    assert order.index(("raw", 64)) < order.index(("raw", 2)) < order.index(("raw", 256))
+    assert order.index(("raw", 64)) < order.index(("raw", 2))  # the headline B before the fill-ins
     assert order[-2:] == [("tiny-raw", 64), ("tiny-width", 64)]
-    assert len(order) == len(set(order)) == 9 * 2 + 1 + 2 + 4 * 2
+    assert max(b for _, b in order) == 64 == profile["large_b"]
+    expected = 2 * len(profile["batches"]) + 1 + len(profile["looped_batches"]) + 2 * len(profile["tiny_batches"])
+    assert len(order) == len(set(order)) == expected == 25
 
 
 def test_h200_plan_runs_an_invocation_and_packs_its_runs_with_its_log(tmp_path):

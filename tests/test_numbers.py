@@ -5,14 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
-
-
-def ledger(tmp_path, claims: str, rows=SPEEDUP_ROWS, **files):
-    if not (tmp_path / RUN).exists():
-        a_run(tmp_path, rows)
-    write_tree(tmp_path, {"claims/moe.yaml": claims, **files})
-    return run_ledger("check", cwd=tmp_path)
+from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, ledger, run_ledger, write_tree
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,8 @@ from test_diff import commit, git
 from generator.config import read_policy
 from generator.gate import check, check_pages
 from generator.records import Claim, Report
-from generator.runs import MANIFEST, samples_name, write_run
+from generator.runs import MANIFEST, write_run
+from generator.timing import samples_file
 from generator.values import parse_number, spread_columns
 
 REPORT = ("claims", "measurements", "probes", "figures", "docs", "mkdocs.yml", ".gitattributes")
@@ -91,7 +92,7 @@ def newer_run(root: Path, claim: Claim, factor: float) -> str:
     tables = {}
     for name in manifest["files"]:
         rows = rows_of(cited / name)
-        shifted = {column} if name in (claim.evidence.file, samples_name(claim.evidence.file)) else set()
+        shifted = {column} if name in (claim.evidence.file, samples_file(claim.evidence.file)) else set()
         spread = spread_columns(tuple(rows[0]), column) if shifted else None
         shifted |= set(spread or ())
         tables[name] = [

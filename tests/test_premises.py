@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import MEASURED, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import MEASURED, SPEEDUP_ROWS, a_run, ledger, run_ledger, write_tree
 
 from generator.leads import forbids_leads
 
@@ -24,12 +24,6 @@ OTHER_BORROWED = """
     source: {title: another write-up}
     STATUS
 """
-
-
-def ledger(tmp_path, claims: str, **files):
-    a_run(tmp_path, SPEEDUP_ROWS)
-    write_tree(tmp_path, {"claims/moe.yaml": claims, **files})
-    return run_ledger("check", cwd=tmp_path)
 
 
 def test_a_refutation_by_a_measured_claim_passes(tmp_path):

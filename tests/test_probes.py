@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.probes
+
 pytest.importorskip("mlx.core")  # the probes need MLX; without it there is nothing to test
 np = pytest.importorskip("numpy")
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,12 +2,16 @@
 fails the build, and on the report the two readings agree page by page."""
 
 from collections import Counter
+from datetime import datetime, timezone
 
+import pytest
 from helpers import REPO, run_ledger, run_mkdocs, write_tree
 from helpers_site import a_ledger, article
 
-from generator.cli import gate_report, parser
+from generator.gate import check_project
 from generator.site.readback import figures_in
+
+pytestmark = pytest.mark.site
 
 HOOK = """
 def on_page_content(html, page, config, files):
@@ -62,14 +66,14 @@ def test_the_gate_and_the_built_page_read_the_same_figures(tmp_path):
     result = run_mkdocs("build", "--strict", cwd=tmp_path)
     assert result.exit_code == 0, result.errors
     assert "missed by ledger check" not in result.errors
-    report = gate_report(parser().parse_args(["--root", str(tmp_path), "check"]))
+    report = check_project(tmp_path, None, datetime.now(timezone.utc))
     core = Counter(report.typed["docs/containers.md"])
     assert core == Counter(["2 ms", "3.7×", "12 GB/s", "15%", "9 ms", "4.5 ms", "6.5 s"])
     assert Counter(figures_in(article(tmp_path / "site", "containers"))) == core
 
 
 def test_on_the_report_the_gate_and_the_built_pages_agree(report_site):
-    report = gate_report(parser().parse_args(["--root", str(REPO), "check"]))
+    report = check_project(REPO, None, datetime.now(timezone.utc))
     pages = [path for path in report.typed if path.startswith("docs/")]
     assert len(pages) >= 5
     for path in pages:

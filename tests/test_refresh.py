@@ -2,10 +2,9 @@
 parameters; value changes marked beyond or within noise; --write edits evidence and values together,
 dependents in the same pass, comments kept. `ledger diff` marks value moves on the same terms."""
 
-import subprocess
 from datetime import datetime, timedelta, timezone
 
-from helpers import run_ledger, write_tree
+from helpers import git, run_ledger, write_tree
 
 from generator.runs import write_run
 
@@ -131,10 +130,6 @@ def test_refresh_passes_over_a_tampered_run_another_testbed_and_a_run_without_th
     assert f"skipped for speed: {rowless}: 0 rows match where {{'size': 16}}" in result.output
     assert f"skipped for speed: {tampered}: not intact: results.csv has sha256" in result.output
     assert "no claim has a newer intact run" in result.output
-
-
-def git(root, *args):
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
 
 def test_diff_lists_a_move_within_noise_without_flagging_it_and_flags_one_beyond(tmp_path):

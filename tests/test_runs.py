@@ -3,9 +3,10 @@
 import json
 
 import pytest
-from helpers import RUN_TIME, TOY_PROBE, write_tree
+from helpers import REPO, RUN_TIME, TOY_PROBE, write_tree
 
-from generator.runs import code_hash, csv_bytes, sha256_bytes, write_run
+from generator.integrity import shape
+from generator.runs import Manifest, code_hash, csv_bytes, sha256_bytes, write_run
 
 
 def write(tmp_path, **overrides):
@@ -88,3 +89,22 @@ def test_write_run_refuses_bad_arguments_before_writing(tmp_path, overrides, mes
 
 def test_csv_keeps_full_float_precision_and_union_of_columns():
     assert csv_bytes([{"a": 0.1 + 0.2}, {"b": True}]) == b"a,b\n0.30000000000000004,\n,true\n"
+
+
+@pytest.mark.parametrize(
+    "path", sorted((REPO / "measurements").rglob("manifest.json")), ids=lambda p: p.parent.relative_to(REPO).as_posix()
+)
+def test_every_committed_manifest_reads_back_to_its_own_bytes_and_folder(path):
+    data = path.read_bytes()
+    manifest = Manifest.read(json.loads(data))
+    assert manifest.as_bytes() == data
+    assert manifest.folder == path.parent.name
+
+
+def test_a_manifest_of_another_format_is_refused_with_the_fix(tmp_path):
+    write_tree(tmp_path, {"probes/toy.py": TOY_PROBE})
+    manifest = json.loads((write(tmp_path) / "manifest.json").read_text())
+    assert shape(manifest) == []
+    assert shape({**manifest, "format": 2}) == ["`format` is 2: this ledger reads format 1; upgrade the ledger"]
+    del manifest["format"]
+    assert shape(manifest) == []  # written before `format` was: format 1

@@ -35,7 +35,11 @@ GOOD = {
     "mixed-testbed": "claims:\n  - id: h\n    kind: extrapolated\n    formula: a × b\n    inputs: {a: c, b: c}\n"
     "    testbed: mixed\n",
     "relations": "claims:\n  - id: d\n    kind: borrowed\n    source: {title: t}\n    checked_by: [{claim: e, "
-    "expects: within 1.05x}, {claim: f, expects: '≥ 0.9'}, {claim: g, expects: '> 10 GB/s'}, {claim: h, expects: above}]\n",
+    "expects: within 1.05x}, {claim: f, expects: '≥ 0.9'}, {claim: g, expects: '> 10 GB/s'}, {claim: h, expects: above}, "
+    "{claim: i, expects: between 0.9 and 1.1}]\n",
+    "asserts": f"claims:\n  - id: a\n    kind: measured\n    unit: GB/s\n    asserts: '> 900 MB/s'\n"
+    f"    evidence: {{run: {RUN}, file: r.csv, column: x}}\n  - id: b\n    kind: extrapolated\n    formula: 2 * x\n"
+    "    inputs: {x: a}\n    unit: GB/s\n    asserts: between 1 and 2\n",
 }
 
 BAD = {
@@ -83,6 +87,10 @@ BAD = {
     "formula-full-width": "claims:\n  - id: a\n    kind: extrapolated\n    formula: ｍａｘ(x, x)\n    inputs: {x: b}\n",
     "relation-words": "claims:\n  - id: a\n    kind: borrowed\n    source: {title: t}\n"
     "    checked_by: [{claim: b, expects: bigger}]\n",
+    "asserts-borrowed": "claims:\n  - id: a\n    kind: borrowed\n    source: {title: t}\n    asserts: '> 1'\n",
+    "asserts-against-a-claim": f"claims:\n  - id: a\n    kind: measured\n    asserts: above\n"
+    f"    evidence: {{run: {RUN}, file: r.csv, column: x}}\n",
+    "asserts-number": f"claims:\n  - id: a\n    kind: measured\n    asserts: 1\n    evidence: {{run: {RUN}, file: r.csv, column: x}}\n",
 }
 
 

@@ -34,7 +34,7 @@ def test_show_measured_claim_down_to_its_run_and_probe_and_what_depends_on_it(tm
         result.output
         == f"""\
 moe-speedup-b16 = 3.59× (measured, fresh)
-no raw rounds
+exact
 └── {RUN_NODE}
 what depends on it:
 ├── checks m1max-moe-speedup-b16 = 3.59× (borrowed, agrees, fresh)
@@ -50,6 +50,7 @@ def test_show_extrapolated_claim_through_its_inputs(tmp_path):
         result.output
         == f"""\
 moe-speedup-doubled = 7.2 (extrapolated, fresh)
+exact
 └── input s: moe-speedup-b16 = 3.59× (measured, fresh)
     └── {RUN_NODE.replace(chr(10), chr(10) + "    ")}
 what depends on it: nothing

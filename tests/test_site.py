@@ -20,6 +20,8 @@ from generator.runs import sha256_file
 from generator.site import charts, figure_api, render, tables
 from generator.site.pages import md_text
 
+pytestmark = pytest.mark.site
+
 # -- pure pieces ----------------------------------------------------------------------------------
 
 
@@ -157,7 +159,7 @@ def test_inline_claim_shows_value_kind_badge_and_links_to_its_page(built_site):
     page = article(built_site, "")
     assert (
         '<a class="ledger-claim ledger-claim--measured ledger-claim--asserted" href="claim/moe-speedup-b16/" '
-        'title="MoE expert reads get faster per token at B=16 than at B=1 — no raw rounds; testbed linux-cpu; '
+        'title="MoE expert reads get faster per token at B=16 than at B=1 — exact; testbed linux-cpu; '
         'measured, asserted" data-claim="moe-speedup-b16"><span class="ledger-value">3.59×</span>'
         '<span class="ledger-badge ledger-badge--measured">measured</span></a>'
     ) in page
@@ -210,6 +212,10 @@ def test_claim_page_shows_evidence_rows_manifest_lineage_and_citing_pages(built_
         '<tr class="ledger-used-row"><td style="text-align: right">16</td><td class="ledger-used" '
         'style="text-align: right">3.6</td>'
     ) in page.replace('style="text-align: right" class="ledger-used"', 'class="ledger-used" style="text-align: right"')
+    # the row narrowed to the columns the claim names; the rest of it folded, one column per line
+    used, folded = page.split("<summary>All 3 columns of the row</summary>")
+    assert "byte_ratio" not in used.split("The row used")[1]
+    assert '<tr><td>byte_ratio</td><td style="text-align: right">1.8</td></tr>' in folded.split("</details>")[0]
     assert f"<summary>Manifest of {run}</summary>" in page
     assert f'href="../../run/toy/{run}/#probe-source"' in page
     assert 'checks <a class="ledger-claim-id" href="../m1max-moe-speedup-b16/"' in page

@@ -10,31 +10,9 @@ import random
 import pytest
 from helpers import REPO  # noqa: F401  (puts the repository on sys.path)
 
-from generator import formula, stats
+from generator import formula, stats, timing
 from generator.stats import Estimate, Interval
-
-
-@pytest.mark.parametrize(
-    "n, k, expected",
-    [
-        (7, 1, 1 - 2 / 128),  # 98.4%: min–max of 7 rounds
-        (9, 1, 1 - 2 / 512),  # 99.6%
-        (9, 2, 1 - 2 * 10 / 512),  # 96.1%
-        (1, 1, 0.0),  # one round covers nothing
-        (2, 1, 0.5),
-    ],
-)
-def test_coverage_of_an_order_statistic_interval(n, k, expected):
-    assert stats.coverage(n, k) == pytest.approx(expected, abs=1e-15)
-
-
-@pytest.mark.parametrize("n", range(1, 11))
-def test_coverage_matches_enumerating_every_sign_pattern(n):
-    # The median lies in [x_(k), x_(n+1-k)] unless at least n+1-k values fall on one side of it:
-    # enumerate the 2**n ways the values fall below or above the median.
-    for k in range(1, (n + 1) // 2 + 1):
-        covered = sum(k <= sum(signs) <= n - k for signs in itertools.product((0, 1), repeat=n))
-        assert stats.coverage(n, k) == pytest.approx(covered / 2**n, abs=1e-15)
+from generator.timing import median_coverage
 
 
 @pytest.mark.parametrize(
@@ -43,7 +21,7 @@ def test_coverage_matches_enumerating_every_sign_pattern(n):
         ([3.0], Interval(3.0, 3.0, 0.0, 1)),
         ([5, 1, 4, 2, 3, 7, 6], Interval(1.0, 7.0, 1 - 2 / 2**7, 1)),  # 98.4%: min–max, level below 99%
         (list(range(1, 10)), Interval(1.0, 9.0, 1 - 2 / 2**9, 1)),  # 99.6%
-        (list(range(1, 16)), Interval(3.0, 13.0, stats.coverage(15, 3), 3)),  # the narrowest >= 99%
+        (list(range(1, 16)), Interval(3.0, 13.0, median_coverage(15, 3), 3)),  # the narrowest >= 99%
     ],
 )
 def test_median_interval_is_the_narrowest_with_at_least_99_percent(values, expected):
@@ -55,10 +33,17 @@ def test_median_interval_at_a_lower_level_is_narrower():
     assert found.k > stats.median_interval(range(1, 16)).k and found.level >= 0.9
 
 
-@pytest.mark.parametrize("values", [[], [1.0, math.nan], [math.inf]])
-def test_median_interval_refuses_no_values_or_values_that_are_not_finite(values):
+@pytest.mark.parametrize("values", [[], [1.0, math.nan], [math.inf], [1.0] * (stats.MAX_ROUNDS + 1)])
+def test_median_interval_refuses_no_values_values_that_are_not_finite_or_too_many_rounds(values):
     with pytest.raises(ValueError):
         stats.median_interval(values)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 9, 15, 50, 101])
+def test_the_gates_median_interval_is_the_probes_clocks(n):
+    values = stats.lognormal_rounds(random.Random(n), n, 0.1)
+    for level in (0.99, 0.9):
+        assert stats.median_interval(values, level) == timing.median_interval(values, level)
 
 
 def enumerated_p(a, b):
@@ -167,7 +152,7 @@ def test_paired_ratio_uses_only_rounds_both_ran_and_cancels_common_drift():
     looped = {r: 2.0 * drift[r] for r in range(9)}
     batched = {r: 1.0 * drift[r] for r in range(1, 9)}  # round 0 missing
     found = stats.paired_ratio_interval(looped, batched)
-    assert found == Interval(2.0, 2.0, stats.coverage(8, 1), 1)
+    assert found == Interval(2.0, 2.0, median_coverage(8, 1), 1)
     assert stats.paired_ratio_interval({0: 1.0}, {1: 1.0}) is None
 
 

@@ -5,8 +5,11 @@ cited', and the Vega bundle shipped for it."""
 import json
 import re
 
+import pytest
 from helpers_series import LEVEL_A, LEVEL_B
 from helpers_site import article, read
+
+pytestmark = pytest.mark.site
 
 SPEC = re.compile(r'<script type="application/json" class="ledger-chart-spec">(.*?)</script>', re.S)
 

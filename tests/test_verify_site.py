@@ -7,8 +7,11 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 from helpers import _env, run_ledger, run_mkdocs, write_tree
 from helpers_site import a_ledger
+
+pytestmark = pytest.mark.site
 
 STAMP = re.compile(
     r'<span class="ledger-stamp" data-ledger-gate="pass" data-ledger-report="[0-9a-f]{64}" hidden></span>'

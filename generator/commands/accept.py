@@ -6,19 +6,37 @@ order, quoting and layout stay exactly as they were; the result is re-read befor
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import tempfile
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import yamlread
+from ..gate import check_project
 from ..records import Claim, LedgerError, Report
 from ..rules import STALE_RULES
 from ..values import tolerance_for, within
 
 _VALUE_LINE = re.compile(r"^(?P<head>\s*(?:-\s+)?value\s*:[ \t]*)(?P<value>[^#\s][^#\n]*?)(?P<tail>[ \t]*(?:#.*)?)$")
 _KEY_LINE = re.compile(r"^(?P<indent>\s*(?:-\s+)?)(?P<key>[A-Za-z_]+)\s*:")
+
+
+def setup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("ids", nargs="+", metavar="ID")
+    parser.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    report = check_project(args.root, args.config, datetime.now(timezone.utc))
+    changes = plan(report, args.ids)
+    if not args.dry_run:
+        apply(args.root.resolve(), changes, report.by_id)
+    for change in changes:
+        print(("would change " if args.dry_run else "") + str(change))
+    return 0
 
 
 @dataclass(frozen=True)
@@ -84,13 +102,18 @@ def apply(root: Path, changes: list[Change], claims: dict[str, Claim]) -> None:
         by_path.setdefault(change.path, []).append(change)
     for path, file_changes in by_path.items():
         file = root / path
-        lines = file.read_bytes().decode("utf-8").splitlines(keepends=True)
-        # Bottom-up, so inserted lines do not shift the ones still to edit.
-        for change in sorted(file_changes, key=lambda c: c.line, reverse=True):
-            _edit(lines, claims[change.claim_id], change)
-        text = "".join(lines)
-        _verify(text, path, file_changes)
-        _replace(file, text.encode("utf-8"))
+        write(file, path, file.read_bytes().decode("utf-8").splitlines(keepends=True), file_changes, claims)
+
+
+def write(file: Path, path: str, lines: list[str], changes: list[Change], claims: dict[str, Claim]) -> None:
+    """Edit the values in one claim file's lines, check they read back, then replace the file at once
+    (`ledger refresh` moves the evidence in the same lines first)."""
+    # Bottom-up, so inserted lines do not shift the ones still to edit.
+    for change in sorted(changes, key=lambda c: c.line, reverse=True):
+        _edit(lines, claims[change.claim_id], change)
+    text = "".join(lines)
+    _verify(text, path, changes)
+    _replace(file, text.encode("utf-8"))
 
 
 def _edit(lines: list[str], claim: Claim, change: Change) -> None:

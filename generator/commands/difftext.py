@@ -6,7 +6,7 @@ import json
 import re
 from dataclasses import asdict
 
-from .diff import COLUMNS, DETAILS, FLAGS, ClaimChange, Diff
+from .compare import COLUMNS, DETAILS, FLAGS, ClaimChange, Diff
 from .diffseries import new_points
 from .revisions import Revision
 

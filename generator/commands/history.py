@@ -15,8 +15,10 @@ import difflib
 import io
 import json
 from dataclasses import asdict
+from datetime import datetime, timezone
 
 from .. import history as runlog
+from ..gate import check_project
 from ..records import Claim, LedgerError, Report
 from ..series_records import Series
 from ..seriestext import METHODS, notes
@@ -24,12 +26,18 @@ from ..values import format_value, range_text
 from . import claimlog
 
 
-def run_history(args: argparse.Namespace) -> int:
-    from ..cli import gate_report
+def setup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "id", metavar="ID", nargs="?", help="a measured claim (its evidence selects a value in each run)"
+    )
+    parser.add_argument("--format", choices=("text", "json", "csv"), default="text")
+    parser.add_argument("--changed", action="store_true", help="list the claims whose series has a step instead")
 
+
+def run_from_args(args: argparse.Namespace) -> int:
     if bool(args.id) == bool(args.changed):
         raise LedgerError("history: name one claim (`ledger history ID`) or pass --changed")
-    report = gate_report(args)
+    report = check_project(args.root, args.config, datetime.now(timezone.utc))
     if args.changed:
         print(changed(report, args.format))
         return 0

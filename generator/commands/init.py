@@ -10,6 +10,7 @@ exists. The claims' values come from the run the probe writes here, not from the
 
 from __future__ import annotations
 
+import argparse
 import csv
 import shutil
 import subprocess
@@ -25,6 +26,28 @@ from . import initfiles, measure
 CLAIMS = "claims/hashing.yaml"  # filled from the example's first run
 FLEET_WORKFLOW = ".github/workflows/measure.yml"
 FIRST_COMMIT = "A ledger, started by `ledger init`"
+
+
+def setup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", metavar="DIR", nargs="?", help="the new project's folder (default: --root, else .)")
+    parser.add_argument(
+        "--source",
+        default="evidence-ledger",
+        metavar="SPEC",
+        help="the pip requirement the workflows and pre-commit config install: a git URL "
+        "(git+https://host/repo@COMMIT), a wheel's path or URL, or a PyPI name (default: evidence-ledger)",
+    )
+    parser.add_argument("--name", help="the site's name, on its index page too (default: from the folder's name)")
+    parser.add_argument("--bare", action="store_true", help="no example: no probe, claims, run or figures")
+    parser.add_argument(
+        "--fleet",
+        action="store_true",
+        help="add .github/workflows/measure.yml, measuring on self-hosted runners (guide/fleet.md); "
+        "in a project that exists, write only that",
+    )
+    parser.add_argument(
+        "--git", action="store_true", help="make the first commit (git init where there is no repository)"
+    )
 
 
 def project_files(target: Path, source: str, site_name: str, *, bare: bool, fleet: bool) -> dict[str, str]:
@@ -167,7 +190,7 @@ def _progress(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def run_init(args) -> int:
+def run_from_args(args: argparse.Namespace) -> int:
     target = Path(args.dir or args.root).resolve()
     initfiles.requirement(args.source, initfiles.SITE_EXTRA)  # refuses a source pip could not read, before writing
     warning = initfiles.source_warning(args.source)

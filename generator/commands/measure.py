@@ -11,6 +11,8 @@ its binary was built from, and the build command is recorded in the run's enviro
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import shlex
 import shutil
@@ -22,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import probe as probe_api
+from ..config import project_policy
 from ..records import LedgerError, Policy, ProbeSpec
 from ..runs import PARTIAL_PREFIX, sha256_file, utc_stamp
 
@@ -36,6 +39,32 @@ class Outcome:
     seconds: float
     runs: tuple[str, ...]  # new run folders, relative to the root
     problem: str = ""
+
+
+def setup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("probes", nargs="*", metavar="PROBE", help="declared probes to run (default: all)")
+    parser.add_argument("--profile", default="default", help="passed to each probe as {profile} (default: default)")
+    parser.add_argument("--testbed", help="the testbed name (default: the probe decides, e.g. linux-x86-64)")
+    parser.add_argument(
+        "--matrix",
+        nargs="?",
+        const="all",
+        metavar="TESTBEDS",
+        help="measure nothing: print the policy's testbeds (all, or a comma-separated few) as a GitHub Actions "
+        'matrix, {"testbed": [...]}, for the fleet workflow (guide/fleet.md)',
+    )
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    root = args.root.resolve()
+    policy = project_policy(root, args.config)
+    if args.matrix is not None:
+        print(json.dumps(matrix(policy.testbeds, args.matrix)))
+        return 0
+    echo = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    outcomes = measure(root, policy, args.probes, args.profile, args.testbed, echo=echo)
+    print(summary(outcomes))
+    return 0 if all(outcome.ok for outcome in outcomes) else 1
 
 
 def chosen(policy: Policy, names: list[str]) -> list[ProbeSpec]:

@@ -10,15 +10,39 @@ extension (generator.site.markdown_ext); `ledger verify-site` checks the built s
 
 from __future__ import annotations
 
+import argparse
 import re
 import shutil
+from datetime import datetime, timezone
 from pathlib import Path
 
+from .. import text
+from ..config import config_file
+from ..gate import check_project
 from ..records import LedgerError, Report
 
 HEADER = "<!-- written by `ledger pages`: do not edit, it is written again on every run -->\n\n"
 _SLOT = re.compile(r"LEDGERSLOT(\d+)X")
 _BLOCK = ("<div", "<figure", "<table")
+
+
+def setup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out_dir", metavar="OUT_DIR", type=Path, help="the docs folder another builder reads")
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    from ..site.markdown_ext import site_settings
+
+    root = args.root.resolve()
+    report = check_project(root, args.config, datetime.now(timezone.utc))
+    directory_urls, _ = site_settings(config_file(root, args.config))
+    written = write(root, report, args.out_dir, directory_urls)
+    print(f"wrote {len(written)} files under {args.out_dir} ({text.summary(report)})")
+    print(
+        "build them with the Markdown extension `generator.site.markdown_ext` and extra_css "
+        "assets/ledger/ledger.css, extra_javascript assets/ledger/ledger.js; then `ledger verify-site SITE_DIR`"
+    )
+    return 0 if report.ok else 1
 
 
 def write(root: Path, report: Report, out: Path, directory_urls: bool) -> list[Path]:

@@ -22,9 +22,11 @@ import argparse
 import graphlib
 import math
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import formula, intervals, text, yamlread
+from ..gate import check_project
 from ..records import Claim, ClaimInterval, LedgerError, Report, Run
 from ..values import cell_number, format_pair, format_value, select_row, tolerance_for
 from . import accept, noise
@@ -231,12 +233,8 @@ def apply(root: Path, result: Plan, report: Report) -> list[str]:
             if move.new_stated:
                 line = claim.at("value").line if claim.value is not None else claim.where.line
                 changes.append(accept.Change(claim.id, path, line, claim.value_text, move.new_stated, move.new_value))
-        for change in sorted(changes, key=lambda c: c.line, reverse=True):
-            accept._edit(lines, report.by_id[change.claim_id], change)
-        content = "".join(lines)
-        accept._verify(content, path, changes)
-        _verify_runs(content, path, moves)
-        accept._replace(file, content.encode("utf-8"))
+        _verify_runs("".join(lines), path, moves)
+        accept.write(file, path, lines, changes, report.by_id)
     return sorted(by_path)
 
 
@@ -263,16 +261,18 @@ def _verify_runs(content: str, path: str, moves: list[Move]) -> None:
             raise LedgerError(f"{path}: {move.claim_id}: the edit did not read back as {move.new_run}; file unchanged")
 
 
-def run_refresh(args: argparse.Namespace) -> int:
-    from ..cli import gate_report
+def setup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--write", action="store_true", help="apply the moves: evidence and values, dependents too")
 
-    report = gate_report(args, every_run_rounds=True)
+
+def run_from_args(args: argparse.Namespace) -> int:
+    report = check_project(args.root, args.config, datetime.now(timezone.utc), every_run_rounds=True)
     result = plan(report)
     print(as_text(result, report))
     if args.write and result.moves:
         written = apply(args.root.resolve(), result, report)
         print(f"wrote {', '.join(written)}")
-        after = gate_report(args)
+        after = check_project(args.root, args.config, datetime.now(timezone.utc))
         print(f"ledger check: {text.summary(after)}")
         return 0 if after.ok else 1
     if result.moves:

@@ -1,16 +1,28 @@
-"""Show stage: a Report + one claim id -> its lineage as a text tree (inputs down to runs and probes,
-then what depends on it), each node with its kind and freshness. Pure."""
+"""`ledger show ID`: a Report + one claim id -> its lineage as a text tree (inputs down to runs and
+probes, then what depends on it), each node with its kind and freshness. tree() is pure."""
 
 from __future__ import annotations
 
+import argparse
 import difflib
+from datetime import datetime, timezone
 
 from .. import lineage
+from ..gate import check_project
 from ..records import Claim, LedgerError, Report, Run
 from ..relations import SHOWN
-from ..values import noise_text, stated
+from ..values import assert_text, noise_text, stated
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
+
+
+def setup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", metavar="ID")
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    print(tree(check_project(args.root, args.config, datetime.now(timezone.utc)), args.id))
+    return 0
 
 
 def node(report: Report, claim: Claim) -> str:
@@ -34,6 +46,8 @@ def tree(report: Report, claim_id: str) -> str:
     noise = noise_text(claim, report)
     if noise:
         lines.append(f"{noise}")
+    if claim.id in report.asserts:
+        lines.append(assert_text(report.asserts[claim.id]))
     lines += _draw(_upstream(report, by_id, claim, (claim.id,)), "")
     below = _downstream(report, by_id, claim.id, (claim.id,))
     lines.append("what depends on it:" if below else "what depends on it: nothing")

@@ -20,17 +20,23 @@ builder with the Markdown extension and `ledger pages`, or a tool that skipped t
 
 from __future__ import annotations
 
+import argparse
 import html
 import re
+import sys
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from html.parser import HTMLParser
 from pathlib import Path
 
+from .. import project
 from ..digest import digest
+from ..digest import registry as run_registry
+from ..gate import check_project
 from ..records import Report
 from ..site import readback, stamp
 from ..values import stated
-from . import chartdata
+from . import chartdata, registry
 
 _CODE = re.compile(r"<(code|pre|script|style|textarea)\b.*?</\1>", re.DOTALL | re.IGNORECASE)
 # As Markdown leaves one (quotes as typed, or curled by a typography extension), in any letter case.
@@ -43,6 +49,54 @@ _REFERENCE = re.compile(
 _SLOT = re.compile(r"LEDGERSLOT\d+X")
 _MISSING = re.compile(r'<span class="ledger-missing" title="([^"]*)"')
 THEME_404 = "404.html"  # stamped by the plugin; other builders write it from the theme alone
+
+
+def setup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("site_dir", metavar="SITE_DIR", type=Path, help="a built site, e.g. site/")
+    parser.add_argument(
+        "--against",
+        metavar="REGISTRY",
+        help="the registry of runs the previous site published (a folder, a file or an http(s) URL): "
+        "refuse a published run whose bytes changed",
+    )
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    if not args.site_dir.is_dir():
+        print(f"ledger verify-site: {args.site_dir} is not a folder", file=sys.stderr)
+        return 2
+    project.find(args.root, args.config)
+    report = check_project(args.root, args.config, datetime.now(timezone.utc))
+    checked, problems = verify(args.site_dir, report)
+    lines = [str(problem) for problem in problems] + _against(args.against, report)
+    for line in lines:
+        print(line)
+    if lines:
+        pages = {problem.page for problem in problems}
+        print(f"{len(lines)} problem{'s' if len(lines) != 1 else ''} ({len(pages)} of {checked} pages)")
+        return 1
+    print(
+        f"{checked} pages verified: every one rendered by the ledger from this ledger's report, with the gate passing"
+    )
+    return 0
+
+
+def _against(published: str | None, report: Report) -> list[str]:
+    """Problems with the runs the previous site published (--against), its notes printed."""
+    if not published:
+        return []
+    try:
+        before, note = registry.published(published)
+    except registry.Unavailable as error:
+        return [f"--against {published}: the published registry cannot be read: {error}"]
+    if note:
+        print(f"note: {note}")
+    if before is None:
+        return []
+    rewritten, notes = registry.differences(before, run_registry(report))
+    for line in notes:
+        print(f"note: {line}")
+    return [f"{line} (a published run was rewritten)" for line in rewritten]
 
 
 @dataclass(frozen=True, order=True)

@@ -8,7 +8,17 @@ from dataclasses import dataclass
 from .. import lineage
 from ..records import Claim, Report, Table
 from ..relations import SHOWN
-from ..values import allowed_text, format_value, level_text, noise_text, range_text, select_row, stated, tolerance_for
+from ..values import (
+    allowed_text,
+    assert_text,
+    format_value,
+    level_text,
+    noise_text,
+    range_text,
+    select_row,
+    stated,
+    tolerance_for,
+)
 from .render import admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner, run_link
 from .tables import frame_of, html_table
 from .timeline import section as history_section
@@ -104,6 +114,8 @@ def facts(claim: Claim, report: Report) -> str:
         noise = noise_text(claim, report)
         if noise:
             rows.append(("interval", esc(noise)))
+        if claim.id in report.asserts:
+            rows.append(("asserts", esc(assert_text(report.asserts[claim.id]).removeprefix("asserts "))))
         if claim.value is not None:
             tolerance = tolerance_for(claim, report.policy)
             rows.append(("tolerance", esc(allowed_text(tolerance))))
@@ -135,15 +147,37 @@ def measured(claim: Claim, report: Report, links) -> str:
     if table is not None and not table.problem and all(c in table.columns for c, _ in evidence.where):
         used = select_row(table, evidence.where)
         if used:
-            frame = frame_of(Table(table.columns, tuple(table.rows[i] for i in used)))
-            out.append("<p>The row used (the cell the value comes from is marked):</p>")
-            out.append(html_table(frame, highlight={i: {evidence.column} for i in range(len(frame))}))
+            out.append(row_used(table, used, evidence))
     out.append(interval_html(claim, report))
     out.append(manifest_summary(run))
     out.append(
         f'<p>The probe\'s source: <a href="{esc(links.run(run.path, "probe-source"))}">'
         f"<code>{esc(run.probe)}</code> on the run's page</a>.</p>"
     )
+    return "".join(out)
+
+
+def row_used(table: Table, used: list[int], evidence) -> str:
+    """The row(s) a claim reads, narrowed to the columns it names (the `where` columns and the
+    value's), so the marked cell stays in the text column however wide the CSV is; a single row's
+    other columns follow, folded, one per line."""
+    named = {column for column, _ in evidence.where} | {evidence.column}
+    keep = [column for column in table.columns if column in named]
+    positions = [table.columns.index(column) for column in keep]
+    rows = tuple(tuple(table.rows[i][p] for p in positions) for i in used)
+    frame = frame_of(Table(tuple(keep), rows))
+    out = [
+        "<p>The row used (the cell the value comes from is marked):</p>",
+        html_table(frame, highlight={i: {evidence.column} for i in range(len(frame))}),
+    ]
+    if len(used) == 1 and len(keep) < len(table.columns):
+        row = table.rows[used[0]]
+        cells = frame_of(Table(("column", "value"), tuple((c, row[i]) for i, c in enumerate(table.columns))))
+        out.append(
+            f'<details class="note"><summary>All {len(table.columns)} columns of the row</summary>'
+            f'<div class="ledger-facts">{html_table(cells, highlight={table.columns.index(evidence.column): {"value"}})}'
+            "</div></details>"
+        )
     return "".join(out)
 
 
@@ -187,10 +221,17 @@ def interval_html(claim: Claim, report: Report) -> str:
     """How the claim's interval was found, in words (the gate decided it: report.intervals)."""
     found = report.intervals.get(claim.id)
     missing = report.no_rounds.get(claim.id, "")
+    if found is None and claim.id in report.exact:
+        if claim.kind == "measured":
+            return "<p>Exact: computed from counts (no rounds, no min–max columns), so its value is its interval.</p>"
+        return "<p>Exact: every input is exact (or borrowed, taken as stated), so neither has an interval.</p>"
     if found is None:
         if claim.kind == "measured":
             return f"<p>No raw rounds ({esc(missing)}) and no min–max columns: the value has no interval.</p>"
-        return "<p>None of its inputs has an interval, so neither has the value.</p>"
+        return (
+            "<p>No interval: an input has none (a timed value without raw rounds or a min–max range), or its "
+            "inputs' intervals cannot be carried through the formula.</p>"
+        )
     ends = esc(range_text(found.low, found.high, claim.unit))
     level = esc(level_text(found.level)) or "an unknown share"
     if found.basis == "rounds":

@@ -28,8 +28,8 @@ from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 
 from .. import reads, references
-from ..config import read_policy
-from ..records import Policy, Report
+from ..config import project_policy
+from ..records import Report
 from . import render, stamp, watched
 
 PAGE = "page"  # references have no file path here; findings about them come from `ledger check`
@@ -66,7 +66,7 @@ def project(root: Path, base_url: str = "") -> Project:
 
     root = root.resolve()
     config = root / "mkdocs.yml"
-    policy = read_policy(config) if config.exists() else Policy()
+    policy = project_policy(root)
     key = (str(root), base_url)
     cached = _PROJECTS.get(key)
     folders = watched.signature(root, reads.folders(policy), reads.files(policy))

@@ -1,0 +1,390 @@
+"""Diff stage: two gate Reports (base and head revision) -> a Diff: what a reviewer must look at. Pure.
+
+compare() takes the gate's Report on each revision (revisions.py reads them from git) and returns a
+Diff: claims added, removed, renamed and changed, and the flags a reviewer must read first.
+difftext.py shows a Diff as Markdown or JSON; diff.py is the verb, `ledger diff`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from .. import lineage, text
+from ..config import shown_settings
+from ..records import Claim, Policy, Report
+from ..relations import SHOWN
+from ..rules import STALE_RULES
+from ..values import allowed_text, stated, tolerance_for, within
+from . import noise
+from .noise import defining
+from .renames import find_renames, renamed_references
+
+__all__ = ["find_renames"]  # tests and the diff's readers import it from here
+
+# Flag -> title, in the order a reviewer reads them.
+FLAGS = {
+    "run-rewritten": "run rewritten",  # first: a committed run's bytes changed (the claim column names the run)
+    "kind-downgrade": "kind downgraded",
+    "new-borrowed": "new borrowed claim",
+    "rests-on-borrowed": "rests on borrowed figures",
+    "value-moved": "value moved",
+    "tolerance-loosened": "tolerance loosened",
+    "evidence-swapped": "evidence swapped",
+    "became-stale": "became stale",
+    "retired": "retired",
+    "un-retired": "un-retired",
+}
+KIND_RANK = {"measured": 0, "extrapolated": 1, "borrowed": 2}  # a higher rank is weaker evidence
+COLUMNS = ("value", "kind", "status", "testbed", "evidence", "freshness")  # the tables' columns
+DETAILS = ("statement", "row", "inputs", "source", "checked by", "retired by", "tolerance", "asserts", "note")
+
+
+@dataclass(frozen=True)
+class Flag:
+    flag: str  # a key of FLAGS
+    claim_id: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ClaimChange:
+    change: str  # added | removed | renamed | changed
+    claim_id: str  # the id at head (at base for a removed claim)
+    old_id: str = ""  # the id at base; differs from claim_id when renamed
+    old: dict[str, str] = field(default_factory=dict)  # shown fields at base; {} when added
+    new: dict[str, str] = field(default_factory=dict)  # shown fields at head; {} when removed
+
+    @property
+    def changed_fields(self) -> list[str]:
+        return [name for name in (*COLUMNS, *DETAILS) if self.old.get(name, "") != self.new.get(name, "")]
+
+
+@dataclass(frozen=True)
+class Diff:
+    flags: tuple[Flag, ...]
+    changes: tuple[ClaimChange, ...]
+    runs_added: tuple[str, ...]
+    runs_removed: tuple[str, ...]
+    base_summary: str  # the gate's one-line summary at each revision
+    head_summary: str
+    policy: tuple[tuple[str, str, str], ...] = ()  # (setting, at base, at head) for each that changed
+    within_noise: tuple[Flag, ...] = ()  # values that moved beyond tolerance but within noise (noise.py)
+    remeasured: tuple[Flag, ...] = ()  # runs replaced by a run of the same probe, testbed and parameters
+    build_code: tuple[tuple[str, str], ...] = ()  # (changed file or setting, why it is code to read)
+
+    def only(self, change: str) -> list[ClaimChange]:
+        return [c for c in self.changes if c.change == change]
+
+    @property
+    def edited(self) -> list[ClaimChange]:
+        """Claims at both revisions whose shown fields differ (renamed ones too)."""
+        return [c for c in self.changes if c.change in ("changed", "renamed") and c.changed_fields]
+
+
+def compare(
+    base: Report,
+    head: Report,
+    base_runs: Mapping[str, Mapping[str, str]] | None = None,
+    head_runs: Mapping[str, Mapping[str, str]] | None = None,
+    build_code: Iterable[tuple[str, str]] = (),
+) -> Diff:
+    """Every difference a reviewer needs between the ledger at base and at head, flags first.
+
+    base_runs, head_runs: each run folder's files and their git blob ids at each side; a run the base
+    holds whose bytes differ at head is flagged (runs are immutable), whatever its history says.
+    """
+    old_by_id, new_by_id = _first_by_id(base), _first_by_id(head)
+    renames = find_renames(old_by_id, new_by_id)
+    # Base claims keyed by their head id, naming other claims by their head ids too.
+    old_as_new = {renames.get(i, i): renamed_references(c, renames) for i, c in old_by_id.items()}
+    flags: list[Flag] = []
+    quiet: list[Flag] = []
+    remeasured: list[Flag] = []
+    changes: list[ClaimChange] = []
+    verdicts = noise.review(old_as_new, new_by_id, base, head)
+    for new_id, new in new_by_id.items():
+        old = old_as_new.get(new_id)
+        flags += _flags(old, new, base, head, old_as_new, new_by_id, quiet)
+        moved = verdicts[new_id]
+        if old and old.value is not None and new.value is not None and moved.beyond is not False:
+            # the base's rule: a looser head policy hides no move
+            if not within(old.value, new.value, tolerance_for(old, base.policy)):
+                flags.append(Flag("value-moved", new_id, _moved(old, new, base, moved)))
+        elif old and moved.beyond is False and moved.words not in ("unchanged", "within tolerance"):
+            quiet.append(Flag("value-moved", new_id, _moved(old, new, base, moved)))
+        again = _remeasured(old, new, base, head, moved) if old else ""
+        if again:
+            remeasured.append(Flag("re-measured", new_id, again))
+        if old is None:
+            changes.append(ClaimChange("added", new_id, new=shown(new, head)))
+            continue
+        change = ClaimChange(
+            "renamed" if old.id != new_id else "changed", new_id, old.id, shown(old, base), shown(new, head)
+        )
+        if change.change == "renamed" or change.changed_fields:
+            changes.append(change)
+    for old_id, old in old_by_id.items():
+        if old_id not in new_by_id and old_id not in renames:
+            changes.append(ClaimChange("removed", old_id, old_id, old=shown(old, base)))
+    bytes_changed = changed_runs(base_runs or {}, head_runs or {})
+    for path, message in bytes_changed.items():
+        flags.append(Flag("run-rewritten", path, message))
+    for path, state in sorted(head.run_states.items()):
+        if state.rewritten and path not in bytes_changed:
+            flags.append(
+                Flag("run-rewritten", path, f"{', '.join(state.rewritten)} differ from {state.rewritten_commit}")
+            )
+    order = list(FLAGS)
+    flags.sort(key=lambda f: order.index(f.flag))  # stable: claims keep their order within a flag
+    return Diff(
+        tuple(flags),
+        tuple(changes),
+        tuple(sorted(set(head.runs) - set(base.runs))),
+        tuple(sorted(set(base.runs) - set(head.runs))),
+        text.summary(base),
+        text.summary(head),
+        _policy_changes(base.policy, head.policy),
+        tuple(quiet),
+        tuple(remeasured),
+        tuple(build_code),
+    )
+
+
+def changed_runs(base: Mapping[str, Mapping[str, str]], head: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+    """Run folder -> what differs, for every run the base holds whose files differ at head (a run removed
+    whole is listed as removed, not here)."""
+    found = {}
+    for path, files in sorted(base.items()):
+        now = head.get(path)
+        if not now:
+            continue
+        parts = [f"{name} differs" for name in sorted(files) if name in now and now[name] != files[name]]
+        parts += [f"{name} is gone" for name in sorted(set(files) - set(now))]
+        parts += [f"{name} was added" for name in sorted(set(now) - set(files))]
+        if parts:
+            found[path] = "; ".join(parts) + " since the base (runs are immutable)"
+    return found
+
+
+def _policy_changes(base: Policy, head: Policy) -> tuple[tuple[str, str, str], ...]:
+    """Every gate setting in mkdocs.yml that changed (each row of the options table): a looser policy
+    passes what failed before."""
+    old, new = shown_settings(base), shown_settings(head)
+    return tuple((name, old[name], new[name]) for name in old if old[name] != new[name])
+
+
+def shown(claim: Claim, report: Report) -> dict[str, str]:
+    """A claim's fields as a reviewer reads them, at the revision the report describes."""
+    evidence = claim.evidence
+    run = report.runs.get(evidence.run) if evidence else None
+    if claim.kind == "measured":
+        shown_evidence = evidence.run if evidence else ""
+    elif claim.kind == "extrapolated":
+        shown_evidence = claim.formula
+    else:
+        shown_evidence = f"source: {claim.source.title}" if claim.source else ""
+    source = claim.source
+    results = {result.claim_id: result for result in report.checks.get(claim.id, ())}
+    return {
+        "value": stated(claim) or "—",
+        "kind": claim.kind,
+        "status": claim.status,
+        "testbed": claim.testbed or (run.testbed if run else "") or "—",
+        "evidence": shown_evidence or "—",
+        "freshness": report.fresh(claim.id).describe(),
+        "statement": claim.statement,
+        "row": _row(claim),
+        "inputs": ", ".join(f"{name}={target}" for name, target in claim.inputs),
+        "source": " — ".join(
+            part for part in (source.title, source.quote, source.url, source.retrieved, source.locator) if part
+        )
+        if source
+        else "",
+        "checked by": ", ".join(_check_text(spec, results.get(spec.claim_id)) for spec in claim.checks),
+        "retired by": ", ".join(claim.retired_by),
+        "tolerance": claim.tolerance.text if claim.tolerance else "",
+        "asserts": claim.asserts,
+        "note": claim.note,
+    }
+
+
+def _check_text(spec, result) -> str:
+    """'m (expects > 1; direction only)': the relation as written and the strength the gate gave it."""
+    parts = [f"expects {spec.expects}"] if spec.expects else []
+    if result is not None and result.strength:
+        parts.append(SHOWN[result.strength])
+    return f"{spec.claim_id} ({'; '.join(parts)})" if parts else spec.claim_id
+
+
+def _flags(
+    old: Claim | None,
+    new: Claim,
+    base: Report,
+    head: Report,
+    old_by_id: dict[str, Claim],
+    new_by_id: dict[str, Claim],
+    quiet: list[Flag],
+) -> list[Flag]:
+    """What a reviewer must see about one claim (but its value's move: compare() judges that with
+    noise.review); old is None when it is new (ids are head ids)."""
+    flags: list[Flag] = []
+
+    def add(flag: str, message: str) -> None:
+        flags.append(Flag(flag, new.id, message))
+
+    was_failing = _failing(base, old.id) if old else {}
+    failing = _failing(head, new.id)
+    new_rules = [rule for rule in failing if rule not in was_failing]
+    borrowed_said = False
+    if old and KIND_RANK.get(new.kind, 0) > KIND_RANK.get(old.kind, 0):
+        borrowed_said = new.kind == "borrowed"
+        checks = f"; {_checks(new, head, new_by_id)}" if borrowed_said else ""
+        add("kind-downgrade", f"{old.kind} → {new.kind}{checks}")
+    if old is None and new.kind == "borrowed":
+        borrowed_said = True
+        title = f"source: {new.source.title}; " if new.source else ""
+        add("new-borrowed", title + _checks(new, head, new_by_id))
+    premises = []
+    if new.kind != "borrowed":
+        before = set(_borrowed_premises(new.id, old_by_id)) if old else set()
+        premises = [
+            f"now rests on borrowed {target}, {_checks(new_by_id[target], head, new_by_id)}"
+            for target in _borrowed_premises(new.id, new_by_id)
+            if target not in before
+        ]
+    if "only-borrowed" in new_rules and not borrowed_said:
+        premises += [finding.problem for finding in failing["only-borrowed"]]
+    if premises:
+        add("rests-on-borrowed", "; ".join(premises))
+    if old and old.tolerance != new.tolerance:
+        loosened = _loosened(old, new, base, head)
+        if loosened:
+            add("tolerance-loosened", loosened)
+    if old:
+        swapped = _swapped(old, new, base, head)
+        if swapped:
+            add("evidence-swapped", swapped)
+    stale = [rule for rule in new_rules if rule in STALE_RULES]
+    if stale:
+        add("became-stale", "; ".join(f"{f.rule}: {f.problem}" for rule in stale for f in failing[rule]))
+    if old and not old.retired and new.retired:
+        by = f" by {', '.join(new.retired_by)}" if new.retired_by else ""
+        add("retired", f"{old.status} → {new.status}{by}")
+    if old and old.retired and not new.retired:
+        add("un-retired", f"{old.status} → {new.status}")
+    return flags
+
+
+def _checks(claim: Claim, report: Report, by_id: dict[str, Claim]) -> str:
+    """What checks a borrowed claim here, with each check's kind and freshness."""
+    if claim.status == "lead":
+        return "kept as a lead: shown as unverified, never a premise"
+    if not claim.checked_by:
+        return "nothing here checks it"
+    checks = []
+    results = {result.claim_id: result for result in report.checks.get(claim.id, ())}
+    for target in claim.checked_by:
+        checker, result = by_id.get(target), results.get(target)
+        strength = f", {SHOWN[result.strength]}" if result and result.strength else ""
+        checks.append(
+            f"{target} ({checker.kind}{strength}, {report.fresh(target).describe()})"
+            if checker
+            else f"{target} (no such claim)"
+        )
+    return "checked by " + ", ".join(checks)
+
+
+def _borrowed_premises(claim_id: str, by_id: dict[str, Claim]) -> list[str]:
+    return [target for target in lineage.input_closure(claim_id, by_id) if by_id[target].kind == "borrowed"]
+
+
+def _loosened(old: Claim, new: Claim, base: Report, head: Report) -> str:
+    """'5% → 50%' when the claim's own tolerance now allows more than it did; '' otherwise."""
+    at = head.computed.get(new.id, new.value)
+    if at is None:
+        return ""
+    before, after = tolerance_for(old, base.policy), tolerance_for(new, head.policy)
+    if after.allowed(at) <= before.allowed(at) * (1 + 1e-9):
+        return ""
+
+    def named(claim: Claim, policy: Policy) -> str:
+        return claim.tolerance.text if claim.tolerance else f"the default ({policy.default_tolerance})"
+
+    return f"{named(old, base.policy)} → {named(new, head.policy)}"
+
+
+def _moved(old: Claim, new: Claim, base: Report, moved: noise.Noise) -> str:
+    """'3.6 GB/s → 4.50 GB/s (+25.0%; 5% allowed; beyond noise (Mann–Whitney p = 0.0004; 9 → 9 rounds))'."""
+    assert old.value is not None and new.value is not None
+    said = f"; {moved.words}" if moved.beyond is not None else ""  # unknown noise: flagged without words
+    allowed = allowed_text(tolerance_for(old, base.policy))
+    return f"{stated(old)} → {stated(new)} ({_relative_change(old.value, new.value)}{allowed} allowed{said})"
+
+
+def _same_measurement(old: Claim, new: Claim, base: Report, head: Report) -> bool:
+    """Whether new cites a re-measure of old's run: same probe, testbed, defining parameters and row."""
+    if not (old.evidence and new.evidence) or old.evidence.run == new.evidence.run or _row(old) != _row(new):
+        return False
+    before, after = base.runs.get(old.evidence.run), head.runs.get(new.evidence.run)
+    return bool(
+        before
+        and after
+        and (before.probe_name, before.testbed) == (after.probe_name, after.testbed)
+        and defining(before.parameters) == defining(after.parameters)
+        and old.testbed == new.testbed
+    )
+
+
+def _remeasured(old: Claim, new: Claim, base: Report, head: Report, moved: noise.Noise) -> str:
+    """'run A → B; within noise (...)' for a re-measure (listed, not flagged); '' otherwise."""
+    if not _same_measurement(old, new, base, head):
+        return ""
+    assert old.evidence and new.evidence
+    name = lambda path: path.rsplit("/", 1)[-1]  # noqa: E731
+    return f"run {name(old.evidence.run)} → {name(new.evidence.run)}; {moved.words}"
+
+
+def _swapped(old: Claim, new: Claim, base: Report, head: Report) -> str:
+    parts = []
+    if old.evidence and new.evidence and not _same_measurement(old, new, base, head):
+        if old.evidence.run != new.evidence.run:
+            parts.append(f"run {_run(old.evidence.run, base)} → {_run(new.evidence.run, head)}")
+        elif _row(old) != _row(new):
+            parts.append(f"row {_row(old)} → {_row(new)}")
+    if old.testbed != new.testbed:
+        parts.append(f"testbed {old.testbed or '—'} → {new.testbed or '—'}")
+    return "; ".join(parts)
+
+
+def _run(path: str, report: Report) -> str:
+    run = report.runs.get(path)
+    return f"{path} ({run.testbed or 'no testbed'})" if run else f"{path} (missing)"
+
+
+def _row(claim: Claim) -> str:
+    evidence = claim.evidence
+    if not evidence:
+        return ""
+    where = ", ".join(f"{column}={value}" for column, value in evidence.where)
+    return f"{evidence.file}, {where + ', ' if where else ''}column {evidence.column}"
+
+
+def _relative_change(old: float, new: float) -> str:
+    return f"{(new - old) / abs(old) * 100:+.1f}%; " if old else ""
+
+
+def _failing(report: Report, claim_id: str) -> dict:
+    """Rule -> the failing findings under it, for one claim."""
+    found: dict[str, list] = {}
+    for finding in report.findings_for(claim_id):
+        if finding.severity == "fail":
+            found.setdefault(finding.rule, []).append(finding)
+    return found
+
+
+def _first_by_id(report: Report) -> dict[str, Claim]:
+    by_id: dict[str, Claim] = {}
+    for claim in report.claims:
+        by_id.setdefault(claim.id, claim)
+    return by_id

@@ -1,0 +1,64 @@
+"""A verb is one row of cli.VERBS, one module under generator/commands/ with its own arguments and
+runner, and one section of guide/cli.md naming every option and choice the parser accepts."""
+
+import argparse
+import re
+
+import pytest
+from helpers import REPO, run_ledger
+
+from generator.cli import VERBS, parser
+
+COMMANDS = REPO / "generator" / "commands"
+GUIDE = (REPO / "guide" / "cli.md").read_text()
+
+
+def subparsers() -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def section(verb: str) -> str:
+    """The guide's `## ledger VERB` section, up to the next heading of its level."""
+    match = re.search(rf"^## ledger {re.escape(verb)}\n(.*?)(?=^## |\Z)", GUIDE, re.M | re.S)
+    assert match, f"guide/cli.md has no `## ledger {verb}` section"
+    return match.group(1)
+
+
+@pytest.mark.parametrize("verb", VERBS, ids=lambda verb: verb.name)
+def test_every_verb_has_a_module_with_its_arguments_and_runner(verb):
+    module = verb.load()
+    assert callable(module.setup_arguments) and callable(module.run_from_args)
+
+
+def test_every_module_with_a_runner_is_a_row_of_the_verb_table():
+    runners = {
+        f"generator.commands.{path.stem}" for path in COMMANDS.glob("*.py") if "def run_from_args(" in path.read_text()
+    }
+    assert runners == {verb.module for verb in VERBS}
+
+
+@pytest.mark.parametrize("verb", [verb.name for verb in VERBS])
+def test_the_cli_guide_names_every_option_and_choice_of_every_verb(verb):
+    text = section(verb)
+    missing = []
+    for action in subparsers()[verb]._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        names = action.option_strings or [action.metavar or action.dest.upper()]
+        if not any(re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) for name in names):
+            missing.append("/".join(names))
+        missing += [f"{names[0]} {choice}" for choice in action.choices or () if not re.search(rf"\b{choice}\b", text)]
+    assert missing == []
+
+
+def test_the_cli_guide_names_the_options_every_verb_takes():
+    intro = GUIDE.split("\n## ")[0]
+    assert "--root" in intro and "--config" in intro
+
+
+def test_help_for_one_verb_lists_its_arguments_and_every_verb(tmp_path):
+    result = run_ledger("diff", "--help", cwd=tmp_path)
+    assert result.exit_code == 0 and "--format {markdown,json}" in result.output
+    result = run_ledger("--help", cwd=tmp_path)
+    assert all(verb.name in result.output for verb in VERBS)
