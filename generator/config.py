@@ -14,7 +14,7 @@ from .load import Unreadable, read_capped
 from .mkdocs_yml import read_site, site_settings
 from .records import Finding, LedgerError, Policy, ProbeSpec, Source, UnitSpec
 from .relations import MAX_FACTOR
-from .rules import WARNABLE
+from .rules import WARN_BY_DEFAULT, WARNABLE
 from .runs import TESTBED_PATTERN
 from .values import parse_tolerance
 
@@ -91,6 +91,18 @@ def _rules(value: object) -> frozenset[str]:
     for rule in value:
         if rule not in WARNABLE:
             raise ValueError(f"{rule!r} cannot warn; rules that can: {', '.join(WARNABLE)}")
+    return frozenset(value)
+
+
+def _failing(value: object) -> frozenset[str]:
+    """Rules that warn by default (rules.WARN_BY_DEFAULT), made failures."""
+    if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
+        raise ValueError("must be a list of rule names")
+    for rule in value:
+        if rule not in WARN_BY_DEFAULT:
+            raise ValueError(
+                f"{rule!r} fails already; rules that warn by default: {', '.join(sorted(WARN_BY_DEFAULT))}"
+            )
     return frozenset(value)
 
 
@@ -214,6 +226,12 @@ OPTIONS = (
         _factor,
     ),
     Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules),
+    Option(
+        "fail",
+        (list,),
+        "rules that warn by default reported as failures instead, e.g. [moved-since-cited] (it wins over `warn`)",
+        _failing,
+    ),
     Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
     Option(
         "max_input_bytes",
