@@ -13,6 +13,9 @@ the same run:
 
     .venv/bin/python benchmarks/build_time.py [--claims 300] [--runs 30] [--repeat 3] [--edits 5] [--profile]
     .venv/bin/python benchmarks/build_time.py --claims 10000 --repeat 1 --edits 0 --profile
+
+--baseline DIR (e.g. `git archive main | tar -x -C DIR`) times the plugin build with that revision's code
+as well, alternating with this one on the same ledger, and prints the ratio: a change's cost, one session.
 """
 
 from __future__ import annotations
@@ -194,10 +197,10 @@ sys.exit(code)
 """
 
 
-def build(root: Path, config: str) -> tuple[float, float]:
-    """(seconds, peak MiB) of `mkdocs build -f config` in a new process."""
+def build(root: Path, config: str, code: Path = REPO) -> tuple[float, float]:
+    """(seconds, peak MiB) of `mkdocs build -f config` in a new process, with the ledger from `code`."""
     command = [sys.executable, "-c", MEASURED_BUILD, "build", "-q", "-f", config]
-    return timed_with_peak(command, root, ENV, f"mkdocs build -f {config}")
+    return timed_with_peak(command, root, dict(ENV, PYTHONPATH=str(code)), f"mkdocs build -f {config}")
 
 
 def free_port() -> int:
@@ -330,6 +333,7 @@ def main() -> None:
     parser.add_argument(
         "--repository", action="store_true", help="this repository's own report instead of a synthetic ledger"
     )
+    parser.add_argument("--baseline", type=Path, help="another revision's code: its plugin build, alternating")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -341,11 +345,15 @@ def main() -> None:
             edited = "docs/report/page-0.md"
             what = f"ledger: {args.claims} claims, {args.runs} runs, 11 hand-written pages, 1 chart, 1 table"
         cold, _ = build(root, "with-plugin.yml")  # fills .cache/ledger (Vega bundle, SVGs) once
-        times: dict[str, list[float]] = {"plugin": [], "plain": []}
-        peaks: dict[str, list[float]] = {"plugin": [], "plain": []}
+        builds = [("plugin", "with-plugin.yml", REPO), ("plain", "plain.yml", REPO)]
+        if args.baseline:
+            build(root, "with-plugin.yml", args.baseline.resolve())  # its own first build, as this one's above
+            builds.append(("baseline", "with-plugin.yml", args.baseline.resolve()))
+        times: dict[str, list[float]] = {name: [] for name, _, _ in builds}
+        peaks: dict[str, list[float]] = {name: [] for name, _, _ in builds}
         for _ in range(args.repeat):
-            for name, config in (("plugin", "with-plugin.yml"), ("plain", "plain.yml")):
-                seconds, peak = build(root, config)
+            for name, config, code in builds:
+                seconds, peak = build(root, config, code)
                 times[name].append(seconds)
                 peaks[name].append(peak)
         pages = sum(1 for _ in (root / "site-plugin").rglob("index.html"))
@@ -364,6 +372,12 @@ def main() -> None:
         f"({', '.join(f'{t:.2f}' for t in times['plain'])}; {plain_pages} pages; peak {max(peaks['plain']):.0f} MiB)"
     )
     print(f"ratio plugin / plain (full builds): {plugin / plain:.2f}")
+    if args.baseline:
+        base = statistics.median(times["baseline"])
+        print(
+            f"the plugin build with {args.baseline}'s code: median {base:.2f} s "
+            f"({', '.join(f'{t:.2f}' for t in times['baseline'])}); this / baseline {plugin / base:.3f}"
+        )
     extra = pages - plain_pages
     print(
         f"cost per generated page: {1000 * (plugin - plain) / max(extra, 1):.2f} ms ({extra} generated pages); "

@@ -2,7 +2,8 @@
 
 Generates a synthetic ledger (N measured + N extrapolated + N borrowed claims over N/10 runs; by
 default N = 3334: 10,002 claims, 333 runs, each keeping 9 raw rounds of each setting in samples.csv
-as every run written now does; `--rounds 0` for runs without them) in a temporary git repository
+as every run written now does; `--rounds 0` for runs without them; `--history 20`: the runs come 20
+per probe and testbed, so every measured claim has a series of 20 points) in a temporary git repository
 (git init and a commit, so checks that read history are paid), then prints medians and ratios
 against the parse floor
 (PyYAML's C loader on the claim files plus json on the manifests, in this process):
@@ -30,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import yaml
@@ -49,42 +50,50 @@ from generator.runs import write_run  # noqa: E402
 WHEN = datetime(2026, 11, 29, tzinfo=timezone.utc)
 
 
-def synthetic_ledger(root: Path, n: int, rounds: int = 9) -> None:
+def synthetic_ledger(root: Path, n: int, rounds: int = 9, history: int = 0) -> None:
+    """N measured, N extrapolated and N borrowed claims over N/10 runs. With `history`, the runs come in
+    lines of that many on one testbed, an hour apart (each claim's series has `history` points); every
+    fourth line steps up after its 15th run, so claims citing its earlier runs are moved-since-cited."""
     (root / "probes").mkdir(parents=True)
     (root / "probes/synthetic.py").write_text("print('synthetic')\n")
     runs = []
     for r in range(max(1, n // 10)):
-        rows = [{"batch": b, "rounds": rounds, "speedup": 1 + b * 0.1 + r} for b in range(1, 17)]
+        line, place = (r // history, r % history) if history else (r, 0)
+        step = 0.5 if history and line % 4 == 3 and place >= 15 else 0.0
+        jitter = 0.002 * (place % 3 - 1) if history else 0.0  # run-to-run noise along a line
+        level = {b: 1 + b * 0.1 + line + step + jitter for b in range(1, 17)}
+        rows = [{"batch": b, "rounds": rounds, "speedup": level[b]} for b in range(1, 17)]
         # Rounds spread symmetrically around the value, so the value is their median.
         samples = [
-            {"batch": b, "round": i, "reps": 1, "speedup": 1 + b * 0.1 + r + 0.01 * (i - rounds // 2)}
+            {"batch": b, "round": i, "reps": 1, "speedup": level[b] + 0.01 * (i - rounds // 2)}
             for b in range(1, 17)
             for i in range(rounds)
         ]
+        when = WHEN + timedelta(hours=place)
         path = write_run(
             root,
             "synthetic",
-            f"bench-{r}",
+            f"bench-{line}",
             {"results.csv": rows, **({"samples.csv": samples} if rounds else {})},
             parameters={},
             environment={},
             code=["probes/synthetic.py"],
-            started=WHEN,
-            finished=WHEN,
+            started=when,
+            finished=when,
         )
-        runs.append(path.relative_to(root).as_posix())
+        runs.append((path.relative_to(root).as_posix(), level))
     lines = ["claims:"]
     for i in range(n):
-        r = i % len(runs)
+        run, level = runs[i % len(runs)]
         batch = 1 + i % 16
-        value = 1 + batch * 0.1 + r
+        value = level[batch]
         lines += [
             f"  - id: m-{i}",
             "    kind: measured",
             f"    value: {value:.4f}",
             "    unit: x",
             f"    statement: measured claim {i}",
-            f"    evidence: {{run: {runs[r]}, file: results.csv, where: {{batch: {batch}}}, column: speedup}}",
+            f"    evidence: {{run: {run}, file: results.csv, where: {{batch: {batch}}}, column: speedup}}",
             f"  - id: e-{i}",
             "    kind: extrapolated",
             "    formula: 2 * a",
@@ -159,19 +168,29 @@ def main() -> None:
     parser.add_argument("n", nargs="?", type=int, default=3334, help="claims of each kind (3334: 10,002 claims)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=9, help="raw rounds per setting in samples.csv (0: none)")
+    parser.add_argument(
+        "--history",
+        type=int,
+        default=0,
+        metavar="RUNS",
+        help="runs per probe and testbed (e.g. 20): claims have series",
+    )
     args = parser.parse_args()
     n = args.n
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        synthetic_ledger(root, n, args.rounds)
+        synthetic_ledger(root, n, args.rounds, args.history)
         git_repository(root)
         policy = project_policy(root)
-        report = check(root, policy, WHEN)
-        assert report.ok, report.findings[:3]
+        now = datetime.now(timezone.utc)  # as `ledger check` judges it: the runs lie in the past
+        report = check(root, policy, now)
+        assert report.ok, report.failures[:3]
         from_rounds = sum(found.basis == "rounds" for found in report.intervals.values())
         assert from_rounds == (n if args.rounds else 0), from_rounds  # every measured claim read its rounds
+        points = sorted(len(line.points) for line in report.series.values())
+        moved = sum(line.moved is not None for line in report.series.values())
         size = (root / "claims/synthetic.yaml").stat().st_size
-        gate = median_seconds(lambda: check(root, policy, WHEN), args.repeat)
+        gate = median_seconds(lambda: check(root, policy, now), args.repeat)
         floors: list[float] = []
         runs: dict[str, list[tuple[float, float]]] = {"no-cache": [], "cold": [], "warm": []}
         for _ in range(args.repeat):  # alternating with the floor, so load on the machine hits each alike
@@ -183,6 +202,10 @@ def main() -> None:
         floor = statistics.median(floors)
     rounds = f"{args.rounds} raw rounds per setting" if args.rounds else "no raw rounds"
     print(f"{3 * n:,} claims ({size / 1e6:.2f} MB of YAML), {max(1, n // 10)} runs ({rounds}), in a git repository")
+    print(
+        f"series: {len(points):,}, median {statistics.median(points)} points (max {points[-1]}); "
+        f"{moved:,} moved since cited (warnings)"
+    )
     print(f"parse only (PyYAML C loader + manifests): {floor * 1000:8.1f} ms  (the floor)")
     print(f"check() in this process:                  {gate * 1000:8.1f} ms  ratio {gate / floor:5.2f}x")
     for name, label, target in (

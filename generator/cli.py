@@ -43,6 +43,7 @@ VERBS = (
     Verb("init", "a working project: config, claims, a probe and its run, figures, a page", needs_ledger=False),
     Verb("measure", "run the probes declared in mkdocs.yml, each in its own process"),
     Verb("refresh", "move claims to the newest intact runs; value changes marked beyond or within noise"),
+    Verb("history", "a claim's value across runs and commits, its segments and steps (--changed: each with a step)"),
     Verb("schema", "print the claim files' JSON Schema", needs_ledger=False),
     Verb("pages", "write the generated pages as Markdown, for builders without MkDocs plugins"),
     # It says first whether SITE_DIR is a folder, then looks for the ledger itself.

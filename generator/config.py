@@ -13,7 +13,7 @@ from .load import Unreadable, read_capped
 from .mkdocs_yml import read_site, site_settings
 from .records import Finding, LedgerError, Policy, ProbeSpec, Source, UnitSpec
 from .relations import MAX_FACTOR
-from .rules import WARNABLE
+from .rules import WARN_BY_DEFAULT, WARNABLE
 from .runs import PROBE_NAME, TESTBED_PATTERN
 from .values import parse_tolerance
 
@@ -87,6 +87,18 @@ def _rules(value: object) -> frozenset[str]:
     for rule in value:
         if rule not in WARNABLE:
             raise ValueError(f"{rule!r} cannot warn; rules that can: {', '.join(WARNABLE)}")
+    return frozenset(value)
+
+
+def _failing(value: object) -> frozenset[str]:
+    """Rules that warn by default (rules.WARN_BY_DEFAULT), made failures."""
+    if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
+        raise ValueError("must be a list of rule names")
+    for rule in value:
+        if rule not in WARN_BY_DEFAULT:
+            raise ValueError(
+                f"{rule!r} fails already; rules that warn by default: {', '.join(sorted(WARN_BY_DEFAULT))}"
+            )
     return frozenset(value)
 
 
@@ -212,6 +224,13 @@ OPTIONS = (
         2.0,
     ),
     Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules, frozenset()),
+    Option(
+        "fail",
+        (list,),
+        "rules that warn by default reported as failures instead, e.g. [moved-since-cited] (it wins over `warn`)",
+        _failing,
+        frozenset(),
+    ),
     Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole, 4 * 1024 * 1024),
     Option(
         "max_input_bytes",

@@ -17,9 +17,11 @@ from . import (
     history,
     leads,
     load,
+    moved,
     ownunits,
     prose,
     references,
+    series,
     validate,
     verdicts,
 )
@@ -40,10 +42,10 @@ def check(
 ) -> Report:
     """Every finding about the ledger under root, with each claim's computed value and every verdict.
 
-    Raw rounds are parsed in the runs claims cite; `every_run_rounds` parses them in every run
-    (`ledger refresh` judges newer runs against cited ones). require_history: git history that cannot
-    be read (a shallow clone, no git) is a failure. past: the runs' history when the files are not a
-    work tree (`ledger diff` reads a revision's own).
+    Raw rounds are parsed in the runs claims cite and the other runs of their probes (their series);
+    `every_run_rounds` parses them in every run (`ledger refresh` judges newer runs against cited ones).
+    require_history: git history that cannot be read (a shallow clone, no git) is a failure. past: the
+    runs' history when the files are not a work tree (`ledger diff` reads a revision's own).
     """
     budget = load.Budget(policy.max_input_bytes)  # everything this check reads, together
     max_tolerance = parse_tolerance(policy.max_tolerance).relative
@@ -53,7 +55,7 @@ def check(
         max_tolerance,
         ownunits.table(policy.units),
     )
-    cited = None if every_run_rounds else {c.evidence.run for c in claims if c.evidence}
+    cited = None if every_run_rounds else _with_their_probes(root, {c.evidence.run for c in claims if c.evidence})
     runs, refused = load.runs(root, policy.measurements_dir, cited, budget)
     past = past or history.read(root, policy.measurements_dir)
     pages, page_problems = load.pages(root, policy.docs_dir, budget)
@@ -67,6 +69,9 @@ def check(
     states = verdicts.run_states(runs, policy, now, history.rewritten(past, runs), past.tracked)
     evaluated = evidence.evaluate(claims, runs, states, policy, findings)
     findings += evaluated.findings
+    lines = series.build(claims, runs, states, evaluated.computed, policy)
+    findings += moved.stray_kept(claims, lines)
+    findings += moved.findings(claims, lines, refs, policy)
     findings += verdicts.uncited_run_findings(runs, states, {c.evidence.run for c in claims if c.evidence}, policy)
     findings += page_problems
     findings += defined.findings
@@ -86,11 +91,22 @@ def check(
         checks=evaluated.checks,
         intervals=evaluated.intervals,
         no_rounds=evaluated.no_rounds,
+        series=lines,
         exact=frozenset(evaluated.exact),
         asserts=evaluated.asserts,
         history=past.status if runs else "",
         typed=read.typed,
     )
+
+
+def _with_their_probes(root: Path, cited: set[str]) -> set[str]:
+    """The cited runs and every other run of their probes: a claim's series reads their raw rounds too."""
+    found = set(cited)
+    for probe in {path.rsplit("/", 1)[0] for path in cited}:
+        folder = root / probe
+        if folder.is_dir() and not folder.is_symlink():  # a linked probe folder is refused by load.runs
+            found |= {f"{probe}/{entry.name}" for entry in folder.iterdir()}
+    return found
 
 
 def check_project(
@@ -122,9 +138,10 @@ def check_pages(report: Report, root: Path) -> Report:
     kept = [
         f
         for f in report.findings
-        if f.rule not in PAGE_RULES and not (f.rule == "invalid" and f.where.path.startswith(docs))
+        if f.rule not in (*PAGE_RULES, moved.RULE) and not (f.rule == "invalid" and f.where.path.startswith(docs))
     ]
     findings = kept + page_problems
+    findings += moved.findings(report.claims, report.series, refs, policy)  # it names the sentences citing a claim
     findings += references.unknown(refs, {c.id for c in report.claims}, defined.tables, defined.charts, policy)
     findings += leads.lead_premises(pages, refs, report.by_id, policy)
     read = prose.scan(pages, refs, policy, root, report.claims)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,75 +41,102 @@ def read(root: Path, measurements_dir: str, revision: str = "") -> History:
     """
     if not (root / measurements_dir).is_dir() and not revision:
         return History("no runs", tracked=_tracked(root, revision))
-    try:
-        state = _git(root, "rev-parse", "--is-inside-work-tree", "--is-shallow-repository").split()
-    except (OSError, subprocess.SubprocessError):
-        return History("not checked: not a git repository")
-    if state[:1] != [b"true"]:
-        return History("not checked: not a git work tree")
-    if state[1:2] == [b"true"]:
-        return History("not checked: a shallow clone (fetch full history: `git fetch --unshallow`)")
+    why = unreadable(root)
+    if why:
+        return History(f"not checked: {why}")
     tracked = _tracked(root, revision)
     start = revision or "HEAD"
     try:
-        _git(root, "rev-parse", "--verify", "--quiet", f"{start}^{{commit}}")
+        git(root, "rev-parse", "--verify", "--quiet", f"{start}^{{commit}}")
     except subprocess.CalledProcessError:
         return History(CHECKED, {}, tracked)  # no commit yet: every run is new
     except (OSError, subprocess.SubprocessError):
         return History("not checked: git rev-parse failed", tracked=tracked)
     try:
-        log = _log(root, start, measurements_dir)
+        log = first_parent_log(root, start, measurements_dir, "--diff-filter=A", "--format=%x00%H %s")
     except (OSError, subprocess.SubprocessError):
         return History("not checked: git log failed", tracked=tracked)
     return History(CHECKED, parse_log(log), tracked)
 
 
-def _log(root: Path, start: str, measurements_dir: str) -> bytes:
-    args = ["--first-parent", "--topo-order", "--reverse", "--diff-filter=A", "--no-renames", "--raw", "-z"]
-    args += ["--no-abbrev", "--relative", "--format=%x00%H %s", start, "--", measurements_dir]
+def unreadable(root: Path) -> str:
+    """Why history under root cannot be read as this module reads it; "" when it can."""
     try:
-        return _git(root, "log", "--diff-merges=first-parent", *args)
+        state = git(root, "rev-parse", "--is-inside-work-tree", "--is-shallow-repository").split()
+    except (OSError, subprocess.SubprocessError):
+        return "not a git repository"
+    if state[:1] != [b"true"]:
+        return "not a git work tree"
+    if state[1:2] == [b"true"]:
+        return "a shallow clone (fetch full history: `git fetch --unshallow`)"
+    return ""
+
+
+def first_parent_log(root: Path, start: str, folder: str, *options: str) -> bytes:
+    """`git log --raw -z` of start's first-parent line under folder: merges included (their changes
+    against the first parent), oldest first, in topological order, paths relative to root, as bytes.
+    options: a --format starting with %x00 (raw_entries splits on it), filters."""
+    args = ["--first-parent", "--topo-order", "--reverse", "--no-renames", "--raw", "-z", "--no-abbrev"]
+    args += ["--relative", *options, start, "--", folder]
+    try:
+        return git(root, "log", "--diff-merges=first-parent", *args)
     except subprocess.CalledProcessError:  # git before 2.31: -m with --first-parent is the same
-        return _git(root, "log", "-m", *args)
+        return git(root, "log", "-m", *args)
 
 
-def parse_log(log: bytes) -> dict[str, tuple[str, str]]:
-    """`git log -z --raw --format=%x00%H %s` output -> path -> (blob, "commit ABC (subject)") at its first add."""
-    first: dict[str, tuple[str, str]] = {}
-    commit = ""
+def raw_entries(log: bytes) -> Iterator[tuple[bytes, list[tuple[list[bytes], str]]]]:
+    """first_parent_log's bytes -> each commit's header (its --format text) and its changes, each the
+    raw line's fields (`:mode mode blob blob status`) and the path."""
+    header: bytes | None = None
+    changes: list[tuple[list[bytes], str]] = []
     tokens = log.split(b"\0")
     index = 0
     while index < len(tokens):
         token = tokens[index].lstrip(b"\n")
         index += 1
         if token.startswith(b":"):
-            parts = token.split()
             path = os.fsdecode(tokens[index]) if index < len(tokens) else ""
             index += 1
-            if len(parts) >= 4 and path and path not in first:
-                first[path] = (parts[3].decode("ascii", "replace"), commit)
+            if header is not None and path:
+                changes.append((token.split(), path))
         elif token:
-            full, _, subject_bytes = token.partition(b" ")
-            subject = subject_bytes.decode("utf-8", errors="replace")
-            subject = subject if len(subject) <= 50 else subject[:49] + "…"
-            commit = f"commit {full.decode('ascii', 'replace')[:12]} ({subject})"
+            if header is not None:
+                yield header, changes
+            header, changes = token, []
+    if header is not None:
+        yield header, changes
+
+
+def parse_log(log: bytes) -> dict[str, tuple[str, str]]:
+    """`git log -z --raw --format=%x00%H %s` output -> path -> (blob, "commit ABC (subject)") at its first add."""
+    first: dict[str, tuple[str, str]] = {}
+    for header, changes in raw_entries(log):
+        full, _, subject_bytes = header.partition(b" ")
+        subject = subject_bytes.decode("utf-8", errors="replace")
+        subject = subject if len(subject) <= 50 else subject[:49] + "…"
+        commit = f"commit {full.decode('ascii', 'replace')[:12]} ({subject})"
+        for parts, path in changes:
+            if len(parts) >= 4 and path not in first:
+                first[path] = (parts[3].decode("ascii", "replace"), commit)
     return first
 
 
 def _tracked(root: Path, revision: str) -> frozenset[str] | None:
     try:
         if revision:
-            listing = _git(root, "ls-tree", "-r", "-z", "--name-only", revision, "--", ".")
+            listing = git(root, "ls-tree", "-r", "-z", "--name-only", revision, "--", ".")
         else:
-            listing = _git(root, "ls-files", "-z", "--", ".")
+            listing = git(root, "ls-files", "-z", "--", ".")
     except (OSError, subprocess.SubprocessError):
         return None
     return frozenset(os.fsdecode(path) for path in listing.split(b"\0") if path)
 
 
-def _git(root: Path, *args: str) -> bytes:
+def git(root: Path, *args: str, input: bytes | None = None) -> bytes:
+    """git's output in root, as bytes, replace objects ignored; raises on failure (a minute at most)."""
     done = subprocess.run(
         ["git", "--no-replace-objects", "-c", "core.quotePath=false", "-C", str(root), *args],
+        input=input,
         capture_output=True,
         timeout=60,
         check=True,

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
+from typing import Any
 
 KINDS = ("measured", "extrapolated", "borrowed")
 STATUSES = ("asserted", "lead", "refuted", "superseded", "retracted")
@@ -83,14 +84,6 @@ class CheckResult:
         return self.counts and self.holds is True and self.strength == STRENGTHS[0]
 
 
-def support(results: tuple[CheckResult, ...]) -> str:
-    """A claim's strongest counting check that holds, '' when none does or any counting check fails."""
-    if any(result.counts and result.holds is False for result in results):
-        return ""
-    held = {result.strength for result in results if result.counts and result.holds}
-    return next((strength for strength in STRENGTHS if strength in held), "")
-
-
 @dataclass(frozen=True, slots=True)
 class AssertResult:
     """The gate's verdict on a claim's `asserts:`, decided once (asserted.py); the claim page and show read it."""
@@ -133,6 +126,8 @@ class Claim:
     retired_by: tuple[str, ...] = ()  # refuted_by / superseded_by
     tolerance: Tolerance | None = None
     note: str = ""
+    kept_through: str = ""  # `kept`: the newest run reviewed after its series moved (moved-since-cited) ...
+    kept_why: str = ""  # ... and why the page keeps the cited run
     field_lines: tuple[tuple[str, int], ...] = ()  # (field, lines below `- id:`): one tuple per layout
     asserts: str = ""  # the relation the prose relies on, as written ("> 1"); judged on its interval
 
@@ -250,13 +245,8 @@ class Freshness:
 
     def describe(self) -> str:
         """'fresh', 'stale: drifted, tampered' or 'fails: only-borrowed', then '; warns: too-old'."""
-        text = (
-            f"stale: {', '.join(self.failing)}"
-            if self.stale
-            else f"fails: {', '.join(self.failing)}"
-            if self.failing
-            else "fresh"
-        )
+        head = "stale" if self.stale else "fails" if self.failing else "fresh"
+        text = head if head == "fresh" else f"{head}: {', '.join(self.failing)}"
         return text + (f"; warns: {', '.join(self.warned)}" if self.warned else "")
 
 
@@ -320,6 +310,8 @@ class Policy:
     max_check_factor: float = 2.0  # `within Nx` up to this agrees; wider only bounds the value
     max_tolerance: str = "50%"  # a claim's own tolerance above this (relative to its value) is invalid
     warn: frozenset[str] = frozenset()  # rules reported as warnings instead of failures
+    fail: frozenset[str] = frozenset()  # rules that warn by default, made failures
+    warns_by_default: frozenset[str] = frozenset({"moved-since-cited"})  # not an option: rules.WARN_BY_DEFAULT
     max_claim_file_bytes: int = 4 * 1024 * 1024
     max_input_bytes: int = 4 * 1024**3  # everything one check reads: claims, manifests, data, pages
     claims_dir: str = "claims"
@@ -336,7 +328,7 @@ class Policy:
     site_texts: tuple[tuple[int, int, str], ...] = ()  # (line, column, text) on every page: site name, nav
 
     def severity(self, rule: str) -> str:
-        return "warn" if rule in self.warn else "fail"
+        return "warn" if (rule in self.warn or rule in self.warns_by_default) and rule not in self.fail else "fail"
 
 
 @dataclass(frozen=True)
@@ -352,6 +344,7 @@ class Report:
     checks: Mapping[str, tuple[CheckResult, ...]] = field(default_factory=dict)  # claim id -> its checks
     intervals: Mapping[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval, if any
     no_rounds: Mapping[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
+    series: Mapping[str, Any] = field(default_factory=dict)  # claim id -> series_records.Series (Any: a leaf module)
     exact: frozenset[str] = frozenset()  # claims computed from counts (no timing): their value is exact
     asserts: Mapping[str, AssertResult] = field(default_factory=dict)  # claim id -> its `asserts:` verdict
     history: str = ""  # "checked", or why the runs' git history was not checked
@@ -387,8 +380,12 @@ class Report:
         return {claim_id: tuple(found) for claim_id, found in grouped.items()}
 
     def support(self, claim_id: str) -> str:
-        """The strength of the claim's strongest check that holds (agrees, bounded, direction), or ''."""
-        return support(self.checks.get(claim_id, ()))
+        """The claim's strongest counting check that holds, '' when none does or any counting check fails."""
+        results = self.checks.get(claim_id, ())
+        if any(result.counts and result.holds is False for result in results):
+            return ""
+        held = {result.strength for result in results if result.counts and result.holds}
+        return next((strength for strength in STRENGTHS if strength in held), "")
 
     def fresh(self, claim_id: str) -> Freshness:
         return self.freshness.get(claim_id, FRESH)  # the claim's verdict: fresh when the gate found nothing

@@ -11,6 +11,7 @@ class Rule:
     meaning: str  # one line, for the gate page and the docs
     stale: bool  # a claim failing it makes every claim that rests on it stale too
     can_warn: bool = True  # whether policy may turn it into a warning (`warn: [...]`)
+    warns: bool = False  # a warning by default; policy may make it fail (`fail: [...]`)
 
 
 RULE_TABLE = (
@@ -67,6 +68,13 @@ RULE_TABLE = (
         stale=True,
     ),
     Rule(
+        "moved-since-cited",
+        "a measured claim's series (its value in every run of the same measurement) has a step beyond noise and "
+        "its tolerance after the run it cites; the finding names every page sentence that cites it",
+        stale=False,
+        warns=True,
+    ),
+    Rule(
         "unverified-history",
         "`ledger check --require-history` cannot read the runs' git history (a shallow clone, no git), so a "
         "rewritten run would pass",
@@ -90,5 +98,6 @@ RULE_TABLE = (
 RULES = tuple(rule.name for rule in RULE_TABLE)
 STALE_RULES = frozenset(rule.name for rule in RULE_TABLE if rule.stale)
 WARNABLE = tuple(rule.name for rule in RULE_TABLE if rule.can_warn)
+WARN_BY_DEFAULT = frozenset(rule.name for rule in RULE_TABLE if rule.warns)
 BY_NAME = {rule.name: rule for rule in RULE_TABLE}
 PAGE_RULES = ("unknown-reference", "unbound-number", "lead-premise")  # decided from pages alone (check_pages)

@@ -16,7 +16,7 @@ from .grounding import MIXED
 from .load import RawFile
 from .records import KINDS, RETIRED, STATUSES, Claim, Finding, Source
 from .runs import KEBAB_CASE, TESTBED_PATTERN
-from .validate_fields import _REQUIRED_FIX, _asserts, _checks, _citation, _evidence, _inputs, _Problems, _type
+from .validate_fields import _REQUIRED_FIX, _asserts, _checks, _citation, _evidence, _inputs, _kept, _Problems, _type
 from .validate_ledger import ledger_problems
 from .values import NUMBER_PATTERN, finite_number, parse_tolerance
 from .yamlread import LocatedDict, LocatedList
@@ -40,6 +40,7 @@ FIELDS = (
     "superseded_by",
     "tolerance",
     "note",
+    "kept",
     "asserts",
 )
 # Fields that belong to one kind only; the others are errors on that kind.
@@ -256,6 +257,9 @@ def _claim(
             check.add(None, f"a {kind} claim needs `{name}:`", _REQUIRED_FIX[name])
 
     evidence = _evidence(mapping.get("evidence"), check, measurements_dir) if kind == "measured" else None
+    kept = _kept(mapping.get("kept"), check, measurements_dir) if kind == "measured" else ("", "")
+    if kind and kind != "measured" and "kept" in mapping:
+        check.add("kept", f"`kept` applies to measured claims (their series), not {kind}", "remove `kept`")
     formula_text = check.text("formula") if kind == "extrapolated" else ""
     if (
         kind == "extrapolated"
@@ -348,6 +352,8 @@ def _claim(
         retired_by=retired_by,
         tolerance=tolerance,
         note=note,
+        kept_through=kept[0],
+        kept_why=kept[1],
         field_lines=lines,
         asserts=asserts,
     )

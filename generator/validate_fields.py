@@ -17,6 +17,7 @@ from .yamlread import LocatedDict
 EVIDENCE_FIELDS = ("run", "file", "where", "column")
 SOURCE_FIELDS = ("title", "quote", "url", "retrieved", "locator")
 CHECK_FIELDS = ("claim", "expects")
+KEPT_FIELDS = ("through", "why")
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -268,6 +269,32 @@ def _asserts(mapping: LocatedDict, check: _Problems, kind: str, unit: str, table
 
 _CHECK_FIX = 'write `checked_by: [some-id]` (the same quantity) or `checked_by: [{claim: some-id, expects: "> 1"}]`'
 _ID_FIX = "ids are lower-kebab-case, without spaces or line breaks around them"
+
+
+_KEPT_FIX = (
+    "write `kept: {through: <the newest run you reviewed>, why: <why the page keeps the cited run>}` (guide/checks.md)"
+)
+
+
+def _kept(value: object, check: _Problems, measurements_dir: str) -> tuple[str, str]:
+    """`kept`: (the newest run reviewed after the series moved, why the cited run stays); ("", "") when absent."""
+    if value is None:
+        return "", ""
+    if not isinstance(value, dict):
+        check.add("kept", f"`kept` must be a mapping, found {_type(value)}", _KEPT_FIX)
+        return "", ""
+    unknown = [key for key in value if key not in KEPT_FIELDS]
+    if unknown:
+        check.add("kept", f"unknown field `kept.{unknown[0]}`", "use only: " + ", ".join(KEPT_FIELDS))
+    through, why = value.get("through"), value.get("why")
+    parts = PurePosixPath(through).parts if isinstance(through, str) else ()
+    if len(parts) != 3 or parts[0] != measurements_dir or ".." in parts:
+        check.add("kept", f"`kept.through` must be a run folder {measurements_dir}/<probe>/<run>", _KEPT_FIX)
+        return "", ""
+    if not isinstance(why, str) or not why.strip():
+        check.add("kept", "`kept.why` must say, in words, why the page keeps the cited run", _KEPT_FIX)
+        return "", ""
+    return str(through), why.strip()
 
 
 def _finite_where(where: dict, check: _Problems) -> bool:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from helpers import REPO, run_mkdocs
+from helpers_series import series_ledger
 from helpers_site import a_ledger
 
 
@@ -28,3 +29,14 @@ def report_site(tmp_path_factory) -> Path:
     result = run_mkdocs("build", "--strict", "--site-dir", str(out), cwd=REPO)
     assert result.exit_code == 0, result.errors
     return out
+
+
+@pytest.fixture(scope="session")
+def series_site(tmp_path_factory) -> tuple[Path, list[str]]:
+    """A claim whose series of 12 runs steps after the run it cites, built with `mkdocs build --strict`
+    (a warning: the build passes); returns the site folder and the runs."""
+    root = tmp_path_factory.mktemp("series")
+    runs = series_ledger(root)
+    result = run_mkdocs("build", "--strict", cwd=root)
+    assert result.exit_code == 0, result.errors
+    return root / "site", runs

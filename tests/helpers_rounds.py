@@ -27,6 +27,7 @@ def rounds_run(
     file: str = "results.csv",
     parameters: dict | None = None,
     summary: dict[int, float] | None = None,  # a results value other than the median (a broken run)
+    environment: dict | None = None,
 ) -> str:
     """A real run whose `column` at each `key` value is the median of the given rounds."""
     if not (root / "probes" / f"{probe}.py").exists():
@@ -42,7 +43,7 @@ def rounds_run(
     ]
     path = write_run(
         root, probe, testbed, {file: results, samples_file(file): samples}, parameters=parameters or {"rounds": 9},
-        environment={"backend": "cpu"}, code=[f"probes/{probe}.py"], started=when, finished=when,
+        environment=environment or {"backend": "cpu"}, code=[f"probes/{probe}.py"], started=when, finished=when,
     )  # fmt: skip
     return path.relative_to(root).as_posix()
 

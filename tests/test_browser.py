@@ -163,3 +163,23 @@ def test_report_tables_fit_the_text_column_on_a_desktop_and_scroll_in_their_fram
     assert too_wide == {}
     assert page_scrolls == {}
     assert sorted(heights)[len(heights) // 2] <= 72  # compact rows: two lines of statement at most
+
+
+def test_a_timeline_draws_offline_on_a_claim_page(series_site, browser):
+    site, _ = series_site
+    with serving(site) as base:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors, refused = [], []
+        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.route(
+            "**/*",
+            lambda r: r.continue_() if r.request.url.startswith(base) else (refused.append(r.request.url), r.abort()),
+        )
+        page.goto(base + "claim/moe-speedup-b16/")
+        page.wait_for_selector("figure.ledger-timeline.ledger-chart--live .ledger-chart-view svg", timeout=15000)
+        figure = page.query_selector("figure.ledger-timeline")
+        assert len(figure.query_selector_all(".mark-symbol.role-mark path")) == 12  # a point per run (not the legends)
+        assert len(figure.query_selector_all(".mark-rule.role-mark line")) == 12 + 1  # the intervals, the step
+        page.close()
+    assert errors == [] and refused == []

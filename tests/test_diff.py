@@ -453,6 +453,16 @@ def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
                 "(no raw rounds or interval in either run)",
             }
         ],
+        "series": [
+            {
+                "claim_id": "moe-speedup-b16",
+                "run": LATER_RUN,
+                "value": "3.21×",
+                "verdict": "no step",
+                "what": "the run the claim cites now (under 8 runs, the newest run is compared with the cited one)",
+                "moved": False,
+            }
+        ],
         "added": [],
         "removed": [],
         "renamed": [],

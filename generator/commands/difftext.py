@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import asdict
 
 from .compare import COLUMNS, DETAILS, FLAGS, ClaimChange, Diff
+from .diffseries import new_points
 from .revisions import Revision
 
 
@@ -32,6 +34,17 @@ def as_markdown(diff: Diff, base: Revision, head: Revision) -> str:
             "| --- | --- |",
         ]
         lines += [f"| {_code(f.claim_id)} | {_text(f.message)} |" for f in diff.remeasured]
+        lines.append("")
+    gained = new_points(base.report, head.report)
+    if gained:
+        lines += ["### Series: new points (is each a step?)", "", "| claim | run | value | new point | what |"]
+        lines.append("| --- | --- | --- | --- | --- |")
+        lines += [
+            f"| {_code(p.claim_id)} | {_code(p.run.rsplit('/', 1)[-1])} | {_text(p.value)} | "
+            f"{'**step**' if p.verdict == 'step' else p.verdict}{' (moved since cited)' if p.moved else ''} | "
+            f"{_text(p.what)} |"
+            for p in gained
+        ]
         lines.append("")
     if diff.policy:
         lines += ["### Policy (the gate's settings)", ""]
@@ -93,6 +106,7 @@ def as_json(diff: Diff, base: Revision, head: Revision) -> str:
             ],
             "within_noise": [{"claim": f.claim_id, "message": f.message} for f in diff.within_noise],
             "remeasured": [{"claim": f.claim_id, "message": f.message} for f in diff.remeasured],
+            "series": [asdict(point) for point in new_points(base.report, head.report)],
             "added": [{"claim": c.claim_id, **c.new} for c in diff.only("added")],
             "removed": [{"claim": c.claim_id, **c.old} for c in diff.only("removed")],
             "renamed": [{"from": c.old_id, "to": c.claim_id} for c in diff.only("renamed")],

@@ -14,19 +14,8 @@ from dataclasses import dataclass
 
 from .. import stats
 from ..records import Claim, ClaimInterval, Report, Run
+from ..series import defining  # one definition of "the same measurement" (NOT_DEFINING): refresh, diff, series
 from ..values import format_value, range_text, tolerance_for, within
-
-# Parameters that say how a run measured, not what: a run differing only in these may replace another.
-NOT_DEFINING = frozenset(
-    {
-        "rounds", "warmup", "warmup_calls", "warmup_rounds", "min_sample_s", "max_reps", "min_reps", "timing",
-        "target", "min_rounds", "max_rounds", "max_seconds", "stop",
-    }
-)  # fmt: skip
-
-
-def defining(parameters) -> dict:
-    return {key: value for key, value in dict(parameters).items() if key not in NOT_DEFINING}
 
 
 def differences(old: Run, new: Run) -> list[str]:

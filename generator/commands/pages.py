@@ -77,7 +77,7 @@ def _block(fragment: str) -> str:
 
 def assets(root: Path, report: Report, out: Path) -> list[Path]:
     """ledger.css, ledger.js, charts.js, the registry of runs, and for charts the Vega bundle and each chart's SVG."""
-    from ..site import charts, figure_api, markdown_ext, render, stamp
+    from ..site import charts, figure_api, markdown_ext, render, stamp, timeline
     from ..site.render import ASSET_FILES as ASSETS
     from ..site.render import CACHE
 
@@ -97,7 +97,7 @@ def assets(root: Path, report: Report, out: Path) -> list[Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(charts.svg(spec, root / CACHE), encoding="utf-8")
         written.append(target)
-    if specs:
+    if specs or timeline.any_timeline(report):
         (folder / "vega.js").write_text(charts.bundle(root / CACHE), encoding="utf-8")
         written.append(folder / "vega.js")
     return written

@@ -17,7 +17,7 @@ import altair as alt
 import vl_convert
 
 from ..hashcache import CACHE_ROOT
-from .render import esc
+from .render import esc, script_json
 
 VL_VERSION = getattr(vl_convert, "__version__", "unknown")  # keys the cache; the stub does not declare it
 
@@ -105,12 +105,6 @@ def _cached(cache: Path | None, name: str, make) -> str:
     except OSError:
         pass  # a read-only checkout still builds, just without the cache
     return text
-
-
-def script_json(data: object) -> str:
-    """JSON that is safe inside <script type="application/json">: no '<', '>' or '&' survive."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def chart_html(figure_id: str, spec: dict, svg_url: str, title: str, caption_html: str) -> str:

@@ -21,6 +21,7 @@ from ..values import (
 )
 from .render import admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner, run_link
 from .tables import frame_of, html_table
+from .timeline import section as history_section
 
 UP = {lineage.INPUT: "uses as input", lineage.CHECK: "checked by", lineage.RETIREMENT: "retired by"}
 DOWN = {lineage.INPUT: "is an input of", lineage.CHECK: "checks", lineage.RETIREMENT: "retired"}
@@ -58,6 +59,9 @@ def build(page, claim: Claim, report: Report, found: Index):
         page.html(borrowed(claim, report, links))
     if claim.kind == "extrapolated" and claim.checked_by:
         page.html(checks_html(claim, report, links))
+    if claim.kind == "measured":
+        page.heading("History")
+        page.html(history_section(claim, report.series.get(claim.id), links))
     page.heading("Lineage")
     page.html(lineage_html(claim, report, links, found.downstream.get(claim.id, [])))
     findings = report.findings_for(claim.id)

@@ -19,7 +19,7 @@ from ..records import RETIRED, Claim, Report, Run
 from ..relations import SHOWN
 from ..text import summary
 from ..values import stated
-from . import claimpage, runpage
+from . import claimpage, runpage, timeline
 from .render import (
     CLAIMS_INDEX,
     FELL,
@@ -210,6 +210,9 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         f'what retired them on <a href="{esc(page.links.to(FELL))}">the claims that fell</a>.</p>'
     )
     rows: list[str] = []
+    history = any(
+        series.moved is not None for series in report.series.values()
+    )  # a column only when it sorts something
     values: dict[str, set[str]] = {"kind": set(), "status": set(), "check": set(), "testbed": set(), "freshness": set()}
     for claim in report.claims:
         label, detail = freshness(claim, report)
@@ -227,6 +230,8 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         value = esc(stated(claim))
         value_cell = f"<del>{value}</del>" if claim.retired and value else value
         sort_value = "" if claim.value is None else repr(claim.value)
+        moved, moved_sort = timeline.since_cited(claim, report)
+        moved_cell = f'<td class="ledger-narrow" data-sort="{moved_sort}">{moved}</td>' if history else ""
         rows.append(
             f'<tr {data}><td><a href="{esc(page.links.claim(claim.id))}"><code>{esc(claim.id)}</code></a></td>'
             f'<td data-sort="{esc(sort_value)}" style="text-align: right">{value_cell}</td>'
@@ -235,6 +240,7 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
             f"<td>{badge(SHOWN[strength], strength) if strength else ''}</td>"
             f"<td>{esc(claim.testbed)}</td>"
             f'<td title="{esc(detail)}">{badge(label, label)}</td>'
+            f"{moved_cell}"
             f'<td><div class="ledger-clamp" title="{esc(claim.statement)}">{esc(claim.statement)}</div></td></tr>'
         )
     filters = "".join(
@@ -243,18 +249,21 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         + "</select></label>"
         for name in values
     )
+    moved = '<abbr title="moved since cited: the newest level against the cited run">moved</abbr>'
     head = "".join(
-        f'<th data-sort-type="{kind}">{name}</th>'
-        for name, kind in (
-            ("id", "text"),
-            ("value", "number"),
-            ("kind", "text"),
-            ("status", "text"),
-            ("check", "text"),
-            ("testbed", "text"),
-            ("freshness", "text"),
-            ("statement", "text"),
+        f'<th data-sort-type="{kind}"{narrow}>{name}</th>'
+        for name, kind, narrow in (
+            ("id", "text", ""),
+            ("value", "number", ""),
+            ("kind", "text", ""),
+            ("status", "text", ""),
+            ("check", "text", ""),
+            ("testbed", "text", ""),
+            ("freshness", "text", ""),
+            (moved, "number", ' class="ledger-narrow"'),  # a badge at most: little room taken from the rest
+            ("statement", "text", ""),
         )
+        if history or name != moved
     )
     page.html(
         f'<div class="ledger-filters" hidden>{filters}<label>text <input type="search" '

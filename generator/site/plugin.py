@@ -23,7 +23,7 @@ from .. import reads, references, text
 from ..config import OPTIONS, policy_from_options, read_site
 from ..gate import check
 from ..records import LedgerError, Report
-from . import figure_api, incremental, pages, readback, render, stamp
+from . import figure_api, incremental, pages, readback, render, stamp, timeline
 
 log = logging.getLogger("mkdocs.plugins.ledger")
 ASSETS = render.ASSET_FILES
@@ -234,7 +234,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             )
             for figure_id, spec in specs.items()
         ]
-        if specs:
+        if specs or timeline.any_timeline(self.report):
             found.append(File.generated(config, f"{render.ASSETS}/vega.js", content=charts.bundle(self.cache)))
         return found
 

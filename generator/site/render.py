@@ -7,6 +7,7 @@ the page only after Markdown has run (see Slots), so neither Markdown nor a temp
 from __future__ import annotations
 
 import html
+import json
 import posixpath
 import re
 from collections.abc import Iterable
@@ -33,6 +34,12 @@ CACHE = hashcache.FOLDER  # the Vega bundle and chart SVGs, made once (Material'
 def esc(text: object) -> str:
     """HTML-escape any value for text or a quoted attribute."""
     return html.escape(str(text), quote=True)
+
+
+def script_json(data: object) -> str:
+    """JSON that is safe inside <script type="application/json">: no '<', '>' or '&' survive."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def claim_src(claim_id: str) -> str:

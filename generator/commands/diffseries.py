@@ -1,0 +1,66 @@
+"""Series in review: the base's and the head's Reports -> each point a claim's series gains, and
+whether it is a step. Pure.
+
+The head's series (series.py, decided by the gate at head) says where its steps and segment
+boundaries are; a point is new when its run is not in the claim's series at base. A claim new at
+head has no series at base to gain a point, so it is not listed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..changepoint import MIN_POINTS
+from ..records import Report
+from ..series_records import Series
+from ..values import format_value
+
+
+@dataclass(frozen=True, slots=True)
+class NewPoint:
+    claim_id: str
+    run: str
+    value: str  # with the claim's unit
+    verdict: str  # "step" | "new segment" | "no step"
+    what: str  # the step's levels and test, the boundary's reason, or the level it joins
+    moved: bool  # the claim's series moved since its cited run (moved-since-cited at head)
+
+
+def new_points(base: Report, head: Report) -> tuple[NewPoint, ...]:
+    found = []
+    for claim_id, line in sorted(head.series.items()):
+        before = base.series.get(claim_id)
+        claim = head.by_id.get(claim_id)
+        if before is None or claim is None:
+            continue
+        known = {point.run for point in before.points}
+        steps = {step.index: step for step in line.steps}
+        boundaries = {boundary.index: boundary for boundary in line.boundaries}
+        for index, point in enumerate(line.points):
+            if point.run in known:
+                continue
+            if index in boundaries:
+                verdict, what = "new segment", f"{boundaries[index].reason}: {', '.join(boundaries[index].changes)}"
+            elif index in steps:
+                step = steps[index]
+                p = f", p = {step.p:.2g}" if step.p is not None else ""
+                verdict = "step"
+                what = (
+                    f"{format_value(step.before, claim.unit)} → {format_value(step.after, claim.unit)} ({step.test}{p})"
+                )
+            else:
+                verdict, what = "no step", _no_step(line, index)
+            shown = format_value(point.value, claim.unit)
+            found.append(NewPoint(claim_id, point.run, shown, verdict, what, line.moved is not None))
+    return tuple(found)
+
+
+def _no_step(line: Series, index: int) -> str:
+    segment = line.segment(index)
+    if len(segment) >= MIN_POINTS:
+        return "on the level before it (E-divisive means, t-test)"
+    if index == line.cited:
+        return "the run the claim cites now (under 8 runs, the newest run is compared with the cited one)"
+    if index == segment[-1] and line.cited in segment and line.cited < index:
+        return "the cited run and this newest one agree within noise or tolerance (a series under 8 runs)"
+    return "not judged: under 8 runs, only the newest run is compared with the cited one"

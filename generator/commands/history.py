@@ -1,0 +1,202 @@
+"""`ledger history ID [--format text|json|csv]`: a claim's series (each run's value with its interval,
+the commit that added the run), its segments and steps, and its stated value at each commit that
+changed it; `ledger history --changed`: the claims whose series has a step.
+
+The series is the gate's (Report.series, decided once in series.py); the commits come from git:
+the run's, from the gate's run history (history.read, the commit that first added its manifest),
+and the stated values from claimlog.py, read only here, never by the gate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import difflib
+import io
+import json
+from dataclasses import asdict
+from datetime import datetime, timezone
+
+from .. import history as runlog
+from ..gate import check_project
+from ..records import Claim, LedgerError, Report
+from ..series_records import Series
+from ..seriestext import METHODS, notes
+from ..values import format_value, range_text
+from . import claimlog
+
+
+def setup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "id", metavar="ID", nargs="?", help="a measured claim (its evidence selects a value in each run)"
+    )
+    parser.add_argument("--format", choices=("text", "json", "csv"), default="text")
+    parser.add_argument("--changed", action="store_true", help="list the claims whose series has a step instead")
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    if bool(args.id) == bool(args.changed):
+        raise LedgerError("history: name one claim (`ledger history ID`) or pass --changed")
+    report = check_project(args.root, args.config, datetime.now(timezone.utc))
+    if args.changed:
+        print(changed(report, args.format))
+        return 0
+    claim = report.claim(args.id)
+    if claim is None:
+        close = difflib.get_close_matches(args.id, list(report.by_id), n=1)
+        raise LedgerError(f"history: no claim {args.id!r}" + (f"; did you mean {close[0]}?" if close else ""))
+    line = report.series.get(claim.id)
+    if line is None:
+        raise LedgerError(f"history: {claim.id} has no series: {_why_none(claim, report)}")
+    root = args.root.resolve()
+    runs = runlog.read(root, report.policy.measurements_dir)
+    added = {
+        point.run: runs.first_added.get(f"{point.run}/manifest.json", ("", "not committed"))[1] for point in line.points
+    }
+    if runs.status != runlog.CHECKED:
+        added = {run: runs.status for run in added}
+    log = claimlog.read(root, report.policy.claims_dir, claim.id, report.policy.max_claim_file_bytes)
+    shown = {"json": as_json, "csv": as_csv}.get(args.format, as_text)
+    print(shown(claim, line, added, log))
+    return 0
+
+
+def _why_none(claim: Claim, report: Report) -> str:
+    if claim.kind != "measured":
+        return f"it is {claim.kind}; only a measured claim's evidence selects a value in each run"
+    failing = ", ".join(report.fresh(claim.id).failing)
+    return f"its evidence computes no value ({failing or 'see `ledger check`'})"
+
+
+def _commit(text: str) -> str:
+    """'commit 1a2b3c4d5e6f (subject)' -> '1a2b3c4d5e6f (subject)'."""
+    return text.removeprefix("commit ")
+
+
+def _interval(low: float | None, high: float | None, unit: str) -> str:
+    return range_text(low, high, unit) if low is not None and high is not None else "none"
+
+
+def as_text(claim: Claim, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> str:
+    segments = len({point.segment for point in line.points})
+    out = [f"{claim.id}: {claim.statement}" if claim.statement else claim.id]
+    out.append(
+        f"{len(line.points)} run{'s' if len(line.points) != 1 else ''} in {segments} segment"
+        f"{'s' if segments != 1 else ''}; steps in the cited run's segment by {METHODS[line.method]}"
+    )
+    out += ["", "| # | run | value | interval | added by | notes |", "| --- | --- | --- | --- | --- | --- |"]
+    found = notes(line, claim.unit)
+    for index, point in enumerate(line.points):
+        out.append(
+            f"| {index + 1} | {point.run.rsplit('/', 1)[-1]} | {format_value(point.value, claim.unit)} | "
+            f"{_interval(point.low, point.high, claim.unit)} ({point.basis or 'no interval'}) | "
+            f"{_commit(added.get(point.run, ''))} | {'; '.join(found.get(index, []))} |"
+        )
+    moved = line.moved
+    out.append("")
+    if moved is not None:
+        out.append(
+            f"moved since cited: {format_value(moved.before, claim.unit)} → {format_value(moved.after, claim.unit)}"
+            f" from run {line.points[moved.index].run.rsplit('/', 1)[-1]} on"
+        )
+    else:
+        out.append("moved since cited: no")
+    out += ["", f"stated value by commit ({log.status}):"]
+    out += [
+        f"- {s.commit[:12]} {s.date[:10]} {s.value or '(no value)'}  run {s.run or '—'}  ({s.subject})"
+        for s in log.stated
+    ]
+    return "\n".join(out)
+
+
+def _data(claim: Claim, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> dict:
+    moved = line.moved
+    return {
+        "claim": claim.id,
+        "unit": claim.unit,
+        "method": line.method,
+        "cited": line.cited if line.cited >= 0 else None,
+        "kept": line.kept if line.kept >= 0 else None,
+        "points": [
+            {
+                "index": index,
+                "run": point.run,
+                "started": point.started.isoformat(),
+                "value": point.value,
+                "low": point.low,
+                "high": point.high,
+                "basis": point.basis,
+                "segment": point.segment,
+                "added_by": _commit(added.get(point.run, "")),
+            }
+            for index, point in enumerate(line.points)
+        ],
+        "boundaries": [{"index": b.index, "reason": b.reason, "changes": list(b.changes)} for b in line.boundaries],
+        "steps": [asdict(s) for s in line.steps],
+        "moved": asdict(moved) if moved is not None else None,
+        "stated": {"status": log.status, "commits": [asdict(s) for s in log.stated]},
+    }
+
+
+def as_json(claim: Claim, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> str:
+    return json.dumps(_data(claim, line, added, log), indent=2, ensure_ascii=False)
+
+
+def as_csv(claim: Claim, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> str:
+    """The points, one row each (the stated values by commit are in the text and JSON forms)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["index", "run", "started", "value", "low", "high", "basis", "segment", "notes", "added_by"])
+    found = notes(line, claim.unit)
+    for index, point in enumerate(line.points):
+        writer.writerow(
+            [
+                index,
+                point.run,
+                point.started.isoformat(),
+                repr(point.value),
+                _cell(point.low),
+                _cell(point.high),
+                point.basis,
+                point.segment,
+                "; ".join(found.get(index, [])),
+                _commit(added.get(point.run, "")),
+            ]
+        )
+    return out.getvalue().rstrip("\n")
+
+
+def _cell(value: float | None) -> str:
+    return "" if value is None else repr(value)
+
+
+def changed(report: Report, form: str) -> str:
+    """The claims whose series has a step (in any segment), with whether it moved since the cited run."""
+    found = [(claim_id, line) for claim_id, line in sorted(report.series.items()) if line.steps]
+    if form == "json":
+        return json.dumps(
+            [
+                {"claim": c, "steps": [asdict(s) for s in line.steps], "moved_since_cited": line.moved is not None}
+                for c, line in found
+            ],
+            indent=2,
+        )
+    if form == "csv":
+        rows = ["claim,steps,moved_since_cited"] + [
+            f"{c},{len(line.steps)},{line.moved is not None}" for c, line in found
+        ]
+        return "\n".join(rows)
+    if not found:
+        return f"no claim's series has a step ({len(report.series)} series)"
+    lines = []
+    for claim_id, line in found:
+        claim = report.by_id[claim_id]
+        last = line.steps[-1]
+        lines.append(
+            f"{claim_id}: {len(line.steps)} step{'s' if len(line.steps) != 1 else ''}; the last "
+            f"{format_value(last.before, claim.unit)} → {format_value(last.after, claim.unit)} at run "
+            f"{line.points[last.index].run.rsplit('/', 1)[-1]}"
+            + ("; moved since cited" if line.moved is not None else "")
+        )
+    lines.append(f"{len(found)} of {len(report.series)} series have a step")
+    return "\n".join(lines)

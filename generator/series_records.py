@@ -1,0 +1,59 @@
+"""Series records: a measured claim's value across runs, its segments and steps. No I/O, no imports
+from the package, so every display can read them (series.py builds them; Report.series holds them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+PROBE_CHANGED = "probe changed"
+ENVIRONMENT_CHANGED = "environment changed"
+DETECTOR = "e-divisive"  # a segment long enough for changepoint.change_points
+PAIRWISE = "changed"  # a shorter one: stats.changed between the cited (or kept) run and the newest
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    run: str  # the run's path
+    started: datetime
+    value: float
+    low: float | None = None  # its interval (None: the run has neither raw rounds nor min–max columns)
+    high: float | None = None
+    basis: str = ""  # rounds | min-max | "" (intervals.py)
+    segment: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Boundary:
+    index: int  # the first point of the new segment
+    reason: str  # PROBE_CHANGED | ENVIRONMENT_CHANGED
+    changes: tuple[str, ...]  # "probes/x.py", "mlx_version 0.32.4 → 0.33.0"
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    index: int  # the first point of the new level
+    before: float  # the level before: the mean of its points (a single point for the pairwise test)
+    after: float  # the level from index on
+    test: str  # "t-test" | "Mann–Whitney U" | "intervals"
+    p: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """A measured claim's value across runs, decided once (the gate); pages, history and diff read it."""
+
+    claim_id: str
+    points: tuple[Point, ...]
+    cited: int  # the cited run's point; -1 when that run is not in the series (tampered, say)
+    boundaries: tuple[Boundary, ...] = ()
+    steps: tuple[Step, ...] = ()  # beyond noise and beyond the claim's tolerance, in order
+    method: str = ""  # DETECTOR | PAIRWISE for the cited run's segment; "" with one point
+    moved: Step | None = None  # the cited (or kept) level -> the newest level, when a step lies between
+    kept: int = -1  # the point `kept.through` names, when it is in the cited run's segment after it
+
+    def segment(self, index: int) -> range:
+        """The indexes of the points in the same segment as point `index`."""
+        number = self.points[index].segment
+        members = [i for i, point in enumerate(self.points) if point.segment == number]
+        return range(members[0], members[-1] + 1)

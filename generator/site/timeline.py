@@ -1,0 +1,208 @@
+"""A claim's history on its page: its Series -> a timeline chart and the table of its points.
+
+The chart is one Altair chart (points with their intervals, the cited run marked, steps and segment
+boundaries drawn as rules), made once per process as a Vega-Lite spec with named datasets; each
+claim page fills in its own rows, so a 10,000-claim site pays for Altair once and a few JSON rows per
+page. It draws offline with the Vega bundle the other charts use (charts.js); without JavaScript,
+the table below it is the same data. There is no static SVG: vl-convert costs ~0.3 s a chart, which
+a site with thousands of claim pages cannot pay.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ..records import Claim, Report
+from ..series_records import Series
+from ..seriestext import METHODS, notes
+from ..values import format_value, range_text
+from .render import badge, esc, script_json
+
+MIN_POINTS = 3  # a chart from three points on; fewer read better as the table alone
+ROLES = ("run", "cited", "kept through")
+MARKS = ("step", "probe changed", "environment changed")
+
+
+def has_timeline(series: Series | None) -> bool:
+    return series is not None and len(series.points) >= MIN_POINTS
+
+
+def any_timeline(report: Report) -> bool:
+    """Whether some claim page draws a timeline (the site then ships the Vega bundle)."""
+    return any(has_timeline(series) for series in report.series.values())
+
+
+@functools.lru_cache(maxsize=1)
+def template() -> dict:
+    """The timeline's Vega-Lite spec without data (datasets `points` and `marks` are filled per page)."""
+    import altair as alt
+
+    time = alt.X("started:T", title="run started (UTC)", scale=alt.Scale(type="utc"))
+    base = alt.Chart(alt.Data(name="points")).encode(x=time)
+    bars = base.mark_rule(strokeWidth=2, opacity=0.5).encode(
+        y=alt.Y("low:Q", title="value", scale=alt.Scale(zero=False)), y2="high:Q", color=alt.Color("segment:N")
+    )
+    dots = base.mark_point(filled=True, stroke="currentColor").encode(
+        y=alt.Y("value:Q", title="value"),
+        color=alt.Color("segment:N", title="segment"),
+        shape=alt.Shape(
+            "role:N", title="run", scale=alt.Scale(domain=list(ROLES), range=["circle", "diamond", "square"])
+        ),
+        size=alt.condition(alt.datum.role == "run", alt.value(60), alt.value(240)),
+        strokeWidth=alt.condition(alt.datum.role == "run", alt.value(0), alt.value(1.5)),
+        tooltip=[alt.Tooltip("run:N"), alt.Tooltip("shown:N", title="value"), alt.Tooltip("interval:N"), "role:N"],
+    )
+    marks = (
+        alt.Chart(alt.Data(name="marks"))
+        .mark_rule(strokeWidth=2)
+        .encode(
+            x="at:T",
+            strokeDash=alt.StrokeDash(
+                "kind:N",
+                title="between runs",
+                scale=alt.Scale(domain=list(MARKS), range=[[6, 3], [2, 3], [2, 3]]),
+                legend=alt.Legend(orient="bottom"),
+            ),
+            stroke=alt.condition(alt.datum.kind == "step", alt.value("#d62728"), alt.value("#888888")),
+            tooltip=[alt.Tooltip("kind:N"), alt.Tooltip("text:N", title="what")],
+        )
+    )
+    # as charts.live_spec gives every chart: the width of its column, the page's own background
+    return alt.layer(bars, dots, marks).properties(height=240, width="container", background="transparent").to_dict()
+
+
+def spec(claim: Claim, series: Series) -> dict:
+    """The template with this claim's points, steps and boundaries (the template itself is never changed)."""
+    unit = claim.unit
+    points = []
+    for index, point in enumerate(series.points):
+        role = "cited" if index == series.cited else "kept through" if index == series.kept else "run"
+        interval = range_text(point.low, point.high, unit) if point.low is not None and point.high is not None else ""
+        points.append(
+            {
+                "started": point.started.isoformat(),
+                "value": point.value,
+                "low": point.low,
+                "high": point.high,
+                "segment": str(point.segment + 1),
+                "role": role,
+                "run": point.run.rsplit("/", 1)[-1],
+                "shown": format_value(point.value, unit),
+                "interval": interval or "none",
+            }
+        )
+    marks = [
+        {"at": _between(series, b.index), "kind": b.reason, "text": "; ".join(b.changes)} for b in series.boundaries
+    ]
+    marks += [
+        {
+            "at": _between(series, s.index),
+            "kind": "step",
+            "text": f"{format_value(s.before, unit)} → {format_value(s.after, unit)}",
+        }
+        for s in series.steps
+    ]
+    title = f"value ({unit})" if unit else "value"
+    shown = {  # each legend lists only what this chart shows
+        "shape": [role for role in ROLES if any(p["role"] == role for p in points)],
+        "strokeDash": [kind for kind in MARKS if any(m["kind"] == kind for m in marks)],
+    }
+    layers = []
+    for layer in template()["layer"]:
+        encoding = dict(layer["encoding"])
+        if "y" in encoding:
+            encoding["y"] = {**encoding["y"], "title": title}
+        for channel, values in shown.items():
+            if channel in encoding:
+                legend = {**encoding[channel].get("legend", {}), "values": values} if values else None
+                encoding[channel] = {**encoding[channel], "legend": legend}
+        layers.append({**layer, "encoding": encoding})
+    return {**template(), "layer": layers, "datasets": {"points": points, "marks": marks}}
+
+
+def _between(series: Series, index: int) -> str:
+    """The moment halfway between the point before `index` and the point at it."""
+    before, after = series.points[index - 1].started, series.points[index].started
+    return (before + (after - before) / 2).isoformat()
+
+
+def chart_html(claim: Claim, series: Series) -> str:
+    label = f"{claim.id}: its value in each run of the same measurement, in time order"
+    return (
+        f'<figure class="ledger-figure ledger-chart ledger-timeline" data-chart="timeline-{esc(claim.id)}">'
+        f'<div class="ledger-chart-view" role="img" aria-label="{esc(label)}"></div>'
+        f'<script type="application/json" class="ledger-chart-spec">{script_json(spec(claim, series))}</script>'
+        '<figcaption><span class="ledger-caption-title">Timeline</span>'
+        '<span class="ledger-caption-text">Each run\'s value with its interval; the cited run is the large '
+        "diamond; between runs, a red dashed rule is a step (the level moved beyond noise and the claim's "
+        "tolerance), a grey dotted one a segment boundary (the probe or the environment changed).</span>"
+        "</figcaption></figure>"
+    )
+
+
+def table_html(claim: Claim, series: Series, links) -> str:
+    """Every point: run (linked), value, interval, and what happens there."""
+    found = notes(series, claim.unit)
+    rows = []
+    for index, point in enumerate(series.points):
+        interval = (
+            range_text(point.low, point.high, claim.unit) if point.low is not None and point.high is not None else "—"
+        )
+        rows.append(
+            f'<tr><td>{index + 1}</td><td><a class="ledger-run" href="{esc(links.run(point.run))}">'
+            f"<code>{esc(point.run.rsplit('/', 1)[-1])}</code></a></td>"
+            f"<td>{esc(point.started.strftime('%Y-%m-%d %H:%M'))}</td>"
+            f'<td style="text-align: right">{esc(format_value(point.value, claim.unit))}</td>'
+            f"<td>{esc(interval)}{' (' + esc(point.basis) + ')' if point.basis else ''}</td>"
+            f"<td>{esc('; '.join(found.get(index, [])))}</td></tr>"
+        )
+    return (
+        '<div class="ledger-series"><table><thead><tr><th>#</th><th>run</th><th>started (UTC)</th><th>value</th>'
+        f"<th>interval</th><th>notes</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def section(claim: Claim, series: Series | None, links) -> str:
+    """The claim page's History: how many runs, how steps were found, the timeline and the table."""
+    if series is None:
+        return "<p>No series: its evidence computes no value.</p>"
+    n = len(series.points)
+    if n == 1:
+        return (
+            "<p>One run measures this: the cited one. Its series grows as runs of the same probe, testbed "
+            "and defining parameters are added (<code>ledger history</code> shows it).</p>"
+        )
+    out = [
+        f"<p>{n} runs of the same measurement (probe, testbed, defining parameters), in the order they ran. "
+        f"Steps in the cited run's segment: {esc(METHODS[series.method])}; a step counts when the "
+        "level moves beyond the claim's tolerance.</p>"
+    ]
+    if series.cited < 0:
+        out.append("<p>The cited run is not among them: its files are not intact.</p>")
+    if series.moved is not None:
+        moved = series.moved
+        out.append(
+            f"<p><strong>Moved since cited:</strong> {esc(format_value(moved.before, claim.unit))} → "
+            f"{esc(format_value(moved.after, claim.unit))} from run "
+            f"<code>{esc(series.points[moved.index].run.rsplit('/', 1)[-1])}</code> on.</p>"
+        )
+    if claim.kept_through:
+        out.append(
+            f"<p><strong>Kept on the cited run</strong> (reviewed through <code>{esc(claim.kept_through.rsplit('/', 1)[-1])}"
+            f"</code>): {esc(claim.kept_why)}</p>"
+        )
+    if has_timeline(series):
+        out.append(chart_html(claim, series))
+    out.append(table_html(claim, series, links))
+    return "".join(out)
+
+
+def since_cited(claim: Claim, report: Report) -> tuple[str, str]:
+    """The index's 'moved since cited' cell and its sort key: the relative move of the series' newest
+    level from the cited one (series.py decides it), '' and 0 when it has not moved."""
+    series = report.series.get(claim.id)
+    moved = series.moved if series is not None else None
+    if moved is None:
+        return "", "0"
+    share = (moved.after - moved.before) / abs(moved.before) if moved.before else 0.0
+    return badge(f"{share:+.1%}" if moved.before else "moved", "warning"), repr(abs(share) if moved.before else 1.0)

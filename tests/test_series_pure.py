@@ -1,0 +1,51 @@
+"""The series stage's pure parts: which parameters define a measurement, where segments start."""
+
+import pytest
+from helpers import REPO  # noqa: F401  (puts the repository on sys.path)
+
+from generator.records import Policy, Run, Source
+from generator.rules import WARN_BY_DEFAULT
+from generator.series import boundaries, defining
+from generator.series_records import Boundary
+
+
+@pytest.mark.parametrize(
+    "parameters, expected",
+    [
+        ({"profile": "default", "rounds": 9, "warmup": 2}, {"profile": "default"}),
+        ({"sizes": [1, 16], "max_seconds": 5, "target": 0.05}, {"sizes": [1, 16]}),
+        ({}, {}),
+    ],
+)
+def test_only_what_a_run_measured_defines_it(parameters, expected):
+    assert defining(parameters) == expected
+
+
+def run(code: str = "a", **environment) -> Run:
+    return Run("measurements/p/r", Source("m", 0), declared_code={"probes/p.py": code}, environment=environment)
+
+
+@pytest.mark.parametrize(
+    "runs, expected",
+    [
+        ([run(), run(), run()], []),
+        ([run(), run("b")], [Boundary(1, "probe changed", ("probes/p.py",))]),
+        ([run(backend="cpu"), run(backend="gpu")], [Boundary(1, "environment changed", ("backend cpu → gpu",))]),
+        ([run(load_average_at_start=[1, 2]), run(load_average_at_start=[4, 4])], []),  # not what measured
+        ([run(os_release="6.1"), run(os_release="6.2")], []),  # a kernel patch: a step, if anything
+        (
+            [run(device_info={"name": "H200"}), run()],
+            [Boundary(1, "environment changed", ('device_info {"name": "H200"} → (none)',))],
+        ),
+        ([run("a", backend="cpu"), run("b", backend="gpu")], [Boundary(1, "probe changed", ("probes/p.py",))]),
+    ],
+)
+def test_a_segment_starts_where_the_code_or_the_environment_changes(runs, expected):
+    assert boundaries(runs) == expected
+
+
+def test_rules_that_warn_by_default_warn_under_the_default_policy():
+    assert Policy().warns_by_default == WARN_BY_DEFAULT == {"moved-since-cited"}
+    assert Policy().severity("moved-since-cited") == "warn"
+    assert Policy(warn=frozenset({"too-old"})).severity("moved-since-cited") == "warn"
+    assert Policy(fail=frozenset({"moved-since-cited"})).severity("moved-since-cited") == "fail"
