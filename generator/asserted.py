@@ -28,7 +28,7 @@ from .values import format_pair, format_value, interval_parts
 Report = Callable[..., None]  # evidence's report(claim, rule, where, problem, fix, detail="")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Noise:
     """What the evidence stage knows of the claims' noise beside their intervals."""
 

@@ -26,7 +26,7 @@ MAX_LINES = 10_000
 MAX_PATTERN = 1_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rule:
     where: Source  # the .gitattributes file and line
     folder: str  # the folder the file sits in, relative to the ledger's root ("" for the root)

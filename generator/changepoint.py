@@ -38,7 +38,7 @@ WEAK_FACTOR = 10  # the split step's threshold is 10× P_VALUE ("weak" change po
 MIN_POINTS = 8  # shorter series: the pairwise "changed" test instead (series.py)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChangePoint:
     """A step: the index of the first point of the new level, and the t-test that supports it."""
 

@@ -19,7 +19,7 @@ from . import project, stack
 from .records import LedgerError
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Verb:
     name: str
     help: str

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,7 +14,7 @@ from .mkdocs_yml import read_site, site_settings
 from .records import Finding, LedgerError, Policy, ProbeSpec, Source, UnitSpec
 from .relations import MAX_FACTOR
 from .rules import WARN_BY_DEFAULT, WARNABLE
-from .runs import TESTBED_PATTERN
+from .runs import PROBE_NAME, TESTBED_PATTERN
 from .values import parse_tolerance
 
 __all__ = ["read_site"]  # the plugin reads the rest of mkdocs.yml through config
@@ -24,7 +23,7 @@ PLUGIN = "ledger"
 MAX_CONFIG_BYTES = 1 << 20
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Option:
     """One policy setting of the plugin in mkdocs.yml: its type, meaning and how a value is checked."""
 
@@ -32,10 +31,7 @@ class Option:
     types: tuple[type, ...]  # what mkdocs' config loader accepts before our own check
     help: str
     parse: Callable[[object], object]  # the value as written -> the Policy field; ValueError says why
-
-    @property
-    def default(self) -> object:
-        return getattr(Policy(), self.name)
+    default: object  # records.Policy repeats it (it cannot import this table); tests/test_guide.py checks both
 
 
 def _positive_whole(value: object) -> int:
@@ -112,7 +108,6 @@ def _folder(value: object) -> str:
     return value
 
 
-PROBE_NAME = re.compile(r"^[a-z0-9_]+$")
 PROBE_KEYS = ("name", "command", "code", "env", "build")
 
 
@@ -196,54 +191,62 @@ def _inside_path(path: object) -> bool:
 
 
 OPTIONS = (
-    Option("max_run_age_days", (int,), "runs older than this many days fail the gate (too-old)", _positive_whole),
+    Option("max_run_age_days", (int,), "runs older than this many days fail the gate (too-old)", _positive_whole, 365),
     Option(
         "default_tolerance",
         (str, int, float),
         "allowed |stated - computed| when a claim sets no `tolerance`: 'precision' (half a unit of the stated "
         "last digit), a number, or a percentage up to 50%; a claim's tolerance is also held to max_tolerance",
         _tolerance,
+        "precision",
     ),
     Option(
         "check_tolerance",
         (str,),
         "how far a same-quantity check (`checked_by: [id]`) may differ from the claim it checks, when the claim "
-        "sets no `tolerance`, before the round spread widens it: a percentage up to 50% (default 10%)",
+        "sets no `tolerance`, before the round spread widens it: a percentage up to 50%",
         _percentage,
+        "10%",
     ),
     Option(
         "max_tolerance",
         (str,),
-        "the largest tolerance a claim may have, as a share of max(|stated|, |computed|): a percentage up to 50% "
-        "(default 50%)",
+        "the largest tolerance a claim may have, as a share of max(|stated|, |computed|): a percentage up to 50%",
         _percentage,
+        "50%",
     ),
     Option(
         "max_check_factor",
         (int, float),
         "the widest `within Nx` check that still agrees with the claim (a wider one only bounds it): "
-        f"a number from 1 to {MAX_FACTOR:g} (default 2)",
+        f"a number from 1 to {MAX_FACTOR:g}",
         _factor,
+        2.0,
     ),
-    Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules),
+    Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules, frozenset()),
     Option(
         "fail",
         (list,),
         "rules that warn by default reported as failures instead, e.g. [moved-since-cited] (it wins over `warn`)",
         _failing,
+        frozenset(),
     ),
-    Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
+    Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole, 4 * 1024 * 1024),
     Option(
         "max_input_bytes",
         (int,),
-        "the most the gate reads in one check, every file together (default 4 GiB); a file past it is "
-        "refused with a finding",
+        "the most the gate reads in one check, every file together; a file past it is refused with a finding",
         _input_bytes,
+        4 * 1024**3,
     ),
-    Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder),
-    Option("measurements_dir", (str,), "folder of measurement runs, relative to mkdocs.yml", _folder),
+    Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder, "claims"),
+    Option("measurements_dir", (str,), "folder of measurement runs, relative to mkdocs.yml", _folder, "measurements"),
     Option(
-        "probes_dir", (str,), "folder of the probes' source, relative to mkdocs.yml (code hashes cover it)", _folder
+        "probes_dir",
+        (str,),
+        "folder of the probes' source, relative to mkdocs.yml (code hashes cover it)",
+        _folder,
+        "probes",
     ),
     Option(
         "probes",
@@ -252,6 +255,7 @@ OPTIONS = (
         "the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) and {build} "
         "(where `build` put the binary)",
         _probes,
+        (),
     ),
     Option(
         "testbeds",
@@ -259,6 +263,7 @@ OPTIONS = (
         "the testbeds the fleet's measure workflow measures on, each a self-hosted runner's label "
         "(`ledger measure --matrix`; guide/fleet.md)",
         _testbeds,
+        (),
     ),
     Option(
         "units",
@@ -267,6 +272,7 @@ OPTIONS = (
         "is a known unit (scale: how many of it one NAME is) or NAME itself (a new counted thing); "
         "`prefixes: si` adds kNAME, MNAME, ... (guide/checks.md#units)",
         _units,
+        (),
     ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
@@ -302,7 +308,7 @@ def policy_from_options(
     lists it with every other problem instead of stopping.
     """
     by_name = {option.name: option for option in OPTIONS}
-    settings: dict = {"docs_dir": docs_dir}
+    settings: dict = {"docs_dir": docs_dir, **{option.name: option.default for option in OPTIONS}}
     problems = []
     for key, value in options.items():
         if value is None:

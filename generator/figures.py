@@ -17,10 +17,8 @@ from .records import Finding, Source
 
 MAX_FIGURE_BYTES = 1 << 20
 
-FOLDER = FIGURES
 
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Defined:
     tables: frozenset[str] = frozenset()
     charts: frozenset[str] = frozenset()
@@ -32,7 +30,7 @@ class _BadDecorator(Exception):
     pass
 
 
-def defined(root: Path, folder: str = FOLDER) -> Defined:
+def defined(root: Path, folder: str = FIGURES) -> Defined:
     """Ids of every @table("...") and @chart("...") function under root/figures, and the problems."""
     base = root / folder
     tables: set[str] = set()

@@ -18,7 +18,7 @@ from .records import Claim
 MIXED = "mixed"  # the testbed of a claim computed from inputs on different testbeds
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Problem:
     rule: str
     field: str  # the claim's field it concerns (its line is shown)

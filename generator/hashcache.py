@@ -20,7 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-FOLDER = ".cache/ledger"
+CACHE_ROOT = ".cache"  # the one cache folder (the check cache, the charts, compiled probes): never committed
+FOLDER = f"{CACHE_ROOT}/ledger"
 NO_CACHE = "LEDGER_NO_CACHE"  # set in CI: as --no-cache (the build's chart cache reads it too)
 NAME = "check.json"
 VERSION = 3  # 3: the verdict and the code files the runs declared (2: the verdict alone)
@@ -71,7 +72,7 @@ class Cache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             ignore = self.path.parent.parent / ".gitignore"
-            if self.path.parent.parent.name == ".cache" and not ignore.exists():
+            if self.path.parent.parent.name == CACHE_ROOT and not ignore.exists():
                 ignore.write_text("# build and check caches of the evidence ledger\n*\n")
             temporary = self.path.with_name(f".{NAME}.{os.getpid()}")
             temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")

@@ -18,14 +18,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .hashcache import CACHE_ROOT
 from .records import Finding, Run, Source
 
 CHECKED = "checked"
-CACHE_FOLDER = ".cache"
+CACHE_FOLDER = CACHE_ROOT
 _ENV = {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class History:
     status: str  # "checked", or why history was not checked
     first_added: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # path -> (blob sha1, commit)

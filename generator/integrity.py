@@ -12,12 +12,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import PurePosixPath
 
 from .records import Run
-from .runs import FORMAT, TESTBED_PATTERN
+from .runs import FORMAT, KEBAB, SNAKE, TESTBED_PATTERN
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 # A run's folder as write_run names it: measurements/<probe>/<UTC start>-<testbed>/, ASCII only.
-RUN_FOLDER = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-[a-z0-9]+(?:-[a-z0-9]+)*", re.ASCII)
-PROBE_FOLDER = re.compile(r"[a-z0-9_]+", re.ASCII)
+RUN_FOLDER = re.compile(rf"\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}-\d{{2}}-\d{{2}}Z-{KEBAB}", re.ASCII)
+PROBE_FOLDER = re.compile(SNAKE, re.ASCII)
 CLOCK_SKEW = timedelta(minutes=10)  # a run may finish this far ahead of the checking machine's clock
 
 

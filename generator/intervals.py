@@ -32,7 +32,7 @@ RERUN = "rerun the probe"
 NO_INPUT_INTERVAL = "no input has an interval"  # every input is exact (or borrowed, taken as stated)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Found:
     interval: ClaimInterval | None = None
     missing: str = ""  # why there are no raw rounds ("" when there are)

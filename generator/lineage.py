@@ -10,7 +10,7 @@ from .records import Claim
 INPUT, CHECK, RETIREMENT = "input", "checked by", "retired by"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Edge:
     claim_id: str  # the claim that names another
     target_id: str  # the claim it names

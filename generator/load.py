@@ -28,7 +28,7 @@ NOT_PARSED = "is not parsed: raw rounds are read only in runs a claim cites"
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # every extension MkDocs renders as Markdown
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RawFile:
     """One claim file as read: its data, or the problem that stopped the reading."""
 

@@ -60,7 +60,7 @@ _ASCII_SPACE = str.maketrans("\t\n\r\x0b\x0c", "     ")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Figure:
     start: int  # offsets in the text given to figures() (not the normalised one)
     end: int

@@ -27,7 +27,7 @@ _NAME = re.compile(r"^[^\s/\d.+\-−][^\s/]{0,39}$")
 FIX = "write `NAME: {dimension: NAME}` for a new counted thing, or e.g. `kWh: {dimension: J, scale: 3600000}`"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Declared:
     """A project's own unit (the policy's `units:`): a spelling, its scale and dimension, prefixes or not."""
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .runs import FILE_PATTERN, TESTBED_PATTERN, imported_code, installed_timing, write_run
+from .runs import FILE_PATTERN, PROBE_NAME, TESTBED_PATTERN, imported_code, installed_timing, write_run
 from .timing import (
     PerRound,
     Spread,
@@ -53,7 +53,6 @@ __all__ = [
     "time_settings",
 ]  # fmt: skip
 
-PROBE_NAME = re.compile(r"^[a-z0-9_]+$")
 PARAMETERS_FILE = "parameters.json"  # optional, beside the CSV files of a probe in another language
 ENVIRONMENT_FILE = "environment.json"  # optional: what the probe knows of its build (compiler, flags, libc)
 

@@ -35,13 +35,13 @@ _DECODE = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,
 _KEPT = frozenset("%×‰µ")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TypedFigure:
     where: Source  # file, line and column of the number
     text: str  # as a reader reads it: "3.71×"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Scan:
     """What the prose scan found: figures by the file they are typed in, and findings."""
 

@@ -18,7 +18,7 @@ class LedgerError(Exception):
     """A problem the user can fix (bad usage, unreadable config): shown without a traceback."""
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Source:
     path: str  # relative to the repository root, POSIX separators
     line: int  # 1-based; 0 when the problem concerns the whole file
@@ -29,7 +29,7 @@ class Source:
         return f"{text}:{self.column}" if self.column else text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Tolerance:
     text: str  # as written: "5%", "0.01", "precision"
     absolute: float = 0.0
@@ -40,7 +40,7 @@ class Tolerance:
         return max(self.absolute, self.relative * abs(computed))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Evidence:
     run: str  # measurements/<probe>/<run folder>
     file: str  # a CSV file inside the run
@@ -48,7 +48,7 @@ class Evidence:
     column: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Citation:
     title: str
     quote: str = ""
@@ -57,7 +57,7 @@ class Citation:
     locator: str = ""  # section, line or page within the source
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CheckSpec:
     """One entry of `checked_by`: the checking claim and the relation it is expected to satisfy."""
 
@@ -65,7 +65,7 @@ class CheckSpec:
     expects: str = ""  # "" for the plain form (the same quantity); else the relation as written
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CheckResult:
     """The gate's verdict on one check of a claim, decided once (checks.py); the claim page reads it."""
 
@@ -84,7 +84,7 @@ class CheckResult:
         return self.counts and self.holds is True and self.strength == STRENGTHS[0]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AssertResult:
     """The gate's verdict on a claim's `asserts:`, decided once (asserted.py); the claim page and show read it."""
 
@@ -93,7 +93,7 @@ class AssertResult:
     on: str  # what it was judged on: "its 99.6% interval 1.1–1.5× (9 rounds)", "its exact value 4×", or why not
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClaimInterval:
     """Where a claim's value lies given its noise, decided once (intervals.py); every display reads it."""
 
@@ -106,7 +106,7 @@ class ClaimInterval:
     run: str = ""  # the run the raw rounds come from (a paired formula needs one run)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Claim:
     id: str
     kind: str
@@ -128,7 +128,7 @@ class Claim:
     note: str = ""
     kept_through: str = ""  # `kept`: the newest run reviewed after its series moved (moved-since-cited) ...
     kept_why: str = ""  # ... and why the page keeps the cited run
-    field_lines: tuple[tuple[str, int], ...] = ()
+    field_lines: tuple[tuple[str, int], ...] = ()  # (field, lines below `- id:`): one tuple per layout
     asserts: str = ""  # the relation the prose relies on, as written ("> 1"); judged on its interval
 
     @property
@@ -137,18 +137,18 @@ class Claim:
 
     def at(self, field_name: str) -> Source:
         """Where a field starts (its own line), or the claim's line if the field is absent."""
-        line = dict(self.field_lines).get(field_name)
-        return Source(self.where.path, line) if line else self.where
+        below = dict(self.field_lines).get(field_name)
+        return Source(self.where.path, self.where.line + below) if below else self.where
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Table:
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     problem: str = ""  # why it could not be read, if it could not
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Run:
     path: str  # measurements/<probe>/<run folder>
     source: Source  # its manifest.json
@@ -178,7 +178,7 @@ class Run:
         return self.path.split("/")[-2]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunState:
     """The gate's verdict on one run, decided once (integrity.py); every display reads it."""
 
@@ -227,7 +227,7 @@ class RunState:
         return tuple(found)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Freshness:
     """The gate's verdict on one claim: fresh, warning, failing (not stale) or stale, with the rules."""
 
@@ -253,7 +253,7 @@ class Freshness:
 FRESH = Freshness("fresh")
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Finding:
     where: Source
     claim_id: str
@@ -272,7 +272,7 @@ class Finding:
         return "\n".join(lines)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PageRef:
     where: Source
     kind: str  # claim | table | chart | malformed
@@ -281,7 +281,7 @@ class PageRef:
     end: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ProbeSpec:
     """A probe the project declares in mkdocs.yml (`probes:`), run by `ledger measure` in its own process."""
 
@@ -292,7 +292,7 @@ class ProbeSpec:
     build: str = ""  # argv template run before `command`, into {build}; its inputs are `code`
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UnitSpec:
     """A project's own unit as its policy declares it (`units:` in mkdocs.yml): checked, not yet resolved."""
 
@@ -302,7 +302,7 @@ class UnitSpec:
     prefixes: str = ""  # "si": SI prefixes on the name too
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Policy:
     max_run_age_days: int = 365
     default_tolerance: str = "precision"
@@ -366,8 +366,8 @@ class Report:
         return self.by_id.get(claim_id)
 
     @cached_property
-    def by_id(self) -> dict[str, Claim]:
-        return {claim.id: claim for claim in self.claims}
+    def by_id(self) -> dict[str, Claim]:  # the first claim of each id, as the gate judges it (evidence.py)
+        return {c.id: c for c in self.claims} | {c.id: c for c in reversed(self.claims)}  # ids in order, first wins
 
     def findings_for(self, claim_id: str) -> tuple[Finding, ...]:
         return self._findings_by_claim.get(claim_id, ())

@@ -27,13 +27,13 @@ from dataclasses import dataclass
 
 from . import units
 from .records import STRENGTHS
+from .yamlread import NUMBER
 
 AGREES, BOUNDED, DIRECTION = STRENGTHS  # strongest first
 SHOWN = {AGREES: "agrees", BOUNDED: "bounded", DIRECTION: "direction only"}  # badges and listings
 MAX_FACTOR = 10.0  # the widest `within Nx`, and the largest max_check_factor a policy may set
 OPERATORS = {">": "greater than", ">=": "at least", "<": "less than", "<=": "at most"}
 _TYPOGRAPHIC = {"≥": ">=", "≤": "<=", "×": "x", "−": "-"}
-_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 HELP = 'write e.g. "within 1.1x", "above", "below", "> 1", ">= 0.9", "< 50 %", "> 10 GB/s" or "between 0.9 and 1.1"'
 ASSERTS_HELP = 'write the bound in quotes, e.g. `asserts: "> 1"`, "< 0.5", ">= 10 GB/s" or "between 0.9 and 1.1"'
 
@@ -42,7 +42,7 @@ class RelationError(ValueError):
     """`expects:` text that is not one of the relations."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Relation:
     text: str  # as written ("same" for the plain form)
     op: str  # a FORMS row's op: same | within | above | below | > | >= | < | <= | between
@@ -105,7 +105,7 @@ class Relation:
         return f"{self.op} the claim's value"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Form:
     """One row of the grammar: how it is written, what it compares, how strong it is, how it is built."""
 
@@ -153,13 +153,13 @@ def _unit(text: str, written: str, table: units.UnitTable) -> str:
 
 FORMS = (
     Form("same", re.compile(r"^(?:same|=)$"), True, AGREES, lambda text, *_: Relation(text, "same")),
-    Form("within", re.compile(rf"^within\s+({_NUMBER})\s*x$", re.ASCII), True, AGREES, _within),
+    Form("within", re.compile(rf"^within\s+({NUMBER})\s*x$", re.ASCII), True, AGREES, _within),
     Form("above", re.compile(r"^above$"), True, BOUNDED, lambda text, *_: Relation(text, "above")),
     Form("below", re.compile(r"^below$"), True, BOUNDED, lambda text, *_: Relation(text, "below")),
-    Form("bound", re.compile(rf"^(>=|<=|>|<)\s*({_NUMBER})\s*(.*)$", re.ASCII | re.DOTALL), False, DIRECTION, _bound),
+    Form("bound", re.compile(rf"^(>=|<=|>|<)\s*({NUMBER})\s*(.*)$", re.ASCII | re.DOTALL), False, DIRECTION, _bound),
     Form(
         "between",
-        re.compile(rf"^between\s+({_NUMBER})\s+and\s+({_NUMBER})\s*(.*)$", re.ASCII | re.DOTALL | re.IGNORECASE),
+        re.compile(rf"^between\s+({NUMBER})\s+and\s+({NUMBER})\s*(.*)$", re.ASCII | re.DOTALL | re.IGNORECASE),
         False,
         DIRECTION,
         _between,

@@ -27,12 +27,18 @@ from pathlib import Path
 
 MANIFEST = "manifest.json"
 FORMAT = 1  # the manifest format write_run writes and the gate reads (integrity.shape refuses another)
-TESTBED_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")  # the one testbed pattern: lower-kebab-case
+# The one copy of each name pattern: lower-kebab-case (claim ids, testbeds, the end of a run folder's
+# name) and lower_snake_case (a probe's name: its runs go to measurements/<name>/).
+KEBAB = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+SNAKE = r"[a-z0-9_]+"
+KEBAB_CASE = re.compile(rf"^{KEBAB}$")
+TESTBED_PATTERN = KEBAB_CASE  # the name probes and `ledger init` projects import
+PROBE_NAME = re.compile(rf"^{SNAKE}$")
 FILE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.csv$")
 PARTIAL_PREFIX = ".partial-"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Manifest:
     """A run's manifest.json: its probe's code hashes, testbed, times, parameters, environment and the
     hash and row count of every data file. write_run writes it; the gate reads it (load.py)."""
@@ -203,7 +209,7 @@ def write_run(
     probe_path: the probe's own file relative to root (default probes/<probe>.py); it must be in code.
     Raises FileExistsError rather than overwrite an existing run; leaves nothing behind on error.
     """
-    if not re.fullmatch(r"[a-z0-9_]+", probe):
+    if not PROBE_NAME.fullmatch(probe):
         raise ValueError(f"probe name {probe!r}: use lower-case letters, digits and '_'")
     if not TESTBED_PATTERN.fullmatch(testbed):
         raise ValueError(f"testbed {testbed!r}: use lower-case letters, digits and '-'")

@@ -51,7 +51,7 @@ def defining(parameters: Mapping[str, object]) -> dict:
     return {key: value for key, value in dict(parameters).items() if key not in NOT_DEFINING}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Shared:
     """What claims selecting the same cells share: the points, their estimates, boundaries, detector steps."""
 

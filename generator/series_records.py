@@ -12,7 +12,7 @@ DETECTOR = "e-divisive"  # a segment long enough for changepoint.change_points
 PAIRWISE = "changed"  # a shorter one: stats.changed between the cited (or kept) run and the newest
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Point:
     run: str  # the run's path
     started: datetime
@@ -23,14 +23,14 @@ class Point:
     segment: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Boundary:
     index: int  # the first point of the new segment
     reason: str  # PROBE_CHANGED | ENVIRONMENT_CHANGED
     changes: tuple[str, ...]  # "probes/x.py", "mlx_version 0.32.4 → 0.33.0"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Step:
     index: int  # the first point of the new level
     before: float  # the level before: the mean of its points (a single point for the pairwise test)
@@ -39,7 +39,7 @@ class Step:
     p: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Series:
     """A measured claim's value across runs, decided once (the gate); pages, history and diff read it."""
 

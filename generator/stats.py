@@ -158,7 +158,7 @@ def _u_and_ties(a: Sequence[float], b: Sequence[float]) -> tuple[int, int]:
 # -- "changed" between two runs ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Estimate:
     """One run's view of a quantity: its value, its raw rounds (if any) and its interval (if any)."""
 
@@ -168,7 +168,7 @@ class Estimate:
     high: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Change:
     """The verdict on a move between two runs."""
 

@@ -36,7 +36,7 @@ BINARY = {"Ki": 1024.0, "Mi": 1024.0**2, "Gi": 1024.0**3, "Ti": 1024.0**4, "Pi":
 PREFIXES = {"si": SI, "si+binary": SI | BINARY, "": {}}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Base:
     """One row: a unit symbol, what one of it is, which prefixes it takes and its other spellings."""
 
@@ -98,7 +98,7 @@ TEMPERATURES = {"°C": ("degC", "℃"), "°F": ("degF", "℉"), "K": ("kelvin",)
 RATIOS = {"": 1.0, "×": 1.0, "x": 1.0, "%": 0.01}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Dimension:
     """Exponents over base dimensions, e.g. ((bytes, 1), (seconds, -1)); () is dimensionless."""
 
@@ -230,7 +230,7 @@ class UnitTable:
 BUILT_IN = UnitTable()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Unit:
     text: str  # as written
     dimension: Dimension

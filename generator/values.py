@@ -12,14 +12,13 @@ import re
 
 from . import units
 from .records import AssertResult, Claim, ClaimInterval, Policy, Report, Table, Tolerance
+from .yamlread import NUMBER, UNSIGNED
 
-TOLERANCE_PATTERN = re.compile(r"^\s*((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(%?)\s*$", re.ASCII)
+TOLERANCE_PATTERN = re.compile(rf"^\s*({UNSIGNED})\s*(%?)\s*$", re.ASCII)
 TOLERANCE_HELP = "must be a number, a percentage like '5%', or 'precision'"
-UNITS_WITHOUT_GAP = ("×", "%", "x")
 # A number in a CSV cell or a written value: plain ASCII decimal, optional exponent. No '1_000',
 # no full-width or other Unicode digits, no 'inf' or 'nan'.
-NUMBER_PATTERN = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$", re.ASCII)
-DECIMAL_PATTERN = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$", re.ASCII)
+NUMBER_PATTERN = re.compile(rf"^{NUMBER}$", re.ASCII)
 
 
 @functools.lru_cache(maxsize=1 << 16)  # a run's cells repeat across the claims that select its rows
@@ -91,7 +90,7 @@ def precision_of(value_text: str) -> float:
     plain decimal (hex, octal) gets half a unit too.
     """
     text = value_text.strip().lower()
-    if not DECIMAL_PATTERN.match(text) or len(text) > 400:
+    if not NUMBER_PATTERN.match(text) or len(text) > 400:
         return 0.5
     mantissa, _, exponent_text = text.partition("e")
     decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0

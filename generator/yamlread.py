@@ -9,7 +9,10 @@ and dates stay strings. Nothing is ever constructed from a tag.
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import yaml
@@ -33,14 +36,17 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
 
 
 _TAG = "tag:yaml.org,2002:"
+# The one number grammar: a YAML 1.2 decimal number, as claim values are written; values.py reads CSV
+# cells, tolerances and precision with it, relations.py the bounds of `asserts` and `checked_by`.
+UNSIGNED = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+NUMBER = rf"[-+]?{UNSIGNED}"
+_NUMBER = re.compile(NUMBER, re.ASCII)
 _CORE = [
     (_TAG + "bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), "tTfF"),
     (_TAG + "int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), "-+0123456789"),
     (
         _TAG + "float",
-        re.compile(
-            r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-        ),
+        re.compile(rf"^(?:{NUMBER}|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
         "-+0123456789.",
     ),
     (_TAG + "null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]),
@@ -80,7 +86,7 @@ def _scalar(tag: str, text: str) -> object:
         return float("-inf") if lowered.startswith("-") else float("inf")
     if lowered == ".nan":
         return float("nan")
-    if not re.fullmatch(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?", lowered, re.ASCII):
+    if not _NUMBER.fullmatch(lowered):
         raise ValueError(f"{text[:40]!r} is not a number")
     return float(lowered)
 
@@ -88,13 +94,15 @@ def _scalar(tag: str, text: str) -> object:
 class LocatedDict(dict):
     """A YAML mapping that remembers where it and each of its keys start (1-based lines)."""
 
-    line: int = 0
+    __slots__ = ("line", "key_lines", "texts")  # one claim file may hold 100,000 of these
+    line: int
     key_lines: dict
-    texts: dict  # key -> the scalar value as written (for numbers: their precision)
+    texts: Mapping[str, str]  # key -> a number, true/false or null as written (its precision); not text
 
 
 class LocatedList(list):
-    line: int = 0
+    __slots__ = ("line", "item_lines")
+    line: int
     item_lines: list
 
 
@@ -107,27 +115,14 @@ class YamlProblem(Exception):
 
 
 def parse(data: bytes) -> object:
-    """Parse one YAML document into plain data; raises YamlProblem with line and column."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-        raise YamlProblem(
-            line, column, f"not UTF-8 (byte 0x{data[error.start]:02x})", "save the file as UTF-8"
-        ) from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    for bad in ("\0",):
-        if bad in text:
-            at = text.index(bad)
-            line = text.count("\n", 0, at) + 1
-            raise YamlProblem(
-                line, at - (text.rfind("\n", 0, at) + 1) + 1, "a NUL byte (\\0) in the file", "remove the NUL byte"
-            )
+    """Parse one YAML document into plain data; raises YamlProblem with line and column.
+
+    Built from the parser's events as they come, never from a composed node tree: a 15.7 MB claim
+    file's tree alone takes ~700 MB, its values ~150 MB (benchmarks/check_time.py --claims 100002)."""
+    text = _text(data)
     loader = _Loader(text)
     try:
-        node = loader.get_single_node()
+        return _document(loader)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problem = error.problem or error.context or "malformed YAML"
@@ -145,77 +140,166 @@ def parse(data: bytes) -> object:
         ) from None
     except yaml.YAMLError as error:
         raise YamlProblem(0, 0, f"malformed YAML: {error}", "fix the YAML syntax") from None
-    except RecursionError:
-        raise YamlProblem(0, 0, "malformed YAML: nested too deeply", "flatten the structure") from None
     finally:
         loader.dispose()
-    if node is None:
+
+
+def _text(data: bytes) -> str:
+    """The file as text: UTF-8, without a byte-order mark, with no NUL."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise YamlProblem(
+            line, column, f"not UTF-8 (byte 0x{data[error.start]:02x})", "save the file as UTF-8"
+        ) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\0" in text:
+        at = text.index("\0")
+        line = text.count("\n", 0, at) + 1
+        raise YamlProblem(
+            line, at - (text.rfind("\n", 0, at) + 1) + 1, "a NUL byte (\\0) in the file", "remove the NUL byte"
+        )
+    return text
+
+
+def _document(loader: _Loader) -> object:
+    """The stream's one document (None when empty); a second document is an error, as PyYAML's."""
+    loader.get_event()  # the stream's start
+    if loader.check_event(yaml.StreamEndEvent):
         return None
-    return _build(node, loader, set(), 0)
+    loader.get_event()  # the document's start
+    items = _parsed(loader)
+    data = _build(items, next(items), 0)
+    loader.get_event()  # the document's end
+    if not loader.check_event(yaml.StreamEndEvent):
+        mark = loader.get_event().start_mark
+        raise YamlProblem(
+            mark.line + 1, mark.column + 1, "malformed YAML: a second document in the file", "keep one document"
+        )
+    return data
 
 
 def build(node: yaml.Node) -> object:
     """Plain data from an already composed node (e.g. one entry of mkdocs.yml), same rules as parse()."""
-    return _build(node, _Loader(""), set(), 0)
+    items = _walked(node, set())
+    return _build(items, next(items), 0)
 
 
-def _build(node: yaml.Node, loader: _Loader, seen: set, depth: int) -> object:
+# What the builder reads, from the parser's events or a composed node alike:
+# (kind, tag, scalar text, line, column); a collection's items end with an END item.
+Item = tuple[str, str, "str | None", int, int]
+SCALAR, SEQUENCE, MAPPING, END, ALIAS = "scalar", "sequence", "mapping", "end", "alias"
+_STARTS = {yaml.SequenceStartEvent: (SEQUENCE, _SEQ_TAG), yaml.MappingStartEvent: (MAPPING, _MAP_TAG)}
+_ENDS = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+def _parsed(loader: _Loader) -> Iterator[Item]:
+    """The document's values as items, each tag resolved as PyYAML's composer resolves it."""
+    while True:
+        event = loader.get_event()
+        mark, kind = event.start_mark, type(event)
+        if kind is yaml.ScalarEvent:
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+            yield SCALAR, tag, event.value, mark.line + 1, mark.column + 1
+        elif kind in _STARTS:
+            collection, default = _STARTS[kind]
+            tag = default if event.tag is None or event.tag == "!" else event.tag
+            yield collection, tag, None, mark.line + 1, mark.column + 1
+        elif kind in _ENDS:
+            yield END, "", None, mark.line + 1, mark.column + 1
+        else:  # an alias: the parser emits nothing else inside a document
+            yield ALIAS, "", None, mark.line + 1, mark.column + 1
+
+
+def _walked(node: yaml.Node, seen: set) -> Iterator[Item]:
+    """A composed node's values as items; a node met twice is an alias."""
     line, column = node.start_mark.line + 1, node.start_mark.column + 1
     if id(node) in seen:
+        yield ALIAS, "", None, line, column
+        return
+    seen.add(id(node))
+    if isinstance(node, yaml.ScalarNode):
+        yield SCALAR, node.tag, node.value, line, column
+        return
+    yield (SEQUENCE if isinstance(node, yaml.SequenceNode) else MAPPING), node.tag, None, line, column
+    for child in node.value:
+        if isinstance(child, tuple):  # a mapping's (key, value)
+            yield from _walked(child[0], seen)
+            yield from _walked(child[1], seen)
+        else:
+            yield from _walked(child, seen)
+    yield END, "", None, line, column
+
+
+def _build(items: Iterator[Item], item: Item, depth: int) -> object:
+    """The value that starts with item, reading the rest of it from items."""
+    kind, tag, value, line, column = item
+    if kind == ALIAS:
         raise YamlProblem(
             line,
             column,
             "YAML aliases (*name) are not allowed in claim files",
             "write the value out instead of referring to an anchor",
         )
-    seen.add(id(node))
     if depth > MAX_DEPTH:
         raise YamlProblem(line, column, f"nested deeper than {MAX_DEPTH} levels", "flatten the structure")
-    if isinstance(node, yaml.ScalarNode):
-        if node.tag not in _SCALAR_TAGS:
+    if kind == SCALAR:
+        if tag not in _SCALAR_TAGS:
             raise YamlProblem(
                 line,
                 column,
-                f"tag {node.tag} is not allowed",
+                f"tag {tag} is not allowed",
                 "remove the tag; claim files hold plain strings and numbers",
             )
         try:
-            return _scalar(node.tag, node.value)
+            return _scalar(tag, value or "")
         except ValueError as error:
             raise YamlProblem(
                 line, column, f"bad scalar: {error}", "quote the value, or write a plain number"
             ) from None
-    if isinstance(node, yaml.SequenceNode):
-        if node.tag != _SEQ_TAG:
-            raise YamlProblem(line, column, f"tag {node.tag} is not allowed", "remove the tag")
-        items = LocatedList(_build(item, loader, seen, depth + 1) for item in node.value)
-        items.line = line
-        items.item_lines = [item.start_mark.line + 1 for item in node.value]
-        return items
-    if node.tag != _MAP_TAG:
-        raise YamlProblem(line, column, f"tag {node.tag} is not allowed", "remove the tag")
+    if tag != (_SEQ_TAG if kind == SEQUENCE else _MAP_TAG):
+        raise YamlProblem(line, column, f"tag {tag} is not allowed", "remove the tag")
+    if kind == SEQUENCE:
+        found, lines = LocatedList(), []
+        while (child := next(items))[0] != END:
+            lines.append(child[3])
+            found.append(_build(items, child, depth + 1))
+        found.line, found.item_lines = line, lines
+        return found
+    return _mapping(items, line, depth)
+
+
+def _mapping(items: Iterator[Item], line: int, depth: int) -> LocatedDict:
     mapping = LocatedDict()
-    mapping.line, mapping.key_lines, mapping.texts = line, {}, {}
-    for key_node, value_node in node.value:
-        key_line = key_node.start_mark.line + 1
-        if key_node.tag == "tag:yaml.org,2002:merge":
-            raise YamlProblem(
-                key_line, key_node.start_mark.column + 1, "merge keys (<<) are not allowed", "write the fields out"
-            )
-        key = _build(key_node, loader, seen, depth + 1)
+    key_lines: dict[str, int] = {}
+    texts: dict[str, str] = {}
+    while (key_item := next(items))[0] != END:
+        key_line, key_column = key_item[3], key_item[4]
+        if key_item[1] == "tag:yaml.org,2002:merge":
+            raise YamlProblem(key_line, key_column, "merge keys (<<) are not allowed", "write the fields out")
+        key = _build(items, key_item, depth + 1)
         if not isinstance(key, str):
-            raise YamlProblem(
-                key_line, key_node.start_mark.column + 1, f"keys must be strings, found {key!r}", "quote the key"
-            )
+            raise YamlProblem(key_line, key_column, f"keys must be strings, found {key!r}", "quote the key")
         if key in mapping:
             raise YamlProblem(
                 key_line,
-                key_node.start_mark.column + 1,
-                f"duplicate key {key!r} (first at line {mapping.key_lines[key]})",
+                key_column,
+                f"duplicate key {key!r} (first at line {key_lines[key]})",
                 "keep one of the two",
             )
-        mapping[key] = _build(value_node, loader, seen, depth + 1)
-        mapping.key_lines[key] = key_line
-        if isinstance(value_node, yaml.ScalarNode):
-            mapping.texts[key] = value_node.value
+        key = sys.intern(key)  # one copy of `id`, `kind`, `value`... for every claim
+        value_item = next(items)
+        mapping[key] = value = _build(items, value_item, depth + 1)
+        key_lines[key] = key_line
+        if value_item[0] == SCALAR and not isinstance(value, str):
+            texts[key] = value_item[2] or ""  # null may be written as nothing
+    mapping.line, mapping.key_lines, mapping.texts = line, key_lines, texts or _NO_TEXTS
     return mapping
+
+
+_NO_TEXTS: Mapping[str, str] = MappingProxyType({})

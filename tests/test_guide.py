@@ -3,11 +3,13 @@ links and anchors resolve, the README stays a front door, and the pre-commit `re
 
 import re
 import subprocess
+from dataclasses import fields, replace
 
 import pytest
 from helpers import REPO
 
-from generator.config import OPTIONS
+from generator.config import OPTIONS, shown_settings
+from generator.records import Policy
 from generator.rules import RULES
 
 GUIDE = REPO / "guide"
@@ -42,9 +44,26 @@ def test_every_rule_is_documented(rule):
     assert f"`{rule}`" in everything()
 
 
-@pytest.mark.parametrize("option", [option.name for option in OPTIONS])
-def test_every_policy_option_is_documented_in_the_policy_guide(option):
-    assert f"| `{option}` |" in (GUIDE / "policy.md").read_text()
+@pytest.mark.parametrize("option", OPTIONS, ids=lambda option: option.name)
+def test_every_policy_option_is_documented_in_the_policy_guide_with_its_default(option):
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]*) \|", (GUIDE / "policy.md").read_text(), re.M)
+    documented = {name: default.strip().strip("`") for name, default in rows}
+    assert (
+        documented.get(option.name) == shown_settings(replace(Policy(), **{option.name: option.default}))[option.name]
+    )
+
+
+@pytest.mark.parametrize("option", OPTIONS, ids=lambda option: option.name)
+def test_the_policy_defaults_are_the_option_rows_defaults(option):
+    """records.Policy cannot import the rows (config.py reads values, relations, rules): the two agree here."""
+    assert getattr(Policy(), option.name) == option.default
+
+
+def test_every_policy_field_is_an_option_or_read_from_elsewhere():
+    """A new Policy field is an option row (documented) or says here where it comes from."""
+    from_mkdocs_yml = {"docs_dir", "problems", "config_path", "markdown_extensions", "site_texts"}
+    elsewhere = from_mkdocs_yml | {"warns_by_default"}  # rules.WARN_BY_DEFAULT
+    assert {field.name for field in fields(Policy)} - elsewhere == {option.name for option in OPTIONS}
 
 
 def test_links_and_anchors_in_readme_and_guide_resolve():

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import subprocess
+from dataclasses import replace
 
 from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
 
@@ -153,7 +154,7 @@ def test_a_figure_refuses_a_run_that_is_not_intact():
     from generator.site.figure_api import Data, FigureError
 
     run = Run(RUN, Source(RUN + "/manifest.json", 0), probe="probes/toy.py", testbed="linux-cpu")
-    run = Run(**{**run.__dict__, "tables": {"results.csv": Table(("a",), (("1",),))}})
+    run = replace(run, tables={"results.csv": Table(("a",), (("1",),))})
     state = RunState(changed_files=(("results.csv", "has sha256 abc…, the manifest says def…"),))
     report = Report(claims=(), runs={RUN: run}, findings=(), computed={}, run_states={RUN: state})
     with pytest.raises(FigureError, match=f"run {RUN} is tampered: results.csv has sha256 abc…"):

@@ -111,7 +111,7 @@ def test_a_page_that_allows_leads_may_cite_one(tmp_path):
         ("ledger: forbid\n", "docs/p.md:2: invalid: front matter `ledger:` must be a mapping with `leads:`"),
         ("title: t\nledger: {lead: forbid}\n", "docs/p.md:3: invalid: front matter `ledger:` must be a mapping"),
         ("title: [unclosed\n", "docs/p.md:3: invalid: front matter: malformed YAML"),
-        ("ledger: &a {leads: forbid}\nx: *a\n", "docs/p.md:2: invalid: front matter: YAML aliases"),
+        ("ledger: &a {leads: forbid}\nx: *a\n", "docs/p.md:3: invalid: front matter: YAML aliases"),  # at the *a
     ],
 )
 def test_a_malformed_ledger_front_matter_is_invalid_never_silently_allowing_leads(tmp_path, front, message):

@@ -4,7 +4,7 @@ import pytest
 from helpers import REPO  # noqa: F401
 
 from generator.lineage import downstream, input_closure, upstream
-from generator.records import Claim, Source, Table, Tolerance
+from generator.records import Claim, Report, Source, Table, Tolerance
 from generator.references import find
 from generator.values import format_value, parse_tolerance, precision_of, select_row, within
 
@@ -122,3 +122,12 @@ def test_lineage_up_down_and_input_closure():
     assert [(e.target_id, e.relation) for e in upstream("e", by_id)] == [("m", "input"), ("b1", "input")]
     assert [(e.claim_id, e.relation) for e in downstream("e", claims)] == [("b1", "checked by"), ("top", "input")]
     assert input_closure("top", by_id) == ["e", "m", "b1"]
+
+
+def test_report_by_id_keeps_the_first_claim_of_a_duplicate_id_in_order_as_the_gate_judges_it():
+    first, other, second = (Claim(i, k, Source("claims/a.yaml", n)) for n, (i, k) in enumerate(DUPLICATED, 1))
+    report = Report(claims=(first, other, second), runs={}, findings=(), computed={})
+    assert list(report.by_id) == ["a", "b"] and report.by_id["a"] is first and report.claim("a") is first
+
+
+DUPLICATED = (("a", "measured"), ("b", "borrowed"), ("a", "borrowed"))

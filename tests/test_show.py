@@ -115,3 +115,9 @@ def test_show_unknown_id_suggests_the_closest_and_exits_2(tmp_path):
     result = show(tmp_path, "moe-speedup-b61")
     assert result.exit_code == 2
     assert result.errors == "ledger: show: no claim 'moe-speedup-b61'; did you mean 'moe-speedup-b16'?\n"
+
+
+def test_show_reads_the_first_of_two_claims_with_one_id_as_the_gate_does(tmp_path):
+    twice = MEASURED + BORROWED.replace("id: m1max-moe-speedup-b16", "id: moe-speedup-b16")
+    result = show(tmp_path, "moe-speedup-b16", twice)
+    assert result.output.startswith("moe-speedup-b16 = 3.59× (measured, ")

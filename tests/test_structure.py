@@ -80,6 +80,60 @@ def test_no_module_is_over_400_lines(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= 400
 
 
+def _frozen_records(path: Path):
+    """(class, has slots=True) for every @dataclass(frozen=True, ...) class in a module."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for decorator in node.decorator_list:
+            words = {k.arg: k.value for k in decorator.keywords} if isinstance(decorator, ast.Call) else {}
+            if getattr(words.get("frozen"), "value", False) is True:
+                yield node, getattr(words.get("slots"), "value", False) is True
+
+
+def _needs_a_dict(node: ast.ClassDef) -> bool:
+    """A cached_property keeps its value in the instance's __dict__; an exception has one anyway."""
+    cached = any("cached_property" in ast.unparse(d) for f in node.body for d in getattr(f, "decorator_list", ()))
+    return cached or any(ast.unparse(base) == "Exception" for base in node.bases)
+
+
+def test_records_are_slotted():
+    """Frozen records carry no __dict__: 100,002 claims fit in a third of the memory (benchmarks/check_time.py)."""
+    unslotted = [
+        f"{path.relative_to(REPO)}: {node.name}"
+        for path in MODULES.values()
+        if path.name != "timing.py"  # hashed into every run: left as it is
+        for node, slotted in _frozen_records(path)
+        if not slotted and not _needs_a_dict(node)
+    ]
+    assert not unslotted, "add slots=True to @dataclass(frozen=True): " + ", ".join(unslotted)
+    assert sum(1 for path in MODULES.values() for _ in _frozen_records(path)) > 60  # the walk finds them
+
+
+# Each name or grammar is spelled once in generator/ (timing.py, hashed into every run, aside); the
+# others import it. The prose scanner's figure grammar (numbers.py: "1,024", no sign) is its own.
+ONE_COPY = {
+    "the kebab-id pattern (runs.KEBAB)": "[a-z0-9]+(",
+    "the probe-name pattern (runs.SNAKE)": "[a-z0-9_]+",
+    "the number grammar (yamlread.UNSIGNED)": "[eE][-+]?",
+    "the no-gap units (units.gap)": '"×", "x", "%"',
+    "the figures folder (reads.FIGURES)": '"figures"',
+    "the cache folder (hashcache.CACHE_ROOT)": '".cache"',
+}
+
+
+@pytest.mark.parametrize("spelling", ONE_COPY.values(), ids=ONE_COPY.keys())
+def test_each_name_and_grammar_is_spelled_once(spelling):
+    found = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in MODULES.values()
+        if path.name != "timing.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if spelling in line
+    ]
+    assert len(found) == 1, found
+
+
 MARKDOWN = "markdown_extensions:" + (REPO / "mkdocs.yml").read_text().split("markdown_extensions:")[1]
 
 

@@ -39,7 +39,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     return 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Change:
     claim_id: str
     path: str
@@ -128,7 +128,7 @@ def _edit(lines: list[str], claim: Claim, change: Change) -> None:
         ending = lines[index][len(lines[index].rstrip("\r\n")) :]
         lines[index] = match.group("head") + change.new + match.group("tail") + ending
         return
-    anchor = dict(claim.field_lines).get("kind") or claim.where.line
+    anchor = claim.at("kind").line
     key = _KEY_LINE.match(lines[claim.where.line - 1])
     if not key:
         raise LedgerError(f"{change.path}:{claim.where.line}: {claim.id}: add `value: {change.new}` by hand")

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 import yaml
 
 from ..config import PLUGIN
-from ..figures import FOLDER as FIGURES
+from ..reads import FIGURES
 
 # Settings of mkdocs.yml that load code or decide what runs in the build and in a reader's browser.
 CODE_SETTINGS = ("plugins", "markdown_extensions", "hooks", "theme", "extra_javascript", "extra_css")

@@ -19,7 +19,7 @@ from .. import history, yamlread
 NO_BLOB = "0" * 40
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Stated:
     """The claim as one commit left it (a row of the history): its value as written and the run it cited."""
 
@@ -30,7 +30,7 @@ class Stated:
     run: str = ""  # evidence.run, for a measured claim
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClaimLog:
     status: str  # "read", or why not ("not a git repository", ...)
     stated: tuple[Stated, ...] = ()

@@ -40,14 +40,14 @@ COLUMNS = ("value", "kind", "status", "testbed", "evidence", "freshness")  # the
 DETAILS = ("statement", "row", "inputs", "source", "checked by", "retired by", "tolerance", "asserts", "note")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Flag:
     flag: str  # a key of FLAGS
     claim_id: str
     message: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClaimChange:
     change: str  # added | removed | renamed | changed
     claim_id: str  # the id at head (at base for a removed claim)
@@ -60,7 +60,7 @@ class ClaimChange:
         return [name for name in (*COLUMNS, *DETAILS) if self.old.get(name, "") != self.new.get(name, "")]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Diff:
     flags: tuple[Flag, ...]
     changes: tuple[ClaimChange, ...]
@@ -94,7 +94,7 @@ def compare(
     base_runs, head_runs: each run folder's files and their git blob ids at each side; a run the base
     holds whose bytes differ at head is flagged (runs are immutable), whatever its history says.
     """
-    old_by_id, new_by_id = _first_by_id(base), _first_by_id(head)
+    old_by_id, new_by_id = base.by_id, head.by_id
     renames = find_renames(old_by_id, new_by_id)
     # Base claims keyed by their head id, naming other claims by their head ids too.
     old_as_new = {renames.get(i, i): renamed_references(c, renames) for i, c in old_by_id.items()}
@@ -381,10 +381,3 @@ def _failing(report: Report, claim_id: str) -> dict:
         if finding.severity == "fail":
             found.setdefault(finding.rule, []).append(finding)
     return found
-
-
-def _first_by_id(report: Report) -> dict[str, Claim]:
-    by_id: dict[str, Claim] = {}
-    for claim in report.claims:
-        by_id.setdefault(claim.id, claim)
-    return by_id

@@ -16,7 +16,7 @@ from ..series_records import Series
 from ..values import format_value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NewPoint:
     claim_id: str
     run: str

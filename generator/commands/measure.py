@@ -23,16 +23,17 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .. import hashcache
 from .. import probe as probe_api
 from ..config import project_policy
 from ..records import LedgerError, Policy, ProbeSpec
 from ..runs import PARTIAL_PREFIX, sha256_file, utc_stamp
 
 PLACEHOLDERS = ("python", "profile", "testbed", "root", "out", "build")
-BUILD_DIR = ".cache/ledger/build"  # {build}: a compiled probe's binary, rebuilt before every run; ignored by git
+BUILD_DIR = f"{hashcache.FOLDER}/build"  # {build}: a compiled probe's binary, rebuilt before every run; ignored by git
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     name: str
     ok: bool

@@ -33,7 +33,7 @@ def _short(value: object) -> str:
     return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Noise:
     """The verdict on one move: beyond noise (True), within noise (False), or unknown (None)."""
 

@@ -33,7 +33,7 @@ from . import accept, noise
 from .noise import differences
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Move:
     claim_id: str
     old_run: str  # "" for an extrapolated claim that follows its inputs
@@ -45,14 +45,14 @@ class Move:
     noise: str  # "beyond noise" | "within noise" | "noise unknown" | "follows <ids>"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Skipped:
     claim_id: str
     run: str
     why: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Plan:
     moves: tuple[Move, ...]
     skipped: tuple[Skipped, ...]

@@ -23,7 +23,7 @@ from ..hashcache import files_under
 from ..records import LedgerError, Policy, Report
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Revision:
     name: str  # as the user gave it ("main", "HEAD~1"); "" for the working tree
     commit: str  # the full commit id; "" for the working tree

@@ -36,7 +36,7 @@ def node(report: Report, claim: Claim) -> str:
 
 def tree(report: Report, claim_id: str) -> str:
     """The claim, what it rests on (down to runs and probe files), what rests on it, and its findings."""
-    by_id = _first_by_id(report)
+    by_id = report.by_id
     claim = by_id.get(claim_id)
     if claim is None:
         close = difflib.get_close_matches(claim_id, list(by_id), n=1)
@@ -170,10 +170,3 @@ def _draw(children: list[Tree], prefix: str) -> list[str]:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-def _first_by_id(report: Report) -> dict[str, Claim]:
-    by_id: dict[str, Claim] = {}
-    for claim in report.claims:
-        by_id.setdefault(claim.id, claim)
-    return by_id

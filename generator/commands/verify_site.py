@@ -99,7 +99,7 @@ def _against(published: str | None, report: Report) -> list[str]:
     return [f"{line} (a published run was rewritten)" for line in rewritten]
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Problem:
     page: str  # relative to the site folder
     line: int

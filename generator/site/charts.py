@@ -16,6 +16,7 @@ from pathlib import Path
 import altair as alt
 import vl_convert
 
+from ..hashcache import CACHE_ROOT
 from .render import esc, script_json
 
 VL_VERSION = getattr(vl_convert, "__version__", "unknown")  # keys the cache; the stub does not declare it
@@ -96,7 +97,7 @@ def _cached(cache: Path | None, name: str, make) -> str:
     text = _remembered(name, make)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if not (cache.parent / ".gitignore").exists() and cache.parent.name == ".cache":
+        if not (cache.parent / ".gitignore").exists() and cache.parent.name == CACHE_ROOT:
             (cache.parent / ".gitignore").write_text("# build cache of the ledger plugin\n*\n")
         temporary = path.with_name(f".{path.name}.{id(text)}")
         temporary.write_text(text, encoding="utf-8")

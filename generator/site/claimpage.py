@@ -27,7 +27,7 @@ UP = {lineage.INPUT: "uses as input", lineage.CHECK: "checked by", lineage.RETIR
 DOWN = {lineage.INPUT: "is an input of", lineage.CHECK: "checks", lineage.RETIREMENT: "retired"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Index:
     """What every claim page looks up, found once per build (a scan per claim would be quadratic)."""
 

@@ -31,7 +31,6 @@ from ..records import Claim, LedgerError, Report, Run, Source
 from .tables import frame_of
 
 MARK = "__ledger_figure__"
-FOLDER = FIGURES  # one name for the folder: reads.py
 
 
 class FigureError(LedgerError):
@@ -59,7 +58,7 @@ def _mark(kind: str, figure_id: str):
     return decorate
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Provenance:
     """What a figure read: the runs and claims, in the order it asked for them."""
 
@@ -199,7 +198,7 @@ class Data:
 # -- the stage: find, import and draw figure definitions -----------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Figure:
     kind: str  # table | chart
     id: str
@@ -213,7 +212,7 @@ class Figure:
         return f"{self.kind}:{self.id}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Drawn:
     figure: Figure
     result: Any = None  # a DataFrame (table) or a Vega-Lite spec dict (chart)
@@ -221,7 +220,7 @@ class Drawn:
     error: str = ""
 
 
-def load(root: Path, folder: str = FOLDER) -> tuple[dict[str, Figure], list[str]]:
+def load(root: Path, folder: str = FIGURES) -> tuple[dict[str, Figure], list[str]]:
     """Import every figures/*.py by path (fresh each build) -> ({"chart:id": Figure}, problems)."""
     figures: dict[str, Figure] = {}
     problems: list[str] = []

@@ -40,7 +40,7 @@ def digest(*parts: str) -> str:
     return hashed.hexdigest()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rendered:
     content: str  # content_key() of the generated page
     chrome: str  # chrome key of the build that rendered it (mkdocs.yml and the navigation)

@@ -35,7 +35,7 @@ from . import render, stamp, watched
 PAGE = "page"  # references have no file path here; findings about them come from `ledger check`
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RootLinks(render.Links):
     """Links from the site's root (base): for builders that do not say which page is being rendered."""
 
@@ -45,7 +45,7 @@ class RootLinks(render.Links):
         return self.base + render.url_of(src, self.directory_urls) + (f"#{anchor}" if anchor else "")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Project:
     """What every page of one build reads: the gate's Report and the figures it draws."""
 

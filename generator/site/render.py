@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mkdocs.utils import get_relative_url
 
-from .. import references
+from .. import hashcache, references
 from ..records import Claim, Finding, PageRef, Report, Run
 from ..relations import SHOWN
 from ..values import noise_text, stated
@@ -28,7 +28,7 @@ MEASUREMENTS = "measurements/index.md"
 GATE = "gate/index.md"
 ASSETS = "assets/ledger"
 ASSET_FILES = Path(__file__).parent / "assets"  # the CSS and JS shipped with the package
-CACHE = ".cache/ledger"  # the Vega bundle and chart SVGs, made once (Material's plugins use .cache/ too)
+CACHE = hashcache.FOLDER  # the Vega bundle and chart SVGs, made once (Material's plugins use .cache/ too)
 
 
 def esc(text: object) -> str:
@@ -63,7 +63,7 @@ def url_of(src: str, directory_urls: bool = True) -> str:
     return stem + "/"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Links:
     """Relative links from one page (its URL) to generated pages and assets."""
 
