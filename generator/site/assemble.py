@@ -15,8 +15,8 @@ from pathlib import Path
 
 from .. import mkdocs_yml
 from ..records import Report
-from . import figure_api, incremental, pages, render, stamp, timeline
-from .figure_api import Drawn
+from . import drawing, incremental, pages, render, stamp, timeline
+from .drawing import Drawn
 from .incremental import Memory
 from .render import Asset, Generated
 
@@ -53,7 +53,7 @@ class Site:
 
     def figures_html(self, wanted: Iterable[str], links: render.Links) -> dict[str, str]:
         """The figures a page refers to, as HTML for that page (links: from the page)."""
-        return {key: figure_api.figure_html(self.drawn[key], self.report, links) for key in wanted if key in self.drawn}
+        return {key: drawing.figure_html(self.drawn[key], self.report, links) for key in wanted if key in self.drawn}
 
     def assets(self) -> list[Asset]:
         """ledger.css, ledger.js, charts.js and the registry of runs; with charts or timelines, each chart's
@@ -69,7 +69,7 @@ class Site:
         found.append(Asset(stamp.REGISTRY, content=stamp.registry_json(self.report)))
         specs = {d.figure.id: d.result for d in self.drawn.values() if d.figure.kind == "chart" and not d.error}
         found += [
-            Asset(f"{render.ASSETS}/{figure_api.svg_name(figure_id)}", content=charts.svg(spec, cache))
+            Asset(f"{render.ASSETS}/{drawing.svg_name(figure_id)}", content=charts.svg(spec, cache))
             for figure_id, spec in specs.items()
         ]
         if specs or timeline.any_timeline(self.report):
@@ -127,8 +127,8 @@ def wanted_figures(report: Report) -> set[str]:
 def draw(root: Path, report: Report, wanted: Iterable[str]) -> tuple[dict[str, Drawn], list[str]]:
     """Import figures/*.py once and draw every figure wanted -> (drawn, problems); a figure that fails
     is drawn as its error, and its error is a problem too."""
-    figures, problems = figure_api.load(root)
-    drawn = {key: figure_api.draw(figures[key], report) for key in sorted(wanted) if key in figures}
+    figures, problems = drawing.load(root)
+    drawn = {key: drawing.draw(figures[key], report) for key in sorted(wanted) if key in figures}
     return drawn, problems + [d.error for d in drawn.values() if d.error]
 
 
