@@ -62,10 +62,8 @@ def project(root: Path, base_url: str = "") -> Site:
         return cached[1]
     started = time.time_ns()
     report = check(root, policy, datetime.now(timezone.utc))
-    found = assemble.settings(root / "mkdocs.yml")
-    if base_url:
-        found = replace(found, base_url=base_url)
-    site = assemble.assemble(root, report, found, generate=False)
+    urls = assemble.settings(root / "mkdocs.yml")
+    site = assemble.assemble(root, report, replace(urls, base_url=base_url) if base_url else urls, generate=False)
     code = _code(root, report)  # the runs' code, wherever it lives, by its stats after the check
     racy = any(entry[1:] != ("missing",) and max(entry[2], entry[3]) >= started for entry in code)
     _SITES[key] = ((policy, folders, None if racy else code), site)  # racy: check again next time
