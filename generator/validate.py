@@ -13,8 +13,9 @@ import functools
 
 from . import formula, units
 from .grounding import MIXED
+from .kinds import KIND, RETIRER_FIELDS, STATUS, STATUS_TABLE
 from .load import RawFile
-from .records import KINDS, RETIRED, STATUSES, Claim, Finding, Source
+from .records import KINDS, STATUSES, Claim, Finding, Source
 from .runs import KEBAB_CASE, TESTBED_PATTERN
 from .validate_fields import _REQUIRED_FIX, _asserts, _checks, _citation, _evidence, _inputs, _kept, _Problems, _type
 from .validate_ledger import ledger_problems
@@ -303,46 +304,21 @@ def _claim(
         check.add(
             "checked_by", f"`checked_by` applies to borrowed and extrapolated claims, not {kind}", "remove `checked_by`"
         )
-    # Only the field that matches the status names a retirer; a misplaced one is reported once, below.
-    retirer_field = "superseded_by" if status == "superseded" else "refuted_by"
-    retired_by = check.ids(retirer_field) if status in RETIRED else ()
-    if status in RETIRED and not {"refuted_by", "superseded_by"} & mapping.keys():
-        check.add(
-            "status", f"a {status} claim must name the claim that retired it", f"add `{retirer_field}: some-claim-id`"
-        )
-    for name in ("refuted_by", "superseded_by"):
-        if name in mapping and status not in RETIRED:
-            check.add(
-                name,
-                f"`{name}` only applies to a retired claim (status is {status})",
-                "set `status: refuted` (or superseded, retracted), or remove it",
-            )
-    if "superseded_by" in mapping and status in RETIRED and status != "superseded":
-        check.add(
-            "superseded_by",
-            f"`superseded_by` is for status superseded, not {status}",
-            "use `refuted_by`, or set `status: superseded`",
-        )
-    if "refuted_by" in mapping and status == "superseded":
-        check.add(
-            "refuted_by",
-            "a superseded claim names its successor with `superseded_by`",
-            "rename `refuted_by` to `superseded_by`",
-        )
+    retired_by = _retirement(mapping, check, status)
 
     if not claim_id or not kind:
         return None, check.findings
     lines = _layout(tuple(sorted((key, line - where.line) for key, line in mapping.key_lines.items())))
     claim = Claim(
         claim_id,
-        kind,
+        KIND[kind].name,
         where,
         statement=statement,
         value=value,
         value_text=value_text,
         unit=unit,
         testbed=testbed,
-        status=status if status in STATUSES else "asserted",
+        status=STATUS[status].name if status in STATUS else "asserted",
         evidence=evidence,
         formula=formula_text,
         inputs=inputs,
@@ -358,6 +334,28 @@ def _claim(
         asserts=asserts,
     )
     return claim, check.findings
+
+
+def _retirement(mapping: LocatedDict, check: _Problems, status: str) -> tuple[str, ...]:
+    """The claims that retired this one, from the one field its status names (kinds.STATUS_TABLE)."""
+    retirer = STATUS[status].retirer if status in STATUS else ""
+    for name in RETIRER_FIELDS:
+        if name in mapping and not retirer:
+            retired = ", ".join(row.name for row in STATUS_TABLE if row.retirer)
+            check.add(
+                name,
+                f"`{name}` only applies to a retired claim (status is {status})",
+                f"set `status:` to one of {retired}, or remove `{name}`",
+            )
+        elif name in mapping and name != retirer:
+            check.add(
+                name,
+                f"a {status} claim names {STATUS[status].retirer_is} with `{retirer}`",
+                f"rename `{name}` to `{retirer}`",
+            )
+    if retirer and not set(RETIRER_FIELDS) & mapping.keys():
+        check.add("status", f"a {status} claim must name the claim that retired it", f"add `{retirer}: some-claim-id`")
+    return check.ids(retirer) if retirer else ()
 
 
 @functools.lru_cache(maxsize=1024)
