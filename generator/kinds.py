@@ -67,7 +67,7 @@ FIELD_TABLE = (
     FieldRow("statement"),
     FieldRow("value"),
     FieldRow("unit"),
-    FieldRow("kind", required=True, fix="add `kind:`"),
+    FieldRow("kind", required=True, fix=f"add `kind:` ({', '.join(KINDS)})"),
     FieldRow("testbed"),
     FieldRow("status"),
     FieldRow(

@@ -36,7 +36,7 @@ class _Problems:
         value = self.mapping.get(name)
         if value is None:
             if required:
-                self.add(None, f"missing field `{name}`", f"add `{name}:`")
+                self.add(None, f"missing field `{name}`", FIELD[name].fix)
             return ""
         if isinstance(value, (dict, list, bool)):
             self.add(name, f"`{name}` must be text, found {_type(value)}", f"write `{name}` as plain text")
