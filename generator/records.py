@@ -347,6 +347,7 @@ class Report:
     series: Mapping[str, Any] = field(default_factory=dict)  # claim id -> series_records.Series (Any: a leaf module)
     exact: frozenset[str] = frozenset()  # claims computed from counts (no timing): their value is exact
     asserts: Mapping[str, AssertResult] = field(default_factory=dict)  # claim id -> its `asserts:` verdict
+    evaluations: Mapping[str, Any] = field(default_factory=dict)  # claim id -> evaluation.Evaluation (Any: as series)
     history: str = ""  # "checked", or why the runs' git history was not checked
     typed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # page -> figures its prose shows
 
@@ -392,6 +393,3 @@ class Report:
 
     def run_state(self, run_path: str) -> RunState:
         return self.run_states.get(run_path) or RunState(manifest_problem="not a run of this ledger")
-
-    def is_stale(self, claim_id: str) -> bool:
-        return self.fresh(claim_id).stale
