@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from . import asserted, checks, formula, grounding, intervals, ownunits
+from . import asserted, checks, formula, grounding, intervals, ownunits, verdicts
 from .evaluation import Cause, Evaluation, Outcome
 from .records import (
     AssertResult,
@@ -150,7 +150,8 @@ class Stage:
         if run is None:
             return Evaluation(tolerance, cause=cause)
         state = self.states[run.path]
-        self._state_findings(claim, run, state)
+        for rule, problem, fix in verdicts.run_findings(run, state, self.policy, _rerun(evidence)):
+            self.report(claim, rule, at, problem, fix)
         table = run.tables.get(evidence.file)
         cell = read_cell(table, evidence)
         if cell.value is None:
@@ -201,29 +202,6 @@ class Stage:
             self.report(claim, "invalid", at, problem, "name one of the run's files in evidence.file")
             return None, "no-file"
         return run, ""
-
-    def _state_findings(self, claim: Claim, run: Run, state: RunState) -> None:
-        at, rerun = claim.at("evidence"), _rerun(claim.evidence)
-        if state.manifest_problem:
-            self.report(claim, "invalid", at, f"evidence run {run.path}: {state.manifest_problem}", rerun)
-        if state.rewritten:
-            first = state.rewritten_commit.split()[1] if state.rewritten_commit else "HEAD"
-            self.report(
-                claim,
-                "rewritten",
-                at,
-                f"{run.path}: {', '.join(state.rewritten)} differ from {state.rewritten_commit}, "
-                "the commit that first added them (runs are immutable)",
-                f"restore them (`git checkout {first} -- {run.path}`), or {rerun}",
-            )
-        for name, what in state.changed_files:
-            fix = f"restore it (`git checkout -- {run.path}/{name}`) or {rerun}"
-            self.report(claim, "tampered", at, f"{run.path}/{name} {what}", fix)
-        for path, what in state.changed_code:
-            self.report(claim, "probe-changed", at, f"{path} {what} (run {run.name})", rerun)
-        if state.too_old:
-            problem = f"run {run.name} is {state.age_days} days old; the policy allows {self.policy.max_run_age_days}"
-            self.report(claim, "too-old", at, problem, rerun)
 
     def _no_cell(self, claim: Claim, run: Run, table: Table | None, cell: Cell) -> None:
         """The finding for a cell that cannot be read, worded from read_cell's cause."""

@@ -16,6 +16,7 @@ from ..records import Claim, Policy, Report
 from ..relations import SHOWN
 from ..rules import STALE_RULES
 from ..values import allowed_text, stated, within
+from ..verdicts import commit_text
 from . import noise
 from .noise import defining
 from .renames import find_renames, renamed_references
@@ -133,7 +134,11 @@ def compare(
     for path, state in sorted(head.run_states.items()):
         if state.rewritten and path not in bytes_changed:
             flags.append(
-                Flag("run-rewritten", path, f"{', '.join(state.rewritten)} differ from {state.rewritten_commit}")
+                Flag(
+                    "run-rewritten",
+                    path,
+                    f"{', '.join(state.rewritten_files)} differ from {commit_text(state.rewritten)}",
+                )
             )
     order = list(FLAGS)
     flags.sort(key=lambda f: order.index(f.flag))  # stable: claims keep their order within a flag
