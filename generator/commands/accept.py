@@ -22,8 +22,8 @@ from ..rules import STALE_RULES
 from ..values import rounded
 
 _VALUE_LINE = re.compile(r"^(?P<head>\s*(?:-\s+)?value\s*:[ \t]*)(?P<value>[^#\s][^#\n]*?)(?P<tail>[ \t]*(?:#.*)?)$")
-DRIFT_RULES = ("drifted", "formula-drifted")  # the rules a comparison of stated and computed values reports
 _KEY_LINE = re.compile(r"^(?P<indent>\s*(?:-\s+)?)(?P<key>[A-Za-z_]+)\s*:")
+DRIFT_RULES = ("drifted", "formula-drifted")  # the rules a comparison of stated and computed values reports
 
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:
