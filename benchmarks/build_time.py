@@ -67,8 +67,11 @@ def measured_claims(data):
 '''
 
 
-def ledger(root: Path, n_claims: int, n_runs: int) -> None:
-    """A synthetic ledger: runs, claims of every kind, pages citing them, a chart and a table."""
+KINDS = "measured measured extrapolated borrowed measured borrowed measured extrapolated measured refuted".split()
+
+
+def synthetic_runs(root: Path, n_runs: int) -> list[tuple[str, list[dict]]]:
+    """n_runs runs of the synthetic probe a minute apart: (run folder, its rows)."""
     (root / "probes").mkdir(parents=True)
     (root / "probes/synthetic.py").write_text("# a synthetic probe for the benchmark\n")
     start = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(days=1)
@@ -88,69 +91,67 @@ def ledger(root: Path, n_claims: int, n_runs: int) -> None:
             finished=when,
         )
         runs.append((path.relative_to(root).as_posix(), rows))
-    lines = ["claims:"]
-    measured = []
-    for i in range(n_claims):
-        kind = (
-            "measured",
-            "measured",
-            "extrapolated",
-            "borrowed",
-            "measured",
-            "borrowed",
-            "measured",
-            "extrapolated",
-            "measured",
-            "refuted",
-        )[i % 10]
-        cid = f"claim-{i:05d}"
-        if kind == "measured":
-            run, rows = runs[i % n_runs]
-            row = rows[i % len(BATCHES)]
-            lines += [
-                f"  - id: {cid}",
-                f"    statement: synthetic speedup {i} at B={row['batch']}",
-                f"    value: {row['speedup']}",
-                '    unit: "×"',
-                "    kind: measured",
-                "    testbed: linux-cpu",
-                f"    evidence: {{run: {run}, file: results.csv, where: {{batch: {row['batch']}}}, column: speedup}}",
-            ]
-            measured.append((cid, row["speedup"]))
-        elif kind == "extrapolated" and len(measured) >= 2:
-            (a, va), (b, vb) = measured[-1], measured[-2]
-            lines += [
-                f"  - id: {cid}",
-                f"    statement: synthetic product {i}",
-                f"    value: {va * vb!r}",
-                "    kind: extrapolated",
-                "    formula: x * y",
-                f"    inputs: {{x: {a}, y: {b}}}",
-            ]
-        elif kind in ("borrowed", "extrapolated") and measured:
-            a, va = measured[-1]
-            lines += [
-                f"  - id: {cid}",
-                f"    statement: a borrowed figure {i}",
-                f"    value: {va}",
-                '    unit: "×"',
-                "    kind: borrowed",
-                "    testbed: apple-m1-max",
-                f"    source: {{title: synthetic source {i}, quote: '{va}x'}}",
-                f'    checked_by: [{{claim: {a}, expects: "within 1.05x"}}]',  # across testbeds: a stated relation
-            ]
-        elif measured:
-            a, _ = measured[-1]
-            lines += [
-                f"  - id: {cid}",
-                f"    statement: a fallen figure {i}",
-                "    value: 1.0",
-                '    unit: "×"',
-                "    kind: borrowed",
-                f"    source: {{title: old note {i}, quote: '1x'}}",
-                "    status: refuted",
-                f"    refuted_by: {a}",
-            ]
+    return runs
+
+
+def claim_lines(i: int, runs: list, measured: list[tuple[str, float]]) -> list[str]:
+    """Claim i's YAML lines, kinds mixed as KINDS; a measured claim joins `measured`, which later ones cite."""
+    kind, cid = KINDS[i % 10], f"claim-{i:05d}"
+    if kind == "measured":
+        run, rows = runs[i % len(runs)]
+        row = rows[i % len(BATCHES)]
+        measured.append((cid, row["speedup"]))
+        return [
+            f"  - id: {cid}",
+            f"    statement: synthetic speedup {i} at B={row['batch']}",
+            f"    value: {row['speedup']}",
+            '    unit: "×"',
+            "    kind: measured",
+            "    testbed: linux-cpu",
+            f"    evidence: {{run: {run}, file: results.csv, where: {{batch: {row['batch']}}}, column: speedup}}",
+        ]
+    if kind == "extrapolated" and len(measured) >= 2:
+        (a, va), (b, vb) = measured[-1], measured[-2]
+        return [
+            f"  - id: {cid}",
+            f"    statement: synthetic product {i}",
+            f"    value: {va * vb!r}",
+            "    kind: extrapolated",
+            "    formula: x * y",
+            f"    inputs: {{x: {a}, y: {b}}}",
+        ]
+    if kind in ("borrowed", "extrapolated") and measured:
+        a, va = measured[-1]
+        return [
+            f"  - id: {cid}",
+            f"    statement: a borrowed figure {i}",
+            f"    value: {va}",
+            '    unit: "×"',
+            "    kind: borrowed",
+            "    testbed: apple-m1-max",
+            f"    source: {{title: synthetic source {i}, quote: '{va}x'}}",
+            f'    checked_by: [{{claim: {a}, expects: "within 1.05x"}}]',  # across testbeds: a stated relation
+        ]
+    if measured:
+        a, _ = measured[-1]
+        return [
+            f"  - id: {cid}",
+            f"    statement: a fallen figure {i}",
+            "    value: 1.0",
+            '    unit: "×"',
+            "    kind: borrowed",
+            f"    source: {{title: old note {i}, quote: '1x'}}",
+            "    status: refuted",
+            f"    refuted_by: {a}",
+        ]
+    return []
+
+
+def ledger(root: Path, n_claims: int, n_runs: int) -> None:
+    """A synthetic ledger: runs, claims of every kind, pages citing them, a chart and a table."""
+    runs = synthetic_runs(root, n_runs)
+    measured: list[tuple[str, float]] = []
+    lines = ["claims:", *(line for i in range(n_claims) for line in claim_lines(i, runs, measured))]
     (root / "claims").mkdir()
     (root / "claims/synthetic.yaml").write_text("\n".join(lines) + "\n")
     (root / "figures").mkdir()

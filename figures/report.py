@@ -235,96 +235,37 @@ def formula_h200_b256(data):
     return _claim_rows(data, rows)
 
 
+# (quantity, the write-up's claim, the stem of this repository's claims: cpu-<stem> and h200-<stem>)
+WORKED_EXAMPLES = (
+    ("recurrent state: B=1 bandwidth", "m1max-recurrent-b1-bandwidth", "recurrent-b1-bandwidth"),
+    ("recurrent state: share of ceiling", "m1max-recurrent-b1-utilization", "recurrent-b1-utilization"),
+    (
+        "recurrent state: bandwidth ratio at B=16",
+        "m1max-recurrent-bandwidth-ratio-b16",
+        "recurrent-bandwidth-ratio-b16",
+    ),
+    ("recurrent state: speedup at B=16", "m1max-recurrent-speedup-b16", "recurrent-speedup-b16"),
+    ("MoE: B=1 bandwidth", "m1max-moe-b1-bandwidth", "moe-b1-bandwidth"),
+    ("MoE: share of ceiling", "m1max-moe-b1-utilization", "moe-b1-utilization"),
+    ("MoE: byte ratio at B=16 (one routing draw)", "m1max-moe-byte-ratio-b16", "moe-byte-ratio-b16"),
+    ("MoE: bandwidth ratio at B=16", "m1max-moe-bandwidth-ratio-b16", "moe-bandwidth-ratio-b16"),
+    ("MoE: byte ratio × bandwidth ratio", "m1max-moe-predicted-b16", "moe-product-b16"),
+    ("MoE: speedup at B=16", "m1max-moe-speedup-b16", "moe-speedup-b16"),
+    ("output head: B=1 bandwidth", "m1max-head-b1-bandwidth", "matvec-head-b1-bandwidth"),
+    ("output head: share of ceiling", "m1max-head-b1-utilization", "matvec-head-b1-utilization"),
+    ("output head: ceiling ÷ B=1 bandwidth", "m1max-head-ratio-ceiling", "matvec-head-ratio-ceiling"),
+    ("output head: speedup, weights re-read per sequence", "m1max-head-speedup", "matvec-head-looped-speedup-b16"),
+)
+
+
 @table("writeup-worked-examples")
 def writeup_worked_examples(data):
     """The write-up's worked examples, recomputed, beside this repository's measurements at B=16
     Each M1 Max figure is borrowed (or computed from borrowed figures); the columns to its right are
     what the probes measured for the same operator here."""
     rows = [
-        {
-            "quantity": "recurrent state: B=1 bandwidth",
-            "M1 Max (write-up)": "m1max-recurrent-b1-bandwidth",
-            "linux-cpu": "cpu-recurrent-b1-bandwidth",
-            "nvidia-h200": "h200-recurrent-b1-bandwidth",
-        },
-        {
-            "quantity": "recurrent state: share of ceiling",
-            "M1 Max (write-up)": "m1max-recurrent-b1-utilization",
-            "linux-cpu": "cpu-recurrent-b1-utilization",
-            "nvidia-h200": "h200-recurrent-b1-utilization",
-        },
-        {
-            "quantity": "recurrent state: bandwidth ratio at B=16",
-            "M1 Max (write-up)": "m1max-recurrent-bandwidth-ratio-b16",
-            "linux-cpu": "cpu-recurrent-bandwidth-ratio-b16",
-            "nvidia-h200": "h200-recurrent-bandwidth-ratio-b16",
-        },
-        {
-            "quantity": "recurrent state: speedup at B=16",
-            "M1 Max (write-up)": "m1max-recurrent-speedup-b16",
-            "linux-cpu": "cpu-recurrent-speedup-b16",
-            "nvidia-h200": "h200-recurrent-speedup-b16",
-        },
-        {
-            "quantity": "MoE: B=1 bandwidth",
-            "M1 Max (write-up)": "m1max-moe-b1-bandwidth",
-            "linux-cpu": "cpu-moe-b1-bandwidth",
-            "nvidia-h200": "h200-moe-b1-bandwidth",
-        },
-        {
-            "quantity": "MoE: share of ceiling",
-            "M1 Max (write-up)": "m1max-moe-b1-utilization",
-            "linux-cpu": "cpu-moe-b1-utilization",
-            "nvidia-h200": "h200-moe-b1-utilization",
-        },
-        {
-            "quantity": "MoE: byte ratio at B=16 (one routing draw)",
-            "M1 Max (write-up)": "m1max-moe-byte-ratio-b16",
-            "linux-cpu": "cpu-moe-byte-ratio-b16",
-            "nvidia-h200": "h200-moe-byte-ratio-b16",
-        },
-        {
-            "quantity": "MoE: bandwidth ratio at B=16",
-            "M1 Max (write-up)": "m1max-moe-bandwidth-ratio-b16",
-            "linux-cpu": "cpu-moe-bandwidth-ratio-b16",
-            "nvidia-h200": "h200-moe-bandwidth-ratio-b16",
-        },
-        {
-            "quantity": "MoE: byte ratio × bandwidth ratio",
-            "M1 Max (write-up)": "m1max-moe-predicted-b16",
-            "linux-cpu": "cpu-moe-product-b16",
-            "nvidia-h200": "h200-moe-product-b16",
-        },
-        {
-            "quantity": "MoE: speedup at B=16",
-            "M1 Max (write-up)": "m1max-moe-speedup-b16",
-            "linux-cpu": "cpu-moe-speedup-b16",
-            "nvidia-h200": "h200-moe-speedup-b16",
-        },
-        {
-            "quantity": "output head: B=1 bandwidth",
-            "M1 Max (write-up)": "m1max-head-b1-bandwidth",
-            "linux-cpu": "cpu-matvec-head-b1-bandwidth",
-            "nvidia-h200": "h200-matvec-head-b1-bandwidth",
-        },
-        {
-            "quantity": "output head: share of ceiling",
-            "M1 Max (write-up)": "m1max-head-b1-utilization",
-            "linux-cpu": "cpu-matvec-head-b1-utilization",
-            "nvidia-h200": "h200-matvec-head-b1-utilization",
-        },
-        {
-            "quantity": "output head: ceiling ÷ B=1 bandwidth",
-            "M1 Max (write-up)": "m1max-head-ratio-ceiling",
-            "linux-cpu": "cpu-matvec-head-ratio-ceiling",
-            "nvidia-h200": "h200-matvec-head-ratio-ceiling",
-        },
-        {
-            "quantity": "output head: speedup, weights re-read per sequence",
-            "M1 Max (write-up)": "m1max-head-speedup",
-            "linux-cpu": "cpu-matvec-head-looped-speedup-b16",
-            "nvidia-h200": "h200-matvec-head-looped-speedup-b16",
-        },
+        {"quantity": quantity, "M1 Max (write-up)": borrowed, "linux-cpu": f"cpu-{stem}", "nvidia-h200": f"h200-{stem}"}
+        for quantity, borrowed, stem in WORKED_EXAMPLES
     ]
     return _claim_rows(data, rows)
 
