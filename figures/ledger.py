@@ -1,8 +1,7 @@
 """Figures about the ledger itself: its claims by kind and status."""
 
+from generator.records import KINDS, STATUSES
 from generator.site.figure_api import table
-
-STATUSES = ["asserted", "lead", "refuted", "superseded", "retracted"]
 
 
 @table("claims-by-kind")
@@ -11,6 +10,6 @@ def claims_by_kind(data):
     How much of the report was measured here, computed from measurements, or borrowed."""
     claims = data.claims()
     counts = claims.groupby(["kind", "status"]).size().unstack(fill_value=0)
-    counts = counts.reindex(index=["measured", "extrapolated", "borrowed"], columns=STATUSES, fill_value=0)
+    counts = counts.reindex(index=list(KINDS), columns=list(STATUSES), fill_value=0)
     counts["total"] = counts.sum(axis=1)
     return counts.reset_index()

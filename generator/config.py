@@ -31,7 +31,7 @@ class Option:
     types: tuple[type, ...]  # what mkdocs' config loader accepts before our own check
     help: str
     parse: Callable[[object], object]  # the value as written -> the Policy field; ValueError says why
-    default: object  # records.Policy repeats it (it cannot import this table); tests/test_guide.py checks both
+    default: object  # records.Policy repeats it (records imports nothing: the import depth cap); tests/test_guide.py checks both
 
 
 def _positive_whole(value: object) -> int:

@@ -172,15 +172,7 @@ def _run(
         if is_samples(name) and not rounds_wanted:
             tables[name] = Table((), (), problem=NOT_PARSED)
     unlisted = tuple(sorted(present - set(declared_files)))
-    current_code = {}
-    code_problems = {}
-    for code_path in declared_code:
-        if code_path not in code_hashes:
-            code_hashes[code_path] = _code_hash(root, code_path)
-        current_code[code_path] = code_hashes[code_path]
-        where = code_place(root, code_path)
-        if where:
-            code_problems[code_path] = where
+    current_code, code_problems = _code_now(root, declared_code, code_hashes)
     return Run(
         path,
         source,
@@ -200,6 +192,22 @@ def _run(
         blob_ids=blob_ids,
         manifest_sha256=hashlib.sha256(manifest_bytes).hexdigest(),
     )
+
+
+def _code_now(
+    root: Path, declared_code: dict[str, str], code_hashes: dict[str, str | None]
+) -> tuple[dict[str, str | None], dict[str, str]]:
+    """Each declared code file's hash now (shared across runs through `code_hashes`) and why it is not ours, if so."""
+    current: dict[str, str | None] = {}
+    problems: dict[str, str] = {}
+    for code_path in declared_code:
+        if code_path not in code_hashes:
+            code_hashes[code_path] = _code_hash(root, code_path)
+        current[code_path] = code_hashes[code_path]
+        where = code_place(root, code_path)
+        if where:
+            problems[code_path] = where
+    return current, problems
 
 
 def _refuse_constant(name: str) -> object:

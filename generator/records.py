@@ -6,11 +6,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-KINDS = ("measured", "extrapolated", "borrowed")
-STATUSES = ("asserted", "lead", "refuted", "superseded", "retracted")
-RETIRED = frozenset({"refuted", "superseded", "retracted"})
+# The names of claim kinds and statuses, typed: kinds.py holds a row for each (what it means, its fields).
+Kind = Literal["measured", "extrapolated", "borrowed"]
+Status = Literal["asserted", "lead", "refuted", "superseded", "retracted"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
+STATUSES: tuple[Status, ...] = get_args(Status)
+RETIRED: frozenset[Status] = frozenset({"refuted", "superseded", "retracted"})
 STRENGTHS = ("agrees", "bounded", "direction")  # a check's strength, strongest first (relations.py)
 
 
@@ -109,14 +112,14 @@ class ClaimInterval:
 @dataclass(frozen=True, slots=True)
 class Claim:
     id: str
-    kind: str
+    kind: Kind
     where: Source  # the claim's `- id:` line
     statement: str = ""
     value: float | None = None
     value_text: str = ""  # the value as written, which sets its precision
     unit: str = ""
     testbed: str = ""
-    status: str = "asserted"
+    status: Status = "asserted"
     evidence: Evidence | None = None
     formula: str = ""
     inputs: tuple[tuple[str, str], ...] = ()  # formula name -> claim id

@@ -8,45 +8,23 @@ reported as resting on an invalid claim instead of vanishing.
 
 from __future__ import annotations
 
-import difflib
 import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 from . import formula, units
 from .grounding import MIXED
+from .kinds import FIELD, FIELD_NAMES, FIELD_TABLE, KIND, RETIRER_FIELDS, STATUS, STATUS_TABLE
 from .load import RawFile
-from .records import KINDS, RETIRED, STATUSES, Claim, Finding, Source
+from .records import KINDS, STATUSES, Claim, Finding, Source
 from .runs import KEBAB_CASE, TESTBED_PATTERN
-from .validate_fields import _REQUIRED_FIX, _asserts, _checks, _citation, _evidence, _inputs, _kept, _Problems, _type
+from .validate_fields import _asserts, _checks, _citation, _evidence, _inputs, _kept, _Problems, _type, _unknown
 from .validate_ledger import ledger_problems
 from .values import NUMBER_PATTERN, finite_number, parse_tolerance
 from .yamlread import LocatedDict, LocatedList
 
 ID_PATTERN = KEBAB_CASE
-
-FIELDS = (
-    "id",
-    "statement",
-    "value",
-    "unit",
-    "kind",
-    "testbed",
-    "status",
-    "evidence",
-    "formula",
-    "inputs",
-    "source",
-    "checked_by",
-    "refuted_by",
-    "superseded_by",
-    "tolerance",
-    "note",
-    "kept",
-    "asserts",
-)
-# Fields that belong to one kind only; the others are errors on that kind.
-KIND_FIELDS = {"measured": {"evidence"}, "extrapolated": {"formula", "inputs"}, "borrowed": {"source"}}
-CHECKABLE = {"borrowed", "extrapolated"}
-FIELDS_FIX = "use only: " + ", ".join(FIELDS)
 
 
 def claims(
@@ -128,236 +106,280 @@ def _claim_mappings(raw: RawFile, findings: list[Finding]):
             )
 
 
+@dataclass(slots=True)
+class _Read:
+    """One claim being read: its fields, its problems, the policy it is read under and what was found so far."""
+
+    mapping: LocatedDict
+    check: _Problems
+    measurements_dir: str
+    max_tolerance: float
+    table: units.UnitTable
+    kind: str = ""  # a known kind, or "" until read (or when missing or unknown)
+    status: str = "asserted"  # as written, known or not
+    found: dict[str, Any] = field(default_factory=dict)  # Claim's keyword arguments
+
+
 def _claim(
     mapping: LocatedDict, where: Source, measurements_dir: str, max_tolerance: float, table: units.UnitTable
 ) -> tuple[Claim | None, list[Finding]]:
+    """One claim: each field read by its reader (_READERS), on the kinds kinds.FIELD_TABLE says it applies to."""
     raw_id = mapping.get("id")
     claim_id = raw_id if isinstance(raw_id, str) and ID_PATTERN.fullmatch(raw_id) else ""
-    check = _Problems(mapping, where, claim_id)
+    read = _Read(mapping, _Problems(mapping, where, claim_id), measurements_dir, max_tolerance, table)
+    _unknown(mapping, FIELD_NAMES, read.check)
+    for names, reader in _READERS:
+        kinds = FIELD[names[0]].kinds
+        if read.kind in kinds or kinds == KINDS:  # a kind's own fields wait for a known kind
+            reader(read)
+    _kind_fields(read)
+    if not claim_id or not read.kind:
+        return None, read.check.findings
+    lines = _layout(tuple(sorted((key, line - where.line) for key, line in mapping.key_lines.items())))
+    return Claim(claim_id, KIND[read.kind].name, where, field_lines=lines, **read.found), read.check.findings
+
+
+def _kind_fields(read: _Read) -> None:
+    """Each field on a kind it does not apply to, and each its kind needs but lacks (kinds.FIELD_TABLE)."""
+    if not read.kind:
+        return
+    for row in FIELD_TABLE:
+        if read.kind not in row.kinds and row.name in read.mapping:
+            read.check.add(row.name, *row.misplaced(read.kind))
+        elif row.required and row.kinds != KINDS and read.kind in row.kinds and row.name not in read.mapping:
+            read.check.add(None, f"a {read.kind} claim needs `{row.name}:`", row.fix)
+
+
+def _read_id(read: _Read) -> None:
+    raw_id = read.mapping.get("id")
     if raw_id is None:
-        check.add(None, "missing field `id`", "add `id: some-lower-kebab-id` as the claim's first line")
+        read.check.add(None, "missing field `id`", FIELD["id"].fix)
     elif isinstance(raw_id, str) and raw_id.strip() != raw_id:
-        check.add(
+        read.check.add(
             "id",
             f"id {raw_id!r} has spaces or line breaks around it",
             f"write `id: {raw_id.strip()}` (a quoted id must not carry whitespace)",
         )
     elif not isinstance(raw_id, str) or not ID_PATTERN.fullmatch(raw_id):
-        check.add(
+        read.check.add(
             "id",
             f"id {raw_id!r} is not lower-kebab-case",
             "use lower-case letters, digits and single hyphens, e.g. moe-speedup-b16",
         )
-    for key in mapping:
-        if key not in FIELDS:
-            close = difflib.get_close_matches(key, FIELDS, n=1)
-            hint = f"did you mean `{close[0]}`?" if close else FIELDS_FIX
-            check.add(key, f"unknown field `{key}`", f"{hint}" if close else hint)
 
-    kind = check.text("kind", required=True)
-    if kind and kind not in KINDS:
-        check.add("kind", f"kind {kind!r} is not one of {', '.join(KINDS)}", "set `kind:` to one of those")
-        kind = ""
-    status = check.text("status") or "asserted"
-    if status not in STATUSES:
-        check.add(
+
+def _read_kind(read: _Read) -> None:
+    kind = read.check.text("kind", required=True)
+    if kind and kind not in KIND:
+        read.check.add("kind", f"kind {kind!r} is not one of {', '.join(KINDS)}", "set `kind:` to one of those")
+    read.kind = kind if kind in KIND else ""
+
+
+def _read_status(read: _Read) -> None:
+    read.status = read.check.text("status") or "asserted"
+    if read.status not in STATUS:
+        read.check.add(
             "status",
-            f"status {status!r} is not one of {', '.join(STATUSES)}",
+            f"status {read.status!r} is not one of {', '.join(STATUSES)}",
             "set `status:` to one of those, or remove it (asserted)",
         )
-    statement = check.text("statement")
-    unit = check.text("unit")
-    note = check.text("note")
-    testbed = check.text("testbed")
-    if unit:
-        try:
-            units.parse(unit, table)
-        except units.UnitError as error:
-            near = units.suggestion(unit, table)
-            check.add(
-                "unit",
-                str(error),
-                f'write `unit: "{near}"` and put any qualifier in the statement'
-                + (f", or declare `{unit.strip()}` under `units:` in mkdocs.yml" if _word(unit) else "")
-                if near
-                else "use a unit from guide/checks.md (e.g. ×, %, tok/s, GB/s, ms, B, KiB, tokens), or declare it under `units:` in mkdocs.yml",
-            )
+    read.found["status"] = STATUS[read.status].name if read.status in STATUS else "asserted"
+
+
+def _read_texts(read: _Read) -> None:
+    read.found["statement"] = read.check.text("statement")
+    read.found["note"] = read.check.text("note")
+
+
+def _read_unit(read: _Read) -> None:
+    unit = read.found["unit"] = read.check.text("unit")
+    if not unit:
+        return
+    try:
+        units.parse(unit, read.table)
+    except units.UnitError as error:
+        near = units.suggestion(unit, read.table)
+        read.check.add(
+            "unit",
+            str(error),
+            f'write `unit: "{near}"` and put any qualifier in the statement'
+            + (f", or declare `{unit.strip()}` under `units:` in mkdocs.yml" if _word(unit) else "")
+            if near
+            else "use a unit from guide/checks.md (e.g. ×, %, tok/s, GB/s, ms, B, KiB, tokens), or declare it under `units:` in mkdocs.yml",
+        )
+
+
+def _read_testbed(read: _Read) -> None:
+    testbed = read.found["testbed"] = read.check.text("testbed")
     if testbed and testbed.strip() != testbed:
-        check.add(
+        read.check.add(
             "testbed", f"testbed {testbed!r} has spaces or line breaks around it", f"write `testbed: {testbed.strip()}`"
         )
     elif testbed and not TESTBED_PATTERN.fullmatch(testbed):
-        check.add("testbed", f"testbed {testbed!r} is not lower-kebab-case", "e.g. linux-cpu, apple-m1-max")
-    elif testbed == MIXED and kind != "extrapolated":
-        check.add(
+        read.check.add("testbed", f"testbed {testbed!r} is not lower-kebab-case", "e.g. linux-cpu, apple-m1-max")
+    elif testbed == MIXED and read.kind != "extrapolated":
+        read.check.add(
             "testbed",
             f"testbed {MIXED} is for an extrapolated claim whose inputs are on different testbeds",
             "name the machine this value belongs to, or remove `testbed:`",
         )
 
-    value, value_text = None, ""
-    if "value" in mapping:
-        raw_value = mapping["value"]
-        written = str(mapping.texts.get("value", raw_value))
-        number = finite_number(raw_value)
-        if isinstance(raw_value, bool) or not isinstance(raw_value, (int, float)):
-            check.add(
-                "value",
-                f"value must be a number, found {_type(raw_value)} {str(raw_value)[:60]!r}",
-                "write the number alone and put the unit in `unit:`",
-            )
-        elif number is None:
-            check.add(
-                "value",
-                f"value {written[:40]}{'…' if len(written) > 40 else ''} is not a finite number",
-                "write a finite decimal number (no .inf or .nan; at most about 1.8e308)",
-            )
-        elif not NUMBER_PATTERN.match(written.strip()):
-            check.add(
-                "value",
-                f"value {written!r} is not written as a decimal number",
-                f"write it in decimal: `value: {raw_value}`",
-            )
-        else:
-            value, value_text = number, written
 
-    tolerance = None
-    if "tolerance" in mapping:
-        try:
-            tolerance = parse_tolerance(mapping["tolerance"])
-        except ValueError as error:
-            check.add(
-                "tolerance",
-                f"tolerance {str(mapping['tolerance'])[:40]} {error}",
-                "write e.g. `tolerance: 5%` or `tolerance: 0.01`",
-            )
-        else:
-            relative = tolerance.relative
-            if tolerance.absolute and value:
-                relative = tolerance.absolute / abs(value)
-            if relative > max_tolerance * (1 + 1e-12):
-                check.add(
-                    "tolerance",
-                    f"tolerance {tolerance.text} allows {relative:.0%} of the value; the policy's max_tolerance "
-                    f"is {max_tolerance:.0%}",
-                    "state the value more exactly, or raise max_tolerance in mkdocs.yml if this is deliberate",
-                )
-                tolerance = None
+def _read_value(read: _Read) -> None:
+    if "value" not in read.mapping:
+        return
+    raw_value = read.mapping["value"]
+    written = str(read.mapping.texts.get("value", raw_value))
+    number = finite_number(raw_value)
+    if isinstance(raw_value, bool) or not isinstance(raw_value, (int, float)):
+        read.check.add(
+            "value",
+            f"value must be a number, found {_type(raw_value)} {str(raw_value)[:60]!r}",
+            "write the number alone and put the unit in `unit:`",
+        )
+    elif number is None:
+        read.check.add(
+            "value",
+            f"value {written[:40]}{'…' if len(written) > 40 else ''} is not a finite number",
+            "write a finite decimal number (no .inf or .nan; at most about 1.8e308)",
+        )
+    elif not NUMBER_PATTERN.match(written.strip()):
+        read.check.add(
+            "value",
+            f"value {written!r} is not written as a decimal number",
+            f"write it in decimal: `value: {raw_value}`",
+        )
+    else:
+        read.found["value"], read.found["value_text"] = number, written
 
-    for name in sorted(set().union(*KIND_FIELDS.values()) - KIND_FIELDS.get(kind, set())):
-        if kind and name in mapping:
-            owner = next(k for k, fields in KIND_FIELDS.items() if name in fields)
-            check.add(
-                name,
-                f"`{name}` does not apply to a {kind} claim (only to {owner} claims)",
-                f"remove `{name}`, or set `kind: {owner}`",
-            )
-    for name in KIND_FIELDS.get(kind, ()):
-        if name not in mapping:
-            check.add(None, f"a {kind} claim needs `{name}:`", _REQUIRED_FIX[name])
 
-    evidence = _evidence(mapping.get("evidence"), check, measurements_dir) if kind == "measured" else None
-    kept = _kept(mapping.get("kept"), check, measurements_dir) if kind == "measured" else ("", "")
-    if kind and kind != "measured" and "kept" in mapping:
-        check.add("kept", f"`kept` applies to measured claims (their series), not {kind}", "remove `kept`")
-    formula_text = check.text("formula") if kind == "extrapolated" else ""
-    if (
-        kind == "extrapolated"
-        and "formula" in mapping
-        and not (isinstance(mapping["formula"], str) and formula_text.strip())
-    ):
+def _read_tolerance(read: _Read) -> None:
+    if "tolerance" not in read.mapping:
+        return
+    try:
+        tolerance = parse_tolerance(read.mapping["tolerance"])
+    except ValueError as error:
+        read.check.add(
+            "tolerance",
+            f"tolerance {str(read.mapping['tolerance'])[:40]} {error}",
+            "write e.g. `tolerance: 5%` or `tolerance: 0.01`",
+        )
+        return
+    value = read.found.get("value")
+    relative = tolerance.absolute / abs(value) if tolerance.absolute and value else tolerance.relative
+    if relative > read.max_tolerance * (1 + 1e-12):
+        read.check.add(
+            "tolerance",
+            f"tolerance {tolerance.text} allows {relative:.0%} of the value; the policy's max_tolerance "
+            f"is {read.max_tolerance:.0%}",
+            "state the value more exactly, or raise max_tolerance in mkdocs.yml if this is deliberate",
+        )
+        return
+    read.found["tolerance"] = tolerance
+
+
+def _read_evidence(read: _Read) -> None:
+    read.found["evidence"] = _evidence(read.mapping.get("evidence"), read.check, read.measurements_dir)
+
+
+def _read_kept(read: _Read) -> None:
+    read.found["kept_through"], read.found["kept_why"] = _kept(
+        read.mapping.get("kept"), read.check, read.measurements_dir
+    )
+
+
+def _read_formula(read: _Read) -> None:
+    mapping, check = read.mapping, read.check
+    inputs = read.found["inputs"] = _inputs(mapping.get("inputs"), check)
+    formula_text = check.text("formula")
+    if "formula" in mapping and not (isinstance(mapping["formula"], str) and formula_text.strip()):
         check.add(
             "formula", "`formula` must be non-empty text", "write the arithmetic, e.g. byte_ratio * bandwidth_ratio"
         )
-        formula_text = ""
-    inputs = _inputs(mapping.get("inputs"), check) if kind == "extrapolated" else ()
-    if formula_text:
-        try:
-            used = formula.names(formula_text)
-        except formula.FormulaError as error:
-            check.add(
-                "formula",
-                f"invalid formula: {error}",
-                "use only + - * / ** min max, numbers and the names listed under `inputs`",
-            )
-        else:
-            declared = {name for name, _ in inputs}
-            for name in sorted(used - declared):
-                check.add(
-                    "formula",
-                    f"formula uses {name!r}, which is not listed under `inputs`",
-                    f"add `{name}: some-claim-id` under `inputs`",
-                )
-            for name in sorted(declared - used) if "inputs" in mapping else ():
-                check.add(
-                    "inputs",
-                    f"input {name!r} is not used by the formula",
-                    "remove it from `inputs`, or use it in `formula`",
-                )
-    source = _citation(mapping.get("source"), check) if kind == "borrowed" else None
+        return
+    read.found["formula"] = formula_text
+    if not formula_text:
+        return
+    try:
+        used = formula.names(formula_text)
+    except formula.FormulaError as error:
+        check.add(
+            "formula",
+            f"invalid formula: {error}",
+            "use only + - * / ** min max, numbers and the names listed under `inputs`",
+        )
+        return
+    declared = {name for name, _ in inputs}
+    for name in sorted(used - declared):
+        check.add(
+            "formula",
+            f"formula uses {name!r}, which is not listed under `inputs`",
+            f"add `{name}: some-claim-id` under `inputs`",
+        )
+    for name in sorted(declared - used) if "inputs" in mapping else ():
+        check.add(
+            "inputs", f"input {name!r} is not used by the formula", "remove it from `inputs`, or use it in `formula`"
+        )
 
-    asserts = _asserts(mapping, check, kind, unit, table)
-    checks = _checks(mapping.get("checked_by"), check, ID_PATTERN, table)
-    checked_by = tuple(spec.claim_id for spec in checks)
-    if "checked_by" in mapping and kind and kind not in CHECKABLE:
-        check.add(
-            "checked_by", f"`checked_by` applies to borrowed and extrapolated claims, not {kind}", "remove `checked_by`"
-        )
-    # Only the field that matches the status names a retirer; a misplaced one is reported once, below.
-    retirer_field = "superseded_by" if status == "superseded" else "refuted_by"
-    retired_by = check.ids(retirer_field) if status in RETIRED else ()
-    if status in RETIRED and not {"refuted_by", "superseded_by"} & mapping.keys():
-        check.add(
-            "status", f"a {status} claim must name the claim that retired it", f"add `{retirer_field}: some-claim-id`"
-        )
-    for name in ("refuted_by", "superseded_by"):
-        if name in mapping and status not in RETIRED:
+
+def _read_source(read: _Read) -> None:
+    read.found["source"] = _citation(read.mapping.get("source"), read.check)
+
+
+def _read_asserts(read: _Read) -> None:
+    read.found["asserts"] = _asserts(read.mapping, read.check, read.found.get("unit", ""), read.table)
+
+
+def _read_checks(read: _Read) -> None:
+    checks = read.found["checks"] = _checks(read.mapping.get("checked_by"), read.check, ID_PATTERN, read.table)
+    read.found["checked_by"] = tuple(spec.claim_id for spec in checks)
+
+
+def _read_retirement(read: _Read) -> None:
+    read.found["retired_by"] = _retirement(read.mapping, read.check, read.status)
+
+
+# Each field's reader, in the order they depend on each other (a tolerance on the value, the formula
+# on its inputs, asserts on the unit); tests/test_kinds.py checks every row of kinds.FIELD_TABLE has one.
+_READERS: tuple[tuple[tuple[str, ...], Callable[[_Read], None]], ...] = (
+    (("id",), _read_id),
+    (("kind",), _read_kind),
+    (("status",), _read_status),
+    (("statement", "note"), _read_texts),
+    (("unit",), _read_unit),
+    (("testbed",), _read_testbed),
+    (("value",), _read_value),
+    (("tolerance",), _read_tolerance),
+    (("evidence",), _read_evidence),
+    (("kept",), _read_kept),
+    (("formula", "inputs"), _read_formula),
+    (("source",), _read_source),
+    (("asserts",), _read_asserts),
+    (("checked_by",), _read_checks),
+    (("refuted_by", "superseded_by"), _read_retirement),
+)
+
+
+def _retirement(mapping: LocatedDict, check: _Problems, status: str) -> tuple[str, ...]:
+    """The claims that retired this one, from the one field its status names (kinds.STATUS_TABLE)."""
+    retirer = STATUS[status].retirer if status in STATUS else ""
+    for name in RETIRER_FIELDS:
+        if name in mapping and not retirer:
+            retired = ", ".join(row.name for row in STATUS_TABLE if row.retirer)
             check.add(
                 name,
                 f"`{name}` only applies to a retired claim (status is {status})",
-                "set `status: refuted` (or superseded, retracted), or remove it",
+                f"set `status:` to one of {retired}, or remove `{name}`",
             )
-    if "superseded_by" in mapping and status in RETIRED and status != "superseded":
-        check.add(
-            "superseded_by",
-            f"`superseded_by` is for status superseded, not {status}",
-            "use `refuted_by`, or set `status: superseded`",
-        )
-    if "refuted_by" in mapping and status == "superseded":
-        check.add(
-            "refuted_by",
-            "a superseded claim names its successor with `superseded_by`",
-            "rename `refuted_by` to `superseded_by`",
-        )
-
-    if not claim_id or not kind:
-        return None, check.findings
-    lines = _layout(tuple(sorted((key, line - where.line) for key, line in mapping.key_lines.items())))
-    claim = Claim(
-        claim_id,
-        kind,
-        where,
-        statement=statement,
-        value=value,
-        value_text=value_text,
-        unit=unit,
-        testbed=testbed,
-        status=status if status in STATUSES else "asserted",
-        evidence=evidence,
-        formula=formula_text,
-        inputs=inputs,
-        source=source,
-        checked_by=checked_by,
-        checks=checks,
-        retired_by=retired_by,
-        tolerance=tolerance,
-        note=note,
-        kept_through=kept[0],
-        kept_why=kept[1],
-        field_lines=lines,
-        asserts=asserts,
-    )
-    return claim, check.findings
+        elif name in mapping and name != retirer:
+            check.add(
+                name,
+                f"a {status} claim names {STATUS[status].retirer_is} with `{retirer}`",
+                f"rename `{name}` to `{retirer}`",
+            )
+    if retirer and not set(RETIRER_FIELDS) & mapping.keys():
+        check.add("status", f"a {status} claim must name the claim that retired it", f"add `{retirer}: some-claim-id`")
+    return check.ids(retirer) if retirer else ()
 
 
 @functools.lru_cache(maxsize=1024)

@@ -10,14 +10,12 @@ import re
 from pathlib import PurePosixPath
 
 from . import relations, units
+from .kinds import FIELD
 from .records import CheckSpec, Citation, Evidence, Finding, Source
 from .values import finite_number
 from .yamlread import LocatedDict
 
-EVIDENCE_FIELDS = ("run", "file", "where", "column")
-SOURCE_FIELDS = ("title", "quote", "url", "retrieved", "locator")
-CHECK_FIELDS = ("claim", "expects")
-KEPT_FIELDS = ("through", "why")
+EVIDENCE_FIELDS, SOURCE_FIELDS = FIELD["evidence"].parts, FIELD["source"].parts
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -38,7 +36,7 @@ class _Problems:
         value = self.mapping.get(name)
         if value is None:
             if required:
-                self.add(None, f"missing field `{name}`", f"add `{name}:`")
+                self.add(None, f"missing field `{name}`", FIELD[name].fix)
             return ""
         if isinstance(value, (dict, list, bool)):
             self.add(name, f"`{name}` must be text, found {_type(value)}", f"write `{name}` as plain text")
@@ -60,12 +58,17 @@ class _Problems:
         return tuple(items)
 
 
-_REQUIRED_FIX = {
-    "evidence": "add `evidence:` with run, file, where and column",
-    "formula": "add `formula:` (e.g. byte_ratio * bandwidth_ratio)",
-    "inputs": "add `inputs:` mapping each formula name to a claim id",
-    "source": "add `source:` with at least `title:` (and the quoted words)",
-}
+def _unknown(value: dict, known: tuple[str, ...], check: _Problems, field_name: str = "") -> bool:
+    """Each key of a claim (or of its field `field_name`) that kinds.FIELD_TABLE does not name; True if any."""
+    unknown = [str(key) for key in value if key not in known]
+    for key in unknown:
+        close = difflib.get_close_matches(key, known, n=1)
+        check.add(
+            field_name or key,
+            f"unknown field `{field_name + '.' if field_name else ''}{key}`",
+            f"did you mean `{close[0]}`?" if close else "use only: " + ", ".join(known),
+        )
+    return bool(unknown)
 
 
 def _evidence(value: object, check: _Problems, measurements_dir: str) -> Evidence | None:
@@ -78,16 +81,7 @@ def _evidence(value: object, check: _Problems, measurements_dir: str) -> Evidenc
             "write run, file, where and column under `evidence:`",
         )
         return None
-    ok = True
-    for key in value:
-        if key not in EVIDENCE_FIELDS:
-            close = difflib.get_close_matches(key, EVIDENCE_FIELDS, n=1)
-            check.add(
-                "evidence",
-                f"unknown field `evidence.{key}`",
-                f"did you mean `{close[0]}`?" if close else "use only: " + ", ".join(EVIDENCE_FIELDS),
-            )
-            ok = False
+    ok = not _unknown(value, EVIDENCE_FIELDS, check, "evidence")
     fields = {}
     for key in ("run", "file", "column"):
         item = value.get(key)
@@ -160,9 +154,7 @@ def _citation(value: object, check: _Problems) -> Citation | None:
             "source", f"`source` must be a mapping, found {_type(value)}", "write `source: {title: ..., quote: ...}`"
         )
         return None
-    for key in value:
-        if key not in SOURCE_FIELDS:
-            check.add("source", f"unknown field `source.{key}`", "use only: " + ", ".join(SOURCE_FIELDS))
+    _unknown(value, SOURCE_FIELDS, check, "source")
     fields = {}
     for key in SOURCE_FIELDS:
         item = value.get(key)
@@ -202,10 +194,8 @@ def _checks(value: object, check: _Problems, id_pattern, table: units.UnitTable)
         if not isinstance(item, dict):
             check.add("checked_by", f"a `checked_by` entry must be an id or a mapping, found {_type(item)}", _CHECK_FIX)
             continue
-        unknown = [key for key in item if key not in CHECK_FIELDS]
+        _unknown(item, FIELD["checked_by"].parts, check, "checked_by")
         target, expects = item.get("claim"), item.get("expects")
-        if unknown:
-            check.add("checked_by", f"unknown field `checked_by.{unknown[0]}`", "use only: claim, expects")
         if not isinstance(target, str) or not target:
             check.add("checked_by", "a `checked_by` mapping needs `claim:` naming the checking claim", _CHECK_FIX)
             continue
@@ -228,19 +218,11 @@ def _checks(value: object, check: _Problems, id_pattern, table: units.UnitTable)
     return tuple(spec for spec in found if id_pattern.fullmatch(spec.claim_id))
 
 
-def _asserts(mapping: LocatedDict, check: _Problems, kind: str, unit: str, table: units.UnitTable) -> str:
+def _asserts(mapping: LocatedDict, check: _Problems, unit: str, table: units.UnitTable) -> str:
     """`asserts`: a bound on the claim's own value (> >= < <= N, between N and M), in a unit of its dimension."""
     if "asserts" not in mapping:
         return ""
     value = mapping["asserts"]
-    if kind == "borrowed":
-        check.add(
-            "asserts",
-            "`asserts` applies to measured and extrapolated claims: a borrowed value has no interval here",
-            "state the relation on the check instead (`checked_by: [{claim: some-id, expects: ...}]`), "
-            "or remove `asserts`",
-        )
-        return ""
     try:
         relation = relations.parse(value, table, "asserts")
     except relations.RelationError as error:
@@ -283,9 +265,7 @@ def _kept(value: object, check: _Problems, measurements_dir: str) -> tuple[str, 
     if not isinstance(value, dict):
         check.add("kept", f"`kept` must be a mapping, found {_type(value)}", _KEPT_FIX)
         return "", ""
-    unknown = [key for key in value if key not in KEPT_FIELDS]
-    if unknown:
-        check.add("kept", f"unknown field `kept.{unknown[0]}`", "use only: " + ", ".join(KEPT_FIELDS))
+    _unknown(value, FIELD["kept"].parts, check, "kept")
     through, why = value.get("through"), value.get("why")
     parts = PurePosixPath(through).parts if isinstance(through, str) else ()
     if len(parts) != 3 or parts[0] != measurements_dir or ".." in parts:
