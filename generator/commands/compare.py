@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from .. import lineage, text
 from ..config import shown_settings
+from ..kinds import KIND
 from ..records import Claim, Policy, Report
 from ..relations import SHOWN
 from ..rules import STALE_RULES
@@ -36,7 +37,6 @@ FLAGS = {
     "retired": "retired",
     "un-retired": "un-retired",
 }
-KIND_RANK = {"measured": 0, "extrapolated": 1, "borrowed": 2}  # a higher rank is weaker evidence
 COLUMNS = ("value", "kind", "status", "testbed", "evidence", "freshness")  # the tables' columns
 DETAILS = ("statement", "row", "inputs", "source", "checked by", "retired by", "tolerance", "asserts", "note")
 
@@ -242,7 +242,7 @@ def _flags(
     failing = _failing(head, new.id)
     new_rules = [rule for rule in failing if rule not in was_failing]
     borrowed_said = False
-    if old and KIND_RANK.get(new.kind, 0) > KIND_RANK.get(old.kind, 0):
+    if old and _rank(new.kind) > _rank(old.kind):
         borrowed_said = new.kind == "borrowed"
         checks = f"; {_checks(new, head, new_by_id)}" if borrowed_said else ""
         add("kind-downgrade", f"{old.kind} → {new.kind}{checks}")
@@ -386,3 +386,8 @@ def _failing(report: Report, claim_id: str) -> dict:
         if finding.severity == "fail":
             found.setdefault(finding.rule, []).append(finding)
     return found
+
+
+def _rank(kind: str) -> int:
+    """How far a kind's value is from a run here (kinds.KIND_TABLE): a higher rank is weaker evidence."""
+    return KIND[kind].rank if kind in KIND else 0
