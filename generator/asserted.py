@@ -18,14 +18,13 @@ A stale claim is not judged (its own finding says why); a retired claim's is sho
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from . import relations, units
+from .evaluation import Reporter
 from .records import AssertResult, Claim, ClaimInterval
 from .values import format_pair, format_value, interval_parts
-
-Report = Callable[..., None]  # evidence's report(claim, rule, where, problem, fix, detail="")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +42,7 @@ def evaluate(
     computed: Mapping[str, float],
     noise: Noise,
     failing: Mapping[str, list[str]],
-    report: Report,
+    report: Reporter,
 ) -> dict[str, AssertResult]:
     """Judge every claim's `asserts:`; report not-significant where it does not hold."""
     return {
@@ -53,7 +52,7 @@ def evaluate(
     }
 
 
-def _judge(claim: Claim, value: float | None, noise: Noise, stale: list[str] | None, report: Report) -> AssertResult:
+def _judge(claim: Claim, value: float | None, noise: Noise, stale: list[str] | None, report: Reporter) -> AssertResult:
     try:
         relation = relations.parse(claim.asserts, noise.table, "asserts")
         mine = units.parse(claim.unit, noise.table)

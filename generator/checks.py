@@ -12,10 +12,11 @@ and only a check that agrees supports a borrowed claim.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from . import lineage, ownunits, relations, units
+from .evaluation import Reporter
 from .records import CheckResult, CheckSpec, Claim, ClaimInterval, Policy
 from .values import (
     allowed_text,
@@ -27,7 +28,18 @@ from .values import (
     tolerance_excess,
 )
 
-Report = Callable[..., None]  # evidence's report(claim, rule, where, problem, fix, detail="")
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """One check being judged: the checked claim and the checking one, the relation, and their units."""
+
+    claim: Claim
+    checker: Claim
+    relation: relations.Relation
+    strength: str
+    value: float  # the checker's value (computed where it has one)
+    mine: units.Unit  # the checked claim's unit
+    theirs: units.Unit  # the checker's
 
 
 @dataclass
@@ -41,7 +53,7 @@ class Ledger:
     premises: Mapping[str, tuple[str, ...]]  # claim id -> the inputs that move its result
     failing: Mapping[str, list[str]]  # claim id -> the stale rules it fails
     policy: Policy
-    report: Report
+    report: Reporter
     reaches: dict[str, bool] = field(default_factory=dict)
 
     @property
@@ -155,81 +167,91 @@ def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
                 "add `value:`",
             )
             return unjudged("no value to compare")
-        return _against_claim(claim, checker, relation, strength, value, mine, theirs, ledger)
-    return _direction(claim, checker, relation, strength, value, theirs, ledger)
+        return _against_claim(Pair(claim, checker, relation, strength, value, mine, theirs), ledger)
+    return _direction(Pair(claim, checker, relation, strength, value, mine, theirs), ledger)
 
 
-def _direction(claim, checker, relation, strength, value, theirs, ledger: Ledger) -> CheckResult:
+def _direction(pair: Pair, ledger: Ledger) -> CheckResult:
     """A bound on the check's own value: the checked claim's value never enters (a sign, not a number)."""
-    bound_unit = units.parse(relation.unit, ledger.units) if relation.unit else theirs  # validate read it
-    if bound_unit.dimension != theirs.dimension:
+    # validate read the bound's unit
+    bound_unit = units.parse(pair.relation.unit, ledger.units) if pair.relation.unit else pair.theirs
+    if bound_unit.dimension != pair.theirs.dimension:
         ledger.report(
-            claim,
+            pair.claim,
             "invalid",
-            claim.at("checked_by"),
-            f"check by {checker.id}: `expects: {relation.text}` is in {bound_unit.describe()}, "
-            f"{checker.id} in {theirs.describe()} ({checker.unit or 'no unit'})",
-            f"write the bound in {checker.unit or 'the check’s unit'}",
+            pair.claim.at("checked_by"),
+            f"check by {pair.checker.id}: `expects: {pair.relation.text}` is in {bound_unit.describe()}, "
+            f"{pair.checker.id} in {pair.theirs.describe()} ({pair.checker.unit or 'no unit'})",
+            f"write the bound in {pair.checker.unit or 'the check’s unit'}",
         )
-        return CheckResult(checker.id, relation.describe(), False, None, why="different dimensions", strength=strength)
-    shown_unit = relation.unit or checker.unit
-    found = units.convert(value, theirs, bound_unit)
-    holds = relation.holds(found, bound=relation.bound)
-    claimed = format_value(claim.value, claim.unit) if claim.value is not None else ""
-    spread = ledger.intervals.get(checker.id)
-    shown = _with_spread(found, spread, theirs, bound_unit, shown_unit)
-    if not holds and not claim.retired:
+        return CheckResult(
+            pair.checker.id, pair.relation.describe(), False, None, why="different dimensions", strength=pair.strength
+        )
+    shown_unit = pair.relation.unit or pair.checker.unit
+    found = units.convert(pair.value, pair.theirs, bound_unit)
+    holds = pair.relation.holds(found, bound=pair.relation.bound)
+    claimed = format_value(pair.claim.value, pair.claim.unit) if pair.claim.value is not None else ""
+    spread = ledger.intervals.get(pair.checker.id)
+    shown = _with_spread(found, spread, pair.theirs, bound_unit, shown_unit)
+    if not holds and not pair.claim.retired:
         ledger.report(
-            claim,
+            pair.claim,
             "contradicted",
-            claim.at("checked_by"),
-            f"check by {checker.id} expects {relation.text.strip()}: {checker.id} gives "
-            f"{format_pair(found, relation.bound, shown_unit)[0]}",  # never '1×' for 0.99999 against > 1
-            _fix(checker),
+            pair.claim.at("checked_by"),
+            f"check by {pair.checker.id} expects {pair.relation.text.strip()}: {pair.checker.id} gives "
+            f"{format_pair(found, pair.relation.bound, shown_unit)[0]}",  # never '1×' for 0.99999 against > 1
+            _fix(pair.checker),
         )
-    return CheckResult(checker.id, relation.describe(), True, holds, claimed, shown, strength=strength)
+    return CheckResult(pair.checker.id, pair.relation.describe(), True, holds, claimed, shown, strength=pair.strength)
 
 
-def _against_claim(claim, checker, relation, strength, value, mine, theirs, ledger: Ledger) -> CheckResult:
+def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
     """Agrees or bounded: the checked claim's value and the check's, in the claim's unit."""
-    spread = ledger.intervals.get(checker.id)
-    found = units.convert(value, theirs, mine)
-    low, high = (units.convert(x, theirs, mine) for x in (spread.low, spread.high)) if spread else (found, found)
-    shown = _with_spread(found, spread, theirs, mine, claim.unit)
-    claimed = claim.value
-    if relation.op == "same":
-        tolerance = claim.tolerance or parse_tolerance(ledger.policy.check_tolerance)
+    spread = ledger.intervals.get(pair.checker.id)
+    found = units.convert(pair.value, pair.theirs, pair.mine)
+    low, high = (
+        (units.convert(x, pair.theirs, pair.mine) for x in (spread.low, spread.high)) if spread else (found, found)
+    )
+    shown = _with_spread(found, spread, pair.theirs, pair.mine, pair.claim.unit)
+    claimed = pair.claim.value
+    assert claimed is not None  # _judge reports a check against an unstated value instead
+    if pair.relation.op == "same":
+        tolerance = pair.claim.tolerance or parse_tolerance(ledger.policy.check_tolerance)
         if tolerance.text == "precision":
             tolerance = parse_tolerance(ledger.policy.check_tolerance)
         max_share = policy_share(ledger.policy.max_tolerance)
         share = tolerance_excess(tolerance, claimed, found, max_share)
         if share is not None:
             ledger.report(
-                claim,
+                pair.claim,
                 "invalid",
-                claim.at("tolerance"),
-                f"tolerance {tolerance.text} allows {share:.0%} of max(|stated|, |{checker.id}|); "
+                pair.claim.at("tolerance"),
+                f"tolerance {tolerance.text} allows {share:.0%} of max(|stated|, |{pair.checker.id}|); "
                 f"the policy's max_tolerance is {max_share:.0%}",
                 "state the tolerance the source supports (a percentage is safest)",
             )
-            return CheckResult(checker.id, relation.describe(), True, None, why="tolerance too wide", strength=strength)
+            return CheckResult(
+                pair.checker.id, pair.relation.describe(), True, None, why="tolerance too wide", strength=pair.strength
+            )
         allowed = tolerance.allowed(found)
         holds = low - allowed - 1e-9 * abs(found) <= claimed <= high + allowed + 1e-9 * abs(found)
         widened = ", widened by its interval" if spread else ""
         words = f"the same quantity (within {allowed_text(tolerance)}{widened})"
     else:
-        holds = relation.holds(found, claimed)
-        words = relation.describe()
-    result = CheckResult(checker.id, words, True, holds, format_value(claimed, claim.unit), shown, strength=strength)
-    if not holds and not claim.retired:
-        stated, given = format_pair(claimed, found, claim.unit)  # values that differ never read alike
-        given = _with_spread(found, spread, theirs, mine, claim.unit, given)
+        holds = pair.relation.holds(found, claimed)
+        words = pair.relation.describe()
+    result = CheckResult(
+        pair.checker.id, words, True, holds, format_value(claimed, pair.claim.unit), shown, strength=pair.strength
+    )
+    if not holds and not pair.claim.retired:
+        stated, given = format_pair(claimed, found, pair.claim.unit)  # values that differ never read alike
+        given = _with_spread(found, spread, pair.theirs, pair.mine, pair.claim.unit, given)
         ledger.report(
-            claim,
+            pair.claim,
             "contradicted",
-            claim.at("checked_by"),
-            f"stated {stated}, but {checker.id} gives {given} (expected: {words})",
-            _fix(checker),
+            pair.claim.at("checked_by"),
+            f"stated {stated}, but {pair.checker.id} gives {given} (expected: {words})",
+            _fix(pair.checker),
         )
     return result
 

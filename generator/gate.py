@@ -69,7 +69,7 @@ def check(
     states = verdicts.run_states(runs, policy, now, history.rewritten(past, runs), past.tracked)
     evaluated = evidence.evaluate(claims, runs, states, policy, findings)
     findings += evaluated.findings
-    lines = series.build(claims, runs, states, evaluated.computed, policy)
+    lines = series.build(claims, runs, states, evaluated.evaluations)
     findings += moved.stray_kept(claims, lines)
     findings += moved.findings(claims, lines, refs, policy)
     findings += verdicts.uncited_run_findings(runs, states, {c.evidence.run for c in claims if c.evidence}, policy)
@@ -94,6 +94,7 @@ def check(
         series=lines,
         exact=frozenset(evaluated.exact),
         asserts=evaluated.asserts,
+        evaluations=evaluated.evaluations,
         history=past.status if runs else "",
         typed=read.typed,
     )

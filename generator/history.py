@@ -29,7 +29,9 @@ _ENV = {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1", "GIT_TERMINAL_PROMPT": "0",
 @dataclass(frozen=True, slots=True)
 class History:
     status: str  # "checked", or why history was not checked
-    first_added: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # path -> (blob sha1, commit)
+    first_added: Mapping[str, tuple[str, str, str]] = field(
+        default_factory=dict
+    )  # path -> (blob sha1, commit, subject)
     tracked: frozenset[str] | None = None  # every file git tracks under the root; None when unknown
 
 
@@ -107,17 +109,18 @@ def raw_entries(log: bytes) -> Iterator[tuple[bytes, list[tuple[list[bytes], str
         yield header, changes
 
 
-def parse_log(log: bytes) -> dict[str, tuple[str, str]]:
-    """`git log -z --raw --format=%x00%H %s` output -> path -> (blob, "commit ABC (subject)") at its first add."""
-    first: dict[str, tuple[str, str]] = {}
+def parse_log(log: bytes) -> dict[str, tuple[str, str, str]]:
+    """`git log -z --raw --format=%x00%H %s` output -> path -> (blob, commit, subject) at its first add
+    (the commit's first 12 digits; the subject cut at 50 characters)."""
+    first: dict[str, tuple[str, str, str]] = {}
     for header, changes in raw_entries(log):
         full, _, subject_bytes = header.partition(b" ")
         subject = subject_bytes.decode("utf-8", errors="replace")
         subject = subject if len(subject) <= 50 else subject[:49] + "…"
-        commit = f"commit {full.decode('ascii', 'replace')[:12]} ({subject})"
+        commit = full.decode("ascii", "replace")[:12]
         for parts, path in changes:
             if len(parts) >= 4 and path not in first:
-                first[path] = (parts[3].decode("ascii", "replace"), commit)
+                first[path] = (parts[3].decode("ascii", "replace"), commit, subject)
     return first
 
 
@@ -145,16 +148,16 @@ def git(root: Path, *args: str, input: bytes | None = None) -> bytes:
     return done.stdout
 
 
-def rewritten(history: History, runs: Mapping[str, Run]) -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Run path -> (the commit that first added its files, files whose bytes differ from that commit)."""
-    found: dict[str, tuple[str, tuple[str, ...]]] = {}
+def rewritten(history: History, runs: Mapping[str, Run]) -> dict[str, tuple[tuple[str, str], tuple[str, ...]]]:
+    """Run path -> ((sha, subject) of the commit that first added its files, files whose bytes differ from it)."""
+    found: dict[str, tuple[tuple[str, str], tuple[str, ...]]] = {}
     for path, run in runs.items():
         changed, commits = [], []
         for name, blob in sorted(run.blob_ids.items()):
             recorded = history.first_added.get(f"{path}/{name}")
             if recorded and recorded[0] != blob:
                 changed.append(name)
-                commits.append(recorded[1])
+                commits.append((recorded[1], recorded[2]))
         if changed:
             found[path] = (commits[0], tuple(changed))
     return found

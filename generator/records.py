@@ -182,17 +182,28 @@ class Run:
 
 
 @dataclass(frozen=True, slots=True)
+class FileChange:
+    """A run's data file that is not what its manifest lists (verdicts.py words it)."""
+
+    name: str
+    kind: Literal["missing", "hash", "unlisted", "unreadable"]
+    found: str = ""  # hash: its sha256 now; unreadable: why it cannot be read
+    listed: str = ""  # hash: the sha256 the manifest lists
+
+
+@dataclass(frozen=True, slots=True)
 class RunState:
     """The gate's verdict on one run, decided once (integrity.py); every display reads it."""
 
     manifest_problem: str = ""  # why the manifest could not be used ("" when it could)
-    changed_files: tuple[tuple[str, str], ...] = ()  # (file name, "is missing" / "has sha256 …")
-    changed_code: tuple[tuple[str, str], ...] = ()  # (code path, "changed since the run" / "no longer exists")
+    changed_files: tuple[FileChange, ...] = ()
+    changed_code: tuple[tuple[str, Literal["changed", "gone"]], ...] = ()  # (code path, changed since the run or gone)
     age_days: int | None = None
     too_old: bool = False
     max_age_days: int = 0
-    rewritten: tuple[str, ...] = ()  # files that differ from the commit that first added them
-    rewritten_commit: str = ""  # that commit (abbreviated hash and subject)
+    rewritten: tuple[str, str] | None = None  # (sha, subject) of the commit that first added files now differing
+    rewritten_files: tuple[str, ...] = ()  # those files
+    reasons: tuple[str, ...] = ()  # why its data cannot be trusted as it stands, in words (verdicts.reasons)
 
     @property
     def intact(self) -> bool:
@@ -217,17 +228,6 @@ class RunState:
         if not self.intact:
             return "tampered"
         return "probe changed" if self.changed_code else "too old" if self.too_old else "intact"
-
-    @property
-    def reasons(self) -> tuple[str, ...]:
-        """Why the run's data cannot be trusted as it stands (empty when it can)."""
-        found = [f"manifest: {self.manifest_problem}"] if self.manifest_problem else []
-        found += [f"{name} {what}" for name, what in (*self.changed_files, *self.changed_code)]
-        if self.rewritten:
-            found.append(f"{', '.join(self.rewritten)} rewritten since {self.rewritten_commit}")
-        if self.too_old:
-            found.append(f"{self.age_days} days old (policy: {self.max_age_days})")
-        return tuple(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,6 +350,7 @@ class Report:
     series: Mapping[str, Any] = field(default_factory=dict)  # claim id -> series_records.Series (Any: a leaf module)
     exact: frozenset[str] = frozenset()  # claims computed from counts (no timing): their value is exact
     asserts: Mapping[str, AssertResult] = field(default_factory=dict)  # claim id -> its `asserts:` verdict
+    evaluations: Mapping[str, Any] = field(default_factory=dict)  # claim id -> evaluation.Evaluation (Any: as series)
     history: str = ""  # "checked", or why the runs' git history was not checked
     typed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # page -> figures its prose shows
 
@@ -394,7 +395,5 @@ class Report:
         return self.freshness.get(claim_id, FRESH)  # the claim's verdict: fresh when the gate found nothing
 
     def run_state(self, run_path: str) -> RunState:
-        return self.run_states.get(run_path) or RunState(manifest_problem="not a run of this ledger")
-
-    def is_stale(self, claim_id: str) -> bool:
-        return self.fresh(claim_id).stale
+        unknown = "not a run of this ledger"
+        return self.run_states.get(run_path) or RunState(manifest_problem=unknown, reasons=(f"manifest: {unknown}",))

@@ -25,9 +25,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from . import changepoint, intervals, stats
-from .records import Claim, Evidence, Policy, Run, RunState
+from .evaluation import Evaluation
+from .records import Claim, Evidence, Run, RunState, Tolerance
 from .series_records import DETECTOR, ENVIRONMENT_CHANGED, PAIRWISE, PROBE_CHANGED, Boundary, Point, Series, Step
-from .values import cell_number, tolerance_for
+from .values import cell_number
 
 # Parameters that say how a run measured, not what: a run differing only in these may replace another.
 NOT_DEFINING = frozenset(
@@ -65,10 +66,9 @@ def build(
     claims: Iterable[Claim],
     runs: Mapping[str, Run],
     states: Mapping[str, RunState],
-    computed: Mapping[str, float],
-    policy: Policy,
+    evaluations: Mapping[str, Evaluation],
 ) -> dict[str, Series]:
-    """Claim id -> its series, for every measured claim whose evidence computed a value."""
+    """Claim id -> its series, for every measured claim whose evidence computed a value (its Evaluation's)."""
     groups = _groups(runs, states)
     keys = {path: _key(run) for path, run in runs.items() if not run.problem}
     index = intervals.RowIndex()
@@ -76,7 +76,10 @@ def build(
     found: dict[str, Series] = {}
     for claim in claims:
         evidence = claim.evidence
-        if claim.kind != "measured" or evidence is None or claim.id not in computed or claim.id in found:
+        evaluation = evaluations.get(claim.id)
+        if claim.kind != "measured" or evidence is None or evaluation is None or evaluation.value is None:
+            continue
+        if claim.id in found:
             continue
         if evidence.run not in keys:
             continue
@@ -84,7 +87,7 @@ def build(
         selection = (group, evidence.file, evidence.where, evidence.column)
         if selection not in shared:
             shared[selection] = _shared(groups.get(group, []), evidence, index)
-        found[claim.id] = _series(claim, shared[selection], policy)
+        found[claim.id] = _series(claim, shared[selection], evaluation.tolerance)
     return found
 
 
@@ -188,7 +191,7 @@ def _short(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _series(claim: Claim, shared: _Shared, policy: Policy) -> Series:
+def _series(claim: Claim, shared: _Shared, tolerance: Tolerance) -> Series:
     """One claim's view of a shared series: its cited point, the steps beyond its tolerance, whether it moved."""
     assert claim.evidence is not None
     points = shared.points
@@ -197,7 +200,7 @@ def _series(claim: Claim, shared: _Shared, policy: Policy) -> Series:
         return Series(claim.id, points, cited, shared.boundaries)
     series = Series(claim.id, points, cited, shared.boundaries)
     segment = series.segment(cited)
-    allowed = tolerance_for(claim, policy).allowed(points[cited].value)
+    allowed = tolerance.allowed(points[cited].value)  # the claim's tolerance, as the gate decided it
     steps = [
         Step(found.index, found.before, found.after, "t-test", found.p)
         for found in shared.found

@@ -106,6 +106,33 @@ def tolerance_for(claim: Claim, policy: Policy) -> Tolerance:
     return tolerance
 
 
+def rounded(claim: Claim, computed: float, policy: Policy) -> str:
+    """A computed value restated with as many significant digits as the stated one (at least 3), or
+    more if the tolerance needs them (`ledger accept` and `refresh --write` write it)."""
+    digits = max(3, _significant(claim.value_text)) if claim.value_text else 4
+    for extra in range(0, 14):
+        text = _fixed(computed, digits + extra)
+        restated = Claim(
+            claim.id, claim.kind, claim.where, value=float(text), value_text=text, tolerance=claim.tolerance
+        )
+        if within(float(text), computed, tolerance_for(restated, policy)):
+            return text
+    return repr(computed)
+
+
+def _significant(text: str) -> int:
+    mantissa = text.strip().lower().split("e")[0].lstrip("+-").replace("_", "")
+    digits = mantissa.replace(".", "").lstrip("0")
+    return max(1, len(digits))
+
+
+def _fixed(value: float, significant: int) -> str:
+    if value == 0:
+        return "0"
+    decimals = max(0, significant - 1 - int(math.floor(math.log10(abs(value)))))
+    return f"{value:.{decimals}f}"
+
+
 def allowed_text(tolerance: Tolerance) -> str:
     """How a tolerance reads in a message: '5%', '0.01', or '±0.005' for the precision default."""
     return tolerance.text if tolerance.text != "precision" else f"±{format_value(tolerance.absolute)}"

@@ -63,8 +63,7 @@ def test_a_run_finished_in_the_future_is_invalid(tmp_path):
     edit_manifest(tmp_path, lambda m: m.update(finished="2099-01-01T00:00:00Z"))
     result = check(tmp_path)
     assert (
-        f"claims/moe.yaml:8: moe-speedup-b16: invalid: evidence run {RUN}: finished 2099-01-01T00:00:00Z is in "
-        "the future\n"
+        f"claims/moe.yaml:8: moe-speedup-b16: invalid: run {RUN}: finished 2099-01-01T00:00:00Z is in the future\n"
     ) in result.output
 
 
@@ -150,12 +149,14 @@ def test_ledger_diff_flags_a_rewritten_run_first(tmp_path):
 def test_a_figure_refuses_a_run_that_is_not_intact():
     import pytest
 
-    from generator.records import Report, Run, RunState, Source, Table
+    from generator import verdicts
+    from generator.records import FileChange, Report, Run, RunState, Source, Table
     from generator.site.figure_api import Data, FigureError
 
     run = Run(RUN, Source(RUN + "/manifest.json", 0), probe="probes/toy.py", testbed="linux-cpu")
     run = replace(run, tables={"results.csv": Table(("a",), (("1",),))})
-    state = RunState(changed_files=(("results.csv", "has sha256 abc…, the manifest says def…"),))
+    state = RunState(changed_files=(FileChange("results.csv", "hash", "abc", "def"),))
+    state = replace(state, reasons=verdicts.reasons(state))
     report = Report(claims=(), runs={RUN: run}, findings=(), computed={}, run_states={RUN: state})
     with pytest.raises(FigureError, match=f"run {RUN} is tampered: results.csv has sha256 abc…"):
         Data(report).frame("toy")

@@ -15,13 +15,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import yamlread
+from ..evaluation import Evaluation
 from ..gate import check_project
 from ..records import Claim, LedgerError, Report
 from ..rules import STALE_RULES
-from ..values import tolerance_for, within
+from ..values import rounded
 
 _VALUE_LINE = re.compile(r"^(?P<head>\s*(?:-\s+)?value\s*:[ \t]*)(?P<value>[^#\s][^#\n]*?)(?P<tail>[ \t]*(?:#.*)?)$")
 _KEY_LINE = re.compile(r"^(?P<indent>\s*(?:-\s+)?)(?P<key>[A-Za-z_]+)\s*:")
+DRIFT_RULES = ("drifted", "formula-drifted")  # the rules a comparison of stated and computed values reports
 
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,16 +62,18 @@ def plan(report: Report, claim_ids: list[str]) -> list[Change]:
         claim = report.claim(claim_id)
         if claim is None:
             raise LedgerError(f"no claim {claim_id!r}")
-        findings = report.findings_for(claim_id)
-        drift = [f for f in findings if f.rule in ("drifted", "formula-drifted") and "stale" not in f.problem]
-        blocking = [f for f in findings if f.rule in STALE_RULES and f not in drift]
+        evaluation: Evaluation | None = report.evaluations.get(claim_id)
+        drifted = evaluation is not None and evaluation.drifted  # compared on trusted evidence, and it differs
+        # The comparison's own finding is what accept mends; any other finding of a stale rule blocks it.
+        mended = DRIFT_RULES if drifted else ()
+        blocking = [f for f in report.findings_for(claim_id) if f.rule in STALE_RULES and f.rule not in mended]
         if blocking:
             reasons = "; ".join(f"{f.rule}: {f.problem}" for f in blocking)
             raise LedgerError(f"{claim.where}: {claim_id}: cannot accept a value from stale evidence ({reasons})")
-        if not drift or claim_id not in report.computed:
+        if evaluation is None or evaluation.value is None or not drifted:
             raise LedgerError(f"{claim.where}: {claim_id}: nothing to accept (its value agrees with its evidence)")
-        computed = report.computed[claim_id]
-        new = rounded(claim, computed, report)
+        computed = evaluation.value
+        new = rounded(claim, computed, report.policy)
         changes.append(
             Change(
                 claim_id,
@@ -81,18 +85,6 @@ def plan(report: Report, claim_ids: list[str]) -> list[Change]:
             )
         )
     return changes
-
-
-def rounded(claim: Claim, computed: float, report: Report) -> str:
-    """The computed value with as many significant digits as the stated one (at least 3), or more
-    if the tolerance needs them."""
-    digits = max(3, _significant(claim.value_text)) if claim.value_text else 4
-    for extra in range(0, 14):
-        text = _format(computed, digits + extra)
-        probe = Claim(claim.id, claim.kind, claim.where, value=float(text), value_text=text, tolerance=claim.tolerance)
-        if within(float(text), computed, tolerance_for(probe, report.policy)):
-            return text
-    return repr(computed)
 
 
 def apply(root: Path, changes: list[Change], claims: dict[str, Claim]) -> None:
@@ -161,18 +153,3 @@ def _replace(file: Path, content: bytes) -> None:
     except BaseException:
         os.unlink(temporary)
         raise
-
-
-def _significant(text: str) -> int:
-    mantissa = text.strip().lower().split("e")[0].lstrip("+-").replace("_", "")
-    digits = mantissa.replace(".", "").lstrip("0")
-    return max(1, len(digits))
-
-
-def _format(value: float, significant: int) -> str:
-    if value == 0:
-        return "0"
-    from math import floor, log10
-
-    decimals = max(0, significant - 1 - int(floor(log10(abs(value)))))
-    return f"{value:.{decimals}f}"

@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 
 from .. import lineage, text
 from ..config import shown_settings
+from ..kinds import KIND
 from ..records import Claim, Policy, Report
 from ..relations import SHOWN
 from ..rules import STALE_RULES
-from ..values import allowed_text, stated, tolerance_for, within
+from ..values import allowed_text, stated, within
+from ..verdicts import commit_text
 from . import noise
 from .noise import defining
 from .renames import find_renames, renamed_references
@@ -35,7 +37,6 @@ FLAGS = {
     "retired": "retired",
     "un-retired": "un-retired",
 }
-KIND_RANK = {"measured": 0, "extrapolated": 1, "borrowed": 2}  # a higher rank is weaker evidence
 COLUMNS = ("value", "kind", "status", "testbed", "evidence", "freshness")  # the tables' columns
 DETAILS = ("statement", "row", "inputs", "source", "checked by", "retired by", "tolerance", "asserts", "note")
 
@@ -109,7 +110,7 @@ def compare(
         moved = verdicts[new_id]
         if old and old.value is not None and new.value is not None and moved.beyond is not False:
             # the base's rule: a looser head policy hides no move
-            if not within(old.value, new.value, tolerance_for(old, base.policy)):
+            if not within(old.value, new.value, base.evaluations[old.id].tolerance):
                 flags.append(Flag("value-moved", new_id, _moved(old, new, base, moved)))
         elif old and moved.beyond is False and moved.words not in ("unchanged", "within tolerance"):
             quiet.append(Flag("value-moved", new_id, _moved(old, new, base, moved)))
@@ -133,7 +134,11 @@ def compare(
     for path, state in sorted(head.run_states.items()):
         if state.rewritten and path not in bytes_changed:
             flags.append(
-                Flag("run-rewritten", path, f"{', '.join(state.rewritten)} differ from {state.rewritten_commit}")
+                Flag(
+                    "run-rewritten",
+                    path,
+                    f"{', '.join(state.rewritten_files)} differ from {commit_text(state.rewritten)}",
+                )
             )
     order = list(FLAGS)
     flags.sort(key=lambda f: order.index(f.flag))  # stable: claims keep their order within a flag
@@ -237,7 +242,7 @@ def _flags(
     failing = _failing(head, new.id)
     new_rules = [rule for rule in failing if rule not in was_failing]
     borrowed_said = False
-    if old and KIND_RANK.get(new.kind, 0) > KIND_RANK.get(old.kind, 0):
+    if old and _rank(new.kind) > _rank(old.kind):
         borrowed_said = new.kind == "borrowed"
         checks = f"; {_checks(new, head, new_by_id)}" if borrowed_said else ""
         add("kind-downgrade", f"{old.kind} → {new.kind}{checks}")
@@ -304,7 +309,7 @@ def _loosened(old: Claim, new: Claim, base: Report, head: Report) -> str:
     at = head.computed.get(new.id, new.value)
     if at is None:
         return ""
-    before, after = tolerance_for(old, base.policy), tolerance_for(new, head.policy)
+    before, after = base.evaluations[old.id].tolerance, head.evaluations[new.id].tolerance
     if after.allowed(at) <= before.allowed(at) * (1 + 1e-9):
         return ""
 
@@ -318,7 +323,7 @@ def _moved(old: Claim, new: Claim, base: Report, moved: noise.Noise) -> str:
     """'3.6 GB/s → 4.50 GB/s (+25.0%; 5% allowed; beyond noise (Mann–Whitney p = 0.0004; 9 → 9 rounds))'."""
     assert old.value is not None and new.value is not None
     said = f"; {moved.words}" if moved.beyond is not None else ""  # unknown noise: flagged without words
-    allowed = allowed_text(tolerance_for(old, base.policy))
+    allowed = allowed_text(base.evaluations[old.id].tolerance)
     return f"{stated(old)} → {stated(new)} ({_relative_change(old.value, new.value)}{allowed} allowed{said})"
 
 
@@ -381,3 +386,8 @@ def _failing(report: Report, claim_id: str) -> dict:
         if finding.severity == "fail":
             found.setdefault(finding.rule, []).append(finding)
     return found
+
+
+def _rank(kind: str) -> int:
+    """How far a kind's value is from a run here (kinds.KIND_TABLE): a higher rank is weaker evidence."""
+    return KIND[kind].rank if kind in KIND else 0

@@ -18,6 +18,7 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 
 from .. import history as runlog
+from .. import verdicts
 from ..gate import check_project
 from ..records import Claim, LedgerError, Report
 from ..series_records import Series
@@ -50,9 +51,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         raise LedgerError(f"history: {claim.id} has no series: {_why_none(claim, report)}")
     root = args.root.resolve()
     runs = runlog.read(root, report.policy.measurements_dir)
-    added = {
-        point.run: runs.first_added.get(f"{point.run}/manifest.json", ("", "not committed"))[1] for point in line.points
-    }
+    added = {point.run: _added(runs.first_added.get(f"{point.run}/manifest.json")) for point in line.points}
     if runs.status != runlog.CHECKED:
         added = {run: runs.status for run in added}
     log = claimlog.read(root, report.policy.claims_dir, claim.id, report.policy.max_claim_file_bytes)
@@ -200,3 +199,8 @@ def changed(report: Report, form: str) -> str:
         )
     lines.append(f"{len(found)} of {len(report.series)} series have a step")
     return "\n".join(lines)
+
+
+def _added(first: tuple[str, str, str] | None) -> str:
+    """'commit 1a2b3c4d5e6f (measure toy)': the commit that first added a run's manifest."""
+    return verdicts.commit_text(first[1:]) if first else "not committed"

@@ -3,7 +3,7 @@
 Both `ledger refresh` and `ledger diff` judge a move with the same test (stats.changed, the gate's
 statistics): an exact Mann–Whitney U test on the two runs' raw rounds where their sizes allow
 p < 0.002, otherwise whether the two intervals are disjoint — and only a move beyond the claim's
-tolerance counts. The intervals are the gate's (Report.intervals), decided once.
+tolerance counts. The intervals and tolerances are the gate's (Report.evaluations), decided once.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .. import stats
 from ..records import Claim, ClaimInterval, Report, Run
 from ..series import defining  # one definition of "the same measurement" (NOT_DEFINING): refresh, diff, series
-from ..values import format_value, range_text, tolerance_for, within
+from ..values import format_value, range_text, within
 
 
 def differences(old: Run, new: Run) -> list[str]:
@@ -104,11 +104,12 @@ def review(
             pass
         elif old.value == new.value:
             verdict = Noise(False, "unchanged")
-        elif within(old.value, new.value, tolerance_for(old, base.policy)):  # the base's rule, as diff's
+        elif within(old.value, new.value, base.evaluations[old.id].tolerance):  # the base's rule, as diff's
             verdict = Noise(False, "within tolerance")
         elif new.kind == "measured" and old.evidence and new.evidence and old.evidence.run != new.evidence.run:
-            allowed = tolerance_for(old, base.policy).allowed(old.value)
-            verdict = verdict_of(old.value, base.intervals.get(old.id), new.value, head.intervals.get(new.id), allowed)
+            allowed = base.evaluations[old.id].tolerance.allowed(old.value)
+            before, after = base.evaluations[old.id].interval, head.evaluations[new.id].interval
+            verdict = verdict_of(old.value, before, new.value, after, allowed)
         elif new.kind == "extrapolated" and (old.formula, old.inputs) == (new.formula, new.inputs):
             # Only inputs that moved explain a move; with none, the stated value was edited: unknown.
             moved = {t: found.get(t, Noise(None, "")) for _, t in new.inputs}

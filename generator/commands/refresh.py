@@ -26,9 +26,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import formula, intervals, text, yamlread
+from ..evidence import read_cell
 from ..gate import check_project
 from ..records import Claim, ClaimInterval, LedgerError, Report, Run
-from ..values import cell_number, format_pair, format_value, select_row, tolerance_for
+from ..values import format_pair, format_value, rounded
 from . import accept, noise
 from .noise import differences
 
@@ -75,9 +76,9 @@ def plan(report: Report) -> Plan:
             continue
         run, value, interval = found
         current = report.runs[claim.evidence.run]
-        old_value = report.computed.get(claim.id, claim.value if claim.value is not None else math.nan)
-        allowed = tolerance_for(claim, report.policy).allowed(old_value)
-        verdict = noise.verdict_of(old_value, report.intervals.get(claim.id), value, interval, allowed)
+        cited = report.evaluations[claim.id]  # what the gate decided on the cited run
+        old_value = cited.value if cited.value is not None else claim.value if claim.value is not None else math.nan
+        verdict = noise.verdict_of(old_value, cited.interval, value, interval, cited.tolerance.allowed(old_value))
         new_stated = _restated(claim, value, report)
         moves.append(
             Move(claim.id, current.path, run.path, old_value, value, _stated(claim), new_stated, verdict.words)
@@ -113,19 +114,18 @@ def _newest(
             why = "parameters differ: " + "; ".join(differences(current, run))
         else:
             table = run.tables.get(evidence.file)
-            columns = [evidence.column, *(c for c, _ in evidence.where)]
-            if table is None or table.problem or any(c not in table.columns for c in columns):
+            cell = read_cell(table, evidence)  # the row and cell as the evidence stage reads the cited run's
+            if cell.cause in ("unreadable-file", "no-column"):
+                columns = [evidence.column, *(c for c, _ in evidence.where)]
                 why = f"no {evidence.file} with columns {', '.join(columns)}"
+            elif cell.value is None:
+                why = f"{len(cell.rows)} rows match where {dict(evidence.where)}, or the cell is not a number"
             else:
-                rows = select_row(table, evidence.where)
-                value = cell_number(table, rows[0], evidence.column) if len(rows) == 1 else None
-                if value is None:
-                    why = f"{len(rows)} rows match where {dict(evidence.where)}, or the cell is not a number"
-                else:
-                    found = intervals.measured(run, evidence, table, rows[0], value, index)
-                    if not found.problem:
-                        return run, value, found.interval
-                    why = found.problem
+                assert table is not None  # the cell was read from it
+                found = intervals.measured(run, evidence, table, cell.rows[0], cell.value, index)
+                if not found.problem:
+                    return run, cell.value, found.interval
+                why = found.problem
         skipped.append(Skipped(claim.id, run.path, why))
     return None
 
@@ -169,7 +169,7 @@ def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> 
 
 def _restated(claim: Claim, value: float, report: Report) -> str:
     """The new value text at the stated precision, or '' when the stated value already reads it."""
-    text = accept.rounded(claim, value, report)
+    text = rounded(claim, value, report.policy)
     return "" if claim.value is not None and float(text) == claim.value else text
 
 

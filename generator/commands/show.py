@@ -103,25 +103,26 @@ def _run(run: Run | None, claim: Claim, report: Report) -> Tree:
     where = ", ".join(f"{column}={value}" for column, value in evidence.where)
     children: list[Tree] = []
     verdict = report.run_state(run.path)
-    changed_files, changed_code = dict(verdict.changed_files), dict(verdict.changed_code)
+    changed_files = {change.name: change.kind for change in verdict.changed_files}
+    changed_code = dict(verdict.changed_code)
     for name in sorted(run.declared_files):
-        problem = changed_files.get(name)
+        kind = changed_files.get(name)
         state = (
             "matches its manifest"
-            if problem is None
+            if kind is None
             else "missing"
-            if problem == "is missing"
+            if kind == "missing"
             else "tampered: differs from its manifest"
         )
         used = f", row {where}, column {evidence.column}" if name == evidence.file else ""
         children.append((f"data {name} ({state}{used})", []))
     for path in sorted(run.declared_code):
-        problem = changed_code.get(path)
+        code_kind = changed_code.get(path)
         state = (
             "unchanged since the run"
-            if problem is None
+            if code_kind is None
             else "missing"
-            if problem == "no longer exists"
+            if code_kind == "gone"
             else "changed since the run"
         )
         children.append((f"{'probe' if path == run.probe else 'code'} {path} ({state})", []))

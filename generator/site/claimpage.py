@@ -15,9 +15,7 @@ from ..values import (
     level_text,
     noise_text,
     range_text,
-    select_row,
     stated,
-    tolerance_for,
 )
 from .render import admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner, run_link
 from .tables import frame_of, html_table
@@ -116,9 +114,9 @@ def facts(claim: Claim, report: Report) -> str:
             rows.append(("interval", esc(noise)))
         if claim.id in report.asserts:
             rows.append(("asserts", esc(assert_text(report.asserts[claim.id]).removeprefix("asserts "))))
-        if claim.value is not None:
-            tolerance = tolerance_for(claim, report.policy)
-            rows.append(("tolerance", esc(allowed_text(tolerance))))
+        evaluation = report.evaluations.get(claim.id)
+        if claim.value is not None and evaluation is not None:
+            rows.append(("tolerance", esc(allowed_text(evaluation.tolerance))))
     rows += [
         ("kind", claim_badges(claim, report) if not claim.retired else badge(claim.kind, claim.kind)),
         ("status", badge(claim.status, "retired" if claim.retired else claim.status)),
@@ -144,10 +142,10 @@ def measured(claim: Claim, report: Report, links) -> str:
         return head + f"<code>{esc(evidence.run)}</code>, which does not exist.</p>"
     out = [head + run_link(run, links) + f" (testbed <code>{esc(run.testbed)}</code>).</p>"]
     table = run.tables.get(evidence.file)
-    if table is not None and not table.problem and all(c in table.columns for c, _ in evidence.where):
-        used = select_row(table, evidence.where)
-        if used:
-            out.append(row_used(table, used, evidence))
+    evaluation = report.evaluations.get(claim.id)
+    used = evaluation.rows if evaluation is not None else ()  # the rows the gate's `where` selected
+    if table is not None and used:
+        out.append(row_used(table, used, evidence))
     out.append(interval_html(claim, report))
     out.append(manifest_summary(run))
     out.append(
@@ -157,7 +155,7 @@ def measured(claim: Claim, report: Report, links) -> str:
     return "".join(out)
 
 
-def row_used(table: Table, used: list[int], evidence) -> str:
+def row_used(table: Table, used: tuple[int, ...], evidence) -> str:
     """The row(s) a claim reads, narrowed to the columns it names (the `where` columns and the
     value's), so the marked cell stays in the text column however wide the CSV is; a single row's
     other columns follow, folded, one per line."""

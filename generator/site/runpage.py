@@ -98,10 +98,10 @@ def _value(value: object) -> str:
 
 def data_file(run: Run, name: str, verdict: RunState) -> str:
     declared = run.declared_files.get(name, "")
-    problem = dict(verdict.changed_files).get(name)
-    if problem is None:
+    kind = next((change.kind for change in verdict.changed_files if change.name == name), None)
+    if kind is None:
         state = badge("hash matches", "fresh")
-    elif problem == "is missing":
+    elif kind == "missing":
         state = badge("missing", "failing")
     else:
         state = badge("differs from the manifest", "failing")
