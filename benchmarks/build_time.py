@@ -304,7 +304,7 @@ def profile(root: Path, config: str, top: int = 14) -> None:
         ("  generated pages (pages.generate)", "generator/site/pages.py", "generate"),
         ("    claim pages (claimpage.build)", "generator/site/claimpage.py", "build"),
         ("    pandas frames for evidence rows (tables.frame_of)", "generator/site/tables.py", "frame_of"),
-        ("  figures drawn (altair)", "generator/site/plugin.py", "_figures"),
+        ("  figures drawn (altair)", "generator/site/assemble.py", "draw"),
         ("MkDocs reads + Markdown for every page (_populate_page)", "mkdocs/commands/build.py", "_populate_page"),
         ("MkDocs templates + page events (_build_page)", "mkdocs/commands/build.py", "_build_page"),
         ("  Material search parsing page HTML", "material/plugins/search/plugin.py", "on_page_context"),

@@ -8,19 +8,15 @@ from pathlib import Path
 
 import yaml
 
-from . import ownunits, yamlread
-from .load import Unreadable, read_capped
-from .mkdocs_yml import read_site, site_settings
+from . import mkdocs_yml, ownunits, yamlread
+from .mkdocs_yml import site_settings
 from .records import Finding, LedgerError, Policy, ProbeSpec, Source, UnitSpec
 from .relations import MAX_FACTOR
 from .rules import WARN_BY_DEFAULT, WARNABLE
 from .runs import PROBE_NAME, TESTBED_PATTERN
 from .values import parse_tolerance
 
-__all__ = ["read_site"]  # the plugin reads the rest of mkdocs.yml through config
-
 PLUGIN = "ledger"
-MAX_CONFIG_BYTES = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,20 +330,13 @@ def read_policy(config_file: Path) -> Policy:
     name = config_file.name
     if not config_file.exists():
         raise LedgerError(f"{config_file}: not found; run from the project root or pass --config")
-    try:
-        text = read_capped(config_file, MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
-    except Unreadable as problem:
-        raise LedgerError(f"{name}: {problem}") from None
     # Compose only: mkdocs.yml may carry !!python/name tags that we must neither run nor reject.
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as error:
-        raise LedgerError(f"{name}: malformed YAML: {error}") from None
-    except RecursionError:
-        raise LedgerError(f"{name}: nested too deeply to read; flatten it") from None
-    if not isinstance(node, yaml.MappingNode):
+        top = mkdocs_yml.read(config_file)
+    except mkdocs_yml.Malformed as problem:
+        raise LedgerError(f"{name}: {problem}") from None
+    if top is None:
         raise LedgerError(f"{name}: expected a mapping at the top level")
-    top = {key.value: value for key, value in node.value if isinstance(key, yaml.ScalarNode)}
     docs_dir = top["docs_dir"].value if isinstance(top.get("docs_dir"), yaml.ScalarNode) else "docs"
     site = site_settings(top, name)
     options_node = _plugin_options(top.get("plugins"))

@@ -1,7 +1,7 @@
 """Figure definitions: which tables and charts exist, found without importing them.
 
 Tables and charts are Python functions in figures/*.py decorated with @table("id") or @chart("id")
-(see generator.figure_api). The gate only needs their ids, so it reads them from the syntax tree:
+(see generator.site.figure_api). The gate only needs their ids, so it reads them from the syntax tree:
 nothing is imported or run, and `ledger check` stays fast.
 """
 

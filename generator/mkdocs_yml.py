@@ -1,14 +1,18 @@
-"""The rest of mkdocs.yml: its nodes -> what the gate reads besides the plugin's options. Pure.
+"""mkdocs.yml, its one reader: the file -> its top-level nodes -> what the ledger reads besides the plugin's options.
 
-The Markdown extensions pages are rendered with (for the prose scan, rendered.py) and the texts
-MkDocs shows on every page (site name, description, author, copyright, navigation titles, theme and
-extra strings), each with its line and column. Composed only: mkdocs.yml's tags never run.
+Every reader of mkdocs.yml goes through read() (or nodes() for a revision's text): the policy
+(config.py), whether a folder holds a ledger (project.py), the site's URL settings (the site
+assembly), the Markdown extensions pages are rendered with (for the prose scan, rendered.py), the
+texts MkDocs shows on every page (site name, description, author, copyright, navigation titles,
+theme and extra strings, each with its line and column) and the build settings a review compares
+(buildcode.py). Composed only: mkdocs.yml's tags never run.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -20,16 +24,43 @@ MAX_CONFIG_BYTES = 1 << 20
 SITE_TEXT_KEYS = ("site_name", "site_description", "site_author", "copyright", "nav", "theme", "extra")
 
 
-def read_site(config_file: Path) -> dict:
-    """The Policy fields read from the rest of mkdocs.yml (for the plugin, which gets options from MkDocs)."""
+class Malformed(ValueError):
+    """mkdocs.yml cannot be read: not a regular file, too big, malformed YAML or nested too deeply."""
+
+
+def text_of(config_file: Path) -> str:
+    """The file's text, capped (a FIFO or a huge file is refused, never read). Raises Malformed."""
     try:
-        text = read_capped(config_file, MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
+        return read_capped(config_file, MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
+    except Unreadable as problem:
+        raise Malformed(str(problem)) from None
+
+
+def nodes(text: str) -> dict[str, yaml.Node] | None:
+    """The top-level nodes by key, composed only; None when the top is not a mapping. Raises Malformed."""
+    try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except (Unreadable, yaml.YAMLError, RecursionError):
+    except yaml.YAMLError as error:
+        raise Malformed(f"malformed YAML: {error}") from None
+    except RecursionError:
+        raise Malformed("nested too deeply to read; flatten it") from None
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    return {key.value: value for key, value in node.value if isinstance(key, yaml.ScalarNode)}
+
+
+def read(config_file: Path) -> dict[str, yaml.Node] | None:
+    """mkdocs.yml's top-level nodes (None when the top is not a mapping). Raises Malformed."""
+    return nodes(text_of(config_file))
+
+
+def read_site(config_file: Path, text: str | None = None) -> dict:
+    """The Policy fields read from the rest of mkdocs.yml (for the plugin, which gets options from MkDocs);
+    text: the file's text, when the caller has read it already."""
+    try:
+        top = nodes(text_of(config_file) if text is None else text) or {}
+    except Malformed:
         return {"config_path": config_file.name}
-    top = {}
-    if isinstance(node, yaml.MappingNode):
-        top = {key.value: value for key, value in node.value if isinstance(key, yaml.ScalarNode)}
     return site_settings(top, config_file.name)
 
 
@@ -44,6 +75,14 @@ def site_settings(top: dict, name: str) -> dict:
         "markdown_extensions": _extensions(top.get("markdown_extensions")),
         "site_texts": tuple(texts),
     }
+
+
+def urls(top: dict) -> tuple[bool, str]:
+    """(use_directory_urls, the path of site_url ending in /) from the top-level nodes (MkDocs' defaults: True, /)."""
+    scalars = {key: value.value for key, value in top.items() if isinstance(value, yaml.ScalarNode)}
+    directory_urls = str(scalars.get("use_directory_urls", "true")).lower() not in ("false", "no", "off")
+    path = urlsplit(str(scalars.get("site_url") or "/")).path or "/"
+    return directory_urls, path if path.endswith("/") else path + "/"
 
 
 def _texts(node: yaml.Node, found: list, titles_only: bool, depth: int = 0) -> None:

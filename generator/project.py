@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import mkdocs_yml
 from .config import _plugin_options, config_file, project_policy
 from .records import LedgerError
 
@@ -25,13 +26,8 @@ def declares_plugin(config: Path) -> bool:
     """Whether the config file lists the ledger plugin (a malformed file counts: its reader says what is wrong)."""
     if not config.is_file():
         return False
-    import yaml
-
     try:
-        node = yaml.compose(config.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except (yaml.YAMLError, RecursionError):
+        top = mkdocs_yml.read(config)
+    except mkdocs_yml.Malformed:
         return True
-    if not isinstance(node, yaml.MappingNode):
-        return False
-    top = {key.value: value for key, value in node.value if isinstance(key, yaml.ScalarNode)}
-    return _plugin_options(top.get("plugins")) is not None
+    return top is not None and _plugin_options(top.get("plugins")) is not None

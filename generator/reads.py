@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 
 from .records import Policy, Run
 
-FIGURES = "figures"  # the figure modules' folder (figures.py and the site's figure_api read it)
+FIGURES = "figures"  # the figure modules' folder (figures.py and the site's drawing stage read it)
 # A commit changes what the gate says of history; .gitattributes, whether git would convert runs' bytes.
 GIT_FILES = (".git/HEAD", ".git/index", ".git/packed-refs", ".gitattributes")
 GIT_FOLDERS = (".git/refs",)

@@ -81,6 +81,25 @@ def run_ledger(
     return Result(done.returncode, done.stdout, done.stderr)
 
 
+def run_python(
+    *args: str | Path, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess:
+    """The real Python running a script or `-m module` in cwd, with cwd's packages importable before this
+    repository's (a project holding its own generator/ imports that one); env: variables to set besides
+    the test's own; a hang past `timeout` seconds fails the test."""
+    path = os.pathsep.join(p for p in (str(cwd), str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+    environment = {**os.environ, "PYTHONPATH": path, **(env or {})}
+    command = [sys.executable, *map(str, args)]
+    return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=timeout)
+
+
+def project(root: Path, config: str, files: dict[str, str | bytes] | None = None) -> Path:
+    """A project `ledger` finds under root: mkdocs.yml holding config, the files (probes, ...), and claims/."""
+    write_tree(root, {"mkdocs.yml": config, **(files or {})})
+    (root / "claims").mkdir(exist_ok=True)
+    return root
+
+
 def run_mkdocs(*args: str, cwd: Path) -> Result:
     done = subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=cwd, capture_output=True, text=True, env=_env())
     return Result(done.returncode, done.stdout, done.stderr)

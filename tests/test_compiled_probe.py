@@ -8,7 +8,7 @@ import re
 import shutil
 
 import pytest
-from helpers import REPO, run_ledger, write_tree
+from helpers import REPO, project, run_ledger, write_tree
 
 pytestmark = pytest.mark.probes  # it compiles and measures; .ci/run installs a C compiler where there is none
 
@@ -20,16 +20,14 @@ def block(language: str) -> str:
     return found
 
 
-def project(root) -> None:
-    declaration = "\n".join("      " + line for line in block("yaml").splitlines())
-    write_tree(root, {"mkdocs.yml": "site_name: t\nplugins:\n  - ledger:\n" + declaration + "\n"})
-    write_tree(root, {"probes/memcpy.c": block("c")})
-    (root / "claims").mkdir()
+def declared() -> str:
+    """mkdocs.yml declaring the guide's probe."""
+    return "site_name: t\nplugins:\n  - ledger:\n" + "".join(f"      {line}\n" for line in block("yaml").splitlines())
 
 
 def test_the_guides_c_probe_is_built_and_run_by_ledger_measure(tmp_path):
     assert shutil.which("cc"), "no C compiler (cc): install one (apt-get install gcc); .ci/run does"
-    project(tmp_path)
+    project(tmp_path, declared(), {"probes/memcpy.c": block("c")})
     result = run_ledger("measure", "memcpy", "--profile", "quick", "--testbed", "bench-box", cwd=tmp_path)
     assert result.exit_code == 0, result.errors
     assert "1 run written by 1 probe(s)" in result.output

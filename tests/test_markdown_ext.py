@@ -1,13 +1,14 @@
 """The Markdown extension and `ledger pages`: the ledger's references and pages without MkDocs plugin events."""
 
 import re
+from pathlib import Path
 
 import markdown
 import pytest
 from helpers import run_ledger, run_mkdocs, write_tree
 from helpers_site import a_ledger, article
 
-from generator.site import markdown_ext
+from generator.site import export, markdown_ext
 
 pytestmark = pytest.mark.site
 
@@ -76,6 +77,13 @@ def test_the_extension_and_ledger_pages_build_the_same_values_and_pass_verify_si
     assert "The gate passes" in article(site, "gate")
     assert (site / "assets/ledger/charts/bandwidth-sweep.svg").is_file() and (site / "assets/ledger/vega.js").is_file()
 
+    # One assembly: `ledger pages` ships what the plugin adds to a build, byte for byte.
+    def assets(root: Path) -> list[str]:
+        return sorted(p.relative_to(root).as_posix() for p in (root / "assets/ledger").rglob("*") if p.is_file())
+
+    assert assets(site) == assets(built_site)
+    assert [name for name in assets(site) if (site / name).read_bytes() != (built_site / name).read_bytes()] == []
+
 
 def test_ledger_pages_never_overwrites_a_hand_written_page(tmp_path):
     a_ledger(tmp_path)
@@ -90,7 +98,7 @@ def test_ledger_pages_never_overwrites_a_hand_written_page(tmp_path):
 
 @pytest.mark.parametrize("fragment", ['<p>{{ claim("x") }}</p>', '<script>{"a": 1}</script>'])
 def test_written_pages_hold_no_braces_outside_scripts(fragment):
-    inert = markdown_ext.inert(fragment)
+    inert = export.inert(fragment)
     assert ("{" in inert) == fragment.startswith("<script>")
 
 

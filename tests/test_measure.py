@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import REPO, run_ledger, write_tree
+from helpers import REPO, project, run_ledger, write_tree
 
 from generator.config import read_policy
 
@@ -21,6 +21,7 @@ with measure("py_probe", parameters={"profile": os.environ["LEDGER_PROFILE"], "r
 """
 
 SH_PROBE = '#!/bin/sh\nprintf \'size,ms\\n2,%s\\n\' "$2" > "$1/results.csv"\n'
+PROBES = {"probes/py_probe.py": PY_PROBE, "probes/sh_probe.sh": SH_PROBE}
 
 CONFIG = """
 site_name: t
@@ -35,18 +36,13 @@ plugins:
 """
 
 
-def project(root: Path, config: str = CONFIG) -> None:
-    write_tree(root, {"mkdocs.yml": config, "probes/py_probe.py": PY_PROBE, "probes/sh_probe.sh": SH_PROBE})
-    (root / "claims").mkdir()
-
-
 def runs(root: Path, probe: str) -> list[Path]:
     folder = root / "measurements" / probe
     return sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.is_dir() else []
 
 
 def test_measure_runs_every_declared_probe_with_progress_and_a_summary(tmp_path):
-    project(tmp_path)
+    project(tmp_path, CONFIG, PROBES)
     result = run_ledger("measure", "--profile", "quick", "--testbed", "bench-box", cwd=tmp_path)
     assert result.exit_code == 0, result.errors
     assert "[1/2] py_probe (quick) ..." in result.errors and "[2/2] sh_probe (quick) ..." in result.errors
@@ -63,7 +59,7 @@ def test_measure_runs_every_declared_probe_with_progress_and_a_summary(tmp_path)
 
 
 def test_measure_runs_only_the_probes_named(tmp_path):
-    project(tmp_path)
+    project(tmp_path, CONFIG, PROBES)
     result = run_ledger("measure", "sh_probe", cwd=tmp_path)
     assert result.exit_code == 0, result.errors
     assert "[1/1] sh_probe (default)" in result.errors
@@ -71,20 +67,20 @@ def test_measure_runs_only_the_probes_named(tmp_path):
 
 
 def test_measure_names_an_undeclared_probe_and_lists_the_declared(tmp_path):
-    project(tmp_path)
+    project(tmp_path, CONFIG, PROBES)
     result = run_ledger("measure", "nope", cwd=tmp_path)
     assert result.exit_code == 2
     assert "no declared probe 'nope'; mkdocs.yml declares: py_probe, sh_probe" in result.errors
 
 
 def test_measure_without_declared_probes_says_how_to_declare_them(tmp_path):
-    project(tmp_path, "site_name: t\nplugins:\n  - ledger\n")
+    project(tmp_path, "site_name: t\nplugins:\n  - ledger\n", PROBES)
     result = run_ledger("measure", cwd=tmp_path)
     assert result.exit_code == 2 and "declares no probes" in result.errors
 
 
 def test_a_failing_probe_fails_measure_and_writes_nothing_for_it(tmp_path):
-    project(tmp_path)
+    project(tmp_path, CONFIG, PROBES)
     write_tree(tmp_path, {"probes/sh_probe.sh": "#!/bin/sh\nprintf 'size\\n1\\n' > \"$1/results.csv\"\nexit 3\n"})
     result = run_ledger("measure", cwd=tmp_path)
     assert result.exit_code == 1
@@ -94,7 +90,9 @@ def test_a_failing_probe_fails_measure_and_writes_nothing_for_it(tmp_path):
 
 
 def test_a_bad_probe_declaration_names_the_option(tmp_path):
-    project(tmp_path, "site_name: t\nplugins:\n  - ledger:\n      probes:\n        - {name: Bad-Name, command: x}\n")
+    project(
+        tmp_path, "site_name: t\nplugins:\n  - ledger:\n      probes:\n        - {name: Bad-Name, command: x}\n", PROBES
+    )
     result = run_ledger("measure", cwd=tmp_path)
     assert result.exit_code == 2
     assert "ledger option probes: entry 1: `name` must be lower_snake_case" in result.errors
@@ -119,7 +117,7 @@ def test_make_measure_calls_ledger_measure():
 
 def test_a_probes_code_must_lie_inside_the_repository(tmp_path):
     config = "site_name: t\nplugins:\n  - ledger:\n      probes:\n        - {name: p, command: x, code: [../p.c]}\n"
-    project(tmp_path, config)
+    project(tmp_path, config, PROBES)
     result = run_ledger("measure", cwd=tmp_path)
     assert result.exit_code == 2
     assert "probe p: `code` must be a list of file paths inside the repository" in result.errors
@@ -129,7 +127,7 @@ STAMPED = r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-bench-box"
 
 
 def test_one_probe_measured_twice_within_a_second_waits_for_the_next_and_both_runs_are_written(tmp_path):
-    project(tmp_path)
+    project(tmp_path, CONFIG, PROBES)
     first = run_ledger("measure", "sh_probe", "sh_probe", "--testbed", "bench-box", cwd=tmp_path)
     again = run_ledger("measure", "sh_probe", "--testbed", "bench-box", cwd=tmp_path)  # at once, the same second
     assert (first.exit_code, again.exit_code) == (0, 0), first.errors + again.errors
@@ -139,7 +137,7 @@ def test_one_probe_measured_twice_within_a_second_waits_for_the_next_and_both_ru
 
 
 def test_a_python_probe_measured_twice_at_once_writes_two_runs(tmp_path):
-    project(tmp_path)
+    project(tmp_path, CONFIG, PROBES)
     for _ in range(2):
         result = run_ledger("measure", "py_probe", "--testbed", "bench-box", cwd=tmp_path)
         assert result.exit_code == 0 and "1 run written by 1 probe(s)" in result.output, result.errors
@@ -147,7 +145,7 @@ def test_a_python_probe_measured_twice_at_once_writes_two_runs(tmp_path):
 
 
 def test_a_failed_probe_counts_no_run_that_another_process_wrote_meanwhile(tmp_path):
-    project(tmp_path)
+    project(tmp_path, CONFIG, PROBES)
     other = "measurements/sh_probe/2026-11-30T10-00-00Z-other-box"  # as a concurrent `ledger measure` would
     write_tree(tmp_path, {"probes/sh_probe.sh": f"#!/bin/sh\nmkdir -p {other}\nexit 3\n"})
     result = run_ledger("measure", "sh_probe", cwd=tmp_path)
@@ -170,9 +168,7 @@ RUN_SH = 'printf \'made_by\\n%s\\n\' "$(cat "$2/binary")" > "$1/results.csv"\n'
 
 
 def built_project(root: Path, run_sh: str = RUN_SH) -> None:
-    write_tree(root, {"mkdocs.yml": BUILT, "probes/build.sh": BUILD_SH, "probes/run.sh": run_sh})
-    write_tree(root, {"probes/source.txt": "1\n"})
-    (root / "claims").mkdir()
+    project(root, BUILT, {"probes/build.sh": BUILD_SH, "probes/run.sh": run_sh, "probes/source.txt": "1\n"})
 
 
 def test_a_probe_with_a_build_is_built_into_an_emptied_folder_then_run_and_its_inputs_are_its_code(tmp_path):
@@ -222,6 +218,6 @@ def test_a_build_input_that_does_not_exist_is_named(tmp_path):
     ],
 )  # fmt: skip
 def test_a_bad_build_declaration_names_what_to_fix(tmp_path, entry, problem):
-    project(tmp_path, f"site_name: t\nplugins:\n  - ledger:\n      probes:\n        - {entry}\n")
+    project(tmp_path, f"site_name: t\nplugins:\n  - ledger:\n      probes:\n        - {entry}\n", PROBES)
     result = run_ledger("measure", cwd=tmp_path)
     assert result.exit_code == 2 and problem in result.errors, result.errors

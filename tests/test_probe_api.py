@@ -8,12 +8,11 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from helpers import REPO, run_ledger, write_tree
+from helpers import REPO, run_ledger, run_python, write_tree
 
 from generator import probe
 
@@ -39,11 +38,6 @@ with measure("toy", parameters={"profile": "quick", "rounds": 1}, testbed="bench
 HELPER = "def value(size):\n    return 21.0 * size\n"
 
 
-def run_python(script: Path, cwd: Path, **env: str) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "PYTHONPATH": f"{cwd}{os.pathsep}{REPO}", **env}
-    return subprocess.run([sys.executable, str(script)], cwd=cwd, env=environment, capture_output=True, text=True)
-
-
 def test_time_rounds_interleaves_and_gives_median_low_high_and_rounds():
     calls = []
     timed = probe.time_rounds({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, rounds=3, warmup=1)
@@ -58,7 +52,7 @@ def test_spread_is_median_min_max():
 def test_python_probe_writes_a_run_hashing_itself_and_what_it_imports(tmp_path):
     write_tree(tmp_path, {"mkdocs.yml": "site_name: t\n", "probes/__init__.py": "", "probes/helper.py": HELPER})
     write_tree(tmp_path, {"probes/toy.py": PYTHON_PROBE})
-    done = run_python(tmp_path / "probes/toy.py", tmp_path)
+    done = run_python(tmp_path / "probes/toy.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     run = done.stdout.strip()
     assert run.startswith("measurements/toy/") and run.endswith("Z-bench-box")
@@ -81,7 +75,7 @@ def test_environment_names_no_user_or_host(tmp_path):
 def test_editing_an_imported_helper_makes_the_claim_probe_changed(tmp_path):
     write_tree(tmp_path, {"mkdocs.yml": "site_name: t\n", "probes/__init__.py": "", "probes/helper.py": HELPER})
     write_tree(tmp_path, {"probes/toy.py": PYTHON_PROBE})
-    run = run_python(tmp_path / "probes/toy.py", tmp_path).stdout.strip()
+    run = run_python(tmp_path / "probes/toy.py", cwd=tmp_path).stdout.strip()
     write_tree(tmp_path, {"claims/c.yaml": CLAIM.format(run=run), "probes/helper.py": HELPER + "# tuned\n"})
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 1 and "probe-changed: probes/helper.py changed since the run" in result.output
@@ -91,7 +85,7 @@ def test_an_exception_in_the_block_writes_nothing(tmp_path):
     failing = PYTHON_PROBE.replace("run.row(size=1, ms=helper.value(1))", 'raise SystemExit("reference mismatch")')
     write_tree(tmp_path, {"mkdocs.yml": "", "probes/__init__.py": "", "probes/helper.py": HELPER})
     write_tree(tmp_path, {"probes/toy.py": failing})
-    done = run_python(tmp_path / "probes/toy.py", tmp_path)
+    done = run_python(tmp_path / "probes/toy.py", cwd=tmp_path)
     assert done.returncode == 1 and "reference mismatch" in done.stderr
     assert not (tmp_path / "measurements").exists() or not any((tmp_path / "measurements").rglob("*.csv"))
 
@@ -99,7 +93,7 @@ def test_an_exception_in_the_block_writes_nothing(tmp_path):
 def test_probes_dir_is_where_the_policy_says(tmp_path):
     write_tree(tmp_path, {"mkdocs.yml": "", "bench/__init__.py": "", "bench/helper.py": HELPER})
     write_tree(tmp_path, {"bench/toy.py": PYTHON_PROBE.replace("from probes import", "from bench import")})
-    done = run_python(tmp_path / "bench/toy.py", tmp_path, LEDGER_PROBES_DIR="bench")
+    done = run_python(tmp_path / "bench/toy.py", cwd=tmp_path, env={"LEDGER_PROBES_DIR": "bench"})
     assert done.returncode == 0, done.stderr
     manifest = json.loads((tmp_path / done.stdout.strip() / "manifest.json").read_text())
     assert manifest["probe"]["path"] == "bench/toy.py"
@@ -138,14 +132,8 @@ def test_finalize_refuses_a_folder_with_other_files_and_writes_nothing(tmp_path)
 
 def finalize_from_the_command_line(root: Path, code: str, *extra: str) -> dict:
     """`python -m generator.probe finalize out ...` in root; the run's manifest."""
-    done = subprocess.run(
-        [sys.executable, "-m", "generator.probe", "finalize", "out", "--probe", "toy", "--code", code]
-        + ["--testbed", "b", "--started", "2026-11-30T06:00:00Z", *extra],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
+    fixed = "finalize out --probe toy --testbed b --started 2026-11-30T06:00:00Z".split()
+    done = run_python("-m", "generator.probe", *fixed, "--code", code, *extra, cwd=root)
     assert done.returncode == 0, done.stderr
     return json.loads((root / "measurements/toy/2026-11-30T06-00-00Z-b/manifest.json").read_text())
 
@@ -185,7 +173,7 @@ with measure("toy", parameters={"profile": "quick"}, testbed="bench-box") as run
 
 def test_a_timed_probe_writes_every_round_to_samples_csv_beside_the_medians(tmp_path):
     write_tree(tmp_path, {"mkdocs.yml": "site_name: t\n", "probes/toy.py": TIMED_PROBE})
-    done = run_python(tmp_path / "probes/toy.py", tmp_path)
+    done = run_python(tmp_path / "probes/toy.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     run = tmp_path / done.stdout.strip()
     results = list(csv.DictReader((run / "results.csv").open()))
@@ -209,13 +197,7 @@ def test_a_timed_probe_writes_every_round_to_samples_csv_beside_the_medians(tmp_
 def test_the_timing_module_is_hashed_when_the_project_holds_it(tmp_path):
     shutil.copytree(REPO / "generator", tmp_path / "generator", ignore=shutil.ignore_patterns("__pycache__"))
     write_tree(tmp_path, {"mkdocs.yml": "site_name: t\n", "probes/toy.py": TIMED_PROBE})
-    done = subprocess.run(
-        [sys.executable, str(tmp_path / "probes/toy.py")],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(tmp_path)},  # generator imported from inside the project
-        capture_output=True,
-        text=True,
-    )
+    done = run_python(tmp_path / "probes/toy.py", cwd=tmp_path)  # generator imported from inside the project
     assert done.returncode == 0, done.stderr
     manifest = json.loads((tmp_path / done.stdout.strip() / "manifest.json").read_text())
     assert sorted(manifest["probe"]["code"]) == ["generator/timing.py", "probes/toy.py"]
@@ -224,7 +206,7 @@ def test_the_timing_module_is_hashed_when_the_project_holds_it(tmp_path):
 
 def test_an_installed_timing_module_is_named_with_its_version_instead(tmp_path):
     write_tree(tmp_path, {"mkdocs.yml": "site_name: t\n", "probes/toy.py": TIMED_PROBE})
-    done = run_python(tmp_path / "probes/toy.py", tmp_path)  # generator from this repository: outside the project
+    done = run_python(tmp_path / "probes/toy.py", cwd=tmp_path)  # generator from this repository: outside the project
     assert done.returncode == 0, done.stderr
     manifest = json.loads((tmp_path / done.stdout.strip() / "manifest.json").read_text())
     assert sorted(manifest["probe"]["code"]) == ["probes/toy.py"]

@@ -4,11 +4,11 @@ import csv
 import getpass
 import json
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_python
 
 pytestmark = pytest.mark.probes
 
@@ -44,10 +44,6 @@ SAMPLED = [
 CONTEXT = ("started", "wall_s", "cpu_s", "load_1m")
 
 
-def run_python(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
-
-
 def read_csv(path):
     with open(path, newline="") as handle:
         return list(csv.DictReader(handle))
@@ -62,7 +58,7 @@ def the_run(out, probe):
 @pytest.fixture(scope="module")
 def quick_suite(tmp_path_factory):
     out = tmp_path_factory.mktemp("measurements")
-    result = run_python("-m", "probes", "--profile", "quick", "--out", str(out))
+    result = run_python("-m", "probes", "--profile", "quick", "--out", str(out), cwd=ROOT)
     assert result.returncode == 0, result.stderr
     return out, result
 
@@ -378,7 +374,9 @@ def test_memory_reports_kv_bytes_from_formula_and_mlx_lm_caches(quick_suite):
 
 
 def test_single_probe_command_line_writes_its_run(tmp_path):
-    result = run_python("-m", "probes.recurrent", "--profile", "quick", "--out", str(tmp_path), "--testbed", "test-box")
+    result = run_python(
+        "-m", "probes.recurrent", "--profile", "quick", "--out", str(tmp_path), "--testbed", "test-box", cwd=ROOT
+    )
     assert result.returncode == 0, result.stderr
     run, manifest = the_run(tmp_path, "recurrent")
     assert run.name.endswith("-test-box") and manifest["testbed"] == "test-box"
@@ -387,7 +385,17 @@ def test_single_probe_command_line_writes_its_run(tmp_path):
 
 def test_runner_exits_non_zero_when_a_probe_fails(tmp_path):
     result = run_python(
-        "-m", "probes", "--probe", "memory", "--profile", "quick", "--out", str(tmp_path), "--testbed", "Not A Name"
+        "-m",
+        "probes",
+        "--probe",
+        "memory",
+        "--profile",
+        "quick",
+        "--out",
+        str(tmp_path),
+        "--testbed",
+        "Not A Name",
+        cwd=ROOT,
     )
     assert result.returncode == 1
     assert "1 probe(s) failed: memory" in result.stderr

@@ -134,6 +134,13 @@ def test_each_name_and_grammar_is_spelled_once(spelling):
     assert len(found) == 1, found
 
 
+def test_mkdocs_yml_has_one_reader():
+    """The policy, the project finder, the site's settings and the review all read mkdocs.yml through
+    mkdocs_yml.read() (or nodes() for a revision's text): one place composes it, tags never run."""
+    composing = [name for name, path in MODULES.items() if "yaml.compose(" in path.read_text(encoding="utf-8")]
+    assert composing == ["generator.mkdocs_yml"]
+
+
 MARKDOWN = "markdown_extensions:" + (REPO / "mkdocs.yml").read_text().split("markdown_extensions:")[1]
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 import yaml
 
+from .. import mkdocs_yml
 from ..config import PLUGIN
 from ..reads import FIGURES
 
@@ -54,12 +55,9 @@ def build_code(
 def _top(text: str) -> dict[str, yaml.Node]:
     """mkdocs.yml's top-level nodes, composed only (its tags never run)."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader) if text else None
-    except (yaml.YAMLError, RecursionError):
+        return mkdocs_yml.nodes(text) or {}
+    except mkdocs_yml.Malformed:
         return {"(unreadable mkdocs.yml)": yaml.ScalarNode("tag:yaml.org,2002:str", text[:200])}
-    if not isinstance(node, yaml.MappingNode):
-        return {}
-    return {key.value: value for key, value in node.value if isinstance(key, yaml.ScalarNode)}
 
 
 def _dump(node: yaml.Node | None, depth: int = 0) -> object:

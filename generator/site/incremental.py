@@ -23,9 +23,7 @@ from .. import reads
 from ..gate import check_pages
 from ..hashcache import files_under
 from ..records import Policy, Report
-from . import pages
-from .pages import Generated
-from .render import claim_src, run_src, url_of
+from .render import Generated, claim_src, run_src, url_of
 from .watched import signature
 
 FOLDERS = (claim_src("x").split("/")[0], run_src("p/r").split("/")[0])  # where pages outside the navigation go
@@ -53,7 +51,7 @@ class Memory:
     data: tuple | None = None  # data_key() of the last full check
     report: Report | None = None
     drawn: dict = field(default_factory=dict)  # figures drawn from that report
-    pages: dict[str, Generated] = field(default_factory=dict)
+    pages: dict[str, Generated] = field(default_factory=dict)  # the generated pages (assemble.py makes them)
     keys: dict[str, str] = field(default_factory=dict)  # src -> content_key(page)
     cited: dict[str, tuple] = field(default_factory=dict)  # claim id -> where the pages cite it
     rendered: dict[str, Rendered] = field(default_factory=dict)  # pages in the site folder after the last build
@@ -73,24 +71,6 @@ class Memory:
         self.report = check_all()
         self.data = (before, code_key(root, self.report))
         return self.report, True
-
-    def generate(self, root: Path, changed: bool, directory_urls: bool) -> list[Generated]:
-        """The generated pages: all of them after a data change, else the indexes and the claim pages
-        whose citations moved (a page edit), the rest as generated last time."""
-        report = self.report
-        assert report is not None  # report_for() runs first
-        cited = citations(report)
-        if changed or not self.pages or directory_urls != self.directory_urls:
-            fresh = pages.generate(report, pages.read_sources(root, report), directory_urls)
-            self.pages, self.keys = {}, {}
-        else:
-            moved = sorted(i for i in cited.keys() | self.cited.keys() if cited.get(i) != self.cited.get(i))
-            fresh = pages.index_pages(report, directory_urls)
-            fresh += pages.claim_pages(report, [i for i in moved if i in report.by_id], directory_urls)
-        for page in fresh:
-            self.pages[page.src], self.keys[page.src] = page, content_key(page)
-        self.cited, self.directory_urls = cited, directory_urls
-        return list(self.pages.values())
 
     def reusable(self, page: Generated) -> Rendered | None:
         """What the last build left of a page outside the navigation whose content is unchanged, if any."""

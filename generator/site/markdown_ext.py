@@ -15,13 +15,10 @@ own, and the generated pages come from `ledger pages DOCS_DIR`.
 
 from __future__ import annotations
 
-import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from urllib.parse import urlsplit
 
-import yaml
 from markdown import Markdown
 from markdown.extensions import Extension
 from markdown.postprocessors import Postprocessor
@@ -30,7 +27,8 @@ from markdown.preprocessors import Preprocessor
 from .. import reads, references
 from ..config import project_policy
 from ..records import Report
-from . import render, stamp, watched
+from . import assemble, render, stamp, watched
+from .assemble import Site
 
 PAGE = "page"  # references have no file path here; findings about them come from `ledger check`
 
@@ -45,70 +43,35 @@ class RootLinks(render.Links):
         return self.base + render.url_of(src, self.directory_urls) + (f"#{anchor}" if anchor else "")
 
 
-@dataclass(frozen=True, slots=True)
-class Project:
-    """What every page of one build reads: the gate's Report and the figures it draws."""
-
-    report: Report
-    figures: dict  # "table:id" / "chart:id" -> figure_api.Drawn
-    directory_urls: bool
-    base_url: str
+_SITES: dict[tuple[str, str], tuple[tuple, Site]] = {}  # a builder makes a Markdown per page
 
 
-_PROJECTS: dict[tuple[str, str], tuple[tuple, Project]] = {}  # a builder makes a Markdown per page
-
-
-def project(root: Path, base_url: str = "") -> Project:
-    """The project under root, checked again only when one of its files changed (size, mtime, inode)."""
+def project(root: Path, base_url: str = "") -> Site:
+    """The project's site (site/assemble.py, without generated pages: `ledger pages` writes those),
+    assembled again only when one of its files changed (size, mtime, inode)."""
     from datetime import datetime, timezone
 
     from ..gate import check
 
     root = root.resolve()
-    config = root / "mkdocs.yml"
     policy = project_policy(root)
     key = (str(root), base_url)
-    cached = _PROJECTS.get(key)
+    cached = _SITES.get(key)
     folders = watched.signature(root, reads.folders(policy), reads.files(policy))
     if cached and cached[0] == (policy, folders, _code(root, cached[1].report)):
         return cached[1]
     started = time.time_ns()
     report = check(root, policy, datetime.now(timezone.utc))
-    directory_urls, site_path = site_settings(config)
-    found = Project(report, draw_figures(root, report), directory_urls, base_url or site_path)
+    urls = assemble.settings(root / "mkdocs.yml")
+    site = assemble.assemble(root, report, replace(urls, base_url=base_url) if base_url else urls, generate=False)
     code = _code(root, report)  # the runs' code, wherever it lives, by its stats after the check
     racy = any(entry[1:] != ("missing",) and max(entry[2], entry[3]) >= started for entry in code)
-    _PROJECTS[key] = ((policy, folders, None if racy else code), found)  # racy: check again next time
-    return found
+    _SITES[key] = ((policy, folders, None if racy else code), site)  # racy: check again next time
+    return site
 
 
 def _code(root: Path, report: Report) -> tuple:
     return watched.signature(root, (), reads.declared_code(report.runs))
-
-
-def draw_figures(root: Path, report: Report) -> dict:
-    """Every table and chart the pages refer to, drawn once (a figure that fails shows its error)."""
-    from . import figure_api
-
-    figures, _ = figure_api.load(root)
-    wanted = sorted({f"{r.kind}:{r.name}" for r in report.page_refs if r.kind in ("table", "chart")})
-    return {key: figure_api.draw(figures[key], report) for key in wanted if key in figures}
-
-
-def site_settings(config: Path) -> tuple[bool, str]:
-    """(use_directory_urls, the path of site_url) from mkdocs.yml, read without running its tags."""
-    try:
-        node = yaml.compose(config.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except (OSError, yaml.YAMLError, RecursionError):
-        return True, "/"
-    top = {}
-    if isinstance(node, yaml.MappingNode):
-        top = {
-            k.value: v.value for k, v in node.value if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)
-        }
-    directory_urls = str(top.get("use_directory_urls", "true")).lower() not in ("false", "no", "off")
-    path = urlsplit(str(top.get("site_url") or "/")).path or "/"
-    return directory_urls, path if path.endswith("/") else path + "/"
 
 
 class ReferencePreprocessor(Preprocessor):
@@ -125,10 +88,7 @@ class ReferencePreprocessor(Preprocessor):
             return lines
         here = self.extension.project()
         links = self.links(here)
-        wanted = {f"{r.kind}:{r.name}" for r in found}
-        from . import figure_api
-
-        shown = {k: figure_api.figure_html(here.figures[k], here.report, links) for k in wanted if k in here.figures}
+        shown = here.figures_html({f"{r.kind}:{r.name}" for r in found}, links)
         out, last = [], 0
         for ref in found:
             fragment, _ = render.reference_html(ref, text[ref.start : ref.end], here.report, links, shown)
@@ -137,13 +97,13 @@ class ReferencePreprocessor(Preprocessor):
         out.append(text[last:])
         return "".join(out).split("\n")
 
-    def links(self, here: Project) -> render.Links:
+    def links(self, here: Site) -> render.Links:
         # MkDocs (and ProperDocs) run their own link rewriter beside us: it knows the page's URL.
         relpath = self.md.treeprocessors["relpath"] if "relpath" in self.md.treeprocessors else None
         page_file = getattr(relpath, "file", None)
         if page_file is not None:
-            return render.Links(page_file.url, here.directory_urls)
-        return RootLinks("", here.directory_urls, here.base_url)
+            return render.Links(page_file.url, here.settings.directory_urls)
+        return RootLinks("", here.settings.directory_urls, here.settings.base_url)
 
 
 class StampPostprocessor(Postprocessor):
@@ -155,12 +115,8 @@ class StampPostprocessor(Postprocessor):
 
     def run(self, text: str) -> str:
         here = self.extension.project()
-        if "ledger-chart-spec" in text:
-            links = ReferencePreprocessor(self.md, self.extension).links(here)
-            text += "".join(
-                f'<script src="{render.esc(links.asset(name))}"></script>' for name in ("vega.js", "charts.js")
-            )
-        return text + stamp.stamp(here.report)
+        links = ReferencePreprocessor(self.md, self.extension).links(here)
+        return text + assemble.chart_scripts(text, links) + stamp.stamp(here.report)
 
 
 class LedgerExtension(Extension):
@@ -171,7 +127,7 @@ class LedgerExtension(Extension):
         }
         super().__init__(**kwargs)
 
-    def project(self) -> Project:
+    def project(self) -> Site:
         return project(Path(self.getConfig("root")), self.getConfig("base_url"))
 
     def extendMarkdown(self, md: Markdown) -> None:
@@ -182,14 +138,3 @@ class LedgerExtension(Extension):
 
 def makeExtension(**kwargs) -> LedgerExtension:  # the name Python-Markdown looks for
     return LedgerExtension(**kwargs)
-
-
-_SCRIPT = re.compile(r"(<script\b.*?</script>)", re.DOTALL)
-
-
-def inert(fragment: str) -> str:
-    """HTML whose braces are entities (scripts aside), so no builder can read it as a reference."""
-    parts = _SCRIPT.split(fragment)
-    return "".join(
-        part if index % 2 else part.replace("{", "&#123;").replace("}", "&#125;") for index, part in enumerate(parts)
-    )

@@ -11,7 +11,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from .render import (
     FELL,
     GATE,
     MEASUREMENTS,
+    Generated,
     Links,
     Slots,
     admonition,
@@ -37,14 +37,6 @@ from .render import (
     run_src,
     url_of,
 )
-
-
-@dataclass
-class Generated:
-    src: str  # the page's path in the docs tree, e.g. claim/moe-speedup-b16.md
-    markdown: str  # headings and slot tokens only
-    slots: Slots
-    in_nav: bool  # index pages are navigation entries; claim and run pages are not
 
 
 class Page:

@@ -1,7 +1,8 @@
 """The MkDocs plugin: runs the gate inside the build, adds the generated pages, fills references.
 
-Event methods stay a few lines: the gate is gate.check(), the pages are pages.py's, the figures
-figure_api's, the HTML render.py's. `mkdocs build` fails on any gate failure (or a figure that
+Event methods stay a few lines: the gate is gate.check(), the figures, generated pages and assets
+come from one assembly (assemble.py, which the Markdown extension and `ledger pages` call too), the
+HTML from render.py. `mkdocs build` fails on any gate failure (or a figure that
 cannot be drawn); `mkdocs serve` logs them, keeps serving and shows them as banners.
 """
 
@@ -19,15 +20,13 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, InclusionLevel
 
-from .. import reads, references, text
-from ..config import OPTIONS, policy_from_options, read_site
+from .. import mkdocs_yml, reads, references, text
+from ..config import OPTIONS, policy_from_options
 from ..gate import check
 from ..records import LedgerError, Report
-from . import figure_api, incremental, pages, readback, render, stamp, timeline
+from . import assemble, incremental, pages, readback, render, stamp
 
 log = logging.getLogger("mkdocs.plugins.ledger")
-ASSETS = render.ASSET_FILES
-CACHE = render.CACHE
 
 
 # None means "the policy's default", so the CLI and the build share one set of defaults (config.OPTIONS).
@@ -51,15 +50,18 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         self.memory = incremental.Memory()  # kept across serve's builds (on_startup keeps the plugin instance)
 
     def on_config(self, config):
-        self.root = Path(config.config_file_path).resolve().parent
-        self.cache = self.root / CACHE
-        self.config_text = Path(config.config_file_path).read_text(encoding="utf-8")
+        config_file = Path(config.config_file_path)
+        self.root = config_file.resolve().parent
+        try:  # MkDocs has read it; this reads what the gate reads besides the plugin's options
+            self.config_text = mkdocs_yml.text_of(config_file)
+        except mkdocs_yml.Malformed:  # over the gate's size cap: its stats stand for it in the frame's key
+            self.config_text = f"{config_file.stat().st_size} {config_file.stat().st_mtime_ns}"
         docs_dir = Path(config.docs_dir).resolve().relative_to(self.root).as_posix()
         try:
             policy = policy_from_options(dict(self.config), docs_dir)
         except LedgerError as error:
             raise PluginError(str(error)) from None
-        self.policy = replace(policy, **read_site(Path(config.config_file_path)))
+        self.policy = replace(policy, **mkdocs_yml.read_site(config_file, self.config_text))
         config.extra_css.append(f"{render.ASSETS}/ledger.css")
         config.extra_javascript.append(f"{render.ASSETS}/ledger.js")
         return config
@@ -74,9 +76,10 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         memory = self._memory()
         report, changed = memory.report_for(self.root, self.policy, self.now, self._check)
         self.report = self._judge(report)
-        wanted = {f"{r.kind}:{r.name}" for r in self.report.page_refs if r.kind in ("table", "chart")}
-        self.drawn = memory.drawn = self._figures() if changed or not wanted <= memory.drawn.keys() else memory.drawn
-        self.generated = {page.src: page for page in memory.generate(self.root, changed, config.use_directory_urls)}
+        settings = assemble.Settings(directory_urls=config.use_directory_urls)  # MkDocs says which page it renders
+        self.site = assemble.assemble(self.root, self.report, settings, memory, changed)
+        self._figure_problems(self.site.problems)
+        self.generated = {page.src: page for page in self.site.pages}
         self.slots = {src: page.slots for src, page in self.generated.items()}
         for file in self._files(config, files):
             if files.get_file_from_path(file.src_uri) is not None:
@@ -106,10 +109,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             return markdown
         links = render.Links(page.file.url, config.use_directory_urls)
         path = f"{self.policy.docs_dir}/{page.file.src_uri}"
-        wanted = {f"{r.kind}:{r.name}" for r in references.find(markdown, path)}
-        shown = {
-            key: figure_api.figure_html(self.drawn[key], self.report, links) for key in wanted if key in self.drawn
-        }
+        shown = self.site.figures_html({f"{r.kind}:{r.name}" for r in references.find(markdown, path)}, links)
         self.slots[page.file.src_uri] = slots = render.Slots()
         return render.replace_references(markdown, self.report, path, links, slots, shown)
 
@@ -121,11 +121,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             item.title = slots.plain(item.title)
         links = render.Links(page.file.url, config.use_directory_urls)
         html = self._banner(page.file.src_uri, links) + slots.fill(html)
-        if "ledger-chart-spec" in html:
-            html += "".join(
-                f'<script src="{render.esc(links.asset(name))}"></script>' for name in ("vega.js", "charts.js")
-            )
-        return html + stamp.stamp(self.report)
+        return html + assemble.chart_scripts(html, links) + stamp.stamp(self.report)
 
     def on_post_page(self, output, page, config):
         if self.serving and page.file.src_uri in self.generated and not self.generated[page.file.src_uri].in_nav:
@@ -195,24 +191,17 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         log.info(text.summary(report))
         return report
 
-    def _figures(self) -> dict[str, figure_api.Drawn]:
-        """Import figures/*.py once per build and draw every figure a page refers to."""
-        figures, problems = figure_api.load(self.root)
-        wanted = sorted({f"{r.kind}:{r.name}" for r in self.report.page_refs if r.kind in ("table", "chart")})
-        drawn = {key: figure_api.draw(figures[key], self.report) for key in wanted if key in figures}
-        problems += [d.error for d in drawn.values() if d.error]
+    def _figure_problems(self, problems: tuple[str, ...]) -> None:
+        """Log each figure that cannot be imported or drawn; `mkdocs build` stops on them, serve shows them."""
         for problem in problems:
             log.warning(problem)
         if problems and not self.serving:
             raise PluginError(
                 f"{len(problems)} figure problem{'s' if len(problems) > 1 else ''}: " + "; ".join(problems)
             )
-        return drawn
 
     def _files(self, config, files) -> list[File]:
         """Generated pages (claim and run pages outside the navigation), assets and chart images."""
-        from . import charts
-
         candidates = {}
         for page in self.generated.values():
             done = self.memory.reusable(page) if self.serving else None
@@ -222,20 +211,11 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         self.reused = self.memory.restore(Path(config.site_dir), candidates, config.use_directory_urls)
         found = [self._page_file(config, page) for page in self.generated.values() if page.src not in self.reused]
         found += [
-            File.generated(config, f"{render.ASSETS}/{path.name}", abs_src_path=str(path))
-            for path in sorted(ASSETS.iterdir())
-            if path.suffix in (".css", ".js")
+            File.generated(config, asset.path, abs_src_path=str(asset.source))
+            if asset.source is not None
+            else File.generated(config, asset.path, content=asset.content)
+            for asset in self.site.assets()
         ]
-        found.append(File.generated(config, stamp.REGISTRY, content=stamp.registry_json(self.report)))
-        specs = {d.figure.id: d.result for d in self.drawn.values() if d.figure.kind == "chart" and not d.error}
-        found += [
-            File.generated(
-                config, f"{render.ASSETS}/{figure_api.svg_name(figure_id)}", content=charts.svg(spec, self.cache)
-            )
-            for figure_id, spec in specs.items()
-        ]
-        if specs or timeline.any_timeline(self.report):
-            found.append(File.generated(config, f"{render.ASSETS}/vega.js", content=charts.bundle(self.cache)))
         return found
 
     def _page_file(self, config, page: pages.Generated) -> File:

@@ -257,6 +257,25 @@ class Slots:
         )
 
 
+@dataclass
+class Generated:
+    """A generated page: Markdown holding fixed headings and slot tokens, and the HTML for its slots."""
+
+    src: str  # the page's path in the docs tree, e.g. claim/moe-speedup-b16.md
+    markdown: str  # headings and slot tokens only
+    slots: Slots
+    in_nav: bool  # index pages are navigation entries; claim and run pages are not
+
+
+@dataclass(frozen=True, slots=True)
+class Asset:
+    """A file the site ships beside its pages: a packaged file copied as is, or text the build made."""
+
+    path: str  # in the site, e.g. assets/ledger/ledger.css
+    source: Path | None = None
+    content: str = ""
+
+
 def replace_references(
     markdown: str, report: Report, page_path: str, links: Links, slots: Slots, figures: dict[str, str] | None = None
 ) -> str:

@@ -71,13 +71,24 @@ def template() -> dict:
     return alt.layer(bars, dots, marks).properties(height=240, width="container", background="transparent").to_dict()
 
 
-def spec(claim: Claim, series: Series) -> dict:
-    """The template with this claim's points, steps and boundaries (the template itself is never changed)."""
+def point_texts(series: Series, unit: str) -> list[tuple[str, str]]:
+    """Each point's value and interval as text ('' for none), formatted once for the chart and the table."""
+    return [
+        (
+            format_value(point.value, unit),
+            range_text(point.low, point.high, unit) if point.low is not None and point.high is not None else "",
+        )
+        for point in series.points
+    ]
+
+
+def spec(claim: Claim, series: Series, texts: list[tuple[str, str]]) -> dict:
+    """The template with this claim's points, steps and boundaries (the template itself is never changed);
+    texts: point_texts(series, claim.unit)."""
     unit = claim.unit
     points = []
-    for index, point in enumerate(series.points):
+    for index, (point, (value_text, interval)) in enumerate(zip(series.points, texts, strict=True)):
         role = "cited" if index == series.cited else "kept through" if index == series.kept else "run"
-        interval = range_text(point.low, point.high, unit) if point.low is not None and point.high is not None else ""
         points.append(
             {
                 "started": point.started.isoformat(),
@@ -87,7 +98,7 @@ def spec(claim: Claim, series: Series) -> dict:
                 "segment": str(point.segment + 1),
                 "role": role,
                 "run": point.run.rsplit("/", 1)[-1],
-                "shown": format_value(point.value, unit),
+                "shown": value_text,
                 "interval": interval or "none",
             }
         )
@@ -126,12 +137,12 @@ def _between(series: Series, index: int) -> str:
     return (before + (after - before) / 2).isoformat()
 
 
-def chart_html(claim: Claim, series: Series) -> str:
+def chart_html(claim: Claim, series: Series, texts: list[tuple[str, str]]) -> str:
     label = f"{claim.id}: its value in each run of the same measurement, in time order"
     return (
         f'<figure class="ledger-figure ledger-chart ledger-timeline" data-chart="timeline-{esc(claim.id)}">'
         f'<div class="ledger-chart-view" role="img" aria-label="{esc(label)}"></div>'
-        f'<script type="application/json" class="ledger-chart-spec">{script_json(spec(claim, series))}</script>'
+        f'<script type="application/json" class="ledger-chart-spec">{script_json(spec(claim, series, texts))}</script>'
         '<figcaption><span class="ledger-caption-title">Timeline</span>'
         '<span class="ledger-caption-text">Each run\'s value with its interval; the cited run is the large '
         "diamond; between runs, a red dashed rule is a step (the level moved beyond noise and the claim's "
@@ -140,20 +151,17 @@ def chart_html(claim: Claim, series: Series) -> str:
     )
 
 
-def table_html(claim: Claim, series: Series, links) -> str:
-    """Every point: run (linked), value, interval, and what happens there."""
+def table_html(claim: Claim, series: Series, links, texts: list[tuple[str, str]]) -> str:
+    """Every point: run (linked), value, interval, and what happens there; texts: point_texts(series, claim.unit)."""
     found = notes(series, claim.unit)
     rows = []
-    for index, point in enumerate(series.points):
-        interval = (
-            range_text(point.low, point.high, claim.unit) if point.low is not None and point.high is not None else "—"
-        )
+    for index, (point, (shown, interval)) in enumerate(zip(series.points, texts, strict=True)):
         rows.append(
             f'<tr><td>{index + 1}</td><td><a class="ledger-run" href="{esc(links.run(point.run))}">'
             f"<code>{esc(point.run.rsplit('/', 1)[-1])}</code></a></td>"
             f"<td>{esc(point.started.strftime('%Y-%m-%d %H:%M'))}</td>"
-            f'<td style="text-align: right">{esc(format_value(point.value, claim.unit))}</td>'
-            f"<td>{esc(interval)}{' (' + esc(point.basis) + ')' if point.basis else ''}</td>"
+            f'<td style="text-align: right">{esc(shown)}</td>'
+            f"<td>{esc(interval or '—')}{' (' + esc(point.basis) + ')' if point.basis else ''}</td>"
             f"<td>{esc('; '.join(found.get(index, [])))}</td></tr>"
         )
     return (
@@ -191,9 +199,10 @@ def section(claim: Claim, series: Series | None, links) -> str:
             f"<p><strong>Kept on the cited run</strong> (reviewed through <code>{esc(claim.kept_through.rsplit('/', 1)[-1])}"
             f"</code>): {esc(claim.kept_why)}</p>"
         )
+    texts = point_texts(series, claim.unit)
     if has_timeline(series):
-        out.append(chart_html(claim, series))
-    out.append(table_html(claim, series, links))
+        out.append(chart_html(claim, series, texts))
+    out.append(table_html(claim, series, links, texts))
     return "".join(out)
 
 

@@ -1,0 +1,139 @@
+"""One site assembly: the gate's Report -> what a build adds to the hand-written pages, made once.
+
+The plugin (`mkdocs build` and `mkdocs serve`), the Markdown extension and `ledger pages` each call
+assemble() and differ only in where they put what it made (MkDocs' files, a page's HTML, files in a
+folder), as mkdocs' serve and build both call one build(): the figures the pages want, drawn once;
+the generated pages; the assets (CSS, JavaScript, the registry of runs, chart images, the Vega
+bundle); the scripts a page showing a chart loads; the site's URL settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import mkdocs_yml
+from ..records import Report
+from . import drawing, incremental, pages, render, stamp, timeline
+from .drawing import Drawn
+from .incremental import Memory
+from .render import Asset, Generated
+
+CHART_SCRIPTS = ("vega.js", "charts.js")  # what a page showing a chart loads, in this order
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The site's URL settings: MkDocs' own inside the plugin, mkdocs.yml's for the other builders."""
+
+    directory_urls: bool = True
+    base_url: str = "/"  # the path of site_url, for builders that do not say which page is being rendered
+
+
+def settings(config_file: Path) -> Settings:
+    """The URL settings in mkdocs.yml (MkDocs' defaults where it cannot be read: the gate says why)."""
+    try:
+        top = mkdocs_yml.read(config_file) or {}
+    except mkdocs_yml.Malformed:
+        top = {}
+    return Settings(*mkdocs_yml.urls(top))
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """What one build adds to the hand-written pages; every page reads it, nothing changes it."""
+
+    root: Path
+    report: Report
+    settings: Settings
+    drawn: Mapping[str, Drawn]  # "table:id" / "chart:id" -> the figure, drawn once
+    problems: tuple[str, ...] = ()  # figure modules that cannot be imported, figures that cannot be drawn
+    pages: tuple[Generated, ...] = ()
+
+    def figures_html(self, wanted: Iterable[str], links: render.Links) -> dict[str, str]:
+        """The figures a page refers to, as HTML for that page (links: from the page)."""
+        return {key: drawing.figure_html(self.drawn[key], self.report, links) for key in wanted if key in self.drawn}
+
+    def assets(self) -> list[Asset]:
+        """ledger.css, ledger.js, charts.js and the registry of runs; with charts or timelines, each chart's
+        SVG and the Vega bundle (both cached under the project's cache folder)."""
+        from . import charts  # vl-convert loads only when assets are made
+
+        cache = self.root / render.CACHE
+        found = [
+            Asset(f"{render.ASSETS}/{path.name}", source=path)
+            for path in sorted(render.ASSET_FILES.iterdir())
+            if path.suffix in (".css", ".js")
+        ]
+        found.append(Asset(stamp.REGISTRY, content=stamp.registry_json(self.report)))
+        specs = {d.figure.id: d.result for d in self.drawn.values() if d.figure.kind == "chart" and not d.error}
+        found += [
+            Asset(f"{render.ASSETS}/{drawing.svg_name(figure_id)}", content=charts.svg(spec, cache))
+            for figure_id, spec in specs.items()
+        ]
+        if specs or timeline.any_timeline(self.report):
+            found.append(Asset(f"{render.ASSETS}/vega.js", content=charts.bundle(cache)))
+        return found
+
+
+def assemble(
+    root: Path,
+    report: Report,
+    settings: Settings,
+    memory: Memory | None = None,
+    changed: bool = True,
+    generate: bool = True,
+) -> Site:
+    """The site for a report: figures drawn, pages generated (unless generate=False: the Markdown
+    extension renders only the hand-written pages). With serve's memory, figures and pages left from
+    the last build are reused when only the pages changed (changed=False)."""
+    wanted = wanted_figures(report)
+    drawn: dict[str, Drawn] = memory.drawn if memory is not None else {}
+    problems: list[str] = []
+    if memory is None or changed or not wanted <= drawn.keys():
+        drawn, problems = draw(root, report, wanted)
+    generated: list[Generated] = []
+    if memory is not None:
+        memory.drawn = drawn
+        generated = _generated(memory, root, report, changed, settings.directory_urls) if generate else []
+    elif generate:
+        generated = pages.generate(report, pages.read_sources(root, report), settings.directory_urls)
+    return Site(root, report, settings, drawn, tuple(problems), tuple(generated))
+
+
+def _generated(memory: Memory, root: Path, report: Report, changed: bool, directory_urls: bool) -> list[Generated]:
+    """Serve's generated pages: all of them after a data change, else the indexes and the claim pages
+    whose citations moved (a page edit), the rest as generated last time."""
+    cited = incremental.citations(report)
+    if changed or not memory.pages or directory_urls != memory.directory_urls:
+        fresh = pages.generate(report, pages.read_sources(root, report), directory_urls)
+        memory.pages, memory.keys = {}, {}
+    else:
+        moved = sorted(i for i in cited.keys() | memory.cited.keys() if cited.get(i) != memory.cited.get(i))
+        fresh = pages.index_pages(report, directory_urls)
+        fresh += pages.claim_pages(report, [i for i in moved if i in report.by_id], directory_urls)
+    for page in fresh:
+        memory.pages[page.src], memory.keys[page.src] = page, incremental.content_key(page)
+    memory.cited, memory.directory_urls = cited, directory_urls
+    return list(memory.pages.values())
+
+
+def wanted_figures(report: Report) -> set[str]:
+    """The tables and charts the hand-written pages refer to, as "table:id" / "chart:id"."""
+    return {f"{r.kind}:{r.name}" for r in report.page_refs if r.kind in ("table", "chart")}
+
+
+def draw(root: Path, report: Report, wanted: Iterable[str]) -> tuple[dict[str, Drawn], list[str]]:
+    """Import figures/*.py once and draw every figure wanted -> (drawn, problems); a figure that fails
+    is drawn as its error, and its error is a problem too."""
+    figures, problems = drawing.load(root)
+    drawn = {key: drawing.draw(figures[key], report) for key in sorted(wanted) if key in figures}
+    return drawn, problems + [d.error for d in drawn.values() if d.error]
+
+
+def chart_scripts(html: str, links: render.Links) -> str:
+    """The scripts a page showing a chart loads (the Vega bundle, then charts.js); '' on other pages."""
+    if "ledger-chart-spec" not in html:
+        return ""
+    return "".join(f'<script src="{render.esc(links.asset(name))}"></script>' for name in CHART_SCRIPTS)

@@ -1,0 +1,174 @@
+"""The figure stage: find figures/*.py, import them, draw each figure a page wants, and its HTML.
+
+A figure module marks its functions with @table / @chart (figure_api.py, the authors' API); load()
+imports every module by path, fresh each build, and draw() calls a function with a fresh Data
+(figure_data.py). A figure that fails is drawn as its error, with the line that raised.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..reads import FIGURES
+from ..records import LedgerError, Report, Source
+from .figure_data import Data, FigureError, Provenance
+
+MARK = "__ledger_figure__"  # set by @table / @chart (figure_api.py): (kind, id)
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    kind: str  # table | chart
+    id: str
+    function: Callable
+    where: Source
+    title: str  # the docstring's first line (or the id)
+    description: str = ""  # the rest of the docstring
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    figure: Figure
+    result: Any = None  # a DataFrame (table) or a Vega-Lite spec dict (chart)
+    used: Provenance = Provenance()
+    error: str = ""
+
+
+def load(root: Path, folder: str = FIGURES) -> tuple[dict[str, Figure], list[str]]:
+    """Import every figures/*.py by path (fresh each build) -> ({"chart:id": Figure}, problems)."""
+    figures: dict[str, Figure] = {}
+    problems: list[str] = []
+    base = root / folder
+    for path in sorted(base.glob("*.py")) if base.is_dir() else []:
+        relative = path.relative_to(root).as_posix()
+        name = f"ledger_figures_{path.stem}"
+        try:
+            spec = importlib.util.spec_from_file_location(name, path)
+            assert spec is not None and spec.loader is not None  # a .py path always has a loader
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module  # dataclasses and pickling look modules up by name
+            spec.loader.exec_module(module)
+        except Exception as error:  # the figure file's own bug: say where, keep serving
+            problems.append(f"{relative}: cannot import: {_short(error)}")
+            continue
+        for function in vars(module).values():
+            mark = getattr(function, MARK, None)
+            if not mark or not callable(function) or getattr(function, "__module__", name) != name:
+                continue
+            kind, figure_id = mark
+            doc = inspect.getdoc(function) or ""
+            title, _, rest = doc.partition("\n")
+            line = function.__code__.co_firstlineno if hasattr(function, "__code__") else 0
+            figures[f"{kind}:{figure_id}"] = Figure(
+                kind, figure_id, function, Source(relative, line), title.strip() or figure_id, rest.strip()
+            )
+    return figures, problems
+
+
+def draw(figure: Figure, report: Report) -> Drawn:
+    """Call the figure's function with a fresh Data; a chart becomes its Vega-Lite spec."""
+    from . import charts  # altair and vl-convert load only when a figure is drawn
+
+    data = Data(report)
+    try:
+        result = figure.function(data)
+        if figure.kind == "table":
+            if not isinstance(result, pd.DataFrame):
+                raise FigureError(f"returned {type(result).__name__}; a table returns a pandas DataFrame")
+        else:
+            if not hasattr(result, "to_dict") or not type(result).__module__.startswith("altair"):
+                raise FigureError(f"returned {type(result).__name__}; a chart returns an Altair chart")
+            result = charts.spec_of(result)
+    except LedgerError as error:
+        return Drawn(figure, used=data.used, error=f"{figure.where}: {figure.kind} {figure.id!r}: {error}")
+    except Exception as error:  # the figure's own bug: name it, with the line that raised
+        return Drawn(
+            figure, used=data.used, error=f"{figure.where}: {figure.kind} {figure.id!r} raised {_short(error)}"
+        )
+    return Drawn(figure, result, data.used)
+
+
+def _short(error: BaseException) -> str:
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if "/generator/" not in f.filename]
+    at = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return f"{type(error).__name__}: {error}{at}"
+
+
+# -- HTML: the figure with its caption -------------------------------------------------------------
+
+
+def figure_html(drawn: Drawn, report: Report, links) -> str:
+    """A drawn table or chart for a page (links: render.Links from that page)."""
+    from . import charts, render, tables
+
+    figure = drawn.figure
+    if drawn.error:
+        return render.admonition(
+            "failure", f"{figure.kind} {figure.id!r} could not be drawn", f"<p>{render.esc(drawn.error)}</p>"
+        )
+    caption = caption_html(drawn, report, links)
+    if figure.kind == "table":
+        body = tables.html_table(drawn.result, claim=lambda c: render.claim_inline(c, report, links))
+        return (
+            f'<figure class="ledger-figure ledger-table" id="table-{render.esc(figure.id)}">'
+            f"<figcaption>{caption}</figcaption>{body}</figure>"
+        )
+    return charts.chart_html(figure.id, drawn.result, links.asset(svg_name(figure.id)), figure.title, caption)
+
+
+def svg_name(figure_id: str) -> str:
+    return f"charts/{figure_id}.svg"
+
+
+def caption_html(drawn: Drawn, report: Report, links) -> str:
+    """Title, then where the data came from: runs (linked), testbeds, claims by kind, stale runs."""
+    from . import render
+
+    esc, figure, used = render.esc, drawn.figure, drawn.used
+    parts = [f'<span class="ledger-caption-title">{esc(figure.title)}</span>']
+    if figure.description:
+        parts.append(f'<span class="ledger-caption-text">{esc(figure.description)}</span>')
+    facts = [" ".join(render.badge(kind, kind) for kind in used.kinds)] if used.kinds else []
+    if used.runs:
+        runs = ", ".join(render.run_link(run, links) for run in used.runs)
+        facts.append(f"run{'s' if len(used.runs) > 1 else ''} {runs}")
+    if used.claims:
+        if len(used.claims) <= 6:
+            facts.append(
+                "claims "
+                + ", ".join(f'<a href="{esc(links.claim(c.id))}"><code>{esc(c.id)}</code></a>' for c in used.claims)
+            )
+        else:
+            counts = {k: sum(c.kind == k for c in used.claims) for k in used.kinds}
+            facts.append(f"{len(used.claims)} claims (" + ", ".join(f"{n} {k}" for k, n in counts.items() if n) + ")")
+    if used.testbeds:
+        facts.append(
+            "testbed"
+            + ("s " if len(used.testbeds) > 1 else " ")
+            + ", ".join(f"<code>{esc(t)}</code>" for t in used.testbeds)
+        )
+    if not used.runs and not used.claims:
+        facts.append("no runs or claims: this figure shows no evidence")
+    facts.append(f"defined in <code>{esc(figure.where)}</code>")
+    parts.append(f'<span class="ledger-caption-data">{" · ".join(facts)}</span>')
+    for run in used.runs:
+        problems = report.run_state(run.path).reasons
+        if problems:
+            parts.append(
+                f'<span class="ledger-caption-stale">{render.badge("stale run", "failing")} '
+                f"{esc(run.name)}: {esc('; '.join(problems))}</span>"
+            )
+    return "".join(parts)

@@ -1,0 +1,67 @@
+"""The generated pages written as Markdown files, for builders without MkDocs plugin events (`ledger pages`).
+
+Writes the claims index, the claims that fell, the runs index, the gate's report and a page per
+claim and run into a folder (the docs folder the other builder reads), with the ledger's assets and
+chart images under assets/ledger/: the site assemble() makes, as files. The pages' HTML is written
+as raw HTML blocks, with braces as entities, so Markdown never reads claim text. When the folder is
+not the docs folder, the hand-written pages are copied into it first. References in the hand-written
+pages are rendered by the Markdown extension (markdown_ext.py); `ledger verify-site` checks the
+built site.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..records import LedgerError
+from .render import Asset, Generated
+
+HEADER = "<!-- written by `ledger pages`: do not edit, it is written again on every run -->\n\n"
+_SLOT = re.compile(r"LEDGERSLOT(\d+)X")
+_BLOCK = ("<div", "<figure", "<table")
+_SCRIPT = re.compile(r"(<script\b.*?</script>)", re.DOTALL)
+
+
+def write(out: Path, docs: Path, generated: Iterable[Generated], assets: Iterable[Asset]) -> list[Path]:
+    """The generated pages and the assets (assemble.Site's) under out, the hand-written pages of docs
+    copied first when out is another folder; returns the files written."""
+    if out.resolve() != docs.resolve() and docs.is_dir():
+        shutil.copytree(docs, out, dirs_exist_ok=True)
+    written = []
+    for page in generated:
+        target = out / page.src
+        if target.exists() and not target.read_text(encoding="utf-8", errors="replace").startswith(HEADER):
+            raise LedgerError(f"{target} is in the way of a generated page and was not written by `ledger pages`")
+        body = _filled(page.markdown, page.slots.fragments)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(HEADER + body, encoding="utf-8")
+        written.append(target)
+    for asset in assets:
+        target = out / asset.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if asset.source is not None:
+            shutil.copyfile(asset.source, target)
+        else:
+            target.write_text(asset.content, encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def _filled(markdown: str, fragments: list[str]) -> str:
+    return _SLOT.sub(lambda m: _block(inert(fragments[int(m.group(1))])), markdown)
+
+
+def _block(fragment: str) -> str:
+    """A fragment as a raw HTML block, shaped as the plugin's slots leave it (a block, or a paragraph)."""
+    return fragment if fragment.lstrip().startswith(_BLOCK) else f"<p>{fragment}</p>"
+
+
+def inert(fragment: str) -> str:
+    """HTML whose braces are entities (scripts aside), so no builder can read it as a reference."""
+    parts = _SCRIPT.split(fragment)
+    return "".join(
+        part if index % 2 else part.replace("{", "&#123;").replace("}", "&#125;") for index, part in enumerate(parts)
+    )
