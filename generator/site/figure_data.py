@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..records import Claim, LedgerError, Report, Run
+from ..records import KINDS, Claim, LedgerError, Report, Run
 from .tables import frame_of
 
 
@@ -35,7 +35,7 @@ class Provenance:
     def kinds(self) -> list[str]:
         found = {"measured"} if self.runs else set()
         found |= {claim.kind for claim in self.claims}
-        return [kind for kind in ("measured", "extrapolated", "borrowed") if kind in found]
+        return [kind for kind in KINDS if kind in found]
 
 
 class Data:

@@ -7,13 +7,13 @@ are not navigation entries: the index pages link to them, and the navigation sta
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 
+from ..config import shown_settings
 from ..records import RETIRED, Claim, Report, Run
 from ..relations import SHOWN
 from ..text import summary
@@ -352,7 +352,6 @@ def _when(moment: datetime | None) -> str:
 
 def gate(report: Report, directory_urls: bool) -> Generated:
     page = Page(GATE, "The gate", directory_urls)
-    policy = report.policy
     outcome = (
         admonition("success", "The gate passes", f"<p>{esc(summary(report))}</p>")
         if report.ok
@@ -367,16 +366,14 @@ def gate(report: Report, directory_urls: bool) -> Generated:
         outcome += (
             f"<p>Run history (each committed run against the commit that first added it): {esc(report.history)}.</p>"
         )
-    settings = json.dumps(
-        {
-            "max_run_age_days": policy.max_run_age_days,
-            "default_tolerance": policy.default_tolerance,
-            "warn": sorted(policy.warn),
-        }
+    settings = "".join(
+        f"<tr><th><code>{esc(name)}</code></th><td>{esc(value)}</td></tr>"
+        for name, value in shown_settings(report.policy).items()  # every option row, as `ledger diff` shows it
     )
     page.html(
         outcome + "<p>The same checks run in <code>ledger check</code> and inside the site build. "
-        f"Policy (from <code>mkdocs.yml</code>): <code>{esc(settings)}</code>.</p>"
+        "Policy (from <code>mkdocs.yml</code>; options not set there show their defaults):</p>"
+        f'<div class="ledger-facts"><table><tbody>{settings}</tbody></table></div>'
     )
     by_rule: dict[str, list] = {}
     for finding in report.findings:

@@ -17,6 +17,7 @@ from pathlib import Path
 from mkdocs.utils import get_relative_url
 
 from .. import hashcache, references
+from ..kinds import FIELD
 from ..records import Claim, Finding, PageRef, Report, Run
 from ..relations import SHOWN
 from ..values import noise_text, stated
@@ -104,7 +105,7 @@ def claim_badges(claim: Claim, report: Report) -> str:
         parts = [badge("unverified lead", "lead")]
     else:
         parts = [badge(claim.kind, claim.kind)]
-        if claim.kind in ("borrowed", "extrapolated"):
+        if claim.kind in FIELD["checked_by"].kinds:  # the kinds that can be checked show their support
             parts.append(support_badge(claim, report))
     if report.fresh(claim.id).fails:
         parts.append(badge("fails the gate", "failing"))
