@@ -316,7 +316,6 @@ def test_navigation_is_report_claims_measurements_gate_without_claim_or_run_page
     assert "The gate passes" in article(built_site, "gate")
 
 
-
 def test_the_gate_page_lists_every_option_row_with_its_value(built_site):
     """The gate page iterates config.OPTIONS, as `ledger diff` does: a new option shows up without an edit."""
     from generator.config import OPTIONS
@@ -325,6 +324,7 @@ def test_the_gate_page_lists_every_option_row_with_its_value(built_site):
     shown = re.findall(r"<tr><th><code>([a-z_]+)</code></th><td>([^<]*)</td></tr>", page)
     assert [name for name, _ in shown] == [option.name for option in OPTIONS]
     assert ("max_run_age_days", "365") in shown  # the default, unset in the example
+
 
 # -- builds with problems ------------------------------------------------------------------------
 
