@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import yaml
@@ -27,7 +27,11 @@ class Option:
     types: tuple[type, ...]  # what mkdocs' config loader accepts before our own check
     help: str
     parse: Callable[[object], object]  # the value as written -> the Policy field; ValueError says why
-    default: object  # records.Policy repeats it (records imports nothing: the import depth cap); tests/test_guide.py checks both
+
+    @property
+    def default(self) -> object:
+        """Policy's default: one copy of each (Policy lives in records.py, which imports nothing: the depth cap)."""
+        return _DEFAULTS[self.name]
 
 
 def _positive_whole(value: object) -> int:
@@ -186,15 +190,15 @@ def _inside_path(path: object) -> bool:
     return isinstance(path, str) and bool(path) and not path.startswith("/") and ".." not in path.split("/")
 
 
+_DEFAULTS = {field.name: field.default for field in fields(Policy)}
 OPTIONS = (
-    Option("max_run_age_days", (int,), "runs older than this many days fail the gate (too-old)", _positive_whole, 365),
+    Option("max_run_age_days", (int,), "runs older than this many days fail the gate (too-old)", _positive_whole),
     Option(
         "default_tolerance",
         (str, int, float),
         "allowed |stated - computed| when a claim sets no `tolerance`: 'precision' (half a unit of the stated "
         "last digit), a number, or a percentage up to 50%; a claim's tolerance is also held to max_tolerance",
         _tolerance,
-        "precision",
     ),
     Option(
         "check_tolerance",
@@ -202,14 +206,12 @@ OPTIONS = (
         "how far a same-quantity check (`checked_by: [id]`) may differ from the claim it checks, when the claim "
         "sets no `tolerance`, before the round spread widens it: a percentage up to 50%",
         _percentage,
-        "10%",
     ),
     Option(
         "max_tolerance",
         (str,),
         "the largest tolerance a claim may have, as a share of max(|stated|, |computed|): a percentage up to 50%",
         _percentage,
-        "50%",
     ),
     Option(
         "max_check_factor",
@@ -217,32 +219,28 @@ OPTIONS = (
         "the widest `within Nx` check that still agrees with the claim (a wider one only bounds it): "
         f"a number from 1 to {MAX_FACTOR:g}",
         _factor,
-        2.0,
     ),
-    Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules, frozenset()),
+    Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules),
     Option(
         "fail",
         (list,),
         "rules that warn by default reported as failures instead, e.g. [moved-since-cited] (it wins over `warn`)",
         _failing,
-        frozenset(),
     ),
-    Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole, 4 * 1024 * 1024),
+    Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
     Option(
         "max_input_bytes",
         (int,),
         "the most the gate reads in one check, every file together; a file past it is refused with a finding",
         _input_bytes,
-        4 * 1024**3,
     ),
-    Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder, "claims"),
-    Option("measurements_dir", (str,), "folder of measurement runs, relative to mkdocs.yml", _folder, "measurements"),
+    Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder),
+    Option("measurements_dir", (str,), "folder of measurement runs, relative to mkdocs.yml", _folder),
     Option(
         "probes_dir",
         (str,),
         "folder of the probes' source, relative to mkdocs.yml (code hashes cover it)",
         _folder,
-        "probes",
     ),
     Option(
         "probes",
@@ -251,7 +249,6 @@ OPTIONS = (
         "the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) and {build} "
         "(where `build` put the binary)",
         _probes,
-        (),
     ),
     Option(
         "testbeds",
@@ -259,7 +256,6 @@ OPTIONS = (
         "the testbeds the fleet's measure workflow measures on, each a self-hosted runner's label "
         "(`ledger measure --matrix`; guide/fleet.md)",
         _testbeds,
-        (),
     ),
     Option(
         "units",
@@ -268,7 +264,6 @@ OPTIONS = (
         "is a known unit (scale: how many of it one NAME is) or NAME itself (a new counted thing); "
         "`prefixes: si` adds kNAME, MNAME, ... (guide/checks.md#units)",
         _units,
-        (),
     ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
