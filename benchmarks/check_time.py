@@ -41,9 +41,9 @@ sys.path.insert(0, str(REPO))
 
 from peak import timed_with_peak  # noqa: E402  (benchmarks/peak.py, beside this script)
 
-from generator.config import project_policy  # noqa: E402
 from generator.gate import check  # noqa: E402
-from generator.hashcache import CACHE_ROOT  # noqa: E402
+from generator.inputs.config import project_policy  # noqa: E402
+from generator.inputs.hashcache import CACHE_ROOT  # noqa: E402
 from generator.records import Policy  # noqa: E402
 from generator.runs import write_run  # noqa: E402
 

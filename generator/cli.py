@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from . import project, stack
+from .inputs import project, stack
 from .records import LedgerError
 
 

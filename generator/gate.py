@@ -6,29 +6,25 @@ The CLI and the MkDocs plugin both call check() and differ only in how they show
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from . import (
-    attributes,
-    evidence,
-    figures,
-    history,
-    leads,
-    load,
-    moved,
-    ownunits,
-    prose,
-    references,
-    series,
-    validate,
-    verdicts,
-)
-from .config import project_policy
-from .records import Policy, Report
+from .claims import validate
+from .inputs import attributes, figures, history, load
+from .inputs.config import project_policy
+from .judging import evidence, leads
+from .lang import ownunits
+from .lang.values import parse_tolerance
+from .prose import references
+from .prose import scan as prose
+from .records import Claim, Finding, PageRef, Policy, Report
 from .rules import PAGE_RULES
-from .values import parse_tolerance
+from .series import moved
+from .series import stage as series
+from .series.records import Series
+from .trust import verdicts
 
 
 def check(
@@ -58,11 +54,8 @@ def check(
     cited = None if every_run_rounds else _with_their_probes(root, {c.evidence.run for c in claims if c.evidence})
     runs, refused = load.runs(root, policy.measurements_dir, cited, budget)
     past = past or history.read(root, policy.measurements_dir)
-    pages, page_problems = load.pages(root, policy.docs_dir, budget)
     defined = figures.defined(root)
-
-    refs = [ref for path, text in pages.items() for ref in references.find(text, path)]
-    findings += [*policy.problems, *refused]
+    findings += [*(finding for _, finding in policy.problems), *refused, *defined.findings]
     findings += history.findings(past, bool(runs or refused), require_history)
     rules, prefix = load.attribute_rules(root, policy.measurements_dir)
     findings += attributes.findings(rules, [prefix + path for path in run_files(runs)], prefix)
@@ -71,20 +64,15 @@ def check(
     findings += evaluated.findings
     lines = series.build(claims, runs, states, evaluated.evaluations)
     findings += moved.stray_kept(claims, lines)
-    findings += moved.findings(claims, lines, refs, policy)
     findings += verdicts.uncited_run_findings(runs, states, {c.evidence.run for c in claims if c.evidence}, policy)
-    findings += page_problems
-    findings += defined.findings
-    findings += references.unknown(refs, {c.id for c in claims}, defined.tables, defined.charts, policy)
-    findings += leads.lead_premises(pages, refs, evaluated.by_id, policy)
-    read = prose.scan(pages, refs, policy, root, claims)
+    read = _pages(root, policy, claims, evaluated.by_id, lines, defined, budget)
     findings += read.findings
     return Report(
         claims=tuple(claims),
         runs=runs,
         findings=tuple(sorted(findings)),
         computed=evaluated.computed,
-        page_refs=tuple(refs),
+        page_refs=read.refs,
         policy=policy,
         run_states=states,
         freshness=verdicts.claim_freshness(findings),
@@ -98,6 +86,39 @@ def check(
         history=past.status if runs else "",
         typed=read.typed,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class PageVerdicts:
+    """The page half of the gate: what is decided from the hand-written pages and the claims they cite."""
+
+    refs: tuple[PageRef, ...]
+    findings: tuple[Finding, ...]
+    typed: Mapping[str, tuple[str, ...]]  # page -> the figures typed into it (prose.Scan.typed)
+
+
+def _pages(
+    root: Path,
+    policy: Policy,
+    claims: Sequence[Claim],
+    by_id: Mapping[str, Claim],
+    lines: Mapping[str, Series],
+    defined: figures.Defined,
+    budget: load.Budget = load.UNBOUNDED,
+) -> PageVerdicts:
+    """Every finding of a page rule (PAGE_RULES, moved-since-cited, an unreadable page): one place for
+    check() and check_pages(), so a new page rule is one line here."""
+    pages, problems = load.pages(root, policy.docs_dir, budget)
+    refs = tuple(ref for path, text in pages.items() for ref in references.find(text, path))
+    read = prose.scan(pages, refs, policy, root, claims)
+    found = [
+        *problems,
+        *moved.findings(claims, lines, refs, policy),  # it names the sentences citing a claim
+        *references.unknown(refs, {c.id for c in claims}, defined.tables, defined.charts, policy),
+        *leads.lead_premises(pages, refs, by_id, policy),
+        *read.findings,
+    ]
+    return PageVerdicts(refs, tuple(found), read.typed)
 
 
 def _with_their_probes(root: Path, cited: set[str]) -> set[str]:
@@ -131,26 +152,18 @@ def check_pages(report: Report, root: Path) -> Report:
     pages' own findings (unknown references, unbound numbers, unreadable pages) is the same, so only
     those are decided again.
     """
-    policy = report.policy
-    pages, page_problems = load.pages(root, policy.docs_dir)
-    refs = [ref for path, text in pages.items() for ref in references.find(text, path)]
-    defined = figures.defined(root)
-    docs = policy.docs_dir.rstrip("/") + "/"
+    docs = report.policy.docs_dir.rstrip("/") + "/"
     kept = [
         f
         for f in report.findings
         if f.rule not in (*PAGE_RULES, moved.RULE) and not (f.rule == "invalid" and f.where.path.startswith(docs))
     ]
-    findings = kept + page_problems
-    findings += moved.findings(report.claims, report.series, refs, policy)  # it names the sentences citing a claim
-    findings += references.unknown(refs, {c.id for c in report.claims}, defined.tables, defined.charts, policy)
-    findings += leads.lead_premises(pages, refs, report.by_id, policy)
-    read = prose.scan(pages, refs, policy, root, report.claims)
-    findings += read.findings
+    read = _pages(root, report.policy, report.claims, report.by_id, report.series, figures.defined(root))
+    findings = [*kept, *read.findings]
     return replace(
         report,
         findings=tuple(sorted(findings)),
-        page_refs=tuple(refs),
+        page_refs=read.refs,
         freshness=verdicts.claim_freshness(findings),
         typed=read.typed,
     )

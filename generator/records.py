@@ -275,6 +275,11 @@ class Finding:
         return "\n".join(lines)
 
 
+def refusal(where: Source, claim_id: str, verb: str, problem: str, fix: str) -> LedgerError:
+    """A verb's refusal about one claim (accept, refresh), worded as every finding is: file:line: id: verb: ..."""
+    return LedgerError(str(Finding(where, claim_id, verb, problem, fix)))
+
+
 @dataclass(frozen=True, slots=True)
 class PageRef:
     where: Source
@@ -325,7 +330,7 @@ class Policy:
     testbeds: tuple[str, ...] = ()  # where the fleet's measure workflow measures, a runner label each
     units: tuple[UnitSpec, ...] = ()  # the project's own units (`units:`), read by ownunits.table
 
-    problems: tuple[Finding, ...] = ()  # bad settings in mkdocs.yml, each with its line
+    problems: tuple[tuple[str, Finding], ...] = ()  # (option, finding): bad settings in mkdocs.yml, each at its line
     config_path: str = "mkdocs.yml"  # the rest of mkdocs.yml, beside the plugin's options:
     markdown_extensions: tuple[tuple[str, str], ...] = ()  # (name, options as JSON) pages render with
     site_texts: tuple[tuple[int, int, str], ...] = ()  # (line, column, text) on every page: site name, nav

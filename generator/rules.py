@@ -99,5 +99,4 @@ RULES = tuple(rule.name for rule in RULE_TABLE)
 STALE_RULES = frozenset(rule.name for rule in RULE_TABLE if rule.stale)
 WARNABLE = tuple(rule.name for rule in RULE_TABLE if rule.can_warn)
 WARN_BY_DEFAULT = frozenset(rule.name for rule in RULE_TABLE if rule.warns)
-BY_NAME = {rule.name: rule for rule in RULE_TABLE}
 PAGE_RULES = ("unknown-reference", "unbound-number", "lead-premise")  # decided from pages alone (check_pages)

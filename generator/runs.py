@@ -1,4 +1,5 @@
-"""Measurement runs on disk: write_run() for probes, read_manifest() and hashing for the gate.
+"""Measurement runs on disk: write_run(), the one run writer behind the probe API, and the names, formats and
+hashes the gate reads runs by.
 
 Standard library only, so a probe can call write_run() on any machine where MLX runs, without the
 site's dependencies installed (a Mac, a GPU box).

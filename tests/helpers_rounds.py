@@ -10,7 +10,7 @@ from pathlib import Path
 
 from helpers import RUN_TIME, TOY_PROBE, write_tree
 
-from generator import stats
+from generator.lang import stats
 from generator.runs import write_run
 from generator.timing import samples_file
 

@@ -25,9 +25,9 @@ from pathlib import Path
 from helpers import REPO, RUN_TIME, write_tree
 from helpers_rounds import rounds_run
 
-from generator import stats
-from generator.series_records import Point
-from generator.values import parse_number, spread_columns
+from generator.lang import stats
+from generator.lang.values import parse_number, spread_columns
+from generator.series.records import Point
 
 Sampler = Callable[[random.Random, int], list[float]]
 

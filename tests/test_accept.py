@@ -58,8 +58,11 @@ def test_accept_refuses_values_from_stale_evidence(tmp_path):
     result = run_ledger("accept", "moe-speedup-b16", cwd=tmp_path)
     assert result.exit_code == 2
     assert result.errors.startswith(
-        "ledger: claims/moe.yaml:2: moe-speedup-b16: cannot accept a value from "
+        "ledger: claims/moe.yaml:2: moe-speedup-b16: accept: cannot accept a value from "
         "stale evidence (probe-changed: probes/toy.py changed since the run"
+    )
+    assert result.errors.endswith(
+        "\n  fix: mend what makes the evidence stale first (`ledger check` names each), then accept\n"
     )
     assert (tmp_path / "claims/moe.yaml").read_bytes() == before
 
@@ -70,7 +73,8 @@ def test_accept_on_an_agreeing_claim_changes_nothing(tmp_path):
     result = run_ledger("accept", "moe-speedup-b16", cwd=tmp_path)
     assert result.exit_code == 2
     assert result.errors == (
-        "ledger: claims/moe.yaml:2: moe-speedup-b16: nothing to accept (its value agrees with its evidence)\n"
+        "ledger: claims/moe.yaml:2: moe-speedup-b16: accept: nothing to accept (its value agrees with its evidence)\n"
+        "  fix: nothing to do; accept is for a stated value its evidence no longer computes\n"
     )
 
 

@@ -15,7 +15,7 @@ import pytest
 from helpers import RUN_TIME, TOY_PROBE, a_run, run_ledger, write_tree
 from helpers_rounds import claim, rounds_run
 
-from generator import relations
+from generator.lang import relations
 from generator.runs import write_run
 
 SPREAD = [1.1, 1.2, 1.25, 1.3, 1.31, 1.35, 1.4, 1.45, 1.5]  # median 1.31; 9 rounds: min–max at 99.6%

@@ -9,10 +9,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from helpers_series import a_series, repository_noise
 
-from generator import changepoint
-from generator.changepoint import change_points, student_p, t_test
-from generator.series import segment_changes
-from generator.series_records import Point
+from generator.series import changepoint
+from generator.series.changepoint import change_points, student_p, t_test
+from generator.series.records import Point
+from generator.series.stage import segment_changes
 
 
 @pytest.mark.parametrize(

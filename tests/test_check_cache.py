@@ -6,7 +6,7 @@ import os
 import pytest
 from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
 
-from generator import hashcache
+from generator.inputs import hashcache
 
 CACHE = ".cache/ledger/check.json"
 
@@ -129,7 +129,7 @@ def test_an_edit_to_code_a_run_hashes_fails_the_gate_with_the_cache_on(tmp_path,
     ],
 )
 def test_one_list_of_what_the_gate_reads_follows_the_policy(options, folders):
-    from generator import reads
+    from generator.inputs import reads
     from generator.records import Policy, ProbeSpec
 
     policy = Policy(**options, probes=(ProbeSpec("c", "make", ("src/bench.c", "Makefile")),))

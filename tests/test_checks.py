@@ -8,7 +8,7 @@ import re
 import pytest
 from helpers import MEASURED, SPEEDUP_ROWS, a_run, ledger, run_ledger, write_tree
 
-from generator import relations
+from generator.lang import relations
 from generator.records import CheckResult, Report
 
 KV_RUN_ROWS = [{"dtype": "bf16", "bytes_per_token": 20480}]

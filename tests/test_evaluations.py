@@ -6,11 +6,14 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from helpers import REPO, RUN, RUN_TIME, a_run, run_ledger, write_tree
 
-from generator import verdicts
 from generator.gate import check_project
 from generator.records import FileChange, Policy, Run, Source, Table
+from generator.trust import verdicts
 
-DECIDERS = {"generator/evidence.py", "generator/values.py"}  # the evidence stage, and values (which defines them)
+DECIDERS = {
+    "generator/judging/evidence.py",
+    "generator/lang/values.py",
+}  # the evidence stage, and values (which defines them)
 
 
 def _calls(names: set[str]) -> list[tuple[str, int, str]]:
@@ -50,9 +53,7 @@ def test_no_verb_or_page_reads_a_verdict_from_its_wording():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if _reads_words(node)
     ]
-    # measure.py picks the probes' declaration problems out of the policy's findings by their words: a
-    # config finding, not a verdict (the option table's issue), left as it is.
-    assert found == ["generator/commands/measure.py"]
+    assert found == []  # measure.py reads the option a policy problem is about, not its words
 
 
 CLAIMS = """

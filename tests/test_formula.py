@@ -3,8 +3,8 @@
 import pytest
 from helpers import REPO  # noqa: F401  (puts the repository on sys.path)
 
-from generator import units
-from generator.formula import FormulaError, dimension, evaluate, names, unused_inputs
+from generator.lang import units
+from generator.lang.formula import FormulaError, dimension, evaluate, names, unused_inputs
 
 
 @pytest.mark.parametrize(

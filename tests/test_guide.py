@@ -8,7 +8,7 @@ from dataclasses import fields, replace
 import pytest
 from helpers import REPO
 
-from generator.config import OPTIONS, shown_settings
+from generator.inputs.config import OPTIONS, shown_settings
 from generator.records import Policy
 from generator.rules import RULES
 
@@ -125,6 +125,6 @@ def test_every_test_the_security_guide_names_exists():
 
 
 def test_the_detectable_shift_table_in_the_checks_guide_is_the_one_the_statistics_module_computes():
-    from generator import stats
+    from generator.lang import stats
 
     assert stats.shift_table() in (GUIDE / "checks.md").read_text()

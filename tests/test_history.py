@@ -11,8 +11,8 @@ import subprocess
 
 from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
 
-from generator import attributes
-from generator.history import parse_log
+from generator.inputs import attributes
+from generator.inputs.history import parse_log
 
 IDENTITY = ["-c", "user.name=t", "-c", "user.email=t@t"]
 

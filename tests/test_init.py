@@ -13,7 +13,7 @@ import yaml
 from helpers import REPO, run_ledger, run_mkdocs, write_tree
 
 from generator.commands import initfiles
-from generator.config import read_policy
+from generator.inputs.config import read_policy
 
 SOURCE = "git+https://example.invalid/evidence-ledger@0123456789abcdef0123456789abcdef01234567"
 MARKER = re.compile(r"__[A-Z][A-Z0-9_]*__")  # the template's markers: __SOURCE__, __TITLE__, ...

@@ -149,9 +149,9 @@ def test_ledger_diff_flags_a_rewritten_run_first(tmp_path):
 def test_a_figure_refuses_a_run_that_is_not_intact():
     import pytest
 
-    from generator import verdicts
     from generator.records import FileChange, Report, Run, RunState, Source, Table
     from generator.site.figure_api import Data, FigureError
+    from generator.trust import verdicts
 
     run = Run(RUN, Source(RUN + "/manifest.json", 0), probe="probes/toy.py", testbed="linux-cpu")
     run = replace(run, tables={"results.csv": Table(("a",), (("1",),))})

@@ -9,8 +9,9 @@ import pytest
 from helpers import RUN_TIME, a_run, git, run_ledger, write_tree
 from helpers_rounds import claim, noisy, rewrite_rounds, rounds_run
 
-from generator import load, stats
-from generator.load import NOT_PARSED
+from generator.inputs import load
+from generator.inputs.load import NOT_PARSED
+from generator.lang import stats
 
 SPREAD = [1.1, 1.2, 1.25, 1.3, 1.31, 1.35, 1.4, 1.45, 1.5]  # median 1.31
 FLAT = [1.0] * 9

@@ -1,4 +1,4 @@
-"""The kind, status and field tables (generator/kinds.py) are the one list of names: the typed names in
+"""The kind, status and field tables (generator/claims/kinds.py) are the one list of names: the typed names in
 records.py, the JSON Schema, validate's readers and guide/claims.md's tables all follow them. Adding a
 field is a row, its reader, its schema property and its guide row, or a test here fails."""
 
@@ -9,8 +9,8 @@ from typing import get_args
 import pytest
 from helpers import REPO
 
-from generator import validate
-from generator.kinds import FIELD_NAMES, FIELD_TABLE, KIND_TABLE, STATUS_TABLE
+from generator.claims import validate
+from generator.claims.kinds import FIELD_NAMES, FIELD_TABLE, KIND_TABLE, STATUS_TABLE
 from generator.records import KINDS, RETIRED, STATUSES, Kind, Status
 
 SCHEMA = json.loads((REPO / "schema/claims.schema.json").read_text())

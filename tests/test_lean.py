@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO, write_tree
 
-from generator import stack
+from generator.inputs import stack
 
 INSTALL = 'install evidence-ledger[site] (pip install "evidence-ledger[site]")'
 CLAIMS = {"claims/a.yaml": "claims:\n  - id: a\n    kind: borrowed\n    status: lead\n    source: {title: x}\n"}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO, project, run_ledger, write_tree
 
-from generator.config import read_policy
+from generator.inputs.config import read_policy
 
 PY_PROBE = """
 import os

@@ -17,12 +17,12 @@ import pytest
 from helpers import REPO, run_ledger
 from test_diff import commit, git
 
-from generator.config import read_policy
 from generator.gate import check, check_pages
+from generator.inputs.config import read_policy
+from generator.lang.values import parse_number, spread_columns
 from generator.records import Claim, Report
 from generator.runs import MANIFEST, write_run
 from generator.timing import samples_file
-from generator.values import parse_number, spread_columns
 
 REPORT = ("claims", "measurements", "probes", "figures", "docs", "mkdocs.yml", ".gitattributes")
 SHIFT = 3.0  # the newer run reads three times the cited value: far beyond any run's noise or tolerance

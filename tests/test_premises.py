@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers import MEASURED, SPEEDUP_ROWS, a_run, ledger, run_ledger, write_tree
 
-from generator.leads import forbids_leads
+from generator.judging.leads import forbids_leads
 
 RETIRED = """
   - id: killer-claim

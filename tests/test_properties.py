@@ -16,11 +16,11 @@ from helpers_rounds import claim, rounds_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.config import read_policy
 from generator.gate import check
+from generator.inputs.config import read_policy
+from generator.lang.values import format_pair, parse_tolerance, within
 from generator.records import LedgerError, Policy
 from generator.runs import sha256_file
-from generator.values import format_pair, parse_tolerance, within
 
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
 SETTINGS = settings(
@@ -115,7 +115,7 @@ def test_any_units_declaration_in_mkdocs_yml_gives_findings_not_a_crash(name, ke
     (root / "claims/moe.yaml").write_text(text)
     try:
         policy = read_policy(root / "mkdocs.yml")
-        for finding in policy.problems:
+        for _, finding in policy.problems:
             assert str(finding.where).startswith("mkdocs.yml:"), finding
         check(root, policy, NOW)
     except LedgerError as error:  # malformed YAML: named with its line, and the gate does not start

@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 from helpers import run_ledger, write_tree
 
-from generator import numbers, prose, rendered
-from generator.references import find
+from generator.prose import numbers, rendered
+from generator.prose import scan as prose
+from generator.prose.references import find
 
 A_LEAD = "claims:\n  - id: a\n    kind: borrowed\n    status: lead\n    source: {title: x}\n"
 FIX = '  fix: cite the claim that holds it with {{ claim("some-id") }}, or mark a label: <span class="ledger-label">…</span>\n'

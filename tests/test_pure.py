@@ -3,10 +3,10 @@
 import pytest
 from helpers import REPO  # noqa: F401
 
-from generator.lineage import downstream, input_closure, upstream
+from generator.claims.lineage import downstream, input_closure, upstream
+from generator.lang.values import format_value, parse_tolerance, precision_of, select_row, within
+from generator.prose.references import find
 from generator.records import Claim, Report, Source, Table, Tolerance
-from generator.references import find
-from generator.values import format_value, parse_tolerance, precision_of, select_row, within
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ import json
 import pytest
 from helpers import REPO, RUN_TIME, TOY_PROBE, write_tree
 
-from generator.integrity import shape
 from generator.runs import Manifest, code_hash, csv_bytes, sha256_bytes, write_run
+from generator.trust.integrity import shape
 
 
 def write(tmp_path, **overrides):

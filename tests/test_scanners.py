@@ -4,9 +4,9 @@ with a finding), never skipped; every scan is linear, so a page at the size cap 
 import pytest
 from helpers import run_ledger, write_tree
 
-from generator import numbers, references
-from generator.load import MAX_PAGE_BYTES
-from generator.references import find, mask_code
+from generator.inputs.load import MAX_PAGE_BYTES
+from generator.prose import numbers, references
+from generator.prose.references import find, mask_code
 
 A_LEAD = "claims:\n  - id: a\n    kind: borrowed\n    status: lead\n    source: {title: x}\n"
 

@@ -8,8 +8,9 @@ import jsonschema
 import pytest
 from helpers import REPO
 
-from generator import validate, yamlread
-from generator.load import RawFile
+from generator.claims import validate
+from generator.inputs.load import RawFile
+from generator.lang import yamlread
 from generator.records import Source
 
 SCHEMA = json.loads((REPO / "schema/claims.schema.json").read_text())

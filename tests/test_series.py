@@ -8,9 +8,10 @@ from datetime import timedelta
 from helpers import RUN_TIME, run_ledger, write_tree
 from helpers_series import LEVEL_A, LEVEL_B, ledger, name, rounds, runs_of
 
-from generator import gate, stats
-from generator.changepoint import t_test
-from generator.config import read_policy
+from generator import gate
+from generator.inputs.config import read_policy
+from generator.lang import stats
+from generator.series.changepoint import t_test
 
 
 def history(root, *args) -> dict:

@@ -5,8 +5,8 @@ from helpers import REPO  # noqa: F401  (puts the repository on sys.path)
 
 from generator.records import Policy, Run, Source
 from generator.rules import WARN_BY_DEFAULT
-from generator.series import boundaries, defining
-from generator.series_records import Boundary
+from generator.series.records import Boundary
+from generator.series.stage import boundaries, defining
 
 
 @pytest.mark.parametrize(

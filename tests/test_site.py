@@ -318,7 +318,7 @@ def test_navigation_is_report_claims_measurements_gate_without_claim_or_run_page
 
 def test_the_gate_page_lists_every_option_row_with_its_value(built_site):
     """The gate page iterates config.OPTIONS, as `ledger diff` does: a new option shows up without an edit."""
-    from generator.config import OPTIONS
+    from generator.inputs.config import OPTIONS
 
     page = article(built_site, "gate")
     shown = re.findall(r"<tr><th><code>([a-z_]+)</code></th><td>([^<]*)</td></tr>", page)

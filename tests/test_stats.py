@@ -10,8 +10,9 @@ import random
 import pytest
 from helpers import REPO  # noqa: F401  (puts the repository on sys.path)
 
-from generator import formula, stats, timing
-from generator.stats import Estimate, Interval
+from generator import timing
+from generator.lang import formula, stats
+from generator.lang.stats import Estimate, Interval
 from generator.timing import median_coverage
 
 
@@ -147,13 +148,14 @@ def test_changed_needs_significance_and_a_move_beyond_tolerance(old, new, allowe
     assert (found.changed, found.significant, found.test) == expected
 
 
-def test_paired_ratio_uses_only_rounds_both_ran_and_cancels_common_drift():
+def test_paired_interval_uses_only_rounds_all_inputs_ran_and_cancels_common_drift():
     drift = {r: 1 + 0.5 * (r % 3) for r in range(9)}  # the machine slows down in some rounds
     looped = {r: 2.0 * drift[r] for r in range(9)}
     batched = {r: 1.0 * drift[r] for r in range(1, 9)}  # round 0 missing
-    found = stats.paired_ratio_interval(looped, batched)
-    assert found == Interval(2.0, 2.0, median_coverage(8, 1), 1)
-    assert stats.paired_ratio_interval({0: 1.0}, {1: 1.0}) is None
+    found = stats.paired_interval(lambda p: p["a"] / p["b"], {"a": looped, "b": batched})
+    assert found is not None and found[0] == Interval(2.0, 2.0, median_coverage(8, 1), 1)
+    assert [index for index, _ in found[1]] == list(range(1, 9))
+    assert stats.paired_interval(lambda p: p["a"] / p["b"], {"a": {0: 1.0}, "b": {1: 1.0}}) is None
 
 
 def test_joint_level_is_the_bonferroni_bound():

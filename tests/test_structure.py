@@ -1,4 +1,4 @@
-"""The shape of the code: a flat core, two wings, one table per list of names, small modules."""
+"""The shape of the code: the core in layered folders, two wings, one table per list of names, short functions."""
 
 import ast
 import subprocess
@@ -10,7 +10,7 @@ from helpers import REPO
 
 PACKAGE = REPO / "generator"
 WINGS = ("generator.site", "generator.commands")
-GATE_STAGES = {"generator.load", "generator.validate", "generator.evidence"}
+GATE_STAGES = {"generator.inputs.load", "generator.claims.validate", "generator.judging.evidence"}
 DISPLAYS = {"generator.text", "generator.commands.show", "generator.commands.compare", "generator.commands.difftext"}
 SITE_STACK = ("mkdocs", "pandas", "altair", "jinja2")
 
@@ -60,24 +60,93 @@ def test_no_display_imports_a_gate_stage_to_format_a_number():
     assert {name: found for name, found in reaching.items() if found} == {}
 
 
-def test_the_import_graph_is_shallow():
-    def depth(name: str, seen: tuple = ()) -> int:
-        return 1 + max((depth(m, seen + (name,)) for m in GRAPH[name] if m not in seen), default=0)
-
-    assert max(depth(name) for name in GRAPH) <= 8  # 10 before the wings; the longest chain is a verb down to records
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        path
-        for folder in (PACKAGE, *(REPO / name for name in ("probes", "figures", "benchmarks")))
-        for path in sorted(folder.rglob("*.py"))
-    ],
-    ids=lambda path: path.relative_to(REPO).as_posix(),
+# The layers, top to bottom: a module imports only from its own layer or one below it. The declared
+# order is the architecture: the entry point, the two wings, the pipeline, then its stages from the last
+# to the first, the pure languages of a claim, and the records every stage passes on.
+LAYERS = (
+    ("generator.cli", "generator.__main__"),
+    ("generator.commands",),
+    ("generator.site",),
+    ("generator.gate", "generator.text"),
+    ("generator.prose",),
+    ("generator.series",),
+    ("generator.judging",),
+    ("generator.claims",),
+    ("generator.inputs",),
+    ("generator.trust",),
+    ("generator.lang",),
+    ("generator.records", "generator.rules", "generator.probe", "generator.runs", "generator.timing", "generator"),
 )
-def test_no_module_is_over_400_lines(path):
-    assert len(path.read_text(encoding="utf-8").splitlines()) <= 400
+
+
+def layer_of(name: str) -> int:
+    """The index of the layer a module belongs to (its longest matching prefix)."""
+    matches = [
+        (len(prefix), index)
+        for index, prefixes in enumerate(LAYERS)
+        for prefix in prefixes
+        if name == prefix or name.startswith(prefix + ".")
+    ]
+    assert matches, f"{name} is in no layer: add it (or its folder) to LAYERS"
+    return max(matches)[1]
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Imports that go up the layers. A leaf of the core (a module importing nothing of ours) closes no
+    cycle, so any core module may import one (records takes its tables from rules and lang.units)."""
+    leaves = {name for name, found in graph.items() if not found - {"generator"} and not name.startswith(WINGS)}
+    return sorted(
+        f"{name} -> {target}"
+        for name, found in graph.items()
+        for target in found
+        if layer_of(target) < layer_of(name) and target not in leaves
+    )
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Import cycles among the package's modules (one path each), found by a depth-first search."""
+    found: list[list[str]] = []
+    state: dict[str, str] = {}
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = "open"
+        for target in sorted(graph[name] - {"generator"}):
+            if state.get(target) == "open":
+                found.append([*path[path.index(target) :], target])
+            elif target not in state:
+                visit(target, [*path, target])
+        state[name] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    return found
+
+
+def test_every_module_is_in_a_layer_and_every_layer_is_used():
+    assert sorted({layer_of(name) for name in GRAPH}) == list(range(len(LAYERS)))
+
+
+def test_imports_only_go_down_the_layers():
+    assert upward_imports(GRAPH) == []
+
+
+def test_no_import_cycle():
+    assert cycles(GRAPH) == []
+
+
+def test_an_upward_import_and_a_cycle_are_seen():
+    """The rules catch what they are for: a language reaching up to a stage, a stage to a wing, a cycle."""
+    planted = {name: set(found) for name, found in GRAPH.items()}
+    planted["generator.lang.values"].add("generator.judging.evidence")
+    planted["generator.inputs.load"].add("generator.site.render")
+    assert upward_imports(planted) == [
+        "generator.inputs.load -> generator.site.render",
+        "generator.lang.values -> generator.judging.evidence",
+    ]
+    planted = {name: set(found) for name, found in GRAPH.items()}
+    planted["generator.judging.checks"].add("generator.judging.evidence")  # evidence imports checks
+    assert cycles(planted) == [["generator.judging.evidence", "generator.judging.checks", "generator.judging.evidence"]]
 
 
 def test_no_function_in_the_package_is_over_80_lines():
@@ -149,7 +218,7 @@ def test_mkdocs_yml_has_one_reader():
     """The policy, the project finder, the site's settings and the review all read mkdocs.yml through
     mkdocs_yml.read() (or nodes() for a revision's text): one place composes it, tags never run."""
     composing = [name for name, path in MODULES.items() if "yaml.compose(" in path.read_text(encoding="utf-8")]
-    assert composing == ["generator.mkdocs_yml"]
+    assert composing == ["generator.inputs.mkdocs_yml"]
 
 
 MARKDOWN = "markdown_extensions:" + (REPO / "mkdocs.yml").read_text().split("markdown_extensions:")[1]

@@ -1,4 +1,4 @@
-"""Units: parsing, conversion and display by unit (generator/units.py), and the relations checks state."""
+"""Units: parsing, conversion and display by unit (generator/lang/units.py), and the relations checks state."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import functools
 import pytest
 from helpers import MEASURED, SPEEDUP_ROWS, a_run, run_ledger, write_tree
 
-from generator import ownunits, relations, units, values
-from generator.units import BASES, CURRENCIES, PREFIXES
+from generator.lang import ownunits, relations, units, values
+from generator.lang.units import BASES, CURRENCIES, PREFIXES
 
 
 @pytest.mark.parametrize(
@@ -108,8 +108,8 @@ def test_claim_with_an_unknown_unit_is_invalid_and_names_the_nearest(tmp_path):
 
 
 def test_a_stated_count_shows_as_a_whole_number_and_bytes_with_a_prefix():
+    from generator.lang.values import stated
     from generator.records import Claim, Source
-    from generator.values import stated
 
     where = Source("claims/a.yaml", 1)
     assert stated(Claim("a", "measured", where, value=40.0, value_text="40.00", unit="layers")) == "40 layers"
@@ -119,7 +119,7 @@ def test_a_stated_count_shows_as_a_whole_number_and_bytes_with_a_prefix():
 
 
 # -- units of any field: every prefix on every base, the named units, currencies, temperatures, and a
-#    project's own units (generator/units.py, generator/ownunits.py) ------------------------------
+#    project's own units (generator/lang/units.py, generator/lang/ownunits.py) ------------------------------
 
 PREFIXED = [(prefix, factor, base) for base in BASES for prefix, factor in PREFIXES[base.prefixes].items()]
 OTHER = {"bytes": "s", "seconds": "B", "FLOP": "J", "joules": "FLOP", "cycles": "instructions"}
@@ -133,7 +133,7 @@ def test_every_prefix_on_every_base_parses_converts_and_refuses_other_dimensions
     assert units.convert(3, unit, plain) == pytest.approx(3 * factor)
     assert units.convert(3 * factor, plain, unit) == pytest.approx(3)
     rate = units.parse(f"{prefix}{base.symbol}/s")
-    assert rate.dimension == plain.dimension / units.SECONDS
+    assert rate.dimension == plain.dimension / units.Dimension.of(seconds=1)
     first = next(iter(base.dimension))
     for other in ("×", OTHER.get(first, "tokens"), f"{prefix}{base.symbol}/token"):
         with pytest.raises(units.UnitError, match="^cannot compare "):

@@ -3,8 +3,8 @@
 import pytest
 import yaml
 
-from generator import yamlread
-from generator.yamlread import LocatedDict, YamlProblem
+from generator.lang import yamlread
+from generator.lang.yamlread import LocatedDict, YamlProblem
 
 
 def test_mappings_and_lists_know_their_lines_and_numbers_keep_their_text():

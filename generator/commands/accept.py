@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import yamlread
-from ..evaluation import Evaluation
 from ..gate import check_project
-from ..records import Claim, LedgerError, Report
+from ..judging.evaluation import Evaluation
+from ..lang import yamlread
+from ..lang.values import rounded
+from ..records import Claim, LedgerError, Report, Source, refusal
 from ..rules import STALE_RULES
-from ..values import rounded
 
 _VALUE_LINE = re.compile(r"^(?P<head>\s*(?:-\s+)?value\s*:[ \t]*)(?P<value>[^#\s][^#\n]*?)(?P<tail>[ \t]*(?:#.*)?)$")
 _KEY_LINE = re.compile(r"^(?P<indent>\s*(?:-\s+)?)(?P<key>[A-Za-z_]+)\s*:")
@@ -69,9 +69,15 @@ def plan(report: Report, claim_ids: list[str]) -> list[Change]:
         blocking = [f for f in report.findings_for(claim_id) if f.rule in STALE_RULES and f.rule not in mended]
         if blocking:
             reasons = "; ".join(f"{f.rule}: {f.problem}" for f in blocking)
-            raise LedgerError(f"{claim.where}: {claim_id}: cannot accept a value from stale evidence ({reasons})")
+            fix = "mend what makes the evidence stale first (`ledger check` names each), then accept"
+            raise refusal(
+                claim.where, claim_id, "accept", f"cannot accept a value from stale evidence ({reasons})", fix
+            )
         if evaluation is None or evaluation.value is None or not drifted:
-            raise LedgerError(f"{claim.where}: {claim_id}: nothing to accept (its value agrees with its evidence)")
+            fix = "nothing to do; accept is for a stated value its evidence no longer computes"
+            raise refusal(
+                claim.where, claim_id, "accept", "nothing to accept (its value agrees with its evidence)", fix
+            )
         computed = evaluation.value
         new = rounded(claim, computed, report.policy)
         changes.append(
@@ -113,17 +119,18 @@ def _edit(lines: list[str], claim: Claim, change: Change) -> None:
         index = change.line - 1
         match = _VALUE_LINE.match(lines[index].rstrip("\r\n"))
         if not match:
-            raise LedgerError(
-                f"{change.path}:{change.line}: {claim.id}: the value is not on a plain "
-                f"`value: N` line; set it to {change.new} by hand"
-            )
+            where = Source(change.path, change.line)
+            problem = "the value is not on a plain `value: N` line"
+            raise refusal(where, claim.id, "accept", problem, f"set it to {change.new} by hand")
         ending = lines[index][len(lines[index].rstrip("\r\n")) :]
         lines[index] = match.group("head") + change.new + match.group("tail") + ending
         return
     anchor = claim.at("kind").line
     key = _KEY_LINE.match(lines[claim.where.line - 1])
     if not key:
-        raise LedgerError(f"{change.path}:{claim.where.line}: {claim.id}: add `value: {change.new}` by hand")
+        where = Source(change.path, claim.where.line)
+        problem = "its claim has no `value:` line and no plain `- id:` line to add one under"
+        raise refusal(where, claim.id, "accept", problem, f"add `value: {change.new}` by hand")
     indent = " " * len(key.group("indent"))
     ending = "\r\n" if lines[anchor - 1].endswith("\r\n") else "\n"
     if not lines[anchor - 1].endswith(("\n", "\r")):
@@ -137,9 +144,8 @@ def _verify(text: str, path: str, changes: list[Change]) -> None:
     values = {item.get("id"): item.get("value") for item in data["claims"] if isinstance(item, dict)}
     for change in changes:
         if values.get(change.claim_id) != float(change.new) and values.get(change.claim_id) != int(float(change.new)):
-            raise LedgerError(
-                f"{path}: {change.claim_id}: the edit did not read back as {change.new}; file left unchanged"
-            )
+            problem = f"the edit did not read back as {change.new}; file left unchanged"
+            raise refusal(Source(path, 0), change.claim_id, "accept", problem, f"set it to {change.new} by hand")
 
 
 def _replace(file: Path, content: bytes) -> None:

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 
 import yaml
 
-from .. import mkdocs_yml
-from ..config import PLUGIN
-from ..reads import FIGURES
+from ..inputs import mkdocs_yml
+from ..inputs.config import PLUGIN
+from ..inputs.reads import FIGURES
 
 # Settings of mkdocs.yml that load code or decide what runs in the build and in a reader's browser.
 CODE_SETTINGS = ("plugins", "markdown_extensions", "hooks", "theme", "extra_javascript", "extra_css")

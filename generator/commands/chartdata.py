@@ -14,8 +14,8 @@ import json
 import math
 from collections.abc import Iterator, Mapping
 
+from ..lang.values import parse_number
 from ..records import Report, Run, Table
-from ..values import parse_number
 
 MAX_ROWS = 200_000  # rows read from one chart: a spec is read, never executed
 

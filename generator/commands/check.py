@@ -9,9 +9,10 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import hashcache, project, reads, stack, text
-from ..config import config_file, project_policy
+from .. import text
 from ..gate import check_project
+from ..inputs import hashcache, project, reads, stack
+from ..inputs.config import config_file, project_policy
 
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:

@@ -14,7 +14,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import history, yamlread
+from ..inputs import history
+from ..lang import yamlread
 
 NO_BLOB = "0" * 40
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .. import lineage, text
-from ..config import shown_settings
-from ..kinds import KIND
+from .. import text
+from ..claims import lineage
+from ..claims.kinds import KIND
+from ..inputs.config import shown_settings
+from ..lang.relations import SHOWN
+from ..lang.values import allowed_text, stated, within
 from ..records import Claim, Policy, Report
-from ..relations import SHOWN
 from ..rules import STALE_RULES
-from ..values import allowed_text, stated, within
-from ..verdicts import commit_text
+from ..trust.verdicts import commit_text
 from . import noise
 from .noise import defining
 from .renames import find_renames, renamed_references

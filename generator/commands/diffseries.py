@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..changepoint import MIN_POINTS
+from ..lang.values import format_value
 from ..records import Report
-from ..series_records import Series
-from ..values import format_value
+from ..series.changepoint import MIN_POINTS
+from ..series.records import Series
 
 
 @dataclass(frozen=True, slots=True)

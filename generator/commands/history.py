@@ -17,13 +17,13 @@ import json
 from dataclasses import asdict
 from datetime import datetime, timezone
 
-from .. import history as runlog
-from .. import verdicts
 from ..gate import check_project
+from ..inputs import history as runlog
+from ..lang.values import format_value, range_text
 from ..records import Claim, LedgerError, Report
-from ..series_records import Series
-from ..seriestext import METHODS, notes
-from ..values import format_value, range_text
+from ..series.records import Series
+from ..series.text import METHODS, notes
+from ..trust import verdicts
 from . import claimlog
 
 

@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 from .. import probe as probe_api
-from ..config import read_policy
+from ..inputs.config import read_policy
+from ..lang.values import parse_number
 from ..records import LedgerError
-from ..values import parse_number
 from . import initfiles, measure
 
 CLAIMS = "claims/hashing.yaml"  # filled from the example's first run

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import hashcache
 from .. import probe as probe_api
-from ..config import project_policy
+from ..inputs import hashcache
+from ..inputs.config import project_policy
 from ..records import LedgerError, Policy, ProbeSpec
 from ..runs import PARTIAL_PREFIX, sha256_file, utc_stamp
 
@@ -70,9 +70,9 @@ def run_from_args(args: argparse.Namespace) -> int:
 
 def chosen(policy: Policy, names: list[str]) -> list[ProbeSpec]:
     """The declared probes to run: all of them, or the ones named, in the order named."""
-    declared = [f for f in policy.problems if "ledger option probes" in f.problem]
+    declared = [finding for option, finding in policy.problems if option == "probes"]
     if declared:  # the gate lists a bad declaration among its findings; measuring cannot go on
-        raise LedgerError("; ".join(f"{f.where}: {f.problem}" for f in declared))
+        raise LedgerError("\n".join(str(finding) for finding in declared))
     if not policy.probes:
         raise LedgerError(
             "mkdocs.yml declares no probes: add a `probes:` list under the ledger plugin, e.g. "

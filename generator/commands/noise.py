@@ -12,10 +12,10 @@ import graphlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .. import stats
+from ..lang import stats
+from ..lang.values import format_value, range_text, within
 from ..records import Claim, ClaimInterval, Report, Run
-from ..series import defining  # one definition of "the same measurement" (NOT_DEFINING): refresh, diff, series
-from ..values import format_value, range_text, within
+from ..series.stage import defining  # one definition of "the same measurement" (NOT_DEFINING): refresh, diff, series
 
 
 def differences(old: Run, new: Run) -> list[str]:

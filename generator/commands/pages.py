@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import text
-from ..config import config_file
 from ..gate import check_project
+from ..inputs.config import config_file
 
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:

@@ -25,11 +25,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import formula, intervals, text, yamlread
-from ..evidence import read_cell
+from .. import text
 from ..gate import check_project
-from ..records import Claim, ClaimInterval, LedgerError, Report, Run
-from ..values import format_pair, format_value, rounded
+from ..judging import intervals
+from ..judging.evidence import read_cell
+from ..lang import formula, yamlread
+from ..lang.values import format_pair, format_value, rounded
+from ..records import Claim, ClaimInterval, Report, Run, Source, refusal
 from . import accept, noise
 from .noise import differences
 
@@ -245,7 +247,8 @@ def _move_run(lines: list[str], claim: Claim, move: Move, path: str) -> None:
         if move.old_run in lines[index]:
             lines[index] = lines[index].replace(move.old_run, move.new_run, 1)
             return
-    raise LedgerError(f"{path}:{start + 1}: {claim.id}: evidence.run is not written as plain text; set it by hand")
+    problem = "evidence.run is not written as plain text"
+    raise refusal(Source(path, start + 1), claim.id, "refresh", problem, f"set it to {move.new_run} by hand")
 
 
 def _verify_runs(content: str, path: str, moves: list[Move]) -> None:
@@ -258,7 +261,8 @@ def _verify_runs(content: str, path: str, moves: list[Move]) -> None:
     }
     for move in moves:
         if move.new_run and runs.get(move.claim_id) != move.new_run:
-            raise LedgerError(f"{path}: {move.claim_id}: the edit did not read back as {move.new_run}; file unchanged")
+            problem = f"the edit did not read back as {move.new_run}; file unchanged"
+            raise refusal(Source(path, 0), move.claim_id, "refresh", problem, f"set it to {move.new_run} by hand")
 
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:

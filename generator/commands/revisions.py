@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
-from .. import history, load
-from ..config import read_policy
 from ..gate import check
-from ..hashcache import files_under
+from ..inputs import history, load
+from ..inputs.config import read_policy
+from ..inputs.hashcache import files_under
 from ..records import LedgerError, Policy, Report
 
 

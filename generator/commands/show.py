@@ -7,11 +7,11 @@ import argparse
 import difflib
 from datetime import datetime, timezone
 
-from .. import lineage
+from ..claims import lineage
 from ..gate import check_project
+from ..lang.relations import SHOWN
+from ..lang.values import assert_text, noise_text, stated
 from ..records import Claim, LedgerError, Report, Run
-from ..relations import SHOWN
-from ..values import assert_text, noise_text, stated
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
 

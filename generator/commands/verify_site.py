@@ -29,13 +29,13 @@ from datetime import datetime, timezone
 from html.parser import HTMLParser
 from pathlib import Path
 
-from .. import project
-from ..digest import digest
-from ..digest import registry as run_registry
 from ..gate import check_project
+from ..inputs import project
+from ..lang.values import stated
 from ..records import Report
 from ..site import readback, stamp
-from ..values import stated
+from ..trust.digest import digest
+from ..trust.digest import registry as run_registry
 from . import chartdata, registry
 
 _CODE = re.compile(r"<(code|pre|script|style|textarea)\b.*?</\1>", re.DOTALL | re.IGNORECASE)

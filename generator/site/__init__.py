@@ -3,6 +3,6 @@
 It needs the site stack, the package's [site] extra: imported without it, it says what to install.
 """
 
-from ..stack import require
+from ..inputs.stack import require
 
 require()

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import mkdocs_yml
+from ..inputs import mkdocs_yml
 from ..records import Report
 from . import drawing, incremental, pages, render, stamp, timeline
 from .drawing import Drawn

@@ -16,7 +16,7 @@ from pathlib import Path
 import altair as alt
 import vl_convert
 
-from ..hashcache import CACHE_ROOT
+from ..inputs.hashcache import CACHE_ROOT
 from .render import esc, script_json
 
 VL_VERSION = getattr(vl_convert, "__version__", "unknown")  # keys the cache; the stub does not declare it

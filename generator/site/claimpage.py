@@ -5,18 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .. import lineage
+from ..claims import lineage
+from ..lang.relations import SHOWN
+from ..lang.values import allowed_text, assert_text, format_value, level_text, noise_text, range_text, stated
 from ..records import Claim, Report, Table
-from ..relations import SHOWN
-from ..values import (
-    allowed_text,
-    assert_text,
-    format_value,
-    level_text,
-    noise_text,
-    range_text,
-    stated,
-)
 from .render import admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner, run_link
 from .tables import frame_of, html_table
 from .timeline import section as history_section

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..reads import FIGURES
+from ..inputs.reads import FIGURES
 from ..records import LedgerError, Report, Source
 from .figure_data import Data, FigureError, Provenance
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from .. import reads
 from ..gate import check_pages
-from ..hashcache import files_under
+from ..inputs import reads
+from ..inputs.hashcache import files_under
 from ..records import Policy, Report
 from .render import Generated, claim_src, run_src, url_of
 from .watched import signature

@@ -24,8 +24,9 @@ from markdown.extensions import Extension
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 
-from .. import reads, references
-from ..config import project_policy
+from ..inputs import reads
+from ..inputs.config import project_policy
+from ..prose import references
 from ..records import Report
 from . import assemble, render, stamp, watched
 from .assemble import Site

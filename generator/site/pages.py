@@ -13,11 +13,11 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 
-from ..config import shown_settings
+from ..inputs.config import shown_settings
+from ..lang.relations import SHOWN
+from ..lang.values import stated
 from ..records import RETIRED, Claim, Report, Run
-from ..relations import SHOWN
 from ..text import summary
-from ..values import stated
 from . import claimpage, runpage, timeline
 from .render import (
     CLAIMS_INDEX,

@@ -20,9 +20,11 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, InclusionLevel
 
-from .. import mkdocs_yml, reads, references, text
-from ..config import OPTIONS, policy_from_options
+from .. import text
 from ..gate import check
+from ..inputs import mkdocs_yml, reads
+from ..inputs.config import OPTIONS, policy_from_options
+from ..prose import references
 from ..records import LedgerError, Report
 from . import assemble, incremental, pages, readback, render, stamp
 

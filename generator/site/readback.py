@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from .. import numbers, rendered
+from ..prose import numbers, rendered
 
 
 def figures_in(html: str) -> list[str]:

@@ -16,11 +16,12 @@ from pathlib import Path
 
 from mkdocs.utils import get_relative_url
 
-from .. import hashcache, references
-from ..kinds import FIELD
+from ..claims.kinds import FIELD
+from ..inputs import hashcache
+from ..lang.relations import SHOWN
+from ..lang.values import noise_text, stated
+from ..prose import references
 from ..records import Claim, Finding, PageRef, Report, Run
-from ..relations import SHOWN
-from ..values import noise_text, stated
 
 # Where the generated pages live (src paths in the docs tree; none is written into docs/).
 CLAIMS_INDEX = "claims/index.md"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import re
 
-from ..digest import digest, registry
 from ..records import Report
+from ..trust.digest import digest, registry
 
 STAMP_CLASS = "ledger-stamp"
 REGISTRY = "assets/ledger/runs.json"  # every run's file hashes, published with the site

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import pandas as pd
 
+from ..lang.values import format_value
 from ..records import Claim, Table
-from ..values import format_value
 from .render import esc
 
 ClaimRenderer = Callable[[Claim], str]

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import functools
 
+from ..lang.values import format_value, range_text
 from ..records import Claim, Report
-from ..series_records import Series
-from ..seriestext import METHODS, notes
-from ..values import format_value, range_text
+from ..series.records import Series
+from ..series.text import METHODS, notes
 from .render import badge, esc, script_json
 
 MIN_POINTS = 3  # a chart from three points on; fewer read better as the table alone

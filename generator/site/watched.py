@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..hashcache import files_under, stat_key
+from ..inputs.hashcache import files_under, stat_key
 
 
 def signature(root: Path, folders: Iterable[str], files: Iterable[str] = ()) -> tuple:

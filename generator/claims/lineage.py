@@ -1,0 +1,52 @@
+"""Lineage: how claims depend on each other (inputs, checks, retirements). Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..records import Claim
+
+INPUT, CHECK, RETIREMENT = "input", "checked by", "retired by"
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Edge:
+    claim_id: str  # the claim that names another
+    target_id: str  # the claim it names
+    relation: str  # INPUT: claim uses target in its formula; CHECK: target checks claim;
+    # RETIREMENT: target retired claim
+
+
+def edges(claims: Iterable[Claim]) -> list[Edge]:
+    """Every reference from one claim to another, in claim order."""
+    found = []
+    for claim in claims:
+        found += [Edge(claim.id, target, INPUT) for _, target in claim.inputs]
+        found += [Edge(claim.id, target, CHECK) for target in claim.checked_by]
+        found += [Edge(claim.id, target, RETIREMENT) for target in claim.retired_by]
+    return found
+
+
+def upstream(claim_id: str, by_id: Mapping[str, Claim]) -> list[Edge]:
+    """What a claim names directly (its inputs, checks, retirer)."""
+    claim = by_id.get(claim_id)
+    return edges([claim]) if claim else []
+
+
+def downstream(claim_id: str, claims: Iterable[Claim]) -> list[Edge]:
+    """Claims that name this one: use it as an input, are checked by it, or were retired by it."""
+    return [edge for edge in edges(claims) if edge.target_id == claim_id]
+
+
+def input_closure(claim_id: str, by_id: Mapping[str, Claim]) -> list[str]:
+    """Every claim reachable through inputs (depth first, each once), not including the claim."""
+    seen: list[str] = []
+    stack = [target for _, target in reversed(by_id[claim_id].inputs)] if claim_id in by_id else []
+    while stack:
+        current = stack.pop()
+        if current in seen or current == claim_id or current not in by_id:
+            continue
+        seen.append(current)
+        stack += [target for _, target in reversed(by_id[current].inputs)]
+    return seen

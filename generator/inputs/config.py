@@ -1,0 +1,377 @@
+"""Policy: the plugin's settings in mkdocs.yml -> a Policy, read the same way by the CLI and the build."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+import yaml
+
+from ..lang import ownunits, yamlread
+from ..lang.relations import MAX_FACTOR
+from ..lang.values import parse_tolerance
+from ..records import Finding, LedgerError, Policy, ProbeSpec, Source, UnitSpec
+from ..rules import WARN_BY_DEFAULT, WARNABLE
+from ..runs import PROBE_NAME, TESTBED_PATTERN
+from . import mkdocs_yml
+from .mkdocs_yml import site_settings
+
+PLUGIN = "ledger"
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One policy setting of the plugin in mkdocs.yml: its type, meaning and how a value is checked."""
+
+    name: str
+    types: tuple[type, ...]  # what mkdocs' config loader accepts before our own check
+    help: str
+    parse: Callable[[object], object]  # the value as written -> the Policy field; ValueError says why
+
+    @property
+    def default(self) -> object:
+        """Policy's default: one copy of each (Policy lives in records.py, which imports nothing: the depth cap)."""
+        return _DEFAULTS[self.name]
+
+
+def _positive_whole(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0 or value > 10**9:
+        raise ValueError(f"must be a positive whole number up to 1,000,000,000, got {str(value)[:40]}")
+    return value
+
+
+def _input_bytes(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 << 20 <= value <= 1 << 40:
+        raise ValueError(f"must be a whole number of bytes from 1 MiB to 1 TiB, got {str(value)[:40]}")
+    return value
+
+
+MAX_SHARE = 0.5  # the hard limit of every tolerance option: 50% of the value
+
+
+def _tolerance(value: object) -> str:
+    """'precision', an absolute number (judged per claim against max_tolerance), or a percentage up to 50%."""
+    try:
+        tolerance = parse_tolerance(value)
+    except ValueError as error:
+        raise ValueError(f"{str(value)[:40]!r} {error}") from None
+    if tolerance.relative > MAX_SHARE:
+        raise ValueError(f"{value!r} is above the limit of {MAX_SHARE:.0%}")
+    return str(value)
+
+
+def _percentage(value: object) -> str:
+    """A percentage above 0 and at most 50%."""
+    text = str(value).strip() if isinstance(value, str) else ""
+    try:
+        tolerance = parse_tolerance(text)
+    except ValueError:
+        tolerance = None
+    if tolerance is None or not text.endswith("%") or not 0 < tolerance.relative <= MAX_SHARE:
+        raise ValueError(
+            f"must be a percentage above 0 and at most {MAX_SHARE:.0%} like '10%', got {str(value)[:40]!r}"
+        )
+    return text
+
+
+def _factor(value: object) -> float:
+    """A factor from 1 to relations.MAX_FACTOR."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= MAX_FACTOR:
+        raise ValueError(f"must be a number from 1 to {MAX_FACTOR:g}, got {str(value)[:40]}")
+    return float(value)
+
+
+def _rules(value: object) -> frozenset[str]:
+    if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
+        raise ValueError("must be a list of rule names")
+    for rule in value:
+        if rule not in WARNABLE:
+            raise ValueError(f"{rule!r} cannot warn; rules that can: {', '.join(WARNABLE)}")
+    return frozenset(value)
+
+
+def _failing(value: object) -> frozenset[str]:
+    """Rules that warn by default (rules.WARN_BY_DEFAULT), made failures."""
+    if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
+        raise ValueError("must be a list of rule names")
+    for rule in value:
+        if rule not in WARN_BY_DEFAULT:
+            raise ValueError(
+                f"{rule!r} fails already; rules that warn by default: {', '.join(sorted(WARN_BY_DEFAULT))}"
+            )
+    return frozenset(value)
+
+
+def _folder(value: object) -> str:
+    if not isinstance(value, str) or not value or value.startswith("/") or ".." in value:
+        raise ValueError("must be a folder inside the repository")
+    return value
+
+
+PROBE_KEYS = ("name", "command", "code", "env", "build")
+
+
+def _probes(value: object) -> tuple[ProbeSpec, ...]:
+    """`probes:` -> ProbeSpecs: each a mapping with a name and a command (code and env optional)."""
+    if not isinstance(value, list):
+        raise ValueError("must be a list of {name, command} mappings")
+    found: list[ProbeSpec] = []
+    for number, item in enumerate(value, start=1):
+        if not isinstance(item, dict):
+            raise ValueError(f"entry {number} must be a mapping with `name` and `command`")
+        unknown = sorted(set(item) - set(PROBE_KEYS))
+        if unknown:
+            raise ValueError(f"entry {number}: unknown key {unknown[0]!r}; keys are: {', '.join(PROBE_KEYS)}")
+        name, command = item.get("name"), item.get("command")
+        if not isinstance(name, str) or not PROBE_NAME.match(name):
+            raise ValueError(f"entry {number}: `name` must be lower_snake_case (its runs go to measurements/<name>/)")
+        if any(spec.name == name for spec in found):
+            raise ValueError(f"probe {name!r} is declared twice")
+        if not isinstance(command, str) or not command.strip():
+            raise ValueError(f"probe {name}: `command` must be a command line, e.g. '{{python}} probes/{name}.py'")
+        code = item.get("code") or []
+        if not isinstance(code, list) or not all(_inside_path(path) for path in code):
+            raise ValueError(f"probe {name}: `code` must be a list of file paths inside the repository")
+        env = item.get("env") or {}
+        if not isinstance(env, dict):
+            raise ValueError(f"probe {name}: `env` must be a mapping of variable names to values")
+        build = _build(name, item.get("build"), command, code)
+        found.append(ProbeSpec(name, command, tuple(code), tuple((str(k), str(v)) for k, v in env.items()), build))
+    return tuple(found)
+
+
+def _build(name: str, build: object, command: str, code: list) -> str:
+    """A compiled probe's build command: it needs its inputs declared (`code`, hashed as the probe's
+    code) and a command that writes {out}, so the run ledger measure finalizes is stamped with them."""
+    if build is None:
+        return ""
+    if not isinstance(build, str) or not build.strip():
+        raise ValueError(
+            f"probe {name}: `build` must be a command line, e.g. 'cc -O2 -o {{build}}/{name} probes/{name}.c'"
+        )
+    if not code:
+        raise ValueError(
+            f"probe {name}: a probe with `build` lists the build's inputs under `code` (they are its code hash)"
+        )
+    if "{out}" not in command:
+        raise ValueError(
+            f"probe {name}: a probe with `build` writes {{out}}: ledger measure finalizes it with the inputs' hash"
+        )
+    return build
+
+
+def _testbeds(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(name, str) and TESTBED_PATTERN.match(name) for name in value):
+        raise ValueError("must be a list of testbed names in lower-kebab-case, e.g. [linux-x86-64, nvidia-h200]")
+    if len(set(value)) != len(value):
+        raise ValueError("names a testbed twice")
+    return tuple(value)
+
+
+def _units(value: object) -> tuple[UnitSpec, ...]:
+    """`units:` -> the project's own units (ownunits.py); a bad entry names itself and its line."""
+    if not isinstance(value, dict):
+        raise ValueError("must be a mapping of unit names to {dimension, scale, prefixes}")
+    try:
+        return ownunits.specs(value.items())
+    except ownunits.DeclarationError as error:
+        raise AtLine(str(error), getattr(value, "key_lines", {}).get(error.name, 0), error.fix) from None
+
+
+class AtLine(ValueError):
+    """A bad value inside an option, at its own line of mkdocs.yml (0: the option's line), with its fix."""
+
+    def __init__(self, problem: str, line: int, fix: str) -> None:
+        super().__init__(problem)
+        self.line, self.fix = line, fix
+
+
+def _inside_path(path: object) -> bool:
+    return isinstance(path, str) and bool(path) and not path.startswith("/") and ".." not in path.split("/")
+
+
+_DEFAULTS = {field.name: field.default for field in fields(Policy)}
+OPTIONS = (
+    Option("max_run_age_days", (int,), "runs older than this many days fail the gate (too-old)", _positive_whole),
+    Option(
+        "default_tolerance",
+        (str, int, float),
+        "allowed |stated - computed| when a claim sets no `tolerance`: 'precision' (half a unit of the stated "
+        "last digit), a number, or a percentage up to 50%; a claim's tolerance is also held to max_tolerance",
+        _tolerance,
+    ),
+    Option(
+        "check_tolerance",
+        (str,),
+        "how far a same-quantity check (`checked_by: [id]`) may differ from the claim it checks, when the claim "
+        "sets no `tolerance`, before the round spread widens it: a percentage up to 50%",
+        _percentage,
+    ),
+    Option(
+        "max_tolerance",
+        (str,),
+        "the largest tolerance a claim may have, as a share of max(|stated|, |computed|): a percentage up to 50%",
+        _percentage,
+    ),
+    Option(
+        "max_check_factor",
+        (int, float),
+        "the widest `within Nx` check that still agrees with the claim (a wider one only bounds it): "
+        f"a number from 1 to {MAX_FACTOR:g}",
+        _factor,
+    ),
+    Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules),
+    Option(
+        "fail",
+        (list,),
+        "rules that warn by default reported as failures instead, e.g. [moved-since-cited] (it wins over `warn`)",
+        _failing,
+    ),
+    Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
+    Option(
+        "max_input_bytes",
+        (int,),
+        "the most the gate reads in one check, every file together; a file past it is refused with a finding",
+        _input_bytes,
+    ),
+    Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder),
+    Option("measurements_dir", (str,), "folder of measurement runs, relative to mkdocs.yml", _folder),
+    Option(
+        "probes_dir",
+        (str,),
+        "folder of the probes' source, relative to mkdocs.yml (code hashes cover it)",
+        _folder,
+    ),
+    Option(
+        "probes",
+        (list,),
+        "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env, build}; "
+        "the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) and {build} "
+        "(where `build` put the binary)",
+        _probes,
+    ),
+    Option(
+        "testbeds",
+        (list,),
+        "the testbeds the fleet's measure workflow measures on, each a self-hosted runner's label "
+        "(`ledger measure --matrix`; guide/fleet.md)",
+        _testbeds,
+    ),
+    Option(
+        "units",
+        (dict,),
+        "the project's own units and counted things, each NAME: {dimension, scale, prefixes}: a dimension "
+        "is a known unit (scale: how many of it one NAME is) or NAME itself (a new counted thing); "
+        "`prefixes: si` adds kNAME, MNAME, ... (guide/checks.md#units)",
+        _units,
+    ),
+)
+OPTION_NAMES = tuple(option.name for option in OPTIONS)
+
+
+def shown_settings(policy: Policy) -> dict[str, str]:
+    """Every option's value as a reviewer reads it, in the table's order (`ledger diff` compares these)."""
+    return {option.name: _shown(getattr(policy, option.name)) for option in OPTIONS}
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, frozenset):
+        return ", ".join(sorted(value)) or "none"
+    if isinstance(value, tuple) and value and isinstance(value[0], UnitSpec):
+        return ownunits.shown(value)
+    if isinstance(value, tuple):  # probes, testbeds
+        return "; ".join(_probe_text(item) if isinstance(item, ProbeSpec) else str(item) for item in value) or "none"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _probe_text(spec: ProbeSpec) -> str:
+    code = f", code {' '.join(spec.code)}" if spec.code else ""
+    env = f", env {' '.join(f'{k}={v}' for k, v in spec.env)}" if spec.env else ""
+    return f"{spec.name}: {spec.command}{code}{env}"
+
+
+def policy_from_options(
+    options: dict, docs_dir: str = "docs", where: str = "mkdocs.yml", lines: dict | None = None, line: int = 0
+) -> Policy:
+    """Validate the plugin's options (None means 'use the default') and build the Policy.
+
+    A bad value is a finding on mkdocs.yml at its line (the option keeps its default), so the gate
+    lists it with every other problem instead of stopping.
+    """
+    by_name = {option.name: option for option in OPTIONS}
+    settings: dict = {"docs_dir": docs_dir, **{option.name: option.default for option in OPTIONS}}
+    problems = []
+    for key, value in options.items():
+        if value is None:
+            continue
+        at = Source(where, (lines or {}).get(key, line))
+        if key not in by_name:
+            fix = f"options are: {', '.join(OPTION_NAMES)}"
+            problems.append(("", Finding(at, "", "invalid", f"unknown ledger option {key!r}", fix)))
+            continue
+        try:
+            settings[key] = by_name[key].parse(value)
+        except (ValueError, OverflowError) as error:
+            fix = f"fix `{key}:` under the ledger plugin (default: {_shown(by_name[key].default)})"
+            if isinstance(error, AtLine):
+                at, fix = Source(where, error.line or at.line), error.fix
+            problems.append((key, Finding(at, "", "invalid", f"ledger option {key}: {error}", fix)))
+    return Policy(**settings, problems=tuple(problems))
+
+
+def read_policy(config_file: Path) -> Policy:
+    """The policy from mkdocs.yml's `plugins: - ledger: {...}` entry (defaults if there is none)."""
+    name = config_file.name
+    if not config_file.exists():
+        raise LedgerError(f"{config_file}: not found; run from the project root or pass --config")
+    # Compose only: mkdocs.yml may carry !!python/name tags that we must neither run nor reject.
+    try:
+        top = mkdocs_yml.read(config_file)
+    except mkdocs_yml.Malformed as problem:
+        raise LedgerError(f"{name}: {problem}") from None
+    if top is None:
+        raise LedgerError(f"{name}: expected a mapping at the top level")
+    docs_dir = top["docs_dir"].value if isinstance(top.get("docs_dir"), yaml.ScalarNode) else "docs"
+    site = site_settings(top, name)
+    options_node = _plugin_options(top.get("plugins"))
+    if options_node is None:
+        return replace(Policy(docs_dir=docs_dir), **site)
+    where = f"{name}:{options_node.start_mark.line + 1}"
+    try:
+        options = yamlread.build(options_node)
+    except yamlread.YamlProblem as problem:
+        raise LedgerError(f"{name}:{problem.line}: {problem.message}") from None
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise LedgerError(f"{where}: the ledger plugin's options must be a mapping")
+    lines = dict(getattr(options, "key_lines", {}))
+    return replace(policy_from_options(dict(options), docs_dir, name, lines, options_node.start_mark.line + 1), **site)
+
+
+def config_file(root: Path, config: Path | None) -> Path:
+    """The file holding the policy: --config when given, else mkdocs.yml under root."""
+    return config or root / "mkdocs.yml"
+
+
+def project_policy(root: Path, config: Path | None = None) -> Policy:
+    """The policy the project declares; the defaults where it has no mkdocs.yml (a named --config must exist)."""
+    file = config_file(root, config)
+    return read_policy(file) if config or file.exists() else Policy()
+
+
+def _plugin_options(plugins: yaml.Node | None) -> yaml.Node | None:
+    entries = []
+    if isinstance(plugins, yaml.SequenceNode):
+        for item in plugins.value:
+            if isinstance(item, yaml.ScalarNode) and item.value == PLUGIN:
+                return yaml.ScalarNode("tag:yaml.org,2002:null", "", item.start_mark, item.end_mark)
+            if isinstance(item, yaml.MappingNode):
+                entries += item.value
+    elif isinstance(plugins, yaml.MappingNode):
+        entries = plugins.value
+    for key, value in entries:
+        if isinstance(key, yaml.ScalarNode) and key.value == PLUGIN:
+            return value
+    return None

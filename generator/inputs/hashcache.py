@@ -1,0 +1,126 @@
+"""The check cache: the last verdict and what it was reached on, kept as data in .cache/ledger/check.json.
+
+A file is known by what git's index records of it: size, mtime, ctime and inode (ctime too, so an
+edit that puts the size and mtime back is still seen: the kernel sets ctime on every write). An
+entry is trusted only when it is strictly older than the moment the cache was written (git's
+racy-entry rule): a file changed in the same tick as the cache is hashed again. The last verdict
+is reused only when every file the gate reads, the gate's own code, the policy, the arguments and
+the day are all as they were; anything else runs the whole gate. What the gate reads is one list
+(reads.py, derived from the policy) plus the code files the runs' manifests declared last time.
+JSON, never pickle; `--no-cache` skips it (so does LEDGER_NO_CACHE in the environment), and CI and
+the publish workflow run without it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CACHE_ROOT = ".cache"  # the one cache folder (the check cache, the charts, compiled probes): never committed
+FOLDER = f"{CACHE_ROOT}/ledger"
+NO_CACHE = "LEDGER_NO_CACHE"  # set in CI: as --no-cache (the build's chart cache reads it too)
+NAME = "check.json"
+VERSION = 3  # 3: the verdict and the code files the runs declared (2: the verdict alone)
+GENERATOR = Path(__file__).resolve().parents[1]  # the gate's own code (the whole package) is an input too
+
+
+def stat_key(path: Path) -> list[int] | None:
+    """[size, mtime_ns, ctime_ns, inode], or None when the file cannot be read."""
+    try:
+        info = path.stat()
+    except (OSError, ValueError):
+        return None
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+
+
+def racy(key: list[int], written_ns: int) -> bool:
+    """git's rule: an entry not strictly older than the cache itself may have changed unseen."""
+    return key[1] >= written_ns or key[2] >= written_ns
+
+
+@dataclass
+class Cache:
+    path: Path | None  # None: --no-cache (every hash computed, nothing kept)
+    written_ns: int = 0  # when the cache's contents were taken (the start of the run that wrote it)
+    verdict: dict = field(default_factory=dict)  # {"key": [...], "output": str, "exit": int, "code": [...]}
+    started_ns: int = field(default_factory=time.time_ns)
+
+    def reusable(self, key: list) -> dict | None:
+        """The last verdict, if it was reached on exactly these inputs and none of them is racy."""
+        if self.path is None or self.verdict.get("key") != key:
+            return None
+        for _, stat in key[-1]:
+            if stat is not None and racy(stat, self.written_ns):  # a missing file stays missing, or the key moves
+                return None
+        return self.verdict
+
+    def save(self, key: list, output: str, exit_code: int, code: tuple[str, ...] = ()) -> None:
+        """Write the cache atomically (a temporary file, then a rename); a read-only tree keeps none.
+
+        `code`: the code files the runs declared, so the next key covers them wherever they live."""
+        if self.path is None:
+            return
+        data = {
+            "version": VERSION,
+            "written_ns": self.started_ns,
+            "verdict": {"key": key, "output": output, "exit": exit_code, "code": list(code)},
+        }
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            ignore = self.path.parent.parent / ".gitignore"
+            if self.path.parent.parent.name == CACHE_ROOT and not ignore.exists():
+                ignore.write_text("# build and check caches of the evidence ledger\n*\n")
+            temporary = self.path.with_name(f".{NAME}.{os.getpid()}")
+            temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+            temporary.replace(self.path)
+        except OSError:
+            pass
+
+
+def load(root: Path, enabled: bool = True) -> Cache:
+    """The cache under root (an empty one when it is missing, unreadable or from another version)."""
+    if not enabled:
+        return Cache(None)
+    path = root / FOLDER / NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("version") != VERSION:
+            raise ValueError("another version")
+        # the entries were taken before the run that wrote them started: they are as old as that start
+        return Cache(path, int(data["written_ns"]), dict(data["verdict"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return Cache(path)
+
+
+def inputs_key(root: Path, folders: Iterable[str], files: Iterable[str], context: list) -> list:
+    """Every file the gate reads (under the folders, the named files, the gate's code) by stat key."""
+    paths: set[Path] = set()
+    for folder in folders:
+        base = root / folder
+        if base.is_dir():
+            paths.update(files_under(base))
+    paths.update(root / name for name in files)
+    paths.update(GENERATOR.rglob("*.py"))
+    entries = [[str(p), stat_key(p)] for p in sorted(paths)]
+    return [VERSION, *context, entries]
+
+
+def files_under(folder: Path):
+    """Every file below a folder, links not followed into folders; nothing when it cannot be read."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            is_folder = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        if is_folder:
+            yield from files_under(Path(entry.path))
+        else:
+            yield Path(entry.path)

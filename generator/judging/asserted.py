@@ -1,0 +1,107 @@
+"""Asserted relations: claims + computed values + intervals -> not-significant findings and one
+AssertResult per `asserts:`. Pure.
+
+A measured or extrapolated claim's `asserts:` says what the prose relies on, as a bound on its own
+value (relations.py's forms that bound a value alone: `> 1`, `< 0.5`, `>= 10 GB/s`,
+`between 0.9 and 1.1`; the claim's value is converted to the bound's unit). It holds only when the
+whole interval does, never on the median alone: each form is a half-line or a range, so the interval
+lies inside when both its ends do. A claim with no interval is judged by what it is (intervals.py
+decides, as the evidence stage visits the claims, inputs first):
+
+- *exact* (computed from counts, no timing; an extrapolated claim whose inputs are all exact, or
+  borrowed and taken as stated): judged on its value;
+- *unknown* (a timed value with neither raw rounds nor a min–max range, an input like that, or an
+  interval a formula cannot carry): nothing shows the relation holds, so it does not.
+
+A stale claim is not judged (its own finding says why); a retired claim's is shown and never fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..lang import relations, units
+from ..lang.values import format_pair, format_value, interval_parts
+from ..records import AssertResult, Claim, ClaimInterval
+from .evaluation import Reporter
+
+
+@dataclass(frozen=True, slots=True)
+class Noise:
+    """What the evidence stage knows of the claims' noise beside their intervals."""
+
+    intervals: Mapping[str, ClaimInterval]
+    exact: frozenset[str]  # claim ids whose value is exact
+    unknown: Mapping[str, str]  # claim id -> why its noise is not known (a clause: "it has no interval: …")
+    table: units.UnitTable = units.BUILT_IN  # the units: the built-in ones and the project's own
+
+
+def evaluate(
+    by_id: Mapping[str, Claim],
+    computed: Mapping[str, float],
+    noise: Noise,
+    failing: Mapping[str, list[str]],
+    report: Reporter,
+) -> dict[str, AssertResult]:
+    """Judge every claim's `asserts:`; report not-significant where it does not hold."""
+    return {
+        claim.id: _judge(claim, computed.get(claim.id), noise, failing.get(claim.id), report)
+        for claim in by_id.values()
+        if claim.asserts
+    }
+
+
+def _judge(claim: Claim, value: float | None, noise: Noise, stale: list[str] | None, report: Reporter) -> AssertResult:
+    try:
+        relation = relations.parse(claim.asserts, noise.table, "asserts")
+        mine = units.parse(claim.unit, noise.table)
+        theirs = units.parse(relation.unit, noise.table) if relation.unit else mine
+    except (relations.RelationError, units.UnitError):  # validate reported it
+        return AssertResult(claim.asserts, None, "cannot be read")
+    words = relation.describe()
+    if stale or value is None or mine.dimension != theirs.dimension:
+        why = f"stale ({', '.join(sorted(set(stale)))})" if stale else "no value" if value is None else "units"
+        return AssertResult(claim.asserts, None, f"not judged: {why}")
+    shown = format_value(claim.value if claim.value is not None else value, claim.unit)
+    head = f"{shown} asserts {claim.asserts}, but"
+    interval = noise.intervals.get(claim.id)
+    if claim.id in noise.unknown:
+        holds, on = False, noise.unknown[claim.id]
+        problem, fix = f"{head} {on}", _fix(claim, "no interval")
+    elif interval is not None:
+        ends = [units.convert(x, mine, theirs) for x in (interval.low, interval.high)]
+        holds = all(relation.holds(end) for end in ends)
+        on = _interval_words(interval, claim.unit)
+        problem, fix = f"{head} {on}", _fix(claim, interval.basis)
+    elif claim.id in noise.exact:
+        found = units.convert(value, mine, theirs)
+        holds = relation.holds(found)
+        origin = "computed from counts" if claim.kind == "measured" else "from exact inputs"
+        on = f"its exact value {format_value(value, claim.unit)} ({origin})"
+        given = format_pair(found, relation.bound, relation.unit or claim.unit)[0]
+        problem = f"{head} it is exact ({origin}) and {given} is not {words}"
+        fix = "correct the value or the statement: an exact value is its own interval"
+    else:  # no interval and not known to be exact: evidence.py puts every such claim in `unknown`
+        holds, on = False, "it has no interval"
+        problem, fix = f"{head} {on}", _fix(claim, "no interval")
+    if not holds and not claim.retired:
+        report(claim, "not-significant", claim.at("asserts"), problem, fix)
+    return AssertResult(claim.asserts, holds, on)
+
+
+def _interval_words(interval: ClaimInterval, unit: str) -> str:
+    """'its 98.4% interval is 0.74–1.51× (min–max of 7 rounds; no raw rounds)'."""
+    level, ends, words = interval_parts(interval, unit)
+    return f"its {level or '(coverage unknown)'} interval is {ends} ({words})"
+
+
+def _fix(claim: Claim, basis: str) -> str:
+    """More rounds, or a weaker statement: what the interval supports, in `asserts` and in the prose."""
+    probe = claim.evidence.run.split("/")[1] if claim.evidence and claim.evidence.run.count("/") == 2 else ""
+    measure = f"`ledger measure {probe}`" if probe else "`ledger measure` for its inputs' probes"
+    if basis in ("min-max", "no interval"):
+        more = f"measure it again with raw rounds ({measure}: runs written through generator.timing keep them)"
+    else:
+        more = f"measure it with more rounds or a tighter target ({measure})"
+    return f"{more}, then `ledger refresh --write`; or make the statement weaker, in `asserts` and in the prose"

@@ -1,0 +1,371 @@
+"""Checks and grounding: claims + computed values + intervals -> contradicted, only-borrowed and
+unsupported-refutation findings, and one CheckResult per `checked_by` entry. Pure.
+
+A check is a comparison (guide/checks.md) with a strength decided here once: *agrees* (the plain
+form, the same quantity on the same testbed within the check tolerance, widened by the checking
+value's interval; or `within Nx` up to the policy's max_check_factor), *bounded* (the
+checked value on one side of the checking value, or a wider factor) or *direction* (a bound on the
+checking value alone: a sign, not a number). Both claims are in one dimension, compared after unit
+conversion. Only an asserted claim whose own lineage reaches a fresh measured run counts as a check,
+and only a check that agrees supports a borrowed claim.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from ..claims import lineage
+from ..lang import ownunits, relations, units
+from ..lang.values import (
+    allowed_text,
+    format_pair,
+    format_value,
+    interval_text,
+    parse_tolerance,
+    policy_share,
+    tolerance_excess,
+)
+from ..records import CheckResult, CheckSpec, Claim, ClaimInterval, Policy
+from .evaluation import Reporter
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """One check being judged: the checked claim and the checking one, the relation, and their units."""
+
+    claim: Claim
+    checker: Claim
+    relation: relations.Relation
+    strength: str
+    value: float  # the checker's value (computed where it has one)
+    mine: units.Unit  # the checked claim's unit
+    theirs: units.Unit  # the checker's
+
+
+@dataclass
+class Ledger:
+    """What the checks read: the claims and what the evidence stage computed for them."""
+
+    by_id: Mapping[str, Claim]
+    computed: Mapping[str, float]
+    intervals: Mapping[str, ClaimInterval]  # claim id -> its interval (intervals.py)
+    testbeds: Mapping[str, str]  # claim id -> its testbed: stated, its run's, or its inputs'
+    premises: Mapping[str, tuple[str, ...]]  # claim id -> the inputs that move its result
+    failing: Mapping[str, list[str]]  # claim id -> the stale rules it fails
+    policy: Policy
+    report: Reporter
+    reaches: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def units(self) -> units.UnitTable:
+        """The built-in units and the project's own, for reading every unit a check compares."""
+        return ownunits.table(self.policy.units)
+
+
+def evaluate(ledger: Ledger) -> dict[str, tuple[CheckResult, ...]]:
+    """Judge every check, then which claims rest on nothing measured; returns the verdicts."""
+    by_id = ledger.by_id
+    for claim in by_id.values():
+        _named_checks(claim, ledger)
+    ledger.reaches = _reaching(ledger)  # after every invalid check is known, so order cannot matter
+    results: dict[str, tuple[CheckResult, ...]] = {}
+    for claim in by_id.values():
+        if claim.checks and claim.id not in ledger.failing:
+            results[claim.id] = tuple(_judge(claim, spec, ledger) for spec in claim.checks)
+    for claim in by_id.values():
+        _premises(claim, ledger, results.get(claim.id, ()))
+    supported = {claim_id for claim_id, found in results.items() if any(r.supports for r in found)}
+    for claim in by_id.values():
+        _refutation(claim, ledger, supported)
+    return results
+
+
+def _reaching(ledger: Ledger) -> dict[str, bool]:
+    """Claim id -> whether its own lineage (inputs that move it, not checks) reaches a fresh measured run."""
+    by_id, failing = ledger.by_id, ledger.failing
+    memo: dict[str, bool] = {}
+    for root in by_id:
+        if root in memo:
+            continue
+        stack = [root]
+        on_path = {root}
+        while stack:
+            current = stack[-1]
+            claim = by_id.get(current)
+            if claim is None or current in failing or claim.status != "asserted":
+                memo[current] = False
+            elif claim.kind == "measured":
+                memo[current] = True
+            else:
+                targets = ledger.premises.get(current, tuple(t for _, t in claim.inputs))
+                pending = [t for t in targets if t not in memo and t not in on_path and t in by_id]
+                if pending:
+                    stack.append(pending[0])
+                    on_path.add(pending[0])
+                    continue
+                memo[current] = any(memo.get(t, False) for t in targets)
+            stack.pop()
+            on_path.discard(current)
+    return memo
+
+
+def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
+    try:
+        relation = relations.parse(spec.expects, ledger.units) if spec.expects else relations.SAME
+    except relations.RelationError as error:  # validate reported it; a check never raises
+        return CheckResult(spec.claim_id, spec.expects, False, None, why=str(error))
+    strength = relation.strength(ledger.policy.max_check_factor)
+    checker = ledger.by_id.get(spec.claim_id)
+    words = relation.describe()
+
+    def unjudged(why: str, counts: bool = False) -> CheckResult:
+        return CheckResult(spec.claim_id, words, counts, None, why=why, strength=strength)
+
+    if checker is None or checker.kind == "borrowed":
+        return unjudged("not a claim measured here")
+    value = ledger.computed.get(checker.id, checker.value)
+    if not ledger.reaches.get(checker.id, False):
+        return unjudged(checker.status if checker.status != "asserted" else "does not reach a fresh measured run")
+    if value is None:
+        return unjudged("has no value")
+    try:
+        mine, theirs = units.parse(claim.unit, ledger.units), units.parse(checker.unit, ledger.units)
+    except units.UnitError:
+        return unjudged("unknown unit")  # validate said which
+    at = claim.at("checked_by")
+    mine_on, theirs_on = ledger.testbeds.get(claim.id, ""), ledger.testbeds.get(checker.id, "")
+    if relation.op == "same" and mine_on and theirs_on and mine_on != theirs_on:
+        ledger.report(
+            claim,
+            "invalid",
+            at,
+            f"checked_by {checker.id} (testbed {theirs_on}) in the plain form, but this claim is on "
+            f"{mine_on}: a check across testbeds must state the relation",
+            f'write `{{claim: {checker.id}, expects: "..."}}` with the relation the run supports '
+            '(e.g. "within 1.1x", "above", "> 1"; guide/checks.md), or remove the check',
+        )
+        return unjudged("across testbeds without a relation")
+    if mine.dimension != theirs.dimension:
+        form = "in the plain form " if relation.op == "same" else f"with `expects: {relation.text}` "
+        ledger.report(
+            claim,
+            "invalid",
+            at,
+            f"checked_by {checker.id} {form}compares {theirs.describe()} ({checker.unit or 'no unit'}) "
+            f"with this claim's {mine.describe()} ({claim.unit or 'no unit'}): its value cannot enter",
+            "name a check of the same quantity (units convert: KB and B compare); if nothing here measures it, "
+            "remove the check and mark the claim `status: lead` with a note on what the check showed",
+        )
+        return unjudged("different dimensions")
+    if relation.against_claim:
+        if claim.value is None:
+            ledger.report(
+                claim,
+                "invalid",
+                at,
+                f"check by {checker.id} compares with this claim's value, which is not stated",
+                "add `value:`",
+            )
+            return unjudged("no value to compare")
+        return _against_claim(Pair(claim, checker, relation, strength, value, mine, theirs), ledger)
+    return _direction(Pair(claim, checker, relation, strength, value, mine, theirs), ledger)
+
+
+def _direction(pair: Pair, ledger: Ledger) -> CheckResult:
+    """A bound on the check's own value: the checked claim's value never enters (a sign, not a number)."""
+    # validate read the bound's unit
+    bound_unit = units.parse(pair.relation.unit, ledger.units) if pair.relation.unit else pair.theirs
+    if bound_unit.dimension != pair.theirs.dimension:
+        ledger.report(
+            pair.claim,
+            "invalid",
+            pair.claim.at("checked_by"),
+            f"check by {pair.checker.id}: `expects: {pair.relation.text}` is in {bound_unit.describe()}, "
+            f"{pair.checker.id} in {pair.theirs.describe()} ({pair.checker.unit or 'no unit'})",
+            f"write the bound in {pair.checker.unit or 'the check’s unit'}",
+        )
+        return CheckResult(
+            pair.checker.id, pair.relation.describe(), False, None, why="different dimensions", strength=pair.strength
+        )
+    shown_unit = pair.relation.unit or pair.checker.unit
+    found = units.convert(pair.value, pair.theirs, bound_unit)
+    holds = pair.relation.holds(found, bound=pair.relation.bound)
+    claimed = format_value(pair.claim.value, pair.claim.unit) if pair.claim.value is not None else ""
+    spread = ledger.intervals.get(pair.checker.id)
+    shown = _with_spread(found, spread, pair.theirs, bound_unit, shown_unit)
+    if not holds and not pair.claim.retired:
+        ledger.report(
+            pair.claim,
+            "contradicted",
+            pair.claim.at("checked_by"),
+            f"check by {pair.checker.id} expects {pair.relation.text.strip()}: {pair.checker.id} gives "
+            f"{format_pair(found, pair.relation.bound, shown_unit)[0]}",  # never '1×' for 0.99999 against > 1
+            _fix(pair.checker),
+        )
+    return CheckResult(pair.checker.id, pair.relation.describe(), True, holds, claimed, shown, strength=pair.strength)
+
+
+def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
+    """Agrees or bounded: the checked claim's value and the check's, in the claim's unit."""
+    spread = ledger.intervals.get(pair.checker.id)
+    found = units.convert(pair.value, pair.theirs, pair.mine)
+    low, high = (
+        (units.convert(x, pair.theirs, pair.mine) for x in (spread.low, spread.high)) if spread else (found, found)
+    )
+    shown = _with_spread(found, spread, pair.theirs, pair.mine, pair.claim.unit)
+    claimed = pair.claim.value
+    assert claimed is not None  # _judge reports a check against an unstated value instead
+    if pair.relation.op == "same":
+        tolerance = pair.claim.tolerance or parse_tolerance(ledger.policy.check_tolerance)
+        if tolerance.text == "precision":
+            tolerance = parse_tolerance(ledger.policy.check_tolerance)
+        max_share = policy_share(ledger.policy.max_tolerance)
+        share = tolerance_excess(tolerance, claimed, found, max_share)
+        if share is not None:
+            ledger.report(
+                pair.claim,
+                "invalid",
+                pair.claim.at("tolerance"),
+                f"tolerance {tolerance.text} allows {share:.0%} of max(|stated|, |{pair.checker.id}|); "
+                f"the policy's max_tolerance is {max_share:.0%}",
+                "state the tolerance the source supports (a percentage is safest)",
+            )
+            return CheckResult(
+                pair.checker.id, pair.relation.describe(), True, None, why="tolerance too wide", strength=pair.strength
+            )
+        allowed = tolerance.allowed(found)
+        holds = low - allowed - 1e-9 * abs(found) <= claimed <= high + allowed + 1e-9 * abs(found)
+        widened = ", widened by its interval" if spread else ""
+        words = f"the same quantity (within {allowed_text(tolerance)}{widened})"
+    else:
+        holds = pair.relation.holds(found, claimed)
+        words = pair.relation.describe()
+    result = CheckResult(
+        pair.checker.id, words, True, holds, format_value(claimed, pair.claim.unit), shown, strength=pair.strength
+    )
+    if not holds and not pair.claim.retired:
+        stated, given = format_pair(claimed, found, pair.claim.unit)  # values that differ never read alike
+        given = _with_spread(found, spread, pair.theirs, pair.mine, pair.claim.unit, given)
+        ledger.report(
+            pair.claim,
+            "contradicted",
+            pair.claim.at("checked_by"),
+            f"stated {stated}, but {pair.checker.id} gives {given} (expected: {words})",
+            _fix(pair.checker),
+        )
+    return result
+
+
+def _with_spread(
+    found: float, spread: ClaimInterval | None, source: units.Unit, target: units.Unit, unit: str, text: str = ""
+) -> str:
+    """The check's value in the target unit, with its interval (converted) where it has one."""
+    text = text or format_value(found, unit)
+    if spread:
+        low, high = (units.convert(x, source, target) for x in (spread.low, spread.high))
+        text += f" ({interval_text(replace(spread, low=low, high=high), unit)})"
+    return text
+
+
+def _fix(checker: Claim) -> str:
+    return (
+        f"retire it (`status: refuted`, `refuted_by: [{checker.id}]`), or correct the value "
+        f"or the stated relation if the check was misread"
+    )
+
+
+def _named_checks(claim: Claim, ledger: Ledger) -> None:
+    """A check must be measured or extrapolated here, never borrowed."""
+    for target_id in claim.checked_by:
+        target = ledger.by_id.get(target_id)
+        if target is not None and target.kind == "borrowed":
+            ledger.report(
+                claim,
+                "invalid",
+                claim.at("checked_by"),
+                f"checked_by names {target_id}, a borrowed claim; a check must be measured or extrapolated here",
+                "name a claim measured here, or extrapolated from one",
+            )
+
+
+def _premises(claim: Claim, ledger: Ledger, results: tuple[CheckResult, ...]) -> None:
+    """Only borrowed: an asserted claim must reach a fresh measured run, itself or through a check that agrees."""
+    by_id, failing, reaches = ledger.by_id, ledger.failing, ledger.reaches
+    if claim.status != "asserted" or claim.kind == "measured" or claim.id in failing:
+        return
+    if reaches.get(claim.id) or any(r.supports for r in results):
+        return
+    if any(r.counts and r.holds is False for r in results):
+        return  # contradicted already says what is wrong
+    problem = (
+        "borrowed, and no check here agrees with its value"
+        if claim.kind == "borrowed"
+        else "rests only on borrowed claims, and no check here agrees with its value"
+    )
+    reasons = []
+    for result in results:
+        if result.counts and result.holds and not result.supports:
+            what = "bounds it" if result.strength == "bounded" else "gives a sign"
+            reasons.append(f"{result.claim_id} only {what} ({result.relation})")
+    for check_id in claim.checked_by:
+        if check_id in failing:
+            reasons.append(f"{check_id} is stale ({', '.join(sorted(set(failing[check_id])))})")
+        elif check_id in by_id and not reaches.get(check_id):
+            reasons.append(f"{check_id} does not reach a measured run")
+    if reasons:
+        problem += ": its check " + "; ".join(reasons)
+    stale = [check_id for check_id in claim.checked_by if check_id in failing]
+    ledger.report(claim, "only-borrowed", claim.where, problem, _remeasure(stale, ledger) or NO_CHECK_FIX)
+
+
+NO_CHECK_FIX = (
+    "add `checked_by:` naming a claim measured here (or extrapolated from one) that agrees with it "
+    "(the plain form, or `within Nx`), or mark it `status: lead` with a note if nothing here could"
+)
+REMEASURED = frozenset({"probe-changed", "too-old", "tampered", "rewritten"})  # rules a new run fixes
+
+
+def _remeasure(stale: list[str], ledger: Ledger) -> str:
+    """The fix when the check exists but is stale: re-measure it (naming the probes), or fix it first."""
+    by_id, failing = ledger.by_id, ledger.failing
+    if not stale:
+        return ""
+    probes = sorted(
+        {
+            measured.evidence.run.rsplit("/", 2)[-2]
+            for check_id in stale
+            for measured in (by_id[i] for i in (check_id, *lineage.input_closure(check_id, by_id)) if i in by_id)
+            if measured.evidence and REMEASURED & set(failing.get(measured.id, ()))
+        }
+    )
+    if not probes:
+        return f"fix {', '.join(stale)} first (`ledger check` lists why)"
+    return f"re-measure {', '.join(stale)}: `ledger measure {' '.join(probes)}`, then `ledger refresh --write`"
+
+
+def _refutation(claim: Claim, ledger: Ledger, supported: set[str]) -> None:
+    """A retirement rests on evidence: every claim named as its retirer reaches a fresh measured run."""
+    if not claim.retired:
+        return
+    field_name = "superseded_by" if claim.status == "superseded" else "refuted_by"
+    for target_id in claim.retired_by:
+        target = ledger.by_id.get(target_id)
+        if target is None or ledger.reaches.get(target_id) or target_id in supported:
+            continue  # a missing one is invalid already
+        if target.status != "asserted":
+            why = f"is {'a lead' if target.status == 'lead' else target.status}"
+        elif target_id in ledger.failing:
+            why = f"is stale ({', '.join(sorted(set(ledger.failing[target_id])))})"
+        elif target.kind == "borrowed":
+            why = "is borrowed, and no check here agrees with it"
+        else:
+            why = "does not reach a fresh measured run"
+        ledger.report(
+            claim,
+            "unsupported-refutation",
+            claim.at(field_name),
+            f"{claim.status} by {target_id}, which {why}; a retirement must rest on a fresh measured run",
+            f"name a claim measured here (or one a measured check agrees with) in `{field_name}`, "
+            "or keep the claim as a lead with a note until something here settles it",
+        )

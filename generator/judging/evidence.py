@@ -1,0 +1,378 @@
+"""Evidence stage: claims + runs + policy -> findings, computed values and one Evaluation per claim. Pure.
+
+Rules (generator/rules.py): tampered, probe changed, drifted, formula drifted, too old, unused
+input and a tolerance wider than max_tolerance, plus the "invalid" problems that need runs (missing
+run, file, column or row) or inputs (a formula's unit and testbed, grounding.py). A run's state comes
+decided from verdicts.py. Claims are visited inputs-first so staleness and testbeds flow down the
+lineage; checks.py then judges checks, grounding and retirements. What the stage decided for each
+claim (value, rows, tolerance, interval, why it was not compared) is its Evaluation (evaluation.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from ..claims import grounding
+from ..lang import formula, ownunits
+from ..lang.values import (
+    allowed_text,
+    cell_number,
+    format_pair,
+    format_value,
+    policy_share,
+    select_row,
+    tolerance_excess,
+    tolerance_for,
+    within,
+)
+from ..records import (
+    AssertResult,
+    CheckResult,
+    Claim,
+    ClaimInterval,
+    Evidence,
+    Finding,
+    Policy,
+    Run,
+    RunState,
+    Source,
+    Table,
+    Tolerance,
+)
+from ..rules import STALE_RULES
+from ..trust import verdicts
+from . import asserted, checks, intervals
+from .evaluation import Cause, Evaluation, Outcome
+
+
+@dataclass
+class Evaluated:
+    """What the evidence stage found: findings, computed values, intervals, check verdicts."""
+
+    findings: list[Finding] = field(default_factory=list)
+    computed: dict[str, float] = field(default_factory=dict)  # claim id -> value from evidence or formula
+    intervals: dict[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval
+    no_rounds: dict[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
+    exact: set[str] = field(default_factory=set)  # claims computed from counts: their value is exact
+    unknown: dict[str, str] = field(default_factory=dict)  # claim id -> why its noise is not known
+    asserts: dict[str, AssertResult] = field(default_factory=dict)
+    checks: dict[str, tuple[CheckResult, ...]] = field(default_factory=dict)
+    testbeds: dict[str, str] = field(default_factory=dict)  # claim id -> stated, its run's, or its inputs'
+    by_id: dict[str, Claim] = field(default_factory=dict)  # the first claim of each id, as the gate judged it
+    premises: dict[str, tuple[str, ...]] = field(default_factory=dict)  # claim id -> inputs that move it
+    evaluations: dict[str, Evaluation] = field(default_factory=dict)  # claim id -> what the stage decided
+
+
+def evaluate(
+    claims: list[Claim],
+    runs: Mapping[str, Run],
+    states: Mapping[str, RunState],
+    policy: Policy,
+    invalid: Iterable[Finding] = (),
+) -> Evaluated:
+    """Findings for every claim (every rule, not just the first), computed values, intervals and checks."""
+    by_id: dict[str, Claim] = {}
+    for claim in claims:
+        by_id.setdefault(claim.id, claim)
+    stage = Stage(Evaluated(by_id=by_id), runs, states, policy)
+    for finding in invalid:
+        if finding.claim_id:
+            stage.failing.setdefault(finding.claim_id, []).append(finding.rule)
+    for claim in _inputs_first(by_id):
+        stage.visit(claim)
+    # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
+    out = stage.out
+    noise = asserted.Noise(out.intervals, frozenset(out.exact), out.unknown, stage.units)
+    out.asserts = asserted.evaluate(by_id, out.computed, noise, stage.failing, stage.report)
+    ledger = checks.Ledger(
+        by_id, out.computed, out.intervals, out.testbeds, out.premises, stage.failing, policy, stage.report
+    )
+    out.checks = checks.evaluate(ledger)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """What a claim's evidence reads in a table: the rows `where` selects, the value, or why there is none."""
+
+    rows: tuple[int, ...] = ()
+    value: float | None = None
+    cause: Cause = ""
+    missing: str = ""  # the first column the table lacks (cause no-column)
+
+
+def read_cell(table: Table | None, evidence: Evidence) -> Cell:
+    """The one place a claim's row is selected and its cell read (refresh reads newer runs through it)."""
+    if table is None or table.problem:
+        return Cell(cause="unreadable-file")
+    missing = [c for c in (evidence.column, *(c for c, _ in evidence.where)) if c not in table.columns]
+    # The rows `where` selects, even when the value's column is missing (the claim page shows them).
+    rows = () if set(missing) - {evidence.column} else tuple(select_row(table, evidence.where))
+    if missing:
+        return Cell(rows, cause="no-column", missing=missing[0])
+    if len(rows) != 1:
+        return Cell(rows, cause="many-rows" if rows else "no-row")
+    value = cell_number(table, rows[0], evidence.column)
+    return Cell(rows, value, "" if value is not None else "not-a-number")
+
+
+class Stage:
+    """The evidence stage's context, made once: the claims, runs, verdicts and policy it reads and the
+    records it fills, so each step reads what it needs instead of a train of parameters."""
+
+    def __init__(self, out: Evaluated, runs: Mapping[str, Run], states: Mapping[str, RunState], policy: Policy):
+        self.out, self.by_id, self.runs, self.states, self.policy = out, out.by_id, runs, states, policy
+        self.units = ownunits.table(policy.units)
+        self.failing: dict[str, list[str]] = {}  # claim id -> stale rules it fails
+        self.index = intervals.RowIndex()
+
+    def report(self, claim: Claim, rule: str, where: Source, problem: str, fix: str, detail: str = "") -> None:
+        severity = self.policy.severity(rule)
+        self.out.findings.append(Finding(where, claim.id, rule, problem, fix, detail, severity))
+        if severity == "fail" and rule in STALE_RULES:
+            self.failing.setdefault(claim.id, []).append(rule)
+
+    def visit(self, claim: Claim) -> None:
+        out = self.out
+        out.testbeds[claim.id] = _testbed(claim, self.by_id, self.runs, out.testbeds)
+        tolerance = tolerance_for(claim, self.policy)
+        if claim.id in self.failing and "invalid" in self.failing[claim.id]:
+            found = Evaluation(tolerance, cause="invalid-fields")  # validate already said why
+        elif claim.kind == "measured" and claim.evidence:
+            found = self.measured(claim, claim.evidence, tolerance)
+        elif claim.kind == "extrapolated" and claim.formula:
+            found = self.extrapolated(claim, tolerance)
+        else:
+            found = Evaluation(tolerance, cause="borrowed" if claim.kind == "borrowed" else "invalid-fields")
+        out.evaluations[claim.id] = found
+
+    def measured(self, claim: Claim, evidence: Evidence, tolerance: Tolerance) -> Evaluation:
+        at = claim.at("evidence")
+        run, cause = self._run(claim, evidence)
+        if run is None:
+            return Evaluation(tolerance, cause=cause)
+        state = self.states[run.path]
+        for rule, problem, fix in verdicts.run_findings(run, state, self.policy, _rerun(evidence)):
+            self.report(claim, rule, at, problem, fix)
+        table = run.tables.get(evidence.file)
+        cell = read_cell(table, evidence)
+        if cell.value is None:
+            self._no_cell(claim, run, table, cell)
+            return Evaluation(tolerance, rows=cell.rows, cause=cell.cause)
+        value = cell.value
+        assert table is not None  # a cell was read from it
+        self.out.computed[claim.id] = value
+        found = intervals.measured(run, evidence, table, cell.rows[0], value, self.index)
+        if found.problem:
+            self.report(claim, "invalid", at, found.problem, found.fix)
+        if found.interval is not None:
+            self.out.intervals[claim.id] = found.interval
+        if found.missing and not found.exact:
+            self.out.no_rounds[claim.id] = found.missing
+        intervals.measured_noise(claim.id, found, self.out.exact, self.out.unknown)
+        if not state.trusted:  # a value from untrusted or outdated evidence is not compared
+            return Evaluation(tolerance, value, cell.rows, found.interval, "untrusted-run")
+        detail = f"from {run.path}/{evidence.file}, {_shown_where(evidence)}, column {evidence.column}"
+        fix = f"check the run, then `ledger accept {claim.id}`"
+        outcome = self.compare(claim, value, tolerance, ("drifted", "evidence computes", detail, fix))
+        return Evaluation(tolerance, value, cell.rows, found.interval, outcome=outcome)
+
+    def _run(self, claim: Claim, evidence: Evidence) -> tuple[Run | None, Cause]:
+        """The claim's run when its data can be read (its findings reported either way)."""
+        at = claim.at("evidence")
+        run = self.runs.get(evidence.run)
+        if run is None:
+            siblings = sorted(path for path in self.runs if path.startswith(evidence.run.rsplit("/", 1)[0] + "/"))
+            hint = f" (latest run of that probe: {siblings[-1]})" if siblings else ""
+            fix = "point evidence.run at an existing run folder"
+            self.report(claim, "invalid", at, f"evidence run {evidence.run} does not exist{hint}", fix)
+            return None, "no-run"
+        if run.problem:
+            self.report(claim, "invalid", at, f"evidence run {run.path} {run.problem}", _rerun(evidence))
+            return None, "run-unusable"
+        if claim.testbed and run.testbed and claim.testbed != run.testbed:
+            self.report(
+                claim,
+                "invalid",
+                claim.at("testbed"),
+                f"testbed {claim.testbed!r} but run {run.name} was measured on {run.testbed!r}",
+                f"set `testbed: {run.testbed}` or point at a run from {claim.testbed}",
+            )
+        if evidence.file not in run.declared_files:
+            listed = ", ".join(sorted(run.declared_files)) or "none"
+            problem = f"{evidence.file} is not a file of run {run.name} (it has: {listed})"
+            self.report(claim, "invalid", at, problem, "name one of the run's files in evidence.file")
+            return None, "no-file"
+        return run, ""
+
+    def _no_cell(self, claim: Claim, run: Run, table: Table | None, cell: Cell) -> None:
+        """The finding for a cell that cannot be read, worded from read_cell's cause."""
+        evidence = claim.evidence
+        assert evidence is not None
+        at, shown_where = claim.at("evidence"), _shown_where(evidence)
+        if table is None or cell.cause == "unreadable-file":
+            problem = table.problem if table else "is not a CSV file"
+            self.report(claim, "invalid", at, f"{run.path}/{evidence.file} {problem}", _rerun(evidence))
+        elif cell.cause == "no-column":
+            problem = f"{evidence.file} has no column {cell.missing!r} (columns: {', '.join(table.columns)})"
+            self.report(claim, "invalid", at, problem, "name an existing column")
+        elif cell.cause == "many-rows":
+            problem = f"{len(cell.rows)} rows of {evidence.file} match where {{{shown_where}}}; it must select one"
+            self.report(claim, "invalid", at, problem, "add columns to `where` until one row matches")
+        elif cell.cause == "no-row":
+            problem = f"no row of {evidence.file} matches where {{{shown_where}}}"
+            self.report(claim, "invalid", at, problem, "check the values in `where` against the run's rows")
+        else:
+            text = table.rows[cell.rows[0]][table.columns.index(evidence.column)]
+            problem = f"{evidence.file}, {shown_where}, column {evidence.column}: cell {text!r} is not a number"
+            self.report(claim, "invalid", at, problem, "name a numeric column")
+
+    def extrapolated(self, claim: Claim, tolerance: Tolerance) -> Evaluation:
+        self._unit_and_testbed(claim)
+        values, cause = self._inputs(claim)
+        if cause:
+            return Evaluation(tolerance, cause=cause)
+        try:
+            value = formula.evaluate(claim.formula, values)
+        except formula.FormulaError as error:
+            problem = f"formula cannot be evaluated: {error}"
+            self.report(claim, "invalid", claim.at("formula"), problem, "check the formula and its inputs' values")
+            return Evaluation(tolerance, cause="formula-error")
+        out = self.out
+        out.computed[claim.id] = value
+        self._unused_inputs(claim, values, tolerance.allowed(value))
+        carried = {name: out.intervals.get(target) for name, target in claim.inputs}
+        found = intervals.through_formula(claim.formula, values, carried, value)
+        if found.interval is not None:
+            out.intervals[claim.id] = found.interval
+        intervals.formula_noise(claim, found, self.by_id, out.exact, out.unknown)
+        shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
+        fix = f"check the inputs, then `ledger accept {claim.id}`"
+        outcome = self.compare(
+            claim, value, tolerance, ("formula-drifted", "formula gives", f"{claim.formula} with {shown}", fix)
+        )
+        return Evaluation(tolerance, value, interval=found.interval, outcome=outcome)
+
+    def _inputs(self, claim: Claim) -> tuple[dict[str, float], Cause]:
+        """The formula's input values (computed where they have one), or the first reason they cannot be used."""
+        at = claim.at("inputs")
+        values: dict[str, float] = {}
+        causes: list[Cause] = []
+        for name, target_id in claim.inputs:
+            target = self.by_id.get(target_id)
+            if target is None:
+                return {}, "missing-input"  # validate reported the dangling reference
+            if target.status == "lead" and claim.status == "asserted":
+                problem = f"input {target_id} is a lead; a lead is never a premise"
+                fix = f"check {target_id} here (measure it) and make it asserted, or drop the input"
+                self.report(claim, "only-borrowed", at, problem, fix)
+                causes.append("lead-input")
+            elif target.retired and not claim.retired:
+                problem = f"input {target_id} is {target.status}; an asserted claim cannot rest on a retired one"
+                self.report(
+                    claim, "invalid", at, problem, f"use what retired it ({', '.join(target.retired_by)}) instead"
+                )
+                causes.append("retired-input")
+            if target_id in self.failing:
+                rules = ", ".join(sorted(set(self.failing[target_id])))
+                fix = f"fix {target_id} first (`ledger check` lists why)"
+                self.report(claim, "formula-drifted", at, f"input {target_id} is stale ({rules})", fix)
+                causes.append("stale-input")
+            elif target.value is None:
+                self.report(claim, "invalid", at, f"input {target_id} has no value", f"give {target_id} a `value:`")
+                causes.append("input-without-value")
+            else:
+                values[name] = self.out.computed.get(target_id, target.value)  # its computed value where it has one
+        return values, causes[0] if causes else ""
+
+    def _unit_and_testbed(self, claim: Claim) -> None:
+        """A formula's result is in its inputs' dimension and on their testbed (grounding.py)."""
+        inputs = {name: self.by_id[target] for name, target in claim.inputs if target in self.by_id}
+        testbeds = {name: self.out.testbeds.get(c.id, "") for name, c in inputs.items()}
+        for problem in (
+            grounding.dimension_problem(claim, inputs, self.units),
+            grounding.testbed_problem(claim, testbeds),
+        ):
+            if problem:
+                self.report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
+
+    def _unused_inputs(self, claim: Claim, values: Mapping[str, float], allowed: float) -> None:
+        """An input that does not move the result beyond `allowed` is reported, and grounding reads only those
+        that do. Only an asserted claim is judged: a lead or a retired claim is never a premise."""
+        unused = grounding.unused_inputs(claim, values, allowed) if claim.status == "asserted" else []
+        for name in unused:
+            problem = grounding.unused_problem(claim, name)
+            self.report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
+        if unused:
+            self.out.premises[claim.id] = tuple(target for name, target in claim.inputs if name not in unused)
+
+    def compare(self, claim: Claim, value: float, tolerance: Tolerance, said: tuple[str, str, str, str]) -> Outcome:
+        """The stated value against the computed one; said: (rule, verb, detail, fix) for a finding."""
+        rule, verb, detail, fix = said
+        if claim.value is None:
+            problem = f"no value stated; {verb} {format_value(value, claim.unit)}"
+            self.report(claim, rule, claim.where, problem, fix, detail)
+            return "unstated"
+        max_share = policy_share(self.policy.max_tolerance)
+        share = tolerance_excess(tolerance, claim.value, value, max_share)
+        if share is not None:
+            stated, found = format_pair(claim.value, value, claim.unit)
+            self.report(
+                claim,
+                "invalid",
+                claim.at("tolerance" if claim.tolerance else "value"),
+                f"tolerance {allowed_text(tolerance)} allows {share:.0%} of max(|stated|, |computed|) "
+                f"(stated {stated}, {verb} {found}); the policy's max_tolerance is {max_share:.0%}",
+                "state the value more exactly, or a tolerance the evidence supports",
+                detail,
+            )
+            return "too-loose"
+        if within(claim.value, value, tolerance):
+            return "agrees"
+        stated, found = format_pair(claim.value, value, claim.unit)
+        problem = f"stated {stated}, {verb} {found} ({allowed_text(tolerance)} allowed)"
+        self.report(claim, rule, claim.at("value"), problem, fix, detail)
+        return "drifted"
+
+
+def _rerun(evidence: Evidence | None) -> str:
+    probe = evidence.run.split("/")[1] if evidence else ""
+    return f"rerun `ledger measure {probe}` and point evidence.run at the new run"
+
+
+def _shown_where(evidence: Evidence) -> str:
+    return ", ".join(f"{c}={v}" for c, v in evidence.where) or "no filter"
+
+
+def _testbed(claim: Claim, by_id: Mapping[str, Claim], runs: Mapping[str, Run], known: Mapping[str, str]) -> str:
+    """Its stated testbed; else a measured claim's run's, an extrapolated claim's inputs' (visited first)."""
+    if claim.testbed or claim.kind == "borrowed":
+        return claim.testbed
+    if claim.kind == "measured":
+        run = runs.get(claim.evidence.run) if claim.evidence else None
+        return run.testbed if run else ""
+    return grounding.derived_testbed(known.get(target, "") for _, target in claim.inputs if target in by_id)
+
+
+def _inputs_first(by_id: Mapping[str, Claim]) -> list[Claim]:
+    """Claims ordered so every claim comes after its inputs (cycles broken arbitrarily)."""
+    order: list[Claim] = []
+    state: dict[str, int] = {}
+    for root_id in by_id:
+        stack = [(root_id, iter(by_id[root_id].inputs))]
+        if root_id in state:
+            continue
+        state[root_id] = 1
+        while stack:
+            claim_id, pending = stack[-1]
+            for _, target in pending:
+                if target in by_id and target not in state:
+                    state[target] = 1
+                    stack.append((target, iter(by_id[target].inputs)))
+                    break
+            else:
+                stack.pop()
+                state[claim_id] = 2
+                order.append(by_id[claim_id])
+    return order

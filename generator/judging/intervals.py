@@ -1,0 +1,220 @@
+"""Intervals: a measured claim's raw rounds, or a formula's inputs' intervals -> its ClaimInterval. Pure.
+
+A measured claim's row selection (`where`) selects its rounds directly from the run's samples file
+(samples.csv for results.csv, NAME.samples.csv for NAME.csv: timing.samples_file, the convention the
+probes write), one row per round, the claim's column holding that round's value; the evidence value
+must be their median. Its interval is the median's order-statistic interval at the highest level the
+round count allows up to 99% (stats.median_interval). A run without raw rounds still checks: its
+interval is the row's X_min–X_max (or X_low–X_high) range, which covers the median with 1 − 2·0.5ⁿ
+for the row's n `rounds`, and its claims say "no raw rounds". A value with no sign of timing (no
+min–max columns and no `rounds` in its row; or a column its samples file leaves out, so not a
+per-round value) is computed from counts: it is *exact*. An extrapolated claim's interval is carried
+through its formula: paired by round when every input with an interval has raw rounds from one run
+(drift cancels), else by interval arithmetic over the inputs' intervals at the Bonferroni level.
+Visiting the claims inputs first, the evidence stage also records here which claims are exact and
+why a claim's noise is unknown (no interval, or an input's missing one), for asserted.py's judgement.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from ..lang import formula, stats
+from ..lang.values import finite_number, parse_number, row_spread
+from ..records import Claim, ClaimInterval, Evidence, Run, Table
+from ..timing import median_coverage, samples_file
+
+ROUND = "round"  # the samples file's column numbering the rounds (global within a run, for pairing)
+MAX_ROW_ROUNDS = 100_000  # a row's `rounds` count read for min–max's coverage, 1 − 2·0.5ⁿ (cheap for any n)
+RERUN = "rerun the probe"
+NO_INPUT_INTERVAL = "no input has an interval"  # every input is exact (or borrowed, taken as stated)
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    interval: ClaimInterval | None = None
+    missing: str = ""  # why there are no raw rounds ("" when there are)
+    exact: bool = False  # computed from counts: no timing, so its value is its own interval
+    problem: str = ""  # the raw rounds contradict the run: an `invalid` finding
+    fix: str = ""
+
+
+class RowIndex:
+    """A table's rows grouped by the cells of some columns, read as the `where` values they are compared
+    with (values.matches: numbers as numbers, booleans by their words, text as text), built once per
+    table, columns and kinds of value, so a run's samples are scanned once however many claims select
+    from them."""
+
+    def __init__(self) -> None:
+        self._groups: dict[tuple, tuple[Table, dict[tuple, list[int]]]] = {}
+
+    def rows(self, table: Table, where: tuple[tuple[str, object], ...]) -> list[int]:
+        """Indexes of the rows whose cells equal every value in `where` (as values.select_row)."""
+        kinds = tuple(_kind(value) for _, value in where)
+        key = (id(table), tuple(column for column, _ in where), kinds)
+        if key not in self._groups:  # the table is kept with its groups, so its id stays its own
+            readers = [
+                (table.columns.index(column), _READERS[kind]) for (column, _), kind in zip(where, kinds, strict=True)
+            ]
+            groups: dict[tuple, list[int]] = {}
+            for index, row in enumerate(table.rows):
+                groups.setdefault(tuple([read(row[p]) for p, read in readers]), []).append(index)
+            self._groups[key] = (table, groups)
+        wanted = tuple(_wanted(value) for _, value in where)
+        return [] if None in wanted else list(self._groups[key][1].get(wanted, ()))
+
+
+def _kind(value: object) -> str:
+    return "bool" if isinstance(value, bool) else "number" if isinstance(value, (int, float)) else "text"
+
+
+# A cell as values.matches compares it with a value of each kind (None: equals no value).
+_READERS: dict[str, Callable[[str], object]] = {
+    "number": parse_number,
+    "bool": lambda cell: cell.strip().lower(),
+    "text": lambda cell: cell,
+}
+
+
+def _wanted(value: object) -> object:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return finite_number(value)
+    return "" if value is None else str(value)
+
+
+def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float, index: RowIndex) -> Found:
+    """A measured claim's interval from the run's raw rounds, else its row's min–max (no raw rounds)."""
+    name = samples_file(evidence.file)
+    samples = run.tables.get(name)
+    where = ", ".join(f"{c}={v}" for c, v in evidence.where) or "no filter"
+    if name not in run.declared_files or samples is None:
+        return _min_max(table, row, evidence.column, f"the run has no {name}")
+    if samples.problem:
+        return Found(problem=f"{run.path}/{name} {samples.problem}", fix=RERUN)
+    if evidence.column not in samples.columns:  # the probe kept no rounds of it: not a per-round value
+        return Found(missing=f"{name} has no column {evidence.column!r}", exact=True)
+    absent = [c for c in (ROUND, *(c for c, _ in evidence.where)) if c not in samples.columns]
+    if absent:
+        return _min_max(table, row, evidence.column, f"{name} has no column {absent[0]!r}")
+    rows = index.rows(samples, evidence.where)
+    if not rows:
+        return _min_max(table, row, evidence.column, f"{name} has no rounds where {where}")
+    by_round: dict[int, float] = {}
+    at_round, at_value = samples.columns.index(ROUND), samples.columns.index(evidence.column)
+    for i in rows:
+        cells = samples.rows[i]
+        cell = cells[at_value]
+        if not cell or cell.isspace():
+            continue  # no value in this round (a ratio whose other setting had stopped): not a round of it
+        number, found = parse_number(cells[at_round]), parse_number(cell)
+        if number is None or not number.is_integer():
+            return Found(problem=f"{name} line {i + 2}: round {cells[at_round]!r} is not a whole number", fix=RERUN)
+        if found is None:
+            return Found(problem=f"{name} line {i + 2}, column {evidence.column}: {cell!r} is not a number", fix=RERUN)
+        if int(number) in by_round:
+            return Found(
+                problem=f"{name}: round {int(number)} appears twice where {where}",
+                fix="add the columns that name one setting to `where`",
+            )
+        by_round[int(number)] = found
+    if not by_round:
+        return _min_max(table, row, evidence.column, f"{name} has no rounds of {evidence.column} where {where}")
+    rounds = sorted(by_round.items())
+    median = statistics.median(by_round.values())
+    if abs(median - value) > 1e-9 * max(abs(value), abs(median)):
+        return Found(
+            problem=f"{evidence.file}, {where}, column {evidence.column} is {value!r}, but the median of its "
+            f"{len(rounds)} rounds in {name} is {median!r}",
+            fix="rerun the probe: a run's summary must be the median of its rounds (guide/probes.md)",
+        )
+    try:
+        interval = stats.median_interval(v for _, v in rounds)
+    except ValueError as error:
+        return Found(
+            problem=f"{name}, {where}: {error}",
+            fix=f"rerun the probe with at most {stats.MAX_ROUNDS} rounds a setting (generator.timing.Stop's max_rounds)",
+        )
+    return Found(
+        ClaimInterval(interval.low, interval.high, interval.level, "rounds", len(rounds), tuple(rounds), run.path)
+    )
+
+
+def _min_max(table: Table, row: int, column: str, missing: str) -> Found:
+    spread = row_spread(table, row, column)
+    rounds_cell = table.rows[row][table.columns.index("rounds")].strip() if "rounds" in table.columns else ""
+    if spread is None:
+        return Found(missing=missing, exact=not rounds_cell)  # a row without rounds was not timed
+    count = parse_number(rounds_cell)
+    rounds = int(count) if count is not None and count.is_integer() and 1 <= count <= MAX_ROW_ROUNDS else 0
+    level = median_coverage(rounds, 1) if rounds else None
+    return Found(ClaimInterval(spread[0], spread[1], level, "min-max", rounds), missing=missing)
+
+
+def through_formula(
+    text: str, values: Mapping[str, float], inputs: Mapping[str, ClaimInterval | None], value: float
+) -> Found:
+    """An extrapolated claim's interval from its inputs': paired by round where it can be, else
+    interval arithmetic; Found with `missing` when no input has one or the result is unbounded."""
+    carried = {name: found for name, found in inputs.items() if found is not None}
+    if not carried:
+        return Found(missing=NO_INPUT_INTERVAL)
+    evaluate: Callable[[Mapping[str, float]], float] = lambda point: formula.evaluate(text, {**values, **point})  # noqa: E731
+    runs = {found.run for found in carried.values()}
+    # Pairing is what cancels drift between inputs: with one input, interval arithmetic is the same
+    # interval for a monotone formula (and a wider, still valid one otherwise), at a fraction of the cost.
+    if len(carried) > 1 and len(runs) == 1 and all(found.samples for found in carried.values()):
+        paired = stats.paired_interval(evaluate, {name: dict(found.samples) for name, found in carried.items()})
+        # The paired interval is the median's of the per-round results; it is used when it holds the
+        # value the formula gives on the medians (it nearly always does), else interval arithmetic.
+        if paired is not None and paired[0].low <= value <= paired[0].high:
+            interval, results = paired
+            return Found(
+                ClaimInterval(interval.low, interval.high, interval.level, "paired", len(results), results, runs.pop())
+            )
+    spans = {name: (found.low, found.high) if found else (values[name], values[name]) for name, found in inputs.items()}
+    try:
+        low, high = formula.evaluate_interval(text, spans)
+    except formula.FormulaError as error:
+        return Found(missing=f"it has no interval: its inputs' cannot be carried through the formula ({error})")
+    level = stats.joint_level(found.level for found in carried.values())
+    return Found(ClaimInterval(low, high, level, "formula"))
+
+
+def measured_noise(claim_id: str, found: Found, exact: set[str], unknown: dict[str, str]) -> None:
+    """Record a measured claim as exact, or why its noise is unknown (no interval, not exact)."""
+    if found.exact:
+        exact.add(claim_id)
+    elif found.interval is None:
+        unknown[claim_id] = (
+            f"it has no interval: a timed row with no raw rounds ({found.missing}) and no min–max columns"
+        )
+
+
+def formula_noise(
+    claim: Claim, found: Found, by_id: Mapping[str, Claim], exact: set[str], unknown: dict[str, str]
+) -> None:
+    """Record an extrapolated claim as exact, or why its noise is unknown. Known only when every input's
+    is: the arithmetic counts an input without an interval as exact, true only of an exact input (or a
+    borrowed one, taken as stated)."""
+    unsure = next((target for _, target in claim.inputs if target in unknown), None)
+    if unsure is not None:
+        root = _unknown_root(unsure, by_id, unknown)
+        which = f"its input {root}" if root == unsure else f"{root}, which its input {unsure} rests on,"
+        unknown[claim.id] = f"{which} has no interval, so its own interval leaves that noise out"
+    elif found.interval is None and found.missing == NO_INPUT_INTERVAL:
+        exact.add(claim.id)
+    elif found.interval is None:
+        unknown[claim.id] = found.missing
+
+
+def _unknown_root(target: str, by_id: Mapping[str, Claim], unknown: Mapping[str, str]) -> str:
+    """The claim without an interval that made `target`'s noise unknown: itself, or one it rests on."""
+    seen = {target}
+    while (below := next((t for _, t in by_id[target].inputs if t in unknown and t not in seen), None)) is not None:
+        target = below
+        seen.add(target)
+    return target

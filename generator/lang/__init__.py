@@ -1,0 +1,1 @@
+"""The pure languages of a claim: units, values, formulas, relations, statistics, YAML. No I/O."""

@@ -1,0 +1,360 @@
+"""Values: parse and format numbers, units, tolerances and precision; select a row. Pure.
+
+The gate's stages and every display (pages, `show`, `diff`) import these, so a value is parsed,
+compared and written the same way everywhere, and no display imports a gate stage.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+
+from ..records import AssertResult, Claim, ClaimInterval, Policy, Report, Table, Tolerance
+from . import units
+from .yamlread import NUMBER, UNSIGNED
+
+TOLERANCE_PATTERN = re.compile(rf"^\s*({UNSIGNED})\s*(%?)\s*$", re.ASCII)
+TOLERANCE_HELP = "must be a number, a percentage like '5%', or 'precision'"
+# A number in a CSV cell or a written value: plain ASCII decimal, optional exponent. No '1_000',
+# no full-width or other Unicode digits, no 'inf' or 'nan'.
+NUMBER_PATTERN = re.compile(rf"^{NUMBER}$", re.ASCII)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a run's cells repeat across the claims that select its rows
+def parse_number(text: str) -> float | None:
+    """A CSV cell as a finite number ('1.5', '-2e3'), or None ('1_000', '１', 'inf', 'n/a', '')."""
+    text = text.strip()
+    if len(text) > 400 or not NUMBER_PATTERN.match(text):
+        return None
+    number = float(text)
+    return number if math.isfinite(number) else None
+
+
+def cell_number(table: Table, row: int, column: str) -> float | None:
+    """The one cell reader for the gate and every command: a table's cell as a number (parse_number).
+
+    None when the column is missing or the cell is not a plain finite decimal ('3_7', 'inf', '')."""
+    if column not in table.columns or not 0 <= row < len(table.rows):
+        return None
+    return parse_number(table.rows[row][table.columns.index(column)])
+
+
+def finite_number(value: object) -> float | None:
+    """A YAML number as a finite float, or None (booleans, text, nan, inf, integers beyond a float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def parse_tolerance(value: object) -> Tolerance:
+    """'5%' -> relative 0.05; 0.01 or '0.01' -> absolute; 'precision' -> half the last stated digit."""
+    if isinstance(value, bool) or value is None:
+        raise ValueError(TOLERANCE_HELP)
+    if isinstance(value, (int, float)):
+        number = finite_number(value)
+        if number is None:
+            raise ValueError("must be a finite number")
+        if number < 0:
+            raise ValueError("must not be negative")
+        return Tolerance(str(value), absolute=number)
+    text = str(value)
+    if text.strip() == "precision":
+        return Tolerance("precision")
+    match = TOLERANCE_PATTERN.match(text)
+    if not match:
+        raise ValueError(TOLERANCE_HELP)
+    number = float(match.group(1))
+    if not math.isfinite(number):
+        raise ValueError("must be a finite number")
+    if match.group(2):
+        return Tolerance(text.strip(), relative=number / 100)
+    return Tolerance(text.strip(), absolute=number)
+
+
+@functools.lru_cache(maxsize=64)  # a policy's percentage, read once per claim
+def policy_share(text: str) -> float:
+    """A policy's percentage option as a share: '50%' -> 0.5."""
+    return parse_tolerance(text).relative
+
+
+def precision_of(value_text: str) -> float:
+    """Half a unit in the last written digit: '3.59' -> 0.005, '67' -> 0.5, '1.2e-3' -> 0.00005.
+
+    An exponent can make the precision finer, never coarser than half a unit: '1.2e3' and
+    '0.0e+99' -> 0.5, so exponent notation cannot widen the default tolerance. Text that is not a
+    plain decimal (hex, octal) gets half a unit too.
+    """
+    text = value_text.strip().lower()
+    if not NUMBER_PATTERN.match(text) or len(text) > 400:
+        return 0.5
+    mantissa, _, exponent_text = text.partition("e")
+    decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
+    exponent = int(exponent_text or 0)
+    return 0.5 * 10.0 ** max(-300, min(0, exponent - decimals))
+
+
+def tolerance_for(claim: Claim, policy: Policy) -> Tolerance:
+    """The claim's own tolerance, else the policy's default."""
+    tolerance = claim.tolerance or parse_tolerance(policy.default_tolerance)
+    if tolerance.text == "precision":
+        return Tolerance("precision", absolute=precision_of(claim.value_text) if claim.value_text else 0.0)
+    return tolerance
+
+
+def rounded(claim: Claim, computed: float, policy: Policy) -> str:
+    """A computed value restated with as many significant digits as the stated one (at least 3), or
+    more if the tolerance needs them (`ledger accept` and `refresh --write` write it)."""
+    digits = max(3, _significant(claim.value_text)) if claim.value_text else 4
+    for extra in range(0, 14):
+        text = _fixed(computed, digits + extra)
+        restated = Claim(
+            claim.id, claim.kind, claim.where, value=float(text), value_text=text, tolerance=claim.tolerance
+        )
+        if within(float(text), computed, tolerance_for(restated, policy)):
+            return text
+    return repr(computed)
+
+
+def _significant(text: str) -> int:
+    mantissa = text.strip().lower().split("e")[0].lstrip("+-").replace("_", "")
+    digits = mantissa.replace(".", "").lstrip("0")
+    return max(1, len(digits))
+
+
+def _fixed(value: float, significant: int) -> str:
+    if value == 0:
+        return "0"
+    decimals = max(0, significant - 1 - int(math.floor(math.log10(abs(value)))))
+    return f"{value:.{decimals}f}"
+
+
+def allowed_text(tolerance: Tolerance) -> str:
+    """How a tolerance reads in a message: '5%', '0.01', or '±0.005' for the precision default."""
+    return tolerance.text if tolerance.text != "precision" else f"±{format_value(tolerance.absolute)}"
+
+
+def within(stated: float, computed: float, tolerance: Tolerance) -> bool:
+    """Whether a stated value agrees with the computed one under the tolerance (1e-9 relative slack)."""
+    return abs(stated - computed) <= tolerance.allowed(computed) + 1e-9 * max(abs(computed), 1e-300)
+
+
+def tolerance_excess(tolerance: Tolerance, stated: float, computed: float, max_share: float) -> float | None:
+    """The share of max(|stated|, |computed|) a tolerance allows, when it is above max_share; else None.
+
+    Judged on both values, so a stated 0 with a wide absolute tolerance is caught once anything is
+    computed; two values that are both exactly 0 need no tolerance at all.
+    """
+    scale = max(abs(stated), abs(computed))
+    allowed = tolerance.allowed(computed)
+    if scale == 0 or allowed <= max_share * scale * (1 + 1e-12):
+        return None
+    return allowed / scale
+
+
+def format_value(value: float, unit: str = "") -> str:
+    """A value the way a reader wants it, by unit: 4 significant digits ('3.59×', '28.49 tok/s'),
+    counts as whole numbers ('40 layers'), bytes with a readable prefix ('64.4 MB')."""
+    return show(value, unit) if unit else plain_number(value)
+
+
+def format_pair(first: float, second: float, unit: str = "") -> tuple[str, str]:
+    """Two values as a reader compares them: with as many digits as it takes to tell them apart,
+    so values that differ never read as equal ('1.00001' and '1.00002', not '1' and '1')."""
+    texts = format_value(first, unit), format_value(second, unit)
+    if texts[0] != texts[1] or first == second:
+        return texts
+    gap = units.gap(unit)
+    for digits in range(5, 18):
+        texts = f"{first:.{digits}g}{gap}{unit}", f"{second:.{digits}g}{gap}{unit}"
+        if texts[0] != texts[1]:
+            break
+    return texts[0].strip(), texts[1].strip()
+
+
+def unit_gap(unit: str) -> str:
+    """The space between a number and its unit: none for × and %."""
+    return units.gap(unit)
+
+
+def stated(claim: Claim) -> str:
+    """The value as the claim states it, with its unit ('3.59×', '67 tok/s'); '' without a value.
+
+    Written digits are kept (they carry the precision), except where the unit has a better
+    display: bytes with a readable prefix, counts with thousands separators.
+    """
+    if claim.value is None:
+        return ""
+    number = claim.value_text or format_value(claim.value)
+    try:
+        unit = units.parse(claim.unit) if claim.unit else None
+    except units.UnitError:
+        unit = None
+    if unit is not None and unit.is_bytes and "bit" not in unit.text and abs(claim.value * unit.scale) >= 1e4:
+        return show(claim.value, claim.unit)  # '64.4 MB', not '64389120 B'
+    if unit is not None and unit.is_count and claim.value.is_integer():
+        return show(claim.value, claim.unit)  # '40 layers', never '40.00 layers'
+    return f"{number}{unit_gap(claim.unit)}{claim.unit}"
+
+
+def level_text(level: float | None) -> str:
+    """A coverage as a reader sees it: '99.6%', '98.4%', '99%'; '' when not known."""
+    if level is None:
+        return ""
+    return f"{100 * level:.1f}".rstrip("0").rstrip(".") + "%"
+
+
+def range_text(low: float, high: float, unit: str = "") -> str:
+    """'26.1–44.4 tok/s': both ends by unit, the unit written once."""
+    low_text, high_text = format_value(low, unit), format_value(high, unit)
+    gap = unit_gap(unit)
+    if unit and low_text.endswith(gap + unit) and high_text.endswith(gap + unit):
+        low_text = low_text[: len(low_text) - len(gap + unit)]
+    return f"{low_text}–{high_text}"
+
+
+BASIS_WORDS = {
+    "rounds": "{n} rounds",
+    "min-max": "min–max of {n} rounds; no raw rounds",
+    "paired": "paired by round, {n} rounds",
+    "formula": "carried through the formula",
+}
+
+
+def interval_text(interval: ClaimInterval | None, unit: str = "") -> str:
+    """A claim's interval as a reader sees it: '99.6% interval 3.41–3.79× (9 rounds)',
+    '98.4% interval 0.74–1.51× (min–max of 7 rounds; no raw rounds)',
+    '≥ 98% interval 3.1–3.9× (carried through the formula)'; '' without one."""
+    if interval is None:
+        return ""
+    level, ends, words = interval_parts(interval, unit)
+    return f"{level + ' ' if level else ''}interval {ends} ({words})"
+
+
+def interval_parts(interval: ClaimInterval, unit: str = "") -> tuple[str, str, str]:
+    """(level, ends, how it was found): ('98.4%', '0.74–1.51×', 'min–max of 7 rounds; no raw rounds')."""
+    level = level_text(interval.level)
+    if level and interval.basis == "formula":
+        level = "≥ " + level  # a lower bound (Bonferroni)
+    words = BASIS_WORDS.get(interval.basis, interval.basis).format(n=interval.rounds)
+    if interval.basis == "min-max" and not interval.rounds:
+        words = "min–max; no raw rounds"
+    return level, range_text(interval.low, interval.high, unit), words
+
+
+def noise_text(claim: Claim, report: Report) -> str:
+    """What a reader is told of a claim's noise: its interval, 'exact' for a value computed from counts,
+    or 'no raw rounds' for a measured claim without raw rounds or a min–max range; else ''."""
+    text = interval_text(report.intervals.get(claim.id), claim.unit)
+    if text or claim.id in report.exact:
+        return text or "exact"
+    return "no raw rounds" if claim.id in report.no_rounds else ""
+
+
+def assert_text(result: AssertResult) -> str:
+    """A claim's `asserts:` verdict in words: 'asserts > 1: holds: its 99.6% interval is 1.1–1.5× (9 rounds)',
+    'asserts > 1: does not hold: it has no interval: …', 'asserts > 1: not judged: stale (drifted)'."""
+    verdict = "" if result.holds is None else "holds: " if result.holds else "does not hold: "
+    return f"asserts {result.relation}: {verdict}{result.on}"
+
+
+def select_row(table: Table, where: tuple[tuple[str, object], ...]) -> list[int]:
+    """Indexes of the rows whose cells equal every value in `where` (numbers compared as numbers)."""
+    positions = [(table.columns.index(column), value) for column, value in where]
+    return [
+        i for i, row in enumerate(table.rows) if all(matches(row[position], value) for position, value in positions)
+    ]
+
+
+def matches(cell: str, value: object) -> bool:
+    """Whether a CSV cell equals a `where` value: numbers as numbers, booleans by their words."""
+    if isinstance(value, bool):
+        return cell.strip().lower() == str(value).lower()
+    if isinstance(value, (int, float)):
+        number = parse_number(cell)
+        return number is not None and number == finite_number(value)
+    return cell == ("" if value is None else str(value))
+
+
+# -- a row's spread across rounds (runs without raw rounds) ----------------------------------------
+# A measured column X carries its low and high across rounds in the columns X_min and X_max (or
+# X_low and X_high), beside a `rounds` column. Runs with raw rounds have samples instead
+# (intervals.py); this is what a run without them still gives.
+
+SPREAD_SUFFIXES = (("_min", "_max"), ("_low", "_high"))
+
+
+def spread_columns(columns: tuple[str, ...], column: str) -> tuple[str, str] | None:
+    """The (low, high) column names that carry `column`'s spread, if the table has them."""
+    for low, high in SPREAD_SUFFIXES:
+        if column + low in columns and column + high in columns:
+            return column + low, column + high
+    return None
+
+
+def row_spread(table: Table, row: int, column: str) -> tuple[float, float] | None:
+    """(low, high) of one cell across rounds, from its spread columns; None when it has none."""
+    names = spread_columns(table.columns, column)
+    if names is None:
+        return None
+    low, high = (cell_number(table, row, name) for name in names)
+    if low is None or high is None:
+        return None
+    return min(low, high), max(low, high)
+
+
+# -- display by unit -------------------------------------------------------------------------------
+
+_DECIMAL = (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3))
+_BINARY = (("PiB", 1024.0**5), ("TiB", 1024.0**4), ("GiB", 1024.0**3), ("MiB", 1024.0**2), ("KiB", 1024.0))
+
+
+def plain_number(value: float) -> str:
+    """4 significant digits, no exponent for everyday sizes, no trailing zeros."""
+    if not math.isfinite(value):
+        return str(value)
+    if value == 0 or 1e-3 <= abs(value) < 1e7:
+        digits = max(0, 3 - int(math.floor(math.log10(abs(value))))) if value else 0
+        text = f"{value:.{digits}f}"
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return "0" if text in ("-0", "") else text
+    return f"{value:.4g}"
+
+
+def show(value: float, unit_text: str) -> str:
+    """A value the way a reader wants it, by unit: '40 layers', '64.4 MB', '3.59×', '28.49 tok/s'."""
+    if not math.isfinite(value):
+        return f"{value}{units.gap(unit_text)}{unit_text}".rstrip()
+    try:
+        unit = units.parse(unit_text)
+    except units.UnitError:
+        return f"{plain_number(value)}{units.gap(unit_text)}{unit_text}"
+    if unit.is_count and abs(value - round(value)) < 1e-9 * max(1.0, abs(value)) and abs(value) < 1e15:
+        return f"{int(round(value)):,}{units.gap(unit_text)}{unit_text.strip()}"
+    if unit.is_bytes and "bit" not in unit.text:  # bits stay bits
+        return readable_bytes(value * unit.scale, binary="i" in unit.text)
+    return f"{plain_number(value)}{units.gap(unit_text)}{unit_text.strip()}"
+
+
+def readable_bytes(count: float, binary: bool = False) -> str:
+    """64389120 -> '64.4 MB'; under 10,000 bytes stays in B ('20 B', '9,999 B')."""
+    for name, size in _BINARY if binary else _DECIMAL:
+        if abs(count) >= size * (10 if size == (1024.0 if binary else 1e3) else 1):
+            return f"{_three(count / size)} {name}"
+    if abs(count - round(count)) < 1e-9 and abs(count) < 1e15:
+        return f"{int(round(count)):,} B"
+    return f"{plain_number(count)} B"
+
+
+def _three(number: float) -> str:
+    """Three significant digits, trailing zeros dropped: 64.389 -> '64.4', 20.48 -> '20.5'."""
+    if number == 0:
+        return "0"
+    digits = max(0, 2 - int(math.floor(math.log10(abs(number)))))
+    text = f"{number:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

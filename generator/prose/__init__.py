@@ -1,0 +1,1 @@
+"""Prose: page references, what a reader reads (the rendered text) and the figures typed into it."""

@@ -1,0 +1,270 @@
+"""Prose: what a reader reads -> the figures typed into it outside a claim reference.
+
+A figure is a number with a unit, ×, or %: "3.71× faster", "42 GB/s", "15% slower" (numbers.py says
+exactly which). Such a number belongs in a claim, cited with {{ claim("id") }}, so the gate can keep
+it true. Each page is read as the site shows it: rendered by Python-Markdown with the project's
+extensions (rendered.py), so admonitions, tables, footnotes, lists, attribute values, entities and
+escapes are read as a reader reads them, and each figure is traced back to its line (through an
+included snippet to the file it came from). The page's front matter (its title, description) and
+every text MkDocs puts on each page from mkdocs.yml (site name, description, author, copyright,
+navigation titles, theme and extra strings) are read too. Claim statements and notes are read as
+well; a figure there is a warning. Not figures: labels (B=16, 4-bit, 8192×2048, a 9B model), code,
+references, and anything an author marks as a label with <span class="ledger-label">…</span>. In a
+statement or a note, only a figure of the claim's own kind of quantity is a finding (a warning).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..records import Claim, Finding, PageRef, Policy, Source
+from . import numbers, references, rendered
+
+MARK_LABEL = '<span class="ledger-label">…</span>'
+PLACEHOLDER = "LEDGERREF"  # what a reference reads as while a page is rendered: no digits, no unit
+RENDER_SECONDS = 5.0  # per page, plus 2 s per MiB (a 4 MiB page of prose renders in 3 s here)
+MAX_PER_PAGE = 200  # figures reported one by one on a page; the rest in one finding
+_META = re.compile(r"^[ ]{0,3}[A-Za-z0-9_-]+:")
+_META_MORE = re.compile(r"^(?:[ ]{4}|\t)")
+_SNIPPET = re.compile(r"""^\s*-{1,}8<-{1,}\s+["']?([^"'\s]+)["']?\s*$""", re.M)
+_DECODE = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});|\\[^\n]|</?[A-Za-z][^<>\n]*>")
+_KEPT = frozenset("%×‰µ")
+
+
+@dataclass(frozen=True, slots=True)
+class TypedFigure:
+    where: Source  # file, line and column of the number
+    text: str  # as a reader reads it: "3.71×"
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """What the prose scan found: figures by the file they are typed in, and findings."""
+
+    findings: tuple[Finding, ...]
+    typed: Mapping[str, tuple[str, ...]]  # page (or mkdocs.yml) -> the figures' texts, for the site build
+
+
+def scan(
+    pages: Mapping[str, str], refs: Iterable[PageRef], policy: Policy, root: Path, claims: Iterable[Claim] = ()
+) -> Scan:
+    """Figures typed into pages, into what MkDocs shows from mkdocs.yml, and into claim statements and notes."""
+    by_page: dict[str, list[PageRef]] = {}
+    for ref in refs:
+        by_page.setdefault(ref.where.path, []).append(ref)
+    names, configs = rendered.extension_list(policy.markdown_extensions, root)
+    findings: list[Finding] = []
+    typed: dict[str, tuple[str, ...]] = {}
+    for path, text in pages.items():
+        found, problem = page_figures(text, path, by_page.get(path, []), names, configs, root)
+        if problem:
+            findings.append(problem)
+        typed[path] = tuple(figure.text for figure in found)
+        findings += _unbound(found, policy, "page")
+    site = [
+        TypedFigure(Source(policy.config_path, line, column + figure.start + 1), figure.text)
+        for line, column, value in policy.site_texts
+        for figure in numbers.figures(value)
+    ]
+    if site:
+        typed[policy.config_path] = tuple(figure.text for figure in site)
+        findings += _unbound(site, policy, "site's configuration (shown on every page)")
+    findings += claim_text_findings(claims)
+    return Scan(tuple(findings), typed)
+
+
+PAGE_FIX = f'cite the claim that holds it with {{{{ claim("some-id") }}}}, or mark a label: {MARK_LABEL}'
+SITE_FIX = "word it without the figure: mkdocs.yml cannot cite a claim (a label like B=16 is fine)"
+
+
+def _unbound(found: list[TypedFigure], policy: Policy, place: str) -> list[Finding]:
+    fix = PAGE_FIX if place == "page" else SITE_FIX
+    shown = [
+        Finding(
+            typed.where,
+            "",
+            "unbound-number",
+            f"{typed.text!r} is typed into the {place}; the gate cannot keep it true",
+            fix,
+            severity=policy.severity("unbound-number"),
+        )
+        for typed in found[:MAX_PER_PAGE]
+    ]
+    if len(found) > MAX_PER_PAGE:
+        last = found[MAX_PER_PAGE]
+        shown.append(
+            Finding(
+                last.where,
+                "",
+                "unbound-number",
+                f"and {len(found) - MAX_PER_PAGE} more figures typed into {last.where.path}",
+                "cite claims, or mark labels, as for the figures above",
+                severity=policy.severity("unbound-number"),
+            )
+        )
+    return shown
+
+
+def claim_text_findings(claims: Iterable[Claim]) -> list[Finding]:
+    """A figure in a claim's statement or note restating a quantity of the claim's own kind (a throughput
+    in a throughput's statement): a warning, as the gate keeps only the claim's value true. A figure of
+    another kind is the condition it was measured under (a 1 MiB buffer); retired claims say what was
+    believed, and are shown as retired."""
+    findings = []
+    for claim in claims:
+        if claim.retired:
+            continue
+        own = numbers.kind(claim.unit)
+        for field in ("statement", "note"):
+            for figure in numbers.figures(getattr(claim, field)):
+                if numbers.kind(figure.unit) != own:
+                    continue
+                findings.append(
+                    Finding(
+                        claim.at(field),
+                        claim.id,
+                        "unbound-number",
+                        f"{figure.text!r} is typed into the {field}; the gate keeps only the claim's value true",
+                        f"cite the number as a claim's value, or word the {field} without it",
+                        severity="warn",
+                    )
+                )
+    return findings
+
+
+def page_figures(
+    text: str, path: str, refs: list[PageRef], names: list[str], configs: dict, root: Path
+) -> tuple[list[TypedFigure], Finding | None]:
+    """Every figure a reader reads on one page, with where it is typed; or the problem rendering it."""
+    starts = references.line_starts(text)
+    meta_end = meta_length(text)
+    found = [
+        TypedFigure(Source(path, *references.locate(starts, figure.start)), figure.text)
+        for figure in numbers.figures(text[:meta_end])
+    ]
+    pieces, last = [], 0
+    for ref in sorted(refs, key=lambda ref: ref.start):  # a malformed one is shown as written: read it
+        if ref.kind != "malformed" and ref.start >= meta_end and ref.start >= last:
+            pieces += [text[last : ref.start], PLACEHOLDER.ljust(ref.end - ref.start)[: ref.end - ref.start]]
+            last = ref.end
+    body = "".join([*pieces, text[last:]])
+    budget = RENDER_SECONDS + 2 * len(text) / 2**20
+    try:
+        with rendered.deadline(budget):
+            seen = rendered.visible(rendered.render(body[meta_end:], names, configs))
+    except rendered.RenderTimeout:
+        return found, _unrenderable(path, f"takes more than {budget:.0f} s to render with Python-Markdown")
+    except RecursionError:
+        return found, _unrenderable(path, "is nested too deeply for Python-Markdown to render")
+    except MemoryError:
+        return found, _unrenderable(path, "needs more memory than there is to render")
+    except Exception as error:  # an extension's own bug on this text: say so, never a traceback
+        return found, _unrenderable(path, f"cannot be rendered by Python-Markdown ({type(error).__name__}: {error})")
+    figures = numbers.figures(seen)
+    if figures:
+        masked = re.sub(r"[^\n]", " ", body[:meta_end]) + body[meta_end:]
+        found += _traced(figures, seen, masked, path, root)
+    return found, None
+
+
+def _unrenderable(path: str, why: str) -> Finding:
+    return Finding(
+        Source(path, 0),
+        "",
+        "invalid",
+        f"page {why}, so its text cannot be read for typed figures (the site build would stall on it too)",
+        "simplify the page: look for long runs of brackets, deep nesting or a very long line",
+    )
+
+
+def meta_length(text: str) -> int:
+    """How many leading characters MkDocs reads as the page's metadata (YAML front matter or
+    MultiMarkdown-style `key: value` lines) rather than as Markdown."""
+    if text.startswith("---"):
+        first = text.find("\n")
+        if first >= 0 and not text[3:first].strip(" \t"):
+            at = first + 1
+            while at < len(text):
+                end = text.find("\n", at)
+                line = text[at : end if end >= 0 else len(text)]
+                if end >= 0 and line.rstrip(" \t") in ("---", "..."):
+                    return end + 1
+                if end < 0:
+                    break
+                at = end + 1
+        return 0
+    at = 0
+    key = False
+    while at < len(text):
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        line = text[at:end]
+        if not line.strip() or not (_META.match(line) or (key and _META_MORE.match(line))):
+            return at
+        key = True
+        at = end + 1
+    return at
+
+
+def _traced(figures: list[numbers.Figure], seen: str, source: str, path: str, root: Path) -> list[TypedFigure]:
+    """Each figure read in the rendered text, at the line of the page (or included file) it is typed on."""
+    files = [(path, source)] + _snippets(source, root)
+    skeletons = [(name, *_skeleton(text), references.line_starts(text)) for name, text in files]
+    cursor = 0
+    traced = []
+    for figure in figures:
+        wanted, _ = _skeleton(figure.text)
+        where = None
+        for index, (name, skeleton, origin, starts) in enumerate(skeletons):
+            at = skeleton.find(wanted, cursor if index == 0 else 0) if wanted else -1
+            if at < 0 and index == 0:
+                at = skeleton.find(wanted) if wanted else -1
+            if at >= 0:
+                where = Source(name, *references.locate(starts, origin[at]))
+                if index == 0:
+                    cursor = at + len(wanted)
+                break
+        traced.append(TypedFigure(where or Source(path, 1), figure.text))
+    return traced
+
+
+def _snippets(source: str, root: Path) -> list[tuple[str, str]]:
+    """Files a page includes with pymdownx.snippets (`--8<-- "file"`), under the project only."""
+    from ..inputs.load import MAX_PAGE_BYTES, Unreadable, read_capped
+
+    found = []
+    for match in _SNIPPET.finditer(source):
+        target = (root / match.group(1)).resolve()
+        if root.resolve() not in target.parents:
+            continue
+        try:
+            text = read_capped(target, MAX_PAGE_BYTES).decode("utf-8", errors="replace")
+        except Unreadable:
+            continue
+        found.append((target.relative_to(root.resolve()).as_posix(), text))
+    return found[:20]
+
+
+def _skeleton(text: str) -> tuple[str, list[int]]:
+    """Letters, digits and unit signs of text as a reader reads them (entities and escapes decoded),
+    with the offset in text each comes from: how a figure found in rendered text is found in its source."""
+    decoded: list[str] = []
+    origin: list[int] = []
+    last = 0
+    for match in _DECODE.finditer(text):
+        decoded.append(text[last : match.start()])
+        origin.extend(range(last, match.start()))
+        token = match.group(0)
+        value = token[1] if token.startswith("\\") else "" if token.startswith("<") else html.unescape(token)
+        decoded.append(value)
+        origin.extend([match.start()] * len(value))
+        last = match.end()
+    decoded.append(text[last:])
+    origin.extend(range(last, len(text)))
+    seen, mapping = numbers.normalise("".join(decoded))
+    kept = [(char, origin[mapping[i]]) for i, char in enumerate(seen) if char.isalnum() or char in _KEPT]
+    return "".join(char for char, _ in kept), [at for _, at in kept]

@@ -1,0 +1,91 @@
+"""moved-since-cited: claims + their Series + the pages' claim references -> findings. Pure.
+
+A measured claim's series moved since the run it cites when a step beyond noise and beyond its
+tolerance lies after that run, in its segment, and the newest level still differs from the cited one
+(series.py decides it once). The finding names every page sentence that cites the claim, and the
+two ways out: `ledger refresh --write` to the newer run, or `kept:` (the newest run reviewed, and
+why the page keeps the cited run), after which only a step at a later run fires again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from ..lang.values import format_pair
+from ..records import Claim, Finding, PageRef, Policy
+from .records import DETECTOR, Series
+
+RULE = "moved-since-cited"
+
+
+def findings(
+    claims: Iterable[Claim], series: Mapping[str, Series], refs: Iterable[PageRef], policy: Policy
+) -> list[Finding]:
+    """A finding per claim whose series moved since its cited (or kept) run, naming the page references to it."""
+    cited_on: dict[str, list[PageRef]] = {}
+    for ref in refs:
+        if ref.kind == "claim":
+            cited_on.setdefault(ref.name, []).append(ref)
+    return [
+        _moved(claim, line, cited_on.get(claim.id, []), policy)
+        for claim, line in _judged(claims, series)
+        if line.moved is not None
+    ]
+
+
+def stray_kept(claims: Iterable[Claim], series: Mapping[str, Series]) -> list[Finding]:
+    """`invalid` for a `kept` that names no run after the cited one in the claim's series."""
+    return [_stray_kept(claim, line) for claim, line in _judged(claims, series) if claim.kept_through and line.kept < 0]
+
+
+def _judged(claims: Iterable[Claim], series: Mapping[str, Series]) -> list[tuple[Claim, Series]]:
+    """Each claim (the first of an id) with its series, where its cited run is a point of it."""
+    found, seen = [], set()
+    for claim in claims:
+        line = series.get(claim.id)
+        if line is not None and line.cited >= 0 and claim.id not in seen:
+            seen.add(claim.id)
+            found.append((claim, line))
+    return found
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def _moved(claim: Claim, line: Series, refs: list[PageRef], policy: Policy) -> Finding:
+    moved = line.moved
+    assert moved is not None
+    points = line.points
+    cited, newest = points[line.cited], points[line.segment(line.cited)[-1]]
+    before, after = format_pair(moved.before, moved.after, claim.unit)
+    change = f" ({(moved.after - moved.before) / abs(moved.before):+.1%})" if moved.before else ""
+    p = f" p = {moved.p:.2g}" if moved.p is not None else ""
+    if line.method == DETECTOR:
+        how = f"E-divisive means over {len(line.segment(line.cited))} runs, {moved.test}{p}"
+        level = f"its level {before} moved to {after}{change} from run {_name(points[moved.index].run)} on"
+    else:
+        how = f"{moved.test}{p}, {'kept' if line.kept >= 0 else 'cited'} run against the newest"
+        level = f"the newest run {_name(newest.run)} reads {after}{change}, against {before}"
+    reviewed = f", kept through run {_name(points[line.kept].run)}," if line.kept >= 0 else ""
+    problem = f"cited run {_name(cited.run)}{reviewed} is behind its series: {level} ({how})"
+    sentences = ", ".join(str(ref.where) for ref in refs)
+    detail = f"cited on {sentences}" if refs else "no page cites it"
+    fix = (
+        f"`ledger refresh --write` moves it to the newest run ({_name(newest.run)}); or keep the cited run and say "
+        f"why: `kept: {{through: {newest.run}, why: ...}}`"
+    )
+    return Finding(claim.at("evidence"), claim.id, RULE, problem, fix, detail, policy.severity(RULE))
+
+
+def _stray_kept(claim: Claim, line: Series) -> Finding:
+    later = [point.run for point in line.points[line.cited + 1 :] if point.segment == line.points[line.cited].segment]
+    fix = f"name the newest run you reviewed: `through: {later[-1]}`" if later else "remove `kept` (no run is newer)"
+    return Finding(
+        claim.at("kept"),
+        claim.id,
+        "invalid",
+        f"kept.through {claim.kept_through} is not a run after the cited one in this claim's series "
+        "(same probe, testbed, defining parameters and segment)",
+        fix,
+    )

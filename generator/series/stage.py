@@ -1,0 +1,250 @@
+"""Series stage: measured claims + runs + run verdicts -> each claim's Series. Pure.
+
+A measured claim's series is the value its evidence selects (file, row, column) in every run of the
+same measurement as the run it cites: the same probe, testbed and defining parameters (the rule
+`ledger refresh` uses: NOT_DEFINING lists the parameters that only say how hard a run measured),
+intact (files as the manifest and git first recorded them), in the order the runs started. Each
+point has its interval: the median's from its raw rounds, else the row's min–max (intervals.py).
+
+Segments: a point whose run's code hashes differ from the point before starts a new segment (probe
+changed), as does one whose environment differs in a field of SEGMENT_ENVIRONMENT (environment
+changed). Steps are looked for within a segment, never across a boundary.
+
+Steps: in a segment of changepoint.MIN_POINTS points or more, E-divisive means with the t-test and
+weak-point merge (changepoint.py), larger than the points' own noise (segment_changes); in a
+shorter segment holding the cited run, stats.changed between the cited run and the newest. Either
+way a step counts only when the level moves beyond the claim's tolerance. Claims that select the same cells of the same runs share one search.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from ..judging import intervals
+from ..judging.evaluation import Evaluation
+from ..lang import stats
+from ..lang.values import cell_number
+from ..records import Claim, Evidence, Run, RunState, Tolerance
+from . import changepoint
+from .records import DETECTOR, ENVIRONMENT_CHANGED, PAIRWISE, PROBE_CHANGED, Boundary, Point, Series, Step
+
+# Parameters that say how a run measured, not what: a run differing only in these may replace another.
+NOT_DEFINING = frozenset(
+    {
+        "rounds", "warmup", "warmup_calls", "warmup_rounds", "min_sample_s", "max_reps", "min_reps", "timing",
+        "target", "min_rounds", "max_rounds", "max_seconds", "stop",
+    }
+)  # fmt: skip
+
+# Manifest environment fields that name what measured: the backend and its versions, the hardware,
+# the interpreter, an installed timer and a compiled probe's build. A change in one starts a segment.
+# Not here: what varies run to run on one machine (load averages, free memory) and the kernel release.
+SEGMENT_ENVIRONMENT = (
+    "backend", "mlx_version", "packages", "device", "device_info", "cpu_model", "cpu", "machine", "cpu_count",
+    "memory_total_bytes", "memory_bytes", "os", "python", "python_implementation", "timing", "compiler", "build",
+)  # fmt: skip
+
+
+def defining(parameters: Mapping[str, object]) -> dict:
+    """The parameters that say what a run measured (all but NOT_DEFINING)."""
+    return {key: value for key, value in dict(parameters).items() if key not in NOT_DEFINING}
+
+
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    """What claims selecting the same cells share: the points, their estimates, boundaries, detector steps."""
+
+    points: tuple[Point, ...]
+    estimates: tuple[stats.Estimate, ...]
+    boundaries: tuple[Boundary, ...]
+    found: tuple[changepoint.ChangePoint, ...]  # in segments of MIN_POINTS or more, indexes in the series
+
+
+def build(
+    claims: Iterable[Claim],
+    runs: Mapping[str, Run],
+    states: Mapping[str, RunState],
+    evaluations: Mapping[str, Evaluation],
+) -> dict[str, Series]:
+    """Claim id -> its series, for every measured claim whose evidence computed a value (its Evaluation's)."""
+    groups = _groups(runs, states)
+    keys = {path: _key(run) for path, run in runs.items() if not run.problem}
+    index = intervals.RowIndex()
+    shared: dict[tuple, _Shared] = {}
+    found: dict[str, Series] = {}
+    for claim in claims:
+        evidence = claim.evidence
+        evaluation = evaluations.get(claim.id)
+        if claim.kind != "measured" or evidence is None or evaluation is None or evaluation.value is None:
+            continue
+        if claim.id in found:
+            continue
+        if evidence.run not in keys:
+            continue
+        group = keys[evidence.run]
+        selection = (group, evidence.file, evidence.where, evidence.column)
+        if selection not in shared:
+            shared[selection] = _shared(groups.get(group, []), evidence, index)
+        found[claim.id] = _series(claim, shared[selection], evaluation.tolerance)
+    return found
+
+
+def _key(run: Run) -> tuple[str, str, str]:
+    return run.probe_name, run.testbed, json.dumps(defining(run.parameters), sort_keys=True, default=str)
+
+
+def _groups(runs: Mapping[str, Run], states: Mapping[str, RunState]) -> dict[tuple, list[Run]]:
+    """Intact runs grouped by probe, testbed and defining parameters, each group in time order."""
+    groups: dict[tuple, list[Run]] = {}
+    for path, run in runs.items():
+        state = states.get(path)
+        if run.problem or run.started is None or state is None or not state.intact:
+            continue
+        groups.setdefault(_key(run), []).append(run)
+    for members in groups.values():
+        members.sort(key=lambda run: (run.started, run.path))
+    return groups
+
+
+def _shared(members: list[Run], evidence: Evidence, index: intervals.RowIndex) -> _Shared:
+    points: list[Point] = []
+    estimates: list[stats.Estimate] = []
+    used: list[Run] = []
+    columns = (evidence.column, *(column for column, _ in evidence.where))
+    for run in members:
+        table = run.tables.get(evidence.file)
+        if table is None or table.problem or any(column not in table.columns for column in columns):
+            continue
+        rows = index.rows(table, evidence.where)
+        value = cell_number(table, rows[0], evidence.column) if len(rows) == 1 else None
+        if value is None:
+            continue
+        found = intervals.measured(run, evidence, table, rows[0], value, index)
+        if found.problem:
+            continue  # its rounds contradict its summary: not a point to judge others by
+        interval = found.interval
+        assert run.started is not None  # _groups keeps only runs with a start
+        if interval is None:
+            points.append(Point(run.path, run.started, value))
+            estimates.append(stats.Estimate(value))
+        else:
+            points.append(Point(run.path, run.started, value, interval.low, interval.high, interval.basis))
+            rounds = tuple(v for _, v in interval.samples)
+            estimates.append(stats.Estimate(value, rounds, interval.low, interval.high))
+        used.append(run)
+    segments = boundaries(used)
+    starts = [0, *(b.index for b in segments), len(points)]
+    numbered: list[Point] = []
+    detected: list[changepoint.ChangePoint] = []
+    for number, (start, end) in enumerate(zip(starts, starts[1:], strict=False)):
+        numbered += [replace(point, segment=number) for point in points[start:end]]
+        if end - start >= changepoint.MIN_POINTS:
+            detected += [_shifted(found, start) for found in segment_changes(points[start:end])]
+    return _Shared(tuple(numbered), tuple(estimates), tuple(segments), tuple(detected))
+
+
+def segment_changes(points: Sequence[Point]) -> tuple[changepoint.ChangePoint, ...]:
+    """The change points of one segment (E-divisive, t-test) whose move is larger than its points' own
+    noise: the median half-width of their intervals (0 when they have none). A level shift smaller
+    than one run's noise is significant across many runs, but no run shows it: not a step."""
+    widths = [(p.high - p.low) / 2 for p in points if p.low is not None and p.high is not None]
+    floor = statistics.median(widths) if widths else 0.0
+    found = changepoint.change_points([point.value for point in points], min_step=floor)
+    newest = points[-1] if points else None
+    if found and found[-1].index == len(points) - 1 and newest is not None and newest.low is not None:
+        # the newest run alone as a level: only when its own interval excludes the level before it
+        if newest.low <= found[-1].before <= (newest.high if newest.high is not None else newest.low):
+            return changepoint.change_points([point.value for point in points[:-1]], min_step=floor)
+    return found
+
+
+def _shifted(found: changepoint.ChangePoint, start: int) -> changepoint.ChangePoint:
+    return changepoint.ChangePoint(found.index + start, found.p, found.before, found.after)
+
+
+def boundaries(runs: list[Run]) -> list[Boundary]:
+    """Where the code hashes or the environment change from one run to the next."""
+    found = []
+    for index, (before, after) in enumerate(zip(runs, runs[1:], strict=False), start=1):
+        code = sorted(
+            path
+            for path in before.declared_code.keys() | after.declared_code.keys()
+            if before.declared_code.get(path) != after.declared_code.get(path)
+        )
+        if code:
+            found.append(Boundary(index, PROBE_CHANGED, tuple(code)))
+            continue
+        changed = [
+            f"{name} {_short(before.environment.get(name))} → {_short(after.environment.get(name))}"
+            for name in SEGMENT_ENVIRONMENT
+            if before.environment.get(name) != after.environment.get(name)
+        ]
+        if changed:
+            found.append(Boundary(index, ENVIRONMENT_CHANGED, tuple(changed)))
+    return found
+
+
+def _short(value: object) -> str:
+    text = "(none)" if value is None else value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _series(claim: Claim, shared: _Shared, tolerance: Tolerance) -> Series:
+    """One claim's view of a shared series: its cited point, the steps beyond its tolerance, whether it moved."""
+    assert claim.evidence is not None
+    points = shared.points
+    cited = next((i for i, point in enumerate(points) if point.run == claim.evidence.run), -1)
+    if cited < 0:
+        return Series(claim.id, points, cited, shared.boundaries)
+    series = Series(claim.id, points, cited, shared.boundaries)
+    segment = series.segment(cited)
+    allowed = tolerance.allowed(points[cited].value)  # the claim's tolerance, as the gate decided it
+    steps = [
+        Step(found.index, found.before, found.after, "t-test", found.p)
+        for found in shared.found
+        if abs(found.after - found.before) > allowed
+    ]
+    kept = -1
+    if claim.kept_through:
+        kept = next((i for i in segment if points[i].run == claim.kept_through and i > cited), -1)
+    reference = max(cited, kept)
+    if len(segment) >= changepoint.MIN_POINTS:
+        method = DETECTOR
+        moved = _moved_level(points, [s for s in steps if s.index in segment], reference, segment, allowed)
+    else:
+        method = PAIRWISE if len(segment) > 1 else ""
+        moved = _moved_pair(shared.estimates, points, reference, segment[-1], allowed)
+        steps = sorted([*steps, moved], key=lambda step: step.index) if moved else steps
+    return replace(series, steps=tuple(steps), method=method, moved=moved, kept=kept)
+
+
+def _moved_level(
+    points: tuple[Point, ...], steps: list[Step], reference: int, segment: range, allowed: float
+) -> Step | None:
+    """The reference point's level against the newest level, when a step lies after the reference."""
+    later = [step for step in steps if step.index > reference]
+    if not later:
+        return None
+    starts = [segment.start, *(step.index for step in steps), segment.stop]
+    level = next((start, end) for start, end in zip(starts, starts[1:], strict=False) if start <= reference < end)
+    before = math.fsum(points[i].value for i in range(*level)) / (level[1] - level[0])
+    newest = math.fsum(points[i].value for i in range(starts[-2], starts[-1])) / (starts[-1] - starts[-2])
+    if abs(newest - before) <= allowed:
+        return None  # it came back: the newest level reads as the cited one does
+    return Step(later[0].index, before, newest, later[0].test, later[0].p)
+
+
+def _moved_pair(
+    estimates: tuple[stats.Estimate, ...], points: tuple[Point, ...], reference: int, newest: int, allowed: float
+) -> Step | None:
+    """Too short a segment for the detector: stats.changed between the reference run and the newest."""
+    if newest <= reference:
+        return None
+    change = stats.changed(estimates[reference], estimates[newest], allowed)
+    if not change.changed:
+        return None
+    return Step(newest, points[reference].value, points[newest].value, change.test, change.p)

@@ -1,0 +1,134 @@
+"""Run integrity: a manifest's shape, and its folder name and times against the manifest. Pure.
+
+load.py calls shape() on every manifest it reads (a malformed one gives the run a problem instead of
+a crash); verdicts.py calls placement() with the clock, so a run dated in the future or filed under
+another testbed's or time's folder is refused whether or not a claim cites it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+from pathlib import PurePosixPath
+
+from ..records import Run
+from ..runs import FORMAT, KEBAB, SNAKE, TESTBED_PATTERN
+
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+# A run's folder as write_run names it: measurements/<probe>/<UTC start>-<testbed>/, ASCII only.
+RUN_FOLDER = re.compile(rf"\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}-\d{{2}}-\d{{2}}Z-{KEBAB}", re.ASCII)
+PROBE_FOLDER = re.compile(SNAKE, re.ASCII)
+CLOCK_SKEW = timedelta(minutes=10)  # a run may finish this far ahead of the checking machine's clock
+
+
+def parse_time(text: object) -> tuple[datetime | None, str]:
+    """An ISO time with a zone -> (datetime, ""); otherwise (None, why)."""
+    if not isinstance(text, str):
+        return None, f"is {type(text).__name__}, not an ISO time text"
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None, f"{text[:40]!r} is not an ISO time"
+    if moment.tzinfo is None:
+        return None, f"{text[:40]!r} has no time zone (write it in UTC with a trailing Z)"
+    return moment, ""
+
+
+def shape(manifest: object) -> list[str]:
+    """What is wrong with a manifest's structure (empty when it is a usable run manifest)."""
+    if not isinstance(manifest, dict):
+        return ["is not a JSON object"]
+    if manifest.get("format", FORMAT) != FORMAT:  # a manifest from before `format` was written is format 1
+        return [f"`format` is {str(manifest['format'])[:20]}: this ledger reads format {FORMAT}; upgrade the ledger"]
+    problems = []
+    probe = manifest.get("probe")
+    if not isinstance(probe, dict):
+        return ["has no `probe` object"]
+    path, code = probe.get("path"), probe.get("code")
+    if not isinstance(path, str) or not path:
+        problems.append("probe.path is missing or not text")
+    if not isinstance(code, dict) or not code:
+        problems.append("probe.code is empty: no code file is hashed, so the probe could change unnoticed")
+    else:
+        for name, digest in code.items():
+            if not isinstance(digest, str) or not HEX64.match(digest):
+                problems.append(f"probe.code[{str(name)[:60]!r}] is not a 64-digit hex sha256")
+        if isinstance(path, str) and path not in code:
+            problems.append(f"the probe {path[:60]} is not among the hashed code files")
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not files:
+        problems.append("`files` is missing or empty")
+    else:
+        for name, entry in files.items():
+            digest = entry.get("sha256") if isinstance(entry, dict) else None
+            if not isinstance(digest, str) or not HEX64.match(digest):
+                problems.append(f"files[{str(name)[:60]!r}].sha256 is not a 64-digit hex sha256")
+    testbed = manifest.get("testbed")
+    if not isinstance(testbed, str) or not testbed or testbed != testbed.strip():
+        problems.append("`testbed` is missing, not text, or has spaces around it")
+    elif not TESTBED_PATTERN.fullmatch(testbed):
+        problems.append(f"`testbed` {testbed[:40]!r} is not lower-kebab-case ASCII (letters a-z, digits, '-')")
+    for key in ("started", "finished"):
+        _, why = parse_time(manifest.get(key))
+        if why:
+            problems.append(f"`{key}` {why}")
+    for key in ("parameters", "environment"):
+        if key in manifest and not isinstance(manifest[key], dict):
+            problems.append(f"`{key}` is not an object")
+    return problems
+
+
+def folder_name(run_path: str) -> list[str]:
+    """Whether a run's folder is named as write_run names it: <probe>/<UTC start>-<testbed>."""
+    *_, probe, name = run_path.split("/")
+    problems = []
+    if not PROBE_FOLDER.fullmatch(probe):
+        problems.append(f"probe folder {probe[:60]!r} is not lower_snake_case ASCII")
+    if not RUN_FOLDER.fullmatch(name):
+        problems.append(
+            f"folder {name[:80]!r} is not named <UTC start>-<testbed> as runs are written "
+            "(e.g. 2026-11-30T05-56-12Z-linux-cpu: ASCII, lower-kebab-case testbed)"
+        )
+    return problems
+
+
+TIMING_MODULE = "generator/timing.py"  # the probes' shared timer, hashed into runs when it lies in the repository
+
+
+def code_files(run: Run, probes_dir: str, declared: tuple[str, ...], tracked: frozenset[str] | None) -> list[str]:
+    """What is wrong with the code files a run's manifest hashes: each must be a file of the probes
+    folder, the timing module or one the probe declares (`code:`), reached without links, and tracked
+    by git while it exists (a file deleted since the run is only changed code: probe-changed)."""
+    problems = []
+    for path in sorted(run.declared_code):
+        why = run.code_problems.get(path, "")
+        if not why and not (path.startswith(probes_dir.rstrip("/") + "/") or path == TIMING_MODULE or path in declared):
+            why = f"is not in {probes_dir}/, the timing module or the probe's declared `code:`"
+        if not why and tracked is not None and path not in tracked and run.current_code.get(path) is not None:
+            why = f"is not tracked by git (`git add {path}`)"
+        if why:
+            problems.append(f"code file {path[:80]} {why}")
+    return problems
+
+
+def placement(run: Run, now: datetime) -> list[str]:
+    """Whether the run's folder name, probe and times agree with its manifest and with the clock."""
+    problems = []
+    if run.started and run.finished:
+        if run.started > run.finished:
+            problems.append(f"started {_stamp(run.started)} is after finished {_stamp(run.finished)}")
+        if run.finished > now + CLOCK_SKEW:
+            problems.append(f"finished {_stamp(run.finished)} is in the future")
+        expected = f"{_stamp(run.started).replace(':', '-')}-{run.testbed}"
+        if run.name != expected:
+            problems.append(
+                f"folder {run.name} does not match the manifest (started {_stamp(run.started)}, "
+                f"testbed {run.testbed}: {expected})"
+            )
+    if run.probe and PurePosixPath(run.probe).stem != run.probe_name:
+        problems.append(f"probe {run.probe} does not match the folder measurements/{run.probe_name}/")
+    return problems
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,173 @@
+"""Verdicts: runs + policy -> one RunState per run; findings -> one Freshness per claim. Pure.
+
+Decided once here and carried on the Report; the evidence stage, pages, captions, `show` and
+`diff` read these records and never work a verdict out again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import Literal
+
+from ..records import FileChange, Finding, Freshness, Policy, Run, RunState, Source
+from ..rules import RULES, STALE_RULES
+from . import integrity
+
+Rewrite = tuple[tuple[str, str], tuple[str, ...]]  # ((sha, subject) of the commit that first added them, files)
+Rewritten = Mapping[str, Rewrite]  # run path -> its rewrite, from history.rewritten
+Problem = tuple[str, str, str]  # (rule, problem, fix)
+CODE_WORDS = {"changed": "changed since the run", "gone": "no longer exists"}  # a changed code file, after its path
+
+
+def run_state(
+    run: Run,
+    policy: Policy,
+    now: datetime,
+    rewritten: Rewrite | None = None,
+    tracked: frozenset[str] | None = None,
+) -> RunState:
+    """Whether a run's files match its manifest and its first commit, its code is unchanged and it is young enough.
+
+    tracked: the files git tracks (None when unknown): a run's code files must be among them."""
+    commit, files = rewritten or (None, ())
+    named = integrity.folder_name(run.path)
+    if run.problem:
+        state = RunState(
+            manifest_problem="; ".join([run.problem, *named]),
+            max_age_days=policy.max_run_age_days,
+            rewritten=commit,
+            rewritten_files=files,
+        )
+        return replace(state, reasons=reasons(state))
+    changed_code: list[tuple[str, Literal["changed", "gone"]]] = []
+    for path, declared in sorted(run.declared_code.items()):
+        current = run.current_code.get(path)
+        if current != declared:
+            changed_code.append((path, "gone" if current is None else "changed"))
+    age = (now - run.finished).days if run.finished else None
+    state = RunState(
+        manifest_problem="; ".join([*named, *integrity.placement(run, now), *_code(run, policy, tracked)]),
+        rewritten=commit,
+        rewritten_files=files,
+        changed_files=_changed_files(run),
+        changed_code=tuple(changed_code),
+        age_days=age,
+        too_old=bool(run.finished and now - run.finished > timedelta(days=policy.max_run_age_days)),
+        max_age_days=policy.max_run_age_days,
+    )
+    return replace(state, reasons=reasons(state))
+
+
+def _changed_files(run: Run) -> tuple[FileChange, ...]:
+    """Each data file that is not what the manifest lists: unlisted, unreadable, missing or another hash."""
+    changed = [FileChange(name, "unlisted") for name in run.unlisted]
+    for name, declared in sorted(run.declared_files.items()):
+        actual = run.actual_files.get(name)
+        unread = run.tables[name].problem if name in run.tables and actual is None else ""
+        if actual == declared:
+            continue
+        if unread:
+            changed.append(FileChange(name, "unreadable", unread))
+        elif actual is None:
+            changed.append(FileChange(name, "missing"))
+        else:
+            changed.append(FileChange(name, "hash", actual, declared))
+    return tuple(changed)
+
+
+def change_text(change: FileChange) -> str:
+    """How a changed data file reads after its name: 'is missing', 'has sha256 1a2b…, the manifest says …'."""
+    if change.kind == "hash":
+        return f"has sha256 {change.found[:12]}…, the manifest says {change.listed[:12]}…"
+    if change.kind == "unreadable":
+        return f"cannot be read: it {change.found}"
+    return "is missing" if change.kind == "missing" else "is not listed in the manifest"
+
+
+def commit_text(commit: tuple[str, str]) -> str:
+    """'commit 1a2b3c4d5e6f (measure toy)': a (sha, subject) as findings and the diff name it."""
+    return f"commit {commit[0]} ({commit[1]})"
+
+
+def reasons(state: RunState) -> tuple[str, ...]:
+    """Why a run's data cannot be trusted as it stands (empty when it can), in words, for pages and figures."""
+    found = [f"manifest: {state.manifest_problem}"] if state.manifest_problem else []
+    found += [f"{change.name} {change_text(change)}" for change in state.changed_files]
+    found += [f"{path} {CODE_WORDS[kind]}" for path, kind in state.changed_code]
+    if state.rewritten:
+        found.append(f"{', '.join(state.rewritten_files)} rewritten since {commit_text(state.rewritten)}")
+    if state.too_old:
+        found.append(f"{state.age_days} days old (policy: {state.max_age_days})")
+    return tuple(found)
+
+
+def run_findings(run: Run, state: RunState, policy: Policy, rerun: str, *, data_only: bool = False) -> list[Problem]:
+    """(rule, problem, fix) for each way a run's state fails, worded once for the runs claims cite
+    (evidence.py reports them at the claim) and the uncited ones (reported at the manifest).
+
+    rerun: how to measure again; data_only: only what makes the data untrusted (an uncited run with
+    changed code or past its age is history, not a problem)."""
+    found: list[Problem] = []
+    if state.manifest_problem:
+        found.append(("invalid", f"run {run.path}: {state.manifest_problem}", rerun))
+    if state.rewritten:
+        files = ", ".join(state.rewritten_files)
+        problem = f"{run.path}: {files} differ from {commit_text(state.rewritten)}, the commit that first added them"
+        fix = f"restore them (`git checkout {state.rewritten[0]} -- {run.path}`), or {rerun}"
+        found.append(("rewritten", problem + " (runs are immutable)", fix))
+    for change in state.changed_files:
+        file = f"{run.path}/{change.name}"
+        found.append(("tampered", f"{file} {change_text(change)}", f"restore it (`git checkout -- {file}`) or {rerun}"))
+    if data_only:
+        return found
+    found += [
+        ("probe-changed", f"{path} {CODE_WORDS[kind]} (run {run.name})", rerun) for path, kind in state.changed_code
+    ]
+    if state.too_old:
+        problem = f"run {run.name} is {state.age_days} days old; the policy allows {policy.max_run_age_days}"
+        found.append(("too-old", problem, rerun))
+    return found
+
+
+def _code(run: Run, policy: Policy, tracked: frozenset[str] | None) -> list[str]:
+    declared = next((spec.code for spec in policy.probes if spec.name == run.probe_name), ())
+    return integrity.code_files(run, policy.probes_dir, declared, tracked)
+
+
+def run_states(
+    runs: Mapping[str, Run], policy: Policy, now: datetime, rewritten: Rewritten, tracked: frozenset[str] | None = None
+) -> dict[str, RunState]:
+    return {path: run_state(run, policy, now, rewritten.get(path), tracked) for path, run in runs.items()}
+
+
+def uncited_run_findings(
+    runs: Mapping[str, Run], states: Mapping[str, RunState], cited: set[str], policy: Policy
+) -> list[Finding]:
+    """Every run is verified, cited or not: an uncited run's problems are findings at its manifest."""
+    findings = []
+    for path, run in sorted(runs.items()):
+        state = states[path]
+        if path in cited or state.intact:
+            continue
+        rerun = f"delete the run if nothing needs it, or measure again (`ledger measure {run.probe_name}`)"
+        for rule, problem, fix in run_findings(run, state, policy, rerun, data_only=True):
+            findings.append(Finding(Source(run.source.path, 0), "", rule, problem, fix, severity=policy.severity(rule)))
+    return findings
+
+
+def claim_freshness(findings: Iterable[Finding]) -> dict[str, Freshness]:
+    """Claim id -> stale (fails a rule that spreads), failing, or warning; claims not listed are fresh."""
+    failing: dict[str, set[str]] = {}
+    warned: dict[str, set[str]] = {}
+    for finding in findings:
+        if finding.claim_id:
+            (failing if finding.severity == "fail" else warned).setdefault(finding.claim_id, set()).add(finding.rule)
+    verdicts = {}
+    for claim_id in failing.keys() | warned.keys():
+        fails = tuple(rule for rule in RULES if rule in failing.get(claim_id, ()))
+        warns = tuple(rule for rule in RULES if rule in warned.get(claim_id, ()))
+        label = "stale" if STALE_RULES & set(fails) else "failing" if fails else "warning"
+        verdicts[claim_id] = Freshness(label, fails, warns)
+    return verdicts
