@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from .records import KINDS, STATUSES, Report
+from .records import KINDS, STATUSES, ClaimInterval, ClaimVerdict, Report
 from .rules import RULES
 
 
@@ -41,6 +41,7 @@ def as_text(report: Report) -> str:
 def as_json(report: Report) -> str:
     kinds = Counter(claim.kind for claim in report.claims)
     statuses = Counter(claim.status for claim in report.claims)
+    verdicts = report.verdicts.values()
     return json.dumps(
         {
             "ok": report.ok,
@@ -59,28 +60,52 @@ def as_json(report: Report) -> str:
                 }
                 for f in report.findings
             ],
-            "intervals": {
-                claim_id: {
-                    "low": found.low,
-                    "high": found.high,
-                    "level": found.level,  # coverage of the median; a lower bound through a formula
-                    "basis": found.basis,  # rounds | min-max | paired | formula
-                    "rounds": found.rounds,
-                }
-                for claim_id, found in report.intervals.items()
-            },
-            "no_raw_rounds": dict(report.no_rounds),  # measured claim id -> why it has no raw rounds
-            "exact": sorted(report.exact),  # claims computed from counts: no timing, so no interval
+            "intervals": {v.id: _interval(v.interval) for v in verdicts if v.interval is not None},
+            "no_raw_rounds": {v.id: v.no_rounds for v in verdicts if v.no_rounds},  # why it has no raw rounds
+            "exact": sorted(v.id for v in verdicts if v.exact),  # computed from counts: no timing, no interval
             "asserts": {
-                claim_id: {"relation": found.relation, "holds": found.holds, "on": found.on}
-                for claim_id, found in report.asserts.items()
+                v.id: {"relation": v.asserted.relation, "holds": v.asserted.holds, "on": v.asserted.on}
+                for v in verdicts
+                if v.asserted is not None
             },
+            "verdicts": {v.id: verdict_json(v) for v in verdicts},
             "summary": summary(report),
             "history": report.history,  # "checked", or why committed runs were not compared with git
         },
         indent=2,
         ensure_ascii=False,
     )
+
+
+def verdict_json(verdict: ClaimVerdict) -> dict:
+    """One claim's verdict as data (guide/cli.md#check lists the keys): values, never sentences to parse."""
+    claim = verdict.claim
+    return {
+        "kind": claim.kind,
+        "status": claim.status,
+        "testbed": verdict.testbed,  # as stated, else its run's, else its inputs'
+        "value": claim.value,  # as stated (null: none stated)
+        "computed": verdict.value,  # what its evidence or formula computes (null: nothing computed)
+        "unit": claim.unit,
+        "interval": _interval(verdict.interval) if verdict.interval is not None else None,
+        "exact": verdict.exact,
+        "outcome": verdict.outcome,  # agrees | drifted | unstated | too-loose | "" (not compared: see cause)
+        "cause": verdict.cause,  # why nothing was computed or compared ("" when it was)
+        "strength": verdict.support,  # agrees | bounded | direction | "" (no counting check holds)
+        "fresh": verdict.fresh.label,  # fresh | warning | failing | stale
+        "failing": list(verdict.fresh.failing),
+        "warned": list(verdict.fresh.warned),
+    }
+
+
+def _interval(found: ClaimInterval) -> dict:
+    return {
+        "low": found.low,
+        "high": found.high,
+        "level": found.level,  # coverage of the median; a lower bound through a formula
+        "basis": found.basis,  # rounds | min-max | paired | formula
+        "rounds": found.rounds,
+    }
 
 
 def as_github(report: Report) -> str:
