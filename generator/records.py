@@ -1,7 +1,7 @@
 """Records passed between stages: frozen dataclasses, no I/O.
 
 Besides its own, it imports only leaf tables (modules that import nothing of ours): the rules, the
-units and the series records, so a record can hold a parsed unit, a rule set and a claim's series.
+units, the run writer's column declarations and the series records.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from typing import Literal, get_args
 
 from .lang.units import Unit, UnitTable
 from .rules import WARN_BY_DEFAULT
-from .series.records import Point, Series
-
 from .runs import Column
+from .series.records import Point, Series
 
 # The names of claim kinds and statuses, typed: kinds.py holds a row for each (what it means, its fields).
 Kind = Literal["measured", "extrapolated", "borrowed"]
