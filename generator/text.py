@@ -6,7 +6,7 @@ import json
 from collections import Counter
 
 from .records import KINDS, STATUSES, Report
-from .rules import RULES
+from .rules import PAGE_RULES, RULES
 
 
 def summary(report: Report) -> str:
@@ -30,9 +30,27 @@ def _count(findings, noun: str) -> str:
     return f"{len(findings)} {noun}{'s' if len(findings) != 1 else ''}: {detail}"
 
 
+def held(report: Report) -> tuple[tuple[str, int], ...]:
+    """(rule, warnings) for each rule the policy's `warn:` holds as a warning, in RULES order: the
+    migration mode of a site whose old pages type figures (`warn: [unbound-number]`) until it cites claims."""
+    counts = Counter(f.rule for f in report.warnings)
+    policy = report.policy
+    return tuple((rule, counts[rule]) for rule in RULES if rule in policy.warn and rule not in policy.fail)
+
+
+def idle_holds(report: Report) -> list[str]:
+    """A note for each prose rule `warn:` holds that finds nothing now: the migration is done, and the
+    rule should fail again so that the next typed figure does."""
+    return [
+        f"note: `warn:` holds {rule}, which finds nothing now: take it out of `warn:` so that the next one fails"
+        for rule, count in held(report)
+        if count == 0 and rule in PAGE_RULES
+    ]
+
+
 def as_text(report: Report) -> str:
-    """Every finding (failures and warnings, by file and line), then the summary line."""
-    lines = [str(finding) for finding in report.findings]
+    """Every finding (failures and warnings, by file and line), the policy's idle holds, then the summary line."""
+    lines = [str(finding) for finding in report.findings] + idle_holds(report)
     history = f" — run history {report.history}" if report.history.startswith("not checked") else ""
     lines.append(summary(report) + history)
     return "\n".join(lines)
