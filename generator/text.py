@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 
 from .records import KINDS, STATUSES, Report
@@ -99,6 +100,26 @@ def as_json(report: Report) -> str:
         indent=2,
         ensure_ascii=False,
     )
+
+
+def as_bencher(report: Report) -> str:
+    """Every measured and extrapolated claim that is not retired, in Bencher Metric Format (BMF JSON):
+    {claim id: {its unit (the measure): {value, lower_value, upper_value}}}, the value what its evidence
+    or formula computes, the bounds its interval (left out when it has none), so an existing benchmark
+    dashboard can track the ledger's figures (`bencher run --adapter json --file ...`)."""
+    found: dict[str, dict[str, dict[str, float]]] = {}
+    for claim in report.claims:
+        if claim.kind not in ("measured", "extrapolated") or claim.retired or claim.id in found:
+            continue
+        value = report.computed.get(claim.id, claim.value)
+        if value is None or not math.isfinite(value):
+            continue
+        metric = {"value": value}
+        interval = report.intervals.get(claim.id)
+        if interval is not None and math.isfinite(interval.low) and math.isfinite(interval.high):
+            metric |= {"lower_value": interval.low, "upper_value": interval.high}
+        found[claim.id] = {claim.unit or "value": metric}
+    return json.dumps(found, indent=2, ensure_ascii=False)
 
 
 def as_github(report: Report) -> str:
