@@ -15,7 +15,7 @@ from .claims import validate
 from .inputs import attributes, figures, history, load
 from .inputs.config import project_policy
 from .judging import evidence, leads
-from .prose import references
+from .prose import references, surfaces
 from .prose import scan as prose
 from .records import Claim, ClaimVerdict, Finding, PageRef, Policy, Report
 from .rules import PAGE_RULES
@@ -63,6 +63,7 @@ def check(
     findings += verdicts.uncited_run_findings(runs, states, {c.evidence.run for c in claims if c.evidence}, policy)
     read = _pages(root, policy, claims, judged, defined, budget)
     findings += read.findings
+    findings += _surfaces(root, policy, judged, findings, budget)
     return Report(
         claims=tuple(claims),
         runs=runs,
@@ -106,6 +107,17 @@ def _pages(
         *read.findings,
     ]
     return PageVerdicts(refs, tuple(found), read.typed)
+
+
+def _surfaces(
+    root: Path, policy: Policy, judged: Mapping[str, ClaimVerdict], findings: Sequence[Finding], budget: load.Budget
+) -> list[Finding]:
+    """The surfaces' findings (README.md, ...: prose/surfaces.py), once every claim's own verdict is known."""
+    if not policy.surfaces:
+        return []
+    texts, unreadable = load.surfaces(root, policy.surfaces, policy.docs_dir, budget, policy.config_path)
+    failing = {claim_id: v.describe() for claim_id, v in verdicts.claim_freshness(findings).items() if v.fails}
+    return [*unreadable, *surfaces.findings(texts, judged, failing, policy, root)]
 
 
 def _with_their_probes(root: Path, cited: set[str]) -> set[str]:

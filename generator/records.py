@@ -332,6 +332,7 @@ class Policy:
     probes: tuple[ProbeSpec, ...]
     testbeds: tuple[str, ...]  # where the fleet's measure workflow measures, a runner label each
     units: UnitTable  # the built-in units and the project's own (`units:`), built once
+    surfaces: tuple[str, ...]  # files outside docs/ read with the prose rules (README.md): prose/surfaces.py
 
     docs_dir: str = "docs"  # mkdocs.yml's, beside the plugin's options
     problems: tuple[tuple[str, Finding], ...] = ()  # (option, finding): bad settings in mkdocs.yml, each at its line
