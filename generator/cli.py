@@ -3,7 +3,9 @@
 Each verb is one row of VERBS and one module under generator/commands/ holding its own
 `setup_arguments(parser)` and `run_from_args(args)` (asv's commands/ layout). Only the module of the
 verb named is imported, so `ledger check` (and the pre-commit hook) loads the core alone, never the
-site stack. Adding a verb: a row here, its module, and its section in guide/cli.md (tests/test_cli_guide.py).
+site stack. A verb's module may also hold `cached(args) -> exit code | None`, asked before anything
+else is loaded or the ledger looked for: `ledger check` answers from its cache there when nothing has
+changed. Adding a verb: a row here, its module, and its section in guide/cli.md (tests/test_cli_guide.py).
 """
 
 from __future__ import annotations
@@ -15,8 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from .inputs import project, stack
-from .records import LedgerError
+from .inputs import stack
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,19 +85,34 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parser(_named_verb(argv)).parse_args(argv)
     verb = next(v for v in VERBS if v.name == args.command)
+    module = verb.load()
+    try:
+        answered = module.cached(args) if hasattr(module, "cached") else None  # the warm path: nothing else loads
+        if answered is not None:
+            return answered
+    except BrokenPipeError:
+        return _closed_pipe()
+    from .inputs import project
+    from .records import LedgerError
+
     try:
         if verb.needs_site and (absent := stack.missing()):
             raise stack.SiteStackMissing(stack.message(absent))
         if verb.needs_ledger:
             project.find(args.root, args.config)
-        return verb.load().run_from_args(args)
+        return module.run_from_args(args)
     except (LedgerError, stack.SiteStackMissing) as error:
         print(f"ledger: {error}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # `ledger diff | head`: the reader left; end quietly, as SIGPIPE would
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _closed_pipe() -> int:
+    """`ledger diff | head`: the reader left; end quietly, as SIGPIPE would."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 141
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ both go on the claim's ClaimVerdict.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -49,22 +48,34 @@ class RowIndex:
     from them."""
 
     def __init__(self) -> None:
-        self._groups: dict[tuple, tuple[Table, dict[tuple, list[int]]]] = {}
+        self._groups: dict[tuple, tuple[Table, dict[tuple, tuple[int, ...]]]] = {}
 
-    def rows(self, table: Table, where: tuple[tuple[str, object], ...]) -> list[int]:
+    def rows(self, table: Table, where: tuple[tuple[str, object], ...]) -> tuple[int, ...]:
         """Indexes of the rows whose cells equal every value in `where` (as values.select_row)."""
-        kinds = tuple(_kind(value) for _, value in where)
-        key = (id(table), tuple(column for column, _ in where), kinds)
-        if key not in self._groups:  # the table is kept with its groups, so its id stays its own
-            readers = [
-                (table.columns.index(column), _READERS[kind]) for (column, _), kind in zip(where, kinds, strict=True)
-            ]
-            groups: dict[tuple, list[int]] = {}
-            for index, row in enumerate(table.rows):
-                groups.setdefault(tuple([read(row[p]) for p, read in readers]), []).append(index)
-            self._groups[key] = (table, groups)
-        wanted = tuple(_wanted(value) for _, value in where)
-        return [] if None in wanted else list(self._groups[key][1].get(wanted, ()))
+        columns, kinds, wanted = [], [], []
+        for column, value in where:
+            columns.append(column)
+            kinds.append(_kind(value))
+            wanted.append(_wanted(value))
+        key = (id(table), *columns, *kinds)
+        found = self._groups.get(key)
+        if found is None:  # the table is kept with its groups, so its id stays its own
+            found = self._groups[key] = (table, _grouped(table, columns, kinds))
+        return () if None in wanted else found[1].get(tuple(wanted), ())
+
+
+def _grouped(table: Table, columns: list[str], kinds: list[str]) -> dict[tuple, tuple[int, ...]]:
+    """The table's row indexes by their cells in the columns, each read as a `where` value of its kind."""
+    readers = [(table.columns.index(column), _READERS[kind]) for column, kind in zip(columns, kinds, strict=True)]
+    groups: dict[tuple, list[int]] = {}
+    if len(readers) == 1:  # the commonest `where`: one column
+        [(position, read)] = readers
+        for index, row in enumerate(table.rows):
+            groups.setdefault((read(row[position]),), []).append(index)
+    else:
+        for index, row in enumerate(table.rows):
+            groups.setdefault(tuple([read(row[p]) for p, read in readers]), []).append(index)
+    return {cells: tuple(rows) for cells, rows in groups.items()}
 
 
 def _kind(value: object) -> str:
@@ -91,7 +102,7 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     """A measured claim's interval from the run's raw rounds, else its row's min–max (no raw rounds)."""
     name = samples_file(evidence.file)
     samples = run.tables.get(name)
-    where = ", ".join(f"{c}={v}" for c, v in evidence.where) or "no filter"
+    where = _Where(evidence)  # words for a message, made only for one
     if name not in run.declared_files or samples is None:
         return _min_max(table, row, evidence.column, f"the run has no {name}")
     if samples.problem:
@@ -125,7 +136,9 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     if not by_round:
         return _min_max(table, row, evidence.column, f"{name} has no rounds of {evidence.column} where {where}")
     rounds = sorted(by_round.items())
-    median = statistics.median(by_round.values())
+    ordered = sorted(by_round.values())
+    middle = len(ordered) // 2  # the median, as statistics.median takes it
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
     if abs(median - value) > 1e-9 * max(abs(value), abs(median)):
         return Found(
             problem=f"{evidence.file}, {where}, column {evidence.column} is {value!r}, but the median of its "
@@ -133,7 +146,7 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
             fix="rerun the probe: a run's summary must be the median of its rounds (guide/probes.md)",
         )
     try:
-        interval = stats.median_interval(v for _, v in rounds)
+        interval = stats.median_interval(ordered)
     except ValueError as error:
         return Found(
             problem=f"{name}, {where}: {error}",
@@ -142,6 +155,18 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     return Found(
         ClaimInterval(interval.low, interval.high, interval.level, "rounds", len(rounds), tuple(rounds), run.path)
     )
+
+
+class _Where:
+    """A claim's `where` in words ('batch=16, mode=batched', 'no filter'), made when a message shows it."""
+
+    __slots__ = ("evidence",)
+
+    def __init__(self, evidence: Evidence) -> None:
+        self.evidence = evidence
+
+    def __str__(self) -> str:
+        return ", ".join(f"{c}={v}" for c, v in self.evidence.where) or "no filter"
 
 
 def _min_max(table: Table, row: int, column: str, missing: str) -> Found:

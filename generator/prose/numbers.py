@@ -12,6 +12,7 @@ lookahead and a back-reference make it atomic), so the scan is linear in the tex
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -137,6 +138,7 @@ _KIND_OF = {word: kind for kind, words in _KINDS.items() for word in words.split
 _RATE_WORDS = {"tok/s": "count:tok/time", "tokens/s": "count:tok/time", "token/s": "count:tok/time"}
 
 
+@functools.lru_cache(maxsize=1 << 12)  # a claim's unit, read for every claim's statement: a ledger has a few
 def kind(unit: str) -> str:
     """'bytes', 'time', 'ratio' (also for no unit), 'bytes/time', 'count:token', ... for a unit's text."""
     text = unit.strip().replace(" per ", "/").replace("per cent", "percent")
