@@ -14,10 +14,11 @@ from datetime import datetime
 from pathlib import Path
 
 from ..inputs.config import shown_settings
+from ..judging import causes
 from ..lang.relations import SHOWN
 from ..lang.values import stated
-from ..records import RETIRED, Claim, Report, Run
-from ..text import held, idle_holds, summary
+from ..records import RETIRED, Claim, Finding, Report, Run
+from ..text import following_line, held, idle_holds, summary
 from . import claimpage, runpage, timeline
 from .render import (
     CLAIMS_INDEX,
@@ -343,6 +344,18 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
     return page.done(in_nav=True)
 
 
+def _cause_html(cause: Finding, following: list[Finding], report: Report, links: Links) -> str:
+    """A finding, and under it, folded, the findings that follow from it (judging/causes.py)."""
+    if not following:
+        return finding_html(cause, report, links)
+    inner = "".join(finding_html(f, report, links) for f in following)
+    summary = esc(following_line(len(following)))
+    return (
+        finding_html(cause, report, links)
+        + f'<details class="ledger-follows"><summary>{summary}</summary>{inner}</details>'
+    )
+
+
 def _when(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M") if moment else "unknown"
 
@@ -376,15 +389,16 @@ def gate(report: Report, directory_urls: bool) -> Generated:
         "Policy (from <code>mkdocs.yml</code>; options not set there show their defaults):</p>"
         f'<div class="ledger-facts"><table><tbody>{settings}</tbody></table></div>'
     )
-    by_rule: dict[str, list] = {}
-    for finding in report.findings:
-        by_rule.setdefault(finding.rule, []).append(finding)
+    by_rule: dict[str, list[tuple[Finding, list[Finding]]]] = {}
+    for cause, following in causes.grouped(report.findings, report.causes):  # each root cause first
+        by_rule.setdefault(cause.rule, []).append((cause, following))
     holding = {rule for rule, _ in held(report)}
-    for rule, findings in by_rule.items():
-        page.heading(f"{rule} ({len(findings)})")
+    for rule, groups in by_rule.items():
+        page.heading(f"{rule} ({len(groups)})")
         hold = (
             f"<p>Warnings, not failures: <code>warn:</code> in {esc(report.policy.config_path)} holds "
             f"<code>{esc(rule)}</code>. Take it out of <code>warn:</code> to make these fail the build.</p>"
         )
-        page.html((hold if rule in holding else "") + "".join(finding_html(f, report, page.links) for f in findings))
+        shown = "".join(_cause_html(cause, following, report, page.links) for cause, following in groups)
+        page.html((hold if rule in holding else "") + shown)
     return page.done(in_nav=True)
