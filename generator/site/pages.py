@@ -234,7 +234,8 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
             f"<td>{esc(claim.testbed)}</td>"
             f'<td title="{esc(detail)}">{badge(label, label)}</td>'
             f"{moved_cell}"
-            f'<td><div class="ledger-clamp" title="{esc(claim.statement)}">{esc(claim.statement)}</div></td></tr>'
+            f'<td class="ledger-statement"><div class="ledger-clamp" title="{esc(claim.statement)}">'
+            f"{esc(claim.statement)}</div></td></tr>"
         )
     filters = "".join(
         f'<label>{name} <select data-filter="{name}"><option value="">all</option>'
@@ -291,14 +292,14 @@ def fell(report: Report, directory_urls: bool) -> Generated:
             continue
         page.heading(status.capitalize())
         rows = "".join(
-            f"<tr><td>{claim_link(c.id, report, page.links)}</td><td>{esc(c.statement)}</td>"
+            f'<tr><td>{claim_link(c.id, report, page.links)}</td><td class="ledger-text">{esc(c.statement)}</td>'
             f"<td>{'<br>'.join(claim_link(r, report, page.links) for r in c.retired_by) or '—'}</td>"
-            f"<td>{esc(c.note)}</td></tr>"
+            f'<td class="ledger-text">{esc(c.note)}</td></tr>'
             for c in group
         )
         page.html(
-            f'<table class="ledger-fell"><thead><tr><th>claim</th><th>statement</th><th>{status} by</th><th>note</th></tr>'
-            f"</thead><tbody>{rows}</tbody></table>"
+            f'<div class="ledger-fell"><table><thead><tr><th>claim</th><th>statement</th><th>{status} by</th>'
+            f"<th>note</th></tr></thead><tbody>{rows}</tbody></table></div>"
         )
     return page.done(in_nav=True)
 
@@ -332,8 +333,8 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
             )
             files = ", ".join(f"{esc(name)} ({len(t.rows):,} rows)" for name, t in sorted(run.tables.items()))
             rows.append(
-                f"<tr><td>{run_link(run, page.links)}</td><td>{esc(run.testbed)}</td>"
-                f"<td>{esc(_when(run.started))}</td><td>{files}</td>"
+                f'<tr><td>{run_link(run, page.links)}</td><td class="ledger-key">{esc(run.testbed)}</td>'
+                f'<td class="ledger-key">{esc(_when(run.started))}</td><td>{files}</td>'
                 f'<td style="text-align: right">{cited[run.path]}</td>'
                 f'<td title="{esc("; ".join(problems))}">{status}</td></tr>'
             )
