@@ -56,14 +56,14 @@ def following_line(count: int) -> str:
 
 
 def as_text(report: Report) -> str:
-    """Every finding, each root cause first (by file and line) with what follows from it under it
-    (judging/causes.py), the policy's idle holds, then the summary line."""
+    """Every finding, each root cause first (by file and line) with what follows from it after it,
+    announced by one line (judging/causes.py), the policy's idle holds, then the summary line."""
     lines = []
     for cause, following in causes.grouped(report.findings, report.causes):
         lines.append(str(cause))
-        if following:
+        if following:  # each in full, as every finding is shown (file:line: ... and its fix)
             lines.append(f"  {following_line(len(following))}:")
-            lines += [f"    {str(finding).splitlines()[0]}" for finding in following]
+            lines += [str(finding) for finding in following]
     lines += idle_holds(report)
     history = f" — run history {report.history}" if report.history.startswith("not checked") else ""
     lines.append(summary(report) + history)

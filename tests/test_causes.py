@@ -57,6 +57,14 @@ def test_grouped_puts_each_cause_first_with_what_follows_and_every_finding_once(
     assert sorted(f for cause, rest in causes.grouped(found, follows) for f in (cause, *rest)) == found
 
 
+def test_two_claims_that_follow_from_each_other_are_both_roots():
+    one, other = finding("claims/a.yaml", 2, "only-borrowed", "x"), finding("claims/a.yaml", 9, "only-borrowed", "y")
+    linked = [claim("x", checked_by=("y",)), claim("y", checked_by=("x",))]
+    follows = causes.follows([one, other], linked, [], {})
+    assert follows == {}
+    assert causes.grouped([one, other], follows) == [(one, []), (other, [])]
+
+
 def test_a_consequence_whose_cause_is_not_shown_is_shown_alone():
     assert causes.grouped([BORROWED], {BORROWED: PROBE}) == [(BORROWED, [])]
 
@@ -79,12 +87,12 @@ def test_one_yaml_error_is_shown_first_with_the_findings_that_follow_from_it(tmp
     assert checked.exit_code == 1
     lines = checked.output.splitlines()
     assert lines[0].startswith("zz/moe.yaml:11:12: invalid: malformed YAML")
-    assert lines[2:6] == [
-        "  … and 3 findings that follow from it:",
-        "    docs/index.md:3:1: unknown-reference: page refers to unknown claim 'moe-speedup-b16'",
-        "    docs/index.md:3:36: unknown-reference: page refers to unknown claim 'moe-speedup-doubled'",
-        "    docs/more.md:3:1: unknown-reference: page refers to unknown claim 'moe-speedup-b16'",
-    ]
+    assert lines[2] == "  … and 3 findings that follow from it:"
+    assert lines[3:9:2] == [
+        "docs/index.md:3:1: unknown-reference: page refers to unknown claim 'moe-speedup-b16'",
+        "docs/index.md:3:36: unknown-reference: page refers to unknown claim 'moe-speedup-doubled'",
+        "docs/more.md:3:1: unknown-reference: page refers to unknown claim 'moe-speedup-b16'",
+    ]  # each in full, with its fix line
     assert lines[-1].startswith("0 claims — 4 failures: 1 invalid, 3 unknown-reference")
     found = json.loads(run_ledger("check", "--format", "json", cwd=tmp_path).output)["findings"]
     cause = {"path": "zz/moe.yaml", "line": 11, "column": 12, "rule": "invalid"}
@@ -109,6 +117,7 @@ def test_a_changed_probe_comes_before_the_borrowed_and_formula_claims_that_rest_
         f"(run {RUN.rsplit('/', 1)[1]})"
     )
     assert lines[2] == "  … and 2 findings that follow from it:"
-    assert lines[3].startswith("    claims/a.yaml:2: a-borrowed: only-borrowed: ")
-    assert lines[4].startswith("    claims/a.yaml:12: a-formula: formula-drifted: input moe-speedup-b16 is stale")
-    assert lines[5].startswith("3 claims")
+    assert lines[3].startswith("claims/a.yaml:2: a-borrowed: only-borrowed: ")
+    assert lines[4] == "  fix: re-measure moe-speedup-b16: `ledger measure toy`, then `ledger refresh --write`"
+    assert lines[5].startswith("claims/a.yaml:12: a-formula: formula-drifted: input moe-speedup-b16 is stale")
+    assert lines[7].startswith("3 claims")

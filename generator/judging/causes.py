@@ -62,7 +62,21 @@ def follows(
         cause = root(finding, frozenset())
         if cause != finding:
             found[finding] = cause
-    return found
+    return _rooted(found)
+
+
+def _rooted(found: dict[Finding, Finding]) -> dict[Finding, Finding]:
+    """Each finding's cause followed to one that follows from nothing; a finding in a cycle of causes
+    (two borrowed claims vouching for each other) is a root itself, so every finding is shown."""
+    rooted = {}
+    for finding, cause in found.items():
+        seen = {finding}
+        while cause in found and cause not in seen:
+            seen.add(cause)
+            cause = found[cause]
+        if cause not in seen:
+            rooted[finding] = cause
+    return rooted
 
 
 def _file_cause(where: Source, findings: Sequence[Finding]) -> Finding | None:
@@ -76,7 +90,9 @@ def _file_cause(where: Source, findings: Sequence[Finding]) -> Finding | None:
 def grouped(findings: Sequence[Finding], causes: Mapping[Finding, Finding]) -> list[tuple[Finding, list[Finding]]]:
     """(cause, what follows from it) in the findings' order, each cause once, every finding once."""
     present = set(findings)
-    shown_under = {f: causes[f] for f in findings if causes.get(f) in present}  # a cause left out: shown alone
+    shown_under = {  # a cause left out, or itself under another: the finding is shown alone
+        f: causes[f] for f in findings if causes.get(f) in present and causes[f] not in causes
+    }
     following: dict[Finding, list[Finding]] = {}
     for finding, cause in shown_under.items():
         following.setdefault(cause, []).append(finding)
