@@ -335,6 +335,7 @@ class Policy:
     testbeds: tuple[str, ...] = ()  # where the fleet's measure workflow measures, a runner label each
     units: tuple[UnitSpec, ...] = ()  # the project's own units (`units:`), read by ownunits.table
     retired_runs: tuple[tuple[str, str], ...] = ()  # (run folder, why): published runs deleted on purpose
+    surfaces: tuple[str, ...] = ()  # files outside docs/ read with the prose rules (README.md): prose/surfaces.py
 
     problems: tuple[tuple[str, Finding], ...] = ()  # (option, finding): bad settings in mkdocs.yml, each at its line
     config_path: str = "mkdocs.yml"  # the rest of mkdocs.yml, beside the plugin's options:
