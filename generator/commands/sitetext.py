@@ -24,7 +24,8 @@ from ..inputs.config import shown_settings
 from ..judging import leads
 from ..lang.values import allowed_text, format_value, level_text, parse_number, range_text, stated
 from ..prose import numbers
-from ..records import Report
+from ..records import ClaimVerdict, Report, Unit
+from ..series.records import Series
 
 _LABEL = re.compile(
     r"""<span\b[^>]*\bclass\s*=\s*["'][^"']*\bledger-label\b[^"']*["'][^>]*>(.*?)</span>""", re.S | re.I
@@ -85,34 +86,8 @@ def shown(report: Report) -> set[str]:
 
 
 def _texts(report: Report) -> Iterable[str]:
-    for claim in report.claims:
-        yield stated(claim)
-        yield claim.statement
-        yield claim.note
-        yield claim.asserts
-        if claim.source:
-            yield from (claim.source.title, claim.source.quote, claim.source.locator)
-        if claim.tolerance:
-            yield claim.tolerance.text
-        yield from (spec.expects for spec in claim.checks)
-        computed = report.computed.get(claim.id)
-        if computed is not None:
-            yield format_value(computed, claim.unit)
-        yield claim.id
-        interval = report.intervals.get(claim.id)
-        if interval is not None:
-            yield range_text(interval.low, interval.high, claim.unit)
-            yield level_text(interval.level)
-        for result in report.checks.get(claim.id, ()):
-            yield from (result.relation, result.claimed, result.found, result.why)
-        asserted = report.asserts.get(claim.id)
-        if asserted is not None:
-            yield from (str(value) for value in vars_of(asserted))
-        evaluation = report.evaluations.get(claim.id)
-        if evaluation is not None and evaluation.tolerance is not None:
-            yield allowed_text(evaluation.tolerance)
-    for line in report.series.values():
-        yield from _series_texts(line, report.claim(line.claim_id))
+    for verdict in report.verdicts.values():
+        yield from _verdict_texts(verdict)
     for finding in report.findings:
         yield finding.problem
         yield finding.fix
@@ -121,9 +96,32 @@ def _texts(report: Report) -> Iterable[str]:
         yield from _run_texts(run)
 
 
-def _series_texts(line, claim) -> Iterator[str]:
+def _verdict_texts(verdict: ClaimVerdict) -> Iterator[str]:
+    """What the claim's page (and every table of claims) can show of one claim."""
+    claim, unit = verdict.claim, verdict.unit
+    yield from (claim.id, stated(verdict), claim.statement, claim.note, claim.asserts)
+    if claim.source:
+        yield from (claim.source.title, claim.source.quote, claim.source.locator)
+    if claim.tolerance:
+        yield claim.tolerance.text
+    yield allowed_text(verdict.tolerance)
+    yield from (spec.expects for spec in claim.checks)
+    if verdict.value is not None:
+        yield format_value(verdict.value, unit)
+    if verdict.interval is not None:
+        yield range_text(verdict.interval.low, verdict.interval.high, unit)
+        yield level_text(verdict.interval.level)
+    for result in verdict.checks:
+        yield from (result.relation, result.claimed, result.found, result.why)
+    if verdict.asserted is not None:
+        yield from vars_of(verdict.asserted)
+    yield from (verdict.no_rounds, verdict.noise_unknown)
+    if verdict.series is not None:
+        yield from _series_texts(verdict.series, unit)
+
+
+def _series_texts(line: Series, unit: Unit) -> Iterator[str]:
     """A claim's series as its page's history shows it: each point's value and interval, each step's levels."""
-    unit = claim.unit if claim is not None else ""
     for point in line.points:
         yield format_value(point.value, unit)
         if point.low is not None and point.high is not None:
@@ -134,7 +132,7 @@ def _series_texts(line, claim) -> Iterator[str]:
         yield from boundary.changes
 
 
-def vars_of(record: object) -> list[object]:
+def vars_of(record: object) -> list[str]:
     """The string fields of a slotted or plain record (its words, whatever its fields are called)."""
     names = getattr(record, "__slots__", ()) or getattr(record, "__dict__", {})
     return [value for name in names if isinstance(value := getattr(record, name, None), str)]
