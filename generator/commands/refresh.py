@@ -236,7 +236,7 @@ def apply(root: Path, result: Plan, report: Report) -> list[str]:
             if move.new_run:
                 _move_run(lines, claim, move, path)
             if move.new_stated:
-                line = claim.at("value").line if claim.value is not None else claim.where.line
+                line = claim.at("value").line  # the claim's line when it has no `value:` line
                 changes.append(accept.Change(claim.id, path, line, claim.value_text, move.new_stated, move.new_value))
         _verify_runs("".join(lines), path, moves)
         accept.write(file, path, lines, changes, report.by_id)
