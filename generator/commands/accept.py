@@ -89,15 +89,7 @@ def ordered(report: Report, claim_ids: list[str]) -> list[str]:
 
 
 def _upstream(report: Report, claim_id: str) -> set[str]:
-    """Every claim a claim rests on: its inputs, checks and retirers, and theirs."""
-    seen: set[str] = set()
-    stack = [edge.target_id for edge in lineage.upstream(claim_id, report.by_id)]
-    while stack:
-        current = stack.pop()
-        if current not in seen and current != claim_id:
-            seen.add(current)
-            stack += [edge.target_id for edge in lineage.upstream(current, report.by_id)]
-    return seen
+    return lineage.upstream_closure(claim_id, report.by_id)
 
 
 def _rests_on(report: Report, claim_id: str, claim_ids: set[str]) -> bool:
