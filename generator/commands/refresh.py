@@ -287,11 +287,13 @@ def write_what_holds(
     the gate fails on nothing refresh did. Returns the plan written, the gate after it and, per claim
     kept, the finding that kept it."""
     failing_before = {(f.claim_id, f.rule) for f in report.failures}
-    originals = {path: (root / path).read_bytes() for path in _claim_files(result, report)}
+    surfaces_now = [path for path, _, _ in surface_plan(root, report, result)]
+    originals = {path: (root / path).read_bytes() for path in [*_claim_files(result, report), *surfaces_now]}
     held: dict[str, str] = {}
     while True:
         if result.moves:
             apply(root, result, report)
+        write_surfaces(root, surface_plan(root, report, result))  # the values the moves written state
         after = check_project(args.root, args.config, datetime.now(timezone.utc))
         moved = {move.claim_id for move in result.moves if move.new_run}
         caused = _caused_by(after, moved, failing_before)
@@ -364,9 +366,10 @@ def run_from_args(args: argparse.Namespace) -> int:
     for _, _, changes in planned:
         print("\n".join(f"{change}" for change in changes))
     if args.write and (result.moves or planned):
+        surfaces_before = [path for path, _, _ in planned]
         result, after, held = write_what_holds(args, root, report, result)
-        planned = surface_plan(root, report, result)  # the values the kept moves state
-        written = sorted({path for path in _claim_files(result, report)} | set(write_surfaces(root, planned)))
+        rewritten = [path for path in surfaces_before if path not in {p for p, _, _ in surface_plan(root, after)}]
+        written = list(dict.fromkeys([*_claim_files(result, report), *rewritten]))  # claim files, then surfaces
         print(f"wrote {', '.join(written) or 'nothing'}")
         for claim_id, why in held.items():
             claim = report.claim(claim_id)
