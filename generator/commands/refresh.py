@@ -26,10 +26,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import text
+from ..claims import grounding
 from ..gate import check_project
 from ..judging import intervals
 from ..judging.evidence import read_cell
-from ..lang import formula, yamlread
+from ..lang import formula, ownunits, yamlread
 from ..lang.values import format_pair, format_value, rounded
 from ..records import Claim, ClaimInterval, Report, Run, Source, refusal
 from . import accept, noise
@@ -140,6 +141,7 @@ def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> 
     values.update(report.computed)
     values.update({claim_id: value for claim_id, (value, _) in moved.items()})
     verdicts = {claim_id: verdict for claim_id, (_, verdict) in moved.items()}
+    table = ownunits.table(report.policy.units)
     order = graphlib.TopologicalSorter({c.id: {t for _, t in c.inputs} for c in report.claims if c.inputs})
     try:
         ids = list(order.static_order())
@@ -153,10 +155,12 @@ def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> 
         if not any(target in verdicts for _, target in claim.inputs):
             continue
         inputs = {name: values.get(target) for name, target in claim.inputs}
-        if any(v is None for v in inputs.values()):
+        bound = {name: input_claim for name, target in claim.inputs if (input_claim := report.claim(target))}
+        scaled = grounding.scales(claim, bound, table)  # in the inputs' units, the result in the claim's
+        if any(v is None for v in inputs.values()) or scaled is None:
             continue
         try:
-            value = formula.evaluate(claim.formula, {k: float(v) for k, v in inputs.items() if v is not None})
+            value = formula.evaluate(claim.formula, {k: float(v) for k, v in inputs.items() if v is not None}, scaled)
         except formula.FormulaError:
             continue
         values[claim_id] = value

@@ -229,30 +229,41 @@ class Stage:
             self.report(claim, "invalid", at, problem, "name a numeric column")
 
     def extrapolated(self, claim: Claim, tolerance: Tolerance) -> Evaluation:
-        self._unit_and_testbed(claim)
+        scaled = self._unit_and_testbed(claim)
         values, cause = self._inputs(claim)
         if cause:
             return Evaluation(tolerance, cause=cause)
+        if scaled is None:  # its unit is not the formula's dimension (reported): no value to state in it
+            self._inputs_of_no_value(claim, values, tolerance)
+            return Evaluation(tolerance, cause="formula-error")
         try:
-            value = formula.evaluate(claim.formula, values)
+            value = formula.evaluate(claim.formula, values, scaled)
         except formula.FormulaError as error:
             problem = f"formula cannot be evaluated: {error}"
             self.report(claim, "invalid", claim.at("formula"), problem, "check the formula and its inputs' values")
             return Evaluation(tolerance, cause="formula-error")
         out = self.out
         out.computed[claim.id] = value
-        self._unused_inputs(claim, values, tolerance.allowed(value))
+        self._unused_inputs(claim, values, tolerance.allowed(value), scaled)
         carried = {name: out.intervals.get(target) for name, target in claim.inputs}
-        found = intervals.through_formula(claim.formula, values, carried, value)
+        found = intervals.through_formula(claim.formula, values, carried, value, scaled)
         if found.interval is not None:
             out.intervals[claim.id] = found.interval
         intervals.formula_noise(claim, found, self.by_id, out.exact, out.unknown)
         shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
-        fix = f"check the inputs, then `ledger accept {claim.id}`"
+        fix = _converting_fix(claim, values, scaled, tolerance) or f"check the inputs, then `ledger accept {claim.id}`"
         outcome = self.compare(
             claim, value, tolerance, ("formula-drifted", "formula gives", f"{claim.formula} with {shown}", fix)
         )
         return Evaluation(tolerance, value, interval=found.interval, outcome=outcome)
+
+    def _inputs_of_no_value(self, claim: Claim, values: Mapping[str, float], tolerance: Tolerance) -> None:
+        """A formula whose result has no value in the claim's unit still has inputs that move it or not."""
+        try:
+            plain = formula.evaluate(claim.formula, values)
+        except formula.FormulaError:
+            return
+        self._unused_inputs(claim, values, tolerance.allowed(plain), formula.PLAIN)
 
     def _inputs(self, claim: Claim) -> tuple[dict[str, float], Cause]:
         """The formula's input values (computed where they have one), or the first reason they cannot be used."""
@@ -286,8 +297,9 @@ class Stage:
                 values[name] = self.out.computed.get(target_id, target.value)  # its computed value where it has one
         return values, causes[0] if causes else ""
 
-    def _unit_and_testbed(self, claim: Claim) -> None:
-        """A formula's result is in its inputs' dimension and on their testbed (grounding.py)."""
+    def _unit_and_testbed(self, claim: Claim) -> formula.Scales | None:
+        """A formula's result is in its inputs' dimension and on their testbed (grounding.py); how its
+        numbers are quantities in their units (None: the result cannot be stated in the claim's unit)."""
         inputs = {name: self.by_id[target] for name, target in claim.inputs if target in self.by_id}
         testbeds = {name: self.out.testbeds.get(c.id, "") for name, c in inputs.items()}
         for problem in (
@@ -296,16 +308,18 @@ class Stage:
         ):
             if problem:
                 self.report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
+        return grounding.scales(claim, inputs, self.units)
 
-    def _unused_inputs(self, claim: Claim, values: Mapping[str, float], allowed: float) -> None:
-        """An input that does not move the result beyond `allowed` is reported, and grounding reads only those
-        that do. Only an asserted claim is judged: a lead or a retired claim is never a premise."""
-        unused = grounding.unused_inputs(claim, values, allowed) if claim.status == "asserted" else []
-        for name in unused:
-            problem = grounding.unused_problem(claim, name)
+    def _unused_inputs(self, claim: Claim, values: Mapping[str, float], allowed: float, scaled: formula.Scales) -> None:
+        """An input claim that does not move the result beyond `allowed` is reported once (under all its
+        names), and grounding reads only those that do. Only an asserted claim is judged: a lead or a
+        retired claim is never a premise."""
+        unused = grounding.unused_inputs(claim, values, allowed, scaled) if claim.status == "asserted" else []
+        for target in unused:
+            problem = grounding.unused_problem(claim, target)
             self.report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
         if unused:
-            self.out.premises[claim.id] = tuple(target for name, target in claim.inputs if name not in unused)
+            self.out.premises[claim.id] = tuple(dict.fromkeys(t for _, t in claim.inputs if t not in unused))
 
     def compare(self, claim: Claim, value: float, tolerance: Tolerance, said: tuple[str, str, str, str]) -> Outcome:
         """The stated value against the computed one; said: (rule, verb, detail, fix) for a finding."""
@@ -334,6 +348,24 @@ class Stage:
         problem = f"stated {stated}, {verb} {found} ({allowed_text(tolerance)} allowed)"
         self.report(claim, rule, claim.at("value"), problem, fix, detail)
         return "drifted"
+
+
+def _converting_fix(claim: Claim, values: Mapping[str, float], scaled: formula.Scales, tolerance: Tolerance) -> str:
+    """The fix for a formula written to convert units itself (`100 * a / b` in %, `1000 / tok_s` in
+    ms/token): its plain numbers give the stated value, its quantities do not ("" otherwise)."""
+    if scaled == formula.PLAIN or claim.value is None:
+        return ""
+    try:
+        plain = formula.evaluate(claim.formula, values)
+    except formula.FormulaError:
+        return ""
+    if not within(claim.value, plain, tolerance):
+        return ""
+    return (
+        f"the formula's plain numbers give {format_value(plain, claim.unit)}: it converts units itself, but a formula "
+        f"is evaluated in its inputs' units and its result converted to {claim.unit!r}, so drop its conversion "
+        "factor (`100 *` for %, `1000 /` for ms)"
+    )
 
 
 def _rerun(evidence: Evidence | None) -> str:

@@ -7,7 +7,8 @@
 
 A dimension is any unit the table parses (J, bytes/s, tokens) or a counted thing declared beside it;
 the scale says how many of it one new unit is. Nothing declared may respell a built-in unit or another
-entry. The policy keeps the entries (specs, in records.py) and the stages read the table made from them.
+entry, nor redefine a prefixed form of one with another scale or dimension: `Mtok` reads as a million
+tokens and `kilorows` as a thousand rows, so either may be declared only as that. The policy keeps the entries (specs, in records.py) and the stages read the table made from them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,21 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..records import UnitSpec
-from .units import BUILT_IN, RATIOS, SI, TEMPERATURES, Dimension, Term, UnitError, UnitTable, example, parse
+from .units import (
+    BINARY,
+    BINARY_NAMES,
+    BUILT_IN,
+    RATIOS,
+    SI,
+    SI_NAMES,
+    TEMPERATURES,
+    Dimension,
+    Term,
+    UnitError,
+    UnitTable,
+    example,
+    parse,
+)
 
 MAX_DECLARED = 200
 KEYS = ("dimension", "scale", "prefixes")
@@ -110,8 +125,34 @@ def _resolved(declared: tuple[UnitSpec, ...]) -> list[Declared]:
         )
         if clash:
             raise DeclarationError(spec.name, f"{clash!r} is already a unit", "choose another spelling")
+        taken_terms = {text: term for other in found for text, term in other.spellings().items()}
+        _prefixed_reading(unit, {**BUILT_IN.terms, **taken_terms})
         found.append(unit)
     return found
+
+
+_PREFIXES = {**SI, **BINARY, **SI_NAMES, **BINARY_NAMES}  # symbols and spelled out: Mtok, kilorows, gibibits
+
+
+def _prefixed_reading(unit: Declared, terms: Mapping[str, Term]) -> None:
+    """Refuse a name that reads as a prefix on a known unit (`Mtok`: a million tokens) with another scale or
+    dimension than that reading: it would respell a unit the table (or an earlier entry) already has."""
+    for prefix, factor in _PREFIXES.items():
+        rest = unit.name[len(prefix) :] if unit.name.startswith(prefix) else ""
+        if rest not in terms:
+            continue
+        scale, dimension = terms[rest]
+        scale *= factor
+        if dimension == unit.dimension and math.isclose(scale, unit.scale, rel_tol=1e-9):
+            continue
+        shown = example(dimension) or str(dimension) or "a plain number"
+        text = f"{scale:g} {rest}" if dimension.single else f"{scale:g} {shown}"
+        raise DeclarationError(
+            unit.name,
+            f"{unit.name!r} reads as {prefix!r} on {rest!r} ({text}), not as declared",
+            f"declare it as `{unit.name}: {{dimension: {rest}, scale: {factor:g}}}`, or choose a name that is not "
+            "a prefix on a unit",
+        )
 
 
 def shown(declared: tuple[UnitSpec, ...]) -> str:
