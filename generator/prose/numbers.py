@@ -35,6 +35,8 @@ CURRENCY_SIGNS = "$¢£¤¥֏؋߾߿৲৳৻૱௹฿៛\u20a0-\u20c0꠸﷼"
 # sign before it, since 256K context and a 9B model are labels) or as a word (1.2 million: always).
 SUFFIXES = ("k", "K", "M", "B", "G", "T", "bn", "mn")
 MAGNITUDE_WORDS = (*units.SCALE_WORDS, "bn", "mn")
+_SUFFIX_STARTS = frozenset(suffix[0] for suffix in SUFFIXES)
+_MAGNITUDE_STARTS = frozenset(word[0] for word in MAGNITUDE_WORDS)
 # Numbers spelled out: "one" and "a" count only before a magnitude (a hundred, one million): alone they
 # are articles far more often than figures ("one sequence at a time").
 _SMALL = (
@@ -143,14 +145,26 @@ def _sign_characters() -> list[str]:
     return [c for c in CURRENCY_SIGNS if not "\u20a0" <= c <= "\u20c0"] + [chr(c) for c in range(low, high + 1)]
 
 
+# A text with none of these words (nor "fold") has no number in words: most claim statements, so the
+# passes for words are skipped on one look at its words.
+_NUMBER_WORDS = frozenset((*_SMALL, *_TENS, *_SCALES, "twice", "thrice"))
+_LETTERS = re.compile(r"[a-z]+")
+_DIGIT = re.compile(r"\d")
+
+
 def figures(text: str, table: units.UnitTable = units.BUILT_IN) -> list[Figure]:
     """Every figure in plain text (already free of markup), in order; units from `table` (the project's)."""
+    if not text:
+        return []
     seen, origin = normalise(text)
     words = vocabulary(table)
-    found = [_at(origin, seen, *span) for span in _digit_figures(seen, words)]
-    found += [_at(origin, seen, *span) for span in _word_figures(seen, words)]
-    found += [_at(origin, seen, match.start(), match.end(), "fold") for match in _MULTIPLIER.finditer(seen)]
-    return sorted(found, key=lambda figure: figure.start)
+    found = [_at(origin, seen, *span) for span in _digit_figures(seen, words)] if _DIGIT.search(seen) else []
+    lowered = seen.lower()
+    if "fold" in lowered or not _NUMBER_WORDS.isdisjoint(_LETTERS.findall(lowered)):
+        found += [_at(origin, seen, *span) for span in _word_figures(seen, words)]
+        found += [_at(origin, seen, match.start(), match.end(), "fold") for match in _MULTIPLIER.finditer(seen)]
+        found.sort(key=lambda figure: figure.start)
+    return found
 
 
 def _at(origin: Sequence[int], seen: str, start: int, end: int, unit: str) -> Figure:
@@ -177,14 +191,23 @@ def _modifier(one: bool, unit: str) -> bool:
 
 def _after_number(seen: str, at: int, words: Vocabulary, currency: bool) -> tuple[int, str] | None:
     """Where a figure whose number ends at `at` ends, and its unit; None when the number is no figure."""
-    suffix = next((s for s in SUFFIXES if seen.startswith(s, at) and not _glued(seen, at + len(s))), "")
+    first = seen[at : at + 1]
+    suffix = (
+        next((s for s in SUFFIXES if seen.startswith(s, at) and not _glued(seen, at + len(s))), "")
+        if (first and first in _SUFFIX_STARTS)
+        else ""
+    )
     if suffix:  # 3k req/s, 1.2M rows, $4.5M; alone (256K context, a 9B model) a label
         unit = _unit(seen, _skip_spaces(seen, at + len(suffix)), words)
         if unit is not None:
             return unit
         return (at + len(suffix), suffix) if currency else None
     gap = _skip_spaces(seen, at)
-    magnitude = next((w for w in MAGNITUDE_WORDS if seen.startswith(w, gap) and not _glued(seen, gap + len(w))), "")
+    magnitude = (
+        ""
+        if seen[gap : gap + 1] not in _MAGNITUDE_STARTS
+        else next((w for w in MAGNITUDE_WORDS if seen.startswith(w, gap) and not _glued(seen, gap + len(w))), "")
+    )
     if magnitude:  # 1.2 million, 3 billion rows
         end = gap + len(magnitude)
         return _unit(seen, _skip_spaces(seen, end), words) or (end, magnitude)

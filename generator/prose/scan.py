@@ -121,9 +121,10 @@ def claim_text_findings(claims: Iterable[Claim], table: units.UnitTable = units.
     for claim in claims:
         if claim.retired:
             continue
-        own = numbers.kind(claim.unit, table)
+        own = None
         for field in ("statement", "note"):
             for figure in numbers.figures(getattr(claim, field), table):
+                own = numbers.kind(claim.unit, table) if own is None else own
                 if numbers.kind(figure.unit, table) != own:
                     continue
                 findings.append(
