@@ -110,6 +110,7 @@ def test_magnitudes_currencies_temperatures_and_numbers_in_words_are_figures(tex
         "256K context, a 9B model, 35B-A3B, B=16, 4-bit, top-8, 8192×2048, 2 x 3",
         "one sequence at a time, a thousand ways, the two call times, per 256K sequence",
         "run twice in a row, twice a day",
+        "A batch of one, or a thousand - Evidence ledger; 5 - 3",
     ],
 )
 def test_labels_articles_and_modifiers_are_not_figures(text):

@@ -141,8 +141,9 @@ def vocabulary(table: units.UnitTable = units.BUILT_IN) -> Vocabulary:
 
 
 def _sign_characters() -> list[str]:
-    low, high = (int(end, 16) for end in ("20a0", "20c0"))
-    return [c for c in CURRENCY_SIGNS if not "\u20a0" <= c <= "\u20c0"] + [chr(c) for c in range(low, high + 1)]
+    """CURRENCY_SIGNS as characters: the class's one range (₠-⃀) spelled out, its '-' no sign."""
+    single = CURRENCY_SIGNS.replace("\u20a0-\u20c0", "")
+    return [*single, *(chr(c) for c in range(0x20A0, 0x20C1))]
 
 
 # A text with none of these words (nor "fold") has no number in words: most claim statements, so the
