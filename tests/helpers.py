@@ -174,3 +174,14 @@ def ledger(root: Path, claims: str, rows: list[dict] = SPEEDUP_ROWS, **files: st
         a_run(root, rows)
     write_tree(root, {"claims/moe.yaml": claims, **files})
     return run_ledger("check", cwd=root)
+
+
+def verdict_of(claim, table=None, **fields):
+    """A claim's verdict as the evidence stage would begin it (its unit read with `table`), for pure tests."""
+    from generator.inputs.config import DEFAULTS
+    from generator.lang import units
+    from generator.lang.values import tolerance_for
+    from generator.records import ClaimVerdict
+
+    unit = units.read(claim.unit, table or units.BUILT_IN)
+    return ClaimVerdict(claim, unit, tolerance_for(claim, DEFAULTS), **fields)

@@ -12,9 +12,10 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 import pytest
-from helpers import a_run, run_ledger, run_mkdocs, write_tree
+from helpers import a_run, run_ledger, run_mkdocs, verdict_of, write_tree
 from helpers_site import REPORT, a_ledger, article, read
 
+from generator.inputs.config import DEFAULTS
 from generator.records import Claim, Report, Run, RunState, Source, Table
 from generator.runs import sha256_file
 from generator.site import charts, figure_api, render, tables
@@ -82,7 +83,6 @@ def test_chart_json_cannot_close_its_script_tag():
 
 
 def test_retired_and_lead_claims_never_render_as_fact():
-    report = Report(claims=(), runs={}, findings=(), computed={})
     links = render.Links("")
     refuted = Claim(
         "old",
@@ -97,9 +97,9 @@ def test_retired_and_lead_claims_never_render_as_fact():
     lead = Claim("hub", "borrowed", Source("c.yaml", 9), value=97, value_text="97", unit="%", status="lead")
     assert (
         '<span class="ledger-value"><del>1.0×</del></span><span class="ledger-badge ledger-badge--retired">'
-        "refuted</span>" in render.claim_inline(refuted, report, links)
+        "refuted</span>" in render.claim_inline(verdict_of(refuted), links)
     )
-    shown = render.claim_inline(lead, report, links)
+    shown = render.claim_inline(verdict_of(lead), links)
     assert "unverified lead" in shown and "borrowed</span>" not in shown
 
 
@@ -118,7 +118,9 @@ def figure_report(rows_by_run: dict[str, list[dict]]) -> Report:
             finished=started,
             tables={"results.csv": table},
         )
-    return Report(claims=(), runs=runs, findings=(), computed={}, run_states={path: RunState() for path in runs})
+    return Report(
+        claims=(), runs=runs, findings=(), verdicts={}, policy=DEFAULTS, run_states=dict.fromkeys(runs, RunState())
+    )
 
 
 def test_data_takes_the_latest_run_per_testbed_and_records_it():

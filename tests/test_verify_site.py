@@ -162,8 +162,8 @@ import generator.site.render as render
 _real = render.claim_inline
 
 
-def _shown(claim, report, links):
-    return _real(claim, report, links).replace("3.59×", "9.59×")
+def _shown(verdict, links):
+    return _real(verdict, links).replace("3.59×", "9.59×")
 
 
 render.claim_inline = _shown

@@ -29,14 +29,13 @@ class Problem:
 
 
 def dimension_problem(
-    claim: Claim, inputs: Mapping[str, Claim], table: units.UnitTable = units.BUILT_IN
+    claim: Claim, mine: units.Unit, inputs: Mapping[str, units.Unit], table: units.UnitTable = units.BUILT_IN
 ) -> Problem | None:
-    """The formula's result dimension against the claim's unit; None when they agree or a unit is unknown."""
-    try:
-        mine = units.parse(claim.unit, table)
-        given = {name: units.parse(target.unit, table).dimension for name, target in inputs.items()}
-    except units.UnitError:
+    """The formula's result dimension against the claim's unit (mine; inputs: each input's unit, as read at
+    load); None when they agree or a unit is unknown."""
+    if not mine.known or not all(unit.known for unit in inputs.values()):
         return None  # validate reported the unknown unit
+    given = {name: unit.dimension for name, unit in inputs.items()}
     try:
         result = formula.dimension(claim.formula, given)
     except formula.FormulaError as error:
@@ -59,18 +58,19 @@ def dimension_problem(
     )
 
 
-def scales(claim: Claim, inputs: Mapping[str, Claim], table: units.UnitTable = units.BUILT_IN) -> formula.Scales | None:
-    """How the formula's numbers are quantities: each input's unit scale and the claim unit's; None when a
-    unit is unknown or the result's dimension is not the claim's (dimension_problem says which)."""
+def scales(claim: Claim, mine: units.Unit, inputs: Mapping[str, units.Unit]) -> formula.Scales | None:
+    """How the formula's numbers are quantities: each input's unit scale and the claim unit's (mine; inputs:
+    each input's unit, as read at load); None when a unit is unknown or the result's dimension is not the
+    claim's (dimension_problem says which)."""
+    if not mine.known or not all(unit.known for unit in inputs.values()):
+        return None
     try:
-        mine = units.parse(claim.unit, table)
-        given = {name: units.parse(target.unit, table) for name, target in inputs.items()}
-        result = formula.dimension(claim.formula, {name: unit.dimension for name, unit in given.items()})
-    except (units.UnitError, formula.FormulaError):
+        result = formula.dimension(claim.formula, {name: unit.dimension for name, unit in inputs.items()})
+    except formula.FormulaError:
         return None
     if result != mine.dimension:
         return None
-    scaled = tuple((name, unit.scale) for name, unit in sorted(given.items()) if unit.scale != 1.0)
+    scaled = tuple((name, unit.scale) for name, unit in sorted(inputs.items()) if unit.scale != 1.0)
     return formula.Scales(scaled, mine.scale) if scaled or mine.scale != 1.0 else formula.PLAIN
 
 

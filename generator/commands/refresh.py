@@ -31,7 +31,7 @@ from ..gate import check_project
 from ..inputs import load
 from ..judging import intervals
 from ..judging.evidence import read_cell
-from ..lang import formula, ownunits, yamlread
+from ..lang import formula, yamlread
 from ..lang.values import format_pair, format_value, rounded
 from ..prose import surfaces
 from ..records import Claim, ClaimInterval, Report, Run, Source, refusal
@@ -81,7 +81,7 @@ def plan(report: Report) -> Plan:
             continue
         run, value, interval = found
         current = report.runs[claim.evidence.run]
-        cited = report.evaluations[claim.id]  # what the gate decided on the cited run
+        cited = report.verdicts[claim.id]  # what the gate decided on the cited run
         old_value = cited.value if cited.value is not None else claim.value if claim.value is not None else math.nan
         verdict = noise.verdict_of(old_value, cited.interval, value, interval, cited.tolerance.allowed(old_value))
         new_stated = _restated(claim, value, report)
@@ -140,10 +140,9 @@ def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> 
     computes (as the gate evaluates formulas), each restated when its rounded value changes; each
     inherits its moved inputs' noise verdict."""
     values = {c.id: c.value for c in report.claims if c.value is not None}
-    values.update(report.computed)
+    values.update({v.id: v.value for v in report.verdicts.values() if v.value is not None})
     values.update({claim_id: value for claim_id, (value, _) in moved.items()})
     verdicts = {claim_id: verdict for claim_id, (_, verdict) in moved.items()}
-    table = ownunits.table(report.policy.units)
     order = graphlib.TopologicalSorter({c.id: {t for _, t in c.inputs} for c in report.claims if c.inputs})
     try:
         ids = list(order.static_order())
@@ -152,13 +151,19 @@ def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> 
     found = []
     for claim_id in ids:
         claim = report.claim(claim_id)
-        if claim is None or claim.kind != "extrapolated" or not claim.formula or claim.retired:
+        if (
+            claim is None
+            or claim.kind != "extrapolated"
+            or not claim.formula
+            or claim.retired
+            or claim_id not in report.verdicts
+        ):
             continue
         if not any(target in verdicts for _, target in claim.inputs):
             continue
         inputs = {name: values.get(target) for name, target in claim.inputs}
-        bound = {name: input_claim for name, target in claim.inputs if (input_claim := report.claim(target))}
-        scaled = grounding.scales(claim, bound, table)  # in the inputs' units, the result in the claim's
+        bound = {name: report.verdicts[target].unit for name, target in claim.inputs if target in report.verdicts}
+        scaled = grounding.scales(claim, report.verdicts[claim_id].unit, bound)  # the result in the claim's unit
         if any(v is None for v in inputs.values()) or scaled is None:
             continue
         try:
@@ -170,7 +175,8 @@ def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> 
         new_stated = _restated(claim, value, report)
         if not new_stated:
             continue  # its stated value already reads the new value at its precision
-        old = report.computed.get(claim_id, claim.value if claim.value is not None else math.nan)
+        computed = report.verdicts[claim_id].value
+        old = computed if computed is not None else claim.value if claim.value is not None else math.nan
         found.append(Move(claim_id, "", "", old, value, _stated(claim), new_stated, verdicts[claim_id].words))
     return found
 
@@ -195,8 +201,8 @@ def as_text(result: Plan, report: Report) -> str:
         lines.append("| claim | run | value | noise |")
         lines.append("| --- | --- | --- | --- |")
         for move in result.moves:
-            claim = report.claim(move.claim_id)
-            unit = claim.unit if claim else ""
+            verdict = report.verdict(move.claim_id)
+            unit = verdict.unit if verdict else None
             run = f"{_name(move.old_run)} → {_name(move.new_run)}" if move.new_run else "(formula)"
             old, new = format_pair(move.old_value, move.new_value, unit)
             value = f"{old} → {new}"
@@ -281,11 +287,12 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
 def surface_plan(root: Path, report: Report, result: Plan | None = None) -> list[tuple[str, str, list]]:
     """(surface, its new text, the rewrites) for each surface whose markers' text is not its claim's
     stated value, with the values the plan's moves state (prose/surfaces.py)."""
-    claims = dict(report.by_id)
+    claims = dict(report.verdicts)
     for move in result.moves if result else ():
         if move.new_stated and move.claim_id in claims:
-            claim = claims[move.claim_id]
-            claims[claim.id] = replace(claim, value=float(move.new_stated), value_text=move.new_stated)
+            verdict = claims[move.claim_id]
+            restated = replace(verdict.claim, value=float(move.new_stated), value_text=move.new_stated)
+            claims[move.claim_id] = replace(verdict, claim=restated)
     policy = report.policy
     texts, _ = load.surfaces(root, policy.surfaces, policy.docs_dir, config=policy.config_path)  # gate lists problems
     found = []

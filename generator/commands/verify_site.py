@@ -165,11 +165,11 @@ def page_problems(site: Path, name: str, text: str, report: Report) -> list[Prob
 def _claim_problems(
     site: Path, name: str, line: int, claim_id: str, classes: list[str], value: str, report: Report
 ) -> list[Problem]:
-    claim = report.claim(claim_id)
-    if claim is None:
+    verdict = report.verdict(claim_id)
+    if verdict is None:
         return [Problem(name, line, f"shows claim {claim_id!r}, which the ledger does not hold")]
-    found = []
-    expected = stated(claim) or claim.statement or claim.id
+    claim, found = verdict.claim, []
+    expected = stated(verdict) or claim.statement or claim.id
     if " ".join(value.split()) != " ".join(expected.split()):
         found.append(Problem(name, line, f"shows {claim_id} as {value[:80]!r}; the ledger gives {expected[:80]!r}"))
     for what in (claim.kind, claim.status):

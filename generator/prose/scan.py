@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..lang import ownunits, units
+from ..lang import units
 from ..records import Claim, Finding, PageRef, Policy, Source
 from . import numbers, references, rendered
 
@@ -59,7 +59,7 @@ def scan(
     for ref in refs:
         by_page.setdefault(ref.where.path, []).append(ref)
     names, configs = rendered.extension_list(policy.markdown_extensions, root)
-    table = ownunits.table(policy.units)  # the project's own units are figures too
+    table = policy.units  # the project's own units are figures too
     findings: list[Finding] = []
     typed: dict[str, tuple[str, ...]] = {}
     for path, text in pages.items():

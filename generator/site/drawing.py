@@ -121,7 +121,7 @@ def figure_html(drawn: Drawn, report: Report, links) -> str:
         )
     caption = caption_html(drawn, report, links)
     if figure.kind == "table":
-        body = tables.html_table(drawn.result, claim=lambda c: render.claim_inline(c, report, links))
+        body = tables.html_table(drawn.result, claim=lambda c: render.claim_inline(report.of(c), links))
         return (
             f'<figure class="ledger-figure ledger-table" id="table-{render.esc(figure.id)}">'
             f"<figcaption>{caption}</figcaption>{body}</figure>"

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..inputs.config import shown_settings
 from ..lang.relations import SHOWN
 from ..lang.values import stated
-from ..records import RETIRED, Claim, Report, Run
+from ..records import RETIRED, ClaimVerdict, Report, Run
 from ..text import held, idle_holds, summary
 from . import claimpage, runpage, timeline
 from .render import (
@@ -90,9 +90,9 @@ def claim_pages(report: Report, claim_ids: Iterable[str], directory_urls: bool =
     found = claimpage.index(report)
     pages = []
     for claim_id in claim_ids:
-        claim = report.by_id[claim_id]
-        page = Page(claim_src(claim.id), claim.id, directory_urls)
-        pages.append(claimpage.build(page, claim, report, found).done(in_nav=False))
+        verdict = report.verdicts[claim_id]
+        page = Page(claim_src(claim_id), claim_id, directory_urls)
+        pages.append(claimpage.build(page, verdict, report, found).done(in_nav=False))
     return pages
 
 
@@ -117,8 +117,9 @@ def search_entries(report: Report, directory_urls: bool = True) -> list[dict[str
             (GATE, "The gate"),
         )
     ]
-    for claim in report.by_id.values():
-        facts = [claim.statement, stated(claim), claim.kind, claim.status, claim.testbed]
+    for verdict in report.verdicts.values():
+        claim = verdict.claim
+        facts = [claim.statement, stated(verdict), claim.kind, claim.status, claim.testbed]
         entries.append(
             {
                 "location": url_of(claim_src(claim.id), directory_urls),
@@ -163,9 +164,9 @@ def read_sources(root: Path, report: Report) -> dict[str, str]:
 # -- the claims index --------------------------------------------------------------------------
 
 
-def freshness(claim: Claim, report: Report) -> tuple[str, str]:
+def freshness(found: ClaimVerdict, report: Report) -> tuple[str, str]:
     """(label, detail) for the index: the gate's verdict, with the rules and the cited run's age."""
-    verdict = report.fresh(claim.id)
+    claim, verdict = found.claim, found.fresh
     detail = ", ".join((*verdict.failing, *verdict.warned))
     state = report.run_state(claim.evidence.run) if claim.evidence and claim.evidence.run in report.runs else None
     if state is not None and state.age_days is not None:
@@ -202,13 +203,14 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         f'what retired them on <a href="{esc(page.links.to(FELL))}">the claims that fell</a>.</p>'
     )
     rows: list[str] = []
-    history = any(
-        series.moved is not None for series in report.series.values()
-    )  # a column only when it sorts something
+    history = any(  # a column only when it sorts something
+        verdict.series is not None and verdict.series.moved is not None for verdict in report.verdicts.values()
+    )
     values: dict[str, set[str]] = {"kind": set(), "status": set(), "check": set(), "testbed": set(), "freshness": set()}
     for claim in report.claims:
-        label, detail = freshness(claim, report)
-        strength = report.support(claim.id)
+        verdict = report.of(claim)
+        label, detail = freshness(verdict, report)
+        strength = verdict.support
         facets = {
             "kind": claim.kind,
             "status": claim.status,
@@ -219,10 +221,10 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         for name, value in facets.items():
             values[name].add(value)
         data = " ".join(f'data-{name}="{esc(value)}"' for name, value in facets.items())
-        value = esc(stated(claim))
+        value = esc(stated(verdict))
         value_cell = f"<del>{value}</del>" if claim.retired and value else value
         sort_value = "" if claim.value is None else repr(claim.value)
-        moved, moved_sort = timeline.since_cited(claim, report)
+        moved, moved_sort = timeline.since_cited(verdict)
         moved_cell = f'<td class="ledger-narrow" data-sort="{moved_sort}">{moved}</td>' if history else ""
         rows.append(
             f'<tr {data}><td><a href="{esc(page.links.claim(claim.id))}"><code>{esc(claim.id)}</code></a></td>'

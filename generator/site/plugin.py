@@ -241,7 +241,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         path = f"{self.policy.docs_dir}/{src}"
         cited = {r.name for r in self.report.page_refs if r.where.path == path and r.kind == "claim"}
         findings = [f for f in self.report.findings if f.where.path == path or f.claim_id in cited]
-        return render.page_banner(findings, self.report, links)
+        return render.page_banner(findings, links)
 
 
 def _toc_items(toc):

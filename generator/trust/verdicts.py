@@ -1,4 +1,4 @@
-"""Verdicts: runs + policy -> one RunState per run; findings -> one Freshness per claim. Pure.
+"""Verdicts: runs + policy -> one RunState per run; findings -> one Freshness per claim (on its ClaimVerdict). Pure.
 
 Decided once here and carried on the Report; the evidence stage, pages, captions, `show` and
 `diff` read these records and never work a verdict out again.
@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Literal
 
-from ..records import FileChange, Finding, Freshness, Policy, Run, RunState, Source
+from ..records import FRESH, ClaimVerdict, FileChange, Finding, Freshness, Policy, Run, RunState, Source
 from ..rules import RULES, STALE_RULES
 from ..runs import MANIFEST
 from . import integrity
@@ -177,3 +177,9 @@ def claim_freshness(findings: Iterable[Finding]) -> dict[str, Freshness]:
         label = "stale" if STALE_RULES & set(fails) else "failing" if fails else "warning"
         verdicts[claim_id] = Freshness(label, fails, warns)
     return verdicts
+
+
+def with_freshness(verdicts: Mapping[str, ClaimVerdict], findings: Iterable[Finding]) -> dict[str, ClaimVerdict]:
+    """Each claim's verdict completed with its freshness, from every finding about it (claim_freshness)."""
+    fresh = claim_freshness(findings)
+    return {claim_id: replace(found, fresh=fresh.get(claim_id, FRESH)) for claim_id, found in verdicts.items()}
