@@ -8,8 +8,8 @@ import pytest
 from helpers import run_ledger, write_tree
 
 from generator.lang import ownunits, units
+from generator.lang.ownunits import UnitSpec
 from generator.prose import numbers
-from generator.records import UnitSpec
 
 OWN = (
     UnitSpec("prompts", "prompts"),
