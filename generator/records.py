@@ -333,6 +333,7 @@ class Policy:
     testbeds: tuple[str, ...]  # where the fleet's measure workflow measures, a runner label each
     units: UnitTable  # the built-in units and the project's own (`units:`), built once
     surfaces: tuple[str, ...]  # files outside docs/ read with the prose rules (README.md): prose/surfaces.py
+    retired_runs: tuple[tuple[str, str], ...]  # (run folder, why): published runs deleted on purpose
 
     docs_dir: str = "docs"  # mkdocs.yml's, beside the plugin's options
     problems: tuple[tuple[str, Finding], ...] = ()  # (option, finding): bad settings in mkdocs.yml, each at its line

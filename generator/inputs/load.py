@@ -29,6 +29,7 @@ MAX_PAGE_BYTES = 4 << 20
 MAX_CONFIG_BYTES = 1 << 20
 NOT_PARSED = "is not parsed: raw rounds are read only in runs a claim cites"
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # every extension MkDocs renders as Markdown
+HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".xht", ".shtml", ".shtm")  # copied into the site as they are
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +250,17 @@ def pages(root: Path, docs_dir: str, budget: Budget = UNBOUNDED) -> tuple[dict[s
     if not base.is_dir():
         return {}, []
     texts: dict[str, str] = {}
-    problems: list[Finding] = []
+    problems: list[Finding] = [
+        Finding(
+            Source(_relative(root, page), 0),
+            "",
+            "invalid",
+            "a hand-written HTML page is published as it is: the ledger neither renders nor reads it, so its "
+            "figures and references are never checked (and verify-site refuses it unstamped)",
+            "write it as Markdown (raw HTML inside a Markdown page is read and checked), or move it out of the docs folder",
+        )
+        for page in sorted(p for p in base.rglob("*") if p.suffix.lower() in HTML_SUFFIXES and p.is_file())
+    ]
     for page in sorted(p for p in base.rglob("*") if p.suffix.lower() in PAGE_SUFFIXES):
         relative = _relative(root, page)
         try:

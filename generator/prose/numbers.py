@@ -59,7 +59,7 @@ _MULTIPLIER = re.compile(
 # to a '-' that follows a letter (35B-A3B, top-8); a '-' after a digit or a space is a range or a sign.
 _NUMBER = re.compile(
     rf"(?<![\w.=/^×])(?<![A-Za-z]-)(?P<sign>[+±-]?)(?P<currency>[{CURRENCY_SIGNS}] ?)?"
-    rf"(?=(?P<number>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+))(?P=number)"
+    rf"(?=(?P<number>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?![,\d])|\d+(?:[.,]\d+)?(?:[eE][+-]?\d+)?|\.\d+))(?P=number)"
 )
 _RATE_WORD = re.compile(r"/[A-Za-zµ]+")  # 20 MB/frame, 3 KB/token: a rate over any counted thing
 _LOOK_ALIKE = {
@@ -84,6 +84,7 @@ class Figure:
     end: int
     text: str  # as normalised: "3.71×", "-15%", "42 GB/s"
     unit: str = ""  # its unit as written, with any rate: "×", "GB/s", "B per token"; a lone magnitude: "million"
+    seen: str = ""  # as a reader sees it, for messages: "3,5 %", "½ GB", "٣٫٥٪" (invisible characters left out)
 
 
 def normalise(text: str) -> tuple[str, Sequence[int]]:
@@ -112,8 +113,10 @@ def normalise(text: str) -> tuple[str, Sequence[int]]:
 
 def _fold(char: str) -> str:
     category = unicodedata.category(char)
-    if category == "Cf":
-        return ""  # zero-width space and joiner, soft hyphen, byte-order mark: invisible
+    if category in ("Cf", "Mn", "Me"):
+        return ""  # zero-width space and joiner, soft hyphen, byte-order mark, bidi controls; combining marks
+    if category == "No" and "\u2044" in unicodedata.normalize("NFKC", char):
+        return f"{unicodedata.numeric(char):.3g}".removeprefix("0")  # ½ -> .5: 3½ reads 3.5, ½ GB .5 GB
     if char.isspace() or category == "Zs":
         return " "
     if char in _LOOK_ALIKE:
@@ -154,22 +157,65 @@ _DIGIT = re.compile(r"\d")
 
 
 def figures(text: str, table: units.UnitTable = units.BUILT_IN) -> list[Figure]:
-    """Every figure in plain text (already free of markup), in order; units from `table` (the project's)."""
-    if not text:
-        return []
-    seen, origin = normalise(text)
-    words = vocabulary(table)
-    found = [_at(origin, seen, *span) for span in _digit_figures(seen, words)] if _DIGIT.search(seen) else []
-    lowered = seen.lower()
-    if "fold" in lowered or not _NUMBER_WORDS.isdisjoint(_LETTERS.findall(lowered)):
-        found += [_at(origin, seen, *span) for span in _word_figures(seen, words)]
-        found += [_at(origin, seen, match.start(), match.end(), "fold") for match in _MULTIPLIER.finditer(seen)]
+    """Every figure in plain text (already free of markup), in order, units from `table` (the project's):
+    as stored, and where bidirectional controls reorder it, as a reader sees it (an override reverses its
+    characters, an embedding its runs)."""
+    found = _figures(text, table)
+    if _BIDI.search(text):
+        at = {(figure.start, figure.end) for figure in found}
+        for start, end, shown in _reordered(text):
+            for figure in _figures(shown, table):
+                place = (start, end)
+                if place not in at:
+                    at.add(place)
+                    found.append(Figure(start, end, figure.text, figure.unit, _seen(shown[figure.start : figure.end])))
         found.sort(key=lambda figure: figure.start)
     return found
 
 
-def _at(origin: Sequence[int], seen: str, start: int, end: int, unit: str) -> Figure:
-    return Figure(origin[start], origin[end - 1] + 1, _SPACES.sub(" ", seen[start:end]), unit)
+def _figures(text: str, table: units.UnitTable) -> list[Figure]:
+    if not text:
+        return []
+    seen, origin = normalise(text)
+    words = vocabulary(table)
+    found = [_at(origin, seen, *span, text) for span in _digit_figures(seen, words)] if _DIGIT.search(seen) else []
+    lowered = seen.lower()
+    if "fold" in lowered or not _NUMBER_WORDS.isdisjoint(_LETTERS.findall(lowered)):
+        found += [_at(origin, seen, *span, text) for span in _word_figures(seen, words)]
+        found += [_at(origin, seen, m.start(), m.end(), "fold", text) for m in _MULTIPLIER.finditer(seen)]
+        found.sort(key=lambda figure: figure.start)
+    return found
+
+
+def _at(origin: Sequence[int], seen: str, start: int, end: int, unit: str, text: str) -> Figure:
+    first, last = origin[start], origin[end - 1] + 1
+    return Figure(first, last, _SPACES.sub(" ", seen[start:end]), unit, _seen(text[first:last]))
+
+
+def _seen(source: str) -> str:
+    """What a reader sees of a figure's characters: invisible ones left out, any run of spaces one space."""
+    kept = (" " if char.isspace() else char for char in source if unicodedata.category(char) != "Cf")
+    return _SPACES.sub(" ", "".join(kept))
+
+
+# Bidirectional controls: embeddings and isolates (RLE, RLI, FSI; their left-to-right twins), overrides
+# (RLO, LRO), each ended by PDF or PDI or the end of the line.
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_RTL = {"\u202b": "runs", "\u2067": "runs", "\u2068": "runs", "\u202e": "chars"}
+_RUN = re.compile(r"[\w.,%×/µ]+|[^\w.,%×/µ]+")
+
+
+def _reordered(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, the segment as displayed) for each right-to-left embedding, isolate or override."""
+    found = []
+    for match in re.finditer("([\u202b\u202e\u2067\u2068])([^\u202c\u2069\n]*)", text):
+        body = match.group(2)
+        if _RTL[match.group(1)] == "chars":
+            shown = body[::-1]
+        else:
+            shown = "".join(reversed(_RUN.findall(body)))
+        found.append((match.start(), match.end(), shown))
+    return found
 
 
 Span = tuple[int, int, str]  # (start, end, unit text) in the normalised text

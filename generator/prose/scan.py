@@ -40,7 +40,12 @@ _KEPT = frozenset("%×‰µ")
 @dataclass(frozen=True, slots=True)
 class TypedFigure:
     where: Source  # file, line and column of the number
-    text: str  # as a reader reads it: "3.71×"
+    text: str  # as normalised: "3.71×" (the build's read-back compares these)
+    seen: str = ""  # as a reader sees it, for messages: "3,71 ×", "½ GB"
+
+    @property
+    def shown(self) -> str:
+        return self.seen or self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +74,7 @@ def scan(
         typed[path] = tuple(figure.text for figure in found)
         findings += unbound(found, policy, "page")
     site = [
-        TypedFigure(Source(policy.config_path, line, column + figure.start + 1), figure.text)
+        TypedFigure(Source(policy.config_path, line, column + figure.start + 1), figure.text, figure.seen)
         for line, column, value in policy.site_texts
         for figure in numbers.figures(value, table)
     ]
@@ -92,7 +97,7 @@ def unbound(found: list[TypedFigure], policy: Policy, place: str, fix: str = PAG
             typed.where,
             "",
             "unbound-number",
-            f"{typed.text!r} is typed into the {place}; the gate cannot keep it true",
+            f"{typed.shown!r} is typed into the {place}; the gate cannot keep it true",
             fix,
             severity=policy.severity("unbound-number"),
         )
@@ -133,7 +138,7 @@ def claim_text_findings(claims: Iterable[Claim], table: units.UnitTable = units.
                         claim.at(field),
                         claim.id,
                         "unbound-number",
-                        f"{figure.text!r} is typed into the {field}; the gate keeps only the claim's value true",
+                        f"{figure.seen or figure.text!r} is typed into the {field}; the gate keeps only the claim's value true",
                         f"cite the number as a claim's value, or word the {field} without it",
                         severity="warn",
                     )
@@ -154,7 +159,7 @@ def page_figures(
     starts = references.line_starts(text)
     meta_end = meta_length(text)
     found = [
-        TypedFigure(Source(path, *references.locate(starts, figure.start)), figure.text)
+        TypedFigure(Source(path, *references.locate(starts, figure.start)), figure.text, figure.seen)
         for figure in numbers.figures(text[:meta_end], table)
     ]
     pieces, last = [], 0
@@ -241,7 +246,7 @@ def _traced(
                 where = Source(name, *references.locate(starts, at))
                 cursor = at + 1 if index == 0 else cursor
                 break
-        traced.append(TypedFigure(where or _by_letters(figure, files, skeletons), figure.text))
+        traced.append(TypedFigure(where or _by_letters(figure, files, skeletons), figure.text, figure.seen))
     return traced
 
 

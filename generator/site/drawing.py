@@ -126,7 +126,8 @@ def figure_html(drawn: Drawn, report: Report, links) -> str:
             f'<figure class="ledger-figure ledger-table" id="table-{render.esc(figure.id)}">'
             f"<figcaption>{caption}</figcaption>{body}</figure>"
         )
-    return charts.chart_html(figure.id, drawn.result, links.asset(svg_name(figure.id)), figure.title, caption)
+    claims = tuple(claim.id for claim in drawn.used.claims)
+    return charts.chart_html(figure.id, drawn.result, links.asset(svg_name(figure.id)), figure.title, caption, claims)
 
 
 def svg_name(figure_id: str) -> str:

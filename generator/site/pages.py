@@ -313,6 +313,7 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
         "<p>Every run under <code>measurements/</code>: written by a probe, never edited by hand. "
         "A run's page shows its environment, parameters, data and the probe's source.</p>"
     )
+    _retired_runs(page, report)
     if not report.runs:
         page.html(admonition("info", "No runs yet", "<p>Run <code>make measure</code> to add some.</p>"))
         return page.done(in_nav=True)
@@ -343,6 +344,21 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
             f"<th>claims citing it</th><th>data</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
         )
     return page.done(in_nav=True)
+
+
+def _retired_runs(page: Page, report: Report) -> None:
+    """Published runs deleted on purpose, each with why: the site says so (publish refuses any other)."""
+    if not report.policy.retired_runs:
+        return
+    rows = "".join(
+        f"<tr><td><code>{esc(run)}</code></td><td>{esc(why)}</td></tr>" for run, why in report.policy.retired_runs
+    )
+    page.heading("Retired runs")
+    page.html(
+        "<p>Runs published before and deleted on purpose (<code>retired_runs:</code> in mkdocs.yml); a publish "
+        "stops on any other published run that is gone.</p>"
+        f"<table><thead><tr><th>run</th><th>why it was retired</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def _when(moment: datetime | None) -> str:
