@@ -138,7 +138,7 @@ def test_each_spelling_typed_into_a_page_fails_at_its_numbers_line_and_column(tm
     for index, spelling in enumerate(SPELLINGS):
         page, line = f"docs/p{index - index % per_page}.md", index % per_page + 3
         column = len(f"- case {index}: ") + 1
-        shown = numbers.normalise(typed(spelling))[0]
+        shown = typed(spelling)  # the message quotes the figure as a reader sees it
         assert f"{page}:{line}:{column}: unbound-number: {shown!r} is typed into the page" in output, spelling
     assert "docs/index.md:3:6: unbound-number: '12.5 ms' is typed into the page" in output
     assert "docs/index.md:1:" not in output
