@@ -278,8 +278,8 @@ def test_claims_index_counts_kinds_and_offers_filters(built_site):
 def test_run_page_shows_environment_parameters_data_and_probe_source(built_site):
     run = next((built_site / "run/bandwidth").iterdir()).name
     page = article(built_site, f"run/bandwidth/{run}")
-    assert "<tr><th><code>rounds</code></th><td>3</td></tr>" in page
-    assert "<tr><th><code>backend</code></th><td>cpu</td></tr>" in page
+    assert "<tr><th><code>rounds</code></th><td><code>3</code></td></tr>" in page  # a value stays whole
+    assert "<tr><th><code>backend</code></th><td><code>cpu</code></td></tr>" in page
     assert '<th style="text-align: right">size_mib</th>' in page and "<td>copy</td>" in page
     assert "First 20 of" not in page  # 12 rows: all shown
     assert "stand-in probe" in page and "unchanged since the run" in page

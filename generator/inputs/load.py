@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -77,6 +78,19 @@ def _claim_file(root: Path, path: Path, max_bytes: int, budget: Budget) -> RawFi
     except MemoryError:
         return RawFile(source, problem="needs more memory to read than there is", fix="split it into several files")
     return RawFile(source, data=data)
+
+
+_ID_LINE = re.compile(r"""^[ \t]*(?:-[ \t]+)?id[ \t]*:[ \t]*["']?([^\s"'#]+)""", re.M)
+
+
+def defined_ids(root: Path, path: str, max_bytes: int) -> list[tuple[str, int]]:
+    """(id, line) of every `id:` line in a claim file, read as text: what a file that failed to load
+    would have defined (judging/causes.py); none when it cannot be read."""
+    try:
+        text = read_capped(root / path, max_bytes).decode("utf-8", errors="replace")
+    except (Unreadable, OSError):
+        return []
+    return [(match.group(1), text.count("\n", 0, match.start()) + 1) for match in _ID_LINE.finditer(text)]
 
 
 def runs(
