@@ -207,6 +207,21 @@ def test_the_requirement_ci_installs_adds_the_site_extra_to_any_source(source, r
 
 
 @pytest.mark.parametrize(
+    "source, requirement",
+    [
+        ("evidence-ledger", "evidence-ledger"),
+        ("evidence-ledger==0.1.0", "evidence-ledger ==0.1.0"),
+        ("evidence-ledger[test]>=0.1", "evidence-ledger[test] >=0.1"),
+        ("git+https://github.com/o/r@0123abc", "evidence-ledger @ git+https://github.com/o/r@0123abc"),
+        ("/opt/wheels/evidence_ledger-0.1.0-py3-none-any.whl",
+         "evidence-ledger @ file:///opt/wheels/evidence_ledger-0.1.0-py3-none-any.whl"),
+    ],
+)  # fmt: skip
+def test_the_requirement_the_fleet_measures_with_is_the_lean_package(source, requirement):
+    assert initfiles.requirement(source, "") == requirement
+
+
+@pytest.mark.parametrize(
     "source, local",
     [
         ("evidence-ledger==0.1.0", ""),
