@@ -70,8 +70,8 @@ RULE_TABLE = (
     ),
     Rule(
         "unused-input",
-        "a formula input that no perturbation (x0.1, x0.5, x2, x10) moves the result of beyond the claim's "
-        "tolerance: it grounds nothing",
+        "a formula's input claim (under every name it is bound to) that no perturbation (x0.1, x0.5, x2, x10) "
+        "moves the result of beyond the claim's tolerance (cancelled, flattened or clamped): it grounds nothing",
         stale=False,
     ),
     Rule(
@@ -110,7 +110,8 @@ RULE_TABLE = (
     ),
     Rule(
         "unbound-number",
-        "a figure with a unit, ×, or % is typed into a page outside a claim reference "
+        "a figure with a unit of the unit table, a magnitude, a currency sign, ×, or % (digits or words) is typed "
+        "into a page outside a claim reference "
         '(mark a label with <span class="ledger-label">…</span>)',
         stale=False,
     ),

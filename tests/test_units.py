@@ -326,8 +326,8 @@ def test_a_declared_unit_refuses_another_dimension_in_checks_and_formulas(tmp_pa
     assert (
         "claims/energy.yaml:21: prompt-rate: invalid: formula watts / energy gives prompts per second, but the "
         "claim's unit 'tokens/s' is tokens per second\n"
-        "  fix: state the claim in prompts per second (e.g. `unit: 'prompts/s'`; the formula's numbers carry any "
-        "scale), or correct the formula\n"
+        "  fix: state the claim in prompts per second (e.g. `unit: 'prompts/s'`: the result is converted to the "
+        "claim's unit), or correct the formula\n"
     ) in result.output
 
 

@@ -7,8 +7,9 @@
 
 A dimension is any unit the table parses (J, bytes/s, tokens) or a counted thing declared beside it;
 the scale says how many of it one new unit is. Nothing declared may respell a built-in unit or another
-entry. The policy option parses the entries into one UnitTable, once (`Policy.units`); every stage and
-display reads that table.
+entry, nor redefine a prefixed form of one with another scale or dimension: `Mtok` reads as a million
+tokens and `kilorows` as a thousand rows, so either may be declared only as that. The policy option
+parses the entries into one UnitTable, once (`Policy.units`); every stage and display reads that table.
 """
 
 from __future__ import annotations
@@ -18,7 +19,22 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .units import BUILT_IN, RATIOS, TEMPERATURES, Declared, Dimension, UnitError, UnitTable, example, parse
+from .units import (
+    BINARY,
+    BINARY_NAMES,
+    BUILT_IN,
+    RATIOS,
+    SI,
+    SI_NAMES,
+    TEMPERATURES,
+    Declared,
+    Dimension,
+    Term,
+    UnitError,
+    UnitTable,
+    example,
+    parse,
+)
 
 MAX_DECLARED = 200
 KEYS = ("dimension", "scale", "prefixes")
@@ -143,8 +159,34 @@ def _resolved(declared: tuple[UnitSpec, ...]) -> list[Declared]:
         )
         if clash:
             raise DeclarationError(spec.name, f"{clash!r} is already a unit", "choose another spelling")
+        taken_terms = {text: term for other in found for text, term in other.spellings().items()}
+        _prefixed_reading(unit, {**BUILT_IN.terms, **taken_terms})
         found.append(unit)
     return found
+
+
+_PREFIXES = {**SI, **BINARY, **SI_NAMES, **BINARY_NAMES}  # symbols and spelled out: Mtok, kilorows, gibibits
+
+
+def _prefixed_reading(unit: Declared, terms: Mapping[str, Term]) -> None:
+    """Refuse a name that reads as a prefix on a known unit (`Mtok`: a million tokens) with another scale or
+    dimension than that reading: it would respell a unit the table (or an earlier entry) already has."""
+    for prefix, factor in _PREFIXES.items():
+        rest = unit.name[len(prefix) :] if unit.name.startswith(prefix) else ""
+        if rest not in terms:
+            continue
+        scale, dimension = terms[rest]
+        scale *= factor
+        if dimension == unit.dimension and math.isclose(scale, unit.scale, rel_tol=1e-9):
+            continue
+        shown = example(dimension) or str(dimension) or "a plain number"
+        text = f"{scale:g} {rest}" if dimension.single else f"{scale:g} {shown}"
+        raise DeclarationError(
+            unit.name,
+            f"{unit.name!r} reads as {prefix!r} on {rest!r} ({text}), not as declared",
+            f"declare it as `{unit.name}: {{dimension: {rest}, scale: {factor:g}}}`, or choose a name that is not "
+            "a prefix on a unit",
+        )
 
 
 def shown(units: UnitTable) -> str:
