@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import text
-from ..claims import lineage
+from ..claims import grounding, lineage
 from ..gate import check_project
 from ..inputs import load
 from ..judging import intervals
@@ -153,15 +153,23 @@ def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> 
     found = []
     for claim_id in ids:
         claim = report.claim(claim_id)
-        if claim is None or claim.kind != "extrapolated" or not claim.formula or claim.retired:
+        if (
+            claim is None
+            or claim.kind != "extrapolated"
+            or not claim.formula
+            or claim.retired
+            or claim_id not in report.verdicts
+        ):
             continue
         if not any(target in verdicts for _, target in claim.inputs):
             continue
         inputs = {name: values.get(target) for name, target in claim.inputs}
-        if any(v is None for v in inputs.values()):
+        bound = {name: report.verdicts[target].unit for name, target in claim.inputs if target in report.verdicts}
+        scaled = grounding.scales(claim, report.verdicts[claim_id].unit, bound)  # the result in the claim's unit
+        if any(v is None for v in inputs.values()) or scaled is None:
             continue
         try:
-            value = formula.evaluate(claim.formula, {k: float(v) for k, v in inputs.items() if v is not None})
+            value = formula.evaluate(claim.formula, {k: float(v) for k, v in inputs.items() if v is not None}, scaled)
         except formula.FormulaError:
             continue
         values[claim_id] = value

@@ -57,10 +57,12 @@ def html_table(
     claim: ClaimRenderer | None = None,
     max_rows: int | None = None,
     highlight: dict[int, set[str]] | None = None,
+    source: tuple[str, str] | None = None,
 ) -> str:
     """The DataFrame as <table>: headers with units, numbers right-aligned.
 
     highlight: row position -> columns whose cells are marked (the row and column a claim uses).
+    source: (run, testbed) every row came from, when the figure read one run and kept no run column.
     """
     units = dict(frame.attrs.get("units", {}))
     columns = list(frame.columns)
@@ -80,9 +82,12 @@ def html_table(
                 attrs += ' class="ledger-used"'
             cells.append(f"<td{attrs}>{text}</td>")
         row_attrs = ' class="ledger-used-row"' if marked else ""
-        if provenance:  # verify-site holds each number of the row to that run's cells
+        origin = source
+        if provenance:
             found = dict(zip(columns, values, strict=True))
-            row_attrs += f' data-ledger-run="{esc(found["run"])}" data-ledger-testbed="{esc(found["testbed"])}"'
+            origin = (str(found["run"]), str(found["testbed"]))
+        if origin:  # verify-site holds each number of the row to that run's cells
+            row_attrs += f' data-ledger-run="{esc(origin[0])}" data-ledger-testbed="{esc(origin[1])}"'
         rows.append(f"<tr{row_attrs}>{''.join(cells)}</tr>")
     more = "" if len(frame) else '<p class="ledger-more">No rows.</p>'
     if max_rows is not None and len(frame) > max_rows:
