@@ -112,7 +112,8 @@ def _folder(value: object) -> str:
     return value
 
 
-PROBE_KEYS = ("name", "command", "code", "env", "build")
+PROBE_KEYS = ("name", "command", "code", "env", "build", "replicates")
+MAX_REPLICATES = 100  # replicate runs of one probe in one `ledger measure`
 
 
 def _probes(value: object) -> tuple[ProbeSpec, ...]:
@@ -140,7 +141,14 @@ def _probes(value: object) -> tuple[ProbeSpec, ...]:
         if not isinstance(env, dict):
             raise ValueError(f"probe {name}: `env` must be a mapping of variable names to values")
         build = _build(name, item.get("build"), command, code)
-        found.append(ProbeSpec(name, command, tuple(code), tuple((str(k), str(v)) for k, v in env.items()), build))
+        replicates = item.get("replicates", 1)
+        if isinstance(replicates, bool) or not isinstance(replicates, int) or not 1 <= replicates <= MAX_REPLICATES:
+            raise ValueError(
+                f"probe {name}: `replicates` must be a whole number of runs from 1 to {MAX_REPLICATES}, "
+                f"got {str(replicates)[:40]}"
+            )
+        environment = tuple((str(k), str(v)) for k, v in env.items())
+        found.append(ProbeSpec(name, command, tuple(code), environment, build, replicates))
     return tuple(found)
 
 
@@ -265,9 +273,9 @@ OPTIONS = (
     Option(
         "probes",
         (list,),
-        "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env, build}; "
-        "the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) and {build} "
-        "(where `build` put the binary)",
+        "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env, build, "
+        "replicates}; the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) "
+        "and {build} (where `build` put the binary); replicates: runs of it per `ledger measure` (default 1)",
         _probes,
         [],
     ),
@@ -322,7 +330,8 @@ def _shown(value: object) -> str:
 def _probe_text(spec: ProbeSpec) -> str:
     code = f", code {' '.join(spec.code)}" if spec.code else ""
     env = f", env {' '.join(f'{k}={v}' for k, v in spec.env)}" if spec.env else ""
-    return f"{spec.name}: {spec.command}{code}{env}"
+    replicates = f", {spec.replicates} replicates" if spec.replicates != 1 else ""
+    return f"{spec.name}: {spec.command}{code}{env}{replicates}"
 
 
 def policy_from_options(

@@ -23,8 +23,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..lang import formula, stats
-from ..lang.values import finite_number, parse_number, row_spread
-from ..records import Claim, ClaimInterval, ClaimVerdict, Evidence, Run, Table
+from ..lang.values import cell_number, finite_number, parse_number, row_spread, select_row
+from ..records import Cause, Claim, ClaimInterval, ClaimVerdict, Evidence, Run, Table
 from ..timing import median_coverage, samples_file
 
 ROUND = "round"  # the samples file's column numbering the rounds (global within a run, for pairing)
@@ -38,8 +38,9 @@ class Found:
     interval: ClaimInterval | None = None
     missing: str = ""  # why there are no raw rounds ("" when there are)
     exact: bool = False  # computed from counts: no timing, so its value is its own interval
-    problem: str = ""  # the raw rounds contradict the run: an `invalid` finding
+    problem: str = ""  # the raw rounds contradict the run: a finding of `rule`
     fix: str = ""
+    rule: str = "invalid"  # tampered: the row's summary is not what its raw rounds give
 
 
 class RowIndex:
@@ -87,6 +88,31 @@ def _wanted(value: object) -> object:
     return "" if value is None else str(value)
 
 
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """What a claim's evidence reads in a table: the rows `where` selects, the value, or why there is none."""
+
+    rows: tuple[int, ...] = ()
+    value: float | None = None
+    cause: Cause = ""
+    missing: str = ""  # the first column the table lacks (cause no-column)
+
+
+def read_cell(table: Table | None, evidence: Evidence) -> Cell:
+    """The one place a claim's row is selected and its cell read (refresh reads newer runs through it)."""
+    if table is None or table.problem:
+        return Cell(cause="unreadable-file")
+    missing = [c for c in (evidence.column, *(c for c, _ in evidence.where)) if c not in table.columns]
+    # The rows `where` selects, even when the value's column is missing (the claim page shows them).
+    rows = () if set(missing) - {evidence.column} else tuple(select_row(table, evidence.where))
+    if missing:
+        return Cell(rows, cause="no-column", missing=missing[0])
+    if len(rows) != 1:
+        return Cell(rows, cause="many-rows" if rows else "no-row")
+    value = cell_number(table, rows[0], evidence.column)
+    return Cell(rows, value, "" if value is not None else "not-a-number")
+
+
 def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float, index: RowIndex) -> Found:
     """A measured claim's interval from the run's raw rounds, else its row's min–max (no raw rounds)."""
     name = samples_file(evidence.file)
@@ -128,9 +154,11 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     median = statistics.median(by_round.values())
     if abs(median - value) > 1e-9 * max(abs(value), abs(median)):
         return Found(
-            problem=f"{evidence.file}, {where}, column {evidence.column} is {value!r}, but the median of its "
-            f"{len(rounds)} rounds in {name} is {median!r}",
-            fix="rerun the probe: a run's summary must be the median of its rounds (guide/probes.md)",
+            problem=f"{run.path}/{evidence.file}, {where}, column {evidence.column} is {value!r}, but the median of "
+            f"its {len(rounds)} rounds in {name} is {median!r}: the row's summary does not follow from its raw rounds",
+            fix="restore the run's files from git, or rerun the probe: a run's summary is the median of its rounds "
+            "(guide/probes.md)",
+            rule="tampered",
         )
     try:
         interval = stats.median_interval(v for _, v in rounds)
@@ -182,7 +210,8 @@ def through_formula(
     except formula.FormulaError as error:
         return Found(missing=f"it has no interval: its inputs' cannot be carried through the formula ({error})")
     level = stats.joint_level(found.level for found in carried.values())
-    return Found(ClaimInterval(low, high, level, "formula"))
+    fewest = min(found.runs for found in carried.values())  # run-to-run variation is in it only if every input's is
+    return Found(ClaimInterval(low, high, level, "formula", runs=fewest))
 
 
 def measured_noise(found: Found) -> str:
