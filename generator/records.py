@@ -368,6 +368,8 @@ class Policy:
     testbeds: tuple[str, ...]  # where the fleet's measure workflow measures, a runner label each
     units: UnitTable  # the built-in units and the project's own (`units:`), built once
     surfaces: tuple[str, ...]  # files outside docs/ read with the prose rules (README.md): prose/surfaces.py
+    asserts_level: float  # the least coverage of an interval an `asserts:` relation holds on (asserted.py)
+    min_replicates: int  # replicate runs a claim with `asserts:` must rest on (few-replicates)
 
     docs_dir: str = "docs"  # mkdocs.yml's, beside the plugin's options
     problems: tuple[tuple[str, Finding], ...] = ()  # (option, finding): bad settings in mkdocs.yml, each at its line

@@ -106,6 +106,29 @@ def _failing(value: object) -> frozenset[str]:
     return frozenset(value)
 
 
+MIN_LEVEL, MAX_LEVEL = 0.5, 0.999
+
+
+def _level(value: object) -> float:
+    """A coverage as a percentage from 50% to 99.9% ('95%') -> 0.95."""
+    text = value.strip() if isinstance(value, str) else ""
+    try:
+        found = float(text.removesuffix("%")) / 100 if text.endswith("%") else None
+    except ValueError:
+        found = None
+    if found is None or not MIN_LEVEL <= found <= MAX_LEVEL:
+        raise ValueError(
+            f"must be a percentage from {MIN_LEVEL:.0%} to {MAX_LEVEL:.1%} like '95%', got {str(value)[:40]!r}"
+        )
+    return found
+
+
+def _replicates(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPLICATES:
+        raise ValueError(f"must be a whole number of runs from 1 to {MAX_REPLICATES}, got {str(value)[:40]}")
+    return value
+
+
 def _folder(value: object) -> str:
     if not isinstance(value, str) or not value or value.startswith("/") or ".." in value:
         raise ValueError("must be a folder inside the repository")
@@ -141,12 +164,10 @@ def _probes(value: object) -> tuple[ProbeSpec, ...]:
         if not isinstance(env, dict):
             raise ValueError(f"probe {name}: `env` must be a mapping of variable names to values")
         build = _build(name, item.get("build"), command, code)
-        replicates = item.get("replicates", 1)
-        if isinstance(replicates, bool) or not isinstance(replicates, int) or not 1 <= replicates <= MAX_REPLICATES:
-            raise ValueError(
-                f"probe {name}: `replicates` must be a whole number of runs from 1 to {MAX_REPLICATES}, "
-                f"got {str(replicates)[:40]}"
-            )
+        try:
+            replicates = _replicates(item.get("replicates", 1))
+        except ValueError as error:
+            raise ValueError(f"probe {name}: `replicates` {error}") from None
         environment = tuple((str(k), str(v)) for k, v in env.items())
         found.append(ProbeSpec(name, command, tuple(code), environment, build, replicates))
     return tuple(found)
@@ -297,6 +318,22 @@ OPTIONS = (
         {},
     ),
     Option(
+        "asserts_level",
+        (str,),
+        "the least coverage an interval needs for an `asserts:` relation to hold on it: a narrower interval of "
+        "lower coverage (few rounds, many inputs) holds nothing (not-significant, naming the rounds it needs)",
+        _level,
+        "95%",
+    ),
+    Option(
+        "min_replicates",
+        (int,),
+        "replicate runs (fresh processes, `ledger measure --replicates N`) a claim with `asserts:` must rest on; "
+        "fewer is few-replicates (1: one run is enough)",
+        _replicates,
+        1,
+    ),
+    Option(
         "surfaces",
         (list,),
         "Markdown and text files outside docs/ (README.md, llms.txt) read with the prose rules; a claim's value "
@@ -320,6 +357,8 @@ def _shown(value: object) -> str:
         return ", ".join(sorted(value)) or "none"
     if isinstance(value, Tolerance):
         return value.text
+    if isinstance(value, float) and 0 < value < 1:  # a level
+        return f"{100 * value:g}%"
     if isinstance(value, UnitTable):
         return ownunits.shown(value)
     if isinstance(value, tuple):  # probes, testbeds

@@ -75,9 +75,12 @@ def evaluate(
             stage.failing.setdefault(finding.claim_id, []).append(finding.rule)
     for claim in _inputs_first(by_id):
         stage.visit(claim)
+    stage.findings += undeclared(stage.inferred, runs, policy)
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
     made = {claim_id: stage.verdicts[claim_id] for claim_id in by_id}  # in the claims' order
-    for claim_id, result in asserted.evaluate(made, stage.vocabulary, stage.failing, stage.report).items():
+    for claim_id, result in asserted.evaluate(
+        made, stage.vocabulary, stage.failing, stage.report, policy.asserts_level
+    ).items():
         made[claim_id] = replace(made[claim_id], asserted=result)
     ledger = checks.Ledger(made, stage.vocabulary, stage.premises, stage.failing, policy, stage.report)
     for claim_id, results in checks.evaluate(ledger).items():
@@ -104,6 +107,9 @@ class Stage:
         self.premises: dict[str, tuple[str, ...]] = {}  # claim id -> the inputs that move it (when some do not)
         self.index = intervals.RowIndex()
         self.sets = replicates.Sets(runs)
+        self.inferred: dict[
+            str, dict[tuple[str, str], list[str]]
+        ] = {}  # run -> (file, column) -> claims: exact by inference
 
     def report(self, claim: Claim, rule: str, where: Source, problem: str, fix: str, detail: str = "") -> None:
         severity = self.policy.severity(rule)
@@ -153,6 +159,8 @@ class Stage:
             noise_unknown=intervals.measured_noise(found),
             point=_point(run, value, found) if not found.problem else None,
         )
+        if found.inferred:
+            self.inferred.setdefault(run.path, {}).setdefault((evidence.file, evidence.column), []).append(claim.id)
         if not found.problem and not found.exact:
             made = self._replicas(made, replicates.Member(run, value, found), evidence)
         if not state.trusted:  # a value from untrusted or outdated evidence is not compared
@@ -360,6 +368,32 @@ class Stage:
         problem = f"stated {stated}, {verb} {found} ({allowed_text(tolerance)} allowed)"
         self.report(claim, rule, claim.at("value"), problem, fix, detail)
         return "drifted"
+
+
+def undeclared(
+    inferred: Mapping[str, Mapping[tuple[str, str], list[str]]], runs: Mapping[str, Run], policy: Policy
+) -> list[Finding]:
+    """One undeclared-kind finding per run whose cited columns read as exact by inference alone."""
+    found = []
+    for path, columns in sorted(inferred.items()):
+        by_file: dict[str, list[str]] = {}
+        for file, column in sorted(columns):
+            by_file.setdefault(file, []).append(column)
+        read = "; ".join(f"{file} {', '.join(names)}" for file, names in by_file.items())
+        claims = len({claim_id for ids in columns.values() for claim_id in ids})
+        problem = (
+            f"{path} declares no kind (timed or exact) for {read}, which {claims} claim{'s' if claims != 1 else ''} "
+            "read: each reads as exact because its row has no raw rounds, no min–max columns and no `rounds`, as a "
+            "timed column whose rounds were left out would"
+        )
+        fix = (
+            "measure it with a probe that declares its columns (`run.timed(..., units=...)`, `write_run(columns=...)`: "
+            "guide/probes.md), then `ledger refresh --write`; `fail: [undeclared-kind]` once every run declares"
+        )
+        found.append(
+            Finding(runs[path].source, "", "undeclared-kind", problem, fix, severity=policy.severity("undeclared-kind"))
+        )
+    return found
 
 
 def _rerun(evidence: Evidence | None) -> str:
