@@ -345,6 +345,7 @@ class ProbeSpec:
     env: tuple[tuple[str, str], ...] = ()  # extra environment variables for its process
     build: str = ""  # argv template run before `command`, into {build}; its inputs are `code`
     replicates: int = 1  # runs `ledger measure` makes of it by default, each in a fresh process
+    manual: bool = False  # run only when named (`ledger measure NAME`): it reads other probes' runs
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,7 +76,8 @@ def run_from_args(args: argparse.Namespace) -> int:
 
 
 def chosen(policy: Policy, names: list[str]) -> list[ProbeSpec]:
-    """The declared probes to run: all of them, or the ones named, in the order named."""
+    """The declared probes to run: all of them but those run only when named (`manual: true`), or the ones
+    named, in the order named."""
     declared = [finding for option, finding in policy.problems if option == "probes"]
     if declared:  # the gate lists a bad declaration among its findings; measuring cannot go on
         raise LedgerError("\n".join(str(finding) for finding in declared))
@@ -89,7 +90,15 @@ def chosen(policy: Policy, names: list[str]) -> list[ProbeSpec]:
     unknown = [name for name in names if name not in by_name]
     if unknown:
         raise LedgerError(f"no declared probe {unknown[0]!r}; mkdocs.yml declares: {', '.join(by_name)}")
-    return [by_name[name] for name in names] if names else list(policy.probes)
+    if names:
+        return [by_name[name] for name in names]
+    unnamed = [spec for spec in policy.probes if not spec.manual]
+    if not unnamed:
+        raise LedgerError(
+            f"every probe mkdocs.yml declares runs only when named (`manual: true`): {', '.join(by_name)}; "
+            "name one: `ledger measure NAME`"
+        )
+    return unnamed
 
 
 def matrix(declared: tuple[str, ...], selection: str) -> dict[str, list[str]]:

@@ -135,7 +135,7 @@ def _folder(value: object) -> str:
     return value
 
 
-PROBE_KEYS = ("name", "command", "code", "env", "build", "replicates")
+PROBE_KEYS = ("name", "command", "code", "env", "build", "replicates", "manual")
 MAX_REPLICATES = 100  # replicate runs of one probe in one `ledger measure`
 
 
@@ -168,8 +168,11 @@ def _probes(value: object) -> tuple[ProbeSpec, ...]:
             replicates = _replicates(item.get("replicates", 1))
         except ValueError as error:
             raise ValueError(f"probe {name}: `replicates` {error}") from None
+        manual = item.get("manual", False)
+        if not isinstance(manual, bool):
+            raise ValueError(f"probe {name}: `manual` must be true or false (true: run only when named)")
         environment = tuple((str(k), str(v)) for k, v in env.items())
-        found.append(ProbeSpec(name, command, tuple(code), environment, build, replicates))
+        found.append(ProbeSpec(name, command, tuple(code), environment, build, replicates, manual))
     return tuple(found)
 
 
@@ -295,8 +298,9 @@ OPTIONS = (
         "probes",
         (list,),
         "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env, build, "
-        "replicates}; the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) "
-        "and {build} (where `build` put the binary); replicates: runs of it per `ledger measure` (default 1)",
+        "replicates, manual}; the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) "
+        "and {build} (where `build` put the binary); replicates: runs of it per `ledger measure` (default 1); "
+        "manual: true runs it only when named",
         _probes,
         [],
     ),
@@ -370,7 +374,8 @@ def _probe_text(spec: ProbeSpec) -> str:
     code = f", code {' '.join(spec.code)}" if spec.code else ""
     env = f", env {' '.join(f'{k}={v}' for k, v in spec.env)}" if spec.env else ""
     replicates = f", {spec.replicates} replicates" if spec.replicates != 1 else ""
-    return f"{spec.name}: {spec.command}{code}{env}{replicates}"
+    manual = ", when named" if spec.manual else ""
+    return f"{spec.name}: {spec.command}{code}{env}{replicates}{manual}"
 
 
 def policy_from_options(
