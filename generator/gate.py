@@ -14,10 +14,10 @@ from pathlib import Path
 from .claims import validate
 from .inputs import attributes, figures, history, load
 from .inputs.config import project_policy
-from .judging import evidence, leads, replicated
+from .judging import causes, evidence, leads, replicated
 from .prose import references, surfaces
 from .prose import scan as prose
-from .records import Claim, ClaimVerdict, Finding, PageRef, Policy, Report
+from .records import Claim, ClaimVerdict, Finding, PageRef, Policy, Report, Source
 from .rules import PAGE_RULES
 from .series import moved
 from .series import stage as series
@@ -64,17 +64,33 @@ def check(
     read = _pages(root, policy, claims, judged, defined, budget)
     findings += read.findings
     findings += _surfaces(root, policy, judged, findings, budget)
+    findings.sort()
     return Report(
         claims=tuple(claims),
         runs=runs,
-        findings=tuple(sorted(findings)),
+        findings=tuple(findings),
         verdicts=verdicts.with_freshness(judged, findings),
         policy=policy,
         page_refs=read.refs,
         run_states=states,
         history=past.status if runs else "",
         typed=read.typed,
+        causes=causes.follows(findings, claims, read.refs, _lost(root, policy, claims, findings)),
     )
+
+
+def _lost(root: Path, policy: Policy, claims: Sequence[Claim], findings: Sequence[Finding]) -> dict[str, Source]:
+    """Claim id -> its `id:` line, for each claim a claim file with an `invalid` finding defines but the
+    gate could not load (a YAML error loses the whole file): what a reference to it follows from."""
+    loaded = {claim.id for claim in claims}
+    claims_dir = policy.claims_dir.rstrip("/") + "/"
+    broken = sorted({f.where.path for f in findings if f.rule == "invalid" and f.where.path.startswith(claims_dir)})
+    return {
+        claim_id: Source(path, line)
+        for path in broken
+        for claim_id, line in load.defined_ids(root, path, policy.max_claim_file_bytes)
+        if claim_id not in loaded
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,10 +176,12 @@ def check_pages(report: Report, root: Path) -> Report:
         and not (f.rule == "invalid" and f.where.path.startswith(docs))
     ]
     read = _pages(root, report.policy, report.claims, report.verdicts, figures.defined(root))
-    findings = [*kept, *read.findings]
+    findings = sorted([*kept, *read.findings])
+    lost = _lost(root, report.policy, report.claims, findings)
     return replace(
         report,
-        findings=tuple(sorted(findings)),
+        findings=tuple(findings),
+        causes=causes.follows(findings, report.claims, read.refs, lost),
         page_refs=read.refs,
         verdicts=verdicts.with_freshness(report.verdicts, findings),
         typed=read.typed,

@@ -249,12 +249,13 @@ class RunState:
     max_age_days: int = 0
     rewritten: tuple[str, str] | None = None  # (sha, subject) of the commit that first added files now differing
     rewritten_files: tuple[str, ...] = ()  # those files
+    untracked_code: tuple[str, ...] = ()  # code files it hashes that exist but git does not track (`git add`)
     reasons: tuple[str, ...] = ()  # why its data cannot be trusted as it stands, in words (verdicts.reasons)
 
     @property
     def intact(self) -> bool:
         """Every data file is what the manifest says and what git first recorded (intact or tampered)."""
-        return not self.manifest_problem and not self.changed_files and not self.rewritten
+        return not self.manifest_problem and not self.changed_files and not self.rewritten and not self.untracked_code
 
     @property
     def trusted(self) -> bool:
@@ -268,9 +269,11 @@ class RunState:
 
     @property
     def label(self) -> str:
-        """One word for badges: intact, tampered (data or manifest), probe changed, too old."""
+        """One word for badges: intact, tampered (data or manifest), untracked (code not in git), probe changed, too old."""
         if self.rewritten:
             return "rewritten"
+        if self.untracked_code and not self.manifest_problem and not self.changed_files:
+            return "untracked"
         if not self.intact:
             return "tampered"
         return "probe changed" if self.changed_code else "too old" if self.too_old else "intact"
@@ -371,6 +374,7 @@ class Policy:
     surfaces: tuple[str, ...]  # files outside docs/ read with the prose rules (README.md): prose/surfaces.py
     asserts_level: float  # the least coverage of an interval an `asserts:` relation holds on (asserted.py)
     min_replicates: int  # replicate runs a claim with `asserts:` must rest on (few-replicates)
+    retired_runs: tuple[tuple[str, str], ...]  # (run folder, why): published runs deleted on purpose
 
     docs_dir: str = "docs"  # mkdocs.yml's, beside the plugin's options
     problems: tuple[tuple[str, Finding], ...] = ()  # (option, finding): bad settings in mkdocs.yml, each at its line
@@ -472,6 +476,7 @@ class Report:
     run_states: Mapping[str, RunState] = field(default_factory=dict)  # run path -> verdict
     history: str = ""  # "checked", or why the runs' git history was not checked
     typed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # page -> figures its prose shows
+    causes: Mapping[Finding, Finding] = field(default_factory=dict)  # a finding -> the root it follows from (causes.py)
 
     @property
     def failures(self) -> tuple[Finding, ...]:

@@ -6,7 +6,8 @@ import json
 import math
 from collections import Counter
 
-from .records import KINDS, STATUSES, ClaimInterval, ClaimVerdict, Prediction, Report
+from .judging import causes
+from .records import KINDS, STATUSES, ClaimInterval, ClaimVerdict, Finding, Prediction, Report
 from .rules import PAGE_RULES, RULES
 
 
@@ -49,9 +50,21 @@ def idle_holds(report: Report) -> list[str]:
     ]
 
 
+def following_line(count: int) -> str:
+    """The line that introduces what follows from a cause."""
+    return f"… and {count} finding{'s' if count != 1 else ''} that follow{'' if count != 1 else 's'} from it"
+
+
 def as_text(report: Report) -> str:
-    """Every finding (failures and warnings, by file and line), the policy's idle holds, then the summary line."""
-    lines = [str(finding) for finding in report.findings] + idle_holds(report)
+    """Every finding, each root cause first (by file and line) with what follows from it after it,
+    announced by one line (judging/causes.py), the policy's idle holds, then the summary line."""
+    lines = []
+    for cause, following in causes.grouped(report.findings, report.causes):
+        lines.append(str(cause))
+        if following:  # each in full, as every finding is shown (file:line: ... and its fix)
+            lines.append(f"  {following_line(len(following))}:")
+            lines += [str(finding) for finding in following]
+    lines += idle_holds(report)
     history = f" — run history {report.history}" if report.history.startswith("not checked") else ""
     lines.append(summary(report) + history)
     return "\n".join(lines)
@@ -76,6 +89,7 @@ def as_json(report: Report) -> str:
                     "problem": f.problem,
                     "detail": f.detail,
                     "fix": f.fix,
+                    "follows_from": _where(report.causes[f]) if f in report.causes else None,
                 }
                 for f in report.findings
             ],
@@ -157,6 +171,16 @@ def as_bencher(report: Report) -> str:
     return json.dumps(found, indent=2, ensure_ascii=False)
 
 
+def _where(finding: Finding) -> dict:
+    """A finding's place and rule, as --format json names the cause another finding follows from."""
+    return {
+        "path": finding.where.path,
+        "line": finding.where.line,
+        "column": finding.where.column,
+        "rule": finding.rule,
+    }
+
+
 def as_github(report: Report) -> str:
     """Findings as GitHub Actions annotations (shown on the pull request's lines), then the summary."""
     lines = []
@@ -171,6 +195,8 @@ def as_github(report: Report) -> str:
         body = f"{f.claim_id + ': ' if f.claim_id else ''}{f.problem}"
         body += f"\n{f.detail}" if f.detail else ""
         body += f"\nfix: {f.fix}"
+        if f in report.causes:
+            body += f"\nfollows from {report.causes[f].where}: {report.causes[f].rule}"
         lines.append(f"::{level} {','.join(place)}::{_data(body)}")
     lines.append(summary(report))
     return "\n".join(lines)

@@ -223,6 +223,23 @@ class AtLine(ValueError):
         self.line, self.fix = line, fix
 
 
+def _retired(value: object) -> tuple[tuple[str, str], ...]:
+    """`retired_runs:` -> (run folder, why) pairs: a run deleted after it was published, and the reason."""
+    if not isinstance(value, list):
+        raise ValueError("must be a list of {run: measurements/PROBE/RUN, reason: why it was deleted}")
+    found = []
+    for number, item in enumerate(value, start=1):
+        if not isinstance(item, dict) or set(item) != {"run", "reason"}:
+            raise ValueError(f"entry {number} must be a mapping with exactly `run` and `reason`")
+        run, reason = item["run"], item["reason"]
+        if not _inside_path(run) or str(run).count("/") < 2:
+            raise ValueError(f"entry {number}: `run` must be a run folder, measurements/PROBE/RUN")
+        if not isinstance(reason, str) or not reason.strip():
+            raise ValueError(f"entry {number}: `reason` must say why the run was deleted (the site shows it)")
+        found.append((str(run).rstrip("/"), " ".join(reason.split())))
+    return tuple(found)
+
+
 def _surfaces(value: object) -> tuple[str, ...]:
     """`surfaces:` -> Markdown and text files outside docs/ that the prose rules read (prose/surfaces.py)."""
     if not isinstance(value, list) or not all(_inside_path(path) for path in value):
@@ -345,6 +362,14 @@ OPTIONS = (
         _surfaces,
         [],
     ),
+    Option(
+        "retired_runs",
+        (list,),
+        "runs deleted after they were published, each {run, reason}: publish refuses a published run that is "
+        "gone unless it is listed here, and the site shows the reason (guide/review.md)",
+        _retired,
+        [],
+    ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
 # A project that sets nothing: each row's default through its own parser (so the two cannot disagree).
@@ -365,6 +390,8 @@ def _shown(value: object) -> str:
         return f"{100 * value:g}%"
     if isinstance(value, UnitTable):
         return ownunits.shown(value)
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):  # retired runs
+        return "; ".join(f"{run} ({why})" for run, why in value)
     if isinstance(value, tuple):  # probes, testbeds
         return "; ".join(_probe_text(item) if isinstance(item, ProbeSpec) else str(item) for item in value) or "none"
     return f"{value:g}" if isinstance(value, float) else str(value)

@@ -24,7 +24,7 @@ from ..lang.values import (
     stated,
 )
 from ..records import ClaimVerdict, Report, Table
-from .render import admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner, run_link
+from .render import admonition, badge, claim_badges, claim_link, code_value, esc, finding_html, page_banner, run_link
 from .tables import frame_of, html_table
 from .timeline import section as history_section
 
@@ -201,8 +201,8 @@ def manifest_summary(run) -> str:
         ("started", esc(run.started)),
         ("finished", esc(run.finished)),
     ]
-    rows += [(f"parameter {esc(k)}", f"<code>{esc(v)}</code>") for k, v in run.parameters.items()]
-    rows += [(f"environment {esc(k)}", f"<code>{esc(v)}</code>") for k, v in run.environment.items()]
+    rows += [(f"parameter {esc(k)}", code_value(v)) for k, v in run.parameters.items()]
+    rows += [(f"environment {esc(k)}", code_value(v)) for k, v in run.environment.items()]
     rows += [(f"sha256 {esc(name)}", f"<code>{esc(sha[:16])}…</code>") for name, sha in run.declared_files.items()]
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return (

@@ -14,10 +14,11 @@ from datetime import datetime
 from pathlib import Path
 
 from ..inputs.config import shown_settings
+from ..judging import causes
 from ..lang.relations import SHOWN
 from ..lang.values import stated
-from ..records import RETIRED, ClaimVerdict, Report, Run
-from ..text import held, idle_holds, summary
+from ..records import RETIRED, ClaimVerdict, Finding, Report, Run
+from ..text import following_line, held, idle_holds, summary
 from . import claimpage, runpage, timeline
 from .render import (
     CLAIMS_INDEX,
@@ -235,7 +236,8 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
             f"<td>{esc(claim.testbed)}</td>"
             f'<td title="{esc(detail)}">{badge(label, label)}</td>'
             f"{moved_cell}"
-            f'<td><div class="ledger-clamp" title="{esc(claim.statement)}">{esc(claim.statement)}</div></td></tr>'
+            f'<td class="ledger-statement"><div class="ledger-clamp" title="{esc(claim.statement)}">'
+            f"{esc(claim.statement)}</div></td></tr>"
         )
     filters = "".join(
         f'<label>{name} <select data-filter="{name}"><option value="">all</option>'
@@ -292,14 +294,14 @@ def fell(report: Report, directory_urls: bool) -> Generated:
             continue
         page.heading(status.capitalize())
         rows = "".join(
-            f"<tr><td>{claim_link(c.id, report, page.links)}</td><td>{esc(c.statement)}</td>"
+            f'<tr><td>{claim_link(c.id, report, page.links)}</td><td class="ledger-text">{esc(c.statement)}</td>'
             f"<td>{'<br>'.join(claim_link(r, report, page.links) for r in c.retired_by) or '—'}</td>"
-            f"<td>{esc(c.note)}</td></tr>"
+            f'<td class="ledger-text">{esc(c.note)}</td></tr>'
             for c in group
         )
         page.html(
-            f'<table class="ledger-fell"><thead><tr><th>claim</th><th>statement</th><th>{status} by</th><th>note</th></tr>'
-            f"</thead><tbody>{rows}</tbody></table>"
+            f'<div class="ledger-fell"><table><thead><tr><th>claim</th><th>statement</th><th>{status} by</th>'
+            f"<th>note</th></tr></thead><tbody>{rows}</tbody></table></div>"
         )
     return page.done(in_nav=True)
 
@@ -313,6 +315,7 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
         "<p>Every run under <code>measurements/</code>: written by a probe, never edited by hand. "
         "A run's page shows its environment, parameters, data and the probe's source.</p>"
     )
+    _retired_runs(page, report)
     if not report.runs:
         page.html(admonition("info", "No runs yet", "<p>Run <code>make measure</code> to add some.</p>"))
         return page.done(in_nav=True)
@@ -333,8 +336,8 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
             )
             files = ", ".join(f"{esc(name)} ({len(t.rows):,} rows)" for name, t in sorted(run.tables.items()))
             rows.append(
-                f"<tr><td>{run_link(run, page.links)}</td><td>{esc(run.testbed)}</td>"
-                f"<td>{esc(_when(run.started))}</td><td>{files}</td>"
+                f'<tr><td>{run_link(run, page.links)}</td><td class="ledger-key">{esc(run.testbed)}</td>'
+                f'<td class="ledger-key">{esc(_when(run.started))}</td><td>{files}</td>'
                 f'<td style="text-align: right">{cited[run.path]}</td>'
                 f'<td title="{esc("; ".join(problems))}">{status}</td></tr>'
             )
@@ -343,6 +346,33 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
             f"<th>claims citing it</th><th>data</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
         )
     return page.done(in_nav=True)
+
+
+def _cause_html(cause: Finding, following: list[Finding], report: Report, links: Links) -> str:
+    """A finding, and under it, folded, the findings that follow from it (judging/causes.py)."""
+    if not following:
+        return finding_html(cause, report, links)
+    inner = "".join(finding_html(f, report, links) for f in following)
+    summary = esc(following_line(len(following)))
+    return (
+        finding_html(cause, report, links)
+        + f'<details class="ledger-follows"><summary>{summary}</summary>{inner}</details>'
+    )
+
+
+def _retired_runs(page: Page, report: Report) -> None:
+    """Published runs deleted on purpose, each with why: the site says so (publish refuses any other)."""
+    if not report.policy.retired_runs:
+        return
+    rows = "".join(
+        f"<tr><td><code>{esc(run)}</code></td><td>{esc(why)}</td></tr>" for run, why in report.policy.retired_runs
+    )
+    page.heading("Retired runs")
+    page.html(
+        "<p>Runs published before and deleted on purpose (<code>retired_runs:</code> in mkdocs.yml); a publish "
+        "stops on any other published run that is gone.</p>"
+        f"<table><thead><tr><th>run</th><th>why it was retired</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def _when(moment: datetime | None) -> str:
@@ -378,15 +408,16 @@ def gate(report: Report, directory_urls: bool) -> Generated:
         "Policy (from <code>mkdocs.yml</code>; options not set there show their defaults):</p>"
         f'<div class="ledger-facts"><table><tbody>{settings}</tbody></table></div>'
     )
-    by_rule: dict[str, list] = {}
-    for finding in report.findings:
-        by_rule.setdefault(finding.rule, []).append(finding)
+    by_rule: dict[str, list[tuple[Finding, list[Finding]]]] = {}
+    for cause, following in causes.grouped(report.findings, report.causes):  # each root cause first
+        by_rule.setdefault(cause.rule, []).append((cause, following))
     holding = {rule for rule, _ in held(report)}
-    for rule, findings in by_rule.items():
-        page.heading(f"{rule} ({len(findings)})")
+    for rule, groups in by_rule.items():
+        page.heading(f"{rule} ({len(groups)})")
         hold = (
             f"<p>Warnings, not failures: <code>warn:</code> in {esc(report.policy.config_path)} holds "
             f"<code>{esc(rule)}</code>. Take it out of <code>warn:</code> to make these fail the build.</p>"
         )
-        page.html((hold if rule in holding else "") + "".join(finding_html(f, report, page.links) for f in findings))
+        shown = "".join(_cause_html(cause, following, report, page.links) for cause, following in groups)
+        page.html((hold if rule in holding else "") + shown)
     return page.done(in_nav=True)

@@ -94,6 +94,14 @@ class Links:
 # -- claims ------------------------------------------------------------------------------------
 
 
+def code_value(value: object) -> str:
+    """A value as code: an identifier (no space) stays whole in a table; text with spaces (a long
+    parameter, a JSON mapping) is code.ledger-prose and wraps at its spaces (ledger.css)."""
+    text = str(value)
+    prose = any(char.isspace() for char in text)
+    return f'<code class="ledger-prose">{esc(text)}</code>' if prose else f"<code>{esc(text)}</code>"
+
+
 def badge(label: str, variant: str) -> str:
     return f'<span class="ledger-badge ledger-badge--{esc(variant)}">{esc(label)}</span>'
 

@@ -49,7 +49,8 @@ def run_state(
             changed_code.append((path, "gone" if current is None else "changed"))
     age = (now - run.finished).days if run.finished else None
     state = RunState(
-        manifest_problem="; ".join([*named, *integrity.placement(run, now), *_code(run, policy, tracked)]),
+        manifest_problem="; ".join([*named, *integrity.placement(run, now), *_code(run, policy)]),
+        untracked_code=integrity.untracked_code(run, tracked),
         rewritten=commit,
         rewritten_files=files,
         changed_files=_changed_files(run),
@@ -109,6 +110,7 @@ def revision_text(run: Run) -> str:
 def reasons(state: RunState) -> tuple[str, ...]:
     """Why a run's data cannot be trusted as it stands (empty when it can), in words, for pages and figures."""
     found = [f"manifest: {state.manifest_problem}"] if state.manifest_problem else []
+    found += [f"code file {path} is not tracked by git" for path in state.untracked_code]
     found += [f"{change.name} {change_text(change)}" for change in state.changed_files]
     found += [f"{path} {CODE_WORDS[kind]}" for path, kind in state.changed_code]
     if state.rewritten:
@@ -127,6 +129,11 @@ def run_findings(run: Run, state: RunState, policy: Policy, rerun: str, *, data_
     found: list[Problem] = []
     if state.manifest_problem:
         found.append(("invalid", f"run {run.path}: {state.manifest_problem}", rerun))
+    for path in state.untracked_code:
+        problem = (
+            f"run {run.path}: code file {path} is not tracked by git, so review cannot see the code that measured it"
+        )
+        found.append(("invalid", problem, f"`git add {path}` and commit it with the run"))
     if state.rewritten:
         files = ", ".join(state.rewritten_files)
         problem = f"{run.path}: {files} differ from {commit_text(state.rewritten)}, the commit that first added them"
@@ -146,9 +153,9 @@ def run_findings(run: Run, state: RunState, policy: Policy, rerun: str, *, data_
     return found
 
 
-def _code(run: Run, policy: Policy, tracked: frozenset[str] | None) -> list[str]:
+def _code(run: Run, policy: Policy) -> list[str]:
     declared = next((spec.code for spec in policy.probes if spec.name == run.probe_name), ())
-    return integrity.code_files(run, policy.probes_dir, declared, tracked)
+    return integrity.code_files(run, policy.probes_dir, declared)
 
 
 def run_states(
