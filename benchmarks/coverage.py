@@ -355,8 +355,14 @@ QUANTITIES = (  # summary.csv column -> what a claim on it states
     ("confidence_half_width", "median half-width of the between-run confidence interval of the pooled value"),
     ("prediction_half_width", "median half-width of the prediction interval from the other runs"),
     ("run_to_run_cv", "median run-to-run coefficient of variation (standard deviation of the log values)"),
-    ("detectable_3", "the change between runs found nine times in ten with 3 replicates, at that variation"),
-    ("detectable_5", "the change between runs found nine times in ten with 5 replicates, at that variation"),
+    (
+        "detectable_3",
+        "the change between runs the gate detects reliably with 3 replicates, at that variation (checks.md)",
+    ),
+    (
+        "detectable_5",
+        "the change between runs the gate detects reliably with 5 replicates, at that variation (checks.md)",
+    ),
 )
 
 

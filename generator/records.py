@@ -375,6 +375,7 @@ class Policy:
     asserts_level: float  # the least coverage of an interval an `asserts:` relation holds on (asserted.py)
     min_replicates: int  # replicate runs a claim with `asserts:` must rest on (few-replicates)
     retired_runs: tuple[tuple[str, str], ...]  # (run folder, why): published runs deleted on purpose
+    max_render_seconds: float  # the whole check's Markdown rendering, every page together
 
     docs_dir: str = "docs"  # mkdocs.yml's, beside the plugin's options
     problems: tuple[tuple[str, Finding], ...] = ()  # (option, finding): bad settings in mkdocs.yml, each at its line

@@ -15,7 +15,7 @@ import difflib
 import io
 import json
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 
 from ..gate import check_project
@@ -53,13 +53,32 @@ def run_from_args(args: argparse.Namespace) -> int:
         raise LedgerError(f"history: {claim.id} has no series: {_why_none(verdict)}")
     root = args.root.resolve()
     runs = runlog.read(root, report.policy.measurements_dir)
-    added = {point.run: _added(runs.first_added.get(f"{point.run}/manifest.json")) for point in line.points}
+    shown_runs = [point.run for point in line.points] + ([claim.evidence.run] if claim.evidence else [])
+    added = {run: _added(runs.first_added.get(f"{run}/manifest.json")) for run in shown_runs}
     if runs.status != runlog.CHECKED:
         added = {run: runs.status for run in added}
     log = claimlog.read(root, report.policy.claims_dir, claim.id, report.policy.max_claim_file_bytes)
     shown = {"json": as_json, "csv": as_csv}.get(args.format, as_text)
-    print(shown(verdict, line, added, log, report.runs))
+    print(shown(verdict, line, added, log, outside(verdict, line, report), report.runs))
     return 0
+
+
+@dataclass(frozen=True, slots=True)
+class Outside:
+    """The run a claim cites when it is no point of its series (rewritten, tampered): shown, never dropped."""
+
+    run: str
+    started: datetime | None
+    why: str  # "rewritten: results.csv differs from commit 1a2b3c (measure)"
+
+
+def outside(verdict: ClaimVerdict, line: Series, report: Report) -> Outside | None:
+    evidence = verdict.claim.evidence
+    if line.cited >= 0 or evidence is None:
+        return None
+    state, run = report.run_state(evidence.run), report.runs.get(evidence.run)
+    why = state.label + (f": {'; '.join(state.reasons)}" if state.reasons else "")
+    return Outside(evidence.run, run.started if run else None, f"the cited run, no point of the series: {why}")
 
 
 def _why_none(verdict: ClaimVerdict) -> str:
@@ -84,6 +103,7 @@ def as_text(
     line: Series,
     added: dict[str, str],
     log: claimlog.ClaimLog,
+    cited: Outside | None = None,
     runs: Mapping[str, Run] | None = None,
 ) -> str:
     claim, unit = verdict.claim, verdict.unit
@@ -100,13 +120,23 @@ def as_text(
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     found = notes(line, unit)
-    for index, point in enumerate(line.points):
-        out.append(
+    rows = [
+        (
+            point.started,
             f"| {index + 1} | {point.run.rsplit('/', 1)[-1]} | {format_value(point.value, unit)} | "
             f"{_interval(point.low, point.high, unit)} ({point.basis or 'no interval'}) | "
             f"{measured.get(point.run, 'not recorded')} | {_commit(added.get(point.run, ''))} | "
-            f"{'; '.join(found.get(index, []))} |"
+            f"{'; '.join(found.get(index, []))} |",
         )
+        for index, point in enumerate(line.points)
+    ]
+    if cited is not None:
+        row = (
+            f"| cited | {cited.run.rsplit('/', 1)[-1]} | — | — | {measured.get(cited.run, 'not recorded')} | "
+            f"{_commit(added.get(cited.run, ''))} | {cited.why} |"
+        )
+        rows.append((cited.started or datetime.max.replace(tzinfo=timezone.utc), row))
+    out += [row for _, row in sorted(rows, key=lambda item: item[0])]
     moved = line.moved
     out.append("")
     if moved is not None:
@@ -129,10 +159,12 @@ def _data(
     line: Series,
     added: dict[str, str],
     log: claimlog.ClaimLog,
+    cited: Outside | None,
     runs: Mapping[str, Run] | None = None,
 ) -> dict:
     claim, moved = verdict.claim, line.moved
     return {
+        "cited_run": {"run": cited.run, "in_series": False, "why": cited.why} if cited else None,
         "claim": claim.id,
         "unit": claim.unit,
         "method": line.method,
@@ -170,9 +202,10 @@ def as_json(
     line: Series,
     added: dict[str, str],
     log: claimlog.ClaimLog,
+    cited: Outside | None = None,
     runs: Mapping[str, Run] | None = None,
 ) -> str:
-    return json.dumps(_data(verdict, line, added, log, runs), indent=2, ensure_ascii=False)
+    return json.dumps(_data(verdict, line, added, log, cited, runs), indent=2, ensure_ascii=False)
 
 
 def as_csv(
@@ -180,6 +213,7 @@ def as_csv(
     line: Series,
     added: dict[str, str],
     log: claimlog.ClaimLog,
+    cited: Outside | None = None,
     runs: Mapping[str, Run] | None = None,
 ) -> str:
     """The points, one row each (the stated values by commit are in the text and JSON forms)."""
@@ -203,6 +237,14 @@ def as_csv(
                 "; ".join(found.get(index, [])),
                 _commit(added.get(point.run, "")),
                 *_revision_cells((runs or {}).get(point.run)),
+            ]
+        )
+    if cited is not None:
+        started = cited.started.isoformat() if cited.started else ""
+        writer.writerow(
+            [
+                *["", cited.run, started, "", "", "", "", "", cited.why, _commit(added.get(cited.run, ""))],
+                *_revision_cells((runs or {}).get(cited.run)),
             ]
         )
     return out.getvalue().rstrip("\n")

@@ -92,6 +92,7 @@ def _texts(report: Report) -> Iterable[str]:
         yield finding.problem
         yield finding.fix
     yield from shown_settings(report.policy).values()
+    yield f"{len(report.claims)} claims"  # the indexes and the gate page count them (counts are figures)
     for run in report.runs.values():
         yield from _run_texts(run)
 
@@ -146,6 +147,7 @@ def _run_texts(run) -> Iterator[str]:
     yield from _flat(run.parameters)
     yield from _flat(run.environment)
     for table in run.tables.values():
+        yield f"{len(table.rows):,} rows"  # as the measurements page lists each file
         yield from table.columns
         texts = {cell for row in table.rows for cell in row if _words(cell)}
         yield from texts

@@ -39,6 +39,7 @@ from ..records import (
     RunState,
     Source,
     Table,
+    Tolerance,
 )
 from ..rules import STALE_RULES
 from ..series.records import Point
@@ -260,29 +261,40 @@ class Stage:
 
     def extrapolated(self, made: ClaimVerdict) -> ClaimVerdict:
         claim = made.claim
-        self._unit_and_testbed(made)
+        scaled = self._unit_and_testbed(made)
         values, cause = self._inputs(claim)
         if cause:
             return replace(made, cause=cause)
+        if scaled is None:  # its unit is not the formula's dimension (reported): no value to state in it
+            self._inputs_of_no_value(claim, values, made.tolerance)
+            return replace(made, cause="formula-error")
         try:
-            value = formula.evaluate(claim.formula, values)
+            value = formula.evaluate(claim.formula, values, scaled)
         except formula.FormulaError as error:
             problem = f"formula cannot be evaluated: {error}"
             self.report(claim, "invalid", claim.at("formula"), problem, "check the formula and its inputs' values")
             return replace(made, cause="formula-error")
-        self._unused_inputs(claim, values, made.tolerance.allowed(value))
+        self._unused_inputs(claim, values, made.tolerance.allowed(value), scaled)
         carried = {name: self._interval(target) for name, target in claim.inputs}
-        found = intervals.through_formula(claim.formula, values, carried, value)
+        found = intervals.through_formula(claim.formula, values, carried, value, scaled)
         exact, unknown = intervals.formula_noise(claim, found, self.verdicts)
         made = replace(made, value=value, interval=found.interval, exact=exact, noise_unknown=unknown)
         shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
-        fix = f"check the inputs, then `ledger accept {claim.id}`"
+        fix = _converting_fix(made, values, scaled) or f"check the inputs, then `ledger accept {claim.id}`"
         said = ("formula-drifted", "formula gives", f"{claim.formula} with {shown}", fix)
         return replace(made, outcome=self.compare(made, value, said))
 
     def _interval(self, claim_id: str) -> ClaimInterval | None:
         found = self.verdicts.get(claim_id)
         return found.interval if found is not None else None
+
+    def _inputs_of_no_value(self, claim: Claim, values: Mapping[str, float], tolerance: Tolerance) -> None:
+        """A formula whose result has no value in the claim's unit still has inputs that move it or not."""
+        try:
+            plain = formula.evaluate(claim.formula, values)
+        except formula.FormulaError:
+            return
+        self._unused_inputs(claim, values, tolerance.allowed(plain), formula.PLAIN)
 
     def _inputs(self, claim: Claim) -> tuple[dict[str, float], Cause]:
         """The formula's input values (computed where they have one), or the first reason they cannot be used."""
@@ -317,8 +329,9 @@ class Stage:
                 values[name] = computed if computed is not None else target.value  # computed where it has one
         return values, causes[0] if causes else ""
 
-    def _unit_and_testbed(self, made: ClaimVerdict) -> None:
-        """A formula's result is in its inputs' dimension and on their testbed (grounding.py)."""
+    def _unit_and_testbed(self, made: ClaimVerdict) -> formula.Scales | None:
+        """A formula's result is in its inputs' dimension and on their testbed (grounding.py); how its
+        numbers are quantities in their units (None: the result cannot be stated in the claim's unit)."""
         claim = made.claim
         inputs = {name: self.by_id[target] for name, target in claim.inputs if target in self.by_id}
         testbeds = {name: self.verdicts[c.id].testbed if c.id in self.verdicts else "" for name, c in inputs.items()}
@@ -329,16 +342,18 @@ class Stage:
         ):
             if problem:
                 self.report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
+        return grounding.scales(claim, made.unit, given)
 
-    def _unused_inputs(self, claim: Claim, values: Mapping[str, float], allowed: float) -> None:
-        """An input that does not move the result beyond `allowed` is reported, and grounding reads only those
-        that do. Only an asserted claim is judged: a lead or a retired claim is never a premise."""
-        unused = grounding.unused_inputs(claim, values, allowed) if claim.status == "asserted" else []
-        for name in unused:
-            problem = grounding.unused_problem(claim, name)
+    def _unused_inputs(self, claim: Claim, values: Mapping[str, float], allowed: float, scaled: formula.Scales) -> None:
+        """An input claim that does not move the result beyond `allowed` is reported once (under all its
+        names), and grounding reads only those that do. Only an asserted claim is judged: a lead or a
+        retired claim is never a premise."""
+        unused = grounding.unused_inputs(claim, values, allowed, scaled) if claim.status == "asserted" else []
+        for target in unused:
+            problem = grounding.unused_problem(claim, target)
             self.report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
         if unused:
-            self.premises[claim.id] = tuple(target for name, target in claim.inputs if name not in unused)
+            self.premises[claim.id] = tuple(dict.fromkeys(t for _, t in claim.inputs if t not in unused))
 
     def compare(self, made: ClaimVerdict, value: float, said: tuple[str, str, str, str]) -> Outcome:
         """The stated value against the computed one; said: (rule, verb, detail, fix) for a finding."""
@@ -394,6 +409,25 @@ def undeclared(
             Finding(runs[path].source, "", "undeclared-kind", problem, fix, severity=policy.severity("undeclared-kind"))
         )
     return found
+
+
+def _converting_fix(made: ClaimVerdict, values: Mapping[str, float], scaled: formula.Scales) -> str:
+    """The fix for a formula written to convert units itself (`100 * a / b` in %, `1000 / tok_s` in
+    ms/token): its plain numbers give the stated value, its quantities do not ("" otherwise)."""
+    claim = made.claim
+    if scaled == formula.PLAIN or claim.value is None:
+        return ""
+    try:
+        plain = formula.evaluate(claim.formula, values)
+    except formula.FormulaError:
+        return ""
+    if not within(claim.value, plain, made.tolerance):
+        return ""
+    return (
+        f"the formula's plain numbers give {format_value(plain, made.unit)}: it converts units itself, but a formula "
+        f"is evaluated in its inputs' units and its result converted to {claim.unit!r}, so drop its conversion "
+        "factor (`100 *` for %, `1000 /` for ms)"
+    )
 
 
 def _rerun(evidence: Evidence | None) -> str:

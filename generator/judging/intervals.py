@@ -200,14 +200,19 @@ def _min_max(table: Table, row: int, column: str, missing: str, timed: bool = Fa
 
 
 def through_formula(
-    text: str, values: Mapping[str, float], inputs: Mapping[str, ClaimInterval | None], value: float
+    text: str,
+    values: Mapping[str, float],
+    inputs: Mapping[str, ClaimInterval | None],
+    value: float,
+    scaled: formula.Scales = formula.PLAIN,
 ) -> Found:
-    """An extrapolated claim's interval from its inputs': paired by round where it can be, else
-    interval arithmetic; Found with `missing` when no input has one or the result is unbounded."""
+    """An extrapolated claim's interval from its inputs' (each in its input's unit; `scaled` gives the
+    result in the claim's unit, as its value is): paired by round where it can be, else interval
+    arithmetic; Found with `missing` when no input has one or the result is unbounded."""
     carried = {name: found for name, found in inputs.items() if found is not None}
     if not carried:
         return Found(missing=NO_INPUT_INTERVAL)
-    evaluate: Callable[[Mapping[str, float]], float] = lambda point: formula.evaluate(text, {**values, **point})  # noqa: E731
+    evaluate: Callable[[Mapping[str, float]], float] = lambda point: formula.evaluate(text, {**values, **point}, scaled)  # noqa: E731
     runs = {found.run for found in carried.values()}
     # Pairing is what cancels drift between inputs: with one input, interval arithmetic is the same
     # interval for a monotone formula (and a wider, still valid one otherwise), at a fraction of the cost.
@@ -222,7 +227,7 @@ def through_formula(
             )
     spans = {name: (found.low, found.high) if found else (values[name], values[name]) for name, found in inputs.items()}
     try:
-        low, high = formula.evaluate_interval(text, spans)
+        low, high = formula.evaluate_interval(text, spans, scaled)
     except formula.FormulaError as error:
         return Found(missing=f"it has no interval: its inputs' cannot be carried through the formula ({error})")
     level = stats.joint_level(found.level for found in carried.values())
