@@ -111,3 +111,32 @@ def test_fewer_replicates_than_it_needs_say_how_to_make_them(tmp_path):
         in done.stderr
     )
     assert not (tmp_path / "measurements/coverage").exists()
+
+
+def test_it_reads_the_newest_set_of_the_testbed_named_and_never_mixes_cpu_models(tmp_path):
+    """Five runs on one CPU model, then five on another under the same testbed name, and five on a testbed of
+    their own: the coverage run reads the newest set of the testbed named, and a set holds one CPU model."""
+
+    def five(start: int, testbed: str, cpu: str) -> list[str]:
+        return [
+            rounds_run(
+                tmp_path,
+                {b: noisy(b * (1 + 0.01 * i), n=15, cv=0.01, seed=100 * start + 10 * i + b) for b in (1, 2, 4)},
+                when=RUN_TIME + timedelta(hours=start + i),
+                testbed=testbed,
+                environment={"backend": "cpu", "cpu_model": cpu},
+            )
+            for i in range(5)
+        ]
+
+    xeon = five(0, "linux-cpu", "Intel(R) Xeon(R)")
+    epyc = five(5, "linux-cpu", "AMD EPYC")
+    named = five(10, "linux-cpu-amd-epyc", "AMD EPYC")
+    for testbed, expected in (("linux-cpu", epyc), ("linux-cpu-amd-epyc", named)):
+        done = coverage(tmp_path, "--testbed", testbed)
+        assert done.returncode == 0, done.stderr
+        run = done.stdout.splitlines()[-1]
+        assert run.endswith(f"-{testbed}")
+        manifest = json.loads((tmp_path / run / "manifest.json").read_text())
+        assert manifest["parameters"]["replicate_runs"] == {"toy": expected}
+    assert not set(xeon) & {r for p in manifest["parameters"]["replicate_runs"].values() for r in p}

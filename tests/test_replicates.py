@@ -453,3 +453,23 @@ def test_a_probes_replicates_default_is_read_and_spaced_by_the_other_probes(tmp_
     specs = list(read_policy(tmp_path / "mkdocs.yml").probes)
     assert [(spec.name, r) for spec, r, _ in schedule(specs)] == [("a", 1), ("b", 1), ("a", 2)]
     assert [(spec.name, r) for spec, r, _ in schedule(specs, 2)] == [("a", 1), ("b", 1), ("a", 2), ("b", 2)]
+
+
+def test_accept_writes_a_sets_pooled_value_and_refresh_write_moves_the_set_to_the_newest_run(tmp_path):
+    runs = a_set(tmp_path, LEVELS_A)
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + set_claim(runs[-1], "3.0")})
+    assert run_ledger("check", "--no-cache", cwd=tmp_path).exit_code == 1  # 3.0 is not the pooled value
+    accepted = run_ledger("accept", "s16", cwd=tmp_path)
+    assert accepted.exit_code == 0, accepted.output + accepted.errors
+    found = check_json(tmp_path)
+    assert found["ok"], found["findings"]
+    assert found["verdicts"]["s16"]["interval"]["basis"] == "replicates"
+    assert "replicates: 3}" in (tmp_path / "claims/a.yaml").read_text()  # the YAML keeps its set
+    new = a_set(tmp_path, LEVELS_B, start=3)
+    written = run_ledger("refresh", "--write", cwd=tmp_path)
+    assert written.exit_code == 0, written.output
+    text = (tmp_path / "claims/a.yaml").read_text()
+    assert new[-1] in text and "replicates: 3}" in text
+    moved = check_json(tmp_path)
+    assert moved["ok"], moved["findings"]
+    assert moved["verdicts"]["s16"]["replicates"] == new  # the window moved with the run: the three new runs
