@@ -119,6 +119,7 @@ def test_verify_site_holds_each_series_csv_to_the_ledger(long_site, tmp_path):
     verify = ("--root", str(copy), "verify-site", str(copy / "site"))
     result = run_ledger(*verify, cwd=copy)  # this ledger's "9 rounds" labels fail verify-site on their own
     assert "Traceback" not in result.errors and "assets/ledger/series" not in result.output, result.output
+    assert "runs' in <td>" not in result.output and "30 runs' in <p>" not in result.output  # the table's counts
     (asset,) = (copy / "site/assets/ledger/series").iterdir()
     asset.write_text(asset.read_text(encoding="utf-8").replace(",4.4,", ",9.9,", 1), encoding="utf-8")
     result = run_ledger(*verify, cwd=copy)

@@ -19,15 +19,12 @@ from ..lang.units import Unit
 from ..lang.values import format_value
 from ..records import ClaimVerdict, Report
 from ..series.records import Series
-from ..series.text import METHODS, asset_path, notes, point_text, points_csv
+from ..series.text import METHODS, asset_path, gap_text, listed, listed_text, notes, point_text, points_csv
 from .render import ASSETS, Asset, badge, esc, script_json
 
 MIN_POINTS = 3  # a chart from three points on; fewer read better as the table alone
 ROLES = ("run", "cited", "kept through")
 MARKS = ("step", "probe changed", "environment changed")
-ALL_UP_TO = 24  # a series this long is listed whole; a longer one shows...
-LAST_POINTS = 10  # ...its last runs,
-NOTED = 12  # ...and the latest runs where something happens (cited, a step, a segment's start)
 PARSE = {"n": "number", "value": "number", "low": "number", "high": "number", "started": "date"}
 
 
@@ -175,21 +172,6 @@ def chart_html(verdict: ClaimVerdict, series: Series, data_url: str) -> str:
     )
 
 
-def listed(series: Series, noted: Iterable[int]) -> list[int]:
-    """The points the table lists: all of a short series; of a longer one, the last LAST_POINTS, the
-    cited (and kept) run, where the newest segment starts, and the latest NOTED runs where something
-    happens (a step, a boundary). Pure."""
-    count = len(series.points)
-    if count <= ALL_UP_TO:
-        return list(range(count))
-    tail = count - LAST_POINTS
-    keep = set(range(tail, count)) | {i for i in (series.cited, series.kept) if i >= 0}
-    keep |= set(sorted(i for i in noted if i < tail)[-NOTED:])
-    newest = series.points[-1].segment
-    keep.add(next(i for i, point in enumerate(series.points) if point.segment == newest))
-    return sorted(keep)
-
-
 def table_html(verdict: ClaimVerdict, series: Series, links, data_url: str | None) -> str:
     """The runs `listed` chooses: run (linked), value, interval, and what happens there; a row says how
     many runs lie between two listed ones, and the series' CSV (data_url) holds them all."""
@@ -199,7 +181,7 @@ def table_html(verdict: ClaimVerdict, series: Series, links, data_url: str | Non
     for index in chosen:
         if index > last + 1:
             skipped = index - last - 1
-            rows.append(f'<tr class="ledger-gap"><td colspan="6">… {skipped} run{"s" if skipped > 1 else ""}</td></tr>')
+            rows.append(f'<tr class="ledger-gap"><td colspan="6">… {gap_text(skipped)}</td></tr>')
         point = series.points[index]
         shown, interval = point_text(point, verdict.unit)
         rows.append(
@@ -214,13 +196,8 @@ def table_html(verdict: ClaimVerdict, series: Series, links, data_url: str | Non
     full = ""
     if data_url is not None:
         some = len(chosen) < len(series.points)
-        lead = (
-            f"The table lists {len(chosen)} of its {len(series.points)} runs: the last {LAST_POINTS} and those where "
-        )
-        full = (
-            f"<p>{lead + 'something happens. ' if some else ''}Every run is in "
-            f'<a href="{esc(data_url)}">the series\' data (CSV)</a>.</p>'
-        )
+        lead = listed_text(len(chosen), len(series.points)) if some else ""
+        full = f'<p>{esc(lead)}Every run is in <a href="{esc(data_url)}">the series\' data (CSV)</a>.</p>'
     return (
         '<div class="ledger-series"><table><thead><tr><th>#</th><th>run</th><th>started (UTC)</th><th>value</th>'
         f"<th>interval</th><th>notes</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>{full}"
