@@ -26,6 +26,7 @@ from ..lang.values import allowed_text, format_value, level_text, parse_number, 
 from ..prose import numbers
 from ..records import ClaimVerdict, Report, Unit
 from ..series.records import Series
+from ..series.text import table_words
 
 _LABEL = re.compile(
     r"""<span\b[^>]*\bclass\s*=\s*["'][^"']*\bledger-label\b[^"']*["'][^>]*>(.*?)</span>""", re.S | re.I
@@ -131,6 +132,7 @@ def _series_texts(line: Series, unit: Unit) -> Iterator[str]:
         yield from (format_value(step.before, unit), format_value(step.after, unit))
     for boundary in line.boundaries:
         yield from boundary.changes
+    yield from table_words(line, unit)
 
 
 def vars_of(record: object) -> list[str]:
