@@ -484,7 +484,8 @@ def test_a_measured_value_without_raw_rounds_shows_its_min_max_interval_on_hover
     index.write_text(index.read_text() + '\nDecode: {{ claim("b1-decode") }}\n')
     site = serve_build(tmp_path)
     shown = "98.4% interval 26.1–44.4 tok/s (min–max of 7 rounds; no raw rounds)"
-    assert f'title="decode at B=1 — {shown}; testbed linux-cpu; measured, asserted"' in article(site, "")
+    one_run = "one run: the interval does not include run-to-run variation"  # it cites one run, not a set
+    assert f'title="decode at B=1 — {shown}; {one_run}; testbed linux-cpu; measured, asserted"' in article(site, "")
     assert f"<tr><th>interval</th><td>{shown}</td></tr>" in article(site, "claim/b1-decode")
     assert "No raw rounds (the run has no samples.csv): the interval 26.1–44.4 tok/s is the row" in (
         article(site, "claim/b1-decode")
