@@ -207,11 +207,11 @@ _SCALAR, _ALIAS = yaml.ScalarEvent, yaml.AliasEvent
 _MAP_START, _MAP_END = yaml.MappingStartEvent, yaml.MappingEndEvent
 _SEQ_START, _SEQ_END = yaml.SequenceStartEvent, yaml.SequenceEndEvent
 _MERGE = _TAG + "merge"
-Next = Callable[[], yaml.Event]
+Next = Callable[[], Any]  # a parser event (ScalarEvent, MappingStartEvent, ...): untyped in the stubs
 
 
-def _tag(event: yaml.Event) -> str:
-    """A scalar's or collection's tag: as written, else resolved (resolve(), for scalars) or the default."""
+def _tag_of(event: Any) -> str:
+    """A scalar's or collection's tag: as written, else resolved (resolve(), for scalars) or the default (_tag_of)."""
     tag = event.tag
     if tag is not None and tag != "!":
         return tag
@@ -220,7 +220,7 @@ def _tag(event: yaml.Event) -> str:
     return _MAP_TAG if type(event) is _MAP_START else _SEQ_TAG
 
 
-def _walked(node: yaml.Node, seen: set) -> Iterator[yaml.Event]:
+def _walked(node: yaml.Node, seen: set) -> Iterator[Any]:
     """A composed node's values as the parser's events (tags resolved already); a node met twice is an alias."""
     start, end = node.start_mark, node.end_mark
     if id(node) in seen:
@@ -241,7 +241,7 @@ def _walked(node: yaml.Node, seen: set) -> Iterator[yaml.Event]:
     yield (_MAP_END if mapping else _SEQ_END)(start, end)
 
 
-def _build(get: Next, event: yaml.Event, depth: int) -> object:
+def _build(get: Next, event: Any, depth: int) -> object:
     """The value that starts with event, reading the rest of it with get()."""
     kind, mark = type(event), event.start_mark
     line, column = mark.line + 1, mark.column + 1
@@ -254,7 +254,7 @@ def _build(get: Next, event: yaml.Event, depth: int) -> object:
         )
     if depth > MAX_DEPTH:
         raise YamlProblem(line, column, f"nested deeper than {MAX_DEPTH} levels", "flatten the structure")
-    tag = _tag(event)
+    tag = _tag_of(event)
     if kind is _SCALAR:
         if tag not in _SCALAR_TAGS:
             raise YamlProblem(
@@ -290,9 +290,10 @@ def _mapping(get: Next, line: int, depth: int) -> LocatedDict:
     while type(key_event := get()) is not end:
         mark = key_event.start_mark
         key_line = mark.line + 1
-        key = key_event.value if plain and type(key_event) is scalar and key_event.tag is None else None
-        if key is None or (key_event.implicit[0] and key[:1] in resolvers):  # not text at first sight (untagged, and quoted or starting with a character no rule of _CORE starts with)
-            if _tag(key_event) == _MERGE:
+        key: object = key_event.value if plain and type(key_event) is scalar and key_event.tag is None else None
+        # Text at first sight: an untagged scalar, quoted or starting with a character no rule of _CORE takes.
+        if key is None or (key_event.implicit[0] and key_event.value[:1] in resolvers):
+            if _tag_of(key_event) == _MERGE:
                 raise YamlProblem(key_line, mark.column + 1, "merge keys (<<) are not allowed", "write the fields out")
             key = _build(get, key_event, depth + 1)
         if not isinstance(key, str):
