@@ -166,7 +166,7 @@ class Stage:
         found = intervals.measured(run, evidence, table, cell.rows[0], value, self.index)
         if found.problem:
             self.report(claim, found.rule, at, found.problem, found.fix)
-        result = made.verdict(
+        fields: dict = dict(  # the record's fields, made into one ClaimVerdict at the end (no replace per step)
             value=value,
             rows=cell.rows,
             interval=found.interval,
@@ -179,19 +179,20 @@ class Stage:
         if found.inferred:
             self.inferred.setdefault(run.path, {}).setdefault((evidence.file, evidence.column), []).append(claim.id)
         if not found.problem and not found.exact:
-            result = self._replicas(result, replicates.Member(run, value, found), evidence)
-        if not state.trusted:  # a value from untrusted or outdated evidence is not compared
-            return result
-        assert result.value is not None
-        return replace(result, outcome=self.compare(result, result.value, lambda: _drift_said(result, run, evidence)))
+            fields.update(self._replicas(claim, replicates.Member(run, value, found), evidence))
+        if state.trusted:  # a value from untrusted or outdated evidence is not compared
+            said = lambda: _drift_said(claim, fields.get("replicas"), run, evidence)  # noqa: E731
+            fields["outcome"] = self.compare(made, fields["value"], said)
+        return made.verdict(**fields)
 
-    def _replicas(self, made: ClaimVerdict, cited: replicates.Member, evidence: Evidence) -> ClaimVerdict:
+    def _replicas(self, claim: Claim, cited: replicates.Member, evidence: Evidence) -> dict:
         """The claim's replicate set (its run's replicates up to it): with `replicates:` its value is pooled
-        over the set and its interval is between-run; either way the set says where the next run should land."""
-        claim, run = made.claim, cited.run
+        over the set and its interval is between-run; either way the set says where the next run should land.
+        The verdict's fields it sets (none when the run has no replicates)."""
+        run = cited.run
         members = self.sets.upto(run)
         if not evidence.cites_set and len(members) < 2:
-            return made
+            return {}
         at = claim.at("evidence")
         short = replicates.shortfall(members, evidence.replicates)
         if short:
@@ -210,16 +211,15 @@ class Stage:
         good = replicates.usable(read, self.states)
         pooled = between.pool([replicates.run_value(member) for member in good])
         if pooled is None:
-            return made
+            return {}
         paths, values = tuple(m.run.path for m in good), tuple(m.value for m in good if m.value is not None)
-        made = replace(
-            made,
-            replicas=Replicas(paths, values, pooled, evidence.cites_set),
-            prediction=replicates.prediction(pooled),
-        )
+        found = {
+            "replicas": Replicas(paths, values, pooled, evidence.cites_set),
+            "prediction": replicates.prediction(pooled),
+        }
         if not evidence.cites_set:
-            return made
-        return replace(made, value=pooled.value, interval=replicates.confidence(pooled, good))
+            return found
+        return {**found, "value": pooled.value, "interval": replicates.confidence(pooled, good)}
 
     def _run(self, claim: Claim, evidence: Evidence) -> tuple[Run | None, Cause]:
         """The claim's run when its data can be read (its findings reported either way)."""
@@ -397,12 +397,12 @@ class Stage:
         return "drifted"
 
 
-def _drift_said(verdict: ClaimVerdict, run: Run, evidence: Evidence) -> tuple[str, str, str, str]:
+def _drift_said(claim: Claim, replicas: Replicas | None, run: Run, evidence: Evidence) -> tuple[str, str, str, str]:
     """A measured claim's drift finding: where its value was read (pooled over its replicates, if so)."""
     detail = f"from {run.path}/{evidence.file}, {_shown_where(evidence)}, column {evidence.column}"
-    if verdict.replicas is not None and verdict.replicas.cited:
-        detail = f"pooled over {verdict.replicas.pooled.runs} replicate runs up to {detail[5:]}"
-    return "drifted", "evidence computes", detail, f"check the run, then `ledger accept {verdict.claim.id}`"
+    if replicas is not None and replicas.cited:
+        detail = f"pooled over {replicas.pooled.runs} replicate runs up to {detail[5:]}"
+    return "drifted", "evidence computes", detail, f"check the run, then `ledger accept {claim.id}`"
 
 
 def _formula_said(made: Made, values: Mapping[str, float], scaled: formula.Scales) -> tuple[str, str, str, str]:
