@@ -18,6 +18,7 @@ from generator.runs import Column, write_run  # noqa: E402
 RUN_TIME = datetime(2026, 11, 29, 10, 0, 0, tzinfo=timezone.utc)
 TOY_PROBE = "# a stand-in probe: its bytes are what the manifest hashes\nprint('toy')\n"
 RUN = "measurements/toy/2026-11-29T10-00-00Z-linux-cpu"
+TOY_COLUMNS = {"batch": Column("", "exact"), "speedup": Column("×", "timed")}  # what the toy runs hold
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
@@ -41,7 +42,10 @@ def a_run(
     columns: dict[str, Column] | None = None,
 ) -> str:
     """A real run written by the real run writer, from a stand-in probe file; returns its path.
-    columns: the declarations of `file`'s columns (none: a run that declares no units)."""
+    columns: the declarations of `file`'s columns; by default the toy columns it has (TOY_COLUMNS: a
+    speedup in ×, a batch size); {}: a run that declares no units."""
+    if columns is None:
+        columns = {name: found for name, found in TOY_COLUMNS.items() if any(name in row for row in rows)}
     probe_file = root / "probes" / f"{probe}.py"
     if not probe_file.exists():
         write_tree(root, {f"probes/{probe}.py": TOY_PROBE})

@@ -338,7 +338,7 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
         when=datetime(2026, 11, 29, 10, 2, 11, tzinfo=timezone.utc),
     )
     write_tree(tmp_path, {"probes/ratios.py": "print(1)\n"})
-    from generator.runs import write_run
+    from generator.runs import Column, write_run
 
     write_run(
         tmp_path,
@@ -350,6 +350,7 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
         code=["probes/ratios.py"],
         started=datetime(2026, 11, 29, 10, 5, tzinfo=timezone.utc),
         finished=datetime(2026, 11, 29, 10, 5, tzinfo=timezone.utc),
+        columns={"results.csv": {"value": Column("", "exact")}},
     )
     write_tree(
         tmp_path,
