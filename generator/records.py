@@ -337,6 +337,7 @@ class Policy:
     units: UnitTable  # the built-in units and the project's own (`units:`), built once
     surfaces: tuple[str, ...]  # files outside docs/ read with the prose rules (README.md): prose/surfaces.py
     retired_runs: tuple[tuple[str, str], ...]  # (run folder, why): published runs deleted on purpose
+    max_render_seconds: float  # the whole check's Markdown rendering, every page together
 
     docs_dir: str = "docs"  # mkdocs.yml's, beside the plugin's options
     problems: tuple[tuple[str, Finding], ...] = ()  # (option, finding): bad settings in mkdocs.yml, each at its line

@@ -12,6 +12,11 @@ class Rule:
     stale: bool  # a claim failing it makes every claim that rests on it stale too
     can_warn: bool = True  # whether policy may turn it into a warning (`warn: [...]`)
     warns: bool = False  # a warning by default; policy may make it fail (`fail: [...]`)
+    integrity: bool = False  # it guards the evidence's bytes or where they come from: never a warning
+
+    def __post_init__(self) -> None:
+        if self.integrity and self.can_warn:
+            raise ValueError(f"rule {self.name}: a rule that guards integrity cannot warn")
 
 
 RULE_TABLE = (
@@ -21,9 +26,16 @@ RULE_TABLE = (
         "claims, runs, files or columns that do not exist, formula cycles",
         stale=True,
         can_warn=False,
+        integrity=True,
     ),
-    Rule("tampered", "a data file's hash differs from its run's manifest", stale=True),
-    Rule("probe-changed", "the probe's code differs from the code its run's manifest hashed", stale=True),
+    Rule("tampered", "a data file's hash differs from its run's manifest", stale=True, can_warn=False, integrity=True),
+    Rule(
+        "probe-changed",
+        "the probe's code differs from the code its run's manifest hashed",
+        stale=True,
+        can_warn=False,
+        integrity=True,
+    ),
     Rule("drifted", "the stated value differs from what its evidence computes beyond tolerance", stale=True),
     Rule(
         "unit-mismatch",
@@ -79,6 +91,8 @@ RULE_TABLE = (
         "rewritten",
         "a committed run's file differs from the commit that first added it (runs are immutable)",
         stale=True,
+        can_warn=False,
+        integrity=True,
     ),
     Rule(
         "moved-since-cited",
@@ -93,6 +107,7 @@ RULE_TABLE = (
         "rewritten run would pass",
         stale=False,
         can_warn=False,
+        integrity=True,
     ),
     Rule("unknown-reference", "a page refers to a claim, table or chart that does not exist", stale=False),
     Rule(
@@ -118,5 +133,6 @@ RULE_TABLE = (
 RULES = tuple(rule.name for rule in RULE_TABLE)
 STALE_RULES = frozenset(rule.name for rule in RULE_TABLE if rule.stale)
 WARNABLE = tuple(rule.name for rule in RULE_TABLE if rule.can_warn)
+INTEGRITY = tuple(rule.name for rule in RULE_TABLE if rule.integrity)  # no policy makes these warnings
 WARN_BY_DEFAULT = frozenset(rule.name for rule in RULE_TABLE if rule.warns)
 PAGE_RULES = ("unknown-reference", "unbound-number", "lead-premise")  # decided from pages alone (check_pages)

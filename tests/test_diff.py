@@ -175,10 +175,9 @@ def test_diff_shows_a_policy_that_turns_failures_into_warnings(tmp_path):
     base = ledger_repo(tmp_path)
     commit(tmp_path, {"mkdocs.yml": MKDOCS + "      warn: [drifted, too-old]\n"})
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
-    assert (
-        "**policy changed**\n\n### Policy (the gate's settings)\n\n- warn: none → **drifted, too-old**\n"
-        in result.output
-    )
+    assert "**1 flagged · policy changed**" in result.output
+    assert "| policy weakened | mkdocs.yml: warn | drifted, too-old now only warn |" in result.output
+    assert "### Policy (the gate's settings)\n\n- warn: none → **drifted, too-old**\n" in result.output
 
 
 def test_diff_shows_declared_units_and_testbeds_in_the_policy(tmp_path):
@@ -323,7 +322,13 @@ def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp
         == f"""\
 ## Ledger diff: {base[:12]} → working tree
 
-**1 added · runs: 1 added · policy changed · 2 code that installs or runs**
+**1 flagged · 1 added · runs: 1 added · policy changed · 2 code that installs or runs**
+
+### Flagged for review
+
+| flag | claim | what |
+| --- | --- | --- |
+| policy weakened | mkdocs.yml: max\\_run\\_age\\_days | 365 → 36500: passes more than at the base |
 
 ### Code that installs or runs (read it as code)
 

@@ -271,7 +271,7 @@ def test_bad_policy_is_a_finding_on_mkdocs_yml_at_its_line(tmp_path):
     )
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 1
-    assert result.output.startswith("mkdocs.yml:4: invalid: ledger option warn: 'invalid' cannot warn; ")
+    assert result.output.startswith("mkdocs.yml:4: invalid: ledger option warn: 'invalid' guards the evidence's bytes")
 
 
 def test_unknown_page_reference_names_page_and_line(tmp_path):

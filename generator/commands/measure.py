@@ -126,13 +126,31 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
         "out": str(out),
         "build": str(build_dir),
     }
-    argv = command_line(spec, values)
-    writes_folder = "{out}" in spec.command
-    env = _environment(spec, root, policy, profile, testbed)
     clock = time.perf_counter()
     linked = _linked(spec, root, build_dir, out)
     if linked:
         return Outcome(spec.name, False, time.perf_counter() - clock, (), linked)
+    try:
+        problem = _build_run_finalize(spec, root, policy, profile, testbed, values)
+    finally:  # also when interrupted (Ctrl-C, SIGTERM): no output folder is left behind
+        if os.path.lexists(out):
+            remove_tree(out)  # a link the probe put in its place is removed, never followed
+    # A failed probe wrote nothing: a folder that appeared meanwhile is another process's run.
+    new = sorted(_runs(runs_dir) - before) if not problem else []
+    written = tuple(f"{policy.measurements_dir}/{spec.name}/{name}" for name in new)
+    if not problem and not written:
+        problem = "it exited cleanly but wrote no run"
+    return Outcome(spec.name, not problem, time.perf_counter() - clock, written, problem)
+
+
+def _build_run_finalize(
+    spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed: str | None, values: dict[str, str]
+) -> str:
+    """Build the probe (if it has a build), run it, finalize its {out} folder into a run; '' or what failed."""
+    out, build_dir, runs_dir = Path(values["out"]), Path(values["build"]), Path(values["out"]).parent
+    argv = command_line(spec, values)
+    writes_folder = "{out}" in spec.command
+    env = _environment(spec, root, policy, profile, testbed)
     inputs = _hashes(root, spec.code) if spec.build else {}
     problem = _build(spec, build_dir, values, root, env, inputs) if spec.build else ""
     _wait_for_a_new_second(runs_dir)
@@ -158,14 +176,7 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
             )
         except (ValueError, OSError) as error:
             problem = f"its output could not be finalized: {error}"
-    if os.path.lexists(out):
-        remove_tree(out)  # a link the probe put in its place is removed, never followed
-    # A failed probe wrote nothing: a folder that appeared meanwhile is another process's run.
-    new = sorted(_runs(runs_dir) - before) if not problem else []
-    written = tuple(f"{policy.measurements_dir}/{spec.name}/{name}" for name in new)
-    if not problem and not written:
-        problem = "it exited cleanly but wrote no run"
-    return Outcome(spec.name, not problem, time.perf_counter() - clock, written, problem)
+    return problem
 
 
 def _environment(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed: str | None) -> dict[str, str]:

@@ -21,12 +21,13 @@ from __future__ import annotations
 import argparse
 import graphlib
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import text
-from ..claims import grounding
+from ..claims import grounding, lineage
 from ..gate import check_project
 from ..inputs import load
 from ..judging import intervals
@@ -64,17 +65,18 @@ class Plan:
     skipped: tuple[Skipped, ...]
 
 
-def plan(report: Report) -> Plan:
+def plan(report: Report, held: Collection[str] = ()) -> Plan:
     """Every move refresh would make, the dependents that follow, and the newer runs passed over.
 
     The report should hold every run's raw rounds (gate.check with every_run_rounds), so a newer
-    run's interval can be judged against the cited one's."""
+    run's interval can be judged against the cited one's. held: measured claims kept on their cited
+    run (a move the gate would fail on)."""
     moves: list[Move] = []
     skipped: list[Skipped] = []
     moved: dict[str, tuple[float, noise.Noise]] = {}  # claim id -> what its new evidence computes, verdict
     index = intervals.RowIndex()
     for claim in report.claims:
-        if claim.kind != "measured" or claim.evidence is None or claim.retired:
+        if claim.kind != "measured" or claim.evidence is None or claim.retired or claim.id in held:
             continue
         found = _newest(claim, report, skipped, index)
         if found is None:
@@ -245,7 +247,7 @@ def apply(root: Path, result: Plan, report: Report) -> list[str]:
             if move.new_run:
                 _move_run(lines, claim, move, path)
             if move.new_stated:
-                line = claim.at("value").line if claim.value is not None else claim.where.line
+                line = claim.at("value").line  # the claim's line when it has no `value:` line
                 changes.append(accept.Change(claim.id, path, line, claim.value_text, move.new_stated, move.new_value))
         _verify_runs("".join(lines), path, moves)
         accept.write(file, path, lines, changes, report.by_id)
@@ -279,6 +281,53 @@ def _verify_runs(content: str, path: str, moves: list[Move]) -> None:
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--write", action="store_true", help="apply the moves: evidence and values, dependents too")
+
+
+# -- writing what holds: a move the gate would then fail on is kept on its cited run ----------------
+
+
+def write_what_holds(
+    args: argparse.Namespace, root: Path, report: Report, result: Plan
+) -> tuple[Plan, Report, dict[str, str]]:
+    """Write the moves, check the gate, and undo every move that a new failure follows from (the moved
+    claim's own, a dependent's, or a claim it checks: an `asserts:` the new run's interval no longer
+    supports, a borrowed figure it now contradicts), keeping that claim on its cited run; again until
+    the gate fails on nothing refresh did. Returns the plan written, the gate after it and, per claim
+    kept, the finding that kept it."""
+    failing_before = {(f.claim_id, f.rule) for f in report.failures}
+    surfaces_now = [path for path, _, _ in surface_plan(root, report, result)]
+    originals = {path: (root / path).read_bytes() for path in [*_claim_files(result, report), *surfaces_now]}
+    held: dict[str, str] = {}
+    while True:
+        if result.moves:
+            apply(root, result, report)
+        write_surfaces(root, surface_plan(root, report, result))  # the values the moves written state
+        after = check_project(args.root, args.config, datetime.now(timezone.utc))
+        moved = {move.claim_id for move in result.moves if move.new_run}
+        caused = _caused_by(after, moved, failing_before)
+        if not caused:
+            return result, after, held
+        for path, content in originals.items():  # undo every move, then write the ones still held good
+            accept.replace_file(root / path, content)
+        held.update(caused)
+        result = plan(report, held)
+
+
+def _caused_by(after: Report, moved: set[str], failing_before: set[tuple[str, str]]) -> dict[str, str]:
+    """Moved claim id -> the first new failure that follows from its move (on it, or on a claim resting on it)."""
+    found: dict[str, str] = {}
+    for finding in after.failures:
+        if not finding.claim_id or (finding.claim_id, finding.rule) in failing_before:
+            continue
+        reached = {finding.claim_id} | lineage.upstream_closure(finding.claim_id, after.by_id)
+        for claim_id in sorted(reached & moved):
+            found.setdefault(claim_id, f"{finding.claim_id}: {finding.rule}: {finding.problem}")
+    return found
+
+
+def _claim_files(result: Plan, report: Report) -> list[str]:
+    """The claim files a plan's moves edit."""
+    return sorted({report.by_id[move.claim_id].where.path for move in result.moves if move.claim_id in report.by_id})
 
 
 # -- surfaces: the claims' values standing between markers in README.md and other files ------------
@@ -325,12 +374,18 @@ def run_from_args(args: argparse.Namespace) -> int:
     for _, _, changes in planned:
         print("\n".join(f"{change}" for change in changes))
     if args.write and (result.moves or planned):
-        written = apply(root, result, report) if result.moves else []
-        written += write_surfaces(root, planned)
-        print(f"wrote {', '.join(written)}")
-        after = check_project(args.root, args.config, datetime.now(timezone.utc))
+        surfaces_before = [path for path, _, _ in planned]
+        result, after, held = write_what_holds(args, root, report, result)
+        rewritten = [path for path in surfaces_before if path not in {p for p, _, _ in surface_plan(root, after)}]
+        written = list(dict.fromkeys([*_claim_files(result, report), *rewritten]))  # claim files, then surfaces
+        print(f"wrote {', '.join(written) or 'nothing'}")
+        for claim_id, why in held.items():
+            claim = report.claim(claim_id)
+            print(f"kept {claim_id} on its cited run ({claim.evidence.run if claim and claim.evidence else ''}): {why}")
         print(f"ledger check: {text.summary(after)}")
-        return 0 if after.ok else 1
+        if held:
+            print(f"{len(held)} claim(s) not moved: on the newer run the gate would fail (above); the rest moved")
+        return 0 if after.ok and not held else 1
     if result.moves or planned:
         print("run `ledger refresh --write` to apply it")
     return 0

@@ -19,7 +19,7 @@ from ..lang.relations import MAX_FACTOR
 from ..lang.units import UnitTable
 from ..lang.values import parse_tolerance
 from ..records import Finding, LedgerError, Policy, ProbeSpec, Source, Tolerance
-from ..rules import WARN_BY_DEFAULT, WARNABLE
+from ..rules import INTEGRITY, RULES, WARN_BY_DEFAULT, WARNABLE
 from ..runs import PROBE_NAME, TESTBED_PATTERN
 from . import mkdocs_yml
 from .mkdocs_yml import site_settings
@@ -89,6 +89,11 @@ def _rules(value: object) -> frozenset[str]:
     if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
         raise ValueError("must be a list of rule names")
     for rule in value:
+        if rule in INTEGRITY:
+            raise ValueError(
+                f"{rule!r} guards the evidence's bytes and cannot warn (no policy switches off integrity: "
+                f"{', '.join(INTEGRITY)}); fix what it names instead"
+            )
         if rule not in WARNABLE:
             raise ValueError(f"{rule!r} cannot warn; rules that can: {', '.join(WARNABLE)}")
     return frozenset(value)
@@ -177,10 +182,19 @@ def _units(value: object) -> UnitTable:
     entry names itself and its line."""
     if not isinstance(value, dict):
         raise ValueError("must be a mapping of unit names to {dimension, scale, prefixes}")
-    try:
-        return ownunits.read(value.items())
-    except ownunits.DeclarationError as error:
-        raise AtLine(str(error), getattr(value, "key_lines", {}).get(error.name, 0), error.fix) from None
+    found, problems = ownunits.read_each(value.items())
+    if problems:  # the sound entries are kept: a bad one drops itself alone
+        lines = getattr(value, "key_lines", {})
+        raise Partial(found, [AtLine(str(error), lines.get(error.name, 0), error.fix) for error in problems])
+    return found
+
+
+class Partial(ValueError):
+    """An option whose sound part is kept (`value`) while each bad part is a finding at its own line."""
+
+    def __init__(self, value: object, problems: list[AtLine]) -> None:
+        super().__init__(str(problems[0]))
+        self.value, self.problems = value, problems
 
 
 class AtLine(ValueError):
@@ -189,6 +203,12 @@ class AtLine(ValueError):
     def __init__(self, problem: str, line: int, fix: str) -> None:
         super().__init__(problem)
         self.line, self.fix = line, fix
+
+
+def _seconds(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 86_400:
+        raise ValueError(f"must be a number of seconds from 1 to 86,400, got {str(value)[:40]}")
+    return float(value)
 
 
 def _retired(value: object) -> tuple[tuple[str, str], ...]:
@@ -321,10 +341,53 @@ OPTIONS = (
         _retired,
         [],
     ),
+    Option(
+        "max_render_seconds",
+        (int, float),
+        "the most seconds one check spends rendering pages with Python-Markdown, every page together (each "
+        "page also has its own budget); a page past it is invalid, named: a number from 1 to 86,400",
+        _seconds,
+        300,
+    ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
 # A project that sets nothing: each row's default through its own parser (so the two cannot disagree).
 DEFAULTS = Policy(**{option.name: option.parse(option.default) for option in OPTIONS})  # type: ignore[arg-type]
+
+
+# Settings that, changed at all, change what the gate reads or what a unit means: a weaker gate
+# whichever way they move (a docs_dir that holds no page scans no figure).
+_READS = ("claims_dir", "measurements_dir", "probes_dir", "units")
+_LARGER_IS_LOOSER = ("max_run_age_days", "max_check_factor")
+_TOLERANCES = ("default_tolerance", "check_tolerance", "max_tolerance")
+
+
+def weakened(base: Policy, head: Policy) -> list[tuple[str, str]]:
+    """(option, why) for each setting whose change lets something pass that failed at base."""
+    found = []
+    softer = sorted(rule for rule in RULES if base.severity(rule) == "fail" and head.severity(rule) == "warn")
+    if softer:
+        found.append(("warn" if softer[0] in head.warn else "fail", f"{', '.join(softer)} now only warn"))
+    for name in _LARGER_IS_LOOSER:
+        if getattr(head, name) > getattr(base, name):
+            found.append(
+                (name, f"{_shown(getattr(base, name))} → {_shown(getattr(head, name))}: passes more than at the base")
+            )
+    for name in _TOLERANCES:
+        old, new = getattr(base, name), getattr(head, name)
+        looser = (old.text == "precision" and new.text != "precision") or (
+            new.text != "precision" and (new.relative > old.relative or new.absolute > old.absolute)
+        )
+        if looser:
+            found.append((name, f"{old.text} → {new.text}: a wider tolerance passes a value that drifted"))
+    for name in _READS:
+        if _shown(getattr(base, name)) != _shown(getattr(head, name)):
+            found.append((name, "changes what the gate reads, or what a unit means"))
+    if set(base.surfaces) - set(head.surfaces):
+        found.append(("surfaces", f"no longer read: {', '.join(sorted(set(base.surfaces) - set(head.surfaces)))}"))
+    if set(head.retired_runs) - set(base.retired_runs):
+        found.append(("retired_runs", "a published run may now be gone: read why"))
+    return found
 
 
 def shown_settings(policy: Policy) -> dict[str, str]:
@@ -373,6 +436,11 @@ def policy_from_options(
             continue
         try:
             settings[key] = by_name[key].parse(value)
+        except Partial as partial:
+            settings[key] = partial.value
+            for error in partial.problems:
+                place = Source(where, error.line or at.line)
+                problems.append((key, Finding(place, "", "invalid", f"ledger option {key}: {error}", error.fix)))
         except (ValueError, OverflowError) as error:
             fix = f"fix `{key}:` under the ledger plugin (default: {_shown(getattr(DEFAULTS, key))})"
             if isinstance(error, AtLine):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import html
 import re
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,8 +68,20 @@ def scan(
     table = policy.units  # the project's own units are figures too
     findings: list[Finding] = []
     typed: dict[str, tuple[str, ...]] = {}
+    ends = time.monotonic() + policy.max_render_seconds  # the whole check's rendering, every page together
     for path, text in pages.items():
-        found, problem = page_figures(text, path, by_page.get(path, []), names, configs, root, table)
+        left = ends - time.monotonic()
+        if left <= 0:
+            findings.append(
+                _unrenderable(
+                    path,
+                    "was not read: the check spent its render budget "
+                    f"(max_render_seconds: {policy.max_render_seconds:g}) on the pages before it",
+                    SPENT_FIX,
+                )
+            )
+            continue
+        found, problem = page_figures(text, path, by_page.get(path, []), names, configs, root, table, left)
         if problem:
             findings.append(problem)
         typed[path] = tuple(figure.text for figure in found)
@@ -154,8 +167,10 @@ def page_figures(
     configs: dict,
     root: Path,
     table: units.UnitTable = units.BUILT_IN,
+    left: float = 1e9,
 ) -> tuple[list[TypedFigure], Finding | None]:
-    """Every figure a reader reads on one page, with where its number is typed; or the problem rendering it."""
+    """Every figure a reader reads on one page, with where its number is typed; or the problem rendering it.
+    left: what remains of the check's whole render budget (a page gets its own budget, or less)."""
     starts = references.line_starts(text)
     meta_end = meta_length(text)
     found = [
@@ -168,11 +183,18 @@ def page_figures(
             pieces += [text[last : ref.start], PLACEHOLDER.ljust(ref.end - ref.start)[: ref.end - ref.start]]
             last = ref.end
     body = "".join([*pieces, text[last:]])
-    budget = RENDER_SECONDS + 2 * len(text) / 2**20
+    own = RENDER_SECONDS + 2 * len(text) / 2**20
+    budget = min(own, left)
     try:
         with rendered.deadline(budget):
             seen = rendered.visible(rendered.render(body[meta_end:], names, configs))
     except rendered.RenderTimeout:
+        if budget < own:
+            return found, _unrenderable(
+                path,
+                "was not read to its end: the check's render budget (max_render_seconds) ran out while it rendered",
+                SPENT_FIX,
+            )
         return found, _unrenderable(path, f"takes more than {budget:.0f} s to render with Python-Markdown")
     except RecursionError:
         return found, _unrenderable(path, "is nested too deeply for Python-Markdown to render")
@@ -187,13 +209,17 @@ def page_figures(
     return found, None
 
 
-def _unrenderable(path: str, why: str) -> Finding:
+SPENT_FIX = "raise max_render_seconds in mkdocs.yml, or find the page that renders slowly (the pages before it)"
+
+
+def _unrenderable(path: str, why: str, fix: str = "") -> Finding:
     return Finding(
         Source(path, 0),
         "",
         "invalid",
-        f"page {why}, so its text cannot be read for typed figures (the site build would stall on it too)",
-        "simplify the page: look for long runs of brackets, deep nesting or a very long line",
+        f"page {why}, so its text cannot be read for typed figures"
+        + ("" if fix else " (the site build would stall on it too)"),
+        fix or "simplify the page: look for long runs of brackets, deep nesting or a very long line",
     )
 
 

@@ -248,6 +248,8 @@ def _moved_level(
     newest = math.fsum(points[i].value for i in range(starts[-2], starts[-1])) / (starts[-1] - starts[-2])
     if abs(newest - before) <= allowed:
         return None  # it came back: the newest level reads as the cited one does
+    if abs(newest - points[reference].value) <= allowed:
+        return None  # the newest level reads as the cited run itself does (its own level sat apart from it)
     return Step(later[0].index, before, newest, later[0].test, later[0].p)
 
 
