@@ -76,6 +76,21 @@ RULE_TABLE = (
         stale=False,
     ),
     Rule(
+        "undeclared-kind",
+        "a claim's value reads as exact (no raw rounds, no min–max columns, no `rounds` in its row) only because "
+        "its run declares no kind for the column: a timed column whose rounds were left out would read so too; "
+        "warns by default, and a ledger whose runs declare their columns makes it fail (`fail: [undeclared-kind]`)",
+        stale=False,
+        warns=True,
+    ),
+    Rule(
+        "few-replicates",
+        "a claim with `asserts:` rests on fewer replicate runs than the policy's `min_replicates`, or a page whose "
+        "front matter asks for replicates (`ledger: {replicates: 3}`) cites a measured or extrapolated claim that "
+        "rests on fewer (an exact value needs none)",
+        stale=False,
+    ),
+    Rule(
         "unsupported-refutation",
         "a retired claim's refuted_by / superseded_by does not reach a fresh measured run through "
         "asserted claims that are not leads (borrowed claims refuting each other)",

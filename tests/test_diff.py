@@ -3,7 +3,18 @@
 import json
 from datetime import datetime, timezone
 
-from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
+from helpers import (
+    BORROWED_CHECKED,
+    DOUBLED,
+    MEASURED,
+    RUN,
+    SPEEDUP_KINDS,
+    SPEEDUP_ROWS,
+    a_run,
+    git,
+    run_ledger,
+    write_tree,
+)
 
 from generator.commands.compare import find_renames
 from generator.records import Claim, Source
@@ -34,7 +45,7 @@ def commit(root, files: dict | None = None, message: str = "change") -> str:
 def ledger_repo(tmp_path, claims: str = MEASURED) -> str:
     """A repository whose first commit holds a policy, the toy probe, its run and the claims."""
     git(tmp_path, "init", "-q", "-b", "main")
-    a_run(tmp_path, SPEEDUP_ROWS)
+    a_run(tmp_path, SPEEDUP_ROWS, columns=SPEEDUP_KINDS)
     return commit(tmp_path, {"mkdocs.yml": MKDOCS, "claims/moe.yaml": claims}, "base")
 
 
@@ -312,7 +323,7 @@ def test_diff_shows_a_renamed_claim_whose_value_also_changed_as_removed_and_adde
 def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp_path):
     git(tmp_path, "init", "-q", "-b", "main")
     base = commit(tmp_path, {"README.md": "# A report, before it had claims\n"}, "first")
-    a_run(tmp_path, SPEEDUP_ROWS)
+    a_run(tmp_path, SPEEDUP_ROWS, columns=SPEEDUP_KINDS)
     write_tree(tmp_path, {"mkdocs.yml": MKDOCS, "claims/moe.yaml": MEASURED})
     git(tmp_path, "add", "probes")  # a run's code is a tracked file
     result = run_ledger("diff", base, cwd=tmp_path)
@@ -436,7 +447,7 @@ def test_diff_escapes_markdown_and_html_in_claim_text(tmp_path):
 
 def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
     base = ledger_repo(tmp_path)
-    a_run(tmp_path, [{"batch": 1, "speedup": 1.0}, {"batch": 16, "speedup": 3.21}], when=LATER)
+    a_run(tmp_path, [{"batch": 1, "speedup": 1.0}, {"batch": 16, "speedup": 3.21}], when=LATER, columns=SPEEDUP_KINDS)
     head = commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("3.59", "3.21").replace(RUN, LATER_RUN)})
     result = run_ledger("diff", "main~1", "main", "--format", "json", cwd=tmp_path)
     assert result.exit_code == 0, result.errors

@@ -8,13 +8,13 @@ import os
 import subprocess
 from dataclasses import replace
 
-from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
+from helpers import MEASURED, RUN, SPEEDUP_KINDS, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
 
 from generator.runs import Column, columns_sha256
 
 
 def ledger_with_run(tmp_path, claims: str = MEASURED):
-    a_run(tmp_path, SPEEDUP_ROWS)
+    a_run(tmp_path, SPEEDUP_ROWS, columns=SPEEDUP_KINDS)
     write_tree(tmp_path, {"claims/moe.yaml": claims})
 
 

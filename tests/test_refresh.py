@@ -183,11 +183,21 @@ BORROWED_CHECK = """
 """
 
 
+def counted(value, low, high):
+    """The rows of a_run with `rounds`, so the min–max range has a known coverage (7 rounds: 98.4%), as an
+    `asserts:` needs (asserts_level)."""
+    return [
+        {"size": 1, "rounds": 7, "gb_per_s": 1.0, "gb_per_s_min": 0.9, "gb_per_s_max": 1.1},
+        {"size": 16, "rounds": 7, "gb_per_s": value, "gb_per_s_min": low, "gb_per_s_max": high},
+    ]
+
+
 def test_refresh_write_keeps_a_claim_whose_asserts_the_new_run_no_longer_supports_and_exits_1(tmp_path):
-    first = a_run(tmp_path, 3.6, 3.55, 3.65)
+    first = a_run(tmp_path, 3.6, 3.55, 3.65, rows=counted(3.6, 3.55, 3.65))
     write_tree(tmp_path, {"claims/toy.yaml": ASSERTING.format(run=first)})
     assert run_ledger("check", cwd=tmp_path).exit_code == 0
-    a_run(tmp_path, 3.62, 3.2, 4.0, when=T0 + timedelta(hours=1))  # a loaded machine: a wide interval
+    later = T0 + timedelta(hours=1)
+    a_run(tmp_path, 3.62, 3.2, 4.0, when=later, rows=counted(3.62, 3.2, 4.0))  # a loaded machine: a wide interval
     before = (tmp_path / "claims/toy.yaml").read_bytes()
     result = run_ledger("refresh", "--write", cwd=tmp_path)
     assert result.exit_code == 1

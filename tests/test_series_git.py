@@ -50,7 +50,10 @@ def test_history_in_text_names_the_commits(tmp_path):
     ledger(tmp_path, runs[0])
     one = commit(tmp_path, message="three runs")
     result = run_ledger("history", "moe-speedup-b16", cwd=tmp_path)
-    assert f"| 1 | {name(runs[0])} | 3.6× | 3.456–3.744× (rounds) | {one[:12]} (three runs) | cited |" in result.output
+    assert (
+        f"| 1 | {name(runs[0])} | 3.6× | 3.456–3.744× (rounds) | not recorded | {one[:12]} (three runs) | cited |"
+        in result.output
+    )
     assert f"- {one[:12]} " in result.output and f"3.6×  run {runs[0]}  (three runs)" in result.output
 
 

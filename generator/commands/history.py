@@ -14,6 +14,7 @@ import csv
 import difflib
 import io
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 
@@ -21,7 +22,7 @@ from ..gate import check_project
 from ..inputs import history as runlog
 from ..lang.units import Unit
 from ..lang.values import format_value, range_text
-from ..records import ClaimVerdict, LedgerError, Report
+from ..records import ClaimVerdict, LedgerError, Report, Run
 from ..series.records import Series
 from ..series.text import METHODS, notes
 from ..trust import verdicts
@@ -58,7 +59,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         added = {run: runs.status for run in added}
     log = claimlog.read(root, report.policy.claims_dir, claim.id, report.policy.max_claim_file_bytes)
     shown = {"json": as_json, "csv": as_csv}.get(args.format, as_text)
-    print(shown(verdict, line, added, log, outside(verdict, line, report)))
+    print(shown(verdict, line, added, log, outside(verdict, line, report), report.runs))
     return 0
 
 
@@ -98,28 +99,42 @@ def _interval(low: float | None, high: float | None, unit: Unit) -> str:
 
 
 def as_text(
-    verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claimlog.ClaimLog, cited: Outside | None = None
+    verdict: ClaimVerdict,
+    line: Series,
+    added: dict[str, str],
+    log: claimlog.ClaimLog,
+    cited: Outside | None = None,
+    runs: Mapping[str, Run] | None = None,
 ) -> str:
     claim, unit = verdict.claim, verdict.unit
+    measured = {path: verdicts.revision_text(run) for path, run in (runs or {}).items()}
     segments = len({point.segment for point in line.points})
     out = [f"{claim.id}: {claim.statement}" if claim.statement else claim.id]
     out.append(
         f"{len(line.points)} run{'s' if len(line.points) != 1 else ''} in {segments} segment"
         f"{'s' if segments != 1 else ''}; steps in the cited run's segment by {METHODS[line.method]}"
     )
-    out += ["", "| # | run | value | interval | added by | notes |", "| --- | --- | --- | --- | --- | --- |"]
+    out += [
+        "",
+        "| # | run | value | interval | measured at | added by | notes |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     found = notes(line, unit)
     rows = [
         (
             point.started,
             f"| {index + 1} | {point.run.rsplit('/', 1)[-1]} | {format_value(point.value, unit)} | "
             f"{_interval(point.low, point.high, unit)} ({point.basis or 'no interval'}) | "
-            f"{_commit(added.get(point.run, ''))} | {'; '.join(found.get(index, []))} |",
+            f"{measured.get(point.run, 'not recorded')} | {_commit(added.get(point.run, ''))} | "
+            f"{'; '.join(found.get(index, []))} |",
         )
         for index, point in enumerate(line.points)
     ]
     if cited is not None:
-        row = f"| cited | {cited.run.rsplit('/', 1)[-1]} | — | — | {_commit(added.get(cited.run, ''))} | {cited.why} |"
+        row = (
+            f"| cited | {cited.run.rsplit('/', 1)[-1]} | — | — | {measured.get(cited.run, 'not recorded')} | "
+            f"{_commit(added.get(cited.run, ''))} | {cited.why} |"
+        )
         rows.append((cited.started or datetime.max.replace(tzinfo=timezone.utc), row))
     out += [row for _, row in sorted(rows, key=lambda item: item[0])]
     moved = line.moved
@@ -140,7 +155,12 @@ def as_text(
 
 
 def _data(
-    verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claimlog.ClaimLog, cited: Outside | None
+    verdict: ClaimVerdict,
+    line: Series,
+    added: dict[str, str],
+    log: claimlog.ClaimLog,
+    cited: Outside | None,
+    runs: Mapping[str, Run] | None = None,
 ) -> dict:
     claim, moved = verdict.claim, line.moved
     return {
@@ -161,6 +181,7 @@ def _data(
                 "basis": point.basis,
                 "segment": point.segment,
                 "added_by": _commit(added.get(point.run, "")),
+                **_revision((runs or {}).get(point.run)),
             }
             for index, point in enumerate(line.points)
         ],
@@ -171,19 +192,36 @@ def _data(
     }
 
 
+def _revision(run: Run | None) -> dict[str, object]:
+    """The commit a point's run was measured at and whether the tree was clean (null: not recorded)."""
+    return {"commit": run.commit or None if run else None, "clean": run.clean if run else None}
+
+
 def as_json(
-    verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claimlog.ClaimLog, cited: Outside | None = None
+    verdict: ClaimVerdict,
+    line: Series,
+    added: dict[str, str],
+    log: claimlog.ClaimLog,
+    cited: Outside | None = None,
+    runs: Mapping[str, Run] | None = None,
 ) -> str:
-    return json.dumps(_data(verdict, line, added, log, cited), indent=2, ensure_ascii=False)
+    return json.dumps(_data(verdict, line, added, log, cited, runs), indent=2, ensure_ascii=False)
 
 
 def as_csv(
-    verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claimlog.ClaimLog, cited: Outside | None = None
+    verdict: ClaimVerdict,
+    line: Series,
+    added: dict[str, str],
+    log: claimlog.ClaimLog,
+    cited: Outside | None = None,
+    runs: Mapping[str, Run] | None = None,
 ) -> str:
     """The points, one row each (the stated values by commit are in the text and JSON forms)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["index", "run", "started", "value", "low", "high", "basis", "segment", "notes", "added_by"])
+    writer.writerow(
+        ["index", "run", "started", "value", "low", "high", "basis", "segment", "notes", "added_by", "commit", "clean"]
+    )
     found = notes(line, verdict.unit)
     for index, point in enumerate(line.points):
         writer.writerow(
@@ -198,12 +236,24 @@ def as_csv(
                 point.segment,
                 "; ".join(found.get(index, [])),
                 _commit(added.get(point.run, "")),
+                *_revision_cells((runs or {}).get(point.run)),
             ]
         )
     if cited is not None:
         started = cited.started.isoformat() if cited.started else ""
-        writer.writerow(["", cited.run, started, "", "", "", "", "", cited.why, _commit(added.get(cited.run, ""))])
+        writer.writerow(
+            [
+                *["", cited.run, started, "", "", "", "", "", cited.why, _commit(added.get(cited.run, ""))],
+                *_revision_cells((runs or {}).get(cited.run)),
+            ]
+        )
     return out.getvalue().rstrip("\n")
+
+
+def _revision_cells(run: Run | None) -> list[str]:
+    if run is None or not run.commit:
+        return ["", ""]
+    return [run.commit, "" if run.clean is None else str(run.clean).lower()]
 
 
 def _cell(value: float | None) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import graphlib
 import math
+import statistics
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -30,12 +31,12 @@ from .. import text
 from ..claims import grounding, lineage
 from ..gate import check_project
 from ..inputs import load
-from ..judging import intervals
-from ..judging.evidence import read_cell
-from ..lang import formula, yamlread
+from ..judging import intervals, replicates
+from ..judging.intervals import read_cell
+from ..lang import between, formula, yamlread
 from ..lang.values import format_pair, format_value, rounded
 from ..prose import surfaces
-from ..records import Claim, ClaimInterval, Report, Run, Source, refusal
+from ..records import Claim, ClaimInterval, ClaimVerdict, Report, Run, Source, refusal
 from . import accept, noise
 from .noise import differences
 
@@ -75,29 +76,62 @@ def plan(report: Report, held: Collection[str] = ()) -> Plan:
     skipped: list[Skipped] = []
     moved: dict[str, tuple[float, noise.Noise]] = {}  # claim id -> what its new evidence computes, verdict
     index = intervals.RowIndex()
+    sets = replicates.Sets(report.runs)
     for claim in report.claims:
         if claim.kind != "measured" or claim.evidence is None or claim.retired or claim.id in held:
             continue
-        found = _newest(claim, report, skipped, index)
+        found = _newest(claim, report, skipped, index, sets)
         if found is None:
             continue
-        run, value, interval = found
         current = report.runs[claim.evidence.run]
-        cited = report.verdicts[claim.id]  # what the gate decided on the cited run
+        cited = report.verdicts[claim.id]  # what the gate decided on the cited run (or set)
         old_value = cited.value if cited.value is not None else claim.value if claim.value is not None else math.nan
-        verdict = noise.verdict_of(old_value, cited.interval, value, interval, cited.tolerance.allowed(old_value))
-        new_stated = _restated(claim, value, report)
+        verdict = _judged(cited, found, old_value)
+        new_stated = _restated(claim, found.value, report)
         moves.append(
-            Move(claim.id, current.path, run.path, old_value, value, _stated(claim), new_stated, verdict.words)
+            Move(
+                claim.id,
+                current.path,
+                found.run.path,
+                old_value,
+                found.value,
+                _stated(claim),
+                new_stated,
+                verdict.words,
+            )
         )
-        moved[claim.id] = (value, verdict)  # formulas read evidence values, as the gate does
+        moved[claim.id] = (found.value, verdict)  # formulas read evidence values, as the gate does
     moves += _dependents(report, moved)
     return Plan(tuple(moves), tuple(skipped))
 
 
+@dataclass(frozen=True, slots=True)
+class Newer:
+    """The run a claim would move to: its value there (pooled over its replicates for a claim citing a set)."""
+
+    run: Run
+    value: float
+    interval: ClaimInterval | None
+    fresh: tuple[replicates.Member, ...]  # the runs of it the cited set does not hold, each with its cell
+
+
+def _judged(cited: ClaimVerdict, found: Newer, old_value: float) -> noise.Noise:
+    """Against the cited set's prediction interval when it has one (two runs or more), else the two runs'
+    rounds or intervals (stats.changed)."""
+    replicas, allowed = cited.replicas, cited.tolerance.allowed(old_value)
+    if replicas is None or not found.fresh:
+        return noise.verdict_of(old_value, cited.interval, found.value, found.interval, allowed)
+    values = [member.value for member in found.fresh if member.value is not None]
+    if replicas.pooled.log and min(values) <= 0:
+        return noise.Noise(True, "beyond noise (a value at or below 0 where its replicates were all above)")
+    mean = replicas.pooled.unscaled(statistics.fmean(replicas.pooled.scaled(value) for value in values))
+    own = replicates.run_value(found.fresh[0]) if len(found.fresh) == 1 else None
+    return noise.against_set(replicas, mean, allowed, cited.unit, len(found.fresh), own)
+
+
 def _newest(
-    claim: Claim, report: Report, skipped: list[Skipped], index: intervals.RowIndex
-) -> tuple[Run, float, ClaimInterval | None] | None:
+    claim: Claim, report: Report, skipped: list[Skipped], index: intervals.RowIndex, sets: replicates.Sets
+) -> Newer | None:
     evidence = claim.evidence
     assert evidence is not None
     current = report.runs.get(evidence.run)
@@ -119,22 +153,50 @@ def _newest(
             why = "not intact: " + "; ".join(state.reasons)
         elif differences(current, run):
             why = "parameters differ: " + "; ".join(differences(current, run))
+        elif replicates.machine_changes(current, run):
+            why = (
+                f"another machine ({'; '.join(replicates.machine_changes(current, run))}): a run on other hardware "
+                "never re-measures a claim; give that machine's runs their own testbed name (`ledger measure --testbed`)"
+            )
         else:
-            table = run.tables.get(evidence.file)
-            cell = read_cell(table, evidence)  # the row and cell as the evidence stage reads the cited run's
-            if cell.cause in ("unreadable-file", "no-column"):
-                columns = [evidence.column, *(c for c, _ in evidence.where)]
-                why = f"no {evidence.file} with columns {', '.join(columns)}"
-            elif cell.value is None:
-                why = f"{len(cell.rows)} rows match where {dict(evidence.where)}, or the cell is not a number"
-            else:
-                assert table is not None  # the cell was read from it
-                found = intervals.measured(run, evidence, table, cell.rows[0], cell.value, index)
-                if not found.problem:
-                    return run, cell.value, found.interval
-                why = found.problem
+            found = _value_in(run, claim, report, index, sets)
+            if isinstance(found, Newer):
+                return found
+            why = found
         skipped.append(Skipped(claim.id, run.path, why))
     return None
+
+
+def _value_in(run: Run, claim: Claim, report: Report, index: intervals.RowIndex, sets: replicates.Sets) -> Newer | str:
+    """The claim's value in a newer run (pooled over its replicates when the claim cites a set), or why not."""
+    evidence = claim.evidence
+    assert evidence is not None
+    member = replicates.read_member(run, evidence, index)
+    if member.problem or member.value is None:
+        table = run.tables.get(evidence.file)
+        cell = read_cell(table, evidence)  # the row and cell as the evidence stage reads the cited run's
+        if cell.cause in ("unreadable-file", "no-column"):
+            return f"no {evidence.file} with columns {', '.join([evidence.column, *(c for c, _ in evidence.where)])}"
+        if cell.value is None:
+            return f"{len(cell.rows)} rows match where {dict(evidence.where)}, or the cell is not a number"
+        return member.problem.removeprefix("replicate ")
+    cited = report.verdicts[claim.id].replicas
+    held = set(cited.runs) if cited is not None else {evidence.run}
+    if not evidence.cites_set:
+        interval = member.found.interval if member.found is not None else None
+        return Newer(run, member.value, interval, (member,) if run.path not in held else ())
+    members = sets.upto(run)
+    short = replicates.shortfall(members, evidence.replicates)
+    if short:
+        return short.replace(f"but {run.path} has", f"but {run.name} has")
+    chosen = replicates.window(members, evidence.replicates)
+    read = [*(replicates.read_member(m, evidence, index) for m in chosen[:-1]), member]
+    good = replicates.usable(read, report.run_states)
+    pooled = between.pool([replicates.run_value(m) for m in good])
+    if pooled is None:
+        return "its replicates' cells cannot be read"
+    fresh = tuple(m for m in good if m.run.path not in held)
+    return Newer(run, pooled.value, replicates.confidence(pooled, good), fresh)
 
 
 def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> list[Move]:

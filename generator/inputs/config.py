@@ -111,13 +111,37 @@ def _failing(value: object) -> frozenset[str]:
     return frozenset(value)
 
 
+MIN_LEVEL, MAX_LEVEL = 0.5, 0.999
+
+
+def _level(value: object) -> float:
+    """A coverage as a percentage from 50% to 99.9% ('95%') -> 0.95."""
+    text = value.strip() if isinstance(value, str) else ""
+    try:
+        found = float(text.removesuffix("%")) / 100 if text.endswith("%") else None
+    except ValueError:
+        found = None
+    if found is None or not MIN_LEVEL <= found <= MAX_LEVEL:
+        raise ValueError(
+            f"must be a percentage from {MIN_LEVEL:.0%} to {MAX_LEVEL:.1%} like '95%', got {str(value)[:40]!r}"
+        )
+    return found
+
+
+def _replicates(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPLICATES:
+        raise ValueError(f"must be a whole number of runs from 1 to {MAX_REPLICATES}, got {str(value)[:40]}")
+    return value
+
+
 def _folder(value: object) -> str:
     if not isinstance(value, str) or not value or value.startswith("/") or ".." in value:
         raise ValueError("must be a folder inside the repository")
     return value
 
 
-PROBE_KEYS = ("name", "command", "code", "env", "build")
+PROBE_KEYS = ("name", "command", "code", "env", "build", "replicates", "manual")
+MAX_REPLICATES = 100  # replicate runs of one probe in one `ledger measure`
 
 
 def _probes(value: object) -> tuple[ProbeSpec, ...]:
@@ -145,7 +169,15 @@ def _probes(value: object) -> tuple[ProbeSpec, ...]:
         if not isinstance(env, dict):
             raise ValueError(f"probe {name}: `env` must be a mapping of variable names to values")
         build = _build(name, item.get("build"), command, code)
-        found.append(ProbeSpec(name, command, tuple(code), tuple((str(k), str(v)) for k, v in env.items()), build))
+        try:
+            replicates = _replicates(item.get("replicates", 1))
+        except ValueError as error:
+            raise ValueError(f"probe {name}: `replicates` {error}") from None
+        manual = item.get("manual", False)
+        if not isinstance(manual, bool):
+            raise ValueError(f"probe {name}: `manual` must be true or false (true: run only when named)")
+        environment = tuple((str(k), str(v)) for k, v in env.items())
+        found.append(ProbeSpec(name, command, tuple(code), environment, build, replicates, manual))
     return tuple(found)
 
 
@@ -302,9 +334,10 @@ OPTIONS = (
     Option(
         "probes",
         (list,),
-        "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env, build}; "
-        "the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) and {build} "
-        "(where `build` put the binary)",
+        "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env, build, "
+        "replicates, manual}; the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) "
+        "and {build} (where `build` put the binary); replicates: runs of it per `ledger measure` (default 1); "
+        "manual: true runs it only when named",
         _probes,
         [],
     ),
@@ -324,6 +357,22 @@ OPTIONS = (
         "`prefixes: si` adds kNAME, MNAME, ... (guide/checks.md#units)",
         _units,
         {},
+    ),
+    Option(
+        "asserts_level",
+        (str,),
+        "the least coverage an interval needs for an `asserts:` relation to hold on it: a narrower interval of "
+        "lower coverage (few rounds, many inputs) holds nothing (not-significant, naming the rounds it needs)",
+        _level,
+        "95%",
+    ),
+    Option(
+        "min_replicates",
+        (int,),
+        "replicate runs (fresh processes, `ledger measure --replicates N`) a claim with `asserts:` must rest on; "
+        "fewer is few-replicates (1: one run is enough)",
+        _replicates,
+        1,
     ),
     Option(
         "surfaces",
@@ -400,6 +449,8 @@ def _shown(value: object) -> str:
         return ", ".join(sorted(value)) or "none"
     if isinstance(value, Tolerance):
         return value.text
+    if isinstance(value, float) and 0 < value < 1:  # a level
+        return f"{100 * value:g}%"
     if isinstance(value, UnitTable):
         return ownunits.shown(value)
     if isinstance(value, tuple) and value and isinstance(value[0], tuple):  # retired runs
@@ -412,7 +463,9 @@ def _shown(value: object) -> str:
 def _probe_text(spec: ProbeSpec) -> str:
     code = f", code {' '.join(spec.code)}" if spec.code else ""
     env = f", env {' '.join(f'{k}={v}' for k, v in spec.env)}" if spec.env else ""
-    return f"{spec.name}: {spec.command}{code}{env}"
+    replicates = f", {spec.replicates} replicates" if spec.replicates != 1 else ""
+    manual = ", when named" if spec.manual else ""
+    return f"{spec.name}: {spec.command}{code}{env}{replicates}{manual}"
 
 
 def policy_from_options(

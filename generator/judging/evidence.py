@@ -16,14 +16,12 @@ from dataclasses import dataclass, field, replace
 
 from ..claims import grounding
 from ..claims.vocabulary import Vocabulary
-from ..lang import formula
+from ..lang import between, formula
 from ..lang.units import Unit
 from ..lang.values import (
     allowed_text,
-    cell_number,
     format_pair,
     format_value,
-    select_row,
     tolerance_excess,
     tolerance_for,
     within,
@@ -37,6 +35,7 @@ from ..records import (
     Finding,
     Outcome,
     Policy,
+    Replicas,
     Run,
     RunState,
     Source,
@@ -47,7 +46,8 @@ from ..rules import STALE_RULES
 from ..runs import is_samples
 from ..series.records import Point
 from ..trust import verdicts
-from . import asserted, checks, intervals
+from . import asserted, checks, intervals, replicates
+from .intervals import Cell, read_cell  # noqa: F401  (refresh reads newer runs through read_cell)
 
 
 @dataclass
@@ -78,39 +78,17 @@ def evaluate(
             stage.failing.setdefault(finding.claim_id, []).append(finding.rule)
     for claim in _inputs_first(by_id):
         stage.visit(claim)
+    stage.findings += undeclared(stage.inferred, runs, policy)
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
     made = {claim_id: stage.verdicts[claim_id] for claim_id in by_id}  # in the claims' order
-    for claim_id, result in asserted.evaluate(made, stage.vocabulary, stage.failing, stage.report).items():
+    for claim_id, result in asserted.evaluate(
+        made, stage.vocabulary, stage.failing, stage.report, policy.asserts_level
+    ).items():
         made[claim_id] = replace(made[claim_id], asserted=result)
     ledger = checks.Ledger(made, stage.vocabulary, stage.premises, stage.failing, policy, stage.report)
     for claim_id, results in checks.evaluate(ledger).items():
         made[claim_id] = replace(made[claim_id], checks=results)
     return Evaluated(stage.findings, made)
-
-
-@dataclass(frozen=True, slots=True)
-class Cell:
-    """What a claim's evidence reads in a table: the rows `where` selects, the value, or why there is none."""
-
-    rows: tuple[int, ...] = ()
-    value: float | None = None
-    cause: Cause = ""
-    missing: str = ""  # the first column the table lacks (cause no-column)
-
-
-def read_cell(table: Table | None, evidence: Evidence) -> Cell:
-    """The one place a claim's row is selected and its cell read (refresh reads newer runs through it)."""
-    if table is None or table.problem:
-        return Cell(cause="unreadable-file")
-    missing = [c for c in (evidence.column, *(c for c, _ in evidence.where)) if c not in table.columns]
-    # The rows `where` selects, even when the value's column is missing (the claim page shows them).
-    rows = () if set(missing) - {evidence.column} else tuple(select_row(table, evidence.where))
-    if missing:
-        return Cell(rows, cause="no-column", missing=missing[0])
-    if len(rows) != 1:
-        return Cell(rows, cause="many-rows" if rows else "no-row")
-    value = cell_number(table, rows[0], evidence.column)
-    return Cell(rows, value, "" if value is not None else "not-a-number")
 
 
 class Stage:
@@ -131,6 +109,10 @@ class Stage:
         self.failing: dict[str, list[str]] = {}  # claim id -> stale rules it fails
         self.premises: dict[str, tuple[str, ...]] = {}  # claim id -> the inputs that move it (when some do not)
         self.index = intervals.RowIndex()
+        self.sets = replicates.Sets(runs)
+        self.inferred: dict[
+            str, dict[tuple[str, str], list[str]]
+        ] = {}  # run -> (file, column) -> claims: exact by inference
 
     def report(self, claim: Claim, rule: str, where: Source, problem: str, fix: str, detail: str = "") -> None:
         severity = self.policy.severity(rule)
@@ -171,26 +153,72 @@ class Stage:
         assert table is not None  # a cell was read from it
         found = intervals.measured(run, evidence, table, cell.rows[0], cell.value, self.index)
         if found.problem:
-            self.report(claim, "invalid", at, found.problem, found.fix)
-        value = cell.value * factor  # in the claim's unit (the run's points stay in the column's)
+            self.report(claim, found.rule, at, found.problem, found.fix)
+        value = cell.value  # in the column's unit until the replicates are read (their runs are in it)
         made = replace(
             made,
             value=value,
             rows=cell.rows,
             run_unit=declared,
-            interval=_scaled(found.interval, factor),
+            interval=found.interval,
             exact=found.exact,
             no_rounds=found.missing if found.missing and not found.exact else "",
             noise_unknown=intervals.measured_noise(found),
             point=_point(run, cell.value, found) if not found.problem else None,
         )
+        if found.inferred:
+            self.inferred.setdefault(run.path, {}).setdefault((evidence.file, evidence.column), []).append(claim.id)
+        if not found.problem and not found.exact:
+            made = self._replicas(made, replicates.Member(run, value, found), evidence)
+        if factor != 1:  # value and interval in the claim's unit; point, replicas and prediction stay in the column's
+            assert made.value is not None
+            made = replace(made, value=made.value * factor, interval=_scaled(made.interval, factor))
         if not state.trusted:  # a value from untrusted or outdated evidence is not compared
             return replace(made, cause="untrusted-run")
         detail = f"from {run.path}/{evidence.file}, {_shown_where(evidence)}, column {evidence.column}"
+        if made.replicas is not None and made.replicas.cited:
+            detail = f"pooled over {made.replicas.pooled.runs} replicate runs up to {detail[5:]}"
         if declared is not None and factor != 1:
             detail += f" in {declared.text!r} ({format_value(cell.value, declared)}), converted to {claim.unit!r}"
         fix = f"check the run, then `ledger accept {claim.id}`"
-        return replace(made, outcome=self.compare(made, value, ("drifted", "evidence computes", detail, fix)))
+        assert made.value is not None
+        return replace(made, outcome=self.compare(made, made.value, ("drifted", "evidence computes", detail, fix)))
+
+    def _replicas(self, made: ClaimVerdict, cited: replicates.Member, evidence: Evidence) -> ClaimVerdict:
+        """The claim's replicate set (its run's replicates up to it): with `replicates:` its value is pooled
+        over the set and its interval is between-run; either way the set says where the next run should land."""
+        claim, run = made.claim, cited.run
+        members = self.sets.upto(run)
+        if not evidence.cites_set and len(members) < 2:
+            return made
+        at = claim.at("evidence")
+        short = replicates.shortfall(members, evidence.replicates)
+        if short:
+            fix = f"measure it again (`ledger measure {run.probe_name} --replicates N`), then cite the newest run; or cite fewer"
+            self.report(claim, "invalid", at, short, fix)
+        chosen = replicates.window(members, evidence.replicates) if evidence.cites_set else members
+        read = [replicates.read_member(member, evidence, self.index) for member in chosen[:-1]] + [cited]
+        if evidence.cites_set:  # every run its value rests on is verified, as the cited one is
+            for member in read[:-1]:
+                for rule, problem, fix in verdicts.run_findings(
+                    member.run, self.states[member.run.path], self.policy, _rerun(evidence)
+                ):
+                    self.report(claim, rule, at, problem, fix)
+                if member.problem:
+                    self.report(claim, member.rule, at, member.problem, _rerun(evidence))
+        good = replicates.usable(read, self.states)
+        pooled = between.pool([replicates.run_value(member) for member in good])
+        if pooled is None:
+            return made
+        paths, values = tuple(m.run.path for m in good), tuple(m.value for m in good if m.value is not None)
+        made = replace(
+            made,
+            replicas=Replicas(paths, values, pooled, evidence.cites_set),
+            prediction=replicates.prediction(pooled),
+        )
+        if not evidence.cites_set:
+            return made
+        return replace(made, value=pooled.value, interval=replicates.confidence(pooled, good))
 
     def _column_unit(self, made: ClaimVerdict, run: Run, evidence: Evidence) -> tuple[Unit | None, float | None]:
         """The unit the run declares for the cited column, and the factor from it to the claim's unit
@@ -396,6 +424,32 @@ class Stage:
         problem = f"stated {stated}, {verb} {found} ({allowed_text(tolerance)} allowed)"
         self.report(claim, rule, claim.at("value"), problem, fix, detail)
         return "drifted"
+
+
+def undeclared(
+    inferred: Mapping[str, Mapping[tuple[str, str], list[str]]], runs: Mapping[str, Run], policy: Policy
+) -> list[Finding]:
+    """One undeclared-kind finding per run whose cited columns read as exact by inference alone."""
+    found = []
+    for path, columns in sorted(inferred.items()):
+        by_file: dict[str, list[str]] = {}
+        for file, column in sorted(columns):
+            by_file.setdefault(file, []).append(column)
+        read = "; ".join(f"{file} {', '.join(names)}" for file, names in by_file.items())
+        claims = len({claim_id for ids in columns.values() for claim_id in ids})
+        problem = (
+            f"{path} declares no kind (timed or exact) for {read}, which {claims} claim{'s' if claims != 1 else ''} "
+            "read: each reads as exact because its row has no raw rounds, no min–max columns and no `rounds`, as a "
+            "timed column whose rounds were left out would"
+        )
+        fix = (
+            "measure it with a probe that declares its columns (`run.timed(..., units=...)`, `write_run(columns=...)`: "
+            "guide/probes.md), then `ledger refresh --write`; `fail: [undeclared-kind]` once every run declares"
+        )
+        found.append(
+            Finding(runs[path].source, "", "undeclared-kind", problem, fix, severity=policy.severity("undeclared-kind"))
+        )
+    return found
 
 
 def _converting_fix(made: ClaimVerdict, values: Mapping[str, float], scaled: formula.Scales) -> str:

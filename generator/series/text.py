@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from ..lang.units import Unit
 from ..lang.values import format_value
-from .records import DETECTOR, PAIRWISE, Series
+from .records import DETECTOR, PAIRWISE, PREDICTED, Series
 
 METHODS = {
     DETECTOR: "E-divisive means with a t-test at p < 0.001 (a segment of 8 runs or more)",
     PAIRWISE: 'the cited run against the newest by the "changed" test on their raw rounds (under 8 runs)',
+    PREDICTED: "the newest run against the prediction interval of the cited run's replicates (under 8 runs)",
     "": "none (one run)",
 }
 

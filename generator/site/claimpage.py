@@ -13,7 +13,16 @@ from dataclasses import dataclass
 
 from ..claims import lineage
 from ..lang.relations import SHOWN
-from ..lang.values import allowed_text, assert_text, format_value, level_text, noise_text, range_text, stated
+from ..lang.values import (
+    ONE_RUN,
+    allowed_text,
+    assert_text,
+    format_value,
+    level_text,
+    noise_text,
+    range_text,
+    stated,
+)
 from ..records import ClaimVerdict, Report, Table
 from .render import admonition, badge, claim_badges, claim_link, code_value, esc, finding_html, page_banner, run_link
 from .tables import frame_of, html_table
@@ -222,7 +231,25 @@ def extrapolated(verdict: ClaimVerdict, report: Report | None, links) -> str:
 
 
 def interval_html(verdict: ClaimVerdict) -> str:
-    """How the claim's interval was found, in words (the gate decided it: verdict.interval and its basis)."""
+    """How the claim's interval was found, in words (the gate decided it: verdict.interval and its basis),
+    then whether it includes run-to-run variation and where the next run should land."""
+    return _interval_basis(verdict) + replicate_html(verdict)
+
+
+def replicate_html(verdict: ClaimVerdict) -> str:
+    """One run's label (ONE_RUN), and the replicate set's prediction interval when its run has one."""
+    out = [f"<p><strong>{esc(ONE_RUN[0].upper() + ONE_RUN[1:])}</strong>.</p>"] if verdict.one_run else []
+    found, replicas = verdict.prediction, verdict.replicas
+    if found is not None and replicas is not None:
+        names = ", ".join(f"<code>{esc(path.rsplit('/', 1)[-1])}</code>" for path in replicas.runs)
+        out.append(
+            f"<p>The next run should land in {esc(range_text(found.low, found.high, verdict.unit))} "
+            f"({esc(level_text(found.level))} prediction interval of its {found.runs} replicate runs: {names}).</p>"
+        )
+    return "".join(out)
+
+
+def _interval_basis(verdict: ClaimVerdict) -> str:
     claim, found, missing = verdict.claim, verdict.interval, verdict.no_rounds
     if found is None and verdict.exact:
         if claim.kind == "measured":
@@ -247,6 +274,12 @@ def interval_html(verdict: ClaimVerdict) -> str:
         return (
             f"<p>No raw rounds ({esc(missing)}): the interval {ends} is the row's min–max range over "
             f"{rounds}, which covers the median with {level}.</p>"
+        )
+    if found.basis == "replicates":
+        return (
+            f"<p>Interval: {ends}, between runs: the confidence interval ({level}) of the value pooled over "
+            f"{found.runs} replicate runs (the geometric mean of their values; Student's t over their spread, "
+            "never narrower than one run's own rounds allow).</p>"
         )
     if found.basis == "paired":
         return (
