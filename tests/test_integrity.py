@@ -144,7 +144,7 @@ def test_ledger_diff_flags_a_rewritten_run_first(tmp_path):
     result = run_ledger("diff", "HEAD", cwd=tmp_path)
     flags = [line for line in result.output.splitlines() if line.startswith("| ") and "---" not in line][1:]
     assert flags[0] == (
-        f"| run rewritten | `{RUN}` | manifest.json differs; results.csv differs since the base (runs are immutable) |"
+        f"| run rewritten | `{RUN}` | manifest.json differs; results.csv differs since the base (runs are immutable) |  |"
     )
 
 

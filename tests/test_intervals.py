@@ -219,11 +219,10 @@ def test_a_30_percent_re_measure_in_9_rounds_is_beyond_noise_by_the_rank_test(tm
     assert "| doubled | (formula) |" in refreshed and "| beyond noise (follows s16) |" in refreshed
     assert (
         "| value moved | `s16` | 1.304× → 1.622× (+24.4%; 5% allowed; beyond noise (Mann–Whitney p = 0.00016; "
-        "9 → 9 rounds)) |"
+        "9 → 9 rounds)); re-measured (same probe, testbed and defining parameters): "
     ) in diff
     assert "| value moved | `doubled` |" in diff  # it inherits its input's verdict
     assert "evidence swapped" not in diff
-    assert "### Re-measured (same probe, testbed and defining parameters; listed, not flagged)" in diff
 
 
 def test_a_7_percent_move_of_the_median_of_noisy_rounds_is_within_noise_though_beyond_tolerance(tmp_path):
@@ -231,9 +230,13 @@ def test_a_7_percent_move_of_the_median_of_noisy_rounds_is_within_noise_though_b
     assert "| 1.304× → 1.397×; stated 1.304 → 1.397 | within noise (Mann–Whitney p = 0.04; 9 → 9 rounds) |" in refreshed
     assert "| value moved |" not in diff
     assert (
-        "| `s16` | 1.304× → 1.397× (+7.1%; 5% allowed; within noise (Mann–Whitney p = 0.04; 9 → 9 rounds)) |"
+        "| moved within noise | `s16` | moved within noise: 1.304× → 1.397× (+7.1%; 5% allowed; "
+        "within noise (Mann–Whitney p = 0.04; 9 → 9 rounds)); re-measured"
     ) in diff
-    assert "| `doubled` | 2.6 → 2.79 (+7.3%; 5% allowed; within noise (follows s16)) |" in diff  # inherited
+    assert (
+        "| moved within noise | `doubled` | moved within noise: 2.6 → 2.79 (+7.3%; 5% allowed; within noise (follows s16)) |"
+        in diff
+    )  # inherited
 
 
 def test_a_round_without_a_value_is_not_a_round_of_that_column(tmp_path):

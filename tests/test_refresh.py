@@ -140,13 +140,17 @@ def test_diff_lists_a_move_within_noise_without_flagging_it_and_flags_one_beyond
     a_run(tmp_path, 3.9, 3.4, 4.0, when=T0 + timedelta(hours=1))
     assert run_ledger("refresh", "--write", cwd=tmp_path).exit_code == 0
     result = run_ledger("diff", "HEAD", cwd=tmp_path)
-    assert "### Moved within noise (listed, not flagged)" in result.output
-    assert "| `speed` | 3.6 GB/s → 3.90 GB/s (+8.3%; 5% allowed; within noise (intervals 3.5–3.7 → 3.4–4)) |" in (
-        result.output
+    assert "### Other changes (listed, not flagged)" in result.output
+    assert (
+        "| moved within noise | `speed` | moved within noise: 3.6 GB/s → 3.90 GB/s (+8.3%; 5% allowed; "
+        "within noise (intervals 3.5–3.7 → 3.4–4)); re-measured" in result.output
     )
     assert "| value moved | `speed` |" not in result.output
     # The formula and its inputs are unchanged: its value inherits its input's verdict.
-    assert "| `seconds` | 10 s/GB → 9.23 s/GB (-7.7%; ±0.5 allowed; within noise (follows speed)) |" in result.output
+    assert (
+        "| moved within noise | `seconds` | moved within noise: 10 s/GB → 9.23 s/GB (-7.7%; ±0.5 allowed; "
+        "within noise (follows speed)) | value 10 s/GB → **9.23 s/GB** |"
+    ) in result.output
     assert "| value moved |" not in result.output
 
 

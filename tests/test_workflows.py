@@ -152,7 +152,17 @@ def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():
     assert "!cancelled()" in diff["if"]  # the diff is posted when the gate failed too
     artifact = next(step for step in steps(site) if step.get("uses", "").startswith("actions/upload-artifact"))
     assert artifact["with"] == {"name": "ledger-diff", "path": "${{ runner.temp }}/ledger-diff.md"}
+    # A preview of the pull request's site: what the base's ledger built, uploaded with the run's own token
+    # (no secret, nothing deployed), once the build succeeded, and linked from the comment.
+    build = next(step for step in steps(site) if step.get("id") == "build")
+    preview = next(step for step in steps(site) if step.get("id") == "preview")
+    assert steps(site).index(preview) > steps(site).index(build) and build["run"].startswith("mkdocs build --strict")
+    assert preview["uses"] == "actions/upload-artifact@v7"
+    assert preview["with"] == {"name": "site-preview", "path": "${{ runner.temp }}/site", "retention-days": 14}
+    assert "steps.build.outcome == 'success'" in preview["if"]
     comment = steps(site)[-1]
+    assert comment["env"] == {"PREVIEW_URL": "${{ steps.preview.outputs.artifact-url }}"}
+    assert "process.env.PREVIEW_URL" in comment["with"]["script"]
     assert "steps.diff.outcome == 'success'" in comment["if"]  # never an empty comment
     assert comment["uses"] == "actions/github-script@v9"
     script = comment["with"]["script"]
