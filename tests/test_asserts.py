@@ -125,7 +125,9 @@ def test_a_run_without_raw_rounds_is_judged_on_its_min_max_and_says_so(tmp_path)
 
 
 def test_a_timed_value_with_no_interval_holds_nothing(tmp_path):
-    run = a_run(tmp_path, [{"batch": 16, "rounds": 7, "speedup": 1.3}])  # timed (rounds), but no min–max
+    run = a_run(
+        tmp_path, [{"batch": 16, "rounds": 7, "speedup": 1.3}], columns={}
+    )  # timed (rounds, by inference), no min–max
     write_tree(tmp_path, {"claims/a.yaml": "claims:" + claim("s16", run, "1.3", extra='\n    asserts: "> 1"')})
     result = check(tmp_path)
     assert result.exit_code == 1

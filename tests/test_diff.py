@@ -608,11 +608,11 @@ def test_diff_flags_a_unit_change_as_a_value_change_with_its_factor(tmp_path):
     base = ledger_repo(tmp_path)  # the toy run declares its speedup column in ×
     commit(tmp_path, {"claims/moe.yaml": MEASURED.replace('unit: "×"', 'unit: "%"')})  # the same number, in %
     rows = flagged(run_ledger("diff", base, "HEAD", cwd=tmp_path).output)
-    assert (
-        "| unit changed | `moe-speedup-b16` | '×' → '%': the same number is a 100× smaller quantity "
-        "(stated 3.59× → 3.59%: the quantity 0.01×) |" in rows
-    ), rows
-    assert any(row.startswith("| became stale | `moe-speedup-b16` | drifted: stated 3.59%") for row in rows), rows
+    assert rows == [  # one row for the claim: both flags, each with why
+        "| unit changed, became stale | `moe-speedup-b16` | unit changed: '×' → '%': the same number is a 100× "
+        "smaller quantity (stated 3.59× → 3.59%: the quantity 0.01×); became stale: drifted: stated 3.59%, "
+        "evidence computes 360% (5% allowed) |"
+    ], rows
 
 
 def test_diff_flags_a_unit_change_restated_at_the_converted_number_as_the_same_quantity(tmp_path):

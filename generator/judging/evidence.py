@@ -231,7 +231,7 @@ class Stage:
             return made
         return replace(made, value=pooled.value, interval=replicates.confidence(pooled, good))
 
-    def _column_unit(self, made: ClaimVerdict, run: Run, evidence: Evidence) -> tuple[Unit | None, float | None]:
+    def _column_unit(self, made: Made, run: Run, evidence: Evidence) -> tuple[Unit | None, float | None]:
         """The unit the run declares for the cited column, and the factor from it to the claim's unit
         (None: the dimensions differ, reported as unit-mismatch). A column the run declares no unit for
         is taken in the claim's unit, as stated (reported as unit-undeclared, a warning by default)."""
