@@ -181,7 +181,7 @@ class Claim:
 
     def at(self, field_name: str) -> Source:
         """Where a field starts (its own line), or the claim's line if the field is absent."""
-        below = dict(self.field_lines).get(field_name)
+        below = next((lines for name, lines in self.field_lines if name == field_name), 0)
         return Source(self.where.path, self.where.line + below) if below else self.where
 
 
