@@ -69,9 +69,10 @@ def memory_limit(device_bytes: int, model_bytes: int, per_sequence_bytes: float)
 
 
 def time_context(s: session.Session, model, config, cfg: dict, context: int, cap_s: float,
-                 rng) -> tuple[dict, dict, list[str]]:
-    """One context: caches for every B and memory read per setting; the settings that fit cap_s timed interleaved."""
-    setups, memory = {}, {}
+                 rng) -> tuple[dict, dict, list[str], dict]:
+    """One context: caches for every B and memory read per setting; the settings that fit cap_s timed interleaved;
+    every timed step (steps.csv rows by setting)."""
+    setups, memory, raws = {}, {}, {}
     for b in cfg["batches"]:
         before = mx.get_active_memory()
         cache = decode.synthetic_cache(model, b, context, s.dtype, cfg["slack"])
@@ -84,6 +85,8 @@ def time_context(s: session.Session, model, config, cfg: dict, context: int, cap
                      "step_peak_bytes": mx.get_peak_memory(), "first_step_s": watch[0].seconds}
         raw.run(watch[1], 1)
         memory[b]["second_step_s"] = watch[1].seconds
+        raw.calls.clear()  # the two steps above are not timed samples
+        raws[f"raw/{b}"] = raw
 
         def run(w: timing.Stopwatch, reps: int, raw=raw, cache=cache) -> None:
             decode.rewind(cache, context)
@@ -100,7 +103,8 @@ def time_context(s: session.Session, model, config, cfg: dict, context: int, cap
     settings = {n: timing.Setting(setups[n], stop=stop) for n in kept}
     timed = s.time(settings, f"context {context}", stop=stop, min_sample_s=cfg["min_sample_s"],
                    max_reps=min(cfg["max_steps"], cfg["slack"]), min_reps=cfg["min_steps"])
-    return timed, memory, [f"{n}/{context}" for n in dropped]
+    steps = {n: step_rows.step_intervals(t, raws[n].calls, raws[n].pipelined) for n, t in timed.items()}
+    return timed, memory, [f"{n}/{context}" for n in dropped], steps
 
 
 def main(argv=None) -> None:
@@ -109,7 +113,7 @@ def main(argv=None) -> None:
     config = configs.PROFILE_MODELS[s.profile.name]
     phase = budget.Phases(s.progress)
     rng = np.random.default_rng(0)
-    rows, samples, dropped = [], [], []
+    rows, samples, dropped, step_table = [], [], [], []
     device_bytes, device_source = device_memory_bytes()
     with tempfile.TemporaryDirectory(prefix="gpu_log-") as folder, \
             gpu_log.GpuLog(Path(folder) / "gpu.csv", cfg["gpu_log_ms"]) as log:
@@ -122,8 +126,8 @@ def main(argv=None) -> None:
         for i, context in enumerate(cfg["contexts"]):
             left = cfg["budget_s"] - s.elapsed() - WRITE_RESERVE_S
             with phase(f"context {context}"):
-                timed, memory, gone = time_context(s, model, config, cfg, context, left / (len(cfg["contexts"]) - i),
-                                                   rng)
+                timed, memory, gone, steps = time_context(s, model, config, cfg, context,
+                                                          left / (len(cfg["contexts"]) - i), rng)
             dropped += gone
             base = timed.get("raw/1")
             for name, t in timed.items():
@@ -135,9 +139,11 @@ def main(argv=None) -> None:
                 row, rounds = step_rows.step_row("raw", b, t, {"speedup": speedup}, None, {
                     "context_tokens": context, "step_ms_interval_low": interval.low * 1e3,
                     "step_ms_interval_high": interval.high * 1e3, "interval_level": interval.level,
+                    **step_rows.latency_columns(steps[name]), "speedup_against": "raw/1",
                     **memory[b], "cache_bytes_formula": formula, "model_bytes": model_bytes}, [])
                 rows.append({"context_tokens": context, **row})
                 samples += [{"context_tokens": context, **r} for r in rounds]
+                step_table += [{"context_tokens": context, "mode": "raw", "batch": b, **r} for r in steps[name]]
             del timed
             mx.clear_cache()
         log_rows, log_source = log.stop()
@@ -149,7 +155,8 @@ def main(argv=None) -> None:
             largest = max(here, key=lambda r: r["batch"])
             per_sequence = (largest["cache_bytes"] + largest["step_peak_bytes"] - largest["active_bytes"]) / largest["batch"]
             limits[context] = memory_limit(device_bytes, model_bytes, per_sequence)
-    s.write({"results.csv": rows, "samples.csv": samples, "which_b.csv": which_b(rows, cfg["targets_ms"], limits),
+    s.write({"results.csv": rows, "samples.csv": samples, "steps.csv": step_table,
+             "which_b.csv": which_b(rows, cfg["targets_ms"], limits),
              "phases.csv": phase.rows, **({"gpu_log.csv": log_rows} if log_rows else {})}, {
         "model_config": config.mlx_lm(), "model_name": config.name, "model_config_source": configs.SOURCE,
         "scaled_from_writeup": config.changes_from(configs.WRITEUP_MODEL),
@@ -176,6 +183,9 @@ def main(argv=None) -> None:
                    "MLX's own memory limit",
         "timing": "per sample decode_steps raw steps; speedup = B x step at B=1 / step at B within a round, at "
                   "the same context; contexts timed one after another (not interleaved with each other)",
+        "steps": "steps.csv: every timed raw step (round, step = its index within the sample, step_ms, counted: "
+                 "every raw step counts, each is evaluated before the next starts); results.csv step_ms_p90 = "
+                 "the nearest-rank 90th percentile of a setting's steps (the ceil(0.9 n)-th smallest of p90_steps)",
     })
 
 
