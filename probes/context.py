@@ -31,7 +31,7 @@ CONTEXT = {
                 "max_rounds": 20, "slack": 64, "budget_s": 600.0, "drop_first": (), "gpu_log_ms": 20.0},
     "gpu": {"batches": (1, 4, 16, 64), "contexts": (16, 2048, 8192, 32768), "targets_ms": (20, 50, 100),
             "min_sample_s": 0.2, "min_steps": 2, "max_steps": 16, "target": 0.05, "min_rounds": 9,
-            "max_rounds": 20, "slack": 64, "budget_s": 300.0, "drop_first": ("64/32768",), "gpu_log_ms": 20.0},
+            "max_rounds": 20, "slack": 64, "budget_s": 120.0, "drop_first": ("64/32768",), "gpu_log_ms": 20.0},
 }
 LEVEL = 0.99  # the step time's interval for which_b: its upper end must meet the target
 WRITE_RESERVE_S = 10.0

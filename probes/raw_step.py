@@ -133,10 +133,11 @@ def check(model, config: dict, dtype_name: str) -> list[dict]:
             got = as_numpy(m(x[:, None, None, :], mx.array([experts] * 2, dtype=mx.uint32))[:, :, 0])
             want = np.stack([xs @ dequantize_bytes(*(as_numpy(a[e]) for a in (m.weight, m.scales, m.biases)),
                                                    m.bits, m.group_size).T for e in experts], axis=1)
-        else:
+        else:  # a block of rows at a time: the H200 head's 248320 x 2048 would be 2 GB of fp32 at once
             got = as_numpy(m(x))
-            want = xs @ dequantize_bytes(as_numpy(m.weight), as_numpy(m.scales), as_numpy(m.biases), m.bits,
-                                         m.group_size).T
+            w, sc, bi = as_numpy(m.weight), as_numpy(m.scales), as_numpy(m.biases)
+            want = np.concatenate([xs @ dequantize_bytes(w[i:i + 8192], sc[i:i + 8192], bi[i:i + 8192], m.bits,
+                                                         m.group_size).T for i in range(0, w.shape[0], 8192)], axis=-1)
         error = float(np.max(np.abs(got - want)) / (np.max(np.abs(want)) or 1.0)) if got.shape == want.shape else math.inf
         if not error <= TOLERANCE[dtype_name]:
             raise Mismatch(f"{name}: max relative error {error:.3g} against numpy (allowed {TOLERANCE[dtype_name]})")

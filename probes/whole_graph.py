@@ -49,7 +49,7 @@ DECODE = {
     "gpu": {"prompt_tokens": 4, "batches": GRID, "raw_batches": GRID, "tiny_batches": (1, 4, 16, 64),
             "looped_batches": (2, 4), "timed_modes": ALL_MODES, "parts": PARTS, "min_sample_s": 0.1, "min_steps": 2,
             "max_steps": 16, "target": 0.05, "min_rounds": 12, "b1_rounds": 40, "max_rounds": 40, "large_b": 32,
-            "large_b_rounds": 12, "budget_s": 300.0, "split_seconds": 1.0, "split_max_steps": 400,
+            "large_b_rounds": 12, "budget_s": 270.0, "split_seconds": 1.0, "split_max_steps": 400,
             "agreement_sequences": 8, "agreement_tokens": 48, "max_tokens": 4096, "gpu_log_ms": 20.0,
             "busy_steps": 10, "busy_reserve_s": 60.0, "busy_timeout_s": 120.0},
 }

@@ -266,23 +266,27 @@ def test_whole_graph_starts_the_baselines_first_and_the_tiny_model_last():
     assert whole_graph.DECODE["gpu-replicate"]["parts"] == ()
 
 
-def test_h200_plan_runs_an_invocation_and_packs_its_runs_with_its_log(tmp_path):
-    """scripts/h200 as the device call runs it, at the quick profile on this CPU (a dry run)."""
+def test_h200_plan_runs_a_replicate_call_and_packs_its_runs_with_its_log(tmp_path):
+    """scripts/h200 as a replicate device call runs it, at the quick profile on this CPU (a dry run)."""
     import subprocess
     import tarfile
 
     env = {**os.environ, "H200_PROFILE": "quick", "H200_PYTHON": sys.executable, "H200_WORK": str(tmp_path / "work"),
            "OUT": str(tmp_path / "out")}  # fmt: skip
-    done = subprocess.run([str(ROOT / "scripts/h200"), "context"], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [str(ROOT / "scripts/h200"), "replicate", "a"], env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["context.log", "context.tar"]
-    names = tarfile.open(tmp_path / "out/context.tar").getnames()
-    assert any(n.endswith("/which_b.csv") for n in names) and "context/context.log" in names
-    log = (tmp_path / "out/context.log").read_text()
-    assert log.count("end: exit 0") == 2  # the context probe, then raw_step.py
-    assert [f"raw_step B={b} step_ms median" in log for b in (4, 16, 64)] == [True] * 3
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["replicate-a.log", "replicate-a.tar"]
+    names = tarfile.open(tmp_path / "out/replicate-a.tar").getnames()
+    probes = {n.split("/")[2] for n in names if n.count("/") >= 3 and n.endswith("manifest.json")}
+    assert probes == {"context", "whole_graph", "raw_step"} and "replicate-a/replicate-a.log" in names
+    log = (tmp_path / "out/replicate-a.log").read_text()
+    assert log.count("end: exit 0") == 3  # each probe in its own process
+    assert "--profile quick-replicate" in log and "probes.raw_step --profile quick" in log
     usage = subprocess.run([str(ROOT / "scripts/h200"), "nothing"], capture_output=True, text=True)
     assert usage.returncode == 2 and "scripts/h200 whole-graph" in usage.stdout
+    assert subprocess.run([str(ROOT / "scripts/h200"), "replicate", "d"], capture_output=True).returncode == 2
 
 
 def test_gpu_busy_child_that_fails_or_hangs_is_recorded_and_never_raises(tmp_path):
