@@ -24,6 +24,7 @@ class Verb:
     name: str
     help: str
     needs_ledger: bool = True  # refuse to run where no ledger is found (exit 2, suggest `ledger init`)
+    needs_site: bool = False  # refuse to run without the site stack (exit 2, the install command); --help still works
 
     @property
     def module(self) -> str:
@@ -45,7 +46,7 @@ VERBS = (
     Verb("refresh", "move claims to the newest intact runs; value changes marked beyond or within noise"),
     Verb("history", "a claim's value across runs and commits, its segments and steps (--changed: each with a step)"),
     Verb("schema", "print the claim files' JSON Schema", needs_ledger=False),
-    Verb("pages", "write the generated pages as Markdown, for builders without MkDocs plugins"),
+    Verb("pages", "write the generated pages as Markdown, for builders without MkDocs plugins", needs_site=True),
     # It says first whether SITE_DIR is a folder, then looks for the ledger itself.
     Verb(
         "verify-site", "refuse a built site whose pages the ledger did not render from this ledger", needs_ledger=False
@@ -84,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser(_named_verb(argv)).parse_args(argv)
     verb = next(v for v in VERBS if v.name == args.command)
     try:
+        if verb.needs_site and (absent := stack.missing()):
+            raise stack.SiteStackMissing(stack.message(absent))
         if verb.needs_ledger:
             project.find(args.root, args.config)
         return verb.load().run_from_args(args)

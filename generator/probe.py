@@ -6,15 +6,17 @@ Standard library only, so a probe runs wherever Python does, without the site's 
 
     with measure("hashing", parameters={"profile": "default", "sizes_kib": [4, 1024]}) as run:
         timed = time_settings({"sha256 4 KiB": lambda: hashlib.sha256(block).digest()})["sha256 4 KiB"]
-        run.timed("results.csv", {"size_kib": 4}, timed, {"ms": each(timed, lambda s: s * 1e3)})
+        run.timed("results.csv", {"size_kib": 4}, timed, {"ms": each(timed, lambda s: s * 1e3)},
+                  units={"ms": "ms", "size_kib": "KiB"})
+        run.rows("sizes.csv", [{"size_kib": 4, "bytes": 4096}], units={"bytes": "B"})   # exact columns
     # leaving the block writes measurements/hashing/<UTC time>-<testbed>/ (results.csv with the
-    # median of the rounds, samples.csv with every round, manifest.json) into place complete; an
-    # exception inside the block writes nothing. The clock is generator.timing's.
+    # median of the rounds, samples.csv with every round, manifest.json with the columns' units)
+    # into place complete; an exception inside the block writes nothing. The clock is generator.timing's.
 
-A probe in another language is a command that writes CSV files into a folder; finalize() (or
-`python -m generator.probe finalize DIR ...`, or `ledger measure` for a probe declared with
-`{out}` in its command) adds the manifest and hashes and renames it into place. Both paths go
-through generator.runs.write_run, the one run writer.
+A probe in another language is a command that writes CSV files into a folder, and declares their
+value columns in columns.json there; finalize() (or `python -m generator.probe finalize DIR ...`,
+or `ledger measure` for a probe declared with `{out}` in its command) adds the manifest and hashes
+and renames it into place. Both paths go through generator.runs.write_run, the one run writer.
 """
 
 from __future__ import annotations
@@ -32,7 +34,17 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .runs import FILE_PATTERN, PROBE_NAME, TESTBED_PATTERN, imported_code, installed_timing, write_run
+from .runs import (
+    FILE_PATTERN,
+    PROBE_NAME,
+    TESTBED_PATTERN,
+    Column,
+    ColumnKind,
+    imported_code,
+    installed_timing,
+    read_columns,
+    write_run,
+)
 from .timing import (
     PerRound,
     Spread,
@@ -49,12 +61,13 @@ from .timing import (
 )
 
 __all__ = [
-    "Spread", "Stop", "Timed", "each", "environment", "finalize", "measure", "paired", "spread", "time_rounds",
-    "time_settings",
+    "Column", "Spread", "Stop", "Timed", "each", "environment", "finalize", "measure", "paired", "spread",
+    "time_rounds", "time_settings",
 ]  # fmt: skip
 
 PARAMETERS_FILE = "parameters.json"  # optional, beside the CSV files of a probe in another language
 ENVIRONMENT_FILE = "environment.json"  # optional: what the probe knows of its build (compiler, flags, libc)
+COLUMNS_FILE = "columns.json"  # the value columns' units and kinds: {file: {column: {"unit", "kind"}}}
 
 
 def time_rounds(settings: Mapping[str, Callable[[], object]], rounds: int = 7, warmup: int = 1) -> dict[str, Spread]:
@@ -139,14 +152,29 @@ class Measurement:
     code: list[str] | None = None
     started: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     tables: dict[str, list[Mapping[str, object]]] = field(default_factory=dict)
+    columns: dict[str, dict[str, Column]] = field(default_factory=dict)  # file -> column -> its declaration
     path: Path | None = None  # the run's folder, once written
 
-    def rows(self, file: str, rows: Iterable[Mapping[str, object]]) -> None:
-        """Add tidy rows (one dict per row) to a CSV file of the run."""
+    def declare(self, file: str, units: Mapping[str, str], kind: ColumnKind = "exact") -> None:
+        """Declare the unit of columns of `file` and whether they were timed or are exact:
+        run.declare("results.csv", {"bytes": "B"}). A column declared twice must be declared alike."""
+        declared = self.columns.setdefault(file, {}) if units else {}
+        for column, unit in units.items():
+            found = Column(unit, kind)
+            if declared.setdefault(column, found) != found:
+                before = declared[column]
+                raise ValueError(
+                    f"{file}, column {column!r}: declared {before.unit!r} ({before.kind}), now {unit!r} ({kind})"
+                )
+
+    def rows(self, file: str, rows: Iterable[Mapping[str, object]], units: Mapping[str, str] | None = None) -> None:
+        """Add tidy rows (one dict per row) to a CSV file of the run; units: column -> unit of its
+        exact columns (computed, not timed: run.rows("kv.csv", rows, units={"bytes_per_token": "B"}))."""
         self.tables.setdefault(file, []).extend(dict(row) for row in rows)
+        self.declare(file, units or {}, "exact")
 
     def row(self, file: str = "results.csv", **cells: object) -> None:
-        """Add one row: run.row(size_kib=4, gb_per_s=1.2, gb_per_s_min=1.1, gb_per_s_max=1.3)."""
+        """Add one row: run.row(size_kib=4, bytes=4096); declare its columns' units with declare()."""
         self.rows(file, [cells])
 
     def timed(
@@ -156,13 +184,26 @@ class Measurement:
         timed: Timed,
         values: Mapping[str, PerRound],
         spread_of: Sequence[str] = (),
+        units: Mapping[str, str] | None = None,
     ) -> None:
         """Add one timed setting: its row to `file` (each value the median of its rounds, with
         rounds and stop) and one row per round to the file's samples table (results.csv ->
-        samples.csv). values: column -> {round: value}, from each() or paired()."""
+        samples.csv). values: column -> {round: value}, from each() or paired(). units: column ->
+        unit of every value (declared timed, with its NAME_min and NAME_max) and of any key
+        (declared exact); None declares nothing (the gate then warns that the run declares no units)."""
+        if units is not None:
+            undeclared = [name for name in values if name not in units]
+            unknown = [name for name in units if name not in values and name not in keys]
+            if undeclared or unknown:
+                what = f"no unit for {', '.join(undeclared)}" if undeclared else f"{', '.join(unknown)} is not a column"
+                raise ValueError(f"{file}: units: {what}; give every value column of the row its unit")
         row, rounds = summarise(keys, timed, values, spread_of)
         self.rows(file, [row])
         self.rows(samples_file(file), rounds)
+        if units is not None:
+            self.declare(file, {name: unit for name, unit in units.items() if name in keys}, "exact")
+            spreads = {f"{name}_{end}": units[name] for name in spread_of if name in values for end in ("min", "max")}
+            self.declare(file, {**{name: units[name] for name in values}, **spreads}, "timed")
 
     def write(self) -> Path:
         """Hash the probe's code and data, write the manifest, rename the run into place; its folder."""
@@ -179,6 +220,7 @@ class Measurement:
             finished=datetime.now(timezone.utc),
             measurements=_measurements_override(),
             probe_path=probe_path,
+            columns=self.columns,
         )
         return self.path
 
@@ -252,27 +294,33 @@ def finalize(
     """Turn a folder of CSV files written by any command into a run, then remove the folder.
 
     The folder holds tidy CSV files (samples.csv and NAME.samples.csv for raw rounds, like any
-    table), optionally parameters.json (merged over `parameters`: what defines the measurement) and
+    table), optionally parameters.json (merged over `parameters`: what defines the measurement),
     environment.json (merged, then environment_extra over it, into the manifest's environment: the
-    compiler and its version, flags, libc, CPU flags; never a defining parameter).
+    compiler and its version, flags, libc, CPU flags; never a defining parameter) and columns.json
+    (the unit of each value column and whether it was timed or is exact:
+    {"results.csv": {"gb_per_s": {"unit": "GB/s", "kind": "timed"}}}).
     code: the command's source files, relative to root (the probe's own file first or under
     probes_dir named <probe>.*). Returns the run's folder under root/measurements.
     """
     folder = Path(folder)
     merged = dict(parameters or {})
     found_environment: dict[str, object] = {}
+    columns: dict[str, dict[str, Column]] = {}
     tables: dict[str, list[Mapping[str, object]]] = {}
     for path in sorted(folder.iterdir()):
         if path.name == PARAMETERS_FILE:
             merged.update(_json_object(path))
         elif path.name == ENVIRONMENT_FILE:
             found_environment.update(_json_object(path))
+        elif path.name == COLUMNS_FILE:
+            columns = read_columns(_json_object(path), str(path))
         elif FILE_PATTERN.match(path.name) and path.is_file():
             with open(path, newline="", encoding="utf-8") as handle:
                 tables[path.name] = list(csv.DictReader(handle))
         else:
             raise ValueError(
-                f"{path}: a probe's output folder holds only *.csv files, {PARAMETERS_FILE} and {ENVIRONMENT_FILE}"
+                f"{path}: a probe's output folder holds only *.csv files, {PARAMETERS_FILE}, {ENVIRONMENT_FILE} "
+                f"and {COLUMNS_FILE}"
             )
     if not tables:
         raise ValueError(f"{folder}: the probe wrote no CSV file")
@@ -289,6 +337,7 @@ def finalize(
         finished=finished or datetime.now(timezone.utc),
         measurements=_measurements_override(),
         probe_path=_probe_path(probe, list(code), probes_dir),
+        columns=columns,
     )
     shutil.rmtree(folder)
     return written

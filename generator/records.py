@@ -8,6 +8,8 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any, Literal, get_args
 
+from .runs import Column
+
 # The names of claim kinds and statuses, typed: kinds.py holds a row for each (what it means, its fields).
 Kind = Literal["measured", "extrapolated", "borrowed"]
 Status = Literal["asserted", "lead", "refuted", "superseded", "retracted"]
@@ -171,6 +173,8 @@ class Run:
     unlisted: tuple[str, ...] = ()  # files in the folder that the manifest does not list
     blob_ids: Mapping[str, str] = field(default_factory=dict, compare=False)  # file name -> git blob sha1
     manifest_sha256: str = ""  # of manifest.json's bytes, for the published registry of runs
+    columns: Mapping[str, Mapping[str, Column]] = field(default_factory=dict, compare=False)  # file -> col -> decl.
+    columns_sha256: tuple[str, str] = ("", "")  # (found, listed) sha256 of the declarations; equal when intact
 
     @property
     def name(self) -> str:
@@ -183,12 +187,13 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class FileChange:
-    """A run's data file that is not what its manifest lists (verdicts.py words it)."""
+    """A run's data file that is not what its manifest lists (verdicts.py words it); `declared`: the
+    manifest's column declarations are not what its columns_sha256 says (name: manifest.json)."""
 
     name: str
-    kind: Literal["missing", "hash", "unlisted", "unreadable"]
-    found: str = ""  # hash: its sha256 now; unreadable: why it cannot be read
-    listed: str = ""  # hash: the sha256 the manifest lists
+    kind: Literal["missing", "hash", "unlisted", "unreadable", "declared"]
+    found: str = ""  # hash, declared: its sha256 now; unreadable: why it cannot be read
+    listed: str = ""  # hash, declared: the sha256 the manifest lists
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,9 +5,11 @@ Standard library only, so a probe can call write_run() on any machine where MLX 
 site's dependencies installed (a Mac, a GPU box).
 
 A run is a folder  measurements/<probe>/<UTC timestamp>-<testbed>/  holding tidy CSV files and a
-manifest.json that records the probe's code hashes, parameters, environment, times and the hash of
-every data file. Runs are written to a hidden temporary folder and renamed into place when complete;
-an existing run is never overwritten.
+manifest.json that records the probe's code hashes, parameters, environment, times, the hash of
+every data file and what the probe declared of its value columns (`columns`: each one's unit and
+whether it was timed or is exact, with the declaration's own hash, so an edit of it alone reads as
+tampered, as an edit of a data file does). Runs are written to a hidden temporary folder and renamed
+into place when complete; an existing run is never overwritten.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ import re
 import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Literal, get_args
 
 MANIFEST = "manifest.json"
 FORMAT = 1  # the manifest format write_run writes and the gate reads (integrity.shape refuses another)
@@ -37,6 +40,74 @@ TESTBED_PATTERN = KEBAB_CASE  # the name probes and `ledger init` projects impor
 PROBE_NAME = re.compile(rf"^{SNAKE}$")
 FILE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.csv$")
 PARTIAL_PREFIX = ".partial-"
+
+ColumnKind = Literal["timed", "exact"]
+# timed: a median of timed rounds (it varies from run to run); exact: computed from counts or settings,
+# the same in every run of the same parameters (a byte count, a closed form).
+COLUMN_KINDS: tuple[ColumnKind, ...] = get_args(ColumnKind)
+MAX_UNIT_CHARS = 40  # a declared unit's text ("GB/s", "ms per token", "×"): a unit, not a sentence
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """What a probe declares of one value column it writes: its unit, as a claim states it ("ms", "GB/s",
+    "×", "" for a plain number), and whether the value was timed or is exact."""
+
+    unit: str
+    kind: ColumnKind
+
+    def __post_init__(self) -> None:
+        why = column_problem(self.unit, self.kind)
+        if why:
+            raise ValueError(why)
+
+    def as_json(self) -> dict[str, str]:
+        return {"unit": self.unit, "kind": self.kind}
+
+
+Columns = Mapping[str, Mapping[str, Column]]  # data file -> column -> its declaration
+
+
+def column_problem(unit: object, kind: object) -> str:
+    """What is wrong with a column's declaration ("" when nothing is); the writer and the gate both ask."""
+    if not isinstance(unit, str):
+        return f"unit {str(unit)[:40]!r} is not text"
+    if len(unit) > MAX_UNIT_CHARS or unit != unit.strip() or not unit.isprintable():
+        return f"unit {unit[:MAX_UNIT_CHARS]!r}: a unit's text, at most {MAX_UNIT_CHARS} printable characters, no spaces around it"
+    if kind not in COLUMN_KINDS:
+        return f"kind {str(kind)[:20]!r}: a column is {' or '.join(COLUMN_KINDS)}"
+    return ""
+
+
+def columns_json(columns: Columns) -> dict[str, dict[str, dict[str, str]]]:
+    """The declarations as manifest.json (and a probe's columns.json) hold them."""
+    return {name: {column: found.as_json() for column, found in table.items()} for name, table in columns.items()}
+
+
+def columns_sha256(columns: Columns) -> str:
+    """The SHA-256 of the declarations' canonical JSON (keys sorted, no spaces, UTF-8): the manifest's
+    `columns_sha256`, which the gate recomputes, as it rehashes every data file."""
+    canonical = json.dumps(columns_json(columns), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return sha256_bytes(canonical.encode())
+
+
+def read_columns(found: object, where: str) -> dict[str, dict[str, Column]]:
+    """Declarations from their JSON form ({file: {column: {"unit": ..., "kind": ...}}}); ValueError naming `where`."""
+    if not isinstance(found, dict):
+        raise ValueError(f'{where}: must hold a JSON object {{file: {{column: {{"unit": ..., "kind": ...}}}}}}')
+    columns: dict[str, dict[str, Column]] = {}
+    for name, table in found.items():
+        if not isinstance(table, dict) or not table:
+            raise ValueError(f'{where}: {str(name)[:60]!r} must map each column to {{"unit": ..., "kind": ...}}')
+        columns[name] = {}
+        for column, entry in table.items():
+            if not isinstance(entry, dict) or set(entry) != {"unit", "kind"}:
+                raise ValueError(f'{where}: {name}, column {str(column)[:60]!r}: write {{"unit": ..., "kind": ...}}')
+            why = column_problem(entry["unit"], entry["kind"])
+            if why:
+                raise ValueError(f"{where}: {name}, column {str(column)[:60]!r}: {why}")
+            columns[name][column] = Column(entry["unit"], entry["kind"])
+    return columns
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +123,8 @@ class Manifest:
     parameters: Mapping[str, object]
     environment: Mapping[str, object]
     files: Mapping[str, tuple[str, int]]  # data file -> (sha256, rows)
+    columns: Columns = field(default_factory=dict)  # data file -> column -> its declaration (empty: none)
+    columns_sha256: str = ""  # of the declarations as written (columns_sha256()); "" when there are none
 
     @property
     def folder(self) -> str:
@@ -70,6 +143,9 @@ class Manifest:
             "environment": dict(self.environment),
             "files": {name: {"sha256": sha256, "rows": rows} for name, (sha256, rows) in self.files.items()},
         }
+        if self.columns:  # a run written before declarations were has neither key
+            manifest["columns"] = columns_json(self.columns)
+            manifest["columns_sha256"] = self.columns_sha256
         return (json.dumps(manifest, indent=2) + "\n").encode()
 
     @classmethod
@@ -85,6 +161,8 @@ class Manifest:
             parameters=manifest.get("parameters") or {},
             environment=manifest.get("environment") or {},
             files={str(name): (entry["sha256"], entry.get("rows", 0)) for name, entry in files.items()},
+            columns=read_columns(manifest["columns"], "manifest.json columns") if "columns" in manifest else {},
+            columns_sha256=str(manifest.get("columns_sha256", "")),
         )
 
 
@@ -199,6 +277,7 @@ def write_run(
     finished: datetime,
     measurements: Path | None = None,
     probe_path: str | None = None,
+    columns: Columns | None = None,
 ) -> Path:
     """Write one measurement run atomically and return its folder.
 
@@ -208,6 +287,8 @@ def write_run(
     code: paths relative to root of the probe and the harness modules it uses (imported_code()).
     measurements: where runs go instead of root/measurements (tests write to a temporary folder).
     probe_path: the probe's own file relative to root (default probes/<probe>.py); it must be in code.
+    columns: {"results.csv": {"gb_per_s": Column("GB/s", "timed")}}: the unit of each value column and
+      whether it was timed or is exact, for the tables (a samples file's columns are its table's).
     Raises FileExistsError rather than overwrite an existing run; leaves nothing behind on error.
     """
     if not PROBE_NAME.fullmatch(probe):
@@ -222,6 +303,7 @@ def write_run(
         if not rows:
             raise ValueError(f"table {name!r} has no rows")
 
+    declared = _checked_columns(columns or {}, tables)
     code_hashes = {path: sha256_file(root / path) for path in sorted(set(code))}
     probe_path = probe_path or f"probes/{probe}.py"
     if probe_path not in code_hashes:
@@ -237,6 +319,8 @@ def write_run(
         parameters,
         environment,
         {name: (sha256_bytes(content), len(tables[name])) for name, content in data.items()},
+        declared,
+        columns_sha256(declared) if declared else "",
     )
 
     parent = (measurements or root / "measurements") / probe
@@ -257,6 +341,24 @@ def write_run(
         if partial.exists():
             shutil.rmtree(partial)
     return final
+
+
+def _checked_columns(columns: Columns, tables: Mapping[str, Sequence[Mapping[str, object]]]) -> Columns:
+    """The declarations, once each names a table of the run (not a samples file) and a column it has."""
+    for name, declared in columns.items():
+        if not declared:
+            continue
+        if name not in tables:
+            raise ValueError(f"columns: {name!r} is not a table of the run ({', '.join(sorted(tables))})")
+        if is_samples(name):
+            raise ValueError(f"columns: declare the columns of the table, not of {name}: its rounds share them")
+        present = {key for row in tables[name] for key in row}
+        for column, found in declared.items():
+            if column not in present:
+                raise ValueError(f"columns: {name} has no column {column!r}")
+            if not isinstance(found, Column):
+                raise ValueError(f"columns: {name}, {column}: declare it as Column(unit, kind), not {found!r}")
+    return {name: dict(columns[name]) for name in tables if columns.get(name)}  # in the tables' order
 
 
 def _write_synced(path: Path, content: bytes) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from generator.runs import write_run  # noqa: E402
+from generator.runs import Column, write_run  # noqa: E402
 
 RUN_TIME = datetime(2026, 11, 29, 10, 0, 0, tzinfo=timezone.utc)
 TOY_PROBE = "# a stand-in probe: its bytes are what the manifest hashes\nprint('toy')\n"
@@ -38,8 +38,10 @@ def a_run(
     testbed: str = "linux-cpu",
     when: datetime = RUN_TIME,
     file: str = "results.csv",
+    columns: dict[str, Column] | None = None,
 ) -> str:
-    """A real run written by the real run writer, from a stand-in probe file; returns its path."""
+    """A real run written by the real run writer, from a stand-in probe file; returns its path.
+    columns: the declarations of `file`'s columns (none: a run that declares no units)."""
     probe_file = root / "probes" / f"{probe}.py"
     if not probe_file.exists():
         write_tree(root, {f"probes/{probe}.py": TOY_PROBE})
@@ -53,6 +55,7 @@ def a_run(
         code=[f"probes/{probe}.py"],
         started=when,
         finished=when,
+        columns={file: columns} if columns else None,
     )
     return path.relative_to(root).as_posix()
 

@@ -35,6 +35,9 @@ def test_the_guides_c_probe_is_built_and_run_by_ledger_measure(tmp_path):
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["probe"]["path"] == "probes/memcpy.c"
     assert list(manifest["probe"]["code"]) == ["probes/memcpy.c"]  # the source, never the binary
+    units = manifest["columns"]["results.csv"]  # from the probe's columns.json
+    assert units["gb_per_s"] == units["gb_per_s_max"] == {"unit": "GB/s", "kind": "timed"}
+    assert units["size_kib"] == {"unit": "KiB", "kind": "exact"} and "columns.json" not in manifest["files"]
     assert manifest["parameters"] == {
         "profile": "quick",
         "sizes_kib": [64, 1024],

@@ -73,6 +73,9 @@ def test_init_claims_cite_the_run_the_probe_wrote_at_init(project):
     assert manifest["probe"]["path"] == "probes/hashing.py"
     assert "probes/hashing.py" in manifest["probe"]["code"]
     assert manifest["parameters"]["profile"] == "default"
+    declared = manifest["columns"]["results.csv"]  # the example probe declares its columns' units
+    assert declared["gb_per_s"] == {"unit": "GB/s", "kind": "timed"} == declared["gb_per_s_min"]
+    assert declared["size_kib"] == {"unit": "KiB", "kind": "exact"}
     assert claims_of(project)["sha256-1mib-throughput"]["evidence"]["run"] == run.relative_to(project).as_posix()
 
 

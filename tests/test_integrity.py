@@ -10,6 +10,8 @@ from dataclasses import replace
 
 from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
 
+from generator.runs import Column, columns_sha256
+
 
 def ledger_with_run(tmp_path, claims: str = MEASURED):
     a_run(tmp_path, SPEEDUP_ROWS)
@@ -175,3 +177,46 @@ def test_a_shallow_clone_says_once_that_run_history_was_not_checked(tmp_path):
     assert result.output.endswith(
         "— 0 failures — run history not checked: a shallow clone (fetch full history: `git fetch --unshallow`)\n"
     )
+
+
+DECLARED = {"batch": Column("", "exact"), "speedup": Column("×", "timed")}
+
+
+def test_a_declaration_edited_in_the_manifest_alone_is_tampered(tmp_path):
+    a_run(tmp_path, SPEEDUP_ROWS, columns=DECLARED)
+    write_tree(tmp_path, {"claims/moe.yaml": MEASURED})
+    assert check(tmp_path).exit_code == 0
+    edit_manifest(tmp_path, lambda m: m["columns"]["results.csv"]["speedup"].update(unit="%"))
+    result = check(tmp_path)
+    assert result.exit_code == 1
+    assert (
+        f"claims/moe.yaml:8: moe-speedup-b16: tampered: {RUN}/manifest.json column declarations have sha256 "
+    ) in result.output
+    assert f"its columns_sha256 says {columns_sha256({'results.csv': DECLARED})[:12]}…\n" in result.output
+    assert f"  fix: restore it (`git checkout -- {RUN}/manifest.json`) or rerun `ledger measure toy`" in result.output
+
+
+def test_a_committed_declaration_edited_with_its_hash_is_rewritten(tmp_path):
+    a_run(tmp_path, SPEEDUP_ROWS, columns=DECLARED)
+    write_tree(tmp_path, {"claims/moe.yaml": MEASURED})
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "measure toy")
+    edited = {"results.csv": {**DECLARED, "speedup": Column("%", "timed")}}
+
+    def change(manifest):
+        manifest["columns"]["results.csv"]["speedup"]["unit"] = "%"
+        manifest["columns_sha256"] = columns_sha256(edited)
+
+    edit_manifest(tmp_path, change)
+    output = check(tmp_path).output
+    assert f"rewritten: {RUN}: manifest.json differ from commit" in output and "tampered" not in output
+
+
+def test_an_uncited_run_with_an_edited_declaration_is_tampered_at_its_manifest(tmp_path):
+    a_run(tmp_path, SPEEDUP_ROWS, columns=DECLARED)
+    write_tree(tmp_path, {"claims/moe.yaml": "claims: []\n"})
+    edit_manifest(tmp_path, lambda m: m["columns"]["results.csv"]["batch"].update(kind="timed"))
+    result = check(tmp_path)
+    assert result.exit_code == 1
+    assert f"{RUN}/manifest.json: tampered: {RUN}/manifest.json column declarations have sha256" in result.output

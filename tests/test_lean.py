@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO, write_tree
 
+from generator.cli import VERBS
 from generator.inputs import stack
 
 INSTALL = 'install evidence-ledger[site] (pip install "evidence-ledger[site]")'
@@ -84,3 +85,18 @@ def test_mkdocs_build_without_the_rest_of_the_stack_is_a_configuration_error_not
     assert done.returncode != 0
     assert f"the site needs pandas, not installed here: {INSTALL}" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("verb", [verb.name for verb in VERBS])
+def test_every_verbs_help_works_without_the_site_stack(verb, tmp_path):
+    done = without(stack.MODULES, LEDGER, verb, "--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: ledger {verb}")
+
+
+def test_ledger_help_and_a_bare_ledger_work_without_the_site_stack(tmp_path):
+    helped = without(stack.MODULES, LEDGER, "--help", cwd=tmp_path)
+    assert helped.returncode == 0 and "verify-site" in helped.stdout, helped.stderr
+    bare = without(stack.MODULES, LEDGER, cwd=tmp_path)
+    assert bare.returncode == 2 and "Traceback" not in bare.stderr
+    assert bare.stderr.endswith("ledger: error: the following arguments are required: command\n")

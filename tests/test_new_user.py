@@ -190,3 +190,34 @@ def test_the_lean_package_runs_ledger_check_with_no_mkdocs_and_says_what_the_sit
     assert plugin.returncode == 1 and "install evidence-ledger[site]" in plugin.stderr
     pages = sh("ledger", "pages", "out", cwd=tmp_path / "mine", env=env, check=False)
     assert pages.returncode == 2 and "Traceback" not in pages.stderr and "install evidence-ledger[site]" in pages.stderr
+
+
+def test_the_lean_package_never_tracebacks_every_verb_helps_and_site_verbs_say_what_they_need(
+    lean_venv, fresh_venv, tmp_path
+):
+    from generator.cli import VERBS
+
+    env = in_venv(lean_venv)
+    helped = sh("ledger", "--help", cwd=tmp_path, env=env)
+    assert all(verb.name in helped.stdout for verb in VERBS)
+    bare = sh("ledger", cwd=tmp_path, env=env, check=False)
+    assert bare.returncode == 2 and bare.stderr.splitlines()[-1] == (
+        "ledger: error: the following arguments are required: command"
+    )
+    for verb in VERBS:
+        done = sh("ledger", verb.name, "--help", cwd=tmp_path, env=env, check=False)
+        assert done.returncode == 0 and done.stdout.startswith(f"usage: ledger {verb.name}"), (verb.name, done.stderr)
+    sh("ledger", "init", "mine", cwd=tmp_path, env=env)
+    project = tmp_path / "mine"
+    pages = sh("ledger", "pages", "out", cwd=project, env=env, check=False)
+    assert (pages.returncode, pages.stdout) == (2, "")
+    assert pages.stderr == (
+        "ledger: the site needs mkdocs, material, pandas, altair, vl_convert, pygments, not installed here: "
+        'install evidence-ledger[site] (pip install "evidence-ledger[site]")\n'
+    )
+    assert not (project / "out").exists()
+    sh("mkdocs", "build", "--strict", cwd=project, env=in_venv(fresh_venv))  # built with the site stack...
+    verified = sh("ledger", "verify-site", "site", cwd=project, env=env)  # ...verified without it
+    assert verified.stdout.endswith("with the gate passing\n") and verified.stderr == ""
+    for output in (helped, bare, pages, verified):
+        assert "Traceback" not in output.stdout + output.stderr

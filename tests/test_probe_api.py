@@ -237,3 +237,106 @@ def test_finalize_refuses_an_environment_or_parameters_file_that_is_not_an_objec
     with pytest.raises(ValueError, match=name):
         probe.finalize(tmp_path / "out", "toy", root=tmp_path, code=["probes/toy.sh"], started=started, testbed="b")
     assert not (tmp_path / "measurements").exists()
+
+
+DECLARING_PROBE = """
+from generator.probe import Stop, each, measure, paired, time_settings
+
+with measure("toy", parameters={"profile": "quick"}, testbed="bench-box") as run:
+    timed = time_settings({"one": lambda: sum(range(2000)), "two": lambda: sum(range(4000))},
+                          Stop(target=None, min_rounds=9, max_rounds=9))
+    for size, name in ((1, "one"), (2, "two")):
+        run.timed("results.csv", {"size": size}, timed[name],
+                  {"ms": each(timed[name], lambda s: s * 1e3),
+                   "ratio": paired(timed[name], timed["one"], lambda mine, one: mine / one)},
+                  spread_of=["ms"], units={"ms": "ms", "ratio": "×", "size": "KiB"})
+    run.rows("sizes.csv", [{"size": 1, "bytes": 1024}, {"size": 2, "bytes": 2048}], units={"bytes": "B"})
+    run.row("sizes.csv", size=3, bytes=3072)
+    run.declare("sizes.csv", {"size": "KiB"})
+"""
+
+
+def test_a_probe_declares_each_value_columns_unit_timed_or_exact_in_the_manifest(tmp_path):
+    write_tree(tmp_path, {"mkdocs.yml": "site_name: t\n", "probes/toy.py": DECLARING_PROBE})
+    done = run_python(tmp_path / "probes/toy.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((tmp_path / done.stdout.strip() / "manifest.json").read_text())
+    timed, exact = {"kind": "timed"}, {"kind": "exact"}
+    assert manifest["columns"] == {
+        "results.csv": {
+            "size": {"unit": "KiB", **exact},
+            "ms": {"unit": "ms", **timed},
+            "ratio": {"unit": "×", **timed},
+            "ms_min": {"unit": "ms", **timed},
+            "ms_max": {"unit": "ms", **timed},
+        },
+        "sizes.csv": {"bytes": {"unit": "B", **exact}, "size": {"unit": "KiB", **exact}},
+    }
+    write_tree(tmp_path, {"claims/c.yaml": CLAIM.format(run=done.stdout.strip()).replace("value: 42", "value: 1")})
+    assert "invalid" not in run_ledger("check", cwd=tmp_path).output
+
+
+@pytest.mark.parametrize(
+    "calls, message",
+    [
+        (
+            'run.timed("results.csv", {"size": 1}, timed, {"ms": ms}, units={"size": "KiB"})',
+            "results.csv: units: no unit for ms; give every value column of the row its unit",
+        ),
+        (
+            'run.timed("results.csv", {"size": 1}, timed, {"ms": ms}, units={"ms": "ms", "us": "us"})',
+            "results.csv: units: us is not a column; give every value column of the row its unit",
+        ),
+        (
+            'run.rows("r.csv", [{"ms": 1}], units={"ms": "ms"}); run.declare("r.csv", {"ms": "s"})',
+            "r.csv, column 'ms': declared 'ms' (exact), now 's' (exact)",
+        ),
+        (
+            'run.timed("r.csv", {"size": 1}, timed, {"ms": ms}, units={"ms": "ms"}); run.declare("r.csv", {"ms": "ms"})',
+            "r.csv, column 'ms': declared 'ms' (timed), now 'ms' (exact)",
+        ),
+        ('run.declare("r.csv", {"ms": "ms"}, "noisy")', "kind 'noisy': a column is timed or exact"),
+    ],
+)
+def test_a_probe_that_leaves_a_value_undeclared_or_declares_it_twice_otherwise_writes_nothing(tmp_path, calls, message):
+    body = f"""
+from generator.probe import each, measure, time_settings
+from generator.timing import fixed
+
+with measure("toy", parameters={{}}, testbed="bench-box") as run:
+    timed = time_settings({{"one": lambda: None}}, fixed(3))["one"]
+    ms = each(timed, lambda s: s * 1e3)
+    {calls}
+"""
+    write_tree(tmp_path, {"mkdocs.yml": "site_name: t\n", "probes/toy.py": body})
+    done = run_python(tmp_path / "probes/toy.py", cwd=tmp_path)
+    assert done.returncode == 1 and f"ValueError: {message}" in done.stderr
+    assert not (tmp_path / "measurements").exists()
+
+
+def test_a_probe_in_another_language_declares_its_columns_in_columns_json(tmp_path):
+    write_tree(tmp_path, {"probes/toy.c": "int main(){}\n"})
+    declared = {"results.csv": {"ms": {"unit": "ms", "kind": "timed"}, "bytes": {"unit": "B", "kind": "exact"}}}
+    write_tree(tmp_path / "out", {"results.csv": "size,bytes,ms\n2,2048,42\n", "columns.json": json.dumps(declared)})
+    manifest = finalize_from_the_command_line(tmp_path, "probes/toy.c")
+    assert manifest["columns"] == declared
+    assert "columns.json" not in manifest["files"]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"results.csv": {"ms": "ms"}}', 'results.csv, column \'ms\': write {"unit": ..., "kind": ...}'),
+        ('{"results.csv": {"ms": {"unit": "ms", "kind": "median"}}}', "kind 'median': a column is timed or exact"),
+        ('{"other.csv": {"ms": {"unit": "ms", "kind": "timed"}}}', "columns: 'other.csv' is not a table of the run"),
+        ('{"results.csv": {"us": {"unit": "us", "kind": "timed"}}}', "columns: results.csv has no column 'us'"),
+    ],
+)
+def test_finalize_refuses_a_columns_file_that_does_not_declare_the_folders_columns(tmp_path, text, message):
+    write_tree(tmp_path, {"probes/toy.sh": "true\n"})
+    write_tree(tmp_path / "out", {"results.csv": "size,ms\n2,42\n", "columns.json": text})
+    started = datetime(2026, 11, 30, 6, 0, tzinfo=timezone.utc)
+    with pytest.raises(ValueError) as error:
+        probe.finalize(tmp_path / "out", "toy", root=tmp_path, code=["probes/toy.sh"], started=started, testbed="b")
+    assert message in str(error.value)
+    assert not (tmp_path / "measurements").exists() and (tmp_path / "out/results.csv").exists()

@@ -9,7 +9,7 @@ from helpers import REPO, run_ledger, run_mkdocs, write_tree
 from helpers_site import a_ledger, article
 
 from generator.gate import check_project
-from generator.site.readback import figures_in
+from generator.prose.readback import figures_in
 
 pytestmark = pytest.mark.site
 

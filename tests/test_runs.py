@@ -5,7 +5,7 @@ import json
 import pytest
 from helpers import REPO, RUN_TIME, TOY_PROBE, write_tree
 
-from generator.runs import Manifest, code_hash, csv_bytes, sha256_bytes, write_run
+from generator.runs import Column, Manifest, code_hash, columns_sha256, csv_bytes, sha256_bytes, write_run
 from generator.trust.integrity import shape
 
 
@@ -108,3 +108,84 @@ def test_a_manifest_of_another_format_is_refused_with_the_fix(tmp_path):
     assert shape({**manifest, "format": 2}) == ["`format` is 2: this ledger reads format 1; upgrade the ledger"]
     del manifest["format"]
     assert shape(manifest) == []  # written before `format` was: format 1
+
+
+def test_a_run_records_each_declared_columns_unit_and_kind_with_their_hash(tmp_path):
+    write_tree(tmp_path, {"probes/toy.py": TOY_PROBE})
+    columns = {"results.csv": {"ms": Column("ms", "timed"), "batch": Column("", "exact")}}
+    manifest_bytes = (write(tmp_path, columns=columns) / "manifest.json").read_bytes()
+    manifest = json.loads(manifest_bytes)
+    assert manifest["columns"] == {
+        "results.csv": {"ms": {"unit": "ms", "kind": "timed"}, "batch": {"unit": "", "kind": "exact"}}
+    }
+    canonical = '{"results.csv":{"batch":{"kind":"exact","unit":""},"ms":{"kind":"timed","unit":"ms"}}}'
+    assert manifest["columns_sha256"] == sha256_bytes(canonical.encode()) == columns_sha256(columns)
+    assert list(manifest)[-3:] == ["files", "columns", "columns_sha256"]
+    assert shape(manifest) == []
+    record = Manifest.read(manifest)
+    assert record.columns == columns and record.as_bytes() == manifest_bytes
+
+
+def test_a_run_without_declarations_has_neither_key(tmp_path):
+    write_tree(tmp_path, {"probes/toy.py": TOY_PROBE})
+    manifest = json.loads((write(tmp_path, columns={}) / "manifest.json").read_text())
+    assert "columns" not in manifest and "columns_sha256" not in manifest
+
+
+@pytest.mark.parametrize(
+    "columns, message",
+    [
+        (
+            {"other.csv": {"ms": Column("ms", "timed")}},
+            "columns: 'other.csv' is not a table of the run (results.csv, samples.csv)",
+        ),
+        ({"results.csv": {"us": Column("us", "timed")}}, "columns: results.csv has no column 'us'"),
+        ({"results.csv": {"ms": "ms"}}, "columns: results.csv, ms: declare it as Column(unit, kind), not 'ms'"),
+        (
+            {"samples.csv": {"ms": Column("ms", "timed")}},
+            "columns: declare the columns of the table, not of samples.csv: its rounds share them",
+        ),
+    ],
+)
+def test_write_run_refuses_a_declaration_that_names_no_column_of_its_table(tmp_path, columns, message):
+    write_tree(tmp_path, {"probes/toy.py": TOY_PROBE})
+    tables = {"results.csv": [{"batch": 1, "ms": 0.5}], "samples.csv": [{"batch": 1, "round": 0, "ms": 0.5}]}
+    with pytest.raises(ValueError) as error:
+        write(tmp_path, tables=tables, columns=columns)
+    assert str(error.value) == message
+    assert not (tmp_path / "measurements").exists()
+
+
+@pytest.mark.parametrize(
+    "unit, kind, message",
+    [
+        ("ms", "noisy", "kind 'noisy': a column is timed or exact"),
+        (" ms", "timed", "unit ' ms': a unit's text, at most 40 printable characters, no spaces around it"),
+        ("m\ns", "timed", "unit 'm\\ns': a unit's text, at most 40 printable characters, no spaces around it"),
+        (3, "timed", "unit '3' is not text"),
+    ],
+)
+def test_a_column_declaration_is_a_unit_text_and_timed_or_exact(unit, kind, message):
+    with pytest.raises(ValueError) as error:
+        Column(unit, kind)
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (lambda m: m.update(columns_sha256="0" * 63), "`columns_sha256` is missing or not a 64-digit hex sha256"),
+        (lambda m: m.pop("columns_sha256"), "`columns_sha256` is missing or not a 64-digit hex sha256"),
+        (lambda m: m.pop("columns"), "`columns`: must hold a JSON object"),
+        (lambda m: m["columns"]["results.csv"]["ms"].update(kind="x"), "results.csv, column 'ms': kind 'x'"),
+        (lambda m: m["columns"]["results.csv"]["ms"].update(note=1), "results.csv, column 'ms': write {\"unit\""),
+        (lambda m: m["columns"].update({"x.csv": m["columns"]["results.csv"]}), "declares 'x.csv', which is not"),
+    ],
+)
+def test_the_shape_check_refuses_a_malformed_declaration(tmp_path, change, problem):
+    write_tree(tmp_path, {"probes/toy.py": TOY_PROBE})
+    columns = {"results.csv": {"ms": Column("ms", "timed")}}
+    manifest = json.loads((write(tmp_path, columns=columns) / "manifest.json").read_text())
+    change(manifest)
+    found = shape(manifest)
+    assert len(found) == 1 and problem in found[0], found

@@ -16,7 +16,7 @@ import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..site.stamp import REGISTRY
+from ..trust.stamp import REGISTRY
 
 MAX_BYTES = 64 << 20
 TIMEOUT_S = 30

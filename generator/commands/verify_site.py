@@ -32,8 +32,9 @@ from pathlib import Path
 from ..gate import check_project
 from ..inputs import project
 from ..lang.values import stated
+from ..prose import readback
 from ..records import Report
-from ..site import readback, stamp
+from ..trust import stamp
 from ..trust.digest import digest
 from ..trust.digest import registry as run_registry
 from . import chartdata, registry

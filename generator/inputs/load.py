@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from ..lang import yamlread
 from ..records import Finding, Run, Source, Table
-from ..runs import MANIFEST, PARTIAL_PREFIX, Manifest, is_samples
+from ..runs import MANIFEST, PARTIAL_PREFIX, Manifest, columns_sha256, is_samples
 from ..trust import integrity
 from . import attributes
 from . import bounded as reading
@@ -194,6 +194,8 @@ def _run(
         unlisted=unlisted,
         blob_ids=blob_ids,
         manifest_sha256=hashlib.sha256(manifest_bytes).hexdigest(),
+        columns=record.columns,
+        columns_sha256=(columns_sha256(record.columns), record.columns_sha256) if record.columns else ("", ""),
     )
 
 

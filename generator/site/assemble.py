@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..inputs import mkdocs_yml
 from ..records import Report
-from . import drawing, incremental, pages, render, stamp, timeline
+from ..trust import stamp
+from . import drawing, incremental, pages, render, timeline
 from .drawing import Drawn
 from .incremental import Memory
 from .render import Asset, Generated

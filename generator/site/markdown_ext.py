@@ -2,7 +2,7 @@
 
 For site builders that run Markdown extensions but not MkDocs plugins (Zensical, or MkDocs without
 the plugin). It renders references with the same code as the plugin (badges, live values, figures)
-and stamps every page it renders (stamp.py), so `ledger verify-site` can tell its pages from pages
+and stamps every page it renders (trust/stamp.py), so `ledger verify-site` can tell its pages from pages
 no ledger touched. It does not fail the build: the gate runs as `ledger check`, a CI step of its
 own, and the generated pages come from `ledger pages DOCS_DIR`.
 
@@ -28,7 +28,8 @@ from ..inputs import reads
 from ..inputs.config import project_policy
 from ..prose import references
 from ..records import Report
-from . import assemble, render, stamp, watched
+from ..trust import stamp
+from . import assemble, render, watched
 from .assemble import Site
 
 PAGE = "page"  # references have no file path here; findings about them come from `ledger check`

@@ -24,9 +24,10 @@ from .. import text
 from ..gate import check
 from ..inputs import mkdocs_yml, reads
 from ..inputs.config import OPTIONS, policy_from_options
-from ..prose import references
+from ..prose import readback, references
 from ..records import LedgerError, Report
-from . import assemble, incremental, pages, readback, render, stamp
+from ..trust import stamp
+from . import assemble, incremental, pages, render
 
 log = logging.getLogger("mkdocs.plugins.ledger")
 
@@ -74,7 +75,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
 
     def on_files(self, files, config):
         self.now = datetime.now(timezone.utc)
-        self.missed: list[str] = []  # figures on built pages that the gate did not see (readback.py)
+        self.missed: list[str] = []  # figures on built pages that the gate did not see (prose/readback.py)
         memory = self._memory()
         report, changed = memory.report_for(self.root, self.policy, self.now, self._check)
         self.report = self._judge(report)

@@ -1,6 +1,6 @@
 """What a published site records of a Report: the registry of runs and the digest of the verdict. Pure.
 
-Every page of a site carries the digest (site/stamp.py) and the site publishes the registry
+Every page of a site carries the digest (trust/stamp.py) and the site publishes the registry
 (assets/ledger/runs.json); `ledger verify-site` computes both again from a fresh check.
 """
 

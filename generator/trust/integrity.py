@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import PurePosixPath
 
 from ..records import Run
-from ..runs import FORMAT, KEBAB, SNAKE, TESTBED_PATTERN
+from ..runs import FORMAT, KEBAB, SNAKE, TESTBED_PATTERN, is_samples, read_columns
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 # A run's folder as write_run names it: measurements/<probe>/<UTC start>-<testbed>/, ASCII only.
@@ -75,6 +75,26 @@ def shape(manifest: object) -> list[str]:
     for key in ("parameters", "environment"):
         if key in manifest and not isinstance(manifest[key], dict):
             problems.append(f"`{key}` is not an object")
+    return problems + columns_shape(manifest)
+
+
+def columns_shape(manifest: dict) -> list[str]:
+    """What is wrong with a manifest's column declarations (none is fine: a run from before them)."""
+    if "columns" not in manifest and "columns_sha256" not in manifest:
+        return []
+    digest = manifest.get("columns_sha256")
+    if not isinstance(digest, str) or not HEX64.match(digest):
+        return ["`columns_sha256` is missing or not a 64-digit hex sha256 (it hashes the column declarations)"]
+    try:
+        columns = read_columns(manifest.get("columns"), "`columns`")
+    except ValueError as error:
+        return [str(error)]
+    listed = manifest.get("files")
+    files = listed if isinstance(listed, dict) else {}
+    problems = []
+    for name in columns:
+        if name not in files or is_samples(name):
+            problems.append(f"`columns` declares {name[:60]!r}, which is not a table the manifest lists")
     return problems
 
 

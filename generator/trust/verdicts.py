@@ -13,6 +13,7 @@ from typing import Literal
 
 from ..records import FileChange, Finding, Freshness, Policy, Run, RunState, Source
 from ..rules import RULES, STALE_RULES
+from ..runs import MANIFEST
 from . import integrity
 
 Rewrite = tuple[tuple[str, str], tuple[str, ...]]  # ((sha, subject) of the commit that first added them, files)
@@ -63,6 +64,9 @@ def run_state(
 def _changed_files(run: Run) -> tuple[FileChange, ...]:
     """Each data file that is not what the manifest lists: unlisted, unreadable, missing or another hash."""
     changed = [FileChange(name, "unlisted") for name in run.unlisted]
+    found, listed = run.columns_sha256
+    if found != listed:
+        changed.append(FileChange(MANIFEST, "declared", found, listed))
     for name, declared in sorted(run.declared_files.items()):
         actual = run.actual_files.get(name)
         unread = run.tables[name].problem if name in run.tables and actual is None else ""
@@ -81,6 +85,8 @@ def change_text(change: FileChange) -> str:
     """How a changed data file reads after its name: 'is missing', 'has sha256 1a2b…, the manifest says …'."""
     if change.kind == "hash":
         return f"has sha256 {change.found[:12]}…, the manifest says {change.listed[:12]}…"
+    if change.kind == "declared":
+        return f"column declarations have sha256 {change.found[:12]}…, its columns_sha256 says {change.listed[:12]}…"
     if change.kind == "unreadable":
         return f"cannot be read: it {change.found}"
     return "is missing" if change.kind == "missing" else "is not listed in the manifest"

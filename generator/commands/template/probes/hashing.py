@@ -47,11 +47,13 @@ def main(argv: list[str] | None = None) -> None:
         for key, found in timed.items():
             algorithm, size_kib = key.split()
             # results.csv gets the median of the rounds (with the slowest and fastest round as
-            # gb_per_s_min / _max); samples.csv gets every round, so the gate can judge the noise
+            # gb_per_s_min / _max); samples.csv gets every round, so the gate can judge the noise.
+            # units: what each column holds, recorded in the run's manifest (gb_per_s is timed;
+            # size_kib, a key, is exact)
             gb_per_s = each(found, lambda seconds, n=work[key]: n / seconds / 1e9)
             run.timed(
                 "results.csv", {"algorithm": algorithm, "size_kib": int(size_kib)}, found, {"gb_per_s": gb_per_s},
-                spread_of=("gb_per_s",),
+                spread_of=("gb_per_s",), units={"gb_per_s": "GB/s", "size_kib": "KiB"},
             )  # fmt: skip
 
 
