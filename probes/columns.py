@@ -28,7 +28,7 @@ _T = {  # timed columns
     "build_ms": "ms", "launch_ms": "ms", "wait_ms": "ms", "build_cpu_ms": "ms", "launch_cpu_ms": "ms",
     "wait_cpu_ms": "ms", "host_share": "",
     "prefill_s": "s", "first_step_s": "s", "second_step_s": "s", "seconds": "s", "started": "s",
-    "largest_b": "sequences",
+    "largest_b": "sequences", "largest_b_p90": "sequences",
     # the GPU log and the GPU-busy share
     "unix_s": "s", "gpu_util_pct": "%", "mem_util_pct": "%", "sm_clock_mhz": "MHz", "mem_clock_mhz": "MHz",
     "power_w": "W", "temperature_c": "°C", "clock_event_reasons": "",

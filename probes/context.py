@@ -47,17 +47,20 @@ def device_memory_bytes() -> tuple[int, str]:
 
 
 def which_b(rows: list[dict], targets_ms, limits: dict[int, int]) -> list[dict]:
-    """Per context and target: the largest measured B whose step_ms interval's upper end meets the target (0: none)."""
+    """Per context and target: the largest measured B whose step_ms interval's upper end meets the target, and the
+    largest whose p90 step does (0: none)."""
     out = []
     for context in sorted({r["context_tokens"] for r in rows}):
         here = sorted((r for r in rows if r["context_tokens"] == context), key=lambda r: r["batch"])
         for target in targets_ms:
             meets = [r for r in here if r["step_ms_interval_high"] <= target]
             best = meets[-1] if meets else None
+            p90 = [r for r in here if r["step_ms_p90"] != "" and r["step_ms_p90"] <= target]
             out.append({
                 "context_tokens": context, "target_ms": target, "largest_b": best["batch"] if best else 0,
                 "step_ms": best["step_ms"] if best else "", "step_ms_interval_high": best["step_ms_interval_high"]
                 if best else "", "interval_level": best["interval_level"] if best else "",
+                "largest_b_p90": p90[-1]["batch"] if p90 else 0, "step_ms_p90": p90[-1]["step_ms_p90"] if p90 else "",
                 "batches_measured": " ".join(str(r["batch"]) for r in here), "memory_limit_b": limits.get(context, ""),
             })
     return out
@@ -177,7 +180,8 @@ def main(argv=None) -> None:
         "which_b": f"which_b.csv: per context and target_ms (per-token latency = step time: each sequence gets one "
                    f"token per step; the CPU's profile adds 500, 1000 and 2000 ms, its steps taking 0.3 s and "
                    f"more), the largest measured B whose step_ms {LEVEL:.0%} order-statistic interval "
-                   "(of the median) has its upper end at or under the target (0: no measured B does); "
+                   "(of the median) has its upper end at or under the target (0: no measured B does); largest_b_p90: "
+                   "the largest measured B whose p90 step (step_ms_p90, of its individual steps) is at or under it; "
                    "memory_limit_b: (device memory - model_bytes) / (the largest B's cache_bytes + its step's "
                    "transient memory) per sequence, rounded down: an extrapolation that ignores fragmentation and "
                    "MLX's own memory limit",

@@ -115,15 +115,18 @@ def not_measured(out: Path, why: str) -> int:
     return 0
 
 
-def kernel_events(prof, device_type) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
-    """(step windows, device intervals) in µs on the profiler's clock, from torch's FunctionEvents."""
+def kernel_events(events, device_type) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """(step windows, device intervals) in µs on the profiler's clock, from torch's FunctionEvents: the windows are
+    the host-side record_function ranges; the intervals every device event but the ranges' own device-side
+    annotations (which span a step's kernels and are not work)."""
     windows, kernels = {}, []
-    for event in prof.events():
-        start, end = event.time_range.start, event.time_range.end
-        if event.device_type == device_type:
-            kernels.append((float(start), float(end)))
-        elif event.name.startswith(STEP_PREFIX):
-            windows[int(event.name[len(STEP_PREFIX):])] = (float(start), float(end))
+    for event in events:
+        start, end = float(event.time_range.start), float(event.time_range.end)
+        if event.name.startswith(STEP_PREFIX):
+            if event.device_type != device_type:
+                windows[int(event.name[len(STEP_PREFIX):])] = (start, end)
+        elif event.device_type == device_type:
+            kernels.append((start, end))
     return [windows[i] for i in sorted(windows)], kernels
 
 
@@ -147,7 +150,7 @@ def profile_batch(torch, model, prompts: list[list[int]], steps: int) -> tuple[l
             with torch.profiler.record_function(f"{STEP_PREFIX}{i}"):
                 raw.step()
                 decode.sync()
-    windows, kernels = kernel_events(prof, torch.autograd.DeviceType.CUDA)
+    windows, kernels = kernel_events(prof.events(), torch.autograd.DeviceType.CUDA)
     if len(windows) != steps:
         raise RuntimeError(f"the profiler recorded {len(windows)} step ranges for {steps} steps")
     return unprofiled, per_step(windows, kernels)

@@ -33,7 +33,7 @@ from mlx.utils import tree_map_with_path
 from mlx_lm.models import qwen3_5_moe
 from mlx_lm.utils import quantize_model
 
-from generator.runs import TESTBED_PATTERN, imported_code, write_run
+from generator.runs import TESTBED_PATTERN, Column, imported_code, write_run
 from probes import environment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -235,11 +235,11 @@ def main(argv: list[str] | None = None) -> int:
             "independence": "imports nothing of the probes' timing, decoding or model building (see the code "
                             "hashes): probes/environment.py for the environment and testbed name, "
                             "generator/runs.py to write the run",
-            "columns": {t: {c: list(d) for c, d in cols.items()} for t, cols in COLUMNS.items()},
         },
         environment={**env, "load_average_at_end": environment.load_average()},
         code=imported_code(ROOT), started=started, finished=datetime.now(timezone.utc),
         measurements=args.out.resolve() if args.out else None,
+        columns={t: {c: Column(*d) for c, d in cols.items()} for t, cols in COLUMNS.items()},
     )
     print(path)
     return 0

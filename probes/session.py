@@ -19,7 +19,7 @@ from typing import Callable, Mapping, Sequence
 import mlx.core as mx
 import numpy as np
 
-from generator.runs import TESTBED_PATTERN, imported_code, write_run
+from generator.runs import TESTBED_PATTERN, Column, imported_code, write_run
 from probes import columns as columns_mod
 from probes import environment as env_mod
 from probes import reference, timing
@@ -150,8 +150,9 @@ class Session:
         """Write the run (tables + checks.csv + manifest) atomically and print its folder.
 
         Every numeric column's unit and kind comes from probes/columns.py, `columns` (table -> column ->
-        (unit, kind)) where a table needs its own; a column nothing declares is named in the parameters
-        (undeclared_columns), never silently dropped (the probe tests hold that list empty).
+        (unit, kind)) where a table needs its own, and goes into the manifest's declarations; a column nothing
+        declares is named in the parameters (undeclared_columns) rather than cost the run (the probe tests
+        hold that list empty).
         """
         all_tables = dict(tables)
         if self.checks:
@@ -167,6 +168,8 @@ class Session:
             started=self.started,
             finished=datetime.now(timezone.utc),
             measurements=self.out,
+            columns={name: {column: Column(*found) for column, found in table.items()}
+                     for name, table in declared.items()},
         )
         self.progress(f"wrote {path}")
         print(path)

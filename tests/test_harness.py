@@ -14,7 +14,7 @@ mx = pytest.importorskip("mlx.core")  # the probes need MLX; without it there is
 np = pytest.importorskip("numpy")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # probes/ runs from the repo root
 
-from probes import config, environment, gpu_busy, model_build, reference, step_rows, timing  # noqa: E402
+from probes import columns, config, environment, gpu_busy, model_build, reference, step_rows, timing  # noqa: E402
 from probes.agreement import first_divergence  # noqa: E402
 from probes.bandwidth import fit_sizes  # noqa: E402
 from probes.matvec import sweep_cache, sweep_rows  # noqa: E402
@@ -444,3 +444,58 @@ def test_busy_share_per_step_and_over_the_unprofiled_step():
     assert row["batch"] == 4 and row["steps"] == 2 and row["step_ms"] == 8.0
     assert row["kernel_busy_ms"] == pytest.approx(8.0) and row["busy_share"] == pytest.approx(1.0)
     assert row["busy_share_profiled"] == pytest.approx(0.525) and row["idle_ms"] == pytest.approx(0.0)
+
+
+def test_the_gpu_only_tables_declare_every_value_column():
+    """gpu_log.csv and gpu_busy.csv exist only on a GPU: their rows, made here, are declared all the same."""
+    steps = gpu_busy.per_step([(0.0, 10_000.0)], [(1_000.0, 4_000.0)])
+    busy = [gpu_busy.summary_row(4, [9.0], steps)]
+    log = [{"unix_s": 1.7e9, "gpu_util_pct": 87, "mem_util_pct": 40, "sm_clock_mhz": 1980, "mem_clock_mhz": 3201,
+            "power_w": 250.5, "temperature_c": "", "clock_event_reasons": 0}]  # fmt: skip
+    declared, missing = columns.declare({"gpu_busy.csv": busy, "gpu_log.csv": log, "gpu_busy.samples.csv": steps})
+    assert missing == [] and set(declared) == {"gpu_busy.csv", "gpu_log.csv"}
+    assert declared["gpu_busy.csv"]["busy_share"] == ("", "timed")
+    assert declared["gpu_busy.csv"]["kernel_busy_ms_max"] == ("ms", "timed")
+    assert declared["gpu_log.csv"]["sm_clock_mhz"] == ("MHz", "timed")
+
+
+@pytest.mark.parametrize(
+    "column, own, expected",
+    [
+        ("step_ms", None, ("ms", "timed")),
+        ("step_ms_p90", None, ("ms", "timed")),  # a suffix takes its base column's declaration
+        ("speedup_vs_single_max", None, ("×", "timed")),
+        ("bytes_per_step", None, ("B", "exact")),
+        ("slope", None, None),  # a name whose unit depends on the table: the table declares it
+        ("slope_min", {"slope": ("ms/MB", "timed")}, ("ms/MB", "timed")),
+        ("made_up_column", None, None),
+    ],
+)
+def test_a_columns_declaration_comes_from_its_table_then_the_shared_table_then_its_base(column, own, expected):
+    assert columns.declaration(column, own) == expected
+
+
+def test_every_shared_unit_is_one_the_gate_reads():
+    from generator.lang import units
+
+    for column, (unit, kind) in columns.UNITS.items():
+        assert units.parse(unit) is not None and kind in ("timed", "exact"), column
+
+
+def test_kernel_events_take_step_windows_from_the_host_and_work_from_the_device():
+    from types import SimpleNamespace as Event
+
+    def event(name, device, start, end):
+        return Event(name=name, device_type=device, time_range=Event(start=start, end=end))
+
+    events = [
+        event(f"{gpu_busy.STEP_PREFIX}1", "CPU", 100.0, 200.0),
+        event(f"{gpu_busy.STEP_PREFIX}0", "CPU", 0.0, 90.0),
+        event(f"{gpu_busy.STEP_PREFIX}0", "CUDA", 5.0, 85.0),  # the range's device-side annotation: not work
+        event("gemv_kernel", "CUDA", 10.0, 30.0),
+        event("cudaLaunchKernel", "CPU", 9.0, 10.0),  # the host's launch call: neither
+        event("Memcpy DtoD", "CUDA", 120.0, 130.0),
+    ]
+    windows, kernels = gpu_busy.kernel_events(events, "CUDA")
+    assert windows == [(0.0, 90.0), (100.0, 200.0)]  # in step order
+    assert kernels == [(10.0, 30.0), (120.0, 130.0)]

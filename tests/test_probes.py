@@ -341,6 +341,8 @@ def test_context_sweep_decodes_at_each_context_and_says_which_b_meets_each_targe
         here = [r for r in rows if r["context_tokens"] == w["context_tokens"]]
         meets = [int(r["batch"]) for r in here if float(r["step_ms_interval_high"]) <= float(w["target_ms"])]
         assert int(w["largest_b"]) == max(meets, default=0)
+        within = [int(r["batch"]) for r in here if float(r["step_ms_p90"]) <= float(w["target_ms"])]
+        assert int(w["largest_b_p90"]) == max(within, default=0)
         assert int(w["memory_limit_b"]) > 0
     assert params["device_memory_bytes"] > 0 and params["gpu_log"]["source"].startswith("unavailable: ")
 
@@ -438,17 +440,39 @@ def test_wrong_nibble_order_in_reference_aborts_probe_and_records_nothing(probe,
     assert list(tmp_path.rglob("*")) == []
 
 
+def is_number(cell):
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
 @pytest.mark.parametrize("probe", PROBES)
-def test_every_numeric_column_of_every_table_has_a_unit_and_a_kind(quick_suite, probe):
-    """probes/columns.py declares each one (the run names any it could not: undeclared_columns)."""
-    _, manifest = the_run(quick_suite[0], probe)
-    if probe == "raw_step":  # its own declarations, beside its own code
-        declared = manifest["parameters"]["columns"]
-        assert set(declared) == {"results.csv", "checks.csv"} and all(
-            kind in ("timed", "exact") for table in declared.values() for _, kind in table.values()
-        )
-    else:
-        assert manifest["parameters"]["undeclared_columns"] == []
+def test_every_numeric_column_of_every_table_declares_its_unit_and_kind(quick_suite, probe):
+    """The manifest's declarations (probes/columns.py through Session.write; raw_step's own) cover every column
+    that holds numbers, with a unit the gate's unit table reads; samples files share their table's."""
+    from generator.lang import units
+
+    run, manifest = the_run(quick_suite[0], probe)
+    declared = manifest["columns"]
+    assert manifest["parameters"].get("undeclared_columns", []) == []
+    for name in manifest["files"]:
+        if name.endswith("samples.csv"):
+            assert name not in declared
+            continue
+        rows = read_csv(run / name)
+        numeric = {c for c in rows[0] if all(is_number(r[c]) or r[c] == "" for r in rows) and any(r[c] for r in rows)}
+        assert numeric <= set(declared.get(name, {})), (name, sorted(numeric - set(declared.get(name, {}))))
+        for column, found in declared.get(name, {}).items():
+            assert found["kind"] in ("timed", "exact") and units.parse(found["unit"]) is not None, (name, column)
+    results = declared.get("results.csv", {})
+    for column in ("ms", "step_ms", "gb_per_s", "speedup", "step_ms_p90"):
+        if column in results:
+            assert results[column]["kind"] == "timed"
+    for column in ("bytes_per_call", "bytes_per_step", "byte_ratio", "rounds"):
+        if column in results:
+            assert results[column]["kind"] == "exact"
 
 
 def test_whole_graph_keeps_every_step_and_its_p90_beside_the_median(quick_suite):
