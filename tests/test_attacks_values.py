@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import REPO, run_ledger
+from helpers import REPO, restore_measured_code, run_ledger
 
 REPORT = ("claims", "measurements", "probes", "generator/timing.py", "figures", "docs", "mkdocs.yml")
 BATCHING, CPU = "claims/writeup-batching.yaml", "claims/here-linux-cpu.yaml"
@@ -24,6 +24,7 @@ def report_copy(tmp_path_factory) -> Path:
         source = REPO / name
         (template / name).parent.mkdir(parents=True, exist_ok=True)  # generator/timing.py: hashed into every run
         (shutil.copytree if source.is_dir() else shutil.copy)(source, template / name)
+    restore_measured_code(template)  # a probe branch before its re-measure: the code the runs were measured with
     return template
 
 
