@@ -13,9 +13,10 @@ CHECK_FLAGS ?=
 ADDR ?= 127.0.0.1:8000
 FAST := not site and not browser and not probes and not slow
 
-.PHONY: help serve site test test-fast lint ruff check measure bench constraints clean
+.PHONY: help setup serve site test test-fast lint ruff check measure bench constraints clean
 
 help:
+	@echo "make setup       the virtual environment in .venv with the site stack (every target makes it itself)"
 	@echo "make serve       live site at http://$(ADDR) (rebuilds on changes to docs, claims, runs, probes)"
 	@echo "make site        static site in site/ with the gate on (mkdocs build --strict)"
 	@echo "make test        the whole test suite (installs what it needs, chromium included)"
@@ -39,6 +40,8 @@ $(VENV)/.test: $(VENV)/.site
 $(VENV)/.probes: $(VENV)/.site
 	$(PIP) -e ".[probes]"
 	touch $@
+
+setup: $(VENV)/.site
 
 serve: $(VENV)/.site
 	$(VENV)/bin/mkdocs serve --dev-addr $(ADDR)

@@ -27,7 +27,6 @@ import json
 import os
 import platform
 import re
-import shutil
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from .runs import (
     imported_code,
     installed_timing,
     read_columns,
+    remove_tree,
     write_run,
 )
 from .timing import (
@@ -303,11 +303,20 @@ def finalize(
     probes_dir named <probe>.*). Returns the run's folder under root/measurements.
     """
     folder = Path(folder)
+    if folder.is_symlink():
+        raise ValueError(
+            f"{folder} is a link (to {os.readlink(folder)}): a probe's output folder is never read through one"
+        )
     merged = dict(parameters or {})
     found_environment: dict[str, object] = {}
     columns: dict[str, dict[str, Column]] = {}
     tables: dict[str, list[Mapping[str, object]]] = {}
     for path in sorted(folder.iterdir()):
+        if path.is_symlink():
+            raise ValueError(
+                f"{path.name} in {folder} is a link (to {os.readlink(path)}): a run holds the files a probe wrote, "
+                "never what a link points to; write the file itself"
+            )
         if path.name == PARAMETERS_FILE:
             merged.update(_json_object(path))
         elif path.name == ENVIRONMENT_FILE:
@@ -339,7 +348,7 @@ def finalize(
         probe_path=_probe_path(probe, list(code), probes_dir),
         columns=columns,
     )
-    shutil.rmtree(folder)
+    remove_tree(folder)
     return written
 
 
@@ -395,6 +404,15 @@ def main(argv: list[str] | None = None) -> int:
         "--env", action="append", default=[], metavar="KEY=VALUE", help="an environment entry, e.g. compiler=gcc 13.2"
     )
     args = parser.parse_args(argv)
+    try:
+        print(_finalized(args))
+    except (ValueError, OSError) as error:
+        print(f"python -m generator.probe: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _finalized(args: argparse.Namespace) -> Path:
     extra = dict(item.partition("=")[::2] for item in args.env)
     parameters: dict[str, object] = {}
     for item in args.param:
@@ -408,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.started
         else datetime.fromtimestamp(args.folder.stat().st_mtime, timezone.utc).replace(microsecond=0)
     )
-    path = finalize(
+    return finalize(
         args.folder,
         args.probe,
         root=args.root.resolve(),
@@ -418,8 +436,6 @@ def main(argv: list[str] | None = None) -> int:
         parameters=parameters,
         environment_extra=extra,
     )
-    print(path)
-    return 0
 
 
 if __name__ == "__main__":

@@ -264,6 +264,55 @@ def utc_stamp(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def linked_part(base: Path, path: Path) -> Path | None:
+    """The first link on the way from base down to path (path itself included, base not), or None.
+
+    No command writes, deletes or copies through a link it did not make: a committed link, or one a
+    probe left, can point anywhere on the machine. Paths are compared as given, never resolved.
+    """
+    try:
+        parts = Path(os.path.abspath(path)).relative_to(os.path.abspath(base)).parts
+    except ValueError:
+        return None
+    current = Path(base)
+    for part in parts:
+        current = current / part
+        if os.path.islink(current):
+            return current
+    return None
+
+
+def link_problem(base: Path, path: Path, what: str) -> str:
+    """'<what>: <link> is a link (to <target>); ...' when a link lies on the way to path, else ''."""
+    link = linked_part(base, path)
+    if link is None:
+        return ""
+    try:
+        shown = Path(os.path.abspath(link)).relative_to(os.path.abspath(base)).as_posix()
+    except ValueError:
+        shown = str(link)
+    return (
+        f"{what + ': ' if what else ''}{shown} is a link (to {os.readlink(link)}); the ledger writes, deletes and "
+        "copies nothing through a link it did not make: replace it with the folder or file itself"
+    )
+
+
+def _under(base: Path, path: Path) -> bool:
+    try:
+        Path(os.path.abspath(path)).relative_to(os.path.abspath(base))
+    except ValueError:
+        return False
+    return True
+
+
+def remove_tree(path: Path) -> None:
+    """Delete a folder the caller made, never through a link: a link in its place is removed as a link."""
+    if os.path.islink(path):
+        os.unlink(path)
+    elif path.is_dir():
+        shutil.rmtree(path)  # removes links inside as links (the fd-based walk never follows one)
+
+
 def write_run(
     root: Path,
     probe: str,
@@ -304,6 +353,8 @@ def write_run(
             raise ValueError(f"table {name!r} has no rows")
 
     declared = _checked_columns(columns or {}, tables)
+    parent = (measurements or root / "measurements") / probe
+    _refuse_links(root, sorted(set(code)), measurements, parent)
     code_hashes = {path: sha256_file(root / path) for path in sorted(set(code))}
     probe_path = probe_path or f"probes/{probe}.py"
     if probe_path not in code_hashes:
@@ -323,7 +374,6 @@ def write_run(
         columns_sha256(declared) if declared else "",
     )
 
-    parent = (measurements or root / "measurements") / probe
     parent.mkdir(parents=True, exist_ok=True)
     final = parent / manifest.folder
     if final.exists():
@@ -359,6 +409,16 @@ def _checked_columns(columns: Columns, tables: Mapping[str, Sequence[Mapping[str
             if not isinstance(found, Column):
                 raise ValueError(f"columns: {name}, {column}: declare it as Column(unit, kind), not {found!r}")
     return {name: dict(columns[name]) for name in tables if columns.get(name)}  # in the tables' order
+
+
+def _refuse_links(root: Path, code: list[str], measurements: Path | None, parent: Path) -> None:
+    """A run is never written through a link, nor hashes code read through one (ValueError says where)."""
+    base = measurements if measurements and not _under(root, measurements) else root
+    problems = [link_problem(root, Path(root) / path, "the probe's code") for path in code]
+    problems.append(link_problem(base, parent, "runs"))
+    linked = next(filter(None, problems), "")
+    if linked:
+        raise ValueError(linked)
 
 
 def _write_synced(path: Path, content: bytes) -> None:

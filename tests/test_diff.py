@@ -323,12 +323,13 @@ def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp
         == f"""\
 ## Ledger diff: {base[:12]} → working tree
 
-**1 added · runs: 1 added · policy changed · 1 code the build runs**
+**1 added · runs: 1 added · policy changed · 2 code that installs or runs**
 
-### Code the build runs (read it as code)
+### Code that installs or runs (read it as code)
 
 | file or setting | why |
 | --- | --- |
+| `probes/toy.py` | a probe: \\`ledger measure\\` runs it on the measuring machine |
 | mkdocs.yml: plugins | loads code into the build or the reader's browser |
 
 ### Policy (the gate's settings)
@@ -565,7 +566,7 @@ def test_diff_lists_changed_code_the_build_runs(tmp_path):
     }
     head = commit(tmp_path, files, "code")
     result = run_ledger("diff", base, head, cwd=tmp_path)
-    section = result.output.split("### Code the build runs (read it as code)\n\n", 1)[1].split("\n\n", 1)[0]
+    section = result.output.split("### Code that installs or runs (read it as code)\n\n", 1)[1].split("\n\n", 1)[0]
     assert section.splitlines()[2:] == [
         "| `docs/extra.js` | shipped to every reader's browser as is |",
         "| `figures/toy.py` | a figure module: Python the build imports and runs |",
@@ -573,7 +574,7 @@ def test_diff_lists_changed_code_the_build_runs(tmp_path):
         "| mkdocs.yml: markdown\\_extensions | loads code into the build or the reader's browser |",
         "| mkdocs.yml: hooks | loads code into the build or the reader's browser |",
     ]
-    assert "3 code the build runs" not in result.output and "5 code the build runs" in result.output
+    assert "3 code that installs or runs" not in result.output and "5 code that installs or runs" in result.output
 
 
 def test_diff_lists_every_policy_setting_and_judges_a_move_with_the_base_policy(tmp_path):

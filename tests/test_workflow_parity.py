@@ -22,13 +22,8 @@ INSTALL = "make sets up this repository's .venv on first use; a project installs
 EXPECTED = {
     ("review.yml", "test", "job", "only in ours"): "this repository's own lint and test suite; a project has none",
     ("review.yml", "site", "actions/setup-python", "with.cache-dependency-path"): CACHE_KEY,
-    ("review.yml", "site", "python -m", "only in the template"): INSTALL,
-    (
-        "review.yml",
-        "site",
-        "ledger diff",
-        "if",
-    ): "the diff needs the ledger installed: make's .venv, or the install step",
+    ("review.yml", "site", "git worktree", "run"): "the base branch's ledger: here make's .venv set up in a "
+    "worktree of the base, in a project the base's requirements.txt installed",
     ("publish.yml", "build", "actions/setup-python", "with.cache-dependency-path"): CACHE_KEY,
     ("publish.yml", "build", "python -m", "only in the template"): INSTALL,
 }

@@ -91,7 +91,7 @@ def test_workflows_call_the_same_make_targets_as_a_user():
     called = []
     for name in FILES:
         for job in workflow(name)["jobs"].values():
-            called += [target for script in runs(job) for target in re.findall(r"\bmake (\S+)", script)]
+            called += [target for script in runs(job) for target in re.findall(r"\bmake (?:-C \S+ )?(\S+)", script)]
     assert {"check", "site", "test"} <= set(called) <= set(phony)
 
 
@@ -131,22 +131,33 @@ def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():
     assert runs(test)[-1] == "make test"
     assert "sudo" in runs(test)[0] and "apt-get install -y -q chromium" in runs(test)[0]
     assert steps(site)[0] == {"uses": "actions/checkout@v7", "with": {"fetch-depth": 0}}
-    assert runs(site)[:3] == [
-        'make check CHECK_FLAGS="--no-cache --require-history"',
-        "make site",
-        ".venv/bin/ledger verify-site site",
+    install = next(step for step in steps(site) if step.get("id") == "install")
+    assert install["env"] == {"BASE_SHA": "${{ github.event.pull_request.base.sha }}"}
+    assert install["run"].splitlines() == [  # the base's ledger judges the pull request (its own runs the tests)
+        'git worktree add --detach "$RUNNER_TEMP/base" "$BASE_SHA"',
+        'make -C "$RUNNER_TEMP/base" setup',
+        'echo "$RUNNER_TEMP/base/.venv/bin" >> "$GITHUB_PATH"',
+    ]
+    assert runs(site)[1:4] == [
+        "ledger check --no-cache --require-history",
+        'mkdocs build --strict --site-dir "$RUNNER_TEMP/site"',
+        'ledger verify-site "$RUNNER_TEMP/site"',
     ]
     diff = next(step for step in steps(site) if "ledger diff" in step.get("run", ""))
     assert diff["env"] == {"BASE_SHA": "${{ github.event.pull_request.base.sha }}"}
     assert diff["run"] == (
-        '.venv/bin/ledger diff "$BASE_SHA" > ledger-diff.md\ncat ledger-diff.md >> "$GITHUB_STEP_SUMMARY"\n'
+        'ledger diff "$BASE_SHA" --full "$RUNNER_TEMP/ledger-diff.md" --max-bytes 60000 > "$RUNNER_TEMP/ledger-summary.md"\n'
+        'cat "$RUNNER_TEMP/ledger-summary.md" >> "$GITHUB_STEP_SUMMARY"\n'
     )
     assert "!cancelled()" in diff["if"]  # the diff is posted when the gate failed too
+    artifact = next(step for step in steps(site) if step.get("uses", "").startswith("actions/upload-artifact"))
+    assert artifact["with"] == {"name": "ledger-diff", "path": "${{ runner.temp }}/ledger-diff.md"}
     comment = steps(site)[-1]
     assert "steps.diff.outcome == 'success'" in comment["if"]  # never an empty comment
     assert comment["uses"] == "actions/github-script@v9"
     script = comment["with"]["script"]
     assert 'const marker = "<!-- ledger-diff -->";' in script  # one comment, found again and updated
+    assert "ledger-summary.md" in script  # the summary, cut by the ledger to fit a comment
     assert "github.rest.issues.updateComment" in script and "github.rest.issues.createComment" in script
     assert site["permissions"] == {"contents": "read", "pull-requests": "write"}
 

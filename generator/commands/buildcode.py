@@ -1,16 +1,18 @@
-"""Code the build runs: the files a pull request changed and mkdocs.yml at both sides -> what a reviewer
-must read as code. Pure.
+"""Code that installs or runs: the files a pull request changed and mkdocs.yml at both sides -> what a
+reviewer must read as code. Pure.
 
 The site build imports figures/*.py and MkDocs hooks, renders through the theme's overrides, loads
 the plugins and Markdown extensions mkdocs.yml names, and ships JavaScript, CSS and HTML from the docs
 folder to every reader's browser. Any of these can change what a page shows without touching a
-claim, so `ledger diff` lists each one that changed. Python anywhere outside the probes folder is
-listed too (a figure or a hook may import it); probes are never run by the build (a change to one
-shows as probe-changed).
+claim. And before anything runs, other files decide what is installed and executed: requirements and
+constraints, pyproject.toml, the Makefile, the pre-commit config, the GitHub workflows and actions,
+scripts. `ledger diff` lists each one that changed, and every changed probe (`ledger measure` runs it
+on the measuring machine). Python anywhere is listed too (a figure or a hook may import it).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import yaml
@@ -21,7 +23,33 @@ from ..inputs.reads import FIGURES
 
 # Settings of mkdocs.yml that load code or decide what runs in the build and in a reader's browser.
 CODE_SETTINGS = ("plugins", "markdown_extensions", "hooks", "theme", "extra_javascript", "extra_css")
-SHIPPED = (".js", ".mjs", ".css", ".html", ".htm", ".svg")  # copied from the docs folder into the site as is
+# Copied from the docs folder into the site as is, and run or rendered by a reader's browser (any case).
+SHIPPED = (
+    ".js", ".mjs", ".cjs", ".css", ".html", ".htm", ".xhtml", ".shtml", ".svg", ".svgz", ".xml", ".xsl", ".xslt",
+    ".wasm",
+)  # fmt: skip
+INSTALLS = "decides what is installed"
+RUNS = "holds commands that run"
+# Files that decide what gets installed or executed, wherever they are: (pattern on the path, why).
+INSTALLERS = tuple(
+    (re.compile(pattern, re.IGNORECASE), why)
+    for pattern, why in (
+        (r"(^|/)requirements[^/]*\.(txt|in)$|(^|/)requirements/[^/]+\.(txt|in)$", f"{INSTALLS}: what pip installs"),
+        (r"(^|/)constraints[^/]*\.txt$", f"{INSTALLS}: the versions pip may install"),
+        (r"(^|/)(pyproject\.toml|setup\.cfg|setup\.py|MANIFEST\.in)$", f"{INSTALLS}: the package and its dependencies"),
+        (
+            r"(^|/)(Pipfile(\.lock)?|poetry\.lock|uv\.lock|pdm\.lock|environment\.ya?ml|package(-lock)?\.json|"
+            r"yarn\.lock|\.python-version|\.tool-versions|\.gitmodules)$",
+            f"{INSTALLS}: dependencies and their versions",
+        ),
+        (r"(^|/)(Dockerfile|[^/]*\.dockerfile|docker-compose\.ya?ml)$", f"{INSTALLS} and {RUNS}: a container"),
+        (r"(^|/)(GNUmakefile|makefile|Makefile|[^/]*\.mk)$", f"{RUNS}: make's recipes (make test, make site)"),
+        (r"(^|/)\.pre-commit-(config|hooks)\.ya?ml$", f"{INSTALLS} and {RUNS}: pre-commit's hooks"),
+        (r"^\.github/|(^|/)action\.ya?ml$", f"{RUNS}: a GitHub workflow or action (CI, with the repository's token)"),
+        (r"(^|/)(tox\.ini|noxfile\.py|\.envrc|\.gitattributes)$", f"{RUNS}: tox, nox, direnv or git's filters"),
+        (r"^(\.ci|scripts|bin)/|\.(sh|bash|zsh|ps1|bat|cmd)$", f"{RUNS}: a script"),
+    )
+)
 
 
 def build_code(
@@ -31,6 +59,13 @@ def build_code(
     base, head = _top(base_config), _top(head_config)
     hooks = set(_strings(head.get("hooks"))) | set(_strings(base.get("hooks")))
     overrides = [d.strip("/") + "/" for d in (_custom_dir(head), _custom_dir(base)) if d]
+    docs = docs_dir.rstrip("/") + "/"
+    extra = {
+        docs + path
+        for top in (base, head)
+        for key in ("extra_javascript", "extra_css")
+        for path in _paths(top.get(key))
+    }
     found = []
     for path in changed:
         why = ""
@@ -40,9 +75,15 @@ def build_code(
             why = "a figure module: Python the build imports and runs"
         elif any(path.startswith(folder) for folder in overrides):
             why = "a theme override: it renders every page"
-        elif path.startswith(docs_dir.rstrip("/") + "/") and path.endswith(SHIPPED):
+        elif path in extra:
+            why = "named in extra_javascript or extra_css: every page loads it in the reader's browser"
+        elif path.startswith(docs) and path.lower().endswith(SHIPPED):
             why = "shipped to every reader's browser as is"
-        elif path.endswith(".py") and not path.startswith(probes_dir.rstrip("/") + "/"):
+        elif path.startswith(probes_dir.rstrip("/") + "/"):
+            why = "a probe: `ledger measure` runs it on the measuring machine"
+        else:
+            why = next((why for pattern, why in INSTALLERS if pattern.search(path)), "")
+        if not why and path.endswith(".py"):
             why = "Python a figure or a hook may import"
         if why:
             found.append((path, why))
@@ -93,6 +134,20 @@ def _strings(node: yaml.Node | None) -> list[str]:
     if isinstance(node, yaml.ScalarNode):
         return [node.value]
     return []
+
+
+def _paths(node: yaml.Node | None) -> list[str]:
+    """extra_javascript / extra_css entries: a path, or a mapping with `path:` (MkDocs 1.5+)."""
+    found = _strings(node)
+    if isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            if isinstance(item, yaml.MappingNode):
+                found += [
+                    v.value
+                    for k, v in item.value
+                    if getattr(k, "value", "") == "path" and isinstance(v, yaml.ScalarNode)
+                ]
+    return [path.lstrip("/") for path in found if "://" not in path]
 
 
 def _custom_dir(top: dict[str, yaml.Node]) -> str:

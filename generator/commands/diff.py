@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 from datetime import datetime, timezone
+from pathlib import Path
 
 from ..gate import check_project
+from ..records import LedgerError
 from . import buildcode, compare, difftext, revisions
 
 
@@ -13,6 +16,14 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("base", metavar="BASE", help="the revision to compare with, e.g. origin/main")
     parser.add_argument("head", metavar="HEAD", nargs="?", help="a revision (default: the working tree)")
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    parser.add_argument(
+        "--max-bytes",
+        type=_positive,
+        metavar="N",
+        help="print at most N bytes of Markdown: the counts whole, the first rows of each section (a job summary "
+        "over 1 MiB is dropped, a comment over 65,536 characters refused)",
+    )
+    parser.add_argument("--full", type=Path, metavar="FILE", help="also write the whole diff to FILE (a CI artifact)")
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -28,5 +39,35 @@ def run_from_args(args: argparse.Namespace) -> int:
     changed = revisions.changed_files(root, base.commit, head.commit)
     code = buildcode.build_code(changed, base.config, head.config, config, policy.docs_dir, policy.probes_dir)
     changes = compare.compare(base.report, head.report, base.run_blobs, head.run_blobs, code)
-    print((difftext.as_json if args.format == "json" else difftext.as_markdown)(changes, base, head))
+    if args.format == "json":
+        if args.max_bytes:
+            raise LedgerError("--max-bytes cuts the Markdown diff; JSON is always whole (use --full for a file)")
+        whole = difftext.as_json(changes, base, head)
+        print(whole)
+    else:
+        whole = difftext.as_markdown(changes, base, head)
+        shown = difftext.as_markdown(changes, base, head, args.max_bytes, str(args.full or ""))
+        print(shown)
+    if args.full:
+        _write(args.full, whole + "\n")
     return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1000:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of bytes, at least 1000")
+    return number
+
+
+def _write(path: Path, text: str) -> None:
+    """The whole diff to a file, never through a link in its place (a pull request can commit one there)."""
+    try:
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as error:
+        raise LedgerError(f"--full {path}: {error.strerror} (a link in its place is never followed)") from None
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text)

@@ -4,88 +4,116 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 from .compare import COLUMNS, DETAILS, FLAGS, ClaimChange, Diff
 from .diffseries import new_points
 from .revisions import Revision
 
+CODE_TITLE = "Code that installs or runs"
 
-def as_markdown(diff: Diff, base: Revision, head: Revision) -> str:
-    """The diff for a pull-request comment or a job summary: flags first, then the tables."""
-    lines = [f"## Ledger diff: {_text(base.label)} → {_text(head.label)}", "", _counts(diff), ""]
-    if diff.flags:
-        lines += ["### Flagged for review", "", "| flag | claim | what |", "| --- | --- | --- |"]
-        lines += [f"| {FLAGS[f.flag]} | {_code(f.claim_id)} | {_text(f.message)} |" for f in diff.flags]
-        lines.append("")
-    if diff.build_code:
-        lines += ["### Code the build runs (read it as code)", "", "| file or setting | why |", "| --- | --- |"]
-        lines += [f"| {_code(path)} | {_text(why)} |" for path, why in diff.build_code]
-        lines.append("")
-    if diff.within_noise:
-        lines += ["### Moved within noise (listed, not flagged)", "", "| claim | what |", "| --- | --- |"]
-        lines += [f"| {_code(f.claim_id)} | {_text(f.message)} |" for f in diff.within_noise]
-        lines.append("")
-    if diff.remeasured:
-        lines += [
-            "### Re-measured (same probe, testbed and defining parameters; listed, not flagged)",
-            "",
-            "| claim | what |",
-            "| --- | --- |",
-        ]
-        lines += [f"| {_code(f.claim_id)} | {_text(f.message)} |" for f in diff.remeasured]
-        lines.append("")
-    gained = new_points(base.report, head.report)
-    if gained:
-        lines += ["### Series: new points (is each a step?)", "", "| claim | run | value | new point | what |"]
-        lines.append("| --- | --- | --- | --- | --- |")
-        lines += [
-            f"| {_code(p.claim_id)} | {_code(p.run.rsplit('/', 1)[-1])} | {_text(p.value)} | "
-            f"{'**step**' if p.verdict == 'step' else p.verdict}{' (moved since cited)' if p.moved else ''} | "
-            f"{_text(p.what)} |"
-            for p in gained
-        ]
-        lines.append("")
-    if diff.policy:
-        lines += ["### Policy (the gate's settings)", ""]
-        lines += [f"- {name}: {_text(old)} → **{_text(new)}**" for name, old, new in diff.policy]
-        lines.append("")
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One part of the Markdown diff: its heading (and table header), its rows, what follows them."""
+
+    head: tuple[str, ...]
+    rows: tuple[str, ...]
+    tail: tuple[str, ...] = ("",)
+
+    def lines(self, keep: int | None = None, more: str = "") -> list[str]:
+        shown = self.rows if keep is None else self.rows[:keep]
+        cut = len(self.rows) - len(shown)
+        note = ["", f"*…and {cut:,} more {more}*"] if cut else []
+        return [*self.head, *shown, *note, *self.tail]
+
+
+def as_markdown(diff: Diff, base: Revision, head: Revision, max_bytes: int | None = None, whole: str = "") -> str:
+    """The diff for a pull-request comment or a job summary: flags first, then the tables.
+
+    max_bytes: the most it may take (GitHub drops a job summary over 1 MiB and refuses a comment over
+    65,536 characters): the counts stay whole and each section keeps its first rows, saying how many
+    more there are and where the whole diff is (`whole`)."""
+    top = [f"## Ledger diff: {_text(base.label)} → {_text(head.label)}", "", _counts(diff), ""]
+    sections = _sections(diff, base, head)
+    bottom = [f"Gate at base: {_text(diff.base_summary)}  ", f"Gate at head: {_text(diff.head_summary)}"]
+    text = "\n".join([*top, *(line for section in sections for line in section.lines()), *bottom])
+    if max_bytes is None or len(text.encode()) <= max_bytes:
+        return text
+    more = (
+        f"(cut to keep this under {max_bytes:,} bytes; the whole diff: {whole or '`ledger diff` without --max-bytes'})"
+    )
+
+    def cut(keep: int) -> str:
+        body = (line for section in sections for line in section.lines(keep, more))
+        return "\n".join([*top, *body, *bottom])
+
+    low, high = 0, max((len(section.rows) for section in sections), default=0)
+    while low < high:  # the most rows per section that still fit
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if len(cut(middle).encode()) <= max_bytes else (low, middle - 1)
+    return cut(low)
+
+
+def _sections(diff: Diff, base: Revision, head: Revision) -> list[Section]:
+    flag_rows = lambda flags: tuple(f"| {_code(f.claim_id)} | {_text(f.message)} |" for f in flags)  # noqa: E731
+    pair = ("| claim | what |", "| --- | --- |")
+    found = [
+        Section(
+            ("### Flagged for review", "", "| flag | claim | what |", "| --- | --- | --- |"),
+            tuple(f"| {FLAGS[f.flag]} | {_code(f.claim_id)} | {_text(f.message)} |" for f in diff.flags),
+        ),
+        Section(
+            (f"### {CODE_TITLE} (read it as code)", "", "| file or setting | why |", "| --- | --- |"),
+            tuple(f"| {_code(path)} | {_text(why)} |" for path, why in diff.build_code),
+        ),
+        Section(("### Moved within noise (listed, not flagged)", "", *pair), flag_rows(diff.within_noise)),
+        Section(
+            ("### Re-measured (same probe, testbed and defining parameters; listed, not flagged)", "", *pair),
+            flag_rows(diff.remeasured),
+        ),
+        Section(
+            (
+                "### Series: new points (is each a step?)",
+                "",
+                "| claim | run | value | new point | what |",
+                "| --- | --- | --- | --- | --- |",
+            ),
+            tuple(
+                f"| {_code(p.claim_id)} | {_code(p.run.rsplit('/', 1)[-1])} | {_text(p.value)} | "
+                f"{'**step**' if p.verdict == 'step' else p.verdict}{' (moved since cited)' if p.moved else ''} | "
+                f"{_text(p.what)} |"
+                for p in new_points(base.report, head.report)
+            ),
+        ),
+        Section(
+            ("### Policy (the gate's settings)", ""),
+            tuple(f"- {name}: {_text(old)} → **{_text(new)}**" for name, old, new in diff.policy),
+        ),
+    ]
     for title, changes in (("Changed", diff.edited), ("Added", diff.only("added")), ("Removed", diff.only("removed"))):
-        if not changes:
-            continue
-        lines += [f"### {title}", "", "| claim | " + " | ".join(COLUMNS) + " |", "| --- " * (len(COLUMNS) + 1) + "|"]
-        lines += [_table_row(change) for change in changes]
-        details = [
-            c
-            for c in changes
-            if c.change in ("changed", "renamed") and [name for name in c.changed_fields if name in DETAILS]
-        ]
+        header = ("| claim | " + " | ".join(COLUMNS) + " |", "| --- " * (len(COLUMNS) + 1) + "|")
+        found.append(Section((f"### {title}", "", *header), tuple(_table_row(change) for change in changes)))
+        details = [c for c in changes if c.change in ("changed", "renamed") and _details(c)]
         if details:
-            lines.append("")
-            lines += [
-                f"- {_code(c.claim_id)} also changed: "
-                + ", ".join(name for name in c.changed_fields if name in DETAILS)
-                for c in details
-            ]
-        lines.append("")
-    renamed = diff.only("renamed")
-    if renamed:
-        lines += ["### Renamed", ""]
-        lines += [f"- {_code(c.old_id)} → {_code(c.claim_id)}" for c in renamed]
-        lines.append("")
-    if diff.runs_added or diff.runs_removed:
-        lines += ["### Runs", ""]
-        lines += [
-            f"- added {_code(path)} ({_text(head.report.runs[path].testbed or 'no testbed')})"
-            for path in diff.runs_added
-        ]
-        lines += [
-            f"- removed {_code(path)} ({_text(base.report.runs[path].testbed or 'no testbed')})"
-            for path in diff.runs_removed
-        ]
-        lines.append("")
-    lines += [f"Gate at base: {_text(diff.base_summary)}  ", f"Gate at head: {_text(diff.head_summary)}"]
-    return "\n".join(lines)
+            rows = tuple(f"- {_code(c.claim_id)} also changed: " + ", ".join(_details(c)) for c in details)
+            found.append(Section((), rows))
+    found.append(
+        Section(("### Renamed", ""), tuple(f"- {_code(c.old_id)} → {_code(c.claim_id)}" for c in diff.only("renamed")))
+    )
+    runs = [
+        f"- added {_code(path)} ({_text(head.report.runs[path].testbed or 'no testbed')})" for path in diff.runs_added
+    ]
+    runs += [
+        f"- removed {_code(path)} ({_text(base.report.runs[path].testbed or 'no testbed')})"
+        for path in diff.runs_removed
+    ]
+    found.append(Section(("### Runs", ""), tuple(runs)))
+    return [section for section in found if section.rows]
+
+
+def _details(change: ClaimChange) -> list[str]:
+    return [name for name in change.changed_fields if name in DETAILS]
 
 
 def as_json(diff: Diff, base: Revision, head: Revision) -> str:
@@ -149,7 +177,7 @@ def _counts(diff: Diff) -> str:
     if diff.policy:
         parts.append("policy changed")
     if diff.build_code:
-        parts.append(f"{len(diff.build_code)} code the build runs")
+        parts.append(f"{len(diff.build_code)} {CODE_TITLE.lower()}")
     return "**" + " · ".join(parts) + "**" if parts else "No claim or run changed."
 
 

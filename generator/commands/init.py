@@ -21,6 +21,7 @@ from .. import probe as probe_api
 from ..inputs.config import read_policy
 from ..lang.values import parse_number
 from ..records import LedgerError
+from ..runs import link_problem
 from . import initfiles, measure
 
 CLAIMS = "claims/hashing.yaml"  # filled from the example's first run
@@ -70,6 +71,10 @@ def init(
     """Write the project under target, measure its first run and fill its claims; the paths written."""
     files = project_files(target, source, site_name, bare=bare, fleet=fleet)
     whole = "mkdocs.yml" in files
+    places = [*files, *(("claims/", "measurements/") if whole else ())]
+    linked = next(filter(None, (link_problem(target, target / path, "") for path in places)), "")
+    if linked:  # a file written through it would land wherever the link points
+        raise LedgerError(linked)
     clashes = sorted(path for path in files if (target / path).exists())
     if whole and ((target / "claims").is_dir() or (target / "measurements").is_dir()):
         clashes.append("claims/ or measurements/")

@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -27,7 +26,7 @@ from .. import probe as probe_api
 from ..inputs import hashcache
 from ..inputs.config import project_policy
 from ..records import LedgerError, Policy, ProbeSpec
-from ..runs import PARTIAL_PREFIX, sha256_file, utc_stamp
+from ..runs import PARTIAL_PREFIX, link_problem, remove_tree, sha256_file, utc_stamp
 
 PLACEHOLDERS = ("python", "profile", "testbed", "root", "out", "build")
 BUILD_DIR = f"{hashcache.FOLDER}/build"  # {build}: a compiled probe's binary, rebuilt before every run; ignored by git
@@ -131,6 +130,9 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
     writes_folder = "{out}" in spec.command
     env = _environment(spec, root, policy, profile, testbed)
     clock = time.perf_counter()
+    linked = _linked(spec, root, build_dir, out)
+    if linked:
+        return Outcome(spec.name, False, time.perf_counter() - clock, (), linked)
     inputs = _hashes(root, spec.code) if spec.build else {}
     problem = _build(spec, build_dir, values, root, env, inputs) if spec.build else ""
     _wait_for_a_new_second(runs_dir)
@@ -156,8 +158,8 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
             )
         except (ValueError, OSError) as error:
             problem = f"its output could not be finalized: {error}"
-    if out.exists():
-        shutil.rmtree(out)
+    if os.path.lexists(out):
+        remove_tree(out)  # a link the probe put in its place is removed, never followed
     # A failed probe wrote nothing: a folder that appeared meanwhile is another process's run.
     new = sorted(_runs(runs_dir) - before) if not problem else []
     written = tuple(f"{policy.measurements_dir}/{spec.name}/{name}" for name in new)
@@ -193,10 +195,25 @@ def _build(
     absent = [path for path, digest in inputs.items() if not digest]
     if absent:
         return f"its input {absent[0]} does not exist (fix `code:` in mkdocs.yml)"
-    shutil.rmtree(build_dir, ignore_errors=True)
+    if os.path.lexists(build_dir):
+        remove_tree(build_dir)
     build_dir.mkdir(parents=True)
     problem = _run(command_line(spec, values, spec.build), root, env)
     return f"its build failed: {problem}" if problem else ""
+
+
+def _linked(spec: ProbeSpec, root: Path, build_dir: Path, out: Path) -> str:
+    """Why the probe cannot run: a link on the way to its build folder, its runs' folder or its code ('' if none).
+
+    The build folder is emptied and the output folder removed: through a committed link, that would
+    delete whatever it points to (the project's own files, or anything on the machine)."""
+    places = [(build_dir, "its build folder")] if spec.build else []
+    places += [(out, "its runs' folder"), *((root / path, "its code") for path in spec.code)]
+    for path, what in places:
+        problem = link_problem(root, path, what)
+        if problem:
+            return problem
+    return ""
 
 
 def _hashes(root: Path, paths: tuple[str, ...]) -> dict[str, str]:

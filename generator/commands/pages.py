@@ -7,12 +7,15 @@ The arguments and the gate; the site wing assembles the site (site/assemble.py) 
 from __future__ import annotations
 
 import argparse
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import text
 from ..gate import check_project
 from ..inputs.config import config_file
+from ..records import LedgerError
+from ..runs import link_problem
 
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,6 +26,9 @@ def run_from_args(args: argparse.Namespace) -> int:
     from ..site import assemble, export
 
     root = args.root.resolve()
+    linked = link_problem(root, Path(os.path.abspath(args.out_dir)), "OUT_DIR")
+    if linked:  # a committed link on the way would take every page written wherever it points
+        raise LedgerError(linked)
     report = check_project(root, args.config, datetime.now(timezone.utc))
     site = assemble.assemble(root, report, assemble.settings(config_file(root, args.config)))
     written = export.write(args.out_dir, root / report.policy.docs_dir, site.pages, site.assets())

@@ -21,6 +21,7 @@ from ..inputs import history, load
 from ..inputs.config import read_policy
 from ..inputs.hashcache import files_under
 from ..records import LedgerError, Policy, Report
+from ..runs import linked_part
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +148,8 @@ def copy_revision(root: Path, commit: str, dest: Path) -> dict[str, str]:
         content = data[end + 1 : end + 1 + size]
         offset = end + 1 + size + 1
         target = dest / relative
+        if linked_part(dest, target) is not None:  # a crafted tree: a file below one of its own links
+            raise LedgerError(f"diff: {relative} lies below a link in the same tree; git would not check it out")
         target.parent.mkdir(parents=True, exist_ok=True)
         if mode == b"120000":
             os.symlink(os.fsdecode(content), target)

@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..runs import linked_part
+
 CACHE_ROOT = ".cache"  # the one cache folder (the check cache, the charts, compiled probes): never committed
 FOLDER = f"{CACHE_ROOT}/ledger"
 NO_CACHE = "LEDGER_NO_CACHE"  # set in CI: as --no-cache (the build's chart cache reads it too)
@@ -83,9 +85,9 @@ class Cache:
 
 def load(root: Path, enabled: bool = True) -> Cache:
     """The cache under root (an empty one when it is missing, unreadable or from another version)."""
-    if not enabled:
-        return Cache(None)
     path = root / FOLDER / NAME
+    if not enabled or linked_part(root, path) is not None:  # a linked .cache/ would read and write elsewhere
+        return Cache(None)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("version") != VERSION:

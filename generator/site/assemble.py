@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..inputs import mkdocs_yml
 from ..records import Report
+from ..runs import linked_part
 from ..trust import stamp
 from . import drawing, incremental, pages, render, timeline
 from .drawing import Drawn
@@ -61,7 +62,9 @@ class Site:
         SVG and the Vega bundle (both cached under the project's cache folder)."""
         from . import charts  # vl-convert loads only when assets are made
 
-        cache = self.root / render.CACHE
+        cache: Path | None = self.root / render.CACHE
+        if linked_part(self.root, self.root / render.CACHE) is not None:
+            cache = None  # a linked cache folder would be read and written wherever it points
         found = [
             Asset(f"{render.ASSETS}/{path.name}", source=path)
             for path in sorted(render.ASSET_FILES.iterdir())

@@ -11,12 +11,14 @@ built site.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..records import LedgerError
+from ..runs import link_problem
 from .render import Asset, Generated
 
 HEADER = "<!-- written by `ledger pages`: do not edit, it is written again on every run -->\n\n"
@@ -27,9 +29,18 @@ _SCRIPT = re.compile(r"(<script\b.*?</script>)", re.DOTALL)
 
 def write(out: Path, docs: Path, generated: Iterable[Generated], assets: Iterable[Asset]) -> list[Path]:
     """The generated pages and the assets (assemble.Site's) under out, the hand-written pages of docs
-    copied first when out is another folder; returns the files written."""
+    copied first when out is another folder; returns the files written. Nothing is written or copied
+    through a link: a link on the way to a file written, or in docs when it is copied, is refused."""
+    generated, assets = list(generated), list(assets)
+    targets = [out / page.src for page in generated] + [out / asset.path for asset in assets]
+    linked = next(filter(None, (link_problem(out, target, str(out)) for target in targets)), "")
     if out.resolve() != docs.resolve() and docs.is_dir():
+        linked = linked or _linked_inside(docs)
+        if linked:
+            raise LedgerError(linked)
         shutil.copytree(docs, out, dirs_exist_ok=True)
+    if linked:
+        raise LedgerError(linked)
     written = []
     for page in generated:
         target = out / page.src
@@ -48,6 +59,16 @@ def write(out: Path, docs: Path, generated: Iterable[Generated], assets: Iterabl
             target.write_text(asset.content, encoding="utf-8")
         written.append(target)
     return written
+
+
+def _linked_inside(docs: Path) -> str:
+    """Why docs cannot be copied as it is: a link inside it (its target would be copied as a file)."""
+    for folder, names, files in os.walk(docs):
+        for name in sorted([*names, *files]):
+            problem = link_problem(docs, Path(folder) / name, str(docs))
+            if problem:
+                return problem
+    return ""
 
 
 def _filled(markdown: str, fragments: list[str]) -> str:
