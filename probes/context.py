@@ -72,7 +72,7 @@ def memory_limit(device_bytes: int, model_bytes: int, per_sequence_bytes: float)
 
 
 def time_context(s: session.Session, model, config, cfg: dict, context: int, cap_s: float,
-                 rng) -> tuple[dict, dict, list[str], dict]:
+                 rng, failed: list[str]) -> tuple[dict, dict, list[str], dict]:
     """One context: caches for every B and memory read per setting; the settings that fit cap_s timed interleaved;
     every timed step (steps.csv rows by setting)."""
     setups, memory, raws = {}, {}, {}
@@ -106,7 +106,8 @@ def time_context(s: session.Session, model, config, cfg: dict, context: int, cap
     settings = {n: timing.Setting(setups[n], stop=stop) for n in kept}
     timed = s.time(settings, f"context {context}", stop=stop, min_sample_s=cfg["min_sample_s"],
                    max_reps=min(cfg["max_steps"], cfg["slack"]), min_reps=cfg["min_steps"])
-    steps = {n: step_rows.step_intervals(t, raws[n].calls, raws[n].pipelined) for n, t in timed.items()}
+    steps = {n: budget.attempt(failed, f"steps {n}/{context}", step_rows.step_intervals, t, raws[n].calls,
+                               raws[n].pipelined, default=[]) for n, t in timed.items()}
     return timed, memory, [f"{n}/{context}" for n in dropped], steps
 
 
@@ -116,7 +117,7 @@ def main(argv=None) -> None:
     config = configs.PROFILE_MODELS[s.profile.name]
     phase = budget.Phases(s.progress)
     rng = np.random.default_rng(0)
-    rows, samples, dropped, step_table = [], [], [], []
+    rows, samples, dropped, step_table, failed = [], [], [], [], []
     device_bytes, device_source = device_memory_bytes()
     with tempfile.TemporaryDirectory(prefix="gpu_log-") as folder, \
             gpu_log.GpuLog(Path(folder) / "gpu.csv", cfg["gpu_log_ms"]) as log:
@@ -130,7 +131,7 @@ def main(argv=None) -> None:
             left = cfg["budget_s"] - s.elapsed() - WRITE_RESERVE_S
             with phase(f"context {context}"):
                 timed, memory, gone, steps = time_context(s, model, config, cfg, context,
-                                                          left / (len(cfg["contexts"]) - i), rng)
+                                                          left / (len(cfg["contexts"]) - i), rng, failed)
             dropped += gone
             base = timed.get("raw/1")
             for name, t in timed.items():
@@ -165,7 +166,7 @@ def main(argv=None) -> None:
         "scaled_from_writeup": config.changes_from(configs.WRITEUP_MODEL),
         "quantization": model_build.QUANTIZATION + ", seed 0",
         **{k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()},
-        "dropped_for_time": dropped, "device_memory_bytes": device_bytes, "device_memory_source": device_source,
+        "dropped_for_time": dropped, "failed": failed, "device_memory_bytes": device_bytes, "device_memory_source": device_source,
         "model_bytes_active": model_bytes,
         "gpu_log": {"source": log_source, "readings": len(log_rows), "note": gpu_log.UTILIZATION_NOTE},
         "caches": "synthetic: full-attention layers hold random normal keys and values (B, kv heads, context + "

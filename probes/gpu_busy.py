@@ -103,8 +103,11 @@ def measure(request: dict, timeout_s: float, folder: Path) -> tuple[list[dict], 
         tail = " | ".join((done.stderr or "").strip().splitlines()[-3:])
         return [], [], {"measured": False, "seconds": seconds,
                         "why": f"the profiling process failed (exit {done.returncode}): {tail[-600:]}"}
-    found = json.loads(out.read_text())
-    return found["rows"], found["steps"], {**found["record"], "seconds": seconds}
+    try:
+        found = json.loads(out.read_text())
+        return found["rows"], found["steps"], {**found["record"], "seconds": seconds}
+    except (ValueError, KeyError, TypeError) as error:
+        return [], [], {"measured": False, "seconds": seconds, "why": f"the profiling process's answer: {error}"}
 
 
 # -- the child's side ---------------------------------------------------------------------------------

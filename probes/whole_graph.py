@@ -205,8 +205,8 @@ def main(argv=None) -> None:
             timed = s.time(settings, "whole_graph", stop=stop_for(2, cfg, planned["seconds_left_for_rounds"]),
                            min_sample_s=cfg["min_sample_s"], max_reps=cfg["max_steps"], min_reps=cfg["min_steps"])
         context = {k: cfg["prompt_tokens"] + (start_decoded[k] + r.decoded()) / 2 for k, r in runners.items()}
-        steps = {n: step_rows.step_intervals(t, runners[step_rows.key(n)].calls, runners[step_rows.key(n)].pipelined)
-                 for n, t in timed.items()}
+        steps = {n: budget.attempt(failed, f"steps {n}", step_rows.step_intervals, t, runners[step_rows.key(n)].calls,
+                                   runners[step_rows.key(n)].pipelined, default=[]) for n, t in timed.items()}
         tables, records, split = measure_parts(s, phase, cfg, models, config, runners, prompts, Path(folder), failed)
         log_rows, log_source = log.stop()
     split_rows, split_samples = step_rows.split_tables(split, log_rows)

@@ -345,6 +345,7 @@ def test_context_sweep_decodes_at_each_context_and_says_which_b_meets_each_targe
         assert int(w["largest_b_p90"]) == max(within, default=0)
         assert int(w["memory_limit_b"]) > 0
     assert params["device_memory_bytes"] > 0 and params["gpu_log"]["source"].startswith("unavailable: ")
+    assert params["failed"] == []
 
 
 def test_model_counts_come_from_the_built_models(quick_suite):
