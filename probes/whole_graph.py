@@ -148,12 +148,30 @@ def plan(s: session.Session, cfg: dict, warmup: dict) -> tuple[dict[str, timing.
     left = cfg["budget_s"] - s.elapsed() - split - agree - busy - WRITE_RESERVE_S
     per_round = {n: max(cfg["min_sample_s"], cfg["min_steps"] * t) for n, t in step.items()}
     warm = sum((s.profile.warmup + 2) * t for t in step.values())  # the timer's warm-up and calibration calls
-    drop = sorted((n for n in step if int(n.split("/")[1]) > 16), key=lambda n: (-int(n.split("/")[1]), n))
-    kept, dropped = budget.fit_settings(per_round, drop, left - warm, cfg["min_rounds"])
     cap = left - warm
-    stops = {n: stop_for(int(n.split("/")[1]), cfg, cap) for n in kept}
+    stops = {n: stop_for(int(n.split("/")[1]), cfg, cap) for n in step}
+    at_least = {n: per_round[n] * stops[n].min_rounds for n in step}  # each setting's rounds before a cap stops it
+    kept, dropped = budget.fit_settings(at_least, drop_order(list(step)), cap, 1)
+    stops = {n: stops[n] for n in kept}
     return stops, dropped, {"seconds_left_for_rounds": cap, "reserved_split_s": split, "reserved_agreement_s": agree,
                             "reserved_gpu_busy_s": busy, "estimated_round_s": sum(per_round[n] for n in kept)}
+
+
+def drop_order(names: list[str]) -> list[str]:
+    """Which settings go first when the rounds would not fit: the tiny-width model's, the looped ones, B above 16
+    but 64, then 64, then the fill-ins 8 and 2 (largest B first within each); the baselines (B = 1, single) and
+    B = 4 and 16 are never dropped. Pure."""
+    def tier(name: str) -> int | None:
+        mode, b = step_rows.key(name)
+        if mode.startswith("tiny"):
+            return 0
+        if mode == "looped":
+            return 1
+        if b in (1, 4, 16):
+            return None
+        return 2 if b > 16 and b != 64 else 3 if b == 64 else 4
+    ranked = [(tier(n), -step_rows.key(n)[1], n) for n in names if tier(n) is not None]
+    return [n for _, _, n in sorted(ranked)]
 
 
 def baselines(mode: str, b: int) -> dict[str, str]:

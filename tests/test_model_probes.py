@@ -313,3 +313,17 @@ def test_gpu_busy_fingerprint_tells_the_checked_model_from_another(quick_model):
     mx.random.seed(1)
     other = model_build.build(QUICK, mx.float32)
     assert gpu_busy.fingerprint(same) == gpu_busy.fingerprint(quick_model) != gpu_busy.fingerprint(other)
+
+
+def test_whole_graph_drops_the_extras_then_the_fill_ins_and_never_the_baselines():
+    from probes import whole_graph
+
+    names = [f"{m}/{b}" for m, b in whole_graph.wanted(whole_graph.DECODE["gpu"])]
+    order = whole_graph.drop_order(names)
+    assert order[:8] == ["tiny-raw/64", "tiny-width/64", "tiny-raw/16", "tiny-width/16", "tiny-raw/4",
+                         "tiny-width/4", "tiny-raw/1", "tiny-width/1"]  # fmt: skip
+    assert order[8:10] == ["looped/4", "looped/2"]
+    assert order[10:] == ["batched/48", "raw/48", "batched/32", "raw/32", "batched/24", "raw/24", "batched/64",
+                          "raw/64", "batched/8", "raw/8", "batched/2", "raw/2"]  # fmt: skip
+    kept = set(names) - set(order)
+    assert kept == {"raw/1", "batched/1", "single/1", "raw/4", "batched/4", "raw/16", "batched/16"}
