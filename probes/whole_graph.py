@@ -138,7 +138,8 @@ def make_runners(s: session.Session, models: dict, prompts: list[list[int]],
 
 
 def plan(s: session.Session, cfg: dict, warmup: dict) -> tuple[dict[str, timing.Stop], list[str], dict]:
-    """Which settings fit the time left (dropped largest B first) and each one's stopping rule."""
+    """Which settings fit the time left (dropped in drop_order() until each one's minimum rounds fit) and each
+    one's stopping rule."""
     step = {f"{m}/{b}": w["second_step_s"] for (m, b), w in warmup.items()}
     single = step.get("single/1", 0.0)
     split = sum(max(cfg["split_seconds"], step[f"raw/{b}"]) for b in cfg["raw_batches"] if f"raw/{b}" in step)
