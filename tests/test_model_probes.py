@@ -284,6 +284,13 @@ def test_h200_plan_runs_a_replicate_call_and_packs_its_runs_with_its_log(tmp_pat
     log = (tmp_path / "out/replicate-a.log").read_text()
     assert log.count("end: exit 0") == 3  # each probe in its own process
     assert "--profile quick-replicate" in log and "probes.raw_step --profile quick" in log
+    done = subprocess.run(
+        [str(ROOT / "scripts/h200"), "whole-graph"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr  # call 2's probe: the full profile, packed the same way
+    names = tarfile.open(tmp_path / "out/whole-graph.tar").getnames()
+    runs = [n for n in names if n.startswith("whole-graph/measurements/whole_graph/") and n.endswith("/steps.csv")]
+    assert len(runs) == 1 and "whole-graph/whole-graph.log" in names
     usage = subprocess.run([str(ROOT / "scripts/h200"), "nothing"], capture_output=True, text=True)
     assert usage.returncode == 2 and "scripts/h200 whole-graph" in usage.stdout
     assert subprocess.run([str(ROOT / "scripts/h200"), "replicate", "d"], capture_output=True).returncode == 2
