@@ -296,7 +296,8 @@ def measure_parts(s: session.Session, phase: budget.Phases, cfg: dict, models: d
             with phase("gpu busy"):
                 request = {"shapes": s.profile.shapes, "batches": batches, "steps": cfg["busy_steps"],
                            "prompts": prompts, "fingerprint": gpu_busy.fingerprint(models["main"])}
-                rows, steps, records["gpu_busy"] = gpu_busy.measure(request, min(cfg["busy_timeout_s"], left), folder)
+                rows, steps, found = gpu_busy.measure(request, min(cfg["busy_timeout_s"], left), folder)
+            records["gpu_busy"] = {**found, "mode": "raw", "batches": batches, "steps_per_b": cfg["busy_steps"]}
             tables |= {"gpu_busy.csv": rows, "gpu_busy.samples.csv": steps}
     else:
         records["gpu_busy"] = {"measured": False, "why": f"not a part of the {s.profile.name} profile"}
