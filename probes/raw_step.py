@@ -64,7 +64,7 @@ RUNS = {  # batch sizes, timed steps per B (after warm-up steps), prompt length
 TOLERANCE = {"float32": 1e-4, "bfloat16": 3e-2}  # max |got - want| / max |want| of a quantized layer's output
 COLUMNS = {  # table -> column -> (unit, timed or exact)
     "results.csv": {
-        "batch": ("sequences", "exact"), "rounds": ("steps", "exact"), "step_ms": ("ms", "timed"),
+        "batch": ("sequences", "exact"), "rounds": ("rounds", "exact"), "step_ms": ("ms", "timed"),
         "step_ms_min": ("ms", "timed"), "step_ms_max": ("ms", "timed"), "step_ms_p90": ("ms", "timed"),
         "ms_per_token": ("ms/token", "timed"), "aggregate_tok_per_s": ("tok/s", "timed"),
         "per_sequence_tok_per_s": ("tok/s", "timed"), "context_tokens_first": ("tokens", "exact"),
