@@ -175,6 +175,7 @@ def this_repository(root: Path) -> str:
     """A copy of this repository's report, with the plugin (with-plugin.yml) and without it (plain.yml)."""
     for name in ("docs", "claims", "measurements", "probes", "figures"):
         shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "README.md", root / "README.md")  # one of the policy's surfaces
     config = (REPO / "mkdocs.yml").read_text()
     (root / "with-plugin.yml").write_text(config + "site_dir: site-plugin\n")
     plain = re.sub(r"^  - ledger:\n(?:      .*\n)*", "", config, flags=re.M)  # the plugin and its options

@@ -17,7 +17,7 @@ from .inputs.config import project_policy
 from .judging import evidence, leads
 from .lang import ownunits
 from .lang.values import parse_tolerance
-from .prose import references
+from .prose import references, surfaces
 from .prose import scan as prose
 from .records import Claim, Finding, PageRef, Policy, Report
 from .rules import PAGE_RULES
@@ -67,6 +67,7 @@ def check(
     findings += verdicts.uncited_run_findings(runs, states, {c.evidence.run for c in claims if c.evidence}, policy)
     read = _pages(root, policy, claims, evaluated.by_id, lines, defined, budget)
     findings += read.findings
+    findings += _surfaces(root, policy, evaluated.by_id, findings, budget)
     return Report(
         claims=tuple(claims),
         runs=runs,
@@ -119,6 +120,17 @@ def _pages(
         *read.findings,
     ]
     return PageVerdicts(refs, tuple(found), read.typed)
+
+
+def _surfaces(
+    root: Path, policy: Policy, by_id: Mapping[str, Claim], findings: Sequence[Finding], budget: load.Budget
+) -> list[Finding]:
+    """The surfaces' findings (README.md, ...: prose/surfaces.py), once every claim's own verdict is known."""
+    if not policy.surfaces:
+        return []
+    texts, unreadable = load.surfaces(root, policy.surfaces, policy.docs_dir, budget, policy.config_path)
+    failing = {claim_id: v.describe() for claim_id, v in verdicts.claim_freshness(findings).items() if v.fails}
+    return [*unreadable, *surfaces.findings(texts, by_id, failing, policy, root)]
 
 
 def _with_their_probes(root: Path, cited: set[str]) -> set[str]:

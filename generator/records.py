@@ -334,6 +334,7 @@ class Policy:
     probes: tuple[ProbeSpec, ...] = ()
     testbeds: tuple[str, ...] = ()  # where the fleet's measure workflow measures, a runner label each
     units: tuple[UnitSpec, ...] = ()  # the project's own units (`units:`), read by ownunits.table
+    surfaces: tuple[str, ...] = ()  # files outside docs/ read with the prose rules (README.md): prose/surfaces.py
 
     problems: tuple[tuple[str, Finding], ...] = ()  # (option, finding): bad settings in mkdocs.yml, each at its line
     config_path: str = "mkdocs.yml"  # the rest of mkdocs.yml, beside the plugin's options:

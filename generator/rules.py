@@ -88,6 +88,12 @@ RULE_TABLE = (
         stale=False,
     ),
     Rule(
+        "surface-drifted",
+        "the text between a surface's markers (<!-- ledger: ID -->…<!-- /ledger --> in README.md, …) is not "
+        "the value the claim states, or the claim fails the gate, is a lead or is retired",
+        stale=False,
+    ),
+    Rule(
         "unbound-number",
         "a figure with a unit, ×, or % is typed into a page outside a claim reference "
         '(mark a label with <span class="ledger-label">…</span>)',

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 
 from .records import KINDS, STATUSES, Report
-from .rules import RULES
+from .rules import PAGE_RULES, RULES
 
 
 def summary(report: Report) -> str:
@@ -30,9 +31,27 @@ def _count(findings, noun: str) -> str:
     return f"{len(findings)} {noun}{'s' if len(findings) != 1 else ''}: {detail}"
 
 
+def held(report: Report) -> tuple[tuple[str, int], ...]:
+    """(rule, warnings) for each rule the policy's `warn:` holds as a warning, in RULES order: the
+    migration mode of a site whose old pages type figures (`warn: [unbound-number]`) until it cites claims."""
+    counts = Counter(f.rule for f in report.warnings)
+    policy = report.policy
+    return tuple((rule, counts[rule]) for rule in RULES if rule in policy.warn and rule not in policy.fail)
+
+
+def idle_holds(report: Report) -> list[str]:
+    """A note for each prose rule `warn:` holds that finds nothing now: the migration is done, and the
+    rule should fail again so that the next typed figure does."""
+    return [
+        f"note: `warn:` holds {rule}, which finds nothing now: take it out of `warn:` so that the next one fails"
+        for rule, count in held(report)
+        if count == 0 and rule in PAGE_RULES
+    ]
+
+
 def as_text(report: Report) -> str:
-    """Every finding (failures and warnings, by file and line), then the summary line."""
-    lines = [str(finding) for finding in report.findings]
+    """Every finding (failures and warnings, by file and line), the policy's idle holds, then the summary line."""
+    lines = [str(finding) for finding in report.findings] + idle_holds(report)
     history = f" — run history {report.history}" if report.history.startswith("not checked") else ""
     lines.append(summary(report) + history)
     return "\n".join(lines)
@@ -81,6 +100,26 @@ def as_json(report: Report) -> str:
         indent=2,
         ensure_ascii=False,
     )
+
+
+def as_bencher(report: Report) -> str:
+    """Every measured and extrapolated claim that is not retired, in Bencher Metric Format (BMF JSON):
+    {claim id: {its unit (the measure): {value, lower_value, upper_value}}}, the value what its evidence
+    or formula computes, the bounds its interval (left out when it has none), so an existing benchmark
+    dashboard can track the ledger's figures (`bencher run --adapter json --file ...`)."""
+    found: dict[str, dict[str, dict[str, float]]] = {}
+    for claim in report.claims:
+        if claim.kind not in ("measured", "extrapolated") or claim.retired or claim.id in found:
+            continue
+        value = report.computed.get(claim.id, claim.value)
+        if value is None or not math.isfinite(value):
+            continue
+        metric = {"value": value}
+        interval = report.intervals.get(claim.id)
+        if interval is not None and math.isfinite(interval.low) and math.isfinite(interval.high):
+            metric |= {"lower_value": interval.low, "upper_value": interval.high}
+        found[claim.id] = {claim.unit or "value": metric}
+    return json.dumps(found, indent=2, ensure_ascii=False)
 
 
 def as_github(report: Report) -> str:

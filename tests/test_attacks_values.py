@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO, restore_measured_code, run_ledger
 
-REPORT = ("claims", "measurements", "probes", "generator/timing.py", "figures", "docs", "mkdocs.yml")
+REPORT = ("claims", "measurements", "probes", "generator/timing.py", "figures", "docs", "mkdocs.yml", "README.md")
 BATCHING, CPU = "claims/writeup-batching.yaml", "claims/here-linux-cpu.yaml"
 TOUCHED = '[{claim: cpu-moe-touched-mc-b16, expects: "within 1.05x"}, {claim: cpu-moe-touched-closed-b16, expects: "within 1.05x"}, {claim: h200-moe-touched-mc-b16, expects: "within 1.05x"}]'
 SPEEDUP = "    evidence: {run: measurements/moe/2026-12-01T00-50-17Z-linux-cpu, file: results.csv, where: {mode: batched, batch: 16}"

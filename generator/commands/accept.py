@@ -111,7 +111,7 @@ def write(file: Path, path: str, lines: list[str], changes: list[Change], claims
         _edit(lines, claims[change.claim_id], change)
     text = "".join(lines)
     _verify(text, path, changes)
-    _replace(file, text.encode("utf-8"))
+    replace_file(file, text.encode("utf-8"))
 
 
 def _edit(lines: list[str], claim: Claim, change: Change) -> None:
@@ -148,7 +148,8 @@ def _verify(text: str, path: str, changes: list[Change]) -> None:
             raise refusal(Source(path, 0), change.claim_id, "accept", problem, f"set it to {change.new} by hand")
 
 
-def _replace(file: Path, content: bytes) -> None:
+def replace_file(file: Path, content: bytes) -> None:
+    """The file's bytes replaced at once (a temporary file beside it, renamed over it), its mode kept."""
     mode = file.stat().st_mode
     handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.")
     try:

@@ -18,9 +18,10 @@ from ..inputs.config import config_file, project_policy
 def setup_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
-        choices=("text", "json", "github"),
+        choices=("text", "json", "github", "bencher"),
         default="text",
-        help="github: findings as GitHub Actions annotations on the pull request's lines",
+        help="github: findings as GitHub Actions annotations on the pull request's lines; bencher: every "
+        "measured and extrapolated claim's value and interval in Bencher Metric Format (JSON), for a dashboard",
     )
     parser.add_argument(
         "--no-cache",
@@ -47,7 +48,8 @@ def run_from_args(args: argparse.Namespace) -> int:
         return int(done["exit"])
     gc.disable()  # a short-lived process making many objects and few cycles: collection costs more than it frees
     report = check_project(root, args.config, datetime.now(timezone.utc), require_history=args.require_history)
-    output = {"json": text.as_json, "github": text.as_github}.get(args.format, text.as_text)(report)
+    formats = {"json": text.as_json, "github": text.as_github, "bencher": text.as_bencher}
+    output = formats.get(args.format, text.as_text)(report)
     print(output)
     exit_code = 0 if report.ok else 1
     if cache.path:

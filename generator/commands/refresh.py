@@ -21,16 +21,18 @@ from __future__ import annotations
 import argparse
 import graphlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import text
 from ..gate import check_project
+from ..inputs import load
 from ..judging import intervals
 from ..judging.evidence import read_cell
 from ..lang import formula, yamlread
 from ..lang.values import format_pair, format_value, rounded
+from ..prose import surfaces
 from ..records import Claim, ClaimInterval, Report, Run, Source, refusal
 from . import accept, noise
 from .noise import differences
@@ -269,16 +271,55 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--write", action="store_true", help="apply the moves: evidence and values, dependents too")
 
 
+# -- surfaces: the claims' values standing between markers in README.md and other files ------------
+
+
+def surface_plan(root: Path, report: Report, result: Plan | None = None) -> list[tuple[str, str, list]]:
+    """(surface, its new text, the rewrites) for each surface whose markers' text is not its claim's
+    stated value, with the values the plan's moves state (prose/surfaces.py)."""
+    claims = dict(report.by_id)
+    for move in result.moves if result else ():
+        if move.new_stated and move.claim_id in claims:
+            claim = claims[move.claim_id]
+            claims[claim.id] = replace(claim, value=float(move.new_stated), value_text=move.new_stated)
+    policy = report.policy
+    texts, _ = load.surfaces(root, policy.surfaces, policy.docs_dir, config=policy.config_path)  # gate lists problems
+    found = []
+    for path, before in texts.items():
+        after, changes = surfaces.rewrite(before, path, claims)
+        if changes:
+            found.append((path, after, changes))
+    return found
+
+
+def write_surfaces(root: Path, planned: list[tuple[str, str, list]]) -> list[str]:
+    """Rewrite the text between each surface's markers (every other byte kept); a linked file is refused."""
+    for path, _, changes in planned:
+        if (root / path).is_symlink():
+            problem = f"{path} is a link: refresh writes no file through one"
+            raise refusal(changes[0].where, changes[0].claim_id, "refresh", problem, "rewrite the text by hand")
+    for path, after, _ in planned:
+        before = (root / path).read_bytes().decode("utf-8", errors="replace")
+        if after != before:
+            accept.replace_file(root / path, after.encode("utf-8"))
+    return [path for path, _, _ in planned]
+
+
 def run_from_args(args: argparse.Namespace) -> int:
+    root = args.root.resolve()
     report = check_project(args.root, args.config, datetime.now(timezone.utc), every_run_rounds=True)
     result = plan(report)
     print(as_text(result, report))
-    if args.write and result.moves:
-        written = apply(args.root.resolve(), result, report)
+    planned = surface_plan(root, report, result)  # the surfaces follow the values the moves state
+    for _, _, changes in planned:
+        print("\n".join(f"{change}" for change in changes))
+    if args.write and (result.moves or planned):
+        written = apply(root, result, report) if result.moves else []
+        written += write_surfaces(root, planned)
         print(f"wrote {', '.join(written)}")
         after = check_project(args.root, args.config, datetime.now(timezone.utc))
         print(f"ledger check: {text.summary(after)}")
         return 0 if after.ok else 1
-    if result.moves:
+    if result.moves or planned:
         print("run `ledger refresh --write` to apply it")
     return 0

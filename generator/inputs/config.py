@@ -187,6 +187,15 @@ class AtLine(ValueError):
         self.line, self.fix = line, fix
 
 
+def _surfaces(value: object) -> tuple[str, ...]:
+    """`surfaces:` -> Markdown and text files outside docs/ that the prose rules read (prose/surfaces.py)."""
+    if not isinstance(value, list) or not all(_inside_path(path) for path in value):
+        raise ValueError("must be a list of file paths inside the repository, e.g. [README.md, llms.txt]")
+    if len(set(value)) != len(value):
+        raise ValueError("names a file twice")
+    return tuple(value)
+
+
 def _inside_path(path: object) -> bool:
     return isinstance(path, str) and bool(path) and not path.startswith("/") and ".." not in path.split("/")
 
@@ -265,6 +274,13 @@ OPTIONS = (
         "is a known unit (scale: how many of it one NAME is) or NAME itself (a new counted thing); "
         "`prefixes: si` adds kNAME, MNAME, ... (guide/checks.md#units)",
         _units,
+    ),
+    Option(
+        "surfaces",
+        (list,),
+        "Markdown and text files outside docs/ (README.md, llms.txt) read with the prose rules; a claim's value "
+        "stands in one between <!-- ledger: ID --> and <!-- /ledger --> (guide/surfaces.md)",
+        _surfaces,
     ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)

@@ -267,6 +267,35 @@ def pages(root: Path, docs_dir: str, budget: Budget = UNBOUNDED) -> tuple[dict[s
     return texts, problems
 
 
+def surfaces(
+    root: Path, paths: tuple[str, ...], docs_dir: str, budget: Budget = UNBOUNDED, config: str = "mkdocs.yml"
+) -> tuple[dict[str, str], list[Finding]]:
+    """The text of every surface the policy lists (`surfaces:`: files outside docs/ read with the prose
+    rules), and why each one that cannot be read is refused."""
+    texts: dict[str, str] = {}
+    problems: list[Finding] = []
+    docs = docs_dir.rstrip("/") + "/"
+    for relative in paths:
+        path = root / relative
+        why = ""
+        if relative.startswith(docs):
+            why = f"is a page under {docs}: the site's pages are read already"
+        elif not path.exists() and not path.is_symlink():
+            why = "does not exist"
+        elif root.resolve() not in path.resolve().parents:
+            why = "leads outside the project"
+        else:
+            try:
+                texts[relative] = read_capped(path, MAX_PAGE_BYTES, budget).decode("utf-8", errors="replace")
+            except Unreadable as problem:
+                why = str(problem)
+        if why:
+            fix = f"create it, or take it out of `surfaces:` in {config}"
+            refused = f"surface listed under `surfaces:` in {config} {why}"
+            problems.append(Finding(Source(relative, 0), "", "invalid", refused, fix))
+    return texts, problems
+
+
 def attribute_rules(root: Path, measurements_dir: str) -> tuple[list[attributes.Rule], str]:
     """The .gitattributes rules that can reach runs, in git's order of precedence, and the root's path
     from the repository's top (rules match paths from there): the files from the top down to the

@@ -30,8 +30,9 @@ def folders(policy: Policy) -> tuple[str, ...]:
 
 
 def files(policy: Policy) -> tuple[str, ...]:
-    """Single files the gate reads: every declared probe's code (it may lie outside probes_dir)."""
-    return tuple(sorted({path for spec in policy.probes for path in spec.code}))
+    """Single files the gate reads: every declared probe's code (it may lie outside probes_dir), and
+    the surfaces (README.md, ...: files outside docs/ read with the prose rules)."""
+    return tuple(sorted({*(path for spec in policy.probes for path in spec.code), *policy.surfaces}))
 
 
 def declared_code(runs: Iterable[Run] | Mapping[str, Run]) -> tuple[str, ...]:

@@ -64,7 +64,7 @@ def scan(
         if problem:
             findings.append(problem)
         typed[path] = tuple(figure.text for figure in found)
-        findings += _unbound(found, policy, "page")
+        findings += unbound(found, policy, "page")
     site = [
         TypedFigure(Source(policy.config_path, line, column + figure.start + 1), figure.text)
         for line, column, value in policy.site_texts
@@ -72,7 +72,7 @@ def scan(
     ]
     if site:
         typed[policy.config_path] = tuple(figure.text for figure in site)
-        findings += _unbound(site, policy, "site's configuration (shown on every page)")
+        findings += unbound(site, policy, "site's configuration (shown on every page)", SITE_FIX)
     findings += claim_text_findings(claims)
     return Scan(tuple(findings), typed)
 
@@ -81,8 +81,9 @@ PAGE_FIX = f'cite the claim that holds it with {{{{ claim("some-id") }}}}, or ma
 SITE_FIX = "word it without the figure: mkdocs.yml cannot cite a claim (a label like B=16 is fine)"
 
 
-def _unbound(found: list[TypedFigure], policy: Policy, place: str) -> list[Finding]:
-    fix = PAGE_FIX if place == "page" else SITE_FIX
+def unbound(found: list[TypedFigure], policy: Policy, place: str, fix: str = PAGE_FIX) -> list[Finding]:
+    """An unbound-number finding for each figure typed into a page (or a surface, or the site's
+    configuration: `place`), the first MAX_PER_PAGE one by one and the rest in one."""
     shown = [
         Finding(
             typed.where,

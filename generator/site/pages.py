@@ -17,7 +17,7 @@ from ..inputs.config import shown_settings
 from ..lang.relations import SHOWN
 from ..lang.values import stated
 from ..records import RETIRED, Claim, Report, Run
-from ..text import summary
+from ..text import held, idle_holds, summary
 from . import claimpage, runpage, timeline
 from .render import (
     CLAIMS_INDEX,
@@ -362,6 +362,7 @@ def gate(report: Report, directory_urls: bool) -> Generated:
             "</code> and <code>ledger check</code> fail until every failure below is fixed.</p>",
         )
     )
+    outcome += "".join(f"<p>{esc(note.removeprefix('note: '))}</p>" for note in idle_holds(report))
     if report.history:  # runs' git history: checked, or why not (said once, never a silent pass)
         outcome += (
             f"<p>Run history (each committed run against the commit that first added it): {esc(report.history)}.</p>"
@@ -378,7 +379,12 @@ def gate(report: Report, directory_urls: bool) -> Generated:
     by_rule: dict[str, list] = {}
     for finding in report.findings:
         by_rule.setdefault(finding.rule, []).append(finding)
+    holding = {rule for rule, _ in held(report)}
     for rule, findings in by_rule.items():
         page.heading(f"{rule} ({len(findings)})")
-        page.html("".join(finding_html(f, report, page.links) for f in findings))
+        hold = (
+            f"<p>Warnings, not failures: <code>warn:</code> in {esc(report.policy.config_path)} holds "
+            f"<code>{esc(rule)}</code>. Take it out of <code>warn:</code> to make these fail the build.</p>"
+        )
+        page.html((hold if rule in holding else "") + "".join(finding_html(f, report, page.links) for f in findings))
     return page.done(in_nav=True)

@@ -1,0 +1,198 @@
+"""Surfaces: Markdown and text files outside the site (README.md, llms.txt) -> their figures and markers checked.
+
+The number that drifts furthest is the one typed where no build looks. The policy lists such files
+(`surfaces: [README.md]`); each is read with the prose rules, as a page is (scan.page_figures: the
+same reading, rendered as Markdown), so a figure typed into it is `unbound-number`. A claim's value
+can stand in one between markers, which GitHub and other Markdown readers do not show:
+
+    SHA-256 hashes 1 MiB at <!-- ledger: sha256-1mib-throughput -->0.495 GB/s<!-- /ledger -->.
+
+The text between the markers must be the claim's value as the site shows it (values.stated), and
+the claim must hold: a marker whose text differs, or whose claim fails the gate, is a lead or
+retired, is `surface-drifted` at its line. `ledger refresh --write` rewrites the text between markers
+(rewrite()), nothing else in the file. Markers in code (fenced blocks, code spans) are examples, not
+markers. Pure: the gate reads the files and passes their text in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..lang.values import stated
+from ..records import Claim, Finding, PageRef, Policy, Source
+from ..runs import KEBAB
+from . import references, rendered
+from . import scan as prose
+
+RULE = "surface-drifted"
+OPEN = "<!-- ledger: {id} -->"
+CLOSE = "<!-- /ledger -->"
+_OPEN = re.compile(rf"<!--[ \t]*ledger:[ \t]*({KEBAB})[ \t]*-->")
+_CLOSE = re.compile(r"<!--[ \t]*/ledger[ \t]*-->")
+_LOOKS_LIKE = re.compile(r"<!--\s*/?\s*ledger\b", re.I)  # anything that starts like a marker
+SURFACE_FIX = (
+    f"put the claim's value between markers, {OPEN.format(id='some-id')}…{CLOSE} "
+    f"(`ledger refresh --write` fills it in), or mark a label: {prose.MARK_LABEL}"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """A claim's value standing in a surface: `<!-- ledger: ID -->TEXT<!-- /ledger -->` on one line."""
+
+    where: Source  # the first character of TEXT (of the opening marker when malformed)
+    claim_id: str  # "" when the marker is malformed
+    text: str  # what stands between the markers now; for a malformed marker, why it is malformed
+    start: int  # offsets in the file's text: the whole marker pair, and TEXT inside it
+    end: int
+    text_start: int = 0
+    text_end: int = 0
+
+
+def markers(text: str, path: str) -> list[Marker]:
+    """Every marker pair in a surface's text, in order; a marker outside code that does not pair up is
+    returned malformed (claim_id ''), so nothing that reads as one is skipped silently."""
+    visible = references.mask_code(text)
+    starts = references.line_starts(text)
+    found: list[Marker] = []
+    position = 0
+    while (candidate := _LOOKS_LIKE.search(visible, position)) is not None:
+        at = candidate.start()
+        where = Source(path, *references.locate(starts, at))
+        line_end = visible.find("\n", at)
+        line_end = len(visible) if line_end < 0 else line_end
+        opened = _OPEN.match(visible, at)
+        if opened is None:
+            closing = _CLOSE.match(visible, at)
+            comment_end = visible.find("-->", at, line_end)
+            end = closing.end() if closing else comment_end + 3 if comment_end >= 0 else line_end
+            why = "a closing marker with no opening one before it" if closing else "not a marker this reads"
+            found.append(Marker(where, "", f"{visible[at:end][:80]!r}: {why}", at, end))
+            position = max(end, at + 1)
+            continue
+        closing = _CLOSE.search(visible, opened.end(), line_end)
+        again = _LOOKS_LIKE.search(visible, opened.end(), closing.start() if closing else line_end)
+        if closing is None or again is not None:
+            why = "another marker comes before its closing one" if again else f"no closing {CLOSE} on its line"
+            found.append(Marker(where, "", f"{opened.group(0)!r}: {why}", at, opened.end()))
+            position = opened.end()
+            continue
+        inner = Source(path, *references.locate(starts, opened.end()))
+        value = text[opened.end() : closing.start()]
+        found.append(Marker(inner, opened.group(1), value, at, closing.end(), opened.end(), closing.start()))
+        position = closing.end()
+    return found
+
+
+def findings(
+    texts: Mapping[str, str],
+    claims: Mapping[str, Claim],
+    failing: Mapping[str, str],
+    policy: Policy,
+    root: Path,
+) -> list[Finding]:
+    """Every surface's markers held to their claims, and its prose read for typed figures.
+
+    failing: claim id -> why the gate does not hold it (a claim that is stale or fails)."""
+    names, configs = rendered.extension_list(policy.markdown_extensions, root)
+    found: list[Finding] = []
+    for path, text in texts.items():
+        marks = markers(text, path)
+        found += [f for mark in marks if (f := _marker_finding(mark, claims, failing, policy))]
+        spans = [PageRef(m.where, "claim", m.claim_id, m.start, m.end) for m in marks if m.claim_id]
+        figures, problem = prose.page_figures(text, path, spans, names, configs, root)
+        found += [problem] if problem else []
+        found += prose.unbound(figures, policy, "file", SURFACE_FIX)
+        found += _references(text, path, policy)
+    return found
+
+
+def _marker_finding(
+    mark: Marker, claims: Mapping[str, Claim], failing: Mapping[str, str], policy: Policy
+) -> Finding | None:
+    if not mark.claim_id:
+        fix = f"write {OPEN.format(id='some-id')}VALUE{CLOSE} on one line"
+        severity = policy.severity("unknown-reference")
+        return Finding(mark.where, "", "unknown-reference", f"malformed marker {mark.text}", fix, severity=severity)
+    claim = claims.get(mark.claim_id)
+    if claim is None:
+        problem = f"marker names unknown claim {mark.claim_id!r}"
+        severity = policy.severity("unknown-reference")
+        return Finding(mark.where, "", "unknown-reference", problem, "fix the id", severity=severity)
+    problem, fix = _problem(mark, claim, failing)
+    if not problem:
+        return None
+    return Finding(mark.where, "", RULE, problem, fix, severity=policy.severity(RULE))  # the claim is not at fault
+
+
+def _problem(mark: Marker, claim: Claim, failing: Mapping[str, str]) -> tuple[str, str]:
+    """Why the text between the markers is not the claim's value as the gate keeps it true, and the
+    fix; ('', '') when it is."""
+    shown = f"{mark.text!r} stands for {claim.id}"
+    elsewhere = "take it out of this file, or name a claim the gate holds"
+    if claim.retired:
+        return f"{shown}, which is {claim.status}: a surface shows no badge, so it would read as fact", elsewhere
+    if claim.status == "lead":
+        return f"{shown}, which is a lead: a surface shows no badge, so it would read as fact", elsewhere
+    if claim.value is None:
+        return f"{shown}, which states no value yet", "state its value first, then `ledger refresh --write`"
+    if claim.id in failing:
+        return (
+            f"{shown}, which the gate does not hold ({failing[claim.id]})",
+            f"fix {claim.id} first (`ledger check` lists why)",
+        )
+    if mark.text != stated(claim):
+        return (
+            f"{shown}, which states {stated(claim)!r}",
+            "`ledger refresh --write` rewrites the text between the markers",
+        )
+    return "", ""
+
+
+def _references(text: str, path: str, policy: Policy) -> list[Finding]:
+    """A site reference in a surface is shown as written: no builder renders it there."""
+    return [
+        Finding(
+            ref.where,
+            "",
+            "unknown-reference",
+            f"{{{{ {ref.kind}(...) }}}} in a surface is shown as written: no site build renders it here",
+            f"write the claim's value between markers, {OPEN.format(id='some-id')}…{CLOSE}",
+            severity=policy.severity("unknown-reference"),
+        )
+        for ref in references.find(text, path)
+        if ref.kind != "malformed"
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    where: Source
+    claim_id: str
+    old: str
+    new: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.claim_id}: {self.old!r} -> {self.new!r}"
+
+
+def rewrite(text: str, path: str, claims: Mapping[str, Claim]) -> tuple[str, list[Rewrite]]:
+    """The surface's text with every marker's text set to its claim's stated value (only those whose
+    claim exists, is asserted and states one), and what changed; every other byte is kept."""
+    changes: list[Rewrite] = []
+    pieces: list[str] = []
+    last = 0
+    for mark in markers(text, path):
+        claim = claims.get(mark.claim_id) if mark.claim_id else None
+        if claim is None or claim.retired or claim.status == "lead" or claim.value is None:
+            continue
+        new = stated(claim)
+        if new == mark.text:
+            continue
+        changes.append(Rewrite(mark.where, claim.id, mark.text, new))
+        pieces += [text[last : mark.text_start], new]
+        last = mark.text_end
+    return "".join([*pieces, text[last:]]), changes
