@@ -236,7 +236,9 @@ def main(argv: list[str] | None = None) -> int:
                             "hashes): probes/environment.py for the environment and testbed name, "
                             "generator/runs.py to write the run",
         },
-        environment={**env, "load_average_at_end": environment.load_average()},
+        environment={**env, "load_average_at_end": environment.load_average(),
+                     "process_cpu_s_at_end": round(time.process_time(), 3),
+                     "session_wall_s_at_end": round(time.perf_counter() - began, 3)},
         code=imported_code(ROOT), started=started, finished=datetime.now(timezone.utc),
         measurements=args.out.resolve() if args.out else None,
         columns={t: {c: Column(*d) for c, d in cols.items()} for t, cols in COLUMNS.items()},
