@@ -42,9 +42,8 @@ sys.path.insert(0, str(REPO))
 from peak import timed_with_peak  # noqa: E402  (benchmarks/peak.py, beside this script)
 
 from generator.gate import check  # noqa: E402
-from generator.inputs.config import project_policy  # noqa: E402
+from generator.inputs.config import DEFAULTS, project_policy  # noqa: E402
 from generator.inputs.hashcache import CACHE_ROOT  # noqa: E402
-from generator.records import Policy  # noqa: E402
 from generator.runs import write_run  # noqa: E402
 
 WHEN = datetime(2026, 11, 29, tzinfo=timezone.utc)
@@ -108,7 +107,7 @@ def synthetic_ledger(root: Path, n: int, rounds: int = 9, history: int = 0) -> N
     (root / "claims").mkdir()
     (root / "claims/synthetic.yaml").write_text("\n".join(lines) + "\n")
     size = (root / "claims/synthetic.yaml").stat().st_size
-    if size > Policy().max_claim_file_bytes:  # one big file on purpose: the gate's memory grows with it
+    if size > DEFAULTS.max_claim_file_bytes:  # one big file on purpose: the gate's memory grows with it
         limit = f"      max_claim_file_bytes: {2 * size}\n"
         (root / "mkdocs.yml").write_text(f"site_name: synthetic\nplugins:\n  - ledger:\n{limit}")
 
@@ -185,10 +184,11 @@ def main() -> None:
         now = datetime.now(timezone.utc)  # as `ledger check` judges it: the runs lie in the past
         report = check(root, policy, now)
         assert report.ok, report.failures[:3]
-        from_rounds = sum(found.basis == "rounds" for found in report.intervals.values())
+        from_rounds = sum(v.interval is not None and v.interval.basis == "rounds" for v in report.verdicts.values())
         assert from_rounds == (n if args.rounds else 0), from_rounds  # every measured claim read its rounds
-        points = sorted(len(line.points) for line in report.series.values())
-        moved = sum(line.moved is not None for line in report.series.values())
+        lines = [v.series for v in report.verdicts.values() if v.series is not None]
+        points = sorted(len(line.points) for line in lines)
+        moved = sum(line.moved is not None for line in lines)
         size = (root / "claims/synthetic.yaml").stat().st_size
         gate = median_seconds(lambda: check(root, policy, now), args.repeat)
         floors: list[float] = []

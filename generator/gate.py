@@ -14,16 +14,13 @@ from pathlib import Path
 from .claims import validate
 from .inputs import attributes, figures, history, load
 from .inputs.config import project_policy
-from .judging import evidence, leads
-from .lang import ownunits
-from .lang.values import parse_tolerance
+from .judging import causes, evidence, leads
 from .prose import references, surfaces
 from .prose import scan as prose
-from .records import Claim, Finding, PageRef, Policy, Report
+from .records import Claim, ClaimVerdict, Finding, PageRef, Policy, Report, Source
 from .rules import PAGE_RULES
 from .series import moved
 from .series import stage as series
-from .series.records import Series
 from .trust import verdicts
 
 
@@ -36,7 +33,7 @@ def check(
     require_history: bool = False,
     past: history.History | None = None,
 ) -> Report:
-    """Every finding about the ledger under root, with each claim's computed value and every verdict.
+    """Every finding about the ledger under root, with each claim's verdict (ClaimVerdict) and each run's.
 
     Raw rounds are parsed in the runs claims cite and the other runs of their probes (their series);
     `every_run_rounds` parses them in every run (`ledger refresh` judges newer runs against cited ones).
@@ -44,12 +41,11 @@ def check(
     runs' history when the files are not a work tree (`ledger diff` reads a revision's own).
     """
     budget = load.Budget(policy.max_input_bytes)  # everything this check reads, together
-    max_tolerance = parse_tolerance(policy.max_tolerance).relative
-    claims, findings = validate.claims(  # the parsed files are let go once validated: half the peak memory
+    claims, findings, vocabulary = validate.claims(  # the parsed files are let go once validated: half the peak
         load.claim_files(root, policy.claims_dir, policy.max_claim_file_bytes, budget),
         policy.measurements_dir,
-        max_tolerance,
-        ownunits.table(policy.units),
+        policy.max_tolerance.relative,
+        policy.units,
     )
     cited = None if every_run_rounds else _with_their_probes(root, {c.evidence.run for c in claims if c.evidence})
     runs, refused = load.runs(root, policy.measurements_dir, cited, budget)
@@ -60,33 +56,41 @@ def check(
     rules, prefix = load.attribute_rules(root, policy.measurements_dir)
     findings += attributes.findings(rules, [prefix + path for path in run_files(runs)], prefix)
     states = verdicts.run_states(runs, policy, now, history.rewritten(past, runs), past.tracked)
-    evaluated = evidence.evaluate(claims, runs, states, policy, findings)
+    evaluated = evidence.evaluate(claims, runs, states, policy, vocabulary, findings)
     findings += evaluated.findings
-    lines = series.build(claims, runs, states, evaluated.evaluations)
-    findings += moved.stray_kept(claims, lines)
+    judged = series.build(evaluated.verdicts, runs, states)
+    findings += moved.stray_kept(judged)
     findings += verdicts.uncited_run_findings(runs, states, {c.evidence.run for c in claims if c.evidence}, policy)
-    read = _pages(root, policy, claims, evaluated.by_id, lines, defined, budget)
+    read = _pages(root, policy, claims, judged, defined, budget)
     findings += read.findings
-    findings += _surfaces(root, policy, evaluated.by_id, findings, budget)
+    findings += _surfaces(root, policy, judged, findings, budget)
+    findings.sort()
     return Report(
         claims=tuple(claims),
         runs=runs,
-        findings=tuple(sorted(findings)),
-        computed=evaluated.computed,
-        page_refs=read.refs,
+        findings=tuple(findings),
+        verdicts=verdicts.with_freshness(judged, findings),
         policy=policy,
+        page_refs=read.refs,
         run_states=states,
-        freshness=verdicts.claim_freshness(findings),
-        checks=evaluated.checks,
-        intervals=evaluated.intervals,
-        no_rounds=evaluated.no_rounds,
-        series=lines,
-        exact=frozenset(evaluated.exact),
-        asserts=evaluated.asserts,
-        evaluations=evaluated.evaluations,
         history=past.status if runs else "",
         typed=read.typed,
+        causes=causes.follows(findings, claims, read.refs, _lost(root, policy, claims, findings)),
     )
+
+
+def _lost(root: Path, policy: Policy, claims: Sequence[Claim], findings: Sequence[Finding]) -> dict[str, Source]:
+    """Claim id -> its `id:` line, for each claim a claim file with an `invalid` finding defines but the
+    gate could not load (a YAML error loses the whole file): what a reference to it follows from."""
+    loaded = {claim.id for claim in claims}
+    claims_dir = policy.claims_dir.rstrip("/") + "/"
+    broken = sorted({f.where.path for f in findings if f.rule == "invalid" and f.where.path.startswith(claims_dir)})
+    return {
+        claim_id: Source(path, line)
+        for path in broken
+        for claim_id, line in load.defined_ids(root, path, policy.max_claim_file_bytes)
+        if claim_id not in loaded
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +106,7 @@ def _pages(
     root: Path,
     policy: Policy,
     claims: Sequence[Claim],
-    by_id: Mapping[str, Claim],
-    lines: Mapping[str, Series],
+    judged: Mapping[str, ClaimVerdict],
     defined: figures.Defined,
     budget: load.Budget = load.UNBOUNDED,
 ) -> PageVerdicts:
@@ -114,23 +117,23 @@ def _pages(
     read = prose.scan(pages, refs, policy, root, claims)
     found = [
         *problems,
-        *moved.findings(claims, lines, refs, policy),  # it names the sentences citing a claim
+        *moved.findings(judged, refs, policy),  # it names the sentences citing a claim
         *references.unknown(refs, {c.id for c in claims}, defined.tables, defined.charts, policy),
-        *leads.lead_premises(pages, refs, by_id, policy),
+        *leads.lead_premises(pages, refs, {claim_id: found.claim for claim_id, found in judged.items()}, policy),
         *read.findings,
     ]
     return PageVerdicts(refs, tuple(found), read.typed)
 
 
 def _surfaces(
-    root: Path, policy: Policy, by_id: Mapping[str, Claim], findings: Sequence[Finding], budget: load.Budget
+    root: Path, policy: Policy, judged: Mapping[str, ClaimVerdict], findings: Sequence[Finding], budget: load.Budget
 ) -> list[Finding]:
     """The surfaces' findings (README.md, ...: prose/surfaces.py), once every claim's own verdict is known."""
     if not policy.surfaces:
         return []
     texts, unreadable = load.surfaces(root, policy.surfaces, policy.docs_dir, budget, policy.config_path)
     failing = {claim_id: v.describe() for claim_id, v in verdicts.claim_freshness(findings).items() if v.fails}
-    return [*unreadable, *surfaces.findings(texts, by_id, failing, policy, root)]
+    return [*unreadable, *surfaces.findings(texts, judged, failing, policy, root)]
 
 
 def _with_their_probes(root: Path, cited: set[str]) -> set[str]:
@@ -170,12 +173,14 @@ def check_pages(report: Report, root: Path) -> Report:
         for f in report.findings
         if f.rule not in (*PAGE_RULES, moved.RULE) and not (f.rule == "invalid" and f.where.path.startswith(docs))
     ]
-    read = _pages(root, report.policy, report.claims, report.by_id, report.series, figures.defined(root))
-    findings = [*kept, *read.findings]
+    read = _pages(root, report.policy, report.claims, report.verdicts, figures.defined(root))
+    findings = sorted([*kept, *read.findings])
+    lost = _lost(root, report.policy, report.claims, findings)
     return replace(
         report,
-        findings=tuple(sorted(findings)),
+        findings=tuple(findings),
+        causes=causes.follows(findings, report.claims, read.refs, lost),
         page_refs=read.refs,
-        freshness=verdicts.claim_freshness(findings),
+        verdicts=verdicts.with_freshness(report.verdicts, findings),
         typed=read.typed,
     )

@@ -1,14 +1,21 @@
-"""Records passed between stages: frozen dataclasses, no I/O."""
+"""Records passed between stages: frozen dataclasses, no I/O.
+
+Besides its own, it imports only leaf tables (modules that import nothing of ours): the rules, the
+units, the run writer's column declarations and the series records.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
+from .lang.units import Unit, UnitTable
+from .rules import WARN_BY_DEFAULT
 from .runs import Column
+from .series.records import Point, Series
 
 # The names of claim kinds and statuses, typed: kinds.py holds a row for each (what it means, its fields).
 Kind = Literal["measured", "extrapolated", "borrowed"]
@@ -208,12 +215,13 @@ class RunState:
     max_age_days: int = 0
     rewritten: tuple[str, str] | None = None  # (sha, subject) of the commit that first added files now differing
     rewritten_files: tuple[str, ...] = ()  # those files
+    untracked_code: tuple[str, ...] = ()  # code files it hashes that exist but git does not track (`git add`)
     reasons: tuple[str, ...] = ()  # why its data cannot be trusted as it stands, in words (verdicts.reasons)
 
     @property
     def intact(self) -> bool:
         """Every data file is what the manifest says and what git first recorded (intact or tampered)."""
-        return not self.manifest_problem and not self.changed_files and not self.rewritten
+        return not self.manifest_problem and not self.changed_files and not self.rewritten and not self.untracked_code
 
     @property
     def trusted(self) -> bool:
@@ -227,9 +235,11 @@ class RunState:
 
     @property
     def label(self) -> str:
-        """One word for badges: intact, tampered (data or manifest), probe changed, too old."""
+        """One word for badges: intact, tampered (data or manifest), untracked (code not in git), probe changed, too old."""
         if self.rewritten:
             return "rewritten"
+        if self.untracked_code and not self.manifest_problem and not self.changed_files:
+            return "untracked"
         if not self.intact:
             return "tampered"
         return "probe changed" if self.changed_code else "too old" if self.too_old else "intact"
@@ -306,43 +316,107 @@ class ProbeSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class UnitSpec:
-    """A project's own unit as its policy declares it (`units:` in mkdocs.yml): checked, not yet resolved."""
-
-    name: str
-    dimension: str  # a unit's text, or the name itself for a new counted thing
-    scale: float = 1.0  # how many of `dimension` one of this unit is
-    prefixes: str = ""  # "si": SI prefixes on the name too
-
-
-@dataclass(frozen=True, slots=True)
 class Policy:
-    max_run_age_days: int = 365
-    default_tolerance: str = "precision"
-    check_tolerance: str = "10%"  # a same-quantity check, when the checked claim sets no tolerance
-    max_check_factor: float = 2.0  # `within Nx` up to this agrees; wider only bounds the value
-    max_tolerance: str = "50%"  # a claim's own tolerance above this (relative to its value) is invalid
-    warn: frozenset[str] = frozenset()  # rules reported as warnings instead of failures
-    fail: frozenset[str] = frozenset()  # rules that warn by default, made failures
-    warns_by_default: frozenset[str] = frozenset({"moved-since-cited"})  # not an option: rules.WARN_BY_DEFAULT
-    max_claim_file_bytes: int = 4 * 1024 * 1024
-    max_input_bytes: int = 4 * 1024**3  # everything one check reads: claims, manifests, data, pages
-    claims_dir: str = "claims"
-    measurements_dir: str = "measurements"
-    docs_dir: str = "docs"
-    probes_dir: str = "probes"
-    probes: tuple[ProbeSpec, ...] = ()
-    testbeds: tuple[str, ...] = ()  # where the fleet's measure workflow measures, a runner label each
-    units: tuple[UnitSpec, ...] = ()  # the project's own units (`units:`), read by ownunits.table
-    surfaces: tuple[str, ...] = ()  # files outside docs/ read with the prose rules (README.md): prose/surfaces.py
+    """The gate's settings, each parsed into its value. inputs/config.py builds it from its OPTIONS rows,
+    which carry the defaults (config.DEFAULTS: the policy of a project that sets nothing)."""
 
+    max_run_age_days: int
+    default_tolerance: Tolerance
+    check_tolerance: Tolerance  # a same-quantity check, when the checked claim sets no tolerance
+    max_check_factor: float  # `within Nx` up to this agrees; wider only bounds the value
+    max_tolerance: Tolerance  # relative: a claim's own tolerance above it (of its value) is invalid
+    warn: frozenset[str]  # rules reported as warnings instead of failures
+    fail: frozenset[str]  # rules that warn by default (rules.WARN_BY_DEFAULT), made failures
+    max_claim_file_bytes: int
+    max_input_bytes: int  # everything one check reads: claims, manifests, data, pages
+    claims_dir: str
+    measurements_dir: str
+    probes_dir: str
+    probes: tuple[ProbeSpec, ...]
+    testbeds: tuple[str, ...]  # where the fleet's measure workflow measures, a runner label each
+    units: UnitTable  # the built-in units and the project's own (`units:`), built once
+    surfaces: tuple[str, ...]  # files outside docs/ read with the prose rules (README.md): prose/surfaces.py
+    retired_runs: tuple[tuple[str, str], ...]  # (run folder, why): published runs deleted on purpose
+
+    docs_dir: str = "docs"  # mkdocs.yml's, beside the plugin's options
     problems: tuple[tuple[str, Finding], ...] = ()  # (option, finding): bad settings in mkdocs.yml, each at its line
     config_path: str = "mkdocs.yml"  # the rest of mkdocs.yml, beside the plugin's options:
     markdown_extensions: tuple[tuple[str, str], ...] = ()  # (name, options as JSON) pages render with
     site_texts: tuple[tuple[int, int, str], ...] = ()  # (line, column, text) on every page: site name, nav
 
     def severity(self, rule: str) -> str:
-        return "warn" if (rule in self.warn or rule in self.warns_by_default) and rule not in self.fail else "fail"
+        return "warn" if (rule in self.warn or rule in WARN_BY_DEFAULT) and rule not in self.fail else "fail"
+
+
+# Why a claim's value was not computed, or was computed but not compared with the stated one ("": compared).
+Cause = Literal[
+    "",
+    "invalid-fields",  # validate found its fields unusable
+    "borrowed",  # nothing here computes it
+    "no-run",
+    "run-unusable",  # the run's manifest could not be read
+    "no-file",  # evidence.file is not a file of the run
+    "unreadable-file",
+    "no-column",
+    "no-row",
+    "many-rows",
+    "not-a-number",
+    "untrusted-run",  # computed from a run that is tampered, rewritten, probe-changed or too old
+    "missing-input",
+    "lead-input",
+    "retired-input",
+    "stale-input",
+    "input-without-value",
+    "formula-error",
+]
+# How the stated value compares with the computed one ("": not compared; cause says why).
+Outcome = Literal["", "agrees", "drifted", "unstated", "too-loose"]
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimVerdict:
+    """Everything the gate decided about one claim, in one record (Report.verdicts[id]).
+
+    The evidence stage makes it (judging/evidence.py: the claim, its parsed unit and tolerance, what its
+    evidence or formula computes, its interval, checks and `asserts:` verdict); the series stage and the
+    freshness verdict complete it with dataclasses.replace. Every display reads it; none re-parses a
+    unit or a tolerance, selects a row or reads a finding's words.
+    """
+
+    claim: Claim
+    unit: Unit  # the claim's unit, read at load with the project's table (unit.known is False: unreadable)
+    tolerance: Tolerance  # its own, else the policy's default (precision: half the stated last digit)
+    testbed: str = ""  # as stated, else its run's, else its inputs' (grounding.derived_testbed)
+    value: float | None = None  # what its evidence or formula computes
+    rows: tuple[int, ...] = ()  # rows of its evidence file that `where` selects (one when usable)
+    interval: ClaimInterval | None = None  # where the value lies given its noise; interval.basis says from what
+    exact: bool = False  # computed from counts (or from exact inputs only): its value is its own interval
+    no_rounds: str = ""  # a timed measured claim without raw rounds: why
+    noise_unknown: str = ""  # why nothing shows its noise ("it has no interval: ..."); asserted.py reads it
+    cause: Cause = ""
+    outcome: Outcome = ""
+    checks: tuple[CheckResult, ...] = ()  # one per `checked_by` entry judged, each with its strength
+    asserted: AssertResult | None = None  # its `asserts:` verdict
+    fresh: Freshness = FRESH  # from every finding about it (verdicts.py)
+    point: Point | None = None  # its cited run's point, as the evidence stage read it (the series starts here)
+    series: Series | None = None  # its value across runs (series/stage.py)
+
+    @property
+    def id(self) -> str:
+        return self.claim.id
+
+    @property
+    def drifted(self) -> bool:
+        """Computed from trusted evidence and disagreeing with the stated value (or none is stated)."""
+        return self.outcome in ("drifted", "unstated")
+
+    @property
+    def support(self) -> str:
+        """Its strongest counting check that holds, '' when none does or any counting check fails."""
+        if any(result.counts and result.holds is False for result in self.checks):
+            return ""
+        held = {result.strength for result in self.checks if result.counts and result.holds}
+        return next((strength for strength in STRENGTHS if strength in held), "")
 
 
 @dataclass(frozen=True)
@@ -350,20 +424,13 @@ class Report:
     claims: tuple[Claim, ...]
     runs: Mapping[str, Run]
     findings: tuple[Finding, ...]
-    computed: Mapping[str, float]  # claim id -> value its evidence or formula computes
+    verdicts: Mapping[str, ClaimVerdict]  # claim id -> everything decided about it (the first claim of an id)
+    policy: Policy
     page_refs: tuple[PageRef, ...] = ()
-    policy: Policy = Policy()
     run_states: Mapping[str, RunState] = field(default_factory=dict)  # run path -> verdict
-    freshness: Mapping[str, Freshness] = field(default_factory=dict)  # claim id -> verdict (absent: fresh)
-    checks: Mapping[str, tuple[CheckResult, ...]] = field(default_factory=dict)  # claim id -> its checks
-    intervals: Mapping[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval, if any
-    no_rounds: Mapping[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
-    series: Mapping[str, Any] = field(default_factory=dict)  # claim id -> series_records.Series (Any: a leaf module)
-    exact: frozenset[str] = frozenset()  # claims computed from counts (no timing): their value is exact
-    asserts: Mapping[str, AssertResult] = field(default_factory=dict)  # claim id -> its `asserts:` verdict
-    evaluations: Mapping[str, Any] = field(default_factory=dict)  # claim id -> evaluation.Evaluation (Any: as series)
     history: str = ""  # "checked", or why the runs' git history was not checked
     typed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # page -> figures its prose shows
+    causes: Mapping[Finding, Finding] = field(default_factory=dict)  # a finding -> the root it follows from (causes.py)
 
     @property
     def failures(self) -> tuple[Finding, ...]:
@@ -394,16 +461,23 @@ class Report:
             grouped.setdefault(finding.claim_id, []).append(finding)
         return {claim_id: tuple(found) for claim_id, found in grouped.items()}
 
+    def verdict(self, claim_id: str) -> ClaimVerdict | None:
+        return self.verdicts.get(claim_id)
+
+    def of(self, claim: Claim) -> ClaimVerdict:
+        """The verdict on this claim: its id's, or for a later claim of a duplicated id (invalid), that
+        verdict around it (the index lists both)."""
+        found = self.verdicts[claim.id]
+        return found if found.claim is claim else replace(found, claim=claim)
+
     def support(self, claim_id: str) -> str:
-        """The claim's strongest counting check that holds, '' when none does or any counting check fails."""
-        results = self.checks.get(claim_id, ())
-        if any(result.counts and result.holds is False for result in results):
-            return ""
-        held = {result.strength for result in results if result.counts and result.holds}
-        return next((strength for strength in STRENGTHS if strength in held), "")
+        """The claim's strongest counting check that holds (ClaimVerdict.support); '' for an unknown id."""
+        found = self.verdicts.get(claim_id)
+        return found.support if found is not None else ""
 
     def fresh(self, claim_id: str) -> Freshness:
-        return self.freshness.get(claim_id, FRESH)  # the claim's verdict: fresh when the gate found nothing
+        found = self.verdicts.get(claim_id)  # the claim's verdict: fresh when the gate found nothing
+        return found.fresh if found is not None else FRESH
 
     def run_state(self, run_path: str) -> RunState:
         unknown = "not a run of this ledger"

@@ -6,7 +6,8 @@ import json
 import math
 from collections import Counter
 
-from .records import KINDS, STATUSES, Report
+from .judging import causes
+from .records import KINDS, STATUSES, ClaimInterval, ClaimVerdict, Finding, Report
 from .rules import PAGE_RULES, RULES
 
 
@@ -49,9 +50,21 @@ def idle_holds(report: Report) -> list[str]:
     ]
 
 
+def following_line(count: int) -> str:
+    """The line that introduces what follows from a cause."""
+    return f"… and {count} finding{'s' if count != 1 else ''} that follow{'' if count != 1 else 's'} from it"
+
+
 def as_text(report: Report) -> str:
-    """Every finding (failures and warnings, by file and line), the policy's idle holds, then the summary line."""
-    lines = [str(finding) for finding in report.findings] + idle_holds(report)
+    """Every finding, each root cause first (by file and line) with what follows from it after it,
+    announced by one line (judging/causes.py), the policy's idle holds, then the summary line."""
+    lines = []
+    for cause, following in causes.grouped(report.findings, report.causes):
+        lines.append(str(cause))
+        if following:  # each in full, as every finding is shown (file:line: ... and its fix)
+            lines.append(f"  {following_line(len(following))}:")
+            lines += [str(finding) for finding in following]
+    lines += idle_holds(report)
     history = f" — run history {report.history}" if report.history.startswith("not checked") else ""
     lines.append(summary(report) + history)
     return "\n".join(lines)
@@ -60,6 +73,7 @@ def as_text(report: Report) -> str:
 def as_json(report: Report) -> str:
     kinds = Counter(claim.kind for claim in report.claims)
     statuses = Counter(claim.status for claim in report.claims)
+    verdicts = report.verdicts.values()
     return json.dumps(
         {
             "ok": report.ok,
@@ -75,25 +89,19 @@ def as_json(report: Report) -> str:
                     "problem": f.problem,
                     "detail": f.detail,
                     "fix": f.fix,
+                    "follows_from": _where(report.causes[f]) if f in report.causes else None,
                 }
                 for f in report.findings
             ],
-            "intervals": {
-                claim_id: {
-                    "low": found.low,
-                    "high": found.high,
-                    "level": found.level,  # coverage of the median; a lower bound through a formula
-                    "basis": found.basis,  # rounds | min-max | paired | formula
-                    "rounds": found.rounds,
-                }
-                for claim_id, found in report.intervals.items()
-            },
-            "no_raw_rounds": dict(report.no_rounds),  # measured claim id -> why it has no raw rounds
-            "exact": sorted(report.exact),  # claims computed from counts: no timing, so no interval
+            "intervals": {v.id: _interval(v.interval) for v in verdicts if v.interval is not None},
+            "no_raw_rounds": {v.id: v.no_rounds for v in verdicts if v.no_rounds},  # why it has no raw rounds
+            "exact": sorted(v.id for v in verdicts if v.exact),  # computed from counts: no timing, no interval
             "asserts": {
-                claim_id: {"relation": found.relation, "holds": found.holds, "on": found.on}
-                for claim_id, found in report.asserts.items()
+                v.id: {"relation": v.asserted.relation, "holds": v.asserted.holds, "on": v.asserted.on}
+                for v in verdicts
+                if v.asserted is not None
             },
+            "verdicts": {v.id: verdict_json(v) for v in verdicts},
             "summary": summary(report),
             "history": report.history,  # "checked", or why committed runs were not compared with git
         },
@@ -102,24 +110,66 @@ def as_json(report: Report) -> str:
     )
 
 
+def verdict_json(verdict: ClaimVerdict) -> dict:
+    """One claim's verdict as data (guide/cli.md#check lists the keys): values, never sentences to parse."""
+    claim = verdict.claim
+    return {
+        "kind": claim.kind,
+        "status": claim.status,
+        "testbed": verdict.testbed,  # as stated, else its run's, else its inputs'
+        "value": claim.value,  # as stated (null: none stated)
+        "computed": verdict.value,  # what its evidence or formula computes (null: nothing computed)
+        "unit": claim.unit,
+        "interval": _interval(verdict.interval) if verdict.interval is not None else None,
+        "exact": verdict.exact,
+        "outcome": verdict.outcome,  # agrees | drifted | unstated | too-loose | "" (not compared: see cause)
+        "cause": verdict.cause,  # why nothing was computed or compared ("" when it was)
+        "strength": verdict.support,  # agrees | bounded | direction | "" (no counting check holds)
+        "fresh": verdict.fresh.label,  # fresh | warning | failing | stale
+        "failing": list(verdict.fresh.failing),
+        "warned": list(verdict.fresh.warned),
+    }
+
+
+def _interval(found: ClaimInterval) -> dict:
+    return {
+        "low": found.low,
+        "high": found.high,
+        "level": found.level,  # coverage of the median; a lower bound through a formula
+        "basis": found.basis,  # rounds | min-max | paired | formula
+        "rounds": found.rounds,
+    }
+
+
 def as_bencher(report: Report) -> str:
     """Every measured and extrapolated claim that is not retired, in Bencher Metric Format (BMF JSON):
     {claim id: {its unit (the measure): {value, lower_value, upper_value}}}, the value what its evidence
     or formula computes, the bounds its interval (left out when it has none), so an existing benchmark
     dashboard can track the ledger's figures (`bencher run --adapter json --file ...`)."""
     found: dict[str, dict[str, dict[str, float]]] = {}
-    for claim in report.claims:
-        if claim.kind not in ("measured", "extrapolated") or claim.retired or claim.id in found:
+    for verdict in report.verdicts.values():  # the first claim of each id
+        claim = verdict.claim
+        if claim.kind not in ("measured", "extrapolated") or claim.retired:
             continue
-        value = report.computed.get(claim.id, claim.value)
+        value = verdict.value if verdict.value is not None else claim.value
         if value is None or not math.isfinite(value):
             continue
         metric = {"value": value}
-        interval = report.intervals.get(claim.id)
+        interval = verdict.interval
         if interval is not None and math.isfinite(interval.low) and math.isfinite(interval.high):
             metric |= {"lower_value": interval.low, "upper_value": interval.high}
         found[claim.id] = {claim.unit or "value": metric}
     return json.dumps(found, indent=2, ensure_ascii=False)
+
+
+def _where(finding: Finding) -> dict:
+    """A finding's place and rule, as --format json names the cause another finding follows from."""
+    return {
+        "path": finding.where.path,
+        "line": finding.where.line,
+        "column": finding.where.column,
+        "rule": finding.rule,
+    }
 
 
 def as_github(report: Report) -> str:
@@ -136,6 +186,8 @@ def as_github(report: Report) -> str:
         body = f"{f.claim_id + ': ' if f.claim_id else ''}{f.problem}"
         body += f"\n{f.detail}" if f.detail else ""
         body += f"\nfix: {f.fix}"
+        if f in report.causes:
+            body += f"\nfollows from {report.causes[f].where}: {report.causes[f].rule}"
         lines.append(f"::{level} {','.join(place)}::{_data(body)}")
     lines.append(summary(report))
     return "\n".join(lines)

@@ -202,3 +202,14 @@ def restore_measured_code(copy: Path, repo: Path = REPO) -> list[str]:
                 restored.append(path)
                 break
     return restored
+
+
+def verdict_of(claim, table=None, **fields):
+    """A claim's verdict as the evidence stage would begin it (its unit read with `table`), for pure tests."""
+    from generator.inputs.config import DEFAULTS
+    from generator.lang import units
+    from generator.lang.values import tolerance_for
+    from generator.records import ClaimVerdict
+
+    unit = units.read(claim.unit, table or units.BUILT_IN)
+    return ClaimVerdict(claim, unit, tolerance_for(claim, DEFAULTS), **fields)

@@ -116,8 +116,15 @@ def speedups(data):
     """Measured against predicted"""
     frame = data.claims(["moe-speedup-b16", "moe-speedup-predicted-b16", "m1max-moe-speedup-b16"])
     out = frame[["claim", "testbed"]].copy()
-    out["bytes_moved"] = [1048576, 2097152, 4194304]
-    out["gb_per_s"] = [31.287233883739436, 0.5, 1234.5]
+    out["bytes_moved"] = [1048576, 2097152, 4194304]  # no unit: labels of the rows
+    return out
+
+
+@table("read-bandwidth")
+def read_bandwidth(data):
+    """Read bandwidth by buffer size"""
+    frame = data.frame("bandwidth")
+    out = frame[frame["op"] == "read"][["run", "testbed", "size_mib", "gb_per_s"]]
     out.attrs["units"] = {"gb_per_s": "GB/s"}
     return out
 '''
@@ -131,6 +138,8 @@ Once we believed {{ claim("batching-not-worth-it") }}; a lead says {{ claim("hub
 {{ chart("bandwidth-sweep") }}
 
 {{ table("speedups") }}
+
+{{ table("read-bandwidth") }}
 
 Write `{{ claim("id") }}` to cite a claim.
 """

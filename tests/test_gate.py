@@ -325,6 +325,7 @@ def test_json_format_for_machines(tmp_path):
         "problem": None,
         "detail": None,
         "fix": "check the run, then `ledger accept moe-speedup-b16`",
+        "follows_from": None,  # a root cause (judging/causes.py)
     }
 
 

@@ -8,7 +8,7 @@ from dataclasses import fields, replace
 import pytest
 from helpers import REPO
 
-from generator.inputs.config import OPTIONS, shown_settings
+from generator.inputs.config import DEFAULTS, OPTIONS, shown_settings
 from generator.records import Policy
 from generator.rules import RULES
 
@@ -49,16 +49,16 @@ def test_every_policy_option_is_documented_in_the_policy_guide_with_its_default(
     rows = re.findall(r"^\| `(\w+)` \| ([^|]*) \|", (GUIDE / "policy.md").read_text(), re.M)
     documented = {name: default.strip().strip("`") for name, default in rows}
     assert (
-        documented.get(option.name) == shown_settings(replace(Policy(), **{option.name: option.default}))[option.name]
+        documented.get(option.name)
+        == shown_settings(replace(DEFAULTS, **{option.name: option.parse(option.default)}))[option.name]
     )
 
 
 def test_every_policy_field_is_an_option_or_read_from_elsewhere():
-    """A new Policy field is an option row (documented) or says here where it comes from; a row's default is its
-    Policy field's (config.Option.default), so a row without a field has no default."""
+    """A new Policy field is an option row (documented, carrying its default: config.DEFAULTS is built from the
+    rows) or says here where it comes from."""
     from_mkdocs_yml = {"docs_dir", "problems", "config_path", "markdown_extensions", "site_texts"}
-    elsewhere = from_mkdocs_yml | {"warns_by_default"}  # rules.WARN_BY_DEFAULT
-    assert {field.name for field in fields(Policy)} - elsewhere == {option.name for option in OPTIONS}
+    assert {field.name for field in fields(Policy)} - from_mkdocs_yml == {option.name for option in OPTIONS}
 
 
 def test_links_and_anchors_in_readme_and_guide_resolve():

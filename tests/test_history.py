@@ -228,7 +228,7 @@ def test_a_run_whose_code_is_not_a_tracked_file_of_the_probes_is_invalid(tmp_pat
         "code file .git/config is under .git/, which git does not version",
         "code file ../outside.py is outside the repository",
         "code file probes/linked.py is reached through a link",
-        "code file probes/untracked.py is not tracked by git (`git add probes/untracked.py`)",
+        "code file probes/untracked.py is not tracked by git, so review cannot see the code that measured it",
         "code file notes/other.py is not in probes/, the timing module or the probe's declared `code:`",
     ):
         assert why in result.output, why

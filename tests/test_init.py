@@ -95,6 +95,11 @@ def test_init_project_builds_strict_with_its_table_and_chart(project, tmp_path):
     page = (copy / "site/index.html").read_text()
     assert 'id="table-hash-throughput"' in page and "hash-throughput-by-size" in page
     assert "could not be drawn" not in page
+    # the table keeps only some of the run's columns: its rows still name the one run they came from,
+    # so verify-site holds every number to that run's cells instead of calling them literals
+    assert page.count('data-ledger-testbed="') == page[page.index('id="table-hash-throughput"') :].count("<tr ")
+    verified = run_ledger("verify-site", "site", cwd=copy)
+    assert verified.exit_code == 0 and verified.output.endswith("with the gate passing\n"), verified.output
 
 
 def test_init_writes_the_source_into_requirements_which_the_workflows_install_and_into_the_precommit_hook(project):
@@ -204,6 +209,21 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
 )  # fmt: skip
 def test_the_requirement_ci_installs_adds_the_site_extra_to_any_source(source, requirement):
     assert initfiles.requirement(source, "site") == requirement
+
+
+@pytest.mark.parametrize(
+    "source, requirement",
+    [
+        ("evidence-ledger", "evidence-ledger"),
+        ("evidence-ledger==0.1.0", "evidence-ledger ==0.1.0"),
+        ("evidence-ledger[test]>=0.1", "evidence-ledger[test] >=0.1"),
+        ("git+https://github.com/o/r@0123abc", "evidence-ledger @ git+https://github.com/o/r@0123abc"),
+        ("/opt/wheels/evidence_ledger-0.1.0-py3-none-any.whl",
+         "evidence-ledger @ file:///opt/wheels/evidence_ledger-0.1.0-py3-none-any.whl"),
+    ],
+)  # fmt: skip
+def test_the_requirement_the_fleet_measures_with_is_the_lean_package(source, requirement):
+    assert initfiles.requirement(source, "") == requirement
 
 
 @pytest.mark.parametrize(

@@ -151,6 +151,7 @@ def test_ledger_diff_flags_a_rewritten_run_first(tmp_path):
 def test_a_figure_refuses_a_run_that_is_not_intact():
     import pytest
 
+    from generator.inputs.config import DEFAULTS
     from generator.records import FileChange, Report, Run, RunState, Source, Table
     from generator.site.figure_api import Data, FigureError
     from generator.trust import verdicts
@@ -159,7 +160,7 @@ def test_a_figure_refuses_a_run_that_is_not_intact():
     run = replace(run, tables={"results.csv": Table(("a",), (("1",),))})
     state = RunState(changed_files=(FileChange("results.csv", "hash", "abc", "def"),))
     state = replace(state, reasons=verdicts.reasons(state))
-    report = Report(claims=(), runs={RUN: run}, findings=(), computed={}, run_states={RUN: state})
+    report = Report(claims=(), runs={RUN: run}, findings=(), verdicts={}, policy=DEFAULTS, run_states={RUN: state})
     with pytest.raises(FigureError, match=f"run {RUN} is tampered: results.csv has sha256 abc…"):
         Data(report).frame("toy")
 

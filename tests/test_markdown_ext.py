@@ -22,12 +22,16 @@ def convert(root, text: str) -> str:
 def test_a_claim_renders_with_value_badges_and_a_link_and_the_page_is_stamped(tmp_path):
     a_ledger(tmp_path)
     html = convert(tmp_path, 'The speedup is {{ claim("moe-speedup-b16") }}.')
-    assert html.startswith('<p>The speedup is <a class="ledger-claim ledger-claim--measured ledger-claim--asserted"')
+    assert html.startswith(
+        '<span class="ledger-begin" hidden></span><p>The speedup is <a class="ledger-claim ledger-claim--measured ledger-claim--asserted"'
+    )
     assert 'href="/claim/moe-speedup-b16/"' in html  # from the site's root: no page URL without MkDocs
     assert SHOWN.findall(html) == [("moe-speedup-b16", "3.59×")]
     assert '<span class="ledger-badge ledger-badge--measured">measured</span>' in html
+    # no page path outside MkDocs: the stamp binds the content alone (trust/stamp.py)
     assert re.search(
-        r"<span class=\"ledger-stamp\" data-ledger-gate=\"pass\" data-ledger-report=\"[0-9a-f]{64}\" hidden></span>$",
+        r'<span class="ledger-stamp" data-ledger-gate="pass" data-ledger-report="[0-9a-f]{64}" '
+        r'data-ledger-page="[0-9a-f]{64}" hidden></span>$',
         html,
     )
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import REPO, project, run_ledger, write_tree
+from helpers import REPO, git, project, run_ledger, write_tree
 
 from generator.inputs.config import read_policy
 
@@ -56,6 +56,38 @@ def test_measure_runs_every_declared_probe_with_progress_and_a_summary(tmp_path)
     assert (sh_run / "results.csv").read_text() == "size,ms\n2,42\n"
     assert '"probes/sh_probe.sh"' in (sh_run / "manifest.json").read_text()
     assert not list((tmp_path / "measurements").rglob(".partial-*"))
+
+
+def test_measure_warns_when_it_runs_an_untracked_probe_and_check_says_git_add_in_its_fix(tmp_path):
+    project(tmp_path, CONFIG, PROBES)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "mkdocs.yml", "probes/py_probe.py")  # probes/sh_probe.sh left untracked
+    git(tmp_path, "commit", "-qm", "probes")
+    measured = run_ledger("measure", "--profile", "quick", cwd=tmp_path)
+    assert measured.exit_code == 0, measured.errors
+    warnings = [line for line in measured.errors.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        "warning: probes/sh_probe.sh is not tracked by git: its run fails the gate (review cannot see the code that "
+        "measured it) until you `git add probes/sh_probe.sh` and commit it with the run"
+    ]
+    (sh_run,) = runs(tmp_path, "sh_probe")
+    write_tree(
+        tmp_path,
+        {
+            "claims/a.yaml": f"claims:\n  - id: a\n    kind: measured\n    value: 42\n    unit: ms\n    evidence:\n"
+            f"      run: {sh_run.relative_to(tmp_path).as_posix()}\n      file: results.csv\n      where: {{size: 2}}\n"
+            "      column: ms\n"
+        },
+    )
+    checked = run_ledger("check", cwd=tmp_path)
+    assert checked.exit_code == 1
+    assert checked.output.splitlines()[:2] == [
+        f"claims/a.yaml:6: a: invalid: run {sh_run.relative_to(tmp_path).as_posix()}: code file probes/sh_probe.sh "
+        "is not tracked by git, so review cannot see the code that measured it",
+        "  fix: `git add probes/sh_probe.sh` and commit it with the run",
+    ]
+    git(tmp_path, "add", "probes/sh_probe.sh")
+    assert run_ledger("check", cwd=tmp_path).exit_code == 0
 
 
 def test_measure_runs_only_the_probes_named(tmp_path):

@@ -70,8 +70,8 @@ def cited_claim(report: Report) -> Claim:
         and claim.id in cited
         and not report.fresh(claim.id).failing
         and (claim.value or 0) > 0
-        and claim.id in report.series
-        and report.series[claim.id].cited == len(report.series[claim.id].points) - 1
+        and (line := report.verdicts[claim.id].series) is not None
+        and line.cited == len(line.points) - 1
         and all(name.endswith(".csv") for name in report.runs[claim.evidence.run].blob_ids if name != MANIFEST)
     ]
     assert chosen, "no page cites a fresh measured claim on its newest run"
@@ -157,5 +157,6 @@ def test_a_newer_run_with_the_same_values_moves_nothing(report_copy, tmp_path):
     result = run_ledger("check", "--no-cache", cwd=root)
     assert result.exit_code == 0, result.output
     assert "moved-since-cited" not in result.output
-    series = gate(root).series[claim.id]
+    series = gate(root).verdicts[claim.id].series
+    assert series is not None
     assert series.points[-1].run.startswith(claim.evidence.run.rsplit("/", 1)[0]) and series.moved is None

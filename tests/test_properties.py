@@ -17,9 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator.gate import check
-from generator.inputs.config import read_policy
+from generator.inputs.config import DEFAULTS, read_policy
+from generator.lang import units
 from generator.lang.values import format_pair, parse_tolerance, within
-from generator.records import LedgerError, Policy
+from generator.records import LedgerError
 from generator.runs import sha256_file
 
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
@@ -33,7 +34,7 @@ write_tree(
     TEMPLATE,
     {"claims/moe.yaml": MEASURED + BORROWED_CHECKED + DOUBLED, "docs/index.md": '{{ claim("moe-speedup-b16") }}\n'},
 )
-assert check(TEMPLATE, Policy(), NOW).ok
+assert check(TEMPLATE, DEFAULTS, NOW).ok
 
 SCALARS = st.one_of(
     st.text(max_size=12),
@@ -78,7 +79,7 @@ def copy() -> Path:
 
 def judged(root: Path) -> None:
     try:
-        report = check(root, Policy(), NOW)
+        report = check(root, DEFAULTS, NOW)
         for finding in report.findings:
             assert finding.where.path, finding
     finally:
@@ -147,7 +148,7 @@ ROUNDS_RUN = rounds_run(ROUNDS_TEMPLATE, {1: [1.0] * 9, 16: [3.5, 3.52, 3.55, 3.
 write_tree(
     ROUNDS_TEMPLATE, {"claims/a.yaml": "claims:" + claim("s16", ROUNDS_RUN, "3.6") + claim("s1", ROUNDS_RUN, "1", 1)}
 )
-assert check(ROUNDS_TEMPLATE, Policy(), NOW).ok
+assert check(ROUNDS_TEMPLATE, DEFAULTS, NOW).ok
 
 
 @SETTINGS
@@ -280,7 +281,7 @@ FINITE = st.floats(allow_nan=False, allow_infinity=False)
 @SETTINGS
 @given(first=FINITE, second=FINITE, unit=st.sampled_from(["", "×", "%", "GB/s", "B", "layers", "ms/token"]))
 def test_two_values_read_alike_only_when_they_are_equal(first, second, unit):
-    shown = format_pair(first, second, unit)
+    shown = format_pair(first, second, units.parse(unit))
     assert (shown[0] == shown[1]) == (first == second)
 
 

@@ -4,6 +4,8 @@ import pytest
 from helpers import REPO  # noqa: F401
 
 from generator.claims.lineage import downstream, input_closure, upstream
+from generator.inputs.config import DEFAULTS
+from generator.lang import units
 from generator.lang.values import format_value, parse_tolerance, precision_of, select_row, within
 from generator.prose.references import find
 from generator.records import Claim, Report, Source, Table, Tolerance
@@ -68,7 +70,7 @@ def test_within(stated, computed, tolerance, expected):
     ],
 )
 def test_format_value(value, unit, expected):
-    assert format_value(value, unit) == expected
+    assert format_value(value, units.parse(unit)) == expected
 
 
 TABLE = Table(("batch", "mode", "ms"), (("1", "batched", "0.5"), ("16", "batched", "0.2"), ("16", "looped", "0.4")))
@@ -126,7 +128,7 @@ def test_lineage_up_down_and_input_closure():
 
 def test_report_by_id_keeps_the_first_claim_of_a_duplicate_id_in_order_as_the_gate_judges_it():
     first, other, second = (Claim(i, k, Source("claims/a.yaml", n)) for n, (i, k) in enumerate(DUPLICATED, 1))
-    report = Report(claims=(first, other, second), runs={}, findings=(), computed={})
+    report = Report(claims=(first, other, second), runs={}, findings=(), verdicts={}, policy=DEFAULTS)
     assert list(report.by_id) == ["a", "b"] and report.by_id["a"] is first and report.claim("a") is first
 
 

@@ -1,9 +1,12 @@
 """The series stage's pure parts: which parameters define a measurement, where segments start."""
 
+from dataclasses import replace
+
 import pytest
 from helpers import REPO  # noqa: F401  (puts the repository on sys.path)
 
-from generator.records import Policy, Run, Source
+from generator.inputs.config import DEFAULTS
+from generator.records import Run, Source
 from generator.rules import WARN_BY_DEFAULT
 from generator.series.records import Boundary
 from generator.series.stage import boundaries, defining
@@ -45,7 +48,7 @@ def test_a_segment_starts_where_the_code_or_the_environment_changes(runs, expect
 
 
 def test_rules_that_warn_by_default_warn_under_the_default_policy():
-    assert Policy().warns_by_default == WARN_BY_DEFAULT == {"moved-since-cited"}
-    assert Policy().severity("moved-since-cited") == "warn"
-    assert Policy(warn=frozenset({"too-old"})).severity("moved-since-cited") == "warn"
-    assert Policy(fail=frozenset({"moved-since-cited"})).severity("moved-since-cited") == "fail"
+    assert WARN_BY_DEFAULT == {"moved-since-cited"}
+    assert DEFAULTS.severity("moved-since-cited") == "warn"
+    assert replace(DEFAULTS, warn=frozenset({"too-old"})).severity("moved-since-cited") == "warn"
+    assert replace(DEFAULTS, fail=frozenset({"moved-since-cited"})).severity("moved-since-cited") == "fail"

@@ -7,10 +7,10 @@ import os
 
 import jsonschema
 import pytest
-from helpers import MEASURED, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import MEASURED, SPEEDUP_ROWS, a_run, run_ledger, verdict_of, write_tree
 
 from generator.prose import surfaces
-from generator.records import Claim, Source
+from generator.records import Claim, ClaimVerdict, Source
 
 MKDOCS = "site_name: t\nplugins:\n  - ledger:\n      surfaces: [README.md]\n"
 LEAD = """
@@ -52,11 +52,11 @@ def test_markers_pair_on_one_line_outside_code_and_anything_else_that_reads_as_o
         assert mark.text == inner if claim_id else inner in mark.text
 
 
-def claim(claim_id: str, value: float | None, text: str, unit: str = "×", status: str = "asserted") -> Claim:
-    return Claim(
+def claim(claim_id: str, value: float | None, text: str, unit: str = "×", status: str = "asserted") -> ClaimVerdict:
+    return verdict_of(Claim(
         id=claim_id, kind="measured", where=Source("claims/a.yaml", 1), value=value, value_text=text, unit=unit,
         status=status,
-    )  # fmt: skip
+    ))  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -70,7 +70,7 @@ def test_conversion_across_prefixes_and_refusal_across_dimensions():
     ],
 )
 def test_values_display_by_unit_with_the_unit_written_once(value, unit, shown):
-    assert values.show(value, unit) == shown
+    assert values.show(value, units.parse(unit)) == shown
 
 
 @pytest.mark.parametrize(
@@ -87,7 +87,7 @@ def test_values_display_by_unit_with_the_unit_written_once(value, unit, shown):
 )
 def test_relations_are_parsed_never_executed(text, op, bound, unit):
     relation = relations.parse(text)
-    assert (relation.op, relation.bound, relation.unit) == (op, bound, unit)
+    assert (relation.op, relation.bound, relation.unit.text if relation.unit else "") == (op, bound, unit)
 
 
 @pytest.mark.parametrize("text", ["__import__('os')", "> inf", "within 0.5x", "== 1", ""])
@@ -108,14 +108,19 @@ def test_claim_with_an_unknown_unit_is_invalid_and_names_the_nearest(tmp_path):
 
 
 def test_a_stated_count_shows_as_a_whole_number_and_bytes_with_a_prefix():
+    from helpers import verdict_of
+
     from generator.lang.values import stated
     from generator.records import Claim, Source
 
-    where = Source("claims/a.yaml", 1)
-    assert stated(Claim("a", "measured", where, value=40.0, value_text="40.00", unit="layers")) == "40 layers"
-    assert stated(Claim("a", "measured", where, value=101.9, value_text="101.90", unit="experts")) == "101.90 experts"
-    assert stated(Claim("a", "measured", where, value=64389120.0, value_text="64389120", unit="B")) == "64.4 MB"
-    assert stated(Claim("a", "measured", where, value=3.59, value_text="3.59", unit="×")) == "3.59×"
+    def shown(value: float, written: str, unit: str) -> str:
+        where = Source("claims/a.yaml", 1)
+        return stated(verdict_of(Claim("a", "measured", where, value=value, value_text=written, unit=unit)))
+
+    assert shown(40.0, "40.00", "layers") == "40 layers"
+    assert shown(101.9, "101.90", "experts") == "101.90 experts"
+    assert shown(64389120.0, "64389120", "B") == "64.4 MB"
+    assert shown(3.59, "3.59", "×") == "3.59×"
 
 
 # -- units of any field: every prefix on every base, the named units, currencies, temperatures, and a
@@ -175,7 +180,7 @@ def test_every_currency_is_its_own_dimension_and_none_converts_into_another():
 
 
 def test_temperatures_parse_and_show_but_never_convert():
-    assert values.show(71.5, "°C") == "71.5 °C"
+    assert values.show(71.5, units.parse("°C")) == "71.5 °C"
     assert units.convert(71.5, units.parse("°C"), units.parse("degC")) == 71.5  # one scale, two spellings
     with pytest.raises(units.UnitError, match="with a temperature in K .*; temperatures never convert$"):
         units.convert(300, units.parse("°C"), units.parse("K"))
@@ -203,8 +208,8 @@ DECLARED = {
 
 
 def test_a_project_declares_counted_things_and_units_that_convert_and_refuse_like_built_in_ones():
-    specs = ownunits.specs(DECLARED.items())
-    parse = functools.partial(units.parse, table=ownunits.table(specs))
+    table = ownunits.read(DECLARED.items())
+    parse = functools.partial(units.parse, table=table)
     assert parse("prompts/s").dimension == units.Dimension.of(prompts=1, seconds=-1)
     assert parse("prompt").describe() == "a count of prompts"
     assert units.convert(2, parse("kWh"), parse("MJ")) == pytest.approx(7.2)
@@ -217,7 +222,7 @@ def test_a_project_declares_counted_things_and_units_that_convert_and_refuse_lik
             units.convert(1, parse(first), parse(second))
     with pytest.raises(units.UnitError, match="unknown unit 'prompts'"):
         units.parse("prompts")  # only the project that declares it knows it
-    assert ownunits.shown(specs) == (
+    assert ownunits.shown(table) == (
         "prompts (a count of prompts); prompt = 1 prompts; kWh = 3.6e+06 J; px (a count of px, SI prefixes); page = 4096 B"
     )
 
@@ -244,7 +249,7 @@ def test_a_project_declares_counted_things_and_units_that_convert_and_refuse_lik
 )
 def test_a_bad_declaration_names_its_entry_and_what_is_wrong(entries, message):
     with pytest.raises(ownunits.DeclarationError) as caught:
-        ownunits.specs(entries.items())
+        ownunits.read(entries.items())
     assert str(caught.value).startswith(message)
 
 

@@ -9,12 +9,13 @@ import sys
 
 import pytest
 from helpers import _env, run_ledger, run_mkdocs, write_tree
-from helpers_site import a_ledger
+from helpers_site import a_ledger, serving
 
 pytestmark = pytest.mark.site
 
 STAMP = re.compile(
-    r'<span class="ledger-stamp" data-ledger-gate="pass" data-ledger-report="[0-9a-f]{64}" hidden></span>'
+    r'<span class="ledger-stamp" data-ledger-gate="pass" data-ledger-report="[0-9a-f]{64}"'
+    r'(?: data-ledger-path="[^"]*")? data-ledger-page="[0-9a-f]{64}" hidden></span>'
 )
 
 
@@ -162,8 +163,8 @@ import generator.site.render as render
 _real = render.claim_inline
 
 
-def _shown(claim, report, links):
-    return _real(claim, report, links).replace("3.59×", "9.59×")
+def _shown(verdict, links):
+    return _real(verdict, links).replace("3.59×", "9.59×")
 
 
 render.claim_inline = _shown
@@ -198,8 +199,10 @@ def test_publish_refuses_a_run_rewritten_since_the_published_registry(built_site
     published = tmp_path / "published"
     shutil.copytree(built_site, published)
     site = copy_of(built_site, tmp_path)
-    note = verify(site, "--against", str(tmp_path / "nothing-yet"))
-    assert note.exit_code == 0 and "note: no registry published at" in note.output
+    (tmp_path / "pages").mkdir()
+    with serving(tmp_path / "pages") as base:  # no site at its address yet: a first publish
+        note = verify(site, "--against", base + "site/")
+    assert note.exit_code == 0 and "note: no site published at" in note.output, note.output
     run = sorted((site.parent / "measurements/bandwidth").iterdir())[0]
     data = (run / "results.csv").read_bytes().replace(b"20.0", b"21.0", 1)
     (run / "results.csv").write_bytes(data)

@@ -251,3 +251,49 @@ def test_this_repository_lints_with_ruff_before_each_commit():
     [repo] = hook_files()["own"]["repos"]
     ruff = next(hook for hook in repo["hooks"] if hook["id"] == "ruff")
     assert (ruff["entry"], ruff["language"], ruff["types"]) == ("make ruff", "system", ["python"])
+
+
+def test_the_mac_smoke_test_is_manual_on_hosted_apple_silicon_with_plain_mlx_and_its_runs_never_become_evidence():
+    from generator.inputs.config import read_policy
+
+    flow = workflow("mac-smoke.yml")
+    assert list(flow["on"]) == ["workflow_dispatch"]
+    assert flow["on"]["workflow_dispatch"]["inputs"]["runner"]["options"] == ["macos-15", "macos-14"]
+    assert flow["permissions"] == {"contents": "read"}
+    (job,) = flow["jobs"].values()
+    assert job["runs-on"] == "${{ inputs.runner }}"
+    python = next(step for step in steps(job) if step.get("uses", "").startswith("actions/setup-python"))
+    assert python["with"]["python-version"] == "3.12"
+    scripts = runs(job)
+    assert any('test "$(uname -m)" = arm64' in script for script in scripts)  # no MLX wheel for Intel Macs
+    assert "make test-fast PYTHON=python" in scripts  # .venv with pyproject.toml's extras: plain mlx on macOS
+    assert "mlx==0.32.4; sys_platform == 'darwin'" in (REPO / "pyproject.toml").read_text()
+    probes = next(script for script in scripts if "--profile quick" in script)
+    assert '--profile quick --testbed github-macos-smoke --out "$RUNNER_TEMP/runs"' in probes
+    assert 'test -z "$(git status --porcelain -- measurements)"' in probes  # nothing written into the report
+    assert not any(word in script for script in scripts for word in ("git push", "git commit", "git add"))
+    assert uses(job)[-1] == "actions/upload-artifact"
+    # The loop runs each declared probe as `ledger measure` would: every declaration is this module form.
+    for spec in read_policy(REPO / "mkdocs.yml").probes:
+        assert spec.command == f"{{python}} -m probes.{spec.name} --profile {{profile}}", spec.name
+    listing = probes.split('.venv/bin/python -c "', 1)[1].split('"); do', 1)[0]  # the step's list of probes
+    names = subprocess.run([sys.executable, "-c", listing], cwd=REPO, capture_output=True, text=True)
+    assert names.stdout.split() == [spec.name for spec in read_policy(REPO / "mkdocs.yml").probes], names.stderr
+
+
+def test_the_mac_smoke_tests_sitecustomize_puts_mlx_on_its_cpu_device_and_leaves_other_pythons_alone(tmp_path):
+    (job,) = workflow("mac-smoke.yml")["jobs"].values()
+    script = next(script for script in runs(job) if "sitecustomize" in script)
+    env_file = tmp_path / "github_env"
+    env = {**os.environ, "RUNNER_TEMP": str(tmp_path), "GITHUB_ENV": str(env_file)}
+    subprocess.run(["bash", "-e", "-c", script], env=env, check=True)
+    (line,) = env_file.read_text().splitlines()
+    assert line == f"PYTHONPATH={tmp_path}/mlx-cpu"
+    child = {**os.environ, "PYTHONPATH": line.split("=", 1)[1]}
+    code = "import sitecustomize, mlx.core as mx; print(sitecustomize.__file__, mx.default_device())"
+    done = subprocess.run([sys.executable, "-c", code], env=child, capture_output=True, text=True)
+    assert done.stdout.split() == [f"{tmp_path}/mlx-cpu/sitecustomize.py", "Device(cpu,", "0)"], done.stderr
+    base = Path(sys.base_prefix) / "bin" / "python3"  # the Python this environment was made from: no mlx
+    assert subprocess.run([str(base), "-c", "import mlx"], capture_output=True).returncode != 0
+    bare = subprocess.run([str(base), "-c", "import sitecustomize"], env=child, capture_output=True, text=True)
+    assert bare.returncode == 0 and bare.stderr == ""  # it imports the file and goes on without a word

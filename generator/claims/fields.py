@@ -9,11 +9,12 @@ import difflib
 import re
 from pathlib import PurePosixPath
 
-from ..lang import relations, units
+from ..lang import relations
 from ..lang.values import finite_number
 from ..lang.yamlread import LocatedDict
 from ..records import CheckSpec, Citation, Evidence, Finding, Source
 from .kinds import FIELD
+from .vocabulary import Vocabulary
 
 EVIDENCE_FIELDS, SOURCE_FIELDS = FIELD["evidence"].parts, FIELD["source"].parts
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -180,7 +181,7 @@ def type_name(value: object) -> str:
     return {bool: "a boolean", int: "a number", float: "a number", str: "text"}.get(type(value), type(value).__name__)
 
 
-def read_checks(value: object, check: Problems, id_pattern, table: units.UnitTable) -> tuple[CheckSpec, ...]:
+def read_checks(value: object, check: Problems, id_pattern, vocabulary: Vocabulary) -> tuple[CheckSpec, ...]:
     """`checked_by`: ids (the plain form: the same quantity) or {claim: id, expects: "> 1"} mappings."""
     if value is None:
         return ()
@@ -211,7 +212,7 @@ def read_checks(value: object, check: Problems, id_pattern, table: units.UnitTab
             )
             continue
         try:
-            relations.parse(expects, table)
+            vocabulary.read_relation(expects)
         except relations.RelationError as error:
             check.add("checked_by", f"check by {target}: {error}", relations.HELP)
             continue
@@ -222,13 +223,13 @@ def read_checks(value: object, check: Problems, id_pattern, table: units.UnitTab
     return tuple(spec for spec in found if id_pattern.fullmatch(spec.claim_id))
 
 
-def read_asserts(mapping: LocatedDict, check: Problems, unit: str, table: units.UnitTable) -> str:
+def read_asserts(mapping: LocatedDict, check: Problems, unit: str, vocabulary: Vocabulary) -> str:
     """`asserts`: a bound on the claim's own value (> >= < <= N, between N and M), in a unit of its dimension."""
     if "asserts" not in mapping:
         return ""
     value = mapping["asserts"]
     try:
-        relation = relations.parse(value, table, "asserts")
+        relation = vocabulary.read_relation(value, "asserts")
     except relations.RelationError as error:
         check.add("asserts", str(error), relations.ASSERTS_HELP)
         return ""
@@ -239,9 +240,9 @@ def read_asserts(mapping: LocatedDict, check: Problems, unit: str, table: units.
             relations.ASSERTS_HELP + " (to compare two claims, assert on an extrapolated ratio of them)",
         )
         return ""
-    try:
-        mine, bound = units.parse(unit, table), units.parse(relation.unit or unit, table)
-    except units.UnitError:
+    mine = vocabulary.unit(unit)
+    bound = relation.unit or mine
+    if not mine.known:
         return value.strip()  # the claim's unit is reported on its own line
     if mine.dimension != bound.dimension:
         check.add(

@@ -27,14 +27,13 @@ class Problem:
 
 
 def dimension_problem(
-    claim: Claim, inputs: Mapping[str, Claim], table: units.UnitTable = units.BUILT_IN
+    claim: Claim, mine: units.Unit, inputs: Mapping[str, units.Unit], table: units.UnitTable = units.BUILT_IN
 ) -> Problem | None:
-    """The formula's result dimension against the claim's unit; None when they agree or a unit is unknown."""
-    try:
-        mine = units.parse(claim.unit, table)
-        given = {name: units.parse(target.unit, table).dimension for name, target in inputs.items()}
-    except units.UnitError:
+    """The formula's result dimension against the claim's unit (mine; inputs: each input's unit, as read at
+    load); None when they agree or a unit is unknown."""
+    if not mine.known or not all(unit.known for unit in inputs.values()):
         return None  # validate reported the unknown unit
+    given = {name: unit.dimension for name, unit in inputs.items()}
     try:
         result = formula.dimension(claim.formula, given)
     except formula.FormulaError as error:

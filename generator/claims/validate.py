@@ -23,6 +23,7 @@ from . import fields
 from .grounding import MIXED
 from .kinds import FIELD, FIELD_NAMES, FIELD_TABLE, KIND, RETIRER_FIELDS, STATUS, STATUS_TABLE
 from .ledger import ledger_problems
+from .vocabulary import Vocabulary
 
 ID_PATTERN = KEBAB_CASE
 
@@ -32,21 +33,23 @@ def claims(
     measurements_dir: str = "measurements",
     max_tolerance: float = 0.5,
     table: units.UnitTable = units.BUILT_IN,
-) -> tuple[list[Claim], list[Finding]]:
-    """Claims from every file, plus every problem found, each with file and line (units read with `table`)."""
+) -> tuple[list[Claim], list[Finding], Vocabulary]:
+    """Claims from every file, plus every problem found, each with file and line, and what their unit and
+    relation texts mean (read with `table`, once: vocabulary.py)."""
     found: list[Claim] = []
     findings: list[Finding] = []
+    vocabulary = Vocabulary(table)
     for raw in raw_files:
         if raw.problem:
             findings.append(Finding(Source(raw.source.path, raw.line, raw.column), "", "invalid", raw.problem, raw.fix))
             continue
         for mapping, where in _claim_mappings(raw, findings):
-            claim, problems = _claim(mapping, where, measurements_dir, max_tolerance, table)
+            claim, problems = _claim(mapping, where, measurements_dir, max_tolerance, vocabulary)
             findings += problems
             if claim:
                 found.append(claim)
     findings += ledger_problems(found)
-    return found, findings
+    return found, findings, vocabulary
 
 
 def _word(text: str) -> bool:
@@ -114,19 +117,19 @@ class _Read:
     check: fields.Problems
     measurements_dir: str
     max_tolerance: float
-    table: units.UnitTable
+    vocabulary: Vocabulary  # the unit and relation texts read so far, with the project's units
     kind: str = ""  # a known kind, or "" until read (or when missing or unknown)
     status: str = "asserted"  # as written, known or not
     found: dict[str, Any] = field(default_factory=dict)  # Claim's keyword arguments
 
 
 def _claim(
-    mapping: LocatedDict, where: Source, measurements_dir: str, max_tolerance: float, table: units.UnitTable
+    mapping: LocatedDict, where: Source, measurements_dir: str, max_tolerance: float, vocabulary: Vocabulary
 ) -> tuple[Claim | None, list[Finding]]:
     """One claim: each field read by its reader (_READERS), on the kinds kinds.FIELD_TABLE says it applies to."""
     raw_id = mapping.get("id")
     claim_id = raw_id if isinstance(raw_id, str) and ID_PATTERN.fullmatch(raw_id) else ""
-    read = _Read(mapping, fields.Problems(mapping, where, claim_id), measurements_dir, max_tolerance, table)
+    read = _Read(mapping, fields.Problems(mapping, where, claim_id), measurements_dir, max_tolerance, vocabulary)
     fields.unknown_fields(mapping, FIELD_NAMES, read.check)
     for names, reader in _READERS:
         kinds = FIELD[names[0]].kinds
@@ -196,9 +199,9 @@ def _read_unit(read: _Read) -> None:
     if not unit:
         return
     try:
-        units.parse(unit, read.table)
+        read.vocabulary.read_unit(unit)
     except units.UnitError as error:
-        near = units.suggestion(unit, read.table)
+        near = units.suggestion(unit, read.vocabulary.table)
         read.check.add(
             "unit",
             str(error),
@@ -327,12 +330,12 @@ def _read_source(read: _Read) -> None:
 
 
 def _read_asserts(read: _Read) -> None:
-    read.found["asserts"] = fields.read_asserts(read.mapping, read.check, read.found.get("unit", ""), read.table)
+    read.found["asserts"] = fields.read_asserts(read.mapping, read.check, read.found.get("unit", ""), read.vocabulary)
 
 
 def _read_checks(read: _Read) -> None:
     checks = read.found["checks"] = fields.read_checks(
-        read.mapping.get("checked_by"), read.check, ID_PATTERN, read.table
+        read.mapping.get("checked_by"), read.check, ID_PATTERN, read.vocabulary
     )
     read.found["checked_by"] = tuple(spec.claim_id for spec in checks)
 

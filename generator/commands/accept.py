@@ -15,10 +15,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..gate import check_project
-from ..judging.evaluation import Evaluation
 from ..lang import yamlread
 from ..lang.values import rounded
-from ..records import Claim, LedgerError, Report, Source, refusal
+from ..records import Claim, ClaimVerdict, LedgerError, Report, Source, refusal
 from ..rules import STALE_RULES
 
 _VALUE_LINE = re.compile(r"^(?P<head>\s*(?:-\s+)?value\s*:[ \t]*)(?P<value>[^#\s][^#\n]*?)(?P<tail>[ \t]*(?:#.*)?)$")
@@ -62,8 +61,8 @@ def plan(report: Report, claim_ids: list[str]) -> list[Change]:
         claim = report.claim(claim_id)
         if claim is None:
             raise LedgerError(f"no claim {claim_id!r}")
-        evaluation: Evaluation | None = report.evaluations.get(claim_id)
-        drifted = evaluation is not None and evaluation.drifted  # compared on trusted evidence, and it differs
+        verdict: ClaimVerdict | None = report.verdict(claim_id)
+        drifted = verdict is not None and verdict.drifted  # compared on trusted evidence, and it differs
         # The comparison's own finding is what accept mends; any other finding of a stale rule blocks it.
         mended = DRIFT_RULES if drifted else ()
         blocking = [f for f in report.findings_for(claim_id) if f.rule in STALE_RULES and f.rule not in mended]
@@ -73,12 +72,12 @@ def plan(report: Report, claim_ids: list[str]) -> list[Change]:
             raise refusal(
                 claim.where, claim_id, "accept", f"cannot accept a value from stale evidence ({reasons})", fix
             )
-        if evaluation is None or evaluation.value is None or not drifted:
+        if verdict is None or verdict.value is None or not drifted:
             fix = "nothing to do; accept is for a stated value its evidence no longer computes"
             raise refusal(
                 claim.where, claim_id, "accept", "nothing to accept (its value agrees with its evidence)", fix
             )
-        computed = evaluation.value
+        computed = verdict.value
         new = rounded(claim, computed, report.policy)
         changes.append(
             Change(

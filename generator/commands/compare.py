@@ -111,10 +111,10 @@ def compare(
         moved = verdicts[new_id]
         if old and old.value is not None and new.value is not None and moved.beyond is not False:
             # the base's rule: a looser head policy hides no move
-            if not within(old.value, new.value, base.evaluations[old.id].tolerance):
-                flags.append(Flag("value-moved", new_id, _moved(old, new, base, moved)))
+            if not within(old.value, new.value, base.verdicts[old.id].tolerance):
+                flags.append(Flag("value-moved", new_id, _moved(old, new, base, head, moved)))
         elif old and moved.beyond is False and moved.words not in ("unchanged", "within tolerance"):
-            quiet.append(Flag("value-moved", new_id, _moved(old, new, base, moved)))
+            quiet.append(Flag("value-moved", new_id, _moved(old, new, base, head, moved)))
         again = _remeasured(old, new, base, head, moved) if old else ""
         if again:
             remeasured.append(Flag("re-measured", new_id, again))
@@ -191,14 +191,15 @@ def shown(claim: Claim, report: Report) -> dict[str, str]:
     else:
         shown_evidence = f"source: {claim.source.title}" if claim.source else ""
     source = claim.source
-    results = {result.claim_id: result for result in report.checks.get(claim.id, ())}
+    verdict = report.of(claim)
+    results = {result.claim_id: result for result in verdict.checks}
     return {
-        "value": stated(claim) or "—",
+        "value": stated(verdict) or "—",
         "kind": claim.kind,
         "status": claim.status,
         "testbed": claim.testbed or (run.testbed if run else "") or "—",
         "evidence": shown_evidence or "—",
-        "freshness": report.fresh(claim.id).describe(),
+        "freshness": verdict.fresh.describe(),
         "statement": claim.statement,
         "row": _row(claim),
         "inputs": ", ".join(f"{name}={target}" for name, target in claim.inputs),
@@ -289,7 +290,7 @@ def _checks(claim: Claim, report: Report, by_id: dict[str, Claim]) -> str:
     if not claim.checked_by:
         return "nothing here checks it"
     checks = []
-    results = {result.claim_id: result for result in report.checks.get(claim.id, ())}
+    results = {result.claim_id: result for result in report.of(claim).checks}
     for target in claim.checked_by:
         checker, result = by_id.get(target), results.get(target)
         strength = f", {SHOWN[result.strength]}" if result and result.strength else ""
@@ -307,25 +308,26 @@ def _borrowed_premises(claim_id: str, by_id: dict[str, Claim]) -> list[str]:
 
 def _loosened(old: Claim, new: Claim, base: Report, head: Report) -> str:
     """'5% → 50%' when the claim's own tolerance now allows more than it did; '' otherwise."""
-    at = head.computed.get(new.id, new.value)
+    computed = head.verdicts[new.id].value
+    at = computed if computed is not None else new.value
     if at is None:
         return ""
-    before, after = base.evaluations[old.id].tolerance, head.evaluations[new.id].tolerance
+    before, after = base.verdicts[old.id].tolerance, head.verdicts[new.id].tolerance
     if after.allowed(at) <= before.allowed(at) * (1 + 1e-9):
         return ""
 
     def named(claim: Claim, policy: Policy) -> str:
-        return claim.tolerance.text if claim.tolerance else f"the default ({policy.default_tolerance})"
+        return claim.tolerance.text if claim.tolerance else f"the default ({policy.default_tolerance.text})"
 
     return f"{named(old, base.policy)} → {named(new, head.policy)}"
 
 
-def _moved(old: Claim, new: Claim, base: Report, moved: noise.Noise) -> str:
+def _moved(old: Claim, new: Claim, base: Report, head: Report, moved: noise.Noise) -> str:
     """'3.6 GB/s → 4.50 GB/s (+25.0%; 5% allowed; beyond noise (Mann–Whitney p = 0.0004; 9 → 9 rounds))'."""
     assert old.value is not None and new.value is not None
     said = f"; {moved.words}" if moved.beyond is not None else ""  # unknown noise: flagged without words
-    allowed = allowed_text(base.evaluations[old.id].tolerance)
-    return f"{stated(old)} → {stated(new)} ({_relative_change(old.value, new.value)}{allowed} allowed{said})"
+    allowed = allowed_text(base.verdicts[old.id].tolerance)
+    return f"{stated(base.of(old))} → {stated(head.of(new))} ({_relative_change(old.value, new.value)}{allowed} allowed{said})"
 
 
 def _same_measurement(old: Claim, new: Claim, base: Report, head: Report) -> bool:

@@ -28,11 +28,12 @@ class NewPoint:
 
 def new_points(base: Report, head: Report) -> tuple[NewPoint, ...]:
     found = []
-    for claim_id, line in sorted(head.series.items()):
-        before = base.series.get(claim_id)
-        claim = head.by_id.get(claim_id)
-        if before is None or claim is None:
+    for claim_id, now in sorted(head.verdicts.items()):
+        line, then = now.series, base.verdict(claim_id)
+        before = then.series if then is not None else None
+        if line is None or before is None:
             continue
+        unit = now.unit
         known = {point.run for point in before.points}
         steps = {step.index: step for step in line.steps}
         boundaries = {boundary.index: boundary for boundary in line.boundaries}
@@ -45,12 +46,10 @@ def new_points(base: Report, head: Report) -> tuple[NewPoint, ...]:
                 step = steps[index]
                 p = f", p = {step.p:.2g}" if step.p is not None else ""
                 verdict = "step"
-                what = (
-                    f"{format_value(step.before, claim.unit)} → {format_value(step.after, claim.unit)} ({step.test}{p})"
-                )
+                what = f"{format_value(step.before, unit)} → {format_value(step.after, unit)} ({step.test}{p})"
             else:
                 verdict, what = "no step", _no_step(line, index)
-            shown = format_value(point.value, claim.unit)
+            shown = format_value(point.value, unit)
             found.append(NewPoint(claim_id, point.run, shown, verdict, what, line.moved is not None))
     return tuple(found)
 

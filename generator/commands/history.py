@@ -19,8 +19,9 @@ from datetime import datetime, timezone
 
 from ..gate import check_project
 from ..inputs import history as runlog
+from ..lang.units import Unit
 from ..lang.values import format_value, range_text
-from ..records import Claim, LedgerError, Report
+from ..records import ClaimVerdict, LedgerError, Report
 from ..series.records import Series
 from ..series.text import METHODS, notes
 from ..trust import verdicts
@@ -42,13 +43,13 @@ def run_from_args(args: argparse.Namespace) -> int:
     if args.changed:
         print(changed(report, args.format))
         return 0
-    claim = report.claim(args.id)
-    if claim is None:
+    verdict = report.verdict(args.id)
+    if verdict is None:
         close = difflib.get_close_matches(args.id, list(report.by_id), n=1)
         raise LedgerError(f"history: no claim {args.id!r}" + (f"; did you mean {close[0]}?" if close else ""))
-    line = report.series.get(claim.id)
+    claim, line = verdict.claim, verdict.series
     if line is None:
-        raise LedgerError(f"history: {claim.id} has no series: {_why_none(claim, report)}")
+        raise LedgerError(f"history: {claim.id} has no series: {_why_none(verdict)}")
     root = args.root.resolve()
     runs = runlog.read(root, report.policy.measurements_dir)
     added = {point.run: _added(runs.first_added.get(f"{point.run}/manifest.json")) for point in line.points}
@@ -56,14 +57,15 @@ def run_from_args(args: argparse.Namespace) -> int:
         added = {run: runs.status for run in added}
     log = claimlog.read(root, report.policy.claims_dir, claim.id, report.policy.max_claim_file_bytes)
     shown = {"json": as_json, "csv": as_csv}.get(args.format, as_text)
-    print(shown(claim, line, added, log))
+    print(shown(verdict, line, added, log))
     return 0
 
 
-def _why_none(claim: Claim, report: Report) -> str:
+def _why_none(verdict: ClaimVerdict) -> str:
+    claim = verdict.claim
     if claim.kind != "measured":
         return f"it is {claim.kind}; only a measured claim's evidence selects a value in each run"
-    failing = ", ".join(report.fresh(claim.id).failing)
+    failing = ", ".join(verdict.fresh.failing)
     return f"its evidence computes no value ({failing or 'see `ledger check`'})"
 
 
@@ -72,11 +74,12 @@ def _commit(text: str) -> str:
     return text.removeprefix("commit ")
 
 
-def _interval(low: float | None, high: float | None, unit: str) -> str:
+def _interval(low: float | None, high: float | None, unit: Unit) -> str:
     return range_text(low, high, unit) if low is not None and high is not None else "none"
 
 
-def as_text(claim: Claim, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> str:
+def as_text(verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> str:
+    claim, unit = verdict.claim, verdict.unit
     segments = len({point.segment for point in line.points})
     out = [f"{claim.id}: {claim.statement}" if claim.statement else claim.id]
     out.append(
@@ -84,18 +87,18 @@ def as_text(claim: Claim, line: Series, added: dict[str, str], log: claimlog.Cla
         f"{'s' if segments != 1 else ''}; steps in the cited run's segment by {METHODS[line.method]}"
     )
     out += ["", "| # | run | value | interval | added by | notes |", "| --- | --- | --- | --- | --- | --- |"]
-    found = notes(line, claim.unit)
+    found = notes(line, unit)
     for index, point in enumerate(line.points):
         out.append(
-            f"| {index + 1} | {point.run.rsplit('/', 1)[-1]} | {format_value(point.value, claim.unit)} | "
-            f"{_interval(point.low, point.high, claim.unit)} ({point.basis or 'no interval'}) | "
+            f"| {index + 1} | {point.run.rsplit('/', 1)[-1]} | {format_value(point.value, unit)} | "
+            f"{_interval(point.low, point.high, unit)} ({point.basis or 'no interval'}) | "
             f"{_commit(added.get(point.run, ''))} | {'; '.join(found.get(index, []))} |"
         )
     moved = line.moved
     out.append("")
     if moved is not None:
         out.append(
-            f"moved since cited: {format_value(moved.before, claim.unit)} → {format_value(moved.after, claim.unit)}"
+            f"moved since cited: {format_value(moved.before, unit)} → {format_value(moved.after, unit)}"
             f" from run {line.points[moved.index].run.rsplit('/', 1)[-1]} on"
         )
     else:
@@ -108,8 +111,8 @@ def as_text(claim: Claim, line: Series, added: dict[str, str], log: claimlog.Cla
     return "\n".join(out)
 
 
-def _data(claim: Claim, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> dict:
-    moved = line.moved
+def _data(verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> dict:
+    claim, moved = verdict.claim, line.moved
     return {
         "claim": claim.id,
         "unit": claim.unit,
@@ -137,16 +140,16 @@ def _data(claim: Claim, line: Series, added: dict[str, str], log: claimlog.Claim
     }
 
 
-def as_json(claim: Claim, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> str:
-    return json.dumps(_data(claim, line, added, log), indent=2, ensure_ascii=False)
+def as_json(verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> str:
+    return json.dumps(_data(verdict, line, added, log), indent=2, ensure_ascii=False)
 
 
-def as_csv(claim: Claim, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> str:
+def as_csv(verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> str:
     """The points, one row each (the stated values by commit are in the text and JSON forms)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["index", "run", "started", "value", "low", "high", "basis", "segment", "notes", "added_by"])
-    found = notes(line, claim.unit)
+    found = notes(line, verdict.unit)
     for index, point in enumerate(line.points):
         writer.writerow(
             [
@@ -171,7 +174,8 @@ def _cell(value: float | None) -> str:
 
 def changed(report: Report, form: str) -> str:
     """The claims whose series has a step (in any segment), with whether it moved since the cited run."""
-    found = [(claim_id, line) for claim_id, line in sorted(report.series.items()) if line.steps]
+    series = {v.id: v.series for v in report.verdicts.values() if v.series is not None}
+    found = [(claim_id, line) for claim_id, line in sorted(series.items()) if line.steps]
     if form == "json":
         return json.dumps(
             [
@@ -186,18 +190,18 @@ def changed(report: Report, form: str) -> str:
         ]
         return "\n".join(rows)
     if not found:
-        return f"no claim's series has a step ({len(report.series)} series)"
+        return f"no claim's series has a step ({len(series)} series)"
     lines = []
     for claim_id, line in found:
-        claim = report.by_id[claim_id]
+        unit = report.verdicts[claim_id].unit
         last = line.steps[-1]
         lines.append(
             f"{claim_id}: {len(line.steps)} step{'s' if len(line.steps) != 1 else ''}; the last "
-            f"{format_value(last.before, claim.unit)} → {format_value(last.after, claim.unit)} at run "
+            f"{format_value(last.before, unit)} → {format_value(last.after, unit)} at run "
             f"{line.points[last.index].run.rsplit('/', 1)[-1]}"
             + ("; moved since cited" if line.moved is not None else "")
         )
-    lines.append(f"{len(found)} of {len(report.series)} series have a step")
+    lines.append(f"{len(found)} of {len(series)} series have a step")
     return "\n".join(lines)
 
 

@@ -26,6 +26,7 @@ from . import initfiles, measure
 
 CLAIMS = "claims/hashing.yaml"  # filled from the example's first run
 FLEET_WORKFLOW = ".github/workflows/measure.yml"
+FLEET_FILES = (FLEET_WORKFLOW, ".github/workflows/mac-smoke.yml", "requirements-measure.txt")
 FIRST_COMMIT = "A ledger, started by `ledger init`"
 
 
@@ -52,7 +53,8 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def project_files(target: Path, source: str, site_name: str, *, bare: bool, fleet: bool) -> dict[str, str]:
-    """What init writes into target: a whole project, or only the fleet's workflow where one exists."""
+    """What init writes into target: a whole project, or only the fleet's files where one exists (its
+    measure workflow always: init refuses if it is there; the rest where missing)."""
     testbeds = (probe_api.default_testbed(),) if fleet else ()
     chosen = initfiles.chosen(initfiles.template_files(), bare=bare, fleet=fleet)
     files = initfiles.filled(chosen, source=source, name=site_name, bare=bare, testbeds=testbeds)
@@ -60,7 +62,7 @@ def project_files(target: Path, source: str, site_name: str, *, bare: bool, flee
         return {
             path: text
             for path, text in files.items()
-            if path == FLEET_WORKFLOW or (path == "requirements.txt" and not (target / path).exists())
+            if path == FLEET_WORKFLOW or (path in (*FLEET_FILES, "requirements.txt") and not (target / path).exists())
         }
     return files
 

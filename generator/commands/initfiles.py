@@ -4,7 +4,7 @@ reading the template.
 The template folder holds every project's files; `bare/` holds what replaces the example in a
 `--bare` project and `fleet/` what `--fleet` adds. Markers in the files are filled here: the pip
 requirement (`__SOURCE__` for the pre-commit hook's lean gate, `__REQUIREMENT__` with the site stack
-for requirements.txt), the site's name, and the testbeds; the claims' values are filled later, from
+for requirements.txt, `__LEAN_REQUIREMENT__` without it for the fleet's requirements-measure.txt), the site's name, and the testbeds; the claims' values are filled later, from
 the run the example probe writes.
 """
 
@@ -86,6 +86,7 @@ def filled(files: dict[str, bytes], *, source: str, name: str, bare: bool, testb
     markers = {
         "__SOURCE__": json.dumps(lean(source)),  # a YAML flow string in the pre-commit config
         "__REQUIREMENT__": requirement(source, SITE_EXTRA),
+        "__LEAN_REQUIREMENT__": requirement(source, ""),  # requirements-measure.txt: no site stack
         "__SITE_NAME__": json.dumps(name, ensure_ascii=False),  # a YAML string in mkdocs.yml
         "__TITLE__": title(name),
     }
@@ -112,13 +113,15 @@ def policy_text(text: str, *, bare: bool, testbeds: tuple[str, ...]) -> str:
 
 
 def requirement(source: str, extra: str) -> str:
-    """The pip requirement (PEP 508) for `source` with an extra: a name, a name with a version or a
-    direct reference keep their form; a URL or a path becomes `evidence-ledger[extra] @ URL`."""
+    """The pip requirement (PEP 508) for `source` with an extra ('': the lean package alone): a name, a
+    name with a version or a direct reference keep their form; a URL or a path becomes
+    `evidence-ledger[extra] @ URL`."""
     checked_source(source)
+    named = f"{DEFAULT_SOURCE}[{extra}]" if extra else DEFAULT_SOURCE
     if is_url(source):
-        return f"{DEFAULT_SOURCE}[{extra}] @ {source}"
+        return f"{named} @ {source}"
     if is_path(source):
-        return f"{DEFAULT_SOURCE}[{extra}] @ {Path(source).expanduser().resolve().as_uri()}"
+        return f"{named} @ {Path(source).expanduser().resolve().as_uri()}"
     found = _NAME.match(source)
     if not found or (found.group("rest") and not found.group("rest").startswith(("@", "<", ">", "=", "!", "~", ";"))):
         raise LedgerError(
@@ -126,9 +129,10 @@ def requirement(source: str, extra: str) -> str:
             "git+https://github.com/OWNER/REPO@COMMIT"
         )
     extras = [e.strip() for e in (found.group("extras") or "").split(",") if e.strip()]
-    extras += [extra] if extra not in extras else []
+    extras += [extra] if extra and extra not in extras else []
     rest = found.group("rest")
-    return f"{found.group('name')}[{','.join(extras)}]" + (f" {rest}" if rest else "")
+    name = f"{found.group('name')}[{','.join(extras)}]" if extras else found.group("name")
+    return name + (f" {rest}" if rest else "")
 
 
 def lean(source: str) -> str:

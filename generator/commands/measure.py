@@ -23,10 +23,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import probe as probe_api
-from ..inputs import hashcache
+from ..inputs import hashcache, history
 from ..inputs.config import project_policy
 from ..records import LedgerError, Policy, ProbeSpec
-from ..runs import PARTIAL_PREFIX, link_problem, remove_tree, sha256_file, utc_stamp
+from ..runs import MANIFEST, PARTIAL_PREFIX, link_problem, remove_tree, sha256_file, utc_stamp
 
 PLACEHOLDERS = ("python", "profile", "testbed", "root", "out", "build")
 BUILD_DIR = f"{hashcache.FOLDER}/build"  # {build}: a compiled probe's binary, rebuilt before every run; ignored by git
@@ -232,8 +232,28 @@ def measure(
         outcome = run_probe(spec, root, policy, profile, testbed)
         result = ", ".join(outcome.runs) if outcome.ok else f"FAILED: {outcome.problem}"
         echo(f"[{number}/{len(specs)}] {spec.name}: {outcome.seconds:.1f} s, {result}")
+        for path in untracked_code(root, outcome.runs):
+            echo(
+                f"warning: {path} is not tracked by git: its run fails the gate (review cannot see the code "
+                f"that measured it) until you `git add {path}` and commit it with the run"
+            )
         outcomes.append(outcome)
     return outcomes
+
+
+def untracked_code(root: Path, runs: tuple[str, ...]) -> list[str]:
+    """The code files the new runs' manifests hash that git does not track (none outside a git work tree)."""
+    tracked = history.tracked_files(root) if runs else None
+    if tracked is None:
+        return []
+    code: set[str] = set()
+    for run in runs:
+        try:
+            manifest = json.loads((root / run / MANIFEST).read_text(encoding="utf-8"))
+            code |= set(manifest["probe"]["code"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # the gate says what is wrong with the manifest
+    return sorted(path for path in code if path not in tracked and (root / path).is_file())
 
 
 def summary(outcomes: list[Outcome]) -> str:

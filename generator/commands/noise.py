@@ -104,11 +104,11 @@ def review(
             pass
         elif old.value == new.value:
             verdict = Noise(False, "unchanged")
-        elif within(old.value, new.value, base.evaluations[old.id].tolerance):  # the base's rule, as diff's
+        elif within(old.value, new.value, base.verdicts[old.id].tolerance):  # the base's rule, as diff's
             verdict = Noise(False, "within tolerance")
         elif new.kind == "measured" and old.evidence and new.evidence and old.evidence.run != new.evidence.run:
-            allowed = base.evaluations[old.id].tolerance.allowed(old.value)
-            before, after = base.evaluations[old.id].interval, head.evaluations[new.id].interval
+            allowed = base.verdicts[old.id].tolerance.allowed(old.value)
+            before, after = base.verdicts[old.id].interval, head.verdicts[new.id].interval
             verdict = verdict_of(old.value, before, new.value, after, allowed)
         elif new.kind == "extrapolated" and (old.formula, old.inputs) == (new.formula, new.inputs):
             # Only inputs that moved explain a move; with none, the stated value was edited: unknown.

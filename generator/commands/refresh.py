@@ -80,7 +80,7 @@ def plan(report: Report) -> Plan:
             continue
         run, value, interval = found
         current = report.runs[claim.evidence.run]
-        cited = report.evaluations[claim.id]  # what the gate decided on the cited run
+        cited = report.verdicts[claim.id]  # what the gate decided on the cited run
         old_value = cited.value if cited.value is not None else claim.value if claim.value is not None else math.nan
         verdict = noise.verdict_of(old_value, cited.interval, value, interval, cited.tolerance.allowed(old_value))
         new_stated = _restated(claim, value, report)
@@ -139,7 +139,7 @@ def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> 
     computes (as the gate evaluates formulas), each restated when its rounded value changes; each
     inherits its moved inputs' noise verdict."""
     values = {c.id: c.value for c in report.claims if c.value is not None}
-    values.update(report.computed)
+    values.update({v.id: v.value for v in report.verdicts.values() if v.value is not None})
     values.update({claim_id: value for claim_id, (value, _) in moved.items()})
     verdicts = {claim_id: verdict for claim_id, (_, verdict) in moved.items()}
     order = graphlib.TopologicalSorter({c.id: {t for _, t in c.inputs} for c in report.claims if c.inputs})
@@ -166,7 +166,8 @@ def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> 
         new_stated = _restated(claim, value, report)
         if not new_stated:
             continue  # its stated value already reads the new value at its precision
-        old = report.computed.get(claim_id, claim.value if claim.value is not None else math.nan)
+        computed = report.verdicts[claim_id].value
+        old = computed if computed is not None else claim.value if claim.value is not None else math.nan
         found.append(Move(claim_id, "", "", old, value, _stated(claim), new_stated, verdicts[claim_id].words))
     return found
 
@@ -191,8 +192,8 @@ def as_text(result: Plan, report: Report) -> str:
         lines.append("| claim | run | value | noise |")
         lines.append("| --- | --- | --- | --- |")
         for move in result.moves:
-            claim = report.claim(move.claim_id)
-            unit = claim.unit if claim else ""
+            verdict = report.verdict(move.claim_id)
+            unit = verdict.unit if verdict else None
             run = f"{_name(move.old_run)} → {_name(move.new_run)}" if move.new_run else "(formula)"
             old, new = format_pair(move.old_value, move.new_value, unit)
             value = f"{old} → {new}"
@@ -277,11 +278,12 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
 def surface_plan(root: Path, report: Report, result: Plan | None = None) -> list[tuple[str, str, list]]:
     """(surface, its new text, the rewrites) for each surface whose markers' text is not its claim's
     stated value, with the values the plan's moves state (prose/surfaces.py)."""
-    claims = dict(report.by_id)
+    claims = dict(report.verdicts)
     for move in result.moves if result else ():
         if move.new_stated and move.claim_id in claims:
-            claim = claims[move.claim_id]
-            claims[claim.id] = replace(claim, value=float(move.new_stated), value_text=move.new_stated)
+            verdict = claims[move.claim_id]
+            restated = replace(verdict.claim, value=float(move.new_stated), value_text=move.new_stated)
+            claims[move.claim_id] = replace(verdict, claim=restated)
     policy = report.policy
     texts, _ = load.surfaces(root, policy.surfaces, policy.docs_dir, config=policy.config_path)  # gate lists problems
     found = []

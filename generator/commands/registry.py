@@ -1,11 +1,15 @@
 """The published registry of runs: where the last site published it (a folder, a file or a URL) -> its
 runs, and what differs from the runs about to be published.
 
-Every site publishes assets/ledger/runs.json: each run's files and their sha256. Publishing compares
-the new site's runs with the registry the previous site published, so a run that was rewritten after
-it was published (an accident, or an unreviewed force-push to main) is refused before it replaces the
-published one. No registry published yet (a first publish, a 404) passes with a note; a registry that
-cannot be read for any other reason (network, malformed) fails: publish does not guess.
+Every site publishes assets/ledger/runs.json: each run's files and their sha256, and the runs retired
+on purpose (`retired_runs:` in mkdocs.yml, with why). Publishing compares the new site's runs with the
+registry the previous site published, so a run that was rewritten after it was published (an
+accident, or an unreviewed force-push to main) is refused before it replaces the published one, and so
+is a published run that is gone, unless it was retired explicitly (deleting a run and citing a new one
+would otherwise replace a number's evidence unnoticed). Nothing published yet (a first publish: no
+site at the address at all) passes with a note; a site that is there without a registry, a registry
+that cannot be read for any other reason (network, malformed), or a local path that does not exist
+fails: publish does not guess.
 """
 
 from __future__ import annotations
@@ -34,8 +38,12 @@ def published(source: str) -> tuple[dict[str, dict[str, str]] | None, str]:
             with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:  # noqa: S310 (http(s) only)
                 data = response.read(MAX_BYTES + 1)
         except urllib.error.HTTPError as error:
+            if error.code == 404 and not _site_there(source, url):
+                return None, f"no site published at {source} yet (HTTP 404): a first publish, nothing to compare"
             if error.code == 404:
-                return None, f"no registry published at {url} yet (HTTP 404): nothing to compare"
+                raise Unavailable(
+                    f"{url}: HTTP 404, but a site is published at {source}: its registry is gone"
+                ) from None
             raise Unavailable(f"{url}: HTTP {error.code} {error.reason}") from None
         except (urllib.error.URLError, OSError, ValueError) as error:
             raise Unavailable(f"{url}: {getattr(error, 'reason', error)}") from None
@@ -44,7 +52,7 @@ def published(source: str) -> tuple[dict[str, dict[str, str]] | None, str]:
         path = Path(source.removeprefix("file://"))
         path = path / REGISTRY if path.is_dir() else path
         if not path.exists():
-            return None, f"no registry published at {path} yet: nothing to compare"
+            raise Unavailable(f"{path}: no such file (a registry named by --against must exist)")
         try:
             with open(path, "rb") as handle:
                 data = handle.read(MAX_BYTES + 1)
@@ -62,28 +70,42 @@ def published(source: str) -> tuple[dict[str, dict[str, str]] | None, str]:
     return {str(run): {str(k): str(v) for k, v in files.items()} for run, files in runs.items()}, ""
 
 
+def _site_there(source: str, registry_url: str) -> bool:
+    """Whether a site answers at the address the registry should be under (its root page)."""
+    root = source if not source.endswith(".json") else registry_url.rsplit("/" + REGISTRY, 1)[0] + "/"
+    try:
+        with urllib.request.urlopen(root, timeout=TIMEOUT_S) as response:  # noqa: S310 (http(s) only)
+            return 200 <= response.status < 400
+    except urllib.error.HTTPError as error:
+        return error.code != 404
+    except (urllib.error.URLError, OSError, ValueError):
+        return True  # unreachable now, though the registry's own address answered: do not call it a first publish
+
+
 def differences(
-    before: Mapping[str, Mapping[str, str]], now: Mapping[str, Mapping[str, str]]
+    before: Mapping[str, Mapping[str, str]], now: Mapping[str, Mapping[str, str]], retired: Mapping[str, str] = {}
 ) -> tuple[list[str], list[str]]:
-    """(problems, notes): every published run whose files now differ; runs published before and gone."""
+    """(problems, notes): every published run whose files now differ or that is gone without being retired
+    (`retired`: run -> why), and the runs retired on purpose."""
     problems, gone = [], []
     for run, files in sorted(before.items()):
-        if run not in now:
+        if run not in now and run in retired:
             gone.append(run)
+            continue
+        if run not in now:
+            problems.append(
+                f"{run}: published before, now gone: a published run is retired only explicitly "
+                "(`retired_runs: [{run: ..., reason: ...}]` in mkdocs.yml), so the site says why"
+            )
             continue
         for name, digest in sorted(files.items()):
             current = now[run].get(name)
             if current != digest:
                 shown = f"sha256 {current[:12]}…" if current else "no such file"
-                problems.append(f"{run}/{name}: {shown} now; the published registry says {digest[:12]}…")
+                problems.append(
+                    f"{run}/{name}: {shown} now; the published registry says {digest[:12]}… (a published run was rewritten)"
+                )
         for name in sorted(set(now[run]) - set(files)):
-            problems.append(f"{run}/{name}: added to a run after it was published")
-    notes = (
-        [
-            f"{len(gone)} run{'s' if len(gone) != 1 else ''} published before {'are' if len(gone) != 1 else 'is'} gone"
-            f" (deleting a run is allowed): {', '.join(gone[:5])}{'…' if len(gone) > 5 else ''}"
-        ]
-        if gone
-        else []
-    )
+            problems.append(f"{run}/{name}: added to a run after it was published (a published run was rewritten)")
+    notes = [f"{run}: published before, retired on purpose: {retired[run]}" for run in gone]
     return problems, notes

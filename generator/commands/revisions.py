@@ -18,9 +18,9 @@ from pathlib import Path, PurePosixPath
 
 from ..gate import check
 from ..inputs import history, load
-from ..inputs.config import read_policy
+from ..inputs.config import DEFAULTS, read_policy
 from ..inputs.hashcache import files_under
-from ..records import LedgerError, Policy, Report
+from ..records import LedgerError, Report
 from ..runs import linked_part
 
 
@@ -48,7 +48,7 @@ def at_revision(root: Path, name: str, config: str, now: datetime) -> Revision:
         tree = Path(folder)
         blobs = copy_revision(root, commit, tree)
         try:
-            policy = read_policy(tree / config) if (tree / config).is_file() else Policy()
+            policy = read_policy(tree / config) if (tree / config).is_file() else DEFAULTS
             past = history.read(root, policy.measurements_dir, commit)
             report = check(tree, policy, now, past=past)
         except LedgerError as error:

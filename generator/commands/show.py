@@ -11,7 +11,7 @@ from ..claims import lineage
 from ..gate import check_project
 from ..lang.relations import SHOWN
 from ..lang.values import assert_text, noise_text, stated
-from ..records import Claim, LedgerError, Report, Run
+from ..records import Claim, ClaimVerdict, LedgerError, Report, Run
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
 
@@ -25,13 +25,14 @@ def run_from_args(args: argparse.Namespace) -> int:
     return 0
 
 
-def node(report: Report, claim: Claim) -> str:
+def node(verdict: ClaimVerdict) -> str:
     """One claim as a tree node: 'id = 3.59× (measured, fresh)', 'id = 3.6× (borrowed, agrees, fresh)'."""
-    value = stated(claim)
+    claim = verdict.claim
+    value = stated(verdict)
     status = "" if claim.status == "asserted" else f", {claim.status}"
-    strength = report.support(claim.id)
+    strength = verdict.support
     support = f", {SHOWN[strength]}" if strength else ""
-    return f"{claim.id}{' = ' + value if value else ''} ({claim.kind}{status}{support}, {report.fresh(claim.id).describe()})"
+    return f"{claim.id}{' = ' + value if value else ''} ({claim.kind}{status}{support}, {verdict.fresh.describe()})"
 
 
 def tree(report: Report, claim_id: str) -> str:
@@ -42,12 +43,13 @@ def tree(report: Report, claim_id: str) -> str:
         close = difflib.get_close_matches(claim_id, list(by_id), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise LedgerError(f"show: no claim {claim_id!r}{hint}")
-    lines = [node(report, claim)]
-    noise = noise_text(claim, report)
+    verdict = report.verdicts[claim_id]
+    lines = [node(verdict)]
+    noise = noise_text(verdict)
     if noise:
         lines.append(f"{noise}")
-    if claim.id in report.asserts:
-        lines.append(assert_text(report.asserts[claim.id]))
+    if verdict.asserted is not None:
+        lines.append(assert_text(verdict.asserted))
     lines += _draw(_upstream(report, by_id, claim, (claim.id,)), "")
     below = _downstream(report, by_id, claim.id, (claim.id,))
     lines.append("what depends on it:" if below else "what depends on it: nothing")
@@ -72,7 +74,7 @@ def _upstream(report: Report, by_id: dict[str, Claim], claim: Claim, path: tuple
     if claim.source:
         quote = f" — “{_one_line(claim.source.quote)}”" if claim.source.quote else ""
         children.append((f"source: {_one_line(claim.source.title)}{quote}", []))
-    results = {result.claim_id: result for result in report.checks.get(claim.id, ())}
+    results = {result.claim_id: result for result in report.verdicts[claim.id].checks}
     for target in claim.checked_by:
         result = results.get(target)
         verdict = "holds" if result and result.holds else "does not hold" if result and result.holds is False else ""
@@ -89,7 +91,7 @@ def _claim_child(report: Report, by_id: dict[str, Claim], relation: str, target_
         return (f"{relation}{target_id} (no such claim)", [])
     if target_id in path:
         return (f"{relation}{target_id} (cycle: already above)", [])
-    return (relation + node(report, target), _upstream(report, by_id, target, path + (target_id,)))
+    return (relation + node(report.verdicts[target_id]), _upstream(report, by_id, target, path + (target_id,)))
 
 
 def _run(run: Run | None, claim: Claim, report: Report) -> Tree:
@@ -145,7 +147,10 @@ def _downstream(report: Report, by_id: dict[str, Claim], claim_id: str, path: tu
             children.append((f"{label}{dependent.id} (cycle: already above)", []))
             continue
         children.append(
-            (label + node(report, dependent), _downstream(report, by_id, dependent.id, path + (dependent.id,)))
+            (
+                label + node(report.verdicts[dependent.id]),
+                _downstream(report, by_id, dependent.id, path + (dependent.id,)),
+            )
         )
     return _unique(children)
 

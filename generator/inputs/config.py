@@ -1,17 +1,24 @@
-"""Policy: the plugin's settings in mkdocs.yml -> a Policy, read the same way by the CLI and the build."""
+"""Policy: the plugin's settings in mkdocs.yml -> a Policy, read the same way by the CLI and the build.
+
+Each option is a row of OPTIONS: its name, the types mkdocs accepts, its help, its parser and its
+default as a user would write it. The parser turns what is written into the Policy's value (a
+Tolerance, a UnitTable, a whole number), so nothing after load parses a tolerance or a unit again;
+DEFAULTS is the policy built from the rows' defaults, through the same parsers.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
 
 from ..lang import ownunits, yamlread
 from ..lang.relations import MAX_FACTOR
+from ..lang.units import UnitTable
 from ..lang.values import parse_tolerance
-from ..records import Finding, LedgerError, Policy, ProbeSpec, Source, UnitSpec
+from ..records import Finding, LedgerError, Policy, ProbeSpec, Source, Tolerance
 from ..rules import WARN_BY_DEFAULT, WARNABLE
 from ..runs import PROBE_NAME, TESTBED_PATTERN
 from . import mkdocs_yml
@@ -28,11 +35,7 @@ class Option:
     types: tuple[type, ...]  # what mkdocs' config loader accepts before our own check
     help: str
     parse: Callable[[object], object]  # the value as written -> the Policy field; ValueError says why
-
-    @property
-    def default(self) -> object:
-        """Policy's default: one copy of each (Policy lives in records.py, which imports nothing: the depth cap)."""
-        return _DEFAULTS[self.name]
+    default: object  # as a user would write it in mkdocs.yml (the docs show it); parsed into DEFAULTS
 
 
 def _positive_whole(value: object) -> int:
@@ -50,7 +53,7 @@ def _input_bytes(value: object) -> int:
 MAX_SHARE = 0.5  # the hard limit of every tolerance option: 50% of the value
 
 
-def _tolerance(value: object) -> str:
+def _tolerance(value: object) -> Tolerance:
     """'precision', an absolute number (judged per claim against max_tolerance), or a percentage up to 50%."""
     try:
         tolerance = parse_tolerance(value)
@@ -58,10 +61,10 @@ def _tolerance(value: object) -> str:
         raise ValueError(f"{str(value)[:40]!r} {error}") from None
     if tolerance.relative > MAX_SHARE:
         raise ValueError(f"{value!r} is above the limit of {MAX_SHARE:.0%}")
-    return str(value)
+    return tolerance
 
 
-def _percentage(value: object) -> str:
+def _percentage(value: object) -> Tolerance:
     """A percentage above 0 and at most 50%."""
     text = str(value).strip() if isinstance(value, str) else ""
     try:
@@ -72,7 +75,7 @@ def _percentage(value: object) -> str:
         raise ValueError(
             f"must be a percentage above 0 and at most {MAX_SHARE:.0%} like '10%', got {str(value)[:40]!r}"
         )
-    return text
+    return tolerance
 
 
 def _factor(value: object) -> float:
@@ -169,12 +172,13 @@ def _testbeds(value: object) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _units(value: object) -> tuple[UnitSpec, ...]:
-    """`units:` -> the project's own units (ownunits.py); a bad entry names itself and its line."""
+def _units(value: object) -> UnitTable:
+    """`units:` -> the unit table: the built-in units and the project's own (ownunits.py), built once; a bad
+    entry names itself and its line."""
     if not isinstance(value, dict):
         raise ValueError("must be a mapping of unit names to {dimension, scale, prefixes}")
     try:
-        return ownunits.specs(value.items())
+        return ownunits.read(value.items())
     except ownunits.DeclarationError as error:
         raise AtLine(str(error), getattr(value, "key_lines", {}).get(error.name, 0), error.fix) from None
 
@@ -185,6 +189,23 @@ class AtLine(ValueError):
     def __init__(self, problem: str, line: int, fix: str) -> None:
         super().__init__(problem)
         self.line, self.fix = line, fix
+
+
+def _retired(value: object) -> tuple[tuple[str, str], ...]:
+    """`retired_runs:` -> (run folder, why) pairs: a run deleted after it was published, and the reason."""
+    if not isinstance(value, list):
+        raise ValueError("must be a list of {run: measurements/PROBE/RUN, reason: why it was deleted}")
+    found = []
+    for number, item in enumerate(value, start=1):
+        if not isinstance(item, dict) or set(item) != {"run", "reason"}:
+            raise ValueError(f"entry {number} must be a mapping with exactly `run` and `reason`")
+        run, reason = item["run"], item["reason"]
+        if not _inside_path(run) or str(run).count("/") < 2:
+            raise ValueError(f"entry {number}: `run` must be a run folder, measurements/PROBE/RUN")
+        if not isinstance(reason, str) or not reason.strip():
+            raise ValueError(f"entry {number}: `reason` must say why the run was deleted (the site shows it)")
+        found.append((str(run).rstrip("/"), " ".join(reason.split())))
+    return tuple(found)
 
 
 def _surfaces(value: object) -> tuple[str, ...]:
@@ -200,15 +221,15 @@ def _inside_path(path: object) -> bool:
     return isinstance(path, str) and bool(path) and not path.startswith("/") and ".." not in path.split("/")
 
 
-_DEFAULTS = {field.name: field.default for field in fields(Policy)}
 OPTIONS = (
-    Option("max_run_age_days", (int,), "runs older than this many days fail the gate (too-old)", _positive_whole),
+    Option("max_run_age_days", (int,), "runs older than this many days fail the gate (too-old)", _positive_whole, 365),
     Option(
         "default_tolerance",
         (str, int, float),
         "allowed |stated - computed| when a claim sets no `tolerance`: 'precision' (half a unit of the stated "
         "last digit), a number, or a percentage up to 50%; a claim's tolerance is also held to max_tolerance",
         _tolerance,
+        "precision",
     ),
     Option(
         "check_tolerance",
@@ -216,12 +237,14 @@ OPTIONS = (
         "how far a same-quantity check (`checked_by: [id]`) may differ from the claim it checks, when the claim "
         "sets no `tolerance`, before the round spread widens it: a percentage up to 50%",
         _percentage,
+        "10%",
     ),
     Option(
         "max_tolerance",
         (str,),
         "the largest tolerance a claim may have, as a share of max(|stated|, |computed|): a percentage up to 50%",
         _percentage,
+        "50%",
     ),
     Option(
         "max_check_factor",
@@ -229,28 +252,32 @@ OPTIONS = (
         "the widest `within Nx` check that still agrees with the claim (a wider one only bounds it): "
         f"a number from 1 to {MAX_FACTOR:g}",
         _factor,
+        2.0,
     ),
-    Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules),
+    Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules, []),
     Option(
         "fail",
         (list,),
         "rules that warn by default reported as failures instead, e.g. [moved-since-cited] (it wins over `warn`)",
         _failing,
+        [],
     ),
-    Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole),
+    Option("max_claim_file_bytes", (int,), "largest claim file the gate reads", _positive_whole, 4 * 1024 * 1024),
     Option(
         "max_input_bytes",
         (int,),
         "the most the gate reads in one check, every file together; a file past it is refused with a finding",
         _input_bytes,
+        4 * 1024**3,
     ),
-    Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder),
-    Option("measurements_dir", (str,), "folder of measurement runs, relative to mkdocs.yml", _folder),
+    Option("claims_dir", (str,), "folder of claim files, relative to mkdocs.yml", _folder, "claims"),
+    Option("measurements_dir", (str,), "folder of measurement runs, relative to mkdocs.yml", _folder, "measurements"),
     Option(
         "probes_dir",
         (str,),
         "folder of the probes' source, relative to mkdocs.yml (code hashes cover it)",
         _folder,
+        "probes",
     ),
     Option(
         "probes",
@@ -259,6 +286,7 @@ OPTIONS = (
         "the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) and {build} "
         "(where `build` put the binary)",
         _probes,
+        [],
     ),
     Option(
         "testbeds",
@@ -266,6 +294,7 @@ OPTIONS = (
         "the testbeds the fleet's measure workflow measures on, each a self-hosted runner's label "
         "(`ledger measure --matrix`; guide/fleet.md)",
         _testbeds,
+        [],
     ),
     Option(
         "units",
@@ -274,6 +303,7 @@ OPTIONS = (
         "is a known unit (scale: how many of it one NAME is) or NAME itself (a new counted thing); "
         "`prefixes: si` adds kNAME, MNAME, ... (guide/checks.md#units)",
         _units,
+        {},
     ),
     Option(
         "surfaces",
@@ -281,9 +311,20 @@ OPTIONS = (
         "Markdown and text files outside docs/ (README.md, llms.txt) read with the prose rules; a claim's value "
         "stands in one between <!-- ledger: ID --> and <!-- /ledger --> (guide/surfaces.md)",
         _surfaces,
+        [],
+    ),
+    Option(
+        "retired_runs",
+        (list,),
+        "runs deleted after they were published, each {run, reason}: publish refuses a published run that is "
+        "gone unless it is listed here, and the site shows the reason (guide/review.md)",
+        _retired,
+        [],
     ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
+# A project that sets nothing: each row's default through its own parser (so the two cannot disagree).
+DEFAULTS = Policy(**{option.name: option.parse(option.default) for option in OPTIONS})  # type: ignore[arg-type]
 
 
 def shown_settings(policy: Policy) -> dict[str, str]:
@@ -294,8 +335,12 @@ def shown_settings(policy: Policy) -> dict[str, str]:
 def _shown(value: object) -> str:
     if isinstance(value, frozenset):
         return ", ".join(sorted(value)) or "none"
-    if isinstance(value, tuple) and value and isinstance(value[0], UnitSpec):
+    if isinstance(value, Tolerance):
+        return value.text
+    if isinstance(value, UnitTable):
         return ownunits.shown(value)
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):  # retired runs
+        return "; ".join(f"{run} ({why})" for run, why in value)
     if isinstance(value, tuple):  # probes, testbeds
         return "; ".join(_probe_text(item) if isinstance(item, ProbeSpec) else str(item) for item in value) or "none"
     return f"{value:g}" if isinstance(value, float) else str(value)
@@ -316,7 +361,7 @@ def policy_from_options(
     lists it with every other problem instead of stopping.
     """
     by_name = {option.name: option for option in OPTIONS}
-    settings: dict = {"docs_dir": docs_dir, **{option.name: option.default for option in OPTIONS}}
+    settings: dict = {"docs_dir": docs_dir}
     problems = []
     for key, value in options.items():
         if value is None:
@@ -329,11 +374,11 @@ def policy_from_options(
         try:
             settings[key] = by_name[key].parse(value)
         except (ValueError, OverflowError) as error:
-            fix = f"fix `{key}:` under the ledger plugin (default: {_shown(by_name[key].default)})"
+            fix = f"fix `{key}:` under the ledger plugin (default: {_shown(getattr(DEFAULTS, key))})"
             if isinstance(error, AtLine):
                 at, fix = Source(where, error.line or at.line), error.fix
             problems.append((key, Finding(at, "", "invalid", f"ledger option {key}: {error}", fix)))
-    return Policy(**settings, problems=tuple(problems))
+    return replace(DEFAULTS, **settings, problems=tuple(problems))
 
 
 def read_policy(config_file: Path) -> Policy:
@@ -352,7 +397,7 @@ def read_policy(config_file: Path) -> Policy:
     site = site_settings(top, name)
     options_node = _plugin_options(top.get("plugins"))
     if options_node is None:
-        return replace(Policy(docs_dir=docs_dir), **site)
+        return replace(DEFAULTS, docs_dir=docs_dir, **site)
     where = f"{name}:{options_node.start_mark.line + 1}"
     try:
         options = yamlread.build(options_node)
@@ -374,7 +419,7 @@ def config_file(root: Path, config: Path | None) -> Path:
 def project_policy(root: Path, config: Path | None = None) -> Policy:
     """The policy the project declares; the defaults where it has no mkdocs.yml (a named --config must exist)."""
     file = config_file(root, config)
-    return read_policy(file) if config or file.exists() else Policy()
+    return read_policy(file) if config or file.exists() else DEFAULTS
 
 
 def _plugin_options(plugins: yaml.Node | None) -> yaml.Node | None:

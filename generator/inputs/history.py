@@ -124,6 +124,11 @@ def parse_log(log: bytes) -> dict[str, tuple[str, str, str]]:
     return first
 
 
+def tracked_files(root: Path) -> frozenset[str] | None:
+    """Every file git tracks under root (in its index); None when root is not in a git work tree."""
+    return _tracked(root, "")
+
+
 def _tracked(root: Path, revision: str) -> frozenset[str] | None:
     try:
         if revision:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -29,6 +30,7 @@ MAX_PAGE_BYTES = 4 << 20
 MAX_CONFIG_BYTES = 1 << 20
 NOT_PARSED = "is not parsed: raw rounds are read only in runs a claim cites"
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # every extension MkDocs renders as Markdown
+HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".xht", ".shtml", ".shtm")  # copied into the site as they are
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,19 @@ def _claim_file(root: Path, path: Path, max_bytes: int, budget: Budget) -> RawFi
     except MemoryError:
         return RawFile(source, problem="needs more memory to read than there is", fix="split it into several files")
     return RawFile(source, data=data)
+
+
+_ID_LINE = re.compile(r"""^[ \t]*(?:-[ \t]+)?id[ \t]*:[ \t]*["']?([^\s"'#]+)""", re.M)
+
+
+def defined_ids(root: Path, path: str, max_bytes: int) -> list[tuple[str, int]]:
+    """(id, line) of every `id:` line in a claim file, read as text: what a file that failed to load
+    would have defined (judging/causes.py); none when it cannot be read."""
+    try:
+        text = read_capped(root / path, max_bytes).decode("utf-8", errors="replace")
+    except (Unreadable, OSError):
+        return []
+    return [(match.group(1), text.count("\n", 0, match.start()) + 1) for match in _ID_LINE.finditer(text)]
 
 
 def runs(
@@ -249,7 +264,17 @@ def pages(root: Path, docs_dir: str, budget: Budget = UNBOUNDED) -> tuple[dict[s
     if not base.is_dir():
         return {}, []
     texts: dict[str, str] = {}
-    problems: list[Finding] = []
+    problems: list[Finding] = [
+        Finding(
+            Source(_relative(root, page), 0),
+            "",
+            "invalid",
+            "a hand-written HTML page is published as it is: the ledger neither renders nor reads it, so its "
+            "figures and references are never checked (and verify-site refuses it unstamped)",
+            "write it as Markdown (raw HTML inside a Markdown page is read and checked), or move it out of the docs folder",
+        )
+        for page in sorted(p for p in base.rglob("*") if p.suffix.lower() in HTML_SUFFIXES and p.is_file())
+    ]
     for page in sorted(p for p in base.rglob("*") if p.suffix.lower() in PAGE_SUFFIXES):
         relative = _relative(root, page)
         try:

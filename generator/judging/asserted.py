@@ -1,4 +1,4 @@
-"""Asserted relations: claims + computed values + intervals -> not-significant findings and one
+"""Asserted relations: claim verdicts (value, interval, noise) -> not-significant findings and one
 AssertResult per `asserts:`. Pure.
 
 A measured or extrapolated claim's `asserts:` says what the prose relies on, as a bound on its own
@@ -19,70 +19,59 @@ A stale claim is not judged (its own finding says why); a retired claim's is sho
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
-from ..lang import relations, units
+from ..claims.vocabulary import Vocabulary
+from ..lang import units
 from ..lang.values import format_pair, format_value, interval_parts
-from ..records import AssertResult, Claim, ClaimInterval
+from ..records import AssertResult, Claim, ClaimInterval, ClaimVerdict
 from .evaluation import Reporter
 
 
-@dataclass(frozen=True, slots=True)
-class Noise:
-    """What the evidence stage knows of the claims' noise beside their intervals."""
-
-    intervals: Mapping[str, ClaimInterval]
-    exact: frozenset[str]  # claim ids whose value is exact
-    unknown: Mapping[str, str]  # claim id -> why its noise is not known (a clause: "it has no interval: …")
-    table: units.UnitTable = units.BUILT_IN  # the units: the built-in ones and the project's own
-
-
 def evaluate(
-    by_id: Mapping[str, Claim],
-    computed: Mapping[str, float],
-    noise: Noise,
+    verdicts: Mapping[str, ClaimVerdict],
+    vocabulary: Vocabulary,
     failing: Mapping[str, list[str]],
     report: Reporter,
 ) -> dict[str, AssertResult]:
-    """Judge every claim's `asserts:`; report not-significant where it does not hold."""
+    """Judge every claim's `asserts:` on its verdict (value, interval, noise); report not-significant where
+    it does not hold."""
     return {
-        claim.id: _judge(claim, computed.get(claim.id), noise, failing.get(claim.id), report)
-        for claim in by_id.values()
-        if claim.asserts
+        claim_id: _judge(verdict, vocabulary, failing.get(claim_id), report)
+        for claim_id, verdict in verdicts.items()
+        if verdict.claim.asserts
     }
 
 
-def _judge(claim: Claim, value: float | None, noise: Noise, stale: list[str] | None, report: Reporter) -> AssertResult:
-    try:
-        relation = relations.parse(claim.asserts, noise.table, "asserts")
-        mine = units.parse(claim.unit, noise.table)
-        theirs = units.parse(relation.unit, noise.table) if relation.unit else mine
-    except (relations.RelationError, units.UnitError):  # validate reported it
+def _judge(verdict: ClaimVerdict, vocabulary: Vocabulary, stale: list[str] | None, report: Reporter) -> AssertResult:
+    claim, value, mine = verdict.claim, verdict.value, verdict.unit
+    relation = vocabulary.relation(claim.asserts)
+    if relation is None or not mine.known:  # validate reported it
         return AssertResult(claim.asserts, None, "cannot be read")
+    theirs = relation.unit or mine
     words = relation.describe()
     if stale or value is None or mine.dimension != theirs.dimension:
         why = f"stale ({', '.join(sorted(set(stale)))})" if stale else "no value" if value is None else "units"
         return AssertResult(claim.asserts, None, f"not judged: {why}")
-    shown = format_value(claim.value if claim.value is not None else value, claim.unit)
+    shown = format_value(claim.value if claim.value is not None else value, mine)
     head = f"{shown} asserts {claim.asserts}, but"
-    interval = noise.intervals.get(claim.id)
-    if claim.id in noise.unknown:
-        holds, on = False, noise.unknown[claim.id]
+    interval = verdict.interval
+    if verdict.noise_unknown:
+        holds, on = False, verdict.noise_unknown
         problem, fix = f"{head} {on}", _fix(claim, "no interval")
     elif interval is not None:
         ends = [units.convert(x, mine, theirs) for x in (interval.low, interval.high)]
         holds = all(relation.holds(end) for end in ends)
-        on = _interval_words(interval, claim.unit)
+        on = _interval_words(interval, mine)
         problem, fix = f"{head} {on}", _fix(claim, interval.basis)
-    elif claim.id in noise.exact:
+    elif verdict.exact:
         found = units.convert(value, mine, theirs)
         holds = relation.holds(found)
         origin = "computed from counts" if claim.kind == "measured" else "from exact inputs"
-        on = f"its exact value {format_value(value, claim.unit)} ({origin})"
-        given = format_pair(found, relation.bound, relation.unit or claim.unit)[0]
+        on = f"its exact value {format_value(value, mine)} ({origin})"
+        given = format_pair(found, relation.bound, relation.unit or mine)[0]
         problem = f"{head} it is exact ({origin}) and {given} is not {words}"
         fix = "correct the value or the statement: an exact value is its own interval"
-    else:  # no interval and not known to be exact: evidence.py puts every such claim in `unknown`
+    else:  # no interval and not known to be exact: evidence.py gives every such claim a noise_unknown
         holds, on = False, "it has no interval"
         problem, fix = f"{head} {on}", _fix(claim, "no interval")
     if not holds and not claim.retired:
@@ -90,7 +79,7 @@ def _judge(claim: Claim, value: float | None, noise: Noise, stale: list[str] | N
     return AssertResult(claim.asserts, holds, on)
 
 
-def _interval_words(interval: ClaimInterval, unit: str) -> str:
+def _interval_words(interval: ClaimInterval, unit: units.Unit) -> str:
     """'its 98.4% interval is 0.74–1.51× (min–max of 7 rounds; no raw rounds)'."""
     level, ends, words = interval_parts(interval, unit)
     return f"its {level or '(coverage unknown)'} interval is {ends} ({words})"

@@ -16,17 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from ..claims import lineage
-from ..lang import ownunits, relations, units
-from ..lang.values import (
-    allowed_text,
-    format_pair,
-    format_value,
-    interval_text,
-    parse_tolerance,
-    policy_share,
-    tolerance_excess,
-)
-from ..records import CheckResult, CheckSpec, Claim, ClaimInterval, Policy
+from ..claims.vocabulary import Vocabulary
+from ..lang import relations, units
+from ..lang.values import allowed_text, format_pair, format_value, interval_text, tolerance_excess
+from ..records import CheckResult, CheckSpec, Claim, ClaimInterval, ClaimVerdict, Policy
 from .evaluation import Reporter
 
 
@@ -45,22 +38,24 @@ class Pair:
 
 @dataclass
 class Ledger:
-    """What the checks read: the claims and what the evidence stage computed for them."""
+    """What the checks read: each claim's verdict as the evidence stage made it (value, unit, interval,
+    testbed), the relations read at load, and the stage's failing claims."""
 
-    by_id: Mapping[str, Claim]
-    computed: Mapping[str, float]
-    intervals: Mapping[str, ClaimInterval]  # claim id -> its interval (intervals.py)
-    testbeds: Mapping[str, str]  # claim id -> its testbed: stated, its run's, or its inputs'
+    verdicts: Mapping[str, ClaimVerdict]  # claim id -> its verdict (the first claim of an id)
+    vocabulary: Vocabulary  # each `expects:` relation, read at load
     premises: Mapping[str, tuple[str, ...]]  # claim id -> the inputs that move its result
     failing: Mapping[str, list[str]]  # claim id -> the stale rules it fails
     policy: Policy
     report: Reporter
     reaches: dict[str, bool] = field(default_factory=dict)
+    by_id: Mapping[str, Claim] = field(init=False)
 
-    @property
-    def units(self) -> units.UnitTable:
-        """The built-in units and the project's own, for reading every unit a check compares."""
-        return ownunits.table(self.policy.units)
+    def __post_init__(self) -> None:
+        self.by_id = {claim_id: found.claim for claim_id, found in self.verdicts.items()}
+
+    def interval(self, claim_id: str) -> ClaimInterval | None:
+        found = self.verdicts.get(claim_id)
+        return found.interval if found is not None else None
 
 
 def evaluate(ledger: Ledger) -> dict[str, tuple[CheckResult, ...]]:
@@ -111,10 +106,9 @@ def _reaching(ledger: Ledger) -> dict[str, bool]:
 
 
 def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
-    try:
-        relation = relations.parse(spec.expects, ledger.units) if spec.expects else relations.SAME
-    except relations.RelationError as error:  # validate reported it; a check never raises
-        return CheckResult(spec.claim_id, spec.expects, False, None, why=str(error))
+    relation = ledger.vocabulary.relation(spec.expects) if spec.expects else relations.SAME
+    if relation is None:  # validate reported it; a check never raises
+        return CheckResult(spec.claim_id, spec.expects, False, None, why="cannot be read")
     strength = relation.strength(ledger.policy.max_check_factor)
     checker = ledger.by_id.get(spec.claim_id)
     words = relation.describe()
@@ -124,17 +118,17 @@ def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
 
     if checker is None or checker.kind == "borrowed":
         return unjudged("not a claim measured here")
-    value = ledger.computed.get(checker.id, checker.value)
+    computed = ledger.verdicts[checker.id].value
+    value = computed if computed is not None else checker.value
     if not ledger.reaches.get(checker.id, False):
         return unjudged(checker.status if checker.status != "asserted" else "does not reach a fresh measured run")
     if value is None:
         return unjudged("has no value")
-    try:
-        mine, theirs = units.parse(claim.unit, ledger.units), units.parse(checker.unit, ledger.units)
-    except units.UnitError:
+    mine, theirs = ledger.verdicts[claim.id].unit, ledger.verdicts[checker.id].unit
+    if not mine.known or not theirs.known:
         return unjudged("unknown unit")  # validate said which
     at = claim.at("checked_by")
-    mine_on, theirs_on = ledger.testbeds.get(claim.id, ""), ledger.testbeds.get(checker.id, "")
+    mine_on, theirs_on = ledger.verdicts[claim.id].testbed, ledger.verdicts[checker.id].testbed
     if relation.op == "same" and mine_on and theirs_on and mine_on != theirs_on:
         ledger.report(
             claim,
@@ -174,8 +168,7 @@ def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
 
 def _direction(pair: Pair, ledger: Ledger) -> CheckResult:
     """A bound on the check's own value: the checked claim's value never enters (a sign, not a number)."""
-    # validate read the bound's unit
-    bound_unit = units.parse(pair.relation.unit, ledger.units) if pair.relation.unit else pair.theirs
+    bound_unit = pair.relation.unit or pair.theirs  # read at load, with the relation
     if bound_unit.dimension != pair.theirs.dimension:
         ledger.report(
             pair.claim,
@@ -188,19 +181,18 @@ def _direction(pair: Pair, ledger: Ledger) -> CheckResult:
         return CheckResult(
             pair.checker.id, pair.relation.describe(), False, None, why="different dimensions", strength=pair.strength
         )
-    shown_unit = pair.relation.unit or pair.checker.unit
     found = units.convert(pair.value, pair.theirs, bound_unit)
     holds = pair.relation.holds(found, bound=pair.relation.bound)
-    claimed = format_value(pair.claim.value, pair.claim.unit) if pair.claim.value is not None else ""
-    spread = ledger.intervals.get(pair.checker.id)
-    shown = _with_spread(found, spread, pair.theirs, bound_unit, shown_unit)
+    claimed = format_value(pair.claim.value, pair.mine) if pair.claim.value is not None else ""
+    spread = ledger.interval(pair.checker.id)
+    shown = _with_spread(found, spread, pair.theirs, bound_unit)
     if not holds and not pair.claim.retired:
         ledger.report(
             pair.claim,
             "contradicted",
             pair.claim.at("checked_by"),
             f"check by {pair.checker.id} expects {pair.relation.text.strip()}: {pair.checker.id} gives "
-            f"{format_pair(found, pair.relation.bound, shown_unit)[0]}",  # never '1×' for 0.99999 against > 1
+            f"{format_pair(found, pair.relation.bound, bound_unit)[0]}",  # never '1×' for 0.99999 against > 1
             _fix(pair.checker),
         )
     return CheckResult(pair.checker.id, pair.relation.describe(), True, holds, claimed, shown, strength=pair.strength)
@@ -208,19 +200,19 @@ def _direction(pair: Pair, ledger: Ledger) -> CheckResult:
 
 def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
     """Agrees or bounded: the checked claim's value and the check's, in the claim's unit."""
-    spread = ledger.intervals.get(pair.checker.id)
+    spread = ledger.interval(pair.checker.id)
     found = units.convert(pair.value, pair.theirs, pair.mine)
     low, high = (
         (units.convert(x, pair.theirs, pair.mine) for x in (spread.low, spread.high)) if spread else (found, found)
     )
-    shown = _with_spread(found, spread, pair.theirs, pair.mine, pair.claim.unit)
+    shown = _with_spread(found, spread, pair.theirs, pair.mine)
     claimed = pair.claim.value
     assert claimed is not None  # _judge reports a check against an unstated value instead
     if pair.relation.op == "same":
-        tolerance = pair.claim.tolerance or parse_tolerance(ledger.policy.check_tolerance)
+        tolerance = pair.claim.tolerance or ledger.policy.check_tolerance
         if tolerance.text == "precision":
-            tolerance = parse_tolerance(ledger.policy.check_tolerance)
-        max_share = policy_share(ledger.policy.max_tolerance)
+            tolerance = ledger.policy.check_tolerance
+        max_share = ledger.policy.max_tolerance.relative
         share = tolerance_excess(tolerance, claimed, found, max_share)
         if share is not None:
             ledger.report(
@@ -242,11 +234,11 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
         holds = pair.relation.holds(found, claimed)
         words = pair.relation.describe()
     result = CheckResult(
-        pair.checker.id, words, True, holds, format_value(claimed, pair.claim.unit), shown, strength=pair.strength
+        pair.checker.id, words, True, holds, format_value(claimed, pair.mine), shown, strength=pair.strength
     )
     if not holds and not pair.claim.retired:
-        stated, given = format_pair(claimed, found, pair.claim.unit)  # values that differ never read alike
-        given = _with_spread(found, spread, pair.theirs, pair.mine, pair.claim.unit, given)
+        stated, given = format_pair(claimed, found, pair.mine)  # values that differ never read alike
+        given = _with_spread(found, spread, pair.theirs, pair.mine, given)
         ledger.report(
             pair.claim,
             "contradicted",
@@ -258,13 +250,13 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
 
 
 def _with_spread(
-    found: float, spread: ClaimInterval | None, source: units.Unit, target: units.Unit, unit: str, text: str = ""
+    found: float, spread: ClaimInterval | None, source: units.Unit, target: units.Unit, text: str = ""
 ) -> str:
     """The check's value in the target unit, with its interval (converted) where it has one."""
-    text = text or format_value(found, unit)
+    text = text or format_value(found, target)
     if spread:
         low, high = (units.convert(x, source, target) for x in (spread.low, spread.high))
-        text += f" ({interval_text(replace(spread, low=low, high=high), unit)})"
+        text += f" ({interval_text(replace(spread, low=low, high=high), target)})"
     return text
 
 

@@ -1,67 +1,58 @@
-"""Evidence stage: claims + runs + policy -> findings, computed values and one Evaluation per claim. Pure.
+"""Evidence stage: claims + runs + policy -> findings and one ClaimVerdict per claim. Pure.
 
 Rules (generator/rules.py): tampered, probe changed, drifted, formula drifted, too old, unused
 input and a tolerance wider than max_tolerance, plus the "invalid" problems that need runs (missing
 run, file, column or row) or inputs (a formula's unit and testbed, grounding.py). A run's state comes
 decided from verdicts.py. Claims are visited inputs-first so staleness and testbeds flow down the
 lineage; checks.py then judges checks, grounding and retirements. What the stage decided for each
-claim (value, rows, tolerance, interval, why it was not compared) is its Evaluation (evaluation.py).
+claim (its parsed unit and tolerance, value, rows, interval, why it was not compared, its checks and its
+`asserts:` verdict) is its ClaimVerdict (records.py), which later stages complete.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..claims import grounding
-from ..lang import formula, ownunits
+from ..claims.vocabulary import Vocabulary
+from ..lang import formula
 from ..lang.values import (
     allowed_text,
     cell_number,
     format_pair,
     format_value,
-    policy_share,
     select_row,
     tolerance_excess,
     tolerance_for,
     within,
 )
 from ..records import (
-    AssertResult,
-    CheckResult,
+    Cause,
     Claim,
     ClaimInterval,
+    ClaimVerdict,
     Evidence,
     Finding,
+    Outcome,
     Policy,
     Run,
     RunState,
     Source,
     Table,
-    Tolerance,
 )
 from ..rules import STALE_RULES
+from ..series.records import Point
 from ..trust import verdicts
 from . import asserted, checks, intervals
-from .evaluation import Cause, Evaluation, Outcome
 
 
 @dataclass
 class Evaluated:
-    """What the evidence stage found: findings, computed values, intervals, check verdicts."""
+    """What the evidence stage found: findings, and one verdict per claim id (the first claim of an id)."""
 
     findings: list[Finding] = field(default_factory=list)
-    computed: dict[str, float] = field(default_factory=dict)  # claim id -> value from evidence or formula
-    intervals: dict[str, ClaimInterval] = field(default_factory=dict)  # claim id -> its interval
-    no_rounds: dict[str, str] = field(default_factory=dict)  # measured claim id -> why it has no raw rounds
-    exact: set[str] = field(default_factory=set)  # claims computed from counts: their value is exact
-    unknown: dict[str, str] = field(default_factory=dict)  # claim id -> why its noise is not known
-    asserts: dict[str, AssertResult] = field(default_factory=dict)
-    checks: dict[str, tuple[CheckResult, ...]] = field(default_factory=dict)
-    testbeds: dict[str, str] = field(default_factory=dict)  # claim id -> stated, its run's, or its inputs'
-    by_id: dict[str, Claim] = field(default_factory=dict)  # the first claim of each id, as the gate judged it
-    premises: dict[str, tuple[str, ...]] = field(default_factory=dict)  # claim id -> inputs that move it
-    evaluations: dict[str, Evaluation] = field(default_factory=dict)  # claim id -> what the stage decided
+    verdicts: dict[str, ClaimVerdict] = field(default_factory=dict)  # in the claims' order
 
 
 def evaluate(
@@ -69,27 +60,29 @@ def evaluate(
     runs: Mapping[str, Run],
     states: Mapping[str, RunState],
     policy: Policy,
+    vocabulary: Vocabulary,
     invalid: Iterable[Finding] = (),
 ) -> Evaluated:
-    """Findings for every claim (every rule, not just the first), computed values, intervals and checks."""
+    """Findings for every claim (every rule, not just the first) and each claim's verdict: its value,
+    interval, checks and `asserts:` verdict. vocabulary: what the claims' unit and relation texts mean,
+    as validate.py read them."""
     by_id: dict[str, Claim] = {}
     for claim in claims:
         by_id.setdefault(claim.id, claim)
-    stage = Stage(Evaluated(by_id=by_id), runs, states, policy)
+    stage = Stage(by_id, runs, states, policy, vocabulary)
     for finding in invalid:
         if finding.claim_id:
             stage.failing.setdefault(finding.claim_id, []).append(finding.rule)
     for claim in _inputs_first(by_id):
         stage.visit(claim)
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
-    out = stage.out
-    noise = asserted.Noise(out.intervals, frozenset(out.exact), out.unknown, stage.units)
-    out.asserts = asserted.evaluate(by_id, out.computed, noise, stage.failing, stage.report)
-    ledger = checks.Ledger(
-        by_id, out.computed, out.intervals, out.testbeds, out.premises, stage.failing, policy, stage.report
-    )
-    out.checks = checks.evaluate(ledger)
-    return out
+    made = {claim_id: stage.verdicts[claim_id] for claim_id in by_id}  # in the claims' order
+    for claim_id, result in asserted.evaluate(made, stage.vocabulary, stage.failing, stage.report).items():
+        made[claim_id] = replace(made[claim_id], asserted=result)
+    ledger = checks.Ledger(made, stage.vocabulary, stage.premises, stage.failing, policy, stage.report)
+    for claim_id, results in checks.evaluate(ledger).items():
+        made[claim_id] = replace(made[claim_id], checks=results)
+    return Evaluated(stage.findings, made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,37 +114,46 @@ class Stage:
     """The evidence stage's context, made once: the claims, runs, verdicts and policy it reads and the
     records it fills, so each step reads what it needs instead of a train of parameters."""
 
-    def __init__(self, out: Evaluated, runs: Mapping[str, Run], states: Mapping[str, RunState], policy: Policy):
-        self.out, self.by_id, self.runs, self.states, self.policy = out, out.by_id, runs, states, policy
-        self.units = ownunits.table(policy.units)
+    def __init__(
+        self,
+        by_id: Mapping[str, Claim],
+        runs: Mapping[str, Run],
+        states: Mapping[str, RunState],
+        policy: Policy,
+        vocabulary: Vocabulary,
+    ):
+        self.by_id, self.runs, self.states, self.policy, self.vocabulary = by_id, runs, states, policy, vocabulary
+        self.findings: list[Finding] = []
+        self.verdicts: dict[str, ClaimVerdict] = {}  # claim id -> its verdict, inputs first
         self.failing: dict[str, list[str]] = {}  # claim id -> stale rules it fails
+        self.premises: dict[str, tuple[str, ...]] = {}  # claim id -> the inputs that move it (when some do not)
         self.index = intervals.RowIndex()
 
     def report(self, claim: Claim, rule: str, where: Source, problem: str, fix: str, detail: str = "") -> None:
         severity = self.policy.severity(rule)
-        self.out.findings.append(Finding(where, claim.id, rule, problem, fix, detail, severity))
+        self.findings.append(Finding(where, claim.id, rule, problem, fix, detail, severity))
         if severity == "fail" and rule in STALE_RULES:
             self.failing.setdefault(claim.id, []).append(rule)
 
     def visit(self, claim: Claim) -> None:
-        out = self.out
-        out.testbeds[claim.id] = _testbed(claim, self.by_id, self.runs, out.testbeds)
-        tolerance = tolerance_for(claim, self.policy)
+        testbed = _testbed(claim, self.by_id, self.runs, self.verdicts)
+        made = ClaimVerdict(claim, self.vocabulary.unit(claim.unit), tolerance_for(claim, self.policy), testbed)
         if claim.id in self.failing and "invalid" in self.failing[claim.id]:
-            found = Evaluation(tolerance, cause="invalid-fields")  # validate already said why
+            found = replace(made, cause="invalid-fields")  # validate already said why
         elif claim.kind == "measured" and claim.evidence:
-            found = self.measured(claim, claim.evidence, tolerance)
+            found = self.measured(made, claim.evidence)
         elif claim.kind == "extrapolated" and claim.formula:
-            found = self.extrapolated(claim, tolerance)
+            found = self.extrapolated(made)
         else:
-            found = Evaluation(tolerance, cause="borrowed" if claim.kind == "borrowed" else "invalid-fields")
-        out.evaluations[claim.id] = found
+            found = replace(made, cause="borrowed" if claim.kind == "borrowed" else "invalid-fields")
+        self.verdicts[claim.id] = found
 
-    def measured(self, claim: Claim, evidence: Evidence, tolerance: Tolerance) -> Evaluation:
+    def measured(self, made: ClaimVerdict, evidence: Evidence) -> ClaimVerdict:
+        claim = made.claim
         at = claim.at("evidence")
         run, cause = self._run(claim, evidence)
         if run is None:
-            return Evaluation(tolerance, cause=cause)
+            return replace(made, cause=cause)
         state = self.states[run.path]
         for rule, problem, fix in verdicts.run_findings(run, state, self.policy, _rerun(evidence)):
             self.report(claim, rule, at, problem, fix)
@@ -159,24 +161,27 @@ class Stage:
         cell = read_cell(table, evidence)
         if cell.value is None:
             self._no_cell(claim, run, table, cell)
-            return Evaluation(tolerance, rows=cell.rows, cause=cell.cause)
+            return replace(made, rows=cell.rows, cause=cell.cause)
         value = cell.value
         assert table is not None  # a cell was read from it
-        self.out.computed[claim.id] = value
         found = intervals.measured(run, evidence, table, cell.rows[0], value, self.index)
         if found.problem:
             self.report(claim, "invalid", at, found.problem, found.fix)
-        if found.interval is not None:
-            self.out.intervals[claim.id] = found.interval
-        if found.missing and not found.exact:
-            self.out.no_rounds[claim.id] = found.missing
-        intervals.measured_noise(claim.id, found, self.out.exact, self.out.unknown)
+        made = replace(
+            made,
+            value=value,
+            rows=cell.rows,
+            interval=found.interval,
+            exact=found.exact,
+            no_rounds=found.missing if found.missing and not found.exact else "",
+            noise_unknown=intervals.measured_noise(found),
+            point=_point(run, value, found) if not found.problem else None,
+        )
         if not state.trusted:  # a value from untrusted or outdated evidence is not compared
-            return Evaluation(tolerance, value, cell.rows, found.interval, "untrusted-run")
+            return replace(made, cause="untrusted-run")
         detail = f"from {run.path}/{evidence.file}, {_shown_where(evidence)}, column {evidence.column}"
         fix = f"check the run, then `ledger accept {claim.id}`"
-        outcome = self.compare(claim, value, tolerance, ("drifted", "evidence computes", detail, fix))
-        return Evaluation(tolerance, value, cell.rows, found.interval, outcome=outcome)
+        return replace(made, outcome=self.compare(made, value, ("drifted", "evidence computes", detail, fix)))
 
     def _run(self, claim: Claim, evidence: Evidence) -> tuple[Run | None, Cause]:
         """The claim's run when its data can be read (its findings reported either way)."""
@@ -228,31 +233,31 @@ class Stage:
             problem = f"{evidence.file}, {shown_where}, column {evidence.column}: cell {text!r} is not a number"
             self.report(claim, "invalid", at, problem, "name a numeric column")
 
-    def extrapolated(self, claim: Claim, tolerance: Tolerance) -> Evaluation:
-        self._unit_and_testbed(claim)
+    def extrapolated(self, made: ClaimVerdict) -> ClaimVerdict:
+        claim = made.claim
+        self._unit_and_testbed(made)
         values, cause = self._inputs(claim)
         if cause:
-            return Evaluation(tolerance, cause=cause)
+            return replace(made, cause=cause)
         try:
             value = formula.evaluate(claim.formula, values)
         except formula.FormulaError as error:
             problem = f"formula cannot be evaluated: {error}"
             self.report(claim, "invalid", claim.at("formula"), problem, "check the formula and its inputs' values")
-            return Evaluation(tolerance, cause="formula-error")
-        out = self.out
-        out.computed[claim.id] = value
-        self._unused_inputs(claim, values, tolerance.allowed(value))
-        carried = {name: out.intervals.get(target) for name, target in claim.inputs}
+            return replace(made, cause="formula-error")
+        self._unused_inputs(claim, values, made.tolerance.allowed(value))
+        carried = {name: self._interval(target) for name, target in claim.inputs}
         found = intervals.through_formula(claim.formula, values, carried, value)
-        if found.interval is not None:
-            out.intervals[claim.id] = found.interval
-        intervals.formula_noise(claim, found, self.by_id, out.exact, out.unknown)
+        exact, unknown = intervals.formula_noise(claim, found, self.verdicts)
+        made = replace(made, value=value, interval=found.interval, exact=exact, noise_unknown=unknown)
         shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
         fix = f"check the inputs, then `ledger accept {claim.id}`"
-        outcome = self.compare(
-            claim, value, tolerance, ("formula-drifted", "formula gives", f"{claim.formula} with {shown}", fix)
-        )
-        return Evaluation(tolerance, value, interval=found.interval, outcome=outcome)
+        said = ("formula-drifted", "formula gives", f"{claim.formula} with {shown}", fix)
+        return replace(made, outcome=self.compare(made, value, said))
+
+    def _interval(self, claim_id: str) -> ClaimInterval | None:
+        found = self.verdicts.get(claim_id)
+        return found.interval if found is not None else None
 
     def _inputs(self, claim: Claim) -> tuple[dict[str, float], Cause]:
         """The formula's input values (computed where they have one), or the first reason they cannot be used."""
@@ -283,15 +288,18 @@ class Stage:
                 self.report(claim, "invalid", at, f"input {target_id} has no value", f"give {target_id} a `value:`")
                 causes.append("input-without-value")
             else:
-                values[name] = self.out.computed.get(target_id, target.value)  # its computed value where it has one
+                computed = self.verdicts[target_id].value if target_id in self.verdicts else None
+                values[name] = computed if computed is not None else target.value  # computed where it has one
         return values, causes[0] if causes else ""
 
-    def _unit_and_testbed(self, claim: Claim) -> None:
+    def _unit_and_testbed(self, made: ClaimVerdict) -> None:
         """A formula's result is in its inputs' dimension and on their testbed (grounding.py)."""
+        claim = made.claim
         inputs = {name: self.by_id[target] for name, target in claim.inputs if target in self.by_id}
-        testbeds = {name: self.out.testbeds.get(c.id, "") for name, c in inputs.items()}
+        testbeds = {name: self.verdicts[c.id].testbed if c.id in self.verdicts else "" for name, c in inputs.items()}
+        given = {name: self.vocabulary.unit(c.unit) for name, c in inputs.items()}
         for problem in (
-            grounding.dimension_problem(claim, inputs, self.units),
+            grounding.dimension_problem(claim, made.unit, given, self.vocabulary.table),
             grounding.testbed_problem(claim, testbeds),
         ):
             if problem:
@@ -305,19 +313,20 @@ class Stage:
             problem = grounding.unused_problem(claim, name)
             self.report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
         if unused:
-            self.out.premises[claim.id] = tuple(target for name, target in claim.inputs if name not in unused)
+            self.premises[claim.id] = tuple(target for name, target in claim.inputs if name not in unused)
 
-    def compare(self, claim: Claim, value: float, tolerance: Tolerance, said: tuple[str, str, str, str]) -> Outcome:
+    def compare(self, made: ClaimVerdict, value: float, said: tuple[str, str, str, str]) -> Outcome:
         """The stated value against the computed one; said: (rule, verb, detail, fix) for a finding."""
         rule, verb, detail, fix = said
+        claim, tolerance, unit = made.claim, made.tolerance, made.unit
         if claim.value is None:
-            problem = f"no value stated; {verb} {format_value(value, claim.unit)}"
+            problem = f"no value stated; {verb} {format_value(value, unit)}"
             self.report(claim, rule, claim.where, problem, fix, detail)
             return "unstated"
-        max_share = policy_share(self.policy.max_tolerance)
+        max_share = self.policy.max_tolerance.relative
         share = tolerance_excess(tolerance, claim.value, value, max_share)
         if share is not None:
-            stated, found = format_pair(claim.value, value, claim.unit)
+            stated, found = format_pair(claim.value, value, unit)
             self.report(
                 claim,
                 "invalid",
@@ -330,7 +339,7 @@ class Stage:
             return "too-loose"
         if within(claim.value, value, tolerance):
             return "agrees"
-        stated, found = format_pair(claim.value, value, claim.unit)
+        stated, found = format_pair(claim.value, value, unit)
         problem = f"stated {stated}, {verb} {found} ({allowed_text(tolerance)} allowed)"
         self.report(claim, rule, claim.at("value"), problem, fix, detail)
         return "drifted"
@@ -345,14 +354,28 @@ def _shown_where(evidence: Evidence) -> str:
     return ", ".join(f"{c}={v}" for c, v in evidence.where) or "no filter"
 
 
-def _testbed(claim: Claim, by_id: Mapping[str, Claim], runs: Mapping[str, Run], known: Mapping[str, str]) -> str:
+def _testbed(
+    claim: Claim, by_id: Mapping[str, Claim], runs: Mapping[str, Run], known: Mapping[str, ClaimVerdict]
+) -> str:
     """Its stated testbed; else a measured claim's run's, an extrapolated claim's inputs' (visited first)."""
     if claim.testbed or claim.kind == "borrowed":
         return claim.testbed
     if claim.kind == "measured":
         run = runs.get(claim.evidence.run) if claim.evidence else None
         return run.testbed if run else ""
-    return grounding.derived_testbed(known.get(target, "") for _, target in claim.inputs if target in by_id)
+    return grounding.derived_testbed(
+        known[target].testbed if target in known else "" for _, target in claim.inputs if target in by_id
+    )
+
+
+def _point(run: Run, value: float, found: intervals.Found) -> Point | None:
+    """The cited run's point of the claim's series, as read here (series/stage.py starts from it)."""
+    if run.started is None:
+        return None
+    interval = found.interval
+    if interval is None:
+        return Point(run.path, run.started, value)
+    return Point(run.path, run.started, value, interval.low, interval.high, interval.basis)
 
 
 def _inputs_first(by_id: Mapping[str, Claim]) -> list[Claim]:

@@ -11,8 +11,9 @@ min–max columns and no `rounds` in its row; or a column its samples file leave
 per-round value) is computed from counts: it is *exact*. An extrapolated claim's interval is carried
 through its formula: paired by round when every input with an interval has raw rounds from one run
 (drift cancels), else by interval arithmetic over the inputs' intervals at the Bonferroni level.
-Visiting the claims inputs first, the evidence stage also records here which claims are exact and
-why a claim's noise is unknown (no interval, or an input's missing one), for asserted.py's judgement.
+Visiting the claims inputs first, the evidence stage also decides here which claims are exact and
+why a claim's noise is unknown (no interval, or an input's missing one), for asserted.py's judgement;
+both go on the claim's ClaimVerdict.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 
 from ..lang import formula, stats
 from ..lang.values import finite_number, parse_number, row_spread
-from ..records import Claim, ClaimInterval, Evidence, Run, Table
+from ..records import Claim, ClaimInterval, ClaimVerdict, Evidence, Run, Table
 from ..timing import median_coverage, samples_file
 
 ROUND = "round"  # the samples file's column numbering the rounds (global within a run, for pairing)
@@ -184,37 +185,38 @@ def through_formula(
     return Found(ClaimInterval(low, high, level, "formula"))
 
 
-def measured_noise(claim_id: str, found: Found, exact: set[str], unknown: dict[str, str]) -> None:
-    """Record a measured claim as exact, or why its noise is unknown (no interval, not exact)."""
-    if found.exact:
-        exact.add(claim_id)
-    elif found.interval is None:
-        unknown[claim_id] = (
-            f"it has no interval: a timed row with no raw rounds ({found.missing}) and no min–max columns"
-        )
+def measured_noise(found: Found) -> str:
+    """Why a measured claim's noise is unknown ('' when it is exact or has an interval)."""
+    if found.exact or found.interval is not None:
+        return ""
+    return f"it has no interval: a timed row with no raw rounds ({found.missing}) and no min–max columns"
 
 
-def formula_noise(
-    claim: Claim, found: Found, by_id: Mapping[str, Claim], exact: set[str], unknown: dict[str, str]
-) -> None:
-    """Record an extrapolated claim as exact, or why its noise is unknown. Known only when every input's
-    is: the arithmetic counts an input without an interval as exact, true only of an exact input (or a
-    borrowed one, taken as stated)."""
-    unsure = next((target for _, target in claim.inputs if target in unknown), None)
+def formula_noise(claim: Claim, found: Found, verdicts: Mapping[str, ClaimVerdict]) -> tuple[bool, str]:
+    """(exact, why its noise is unknown) for an extrapolated claim. Known only when every input's is: the
+    arithmetic counts an input without an interval as exact, true only of an exact input (or a borrowed
+    one, taken as stated). Its inputs were visited first, so their verdicts say."""
+    unsure = next((target for _, target in claim.inputs if _unknown(target, verdicts)), None)
     if unsure is not None:
-        root = _unknown_root(unsure, by_id, unknown)
+        root = _unknown_root(unsure, verdicts)
         which = f"its input {root}" if root == unsure else f"{root}, which its input {unsure} rests on,"
-        unknown[claim.id] = f"{which} has no interval, so its own interval leaves that noise out"
-    elif found.interval is None and found.missing == NO_INPUT_INTERVAL:
-        exact.add(claim.id)
-    elif found.interval is None:
-        unknown[claim.id] = found.missing
+        return False, f"{which} has no interval, so its own interval leaves that noise out"
+    if found.interval is None and found.missing == NO_INPUT_INTERVAL:
+        return True, ""
+    return False, found.missing if found.interval is None else ""
 
 
-def _unknown_root(target: str, by_id: Mapping[str, Claim], unknown: Mapping[str, str]) -> str:
+def _unknown(claim_id: str, verdicts: Mapping[str, ClaimVerdict]) -> bool:
+    found = verdicts.get(claim_id)
+    return found is not None and bool(found.noise_unknown)
+
+
+def _unknown_root(target: str, verdicts: Mapping[str, ClaimVerdict]) -> str:
     """The claim without an interval that made `target`'s noise unknown: itself, or one it rests on."""
     seen = {target}
-    while (below := next((t for _, t in by_id[target].inputs if t in unknown and t not in seen), None)) is not None:
+    while (
+        below := next((t for _, t in verdicts[target].claim.inputs if _unknown(t, verdicts) and t not in seen), None)
+    ) is not None:
         target = below
         seen.add(target)
     return target

@@ -7,40 +7,23 @@
 
 A dimension is any unit the table parses (J, bytes/s, tokens) or a counted thing declared beside it;
 the scale says how many of it one new unit is. Nothing declared may respell a built-in unit or another
-entry. The policy keeps the entries (specs, in records.py) and the stages read the table made from them.
+entry. The policy option parses the entries into one UnitTable, once (`Policy.units`); every stage and
+display reads that table.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..records import UnitSpec
-from .units import BUILT_IN, RATIOS, SI, TEMPERATURES, Dimension, Term, UnitError, UnitTable, example, parse
+from .units import BUILT_IN, RATIOS, TEMPERATURES, Declared, Dimension, UnitError, UnitTable, example, parse
 
 MAX_DECLARED = 200
 KEYS = ("dimension", "scale", "prefixes")
 _NAME = re.compile(r"^[^\s/\d.+\-−][^\s/]{0,39}$")
 FIX = "write `NAME: {dimension: NAME}` for a new counted thing, or e.g. `kWh: {dimension: J, scale: 3600000}`"
-
-
-@dataclass(frozen=True, slots=True)
-class Declared:
-    """A project's own unit (the policy's `units:`): a spelling, its scale and dimension, prefixes or not."""
-
-    name: str
-    scale: float  # in the dimension's base units
-    dimension: Dimension
-    prefixed: bool = False  # SI prefixes on it too (Mpx, Gpx)
-
-    def spellings(self) -> dict[str, Term]:
-        found = {self.name: (self.scale, self.dimension)}
-        if self.prefixed:
-            found.update({prefix + self.name: (factor * self.scale, self.dimension) for prefix, factor in SI.items()})
-        return found
 
 
 class DeclarationError(ValueError):
@@ -51,14 +34,22 @@ class DeclarationError(ValueError):
         self.name, self.fix = name, fix
 
 
-def specs(entries: Iterable[tuple[object, object]]) -> tuple[UnitSpec, ...]:
-    """`units:` (name, {dimension, scale, prefixes}) entries -> UnitSpecs whose table resolves; else DeclarationError."""
+@dataclass(frozen=True, slots=True)
+class UnitSpec:
+    """A project's own unit as its policy declares it (`units:` in mkdocs.yml): checked, not yet resolved."""
+
+    name: str
+    dimension: str  # a unit's text, or the name itself for a new counted thing
+    scale: float = 1.0  # how many of `dimension` one of this unit is
+    prefixes: str = ""  # "si": SI prefixes on the name too
+
+
+def read(entries: Iterable[tuple[object, object]]) -> UnitTable:
+    """`units:` (name, {dimension, scale, prefixes}) entries -> the project's UnitTable; else DeclarationError."""
     entries = list(entries)
     if len(entries) > MAX_DECLARED:
         raise DeclarationError(f"{len(entries)} entries", f"at most {MAX_DECLARED} units may be declared")
-    found = tuple(_spec(name, spec) for name, spec in entries)
-    table(found)  # every dimension resolves and no spelling clashes
-    return found
+    return table(tuple(_spec(name, spec) for name, spec in entries))
 
 
 def _spec(name: object, spec: object) -> UnitSpec:
@@ -81,20 +72,15 @@ def _spec(name: object, spec: object) -> UnitSpec:
     return UnitSpec(name, dimension, float(scale), prefixes)
 
 
-@functools.lru_cache(maxsize=16)  # the gate, the evidence stage and the checks ask with one policy's specs
 def table(declared: tuple[UnitSpec, ...]) -> UnitTable:
     """The built-in units with a project's own; DeclarationError for a dimension or spelling that does not resolve."""
-    if not declared:
-        return BUILT_IN
-    found = _resolved(declared)
-    own = tuple((text, scale, dimension) for unit in found for text, (scale, dimension) in unit.spellings().items())
-    return UnitTable(own, tuple(unit.name for unit in found))
+    return UnitTable(tuple(_resolved(declared))) if declared else BUILT_IN
 
 
 def _resolved(declared: tuple[UnitSpec, ...]) -> list[Declared]:
     """Each spec's dimension read (new counted things first, so others may use them), clashes refused."""
     fresh = sorted({spec.name for spec in declared if spec.dimension == spec.name})
-    bases = UnitTable(tuple((name, 1.0, Dimension.of(**{name: 1})) for name in fresh))
+    bases = UnitTable(tuple(Declared(name, 1.0, Dimension.of(**{name: 1})) for name in fresh))
     found: list[Declared] = []
     for spec in declared:
         try:
@@ -114,9 +100,9 @@ def _resolved(declared: tuple[UnitSpec, ...]) -> list[Declared]:
     return found
 
 
-def shown(declared: tuple[UnitSpec, ...]) -> str:
+def shown(units: UnitTable) -> str:
     """The declared units as a reviewer reads them: 'prompts (a count of prompts); kWh = 3.6e+06 J'."""
-    return "; ".join(_text(unit) for unit in _resolved(declared)) or "none"
+    return "; ".join(_text(unit) for unit in units.declared) or "none"
 
 
 def _text(unit: Declared) -> str:

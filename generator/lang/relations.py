@@ -47,7 +47,7 @@ class Relation:
     text: str  # as written ("same" for the plain form)
     op: str  # a FORMS row's op: same | within | above | below | > | >= | < | <= | between
     bound: float = 0.0  # the number for > >= < <=; the factor for within; the lower end for between
-    unit: str = ""  # the bound's unit as written ("" = the check's own unit); parsed when written
+    unit: units.Unit | None = None  # the bound's unit, parsed when the relation is (None: the check's own unit)
     upper: float = 0.0  # the upper end for between
 
     @property
@@ -95,7 +95,8 @@ class Relation:
         """The relation in words, for pages and messages."""
         if self.op == "same":
             return "the same quantity"
-        unit = f"{units.gap(self.unit)}{self.unit}"
+        written = self.unit.text if self.unit is not None else ""
+        unit = f"{units.gap(written)}{written}"
         if self.op in OPERATORS:
             return f"{OPERATORS[self.op]} {_number(self.bound)}{unit}"
         if self.op == "between":
@@ -141,14 +142,14 @@ def _finite(written: str) -> float:
     return number
 
 
-def _unit(text: str, written: str, table: units.UnitTable) -> str:
+def _unit(text: str, written: str, table: units.UnitTable) -> units.Unit | None:
     unit = written.strip()
-    if unit:
-        try:
-            units.parse(unit, table)
-        except units.UnitError as error:
-            raise RelationError(f"in {text.strip()!r}: {error}") from None
-    return unit
+    if not unit:
+        return None
+    try:
+        return units.parse(unit, table)
+    except units.UnitError as error:
+        raise RelationError(f"in {text.strip()!r}: {error}") from None
 
 
 FORMS = (

@@ -214,17 +214,39 @@ def _built_in() -> dict[str, Term]:
 _TERMS = _built_in()
 
 
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """A project's own unit (the policy's `units:`, read by ownunits.py): a spelling, its scale and
+    dimension, prefixes or not."""
+
+    name: str
+    scale: float  # in the dimension's base units
+    dimension: Dimension
+    prefixed: bool = False  # SI prefixes on it too (Mpx, Gpx)
+
+    def spellings(self) -> dict[str, Term]:
+        found = {self.name: (self.scale, self.dimension)}
+        if self.prefixed:
+            found.update({prefix + self.name: (factor * self.scale, self.dimension) for prefix, factor in SI.items()})
+        return found
+
+
 @dataclass(frozen=True)
 class UnitTable:
-    """The built-in units and a project's own (ownunits.py); parse(text, table) reads with it."""
+    """The built-in units and a project's own (ownunits.table builds it once, from the policy's `units:`);
+    parse(text, table) reads with it."""
 
-    own: tuple[tuple[str, float, Dimension], ...] = ()  # a project's spellings, prefixed ones too
-    names: tuple[str, ...] = ()  # its units' names, for suggestions
+    declared: tuple[Declared, ...] = ()  # the project's own units, in the order mkdocs.yml declares them
     memo: dict[str, Unit] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @functools.cached_property
     def terms(self) -> Mapping[str, Term]:
-        return _TERMS | {text: (scale, dimension) for text, scale, dimension in self.own}
+        return _TERMS | {text: term for unit in self.declared for text, term in unit.spellings().items()}
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The project's units' names, for suggestions."""
+        return tuple(unit.name for unit in self.declared)
 
 
 BUILT_IN = UnitTable()
@@ -235,6 +257,7 @@ class Unit:
     text: str  # as written
     dimension: Dimension
     scale: float  # a value in this unit times scale = the value in the dimension's base unit
+    known: bool = True  # False: text the table cannot read (validate reported it; displays show it as written)
 
     @property
     def is_count(self) -> bool:
@@ -247,6 +270,22 @@ class Unit:
     def describe(self) -> str:
         """The dimension in words, for messages: 'a count of tokens', 'bytes per second'."""
         return self.dimension.describe()
+
+
+NO_UNIT = Unit("", Dimension(), 1.0)  # a plain number
+
+
+def unread(text: str) -> Unit:
+    """A unit the table cannot read, kept as written so a display can still show it (never compared)."""
+    return Unit(text, Dimension(), 1.0, known=False)
+
+
+def read(text: str, table: UnitTable = BUILT_IN) -> Unit:
+    """parse(), or unread(text) for a unit outside the table: what the load stage keeps of every unit."""
+    try:
+        return parse(text, table)
+    except UnitError:
+        return unread(text)
 
 
 _RATES = (

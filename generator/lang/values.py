@@ -10,8 +10,9 @@ import functools
 import math
 import re
 
-from ..records import AssertResult, Claim, ClaimInterval, Policy, Report, Table, Tolerance
+from ..records import AssertResult, Claim, ClaimInterval, ClaimVerdict, Policy, Table, Tolerance
 from . import units
+from .units import Unit
 from .yamlread import NUMBER, UNSIGNED
 
 TOLERANCE_PATTERN = re.compile(rf"^\s*({UNSIGNED})\s*(%?)\s*$", re.ASCII)
@@ -76,12 +77,6 @@ def parse_tolerance(value: object) -> Tolerance:
     return Tolerance(text.strip(), absolute=number)
 
 
-@functools.lru_cache(maxsize=64)  # a policy's percentage, read once per claim
-def policy_share(text: str) -> float:
-    """A policy's percentage option as a share: '50%' -> 0.5."""
-    return parse_tolerance(text).relative
-
-
 def precision_of(value_text: str) -> float:
     """Half a unit in the last written digit: '3.59' -> 0.005, '67' -> 0.5, '1.2e-3' -> 0.00005.
 
@@ -100,7 +95,7 @@ def precision_of(value_text: str) -> float:
 
 def tolerance_for(claim: Claim, policy: Policy) -> Tolerance:
     """The claim's own tolerance, else the policy's default."""
-    tolerance = claim.tolerance or parse_tolerance(policy.default_tolerance)
+    tolerance = claim.tolerance or policy.default_tolerance
     if tolerance.text == "precision":
         return Tolerance("precision", absolute=precision_of(claim.value_text) if claim.value_text else 0.0)
     return tolerance
@@ -156,21 +151,23 @@ def tolerance_excess(tolerance: Tolerance, stated: float, computed: float, max_s
     return allowed / scale
 
 
-def format_value(value: float, unit: str = "") -> str:
-    """A value the way a reader wants it, by unit: 4 significant digits ('3.59×', '28.49 tok/s'),
-    counts as whole numbers ('40 layers'), bytes with a readable prefix ('64.4 MB')."""
-    return show(value, unit) if unit else plain_number(value)
+def format_value(value: float, unit: Unit | None = None) -> str:
+    """A value the way a reader wants it, by its parsed unit: 4 significant digits ('3.59×', '28.49 tok/s'),
+    counts as whole numbers with separators ('40 layers', '1,234,567 prompts'), bytes with a readable
+    prefix ('64.4 MB')."""
+    return show(value, unit) if unit is not None and unit.text else plain_number(value)
 
 
-def format_pair(first: float, second: float, unit: str = "") -> tuple[str, str]:
+def format_pair(first: float, second: float, unit: Unit | None = None) -> tuple[str, str]:
     """Two values as a reader compares them: with as many digits as it takes to tell them apart,
     so values that differ never read as equal ('1.00001' and '1.00002', not '1' and '1')."""
     texts = format_value(first, unit), format_value(second, unit)
     if texts[0] != texts[1] or first == second:
         return texts
-    gap = units.gap(unit)
+    text = unit.text if unit is not None else ""
+    gap = units.gap(text)
     for digits in range(5, 18):
-        texts = f"{first:.{digits}g}{gap}{unit}", f"{second:.{digits}g}{gap}{unit}"
+        texts = f"{first:.{digits}g}{gap}{text}", f"{second:.{digits}g}{gap}{text}"
         if texts[0] != texts[1]:
             break
     return texts[0].strip(), texts[1].strip()
@@ -181,23 +178,21 @@ def unit_gap(unit: str) -> str:
     return units.gap(unit)
 
 
-def stated(claim: Claim) -> str:
+def stated(verdict: ClaimVerdict) -> str:
     """The value as the claim states it, with its unit ('3.59×', '67 tok/s'); '' without a value.
 
     Written digits are kept (they carry the precision), except where the unit has a better
-    display: bytes with a readable prefix, counts with thousands separators.
+    display: bytes with a readable prefix, counts (a project's own too) with thousands separators.
     """
+    claim, unit = verdict.claim, verdict.unit
     if claim.value is None:
         return ""
     number = claim.value_text or format_value(claim.value)
-    try:
-        unit = units.parse(claim.unit) if claim.unit else None
-    except units.UnitError:
-        unit = None
-    if unit is not None and unit.is_bytes and "bit" not in unit.text and abs(claim.value * unit.scale) >= 1e4:
-        return show(claim.value, claim.unit)  # '64.4 MB', not '64389120 B'
-    if unit is not None and unit.is_count and claim.value.is_integer():
-        return show(claim.value, claim.unit)  # '40 layers', never '40.00 layers'
+    if unit.known and unit.text:
+        if unit.is_bytes and "bit" not in unit.text and abs(claim.value * unit.scale) >= 1e4:
+            return show(claim.value, unit)  # '64.4 MB', not '64389120 B'
+        if unit.is_count and claim.value.is_integer():
+            return show(claim.value, unit)  # '40 layers', never '40.00 layers'
     return f"{number}{unit_gap(claim.unit)}{claim.unit}"
 
 
@@ -208,12 +203,13 @@ def level_text(level: float | None) -> str:
     return f"{100 * level:.1f}".rstrip("0").rstrip(".") + "%"
 
 
-def range_text(low: float, high: float, unit: str = "") -> str:
+def range_text(low: float, high: float, unit: Unit | None = None) -> str:
     """'26.1–44.4 tok/s': both ends by unit, the unit written once."""
     low_text, high_text = format_value(low, unit), format_value(high, unit)
-    gap = unit_gap(unit)
-    if unit and low_text.endswith(gap + unit) and high_text.endswith(gap + unit):
-        low_text = low_text[: len(low_text) - len(gap + unit)]
+    text = unit.text if unit is not None else ""
+    gap = unit_gap(text)
+    if text and low_text.endswith(gap + text) and high_text.endswith(gap + text):
+        low_text = low_text[: len(low_text) - len(gap + text)]
     return f"{low_text}–{high_text}"
 
 
@@ -225,7 +221,7 @@ BASIS_WORDS = {
 }
 
 
-def interval_text(interval: ClaimInterval | None, unit: str = "") -> str:
+def interval_text(interval: ClaimInterval | None, unit: Unit | None = None) -> str:
     """A claim's interval as a reader sees it: '99.6% interval 3.41–3.79× (9 rounds)',
     '98.4% interval 0.74–1.51× (min–max of 7 rounds; no raw rounds)',
     '≥ 98% interval 3.1–3.9× (carried through the formula)'; '' without one."""
@@ -235,7 +231,7 @@ def interval_text(interval: ClaimInterval | None, unit: str = "") -> str:
     return f"{level + ' ' if level else ''}interval {ends} ({words})"
 
 
-def interval_parts(interval: ClaimInterval, unit: str = "") -> tuple[str, str, str]:
+def interval_parts(interval: ClaimInterval, unit: Unit | None = None) -> tuple[str, str, str]:
     """(level, ends, how it was found): ('98.4%', '0.74–1.51×', 'min–max of 7 rounds; no raw rounds')."""
     level = level_text(interval.level)
     if level and interval.basis == "formula":
@@ -246,13 +242,13 @@ def interval_parts(interval: ClaimInterval, unit: str = "") -> tuple[str, str, s
     return level, range_text(interval.low, interval.high, unit), words
 
 
-def noise_text(claim: Claim, report: Report) -> str:
+def noise_text(verdict: ClaimVerdict) -> str:
     """What a reader is told of a claim's noise: its interval, 'exact' for a value computed from counts,
     or 'no raw rounds' for a measured claim without raw rounds or a min–max range; else ''."""
-    text = interval_text(report.intervals.get(claim.id), claim.unit)
-    if text or claim.id in report.exact:
+    text = interval_text(verdict.interval, verdict.unit)
+    if text or verdict.exact:
         return text or "exact"
-    return "no raw rounds" if claim.id in report.no_rounds else ""
+    return "no raw rounds" if verdict.no_rounds else ""
 
 
 def assert_text(result: AssertResult) -> str:
@@ -326,13 +322,12 @@ def plain_number(value: float) -> str:
     return f"{value:.4g}"
 
 
-def show(value: float, unit_text: str) -> str:
-    """A value the way a reader wants it, by unit: '40 layers', '64.4 MB', '3.59×', '28.49 tok/s'."""
+def show(value: float, unit: Unit) -> str:
+    """A value the way a reader wants it, by its parsed unit: '40 layers', '64.4 MB', '3.59×', '28.49 tok/s'."""
+    unit_text = unit.text
     if not math.isfinite(value):
         return f"{value}{units.gap(unit_text)}{unit_text}".rstrip()
-    try:
-        unit = units.parse(unit_text)
-    except units.UnitError:
+    if not unit.known:
         return f"{plain_number(value)}{units.gap(unit_text)}{unit_text}"
     if unit.is_count and abs(value - round(value)) < 1e-9 * max(1.0, abs(value)) and abs(value) < 1e15:
         return f"{int(round(value)):,}{units.gap(unit_text)}{unit_text.strip()}"

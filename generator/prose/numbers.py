@@ -41,7 +41,7 @@ _RATE = r"(?P<per>/[A-Za-zµ]+| per (?:second|token|step|sequence|call|byte)\b)?
 # to a '-' that follows a letter (35B-A3B, top-8); a '-' after a digit or a space is a range or a sign.
 _FIGURE = re.compile(
     rf"(?<![\w.=/^×])(?<![A-Za-z]-)(?P<sign>[+±-]?)"
-    rf"(?=(?P<number>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+))(?P=number)"
+    rf"(?=(?P<number>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?![,\d])|\d+(?:[.,]\d+)?(?:[eE][+-]?\d+)?|\.\d+))(?P=number)"
     rf"(?P<gap> *)(?P<unit>{_UNIT}){_RATE}(?![\w/×-])"
 )
 _LOOK_ALIKE = {
@@ -66,6 +66,7 @@ class Figure:
     end: int
     text: str  # as normalised: "3.71×", "-15%", "42 GB/s"
     unit: str = ""  # its unit as written, with any rate: "×", "GB/s", "B per token"
+    seen: str = ""  # as a reader sees it, for messages: "3,5 %", "½ GB", "٣٫٥٪" (invisible characters left out)
 
 
 def normalise(text: str) -> tuple[str, Sequence[int]]:
@@ -94,8 +95,10 @@ def normalise(text: str) -> tuple[str, Sequence[int]]:
 
 def _fold(char: str) -> str:
     category = unicodedata.category(char)
-    if category == "Cf":
-        return ""  # zero-width space and joiner, soft hyphen, byte-order mark: invisible
+    if category in ("Cf", "Mn", "Me"):
+        return ""  # zero-width space and joiner, soft hyphen, byte-order mark, bidi controls; combining marks
+    if category == "No" and "\u2044" in unicodedata.normalize("NFKC", char):
+        return f"{unicodedata.numeric(char):.3g}".removeprefix("0")  # ½ -> .5: 3½ reads 3.5, ½ GB .5 GB
     if char.isspace() or category == "Zs":
         return " "
     if char in _LOOK_ALIKE:
@@ -107,7 +110,22 @@ def _fold(char: str) -> str:
 
 
 def figures(text: str) -> list[Figure]:
-    """Every figure in plain text (already free of markup), in order."""
+    """Every figure in plain text (already free of markup), in order: as stored, and where bidirectional
+    controls reorder it, as a reader sees it (an override reverses its characters, an embedding its runs)."""
+    found = _figures(text)
+    if _BIDI.search(text):
+        at = {(figure.start, figure.end) for figure in found}
+        for start, end, shown in _reordered(text):
+            for figure in _figures(shown):
+                place = (start, end)
+                if place not in at:
+                    at.add(place)
+                    found.append(Figure(start, end, figure.text, figure.unit, _seen(shown[figure.start : figure.end])))
+        found.sort(key=lambda figure: figure.start)
+    return found
+
+
+def _figures(text: str) -> list[Figure]:
     seen, origin = normalise(text)
     found = []
     for match in _FIGURE.finditer(seen):
@@ -116,10 +134,35 @@ def figures(text: str) -> list[Figure]:
             continue  # "2 x 3", "4 × 8": a product of two numbers, not a ratio
         if unit == "B" and not gap:
             continue  # "9B", "35B": a model's size in parameters, a label
-        start = match.start()
-        end = match.end() - 1
+        start, end = origin[match.start()], origin[match.end() - 1] + 1
         unit_text = unit + (match.group("per") or "")
-        found.append(Figure(origin[start], origin[end] + 1, _SPACES.sub(" ", match.group(0)), unit_text))
+        found.append(Figure(start, end, _SPACES.sub(" ", match.group(0)), unit_text, _seen(text[start:end])))
+    return found
+
+
+def _seen(source: str) -> str:
+    """What a reader sees of a figure's characters: invisible ones left out, any run of spaces one space."""
+    kept = (" " if char.isspace() else char for char in source if unicodedata.category(char) != "Cf")
+    return _SPACES.sub(" ", "".join(kept))
+
+
+# Bidirectional controls: embeddings and isolates (RLE, RLI, FSI; their left-to-right twins), overrides
+# (RLO, LRO), each ended by PDF or PDI or the end of the line.
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_RTL = {"\u202b": "runs", "\u2067": "runs", "\u2068": "runs", "\u202e": "chars"}
+_RUN = re.compile(r"[\w.,%×/µ]+|[^\w.,%×/µ]+")
+
+
+def _reordered(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, the segment as displayed) for each right-to-left embedding, isolate or override."""
+    found = []
+    for match in re.finditer("([\u202b\u202e\u2067\u2068])([^\u202c\u2069\n]*)", text):
+        body = match.group(2)
+        if _RTL[match.group(1)] == "chars":
+            shown = body[::-1]
+        else:
+            shown = "".join(reversed(_RUN.findall(body)))
+        found.append((match.start(), match.end(), shown))
     return found
 
 

@@ -1,11 +1,12 @@
 """Rendered text: a page's Markdown -> its HTML (Python-Markdown, the project's extensions) -> the
 text a reader sees.
 
-visible() reads HTML as a reader does: entities decoded, inline markup joined (3.<em>7</em>×
-reads 3.7×), blocks apart, the attributes a reader is shown (title, alt, aria-label, placeholder)
-and the strings of scripts and styles (which can write text into the page) read too; code, pre,
-comments and an author's <span class="ledger-label"> are not prose. The site build passes
-skip_ledger=True for final pages, whose ledger-* elements are the ledger's own output.
+visible() reads HTML as a reader does (reader.py): entities decoded, inline markup joined (3.<em>7</em>×
+reads 3.7×), blocks apart, the attributes a reader is shown (title, alt, aria-label, placeholder, a
+text field's value), the documents embedded in attributes, the strings of scripts and styles (which
+can write text into the page), and typeset math read too; code, pre, comments and an author's <span
+class="ledger-label"> are not prose. The site build passes skip_ledger=True for final pages, whose
+ledger-* elements are the ledger's own output.
 
 render() loads Python-Markdown and the declared extensions on first use, so `ledger check` on a
 ledger without pages never imports them. Only Python-Markdown's own extensions and pymdownx's are
@@ -22,8 +23,9 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from html.parser import HTMLParser
 from pathlib import Path
+
+from . import reader
 
 # MkDocs always adds these to the project's own list.
 MKDOCS_BUILTINS = ("toc", "tables", "fenced_code")
@@ -31,88 +33,16 @@ _BUILTIN_NAMES = {
     "abbr", "admonition", "attr_list", "def_list", "fenced_code", "footnotes", "md_in_html", "meta", "nl2br",
     "sane_lists", "smarty", "tables", "toc", "wikilinks", "codehilite", "legacy_attrs", "legacy_em", "extra",
 }  # fmt: skip
-_CODE = frozenset({"code", "pre", "template"})
-_RAW = frozenset({"script", "style"})
-_VOID = frozenset(
-    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr", "param"}
-)
-_BLOCK = frozenset(
-    {
-        "address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "dialog", "div", "dl", "dt",
-        "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr",
-        "li", "main", "nav", "ol", "p", "section", "summary", "table", "td", "th", "tr", "ul", "title", "option",
-        "img", "button", "label", "input", "select", "textarea", "body", "head", "html",
-    }
-)  # fmt: skip
-_SHOWN_ATTRIBUTES = ("title", "alt", "aria-label", "aria-description", "placeholder", "label")
-_SHOWN_META = frozenset({"description", "author", "og:title", "og:description", "twitter:title", "twitter:description"})
-_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
-LABEL = "ledger-label"
+LABEL = reader.LABEL
 
 
 class RenderTimeout(Exception):
     """Rendering a page took longer than its budget."""
 
 
-class _Reader(HTMLParser):
-    def __init__(self, skip_ledger: bool):
-        super().__init__(convert_charrefs=True)
-        self.skip_ledger = skip_ledger
-        self.out: list[str] = []
-        self.stack: list[tuple[str, bool]] = []  # (tag, whether it hides its content)
-        self.hidden = 0  # open elements that hide their content
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {name: value or "" for name, value in attrs}
-        classes = values.get("class", "").split()
-        hides = tag in _CODE or LABEL in classes or (self.skip_ledger and any(c.startswith("ledger-") for c in classes))
-        if not self.hidden and not hides:
-            shown = [values[name] for name in _SHOWN_ATTRIBUTES if values.get(name)]
-            if tag == "meta" and (values.get("name") or values.get("property")) in _SHOWN_META:
-                shown.append(values.get("content", ""))
-            shown += _strings(values.get("style", ""))
-            self.out += [f"\n{text}\n" for text in shown]
-        if tag in _BLOCK:
-            self.out.append("\n")
-        if tag not in _VOID:
-            self.stack.append((tag, hides))
-            self.hidden += hides
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if tag not in _VOID:
-            self.handle_endtag(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _BLOCK:
-            self.out.append("\n")
-        if not any(open_tag == tag for open_tag, _ in self.stack):
-            return  # a stray end tag: browsers ignore it
-        while self.stack:
-            open_tag, hides = self.stack.pop()
-            self.hidden -= hides
-            if open_tag == tag:
-                break
-
-    def handle_data(self, data: str) -> None:
-        if self.hidden:
-            return
-        if self.stack and self.stack[-1][0] in _RAW:
-            self.out += [f"\n{text}\n" for text in _strings(data)]  # a script or style can write text
-        else:
-            self.out.append(data)
-
-
-def _strings(code: str) -> list[str]:
-    return [match.group(0)[1:-1] for match in _STRING.finditer(code)] if code else []
-
-
 def visible(html: str, skip_ledger: bool = False) -> str:
-    """The text of an HTML page or fragment as a reader sees it; blocks and attributes on lines of their own."""
-    reader = _Reader(skip_ledger)
-    reader.feed(html)
-    reader.close()
-    return "".join(reader.out)
+    """The text of an HTML page or fragment as a reader sees it (reader.py reads it)."""
+    return reader.visible(html, skip_ledger)
 
 
 # -- Markdown ---------------------------------------------------------------------------------------

@@ -38,7 +38,12 @@ _KEPT = frozenset("%×‰µ")
 @dataclass(frozen=True, slots=True)
 class TypedFigure:
     where: Source  # file, line and column of the number
-    text: str  # as a reader reads it: "3.71×"
+    text: str  # as normalised: "3.71×" (the build's read-back compares these)
+    seen: str = ""  # as a reader sees it, for messages: "3,71 ×", "½ GB"
+
+    @property
+    def shown(self) -> str:
+        return self.seen or self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +71,7 @@ def scan(
         typed[path] = tuple(figure.text for figure in found)
         findings += unbound(found, policy, "page")
     site = [
-        TypedFigure(Source(policy.config_path, line, column + figure.start + 1), figure.text)
+        TypedFigure(Source(policy.config_path, line, column + figure.start + 1), figure.text, figure.seen)
         for line, column, value in policy.site_texts
         for figure in numbers.figures(value)
     ]
@@ -89,7 +94,7 @@ def unbound(found: list[TypedFigure], policy: Policy, place: str, fix: str = PAG
             typed.where,
             "",
             "unbound-number",
-            f"{typed.text!r} is typed into the {place}; the gate cannot keep it true",
+            f"{typed.shown!r} is typed into the {place}; the gate cannot keep it true",
             fix,
             severity=policy.severity("unbound-number"),
         )
@@ -129,7 +134,7 @@ def claim_text_findings(claims: Iterable[Claim]) -> list[Finding]:
                         claim.at(field),
                         claim.id,
                         "unbound-number",
-                        f"{figure.text!r} is typed into the {field}; the gate keeps only the claim's value true",
+                        f"{figure.seen or figure.text!r} is typed into the {field}; the gate keeps only the claim's value true",
                         f"cite the number as a claim's value, or word the {field} without it",
                         severity="warn",
                     )
@@ -144,7 +149,7 @@ def page_figures(
     starts = references.line_starts(text)
     meta_end = meta_length(text)
     found = [
-        TypedFigure(Source(path, *references.locate(starts, figure.start)), figure.text)
+        TypedFigure(Source(path, *references.locate(starts, figure.start)), figure.text, figure.seen)
         for figure in numbers.figures(text[:meta_end])
     ]
     pieces, last = [], 0
@@ -229,7 +234,7 @@ def _traced(figures: list[numbers.Figure], seen: str, source: str, path: str, ro
                 if index == 0:
                     cursor = at + len(wanted)
                 break
-        traced.append(TypedFigure(where or Source(path, 1), figure.text))
+        traced.append(TypedFigure(where or Source(path, 1), figure.text, figure.seen))
     return traced
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..lang.values import stated
-from ..records import Claim, Finding, PageRef, Policy, Source
+from ..records import ClaimVerdict, Finding, PageRef, Policy, Source
 from ..runs import KEBAB
 from . import references, rendered
 from . import scan as prose
@@ -89,7 +89,7 @@ def markers(text: str, path: str) -> list[Marker]:
 
 def findings(
     texts: Mapping[str, str],
-    claims: Mapping[str, Claim],
+    claims: Mapping[str, ClaimVerdict],
     failing: Mapping[str, str],
     policy: Policy,
     root: Path,
@@ -111,26 +111,27 @@ def findings(
 
 
 def _marker_finding(
-    mark: Marker, claims: Mapping[str, Claim], failing: Mapping[str, str], policy: Policy
+    mark: Marker, claims: Mapping[str, ClaimVerdict], failing: Mapping[str, str], policy: Policy
 ) -> Finding | None:
     if not mark.claim_id:
         fix = f"write {OPEN.format(id='some-id')}VALUE{CLOSE} on one line"
         severity = policy.severity("unknown-reference")
         return Finding(mark.where, "", "unknown-reference", f"malformed marker {mark.text}", fix, severity=severity)
-    claim = claims.get(mark.claim_id)
-    if claim is None:
+    verdict = claims.get(mark.claim_id)
+    if verdict is None:
         problem = f"marker names unknown claim {mark.claim_id!r}"
         severity = policy.severity("unknown-reference")
         return Finding(mark.where, "", "unknown-reference", problem, "fix the id", severity=severity)
-    problem, fix = _problem(mark, claim, failing)
+    problem, fix = _problem(mark, verdict, failing)
     if not problem:
         return None
     return Finding(mark.where, "", RULE, problem, fix, severity=policy.severity(RULE))  # the claim is not at fault
 
 
-def _problem(mark: Marker, claim: Claim, failing: Mapping[str, str]) -> tuple[str, str]:
+def _problem(mark: Marker, verdict: ClaimVerdict, failing: Mapping[str, str]) -> tuple[str, str]:
     """Why the text between the markers is not the claim's value as the gate keeps it true, and the
     fix; ('', '') when it is."""
+    claim = verdict.claim
     shown = f"{mark.text!r} stands for {claim.id}"
     elsewhere = "take it out of this file, or name a claim the gate holds"
     if claim.retired:
@@ -144,9 +145,9 @@ def _problem(mark: Marker, claim: Claim, failing: Mapping[str, str]) -> tuple[st
             f"{shown}, which the gate does not hold ({failing[claim.id]})",
             f"fix {claim.id} first (`ledger check` lists why)",
         )
-    if mark.text != stated(claim):
+    if mark.text != stated(verdict):
         return (
-            f"{shown}, which states {stated(claim)!r}",
+            f"{shown}, which states {stated(verdict)!r}",
             "`ledger refresh --write` rewrites the text between the markers",
         )
     return "", ""
@@ -179,17 +180,18 @@ class Rewrite:
         return f"{self.where}: {self.claim_id}: {self.old!r} -> {self.new!r}"
 
 
-def rewrite(text: str, path: str, claims: Mapping[str, Claim]) -> tuple[str, list[Rewrite]]:
+def rewrite(text: str, path: str, claims: Mapping[str, ClaimVerdict]) -> tuple[str, list[Rewrite]]:
     """The surface's text with every marker's text set to its claim's stated value (only those whose
     claim exists, is asserted and states one), and what changed; every other byte is kept."""
     changes: list[Rewrite] = []
     pieces: list[str] = []
     last = 0
     for mark in markers(text, path):
-        claim = claims.get(mark.claim_id) if mark.claim_id else None
-        if claim is None or claim.retired or claim.status == "lead" or claim.value is None:
+        verdict = claims.get(mark.claim_id) if mark.claim_id else None
+        claim = verdict.claim if verdict is not None else None
+        if verdict is None or claim is None or claim.retired or claim.status == "lead" or claim.value is None:
             continue
-        new = stated(claim)
+        new = stated(verdict)
         if new == mark.text:
             continue
         changes.append(Rewrite(mark.where, claim.id, mark.text, new))

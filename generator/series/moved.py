@@ -12,53 +12,53 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ..lang.values import format_pair
-from ..records import Claim, Finding, PageRef, Policy
+from ..records import Claim, ClaimVerdict, Finding, PageRef, Policy
 from .records import DETECTOR, Series
 
 RULE = "moved-since-cited"
 
 
-def findings(
-    claims: Iterable[Claim], series: Mapping[str, Series], refs: Iterable[PageRef], policy: Policy
-) -> list[Finding]:
+def findings(verdicts: Mapping[str, ClaimVerdict], refs: Iterable[PageRef], policy: Policy) -> list[Finding]:
     """A finding per claim whose series moved since its cited (or kept) run, naming the page references to it."""
     cited_on: dict[str, list[PageRef]] = {}
     for ref in refs:
         if ref.kind == "claim":
             cited_on.setdefault(ref.name, []).append(ref)
     return [
-        _moved(claim, line, cited_on.get(claim.id, []), policy)
-        for claim, line in _judged(claims, series)
+        _moved(verdict, line, cited_on.get(verdict.id, []), policy)
+        for verdict, line in _judged(verdicts)
         if line.moved is not None
     ]
 
 
-def stray_kept(claims: Iterable[Claim], series: Mapping[str, Series]) -> list[Finding]:
+def stray_kept(verdicts: Mapping[str, ClaimVerdict]) -> list[Finding]:
     """`invalid` for a `kept` that names no run after the cited one in the claim's series."""
-    return [_stray_kept(claim, line) for claim, line in _judged(claims, series) if claim.kept_through and line.kept < 0]
+    return [
+        _stray_kept(verdict.claim, line)
+        for verdict, line in _judged(verdicts)
+        if verdict.claim.kept_through and line.kept < 0
+    ]
 
 
-def _judged(claims: Iterable[Claim], series: Mapping[str, Series]) -> list[tuple[Claim, Series]]:
+def _judged(verdicts: Mapping[str, ClaimVerdict]) -> list[tuple[ClaimVerdict, Series]]:
     """Each claim (the first of an id) with its series, where its cited run is a point of it."""
-    found, seen = [], set()
-    for claim in claims:
-        line = series.get(claim.id)
-        if line is not None and line.cited >= 0 and claim.id not in seen:
-            seen.add(claim.id)
-            found.append((claim, line))
-    return found
+    return [
+        (verdict, verdict.series)
+        for verdict in verdicts.values()
+        if verdict.series is not None and verdict.series.cited >= 0
+    ]
 
 
 def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
-def _moved(claim: Claim, line: Series, refs: list[PageRef], policy: Policy) -> Finding:
-    moved = line.moved
+def _moved(verdict: ClaimVerdict, line: Series, refs: list[PageRef], policy: Policy) -> Finding:
+    claim, moved = verdict.claim, line.moved
     assert moved is not None
     points = line.points
     cited, newest = points[line.cited], points[line.segment(line.cited)[-1]]
-    before, after = format_pair(moved.before, moved.after, claim.unit)
+    before, after = format_pair(moved.before, moved.after, verdict.unit)
     change = f" ({(moved.after - moved.before) / abs(moved.before):+.1%})" if moved.before else ""
     p = f" p = {moved.p:.2g}" if moved.p is not None else ""
     if line.method == DETECTOR:

@@ -21,14 +21,13 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..judging import intervals
-from ..judging.evaluation import Evaluation
 from ..lang import stats
 from ..lang.values import cell_number
-from ..records import Claim, Evidence, Run, RunState, Tolerance
+from ..records import Claim, ClaimInterval, ClaimVerdict, Evidence, Run, RunState, Tolerance
 from . import changepoint
 from .records import DETECTOR, ENVIRONMENT_CHANGED, PAIRWISE, PROBE_CHANGED, Boundary, Point, Series, Step
 
@@ -65,31 +64,31 @@ class _Shared:
 
 
 def build(
-    claims: Iterable[Claim],
-    runs: Mapping[str, Run],
-    states: Mapping[str, RunState],
-    evaluations: Mapping[str, Evaluation],
-) -> dict[str, Series]:
-    """Claim id -> its series, for every measured claim whose evidence computed a value (its Evaluation's)."""
+    verdicts: Mapping[str, ClaimVerdict], runs: Mapping[str, Run], states: Mapping[str, RunState]
+) -> dict[str, ClaimVerdict]:
+    """The verdicts again, each measured claim whose evidence computed a value completed with its series.
+
+    The point of a run a claim cites is the one the evidence stage read (ClaimVerdict.point): only the
+    other runs of a series are read here."""
     groups = _groups(runs, states)
     keys = {path: _key(run) for path, run in runs.items() if not run.problem}
+    measured: dict[str, tuple[ClaimVerdict, Evidence, tuple]] = {}
+    read: dict[tuple, dict[str, ClaimVerdict]] = {}  # selection -> run -> a verdict that read its point
+    for claim_id, verdict in verdicts.items():
+        evidence = verdict.claim.evidence
+        if verdict.claim.kind != "measured" or evidence is None or verdict.value is None or evidence.run not in keys:
+            continue
+        selection = (keys[evidence.run], evidence.file, evidence.where, evidence.column)
+        measured[claim_id] = (verdict, evidence, selection)
+        if verdict.point is not None:
+            read.setdefault(selection, {})[evidence.run] = verdict
     index = intervals.RowIndex()
     shared: dict[tuple, _Shared] = {}
-    found: dict[str, Series] = {}
-    for claim in claims:
-        evidence = claim.evidence
-        evaluation = evaluations.get(claim.id)
-        if claim.kind != "measured" or evidence is None or evaluation is None or evaluation.value is None:
-            continue
-        if claim.id in found:
-            continue
-        if evidence.run not in keys:
-            continue
-        group = keys[evidence.run]
-        selection = (group, evidence.file, evidence.where, evidence.column)
+    found = dict(verdicts)
+    for claim_id, (verdict, evidence, selection) in measured.items():
         if selection not in shared:
-            shared[selection] = _shared(groups.get(group, []), evidence, index)
-        found[claim.id] = _series(claim, shared[selection], evaluation.tolerance)
+            shared[selection] = _shared(groups.get(selection[0], []), evidence, index, read.get(selection, {}))
+        found[claim_id] = replace(verdict, series=_series(verdict.claim, shared[selection], verdict.tolerance))
     return found
 
 
@@ -110,12 +109,22 @@ def _groups(runs: Mapping[str, Run], states: Mapping[str, RunState]) -> dict[tup
     return groups
 
 
-def _shared(members: list[Run], evidence: Evidence, index: intervals.RowIndex) -> _Shared:
+def _shared(
+    members: list[Run], evidence: Evidence, index: intervals.RowIndex, read: Mapping[str, ClaimVerdict]
+) -> _Shared:
+    """The series of one selection (file, `where`, column) across a group's runs; read: the verdicts of
+    claims citing some of those runs, whose points (and raw rounds) the evidence stage read already."""
     points: list[Point] = []
     estimates: list[stats.Estimate] = []
     used: list[Run] = []
     columns = (evidence.column, *(column for column, _ in evidence.where))
     for run in members:
+        cited = read.get(run.path)
+        if cited is not None and cited.point is not None:
+            points.append(cited.point)
+            estimates.append(_estimate(cited.point.value, cited.interval))
+            used.append(run)
+            continue
         table = run.tables.get(evidence.file)
         if table is None or table.problem or any(column not in table.columns for column in columns):
             continue
@@ -130,11 +139,9 @@ def _shared(members: list[Run], evidence: Evidence, index: intervals.RowIndex) -
         assert run.started is not None  # _groups keeps only runs with a start
         if interval is None:
             points.append(Point(run.path, run.started, value))
-            estimates.append(stats.Estimate(value))
         else:
             points.append(Point(run.path, run.started, value, interval.low, interval.high, interval.basis))
-            rounds = tuple(v for _, v in interval.samples)
-            estimates.append(stats.Estimate(value, rounds, interval.low, interval.high))
+        estimates.append(_estimate(value, interval))
         used.append(run)
     segments = boundaries(used)
     starts = [0, *(b.index for b in segments), len(points)]
@@ -145,6 +152,12 @@ def _shared(members: list[Run], evidence: Evidence, index: intervals.RowIndex) -
         if end - start >= changepoint.MIN_POINTS:
             detected += [_shifted(found, start) for found in segment_changes(points[start:end])]
     return _Shared(tuple(numbered), tuple(estimates), tuple(segments), tuple(detected))
+
+
+def _estimate(value: float, interval: ClaimInterval | None) -> stats.Estimate:
+    if interval is None:
+        return stats.Estimate(value)
+    return stats.Estimate(value, tuple(v for _, v in interval.samples), interval.low, interval.high)
 
 
 def segment_changes(points: Sequence[Point]) -> tuple[changepoint.ChangePoint, ...]:

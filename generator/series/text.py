@@ -3,6 +3,7 @@ and what happens at each point. Pure."""
 
 from __future__ import annotations
 
+from ..lang.units import Unit
 from ..lang.values import format_value
 from .records import DETECTOR, PAIRWISE, Series
 
@@ -13,7 +14,7 @@ METHODS = {
 }
 
 
-def notes(series: Series, unit: str) -> dict[int, list[str]]:
+def notes(series: Series, unit: Unit) -> dict[int, list[str]]:
     """Point index -> what happens there: cited, kept through, a segment boundary, a step."""
     found: dict[int, list[str]] = {}
     if series.cited >= 0:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..inputs import mkdocs_yml
+from ..inputs.bounded import Unreadable, read_capped
+from ..judging import leads
 from ..records import Report
 from ..runs import linked_part
 from ..trust import stamp
@@ -22,6 +24,7 @@ from .drawing import Drawn
 from .incremental import Memory
 from .render import Asset, Generated
 
+MAX_PAGE_BYTES = 4 << 20  # as the gate reads a page
 CHART_SCRIPTS = ("vega.js", "charts.js")  # what a page showing a chart loads, in this order
 
 
@@ -97,6 +100,7 @@ def assemble(
     problems: list[str] = []
     if memory is None or changed or not wanted <= drawn.keys():
         drawn, problems = draw(root, report, wanted)
+    problems += lead_figures(root, report, drawn)
     generated: list[Generated] = []
     if memory is not None:
         memory.drawn = drawn
@@ -134,6 +138,32 @@ def draw(root: Path, report: Report, wanted: Iterable[str]) -> tuple[dict[str, D
     figures, problems = drawing.load(root)
     drawn = {key: drawing.draw(figures[key], report) for key in sorted(wanted) if key in figures}
     return drawn, problems + [d.error for d in drawn.values() if d.error]
+
+
+def lead_figures(root: Path, report: Report, drawn: Mapping[str, Drawn]) -> list[str]:
+    """A table or chart that shows a lead, on a page whose front matter forbids leads (lead-premise): a
+    table or chart cites every claim it reads, as a reference does."""
+    found = []
+    forbids: dict[str, bool] = {}
+    for ref in report.page_refs:
+        figure = drawn.get(f"{ref.kind}:{ref.name}")
+        if figure is None:
+            continue
+        shown = [claim.id for claim in figure.used.claims if claim.status == "lead"]
+        if shown and ref.where.path not in forbids:
+            try:
+                text = read_capped(root / ref.where.path, MAX_PAGE_BYTES).decode("utf-8", "replace")
+            except Unreadable:
+                text = ""
+            forbids[ref.where.path] = leads.forbids_leads(text, ref.where.path)[0]
+        found += [
+            f"{ref.where}: lead-premise: {ref.kind} {ref.name!r} shows {claim_id}, a lead, on a page whose front "
+            f"matter forbids leads (`{leads.FORBID}`); draw it from claims checked here, or move it to a page "
+            "that allows leads"
+            for claim_id in shown
+            if forbids[ref.where.path]
+        ]
+    return found
 
 
 def chart_scripts(html: str, links: render.Links) -> str:

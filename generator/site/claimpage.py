@@ -1,4 +1,10 @@
-"""A claim's own page: Claim + Report -> statement, value, evidence, lineage up and down, findings."""
+"""A claim's own page: its ClaimVerdict -> statement, value, evidence, checks, history; with the Report
+around it, the run, lineage up and down, findings and the pages citing it.
+
+Everything the page says of the claim itself comes from its record (ClaimVerdict); the Report only
+supplies its neighbours (other claims' links and badges, its run, its findings). A record alone makes a
+page too (build(page, verdict)): the sections about neighbours then say what they can.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,8 @@ from dataclasses import dataclass
 from ..claims import lineage
 from ..lang.relations import SHOWN
 from ..lang.values import allowed_text, assert_text, format_value, level_text, noise_text, range_text, stated
-from ..records import Claim, Report, Table
-from .render import admonition, badge, claim_badges, claim_link, esc, finding_html, page_banner, run_link
+from ..records import ClaimVerdict, Report, Table
+from .render import admonition, badge, claim_badges, claim_link, code_value, esc, finding_html, page_banner, run_link
 from .tables import frame_of, html_table
 from .timeline import section as history_section
 
@@ -36,32 +42,32 @@ def index(report: Report) -> Index:
     return Index(downstream, cited)
 
 
-def build(page, claim: Claim, report: Report, found: Index):
-    """Fill a pages.Page for one claim."""
-    links = page.links
-    page.html(status_banner(claim, report, links) + facts(claim, report))
+def build(page, verdict: ClaimVerdict, report: Report | None = None, found: Index | None = None):
+    """Fill a pages.Page for one claim from its verdict; report and found: the ledger around it."""
+    claim, links = verdict.claim, page.links
+    page.html(status_banner(verdict, report, links) + facts(verdict))
     page.heading("Evidence")
     if claim.kind == "measured":
-        page.html(measured(claim, report, links))
+        page.html(measured(verdict, report, links))
     elif claim.kind == "extrapolated":
-        page.html(extrapolated(claim, report, links))
+        page.html(extrapolated(verdict, report, links))
     else:
-        page.html(borrowed(claim, report, links))
+        page.html(borrowed(verdict, report, links))
     if claim.kind == "extrapolated" and claim.checked_by:
-        page.html(checks_html(claim, report, links))
+        page.html(checks_html(verdict, report, links))
     if claim.kind == "measured":
         page.heading("History")
-        page.html(history_section(claim, report.series.get(claim.id), links))
+        page.html(history_section(verdict, links))
     page.heading("Lineage")
-    page.html(lineage_html(claim, report, links, found.downstream.get(claim.id, [])))
-    findings = report.findings_for(claim.id)
+    page.html(lineage_html(verdict, report, links, found.downstream.get(claim.id, []) if found else []))
+    findings = report.findings_for(claim.id) if report is not None else ()
     if findings:
         page.heading("Gate findings")
         page.html("".join(finding_html(f, report, links) for f in findings))
     page.heading("Where it is written")
-    cited = found.cited.get(claim.id, [])
+    cited = found.cited.get(claim.id, []) if found else []
     where = f"<p>Defined at <code>{esc(claim.where)}</code>.</p>"
-    if cited:
+    if cited and report is not None:
         docs = report.policy.docs_dir.rstrip("/") + "/"
         items = "".join(
             f'<li><a href="{esc(links.to(ref.where.path.removeprefix(docs)))}"><code>{esc(ref.where)}</code></a></li>'
@@ -74,8 +80,9 @@ def build(page, claim: Claim, report: Report, found: Index):
     return page
 
 
-def status_banner(claim: Claim, report: Report, links) -> str:
+def status_banner(verdict: ClaimVerdict, report: Report | None, links) -> str:
     """Retired: what retired it; lead: unverified; failing: the findings, as a banner."""
+    claim = verdict.claim
     if claim.retired:
         by = ", ".join(claim_link(r, report, links) for r in claim.retired_by) or "nothing named"
         body = (
@@ -90,27 +97,27 @@ def status_banner(claim: Claim, report: Report, links) -> str:
             "<p>Kept as a lead: nothing here can check it. It is never shown as fact and "
             "never used as an input of another claim.</p>",
         )
-    return page_banner(report.findings_for(claim.id), report, links)
+    return page_banner(report.findings_for(claim.id), links) if report is not None else ""
 
 
-def facts(claim: Claim, report: Report) -> str:
+def facts(verdict: ClaimVerdict) -> str:
+    claim = verdict.claim
     rows = [("statement", esc(claim.statement) or "—")]
-    value = f"<strong>{esc(stated(claim))}</strong>" if claim.value is not None else "—"
+    value = f"<strong>{esc(stated(verdict))}</strong>" if claim.value is not None else "—"
     rows.append(("value", f"<del>{value}</del>" if claim.retired and claim.value is not None else value))
-    computed = report.computed.get(claim.id)
+    computed = verdict.value
     if computed is not None:
         verb = "evidence computes" if claim.kind == "measured" else "formula gives"
-        rows.append((verb, esc(format_value(computed, claim.unit))))
-        noise = noise_text(claim, report)
+        rows.append((verb, esc(format_value(computed, verdict.unit))))
+        noise = noise_text(verdict)
         if noise:
             rows.append(("interval", esc(noise)))
-        if claim.id in report.asserts:
-            rows.append(("asserts", esc(assert_text(report.asserts[claim.id]).removeprefix("asserts "))))
-        evaluation = report.evaluations.get(claim.id)
-        if claim.value is not None and evaluation is not None:
-            rows.append(("tolerance", esc(allowed_text(evaluation.tolerance))))
+        if verdict.asserted is not None:
+            rows.append(("asserts", esc(assert_text(verdict.asserted).removeprefix("asserts "))))
+        if claim.value is not None:
+            rows.append(("tolerance", esc(allowed_text(verdict.tolerance))))
     rows += [
-        ("kind", claim_badges(claim, report) if not claim.retired else badge(claim.kind, claim.kind)),
+        ("kind", claim_badges(verdict) if not claim.retired else badge(claim.kind, claim.kind)),
         ("status", badge(claim.status, "retired" if claim.retired else claim.status)),
         ("testbed", f"<code>{esc(claim.testbed)}</code>" if claim.testbed else "—"),
     ]
@@ -120,10 +127,17 @@ def facts(claim: Claim, report: Report) -> str:
     return f'<div class="ledger-facts"><table><tbody>{body}</tbody></table></div>'
 
 
-def measured(claim: Claim, report: Report, links) -> str:
+def measured(verdict: ClaimVerdict, report: Report | None, links) -> str:
+    claim = verdict.claim
     evidence = claim.evidence
     if evidence is None:
         return "<p>No evidence recorded.</p>"
+    if report is None:  # a record alone: the run's path, the value and its interval
+        where = ", ".join(f"{c} = {v}" for c, v in evidence.where) or "no filter"
+        return (
+            f"<p>Column <code>{esc(evidence.column)}</code> of <code>{esc(evidence.file)}</code>, row where "
+            f"<code>{esc(where)}</code>, in run <code>{esc(evidence.run)}</code>.</p>" + interval_html(verdict)
+        )
     run = report.runs.get(evidence.run)
     where = ", ".join(f"{c} = {v}" for c, v in evidence.where) or "no filter"
     head = (
@@ -134,11 +148,10 @@ def measured(claim: Claim, report: Report, links) -> str:
         return head + f"<code>{esc(evidence.run)}</code>, which does not exist.</p>"
     out = [head + run_link(run, links) + f" (testbed <code>{esc(run.testbed)}</code>).</p>"]
     table = run.tables.get(evidence.file)
-    evaluation = report.evaluations.get(claim.id)
-    used = evaluation.rows if evaluation is not None else ()  # the rows the gate's `where` selected
+    used = verdict.rows  # the rows the gate's `where` selected
     if table is not None and used:
         out.append(row_used(table, used, evidence))
-    out.append(interval_html(claim, report))
+    out.append(interval_html(verdict))
     out.append(manifest_summary(run))
     out.append(
         f'<p>The probe\'s source: <a href="{esc(links.run(run.path, "probe-source"))}">'
@@ -179,8 +192,8 @@ def manifest_summary(run) -> str:
         ("started", esc(run.started)),
         ("finished", esc(run.finished)),
     ]
-    rows += [(f"parameter {esc(k)}", f"<code>{esc(v)}</code>") for k, v in run.parameters.items()]
-    rows += [(f"environment {esc(k)}", f"<code>{esc(v)}</code>") for k, v in run.environment.items()]
+    rows += [(f"parameter {esc(k)}", code_value(v)) for k, v in run.parameters.items()]
+    rows += [(f"environment {esc(k)}", code_value(v)) for k, v in run.environment.items()]
     rows += [(f"sha256 {esc(name)}", f"<code>{esc(sha[:16])}…</code>") for name, sha in run.declared_files.items()]
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return (
@@ -189,7 +202,8 @@ def manifest_summary(run) -> str:
     )
 
 
-def extrapolated(claim: Claim, report: Report, links) -> str:
+def extrapolated(verdict: ClaimVerdict, report: Report | None, links) -> str:
+    claim = verdict.claim
     out = [f"<p>Formula: <code>{esc(claim.formula)}</code></p>"]
     rows = "".join(
         f"<tr><td><code>{esc(name)}</code></td><td>{claim_link(target, report, links)}</td></tr>"
@@ -197,21 +211,20 @@ def extrapolated(claim: Claim, report: Report, links) -> str:
     )
     if rows:
         out.append(f"<table><thead><tr><th>name</th><th>claim</th></tr></thead><tbody>{rows}</tbody></table>")
-    computed = report.computed.get(claim.id)
+    computed = verdict.value
     if computed is not None:
         out.append(
-            f"<p>The formula gives <strong>{esc(format_value(computed, claim.unit))}</strong>; "
-            f"the claim states {esc(stated(claim)) or 'no value'}.</p>"
+            f"<p>The formula gives <strong>{esc(format_value(computed, verdict.unit))}</strong>; "
+            f"the claim states {esc(stated(verdict)) or 'no value'}.</p>"
         )
-        out.append(interval_html(claim, report))
+        out.append(interval_html(verdict))
     return "".join(out)
 
 
-def interval_html(claim: Claim, report: Report) -> str:
-    """How the claim's interval was found, in words (the gate decided it: report.intervals)."""
-    found = report.intervals.get(claim.id)
-    missing = report.no_rounds.get(claim.id, "")
-    if found is None and claim.id in report.exact:
+def interval_html(verdict: ClaimVerdict) -> str:
+    """How the claim's interval was found, in words (the gate decided it: verdict.interval and its basis)."""
+    claim, found, missing = verdict.claim, verdict.interval, verdict.no_rounds
+    if found is None and verdict.exact:
         if claim.kind == "measured":
             return "<p>Exact: computed from counts (no rounds, no min–max columns), so its value is its interval.</p>"
         return "<p>Exact: every input is exact (or borrowed, taken as stated), so neither has an interval.</p>"
@@ -222,7 +235,7 @@ def interval_html(claim: Claim, report: Report) -> str:
             "<p>No interval: an input has none (a timed value without raw rounds or a min–max range), or its "
             "inputs' intervals cannot be carried through the formula.</p>"
         )
-    ends = esc(range_text(found.low, found.high, claim.unit))
+    ends = esc(range_text(found.low, found.high, verdict.unit))
     level = esc(level_text(found.level)) or "an unknown share"
     if found.basis == "rounds":
         return (
@@ -247,7 +260,8 @@ def interval_html(claim: Claim, report: Report) -> str:
     )
 
 
-def borrowed(claim: Claim, report: Report, links) -> str:
+def borrowed(verdict: ClaimVerdict, report: Report | None, links) -> str:
+    claim = verdict.claim
     out = []
     source = claim.source
     if source is not None:
@@ -261,15 +275,17 @@ def borrowed(claim: Claim, report: Report, links) -> str:
         if source.quote:
             out.append(f'<blockquote class="ledger-quote"><p>{esc(source.quote)}</p></blockquote>')
     if claim.checked_by:
-        out.append(checks_html(claim, report, links))
+        out.append(checks_html(verdict, report, links))
     elif claim.status == "asserted":
         out.append("<p>Nothing here checks it.</p>")
     return "".join(out)
 
 
-def lineage_html(claim: Claim, report: Report, links, down: list) -> str:
+def lineage_html(verdict: ClaimVerdict, report: Report | None, links, down: list) -> str:
     """Edges up (what the claim names) and down (claims that name it), and the formula's reach."""
-    up = lineage.upstream(claim.id, report.by_id)
+    claim = verdict.claim
+    by_id = report.by_id if report is not None else {claim.id: claim}
+    up = lineage.upstream(claim.id, by_id)
     if not up and not down:
         return "<p>No other claim names this one, and it names none.</p>"
     out = []
@@ -279,7 +295,7 @@ def lineage_html(claim: Claim, report: Report, links, down: list) -> str:
     if down:
         items = "".join(f"<li>{DOWN[e.relation]} {claim_link(e.claim_id, report, links)}</li>" for e in down)
         out.append(f'<p>Downstream (what rests on it):</p><ul class="ledger-lineage">{items}</ul>')
-    closure = lineage.input_closure(claim.id, report.by_id)
+    closure = lineage.input_closure(claim.id, by_id)
     if len(closure) > len(claim.inputs):
         chain = ", ".join(claim_link(c, report, links) for c in closure)
         out.append(f"<p>All claims its formula reaches: {chain}</p>")
@@ -289,16 +305,17 @@ def lineage_html(claim: Claim, report: Report, links, down: list) -> str:
 VERDICT = {True: ("holds", "agrees"), False: ("does not hold", "failing"), None: ("not judged", "lead")}
 
 
-def checks_html(claim: Claim, report: Report, links) -> str:
+def checks_html(verdict: ClaimVerdict, report: Report | None, links) -> str:
     """Each check: the checking claim, its testbed, the relation and its strength, both values in one unit, the verdict."""
-    results = {result.claim_id: result for result in report.checks.get(claim.id, ())}
+    claim = verdict.claim
+    results = {result.claim_id: result for result in verdict.checks}
     rows = []
     for spec in claim.checks:
-        check = report.claim(spec.claim_id)
+        check = report.claim(spec.claim_id) if report is not None else None
         result = results.get(spec.claim_id)
         if result is None:
             label, variant = "not judged", "lead"
-            relation, claimed, found, why, strength = spec.expects or "the same quantity", stated(claim), "", "", ""
+            relation, claimed, found, why, strength = spec.expects or "the same quantity", stated(verdict), "", "", ""
         else:
             label, variant = VERDICT[result.holds]
             relation, claimed, found, why, strength = (

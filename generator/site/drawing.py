@@ -121,12 +121,17 @@ def figure_html(drawn: Drawn, report: Report, links) -> str:
         )
     caption = caption_html(drawn, report, links)
     if figure.kind == "table":
-        body = tables.html_table(drawn.result, claim=lambda c: render.claim_inline(c, report, links))
+        runs = drawn.used.runs
+        source = (runs[0].name, runs[0].testbed) if len(runs) == 1 else None  # one run read: every row is its
+        body = tables.html_table(
+            drawn.result, claim=lambda c: render.claim_inline(report.of(c), links), source=source
+        )
         return (
             f'<figure class="ledger-figure ledger-table" id="table-{render.esc(figure.id)}">'
             f"<figcaption>{caption}</figcaption>{body}</figure>"
         )
-    return charts.chart_html(figure.id, drawn.result, links.asset(svg_name(figure.id)), figure.title, caption)
+    claims = tuple(claim.id for claim in drawn.used.claims)
+    return charts.chart_html(figure.id, drawn.result, links.asset(svg_name(figure.id)), figure.title, caption, claims)
 
 
 def svg_name(figure_id: str) -> str:

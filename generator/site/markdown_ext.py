@@ -118,7 +118,10 @@ class StampPostprocessor(Postprocessor):
     def run(self, text: str) -> str:
         here = self.extension.project()
         links = ReferencePreprocessor(self.md, self.extension).links(here)
-        return text + assemble.chart_scripts(text, links) + stamp.stamp(here.report)
+        relpath = self.md.treeprocessors["relpath"] if "relpath" in self.md.treeprocessors else None
+        page_file = getattr(relpath, "file", None)  # MkDocs (and ProperDocs) say which page this is
+        path = getattr(page_file, "dest_uri", None)
+        return stamp.stamped(here.report, text + assemble.chart_scripts(text, links), path)
 
 
 class LedgerExtension(Extension):

@@ -14,10 +14,11 @@ from datetime import datetime
 from pathlib import Path
 
 from ..inputs.config import shown_settings
+from ..judging import causes
 from ..lang.relations import SHOWN
 from ..lang.values import stated
-from ..records import RETIRED, Claim, Report, Run
-from ..text import held, idle_holds, summary
+from ..records import RETIRED, ClaimVerdict, Finding, Report, Run
+from ..text import following_line, held, idle_holds, summary
 from . import claimpage, runpage, timeline
 from .render import (
     CLAIMS_INDEX,
@@ -90,9 +91,9 @@ def claim_pages(report: Report, claim_ids: Iterable[str], directory_urls: bool =
     found = claimpage.index(report)
     pages = []
     for claim_id in claim_ids:
-        claim = report.by_id[claim_id]
-        page = Page(claim_src(claim.id), claim.id, directory_urls)
-        pages.append(claimpage.build(page, claim, report, found).done(in_nav=False))
+        verdict = report.verdicts[claim_id]
+        page = Page(claim_src(claim_id), claim_id, directory_urls)
+        pages.append(claimpage.build(page, verdict, report, found).done(in_nav=False))
     return pages
 
 
@@ -117,8 +118,9 @@ def search_entries(report: Report, directory_urls: bool = True) -> list[dict[str
             (GATE, "The gate"),
         )
     ]
-    for claim in report.by_id.values():
-        facts = [claim.statement, stated(claim), claim.kind, claim.status, claim.testbed]
+    for verdict in report.verdicts.values():
+        claim = verdict.claim
+        facts = [claim.statement, stated(verdict), claim.kind, claim.status, claim.testbed]
         entries.append(
             {
                 "location": url_of(claim_src(claim.id), directory_urls),
@@ -163,9 +165,9 @@ def read_sources(root: Path, report: Report) -> dict[str, str]:
 # -- the claims index --------------------------------------------------------------------------
 
 
-def freshness(claim: Claim, report: Report) -> tuple[str, str]:
+def freshness(found: ClaimVerdict, report: Report) -> tuple[str, str]:
     """(label, detail) for the index: the gate's verdict, with the rules and the cited run's age."""
-    verdict = report.fresh(claim.id)
+    claim, verdict = found.claim, found.fresh
     detail = ", ".join((*verdict.failing, *verdict.warned))
     state = report.run_state(claim.evidence.run) if claim.evidence and claim.evidence.run in report.runs else None
     if state is not None and state.age_days is not None:
@@ -202,13 +204,14 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         f'what retired them on <a href="{esc(page.links.to(FELL))}">the claims that fell</a>.</p>'
     )
     rows: list[str] = []
-    history = any(
-        series.moved is not None for series in report.series.values()
-    )  # a column only when it sorts something
+    history = any(  # a column only when it sorts something
+        verdict.series is not None and verdict.series.moved is not None for verdict in report.verdicts.values()
+    )
     values: dict[str, set[str]] = {"kind": set(), "status": set(), "check": set(), "testbed": set(), "freshness": set()}
     for claim in report.claims:
-        label, detail = freshness(claim, report)
-        strength = report.support(claim.id)
+        verdict = report.of(claim)
+        label, detail = freshness(verdict, report)
+        strength = verdict.support
         facets = {
             "kind": claim.kind,
             "status": claim.status,
@@ -219,10 +222,10 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
         for name, value in facets.items():
             values[name].add(value)
         data = " ".join(f'data-{name}="{esc(value)}"' for name, value in facets.items())
-        value = esc(stated(claim))
+        value = esc(stated(verdict))
         value_cell = f"<del>{value}</del>" if claim.retired and value else value
         sort_value = "" if claim.value is None else repr(claim.value)
-        moved, moved_sort = timeline.since_cited(claim, report)
+        moved, moved_sort = timeline.since_cited(verdict)
         moved_cell = f'<td class="ledger-narrow" data-sort="{moved_sort}">{moved}</td>' if history else ""
         rows.append(
             f'<tr {data}><td><a href="{esc(page.links.claim(claim.id))}"><code>{esc(claim.id)}</code></a></td>'
@@ -233,7 +236,8 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
             f"<td>{esc(claim.testbed)}</td>"
             f'<td title="{esc(detail)}">{badge(label, label)}</td>'
             f"{moved_cell}"
-            f'<td><div class="ledger-clamp" title="{esc(claim.statement)}">{esc(claim.statement)}</div></td></tr>'
+            f'<td class="ledger-statement"><div class="ledger-clamp" title="{esc(claim.statement)}">'
+            f"{esc(claim.statement)}</div></td></tr>"
         )
     filters = "".join(
         f'<label>{name} <select data-filter="{name}"><option value="">all</option>'
@@ -290,14 +294,14 @@ def fell(report: Report, directory_urls: bool) -> Generated:
             continue
         page.heading(status.capitalize())
         rows = "".join(
-            f"<tr><td>{claim_link(c.id, report, page.links)}</td><td>{esc(c.statement)}</td>"
+            f'<tr><td>{claim_link(c.id, report, page.links)}</td><td class="ledger-text">{esc(c.statement)}</td>'
             f"<td>{'<br>'.join(claim_link(r, report, page.links) for r in c.retired_by) or '—'}</td>"
-            f"<td>{esc(c.note)}</td></tr>"
+            f'<td class="ledger-text">{esc(c.note)}</td></tr>'
             for c in group
         )
         page.html(
-            f'<table class="ledger-fell"><thead><tr><th>claim</th><th>statement</th><th>{status} by</th><th>note</th></tr>'
-            f"</thead><tbody>{rows}</tbody></table>"
+            f'<div class="ledger-fell"><table><thead><tr><th>claim</th><th>statement</th><th>{status} by</th>'
+            f"<th>note</th></tr></thead><tbody>{rows}</tbody></table></div>"
         )
     return page.done(in_nav=True)
 
@@ -311,6 +315,7 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
         "<p>Every run under <code>measurements/</code>: written by a probe, never edited by hand. "
         "A run's page shows its environment, parameters, data and the probe's source.</p>"
     )
+    _retired_runs(page, report)
     if not report.runs:
         page.html(admonition("info", "No runs yet", "<p>Run <code>make measure</code> to add some.</p>"))
         return page.done(in_nav=True)
@@ -331,8 +336,8 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
             )
             files = ", ".join(f"{esc(name)} ({len(t.rows):,} rows)" for name, t in sorted(run.tables.items()))
             rows.append(
-                f"<tr><td>{run_link(run, page.links)}</td><td>{esc(run.testbed)}</td>"
-                f"<td>{esc(_when(run.started))}</td><td>{files}</td>"
+                f'<tr><td>{run_link(run, page.links)}</td><td class="ledger-key">{esc(run.testbed)}</td>'
+                f'<td class="ledger-key">{esc(_when(run.started))}</td><td>{files}</td>'
                 f'<td style="text-align: right">{cited[run.path]}</td>'
                 f'<td title="{esc("; ".join(problems))}">{status}</td></tr>'
             )
@@ -341,6 +346,33 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
             f"<th>claims citing it</th><th>data</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
         )
     return page.done(in_nav=True)
+
+
+def _cause_html(cause: Finding, following: list[Finding], report: Report, links: Links) -> str:
+    """A finding, and under it, folded, the findings that follow from it (judging/causes.py)."""
+    if not following:
+        return finding_html(cause, report, links)
+    inner = "".join(finding_html(f, report, links) for f in following)
+    summary = esc(following_line(len(following)))
+    return (
+        finding_html(cause, report, links)
+        + f'<details class="ledger-follows"><summary>{summary}</summary>{inner}</details>'
+    )
+
+
+def _retired_runs(page: Page, report: Report) -> None:
+    """Published runs deleted on purpose, each with why: the site says so (publish refuses any other)."""
+    if not report.policy.retired_runs:
+        return
+    rows = "".join(
+        f"<tr><td><code>{esc(run)}</code></td><td>{esc(why)}</td></tr>" for run, why in report.policy.retired_runs
+    )
+    page.heading("Retired runs")
+    page.html(
+        "<p>Runs published before and deleted on purpose (<code>retired_runs:</code> in mkdocs.yml); a publish "
+        "stops on any other published run that is gone.</p>"
+        f"<table><thead><tr><th>run</th><th>why it was retired</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def _when(moment: datetime | None) -> str:
@@ -376,15 +408,16 @@ def gate(report: Report, directory_urls: bool) -> Generated:
         "Policy (from <code>mkdocs.yml</code>; options not set there show their defaults):</p>"
         f'<div class="ledger-facts"><table><tbody>{settings}</tbody></table></div>'
     )
-    by_rule: dict[str, list] = {}
-    for finding in report.findings:
-        by_rule.setdefault(finding.rule, []).append(finding)
+    by_rule: dict[str, list[tuple[Finding, list[Finding]]]] = {}
+    for cause, following in causes.grouped(report.findings, report.causes):  # each root cause first
+        by_rule.setdefault(cause.rule, []).append((cause, following))
     holding = {rule for rule, _ in held(report)}
-    for rule, findings in by_rule.items():
-        page.heading(f"{rule} ({len(findings)})")
+    for rule, groups in by_rule.items():
+        page.heading(f"{rule} ({len(groups)})")
         hold = (
             f"<p>Warnings, not failures: <code>warn:</code> in {esc(report.policy.config_path)} holds "
             f"<code>{esc(rule)}</code>. Take it out of <code>warn:</code> to make these fail the build.</p>"
         )
-        page.html((hold if rule in holding else "") + "".join(finding_html(f, report, page.links) for f in findings))
+        shown = "".join(_cause_html(cause, following, report, page.links) for cause, following in groups)
+        page.html((hold if rule in holding else "") + shown)
     return page.done(in_nav=True)

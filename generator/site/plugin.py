@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -116,15 +117,16 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         self.slots[page.file.src_uri] = slots = render.Slots()
         return render.replace_references(markdown, self.report, path, links, slots, shown)
 
+    @event_priority(-100)  # the last to touch a page's content: its stamp binds what other plugins made of it
     def on_page_content(self, html, page, config, files):
         slots = self.slots.get(page.file.src_uri)
         if slots is None:
-            return html + stamp.stamp(self.report)
+            return stamp.stamped(self.report, html, page.file.dest_uri)
         for item in _toc_items(page.toc):
             item.title = slots.plain(item.title)
         links = render.Links(page.file.url, config.use_directory_urls)
         html = self._banner(page.file.src_uri, links) + slots.fill(html)
-        return html + assemble.chart_scripts(html, links) + stamp.stamp(self.report)
+        return stamp.stamped(self.report, html + assemble.chart_scripts(html, links), page.file.dest_uri)
 
     def on_post_page(self, output, page, config):
         if self.serving and page.file.src_uri in self.generated and not self.generated[page.file.src_uri].in_nav:
@@ -136,8 +138,11 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
 
     def on_post_template(self, output_content, template_name, config):
         """Static pages the theme renders (404.html) carry the stamp too: every HTML file is the ledger's."""
-        if template_name.endswith(".html") and "</body>" in output_content:
-            return output_content.replace("</body>", stamp.stamp(self.report) + "</body>", 1)
+        body = re.search(r"<body\b[^>]*>", output_content)
+        if template_name.endswith(".html") and body and "</body>" in output_content:
+            start, end = body.end(), output_content.rindex("</body>")
+            content = stamp.stamped(self.report, output_content[start:end], template_name)
+            return output_content[:start] + content + output_content[end:]
         return output_content
 
     @event_priority(-50)  # after the search plugin has written its index
@@ -241,7 +246,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         path = f"{self.policy.docs_dir}/{src}"
         cited = {r.name for r in self.report.page_refs if r.where.path == path and r.kind == "claim"}
         findings = [f for f in self.report.findings if f.where.path == path or f.claim_id in cited]
-        return render.page_banner(findings, self.report, links)
+        return render.page_banner(findings, links)
 
 
 def _toc_items(toc):

@@ -21,7 +21,7 @@ from ..inputs import hashcache
 from ..lang.relations import SHOWN
 from ..lang.values import noise_text, stated
 from ..prose import references
-from ..records import Claim, Finding, PageRef, Report, Run
+from ..records import ClaimVerdict, Finding, PageRef, Report, Run
 
 # Where the generated pages live (src paths in the docs tree; none is written into docs/).
 CLAIMS_INDEX = "claims/index.md"
@@ -94,12 +94,21 @@ class Links:
 # -- claims ------------------------------------------------------------------------------------
 
 
+def code_value(value: object) -> str:
+    """A value as code: an identifier (no space) stays whole in a table; text with spaces (a long
+    parameter, a JSON mapping) is code.ledger-prose and wraps at its spaces (ledger.css)."""
+    text = str(value)
+    prose = any(char.isspace() for char in text)
+    return f'<code class="ledger-prose">{esc(text)}</code>' if prose else f"<code>{esc(text)}</code>"
+
+
 def badge(label: str, variant: str) -> str:
     return f'<span class="ledger-badge ledger-badge--{esc(variant)}">{esc(label)}</span>'
 
 
-def claim_badges(claim: Claim, report: Report) -> str:
+def claim_badges(verdict: ClaimVerdict) -> str:
     """Kind and status badges: retired and lead claims say so instead of their kind."""
+    claim = verdict.claim
     if claim.retired:
         parts = [badge(claim.status, "retired")]
     elif claim.status == "lead":
@@ -107,53 +116,59 @@ def claim_badges(claim: Claim, report: Report) -> str:
     else:
         parts = [badge(claim.kind, claim.kind)]
         if claim.kind in FIELD["checked_by"].kinds:  # the kinds that can be checked show their support
-            parts.append(support_badge(claim, report))
-    if report.fresh(claim.id).fails:
+            parts.append(support_badge(verdict))
+    if verdict.fresh.fails:
         parts.append(badge("fails the gate", "failing"))
     return "".join(parts)
 
 
-def support_badge(claim: Claim, report: Report) -> str:
+def support_badge(verdict: ClaimVerdict) -> str:
     """The strength of its strongest check that holds ('agrees', 'bounded', 'direction only'), or ''."""
-    strength = report.support(claim.id)
+    strength = verdict.support
     return badge(SHOWN[strength], strength) if strength else ""
 
 
-def tooltip(claim: Claim, report: Report | None = None) -> str:
+def tooltip(verdict: ClaimVerdict) -> str:
     """The hover text: statement, the value's interval (or 'no raw rounds'), testbed, kind, status."""
+    claim = verdict.claim
     what = claim.statement or claim.id
-    spread = noise_text(claim, report) if report is not None else ""
+    spread = noise_text(verdict)
     testbed = f"testbed {claim.testbed}" if claim.testbed else "no testbed"
     return f"{what} — {spread + '; ' if spread else ''}{testbed}; {claim.kind}, {claim.status}"
 
 
-def claim_inline(claim: Claim, report: Report, links: Links) -> str:
+def claim_inline(verdict: ClaimVerdict, links: Links) -> str:
     """A claim as it appears in prose: value and unit with badges, linking to its page.
 
     A retired claim is struck through with its status; a lead is marked as unverified.
     """
-    text = esc(stated(claim) or claim.statement or claim.id)
+    claim = verdict.claim
+    text = esc(stated(verdict) or claim.statement or claim.id)
     if claim.retired:
         text = f"<del>{text}</del>"
     classes = f"ledger-claim ledger-claim--{claim.kind} ledger-claim--{claim.status}"
     value_class = "ledger-value" if claim.value is not None else "ledger-value ledger-value--text"
     return (
-        f'<a class="{classes}" href="{esc(links.claim(claim.id))}" title="{esc(tooltip(claim, report))}" '
+        f'<a class="{classes}" href="{esc(links.claim(claim.id))}" title="{esc(tooltip(verdict))}" '
         f'data-claim="{esc(claim.id)}"><span class="{value_class}">{text}</span>'
-        f"{claim_badges(claim, report)}</a>"
+        f"{claim_badges(verdict)}</a>"
     )
 
 
-def claim_link(claim_id: str, report: Report, links: Links) -> str:
-    """A claim's id as a link with its badges (for lists and lineage)."""
-    claim = report.claim(claim_id)
-    if claim is None:
+def claim_link(claim_id: str, report: Report | None, links: Links) -> str:
+    """A claim's id as a link with its value and badges (for lists and lineage); with no report (a page
+    of one record alone), the link alone."""
+    if report is None:
+        return f'<a class="ledger-claim-id" href="{esc(links.claim(claim_id))}"><code>{esc(claim_id)}</code></a>'
+    verdict = report.verdict(claim_id)
+    if verdict is None:
         return f'<code class="ledger-missing">{esc(claim_id)}</code> (no such claim)'
-    value = stated(claim)
+    claim = verdict.claim
+    value = stated(verdict)
     shown = f"<del>{esc(value)}</del>" if claim.retired and value else esc(value)
     return (
-        f'<a class="ledger-claim-id" href="{esc(links.claim(claim_id))}" title="{esc(tooltip(claim, report))}">'
-        f"<code>{esc(claim_id)}</code></a>{' ' + shown if shown else ''} {claim_badges(claim, report)}"
+        f'<a class="ledger-claim-id" href="{esc(links.claim(claim_id))}" title="{esc(tooltip(verdict))}">'
+        f"<code>{esc(claim_id)}</code></a>{' ' + shown if shown else ''} {claim_badges(verdict)}"
     )
 
 
@@ -175,14 +190,14 @@ def admonition(kind: str, title: str, body_html: str) -> str:
     return f'<div class="admonition {esc(kind)}"><p class="admonition-title">{esc(title)}</p>{body_html}</div>'
 
 
-def finding_html(finding: Finding, report: Report, links: Links) -> str:
+def finding_html(finding: Finding, report: Report | None, links: Links) -> str:
     """One gate finding as an admonition: where, claim, problem, detail, fix."""
     kind = "failure" if finding.severity == "fail" else "warning"
     title = f"{finding.rule}{' (warning)' if finding.severity == 'warn' else ''}: {finding.where}"
     lines = []
     if finding.claim_id:
         lines.append(f"<p>{claim_link(finding.claim_id, report, links)}</p>")
-    docs = report.policy.docs_dir.rstrip("/") + "/"
+    docs = (report.policy.docs_dir if report is not None else "docs").rstrip("/") + "/"
     if finding.where.path.startswith(docs) and finding.where.path.endswith(".md"):
         page = links.to(finding.where.path.removeprefix(docs))
         lines.append(f'<p>On the page <a href="{esc(page)}"><code>{esc(finding.where)}</code></a></p>')
@@ -193,7 +208,7 @@ def finding_html(finding: Finding, report: Report, links: Links) -> str:
     return admonition(kind, title, "".join(lines))
 
 
-def page_banner(findings: Iterable[Finding], report: Report, links: Links) -> str:
+def page_banner(findings: Iterable[Finding], links: Links) -> str:
     """The banner atop a page whose claims or references fail the gate ('' when none)."""
     findings = sorted(set(findings))
     if not findings:
@@ -299,9 +314,10 @@ def reference_html(
     ref: PageRef, written: str, report: Report, links: Links, figures: dict[str, str]
 ) -> tuple[str, str]:
     """One reference -> (its HTML, its plain text): the plugin and the Markdown extension share this."""
-    claim = report.claim(ref.name) if ref.kind == "claim" else None
-    if claim is not None:
-        return claim_inline(claim, report, links), stated(claim) or claim.statement or claim.id
+    verdict = report.verdict(ref.name) if ref.kind == "claim" else None
+    if verdict is not None:
+        claim = verdict.claim
+        return claim_inline(verdict, links), stated(verdict) or claim.statement or claim.id
     if f"{ref.kind}:{ref.name}" in figures:
         return figures[f"{ref.kind}:{ref.name}"], ""
     what = f"unknown {ref.kind} {ref.name!r}" if ref.kind != "malformed" else "malformed reference"

@@ -11,7 +11,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
 from ..records import Report, Run, RunState
-from .render import admonition, badge, claim_link, esc
+from .render import admonition, badge, claim_link, code_value, esc
 from .tables import frame_of, html_table
 
 PREVIEW_ROWS = 20
@@ -91,9 +91,8 @@ def mapping_table(values: Mapping[str, object]) -> str:
 
 
 def _value(value: object) -> str:
-    if isinstance(value, (dict, list)):
-        return f"<code>{esc(json.dumps(value, ensure_ascii=False))}</code>"
-    return esc(value)
+    """A parameter's or the environment's value as code: whole when it is a name, wrapping at spaces when text."""
+    return code_value(json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value)
 
 
 def data_file(run: Run, name: str, verdict: RunState) -> str:

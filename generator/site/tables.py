@@ -2,7 +2,10 @@
 
 Numbers get four significant digits (the ledger's format_value), whole numbers get thousands
 separators, and units go in the column header: df.attrs["units"] = {"gb_per_s": "GB/s"}.
-A cell holding a Claim renders as the claim's badge, linking to its page.
+A cell holding a Claim renders as the claim's badge, linking to its page. A row the figure API read
+from a run (its `run` and `testbed` columns) says so (`data-ledger-run`, `data-ledger-testbed`), and a
+number says its column (`data-ledger-column`): `ledger verify-site` holds each to the run's cells, and
+refuses a number with a unit that comes from no claim and no run.
 """
 
 from __future__ import annotations
@@ -54,10 +57,12 @@ def html_table(
     claim: ClaimRenderer | None = None,
     max_rows: int | None = None,
     highlight: dict[int, set[str]] | None = None,
+    source: tuple[str, str] | None = None,
 ) -> str:
     """The DataFrame as <table>: headers with units, numbers right-aligned.
 
     highlight: row position -> columns whose cells are marked (the row and column a claim uses).
+    source: (run, testbed) every row came from, when the figure read one run and kept no run column.
     """
     units = dict(frame.attrs.get("units", {}))
     columns = list(frame.columns)
@@ -66,17 +71,24 @@ def html_table(
     head = "".join(f"<th{_align(numeric[c])}>{header(c, units)}</th>" for c in columns)
     rows = []
     shown = frame if max_rows is None else frame.head(max_rows)
+    provenance = "run" in columns and "testbed" in columns  # rows the figure API read from runs
     for position, values in enumerate(shown.itertuples(index=False, name=None)):
         marked = (highlight or {}).get(position, set())
         cells = []
         for column, value in zip(columns, values, strict=True):
             text, is_number = cell(value, whole[column], claim)
-            attrs = _align(is_number)
+            attrs = _align(is_number) + (f' data-ledger-column="{esc(column)}"' if is_number else "")
             if column in marked:
                 attrs += ' class="ledger-used"'
             cells.append(f"<td{attrs}>{text}</td>")
-        row_class = ' class="ledger-used-row"' if marked else ""
-        rows.append(f"<tr{row_class}>{''.join(cells)}</tr>")
+        row_attrs = ' class="ledger-used-row"' if marked else ""
+        origin = source
+        if provenance:
+            found = dict(zip(columns, values, strict=True))
+            origin = (str(found["run"]), str(found["testbed"]))
+        if origin:  # verify-site holds each number of the row to that run's cells
+            row_attrs += f' data-ledger-run="{esc(origin[0])}" data-ledger-testbed="{esc(origin[1])}"'
+        rows.append(f"<tr{row_attrs}>{''.join(cells)}</tr>")
     more = "" if len(frame) else '<p class="ledger-more">No rows.</p>'
     if max_rows is not None and len(frame) > max_rows:
         more = f'<p class="ledger-more">First {max_rows} of {len(frame):,} rows.</p>'

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import functools
 
+from ..lang.units import Unit
 from ..lang.values import format_value, range_text
-from ..records import Claim, Report
+from ..records import ClaimVerdict, Report
 from ..series.records import Series
 from ..series.text import METHODS, notes
 from .render import badge, esc, script_json
@@ -29,7 +30,7 @@ def has_timeline(series: Series | None) -> bool:
 
 def any_timeline(report: Report) -> bool:
     """Whether some claim page draws a timeline (the site then ships the Vega bundle)."""
-    return any(has_timeline(series) for series in report.series.values())
+    return any(has_timeline(verdict.series) for verdict in report.verdicts.values())
 
 
 @functools.lru_cache(maxsize=1)
@@ -71,7 +72,7 @@ def template() -> dict:
     return alt.layer(bars, dots, marks).properties(height=240, width="container", background="transparent").to_dict()
 
 
-def point_texts(series: Series, unit: str) -> list[tuple[str, str]]:
+def point_texts(series: Series, unit: Unit) -> list[tuple[str, str]]:
     """Each point's value and interval as text ('' for none), formatted once for the chart and the table."""
     return [
         (
@@ -82,10 +83,10 @@ def point_texts(series: Series, unit: str) -> list[tuple[str, str]]:
     ]
 
 
-def spec(claim: Claim, series: Series, texts: list[tuple[str, str]]) -> dict:
+def spec(verdict: ClaimVerdict, series: Series, texts: list[tuple[str, str]]) -> dict:
     """The template with this claim's points, steps and boundaries (the template itself is never changed);
-    texts: point_texts(series, claim.unit)."""
-    unit = claim.unit
+    texts: point_texts(series, verdict.unit)."""
+    unit = verdict.unit
     points = []
     for index, (point, (value_text, interval)) in enumerate(zip(series.points, texts, strict=True)):
         role = "cited" if index == series.cited else "kept through" if index == series.kept else "run"
@@ -113,7 +114,7 @@ def spec(claim: Claim, series: Series, texts: list[tuple[str, str]]) -> dict:
         }
         for s in series.steps
     ]
-    title = f"value ({unit})" if unit else "value"
+    title = f"value ({unit.text})" if unit.text else "value"
     shown = {  # each legend lists only what this chart shows
         "shape": [role for role in ROLES if any(p["role"] == role for p in points)],
         "strokeDash": [kind for kind in MARKS if any(m["kind"] == kind for m in marks)],
@@ -137,12 +138,13 @@ def _between(series: Series, index: int) -> str:
     return (before + (after - before) / 2).isoformat()
 
 
-def chart_html(claim: Claim, series: Series, texts: list[tuple[str, str]]) -> str:
+def chart_html(verdict: ClaimVerdict, series: Series, texts: list[tuple[str, str]]) -> str:
+    claim = verdict.claim
     label = f"{claim.id}: its value in each run of the same measurement, in time order"
     return (
         f'<figure class="ledger-figure ledger-chart ledger-timeline" data-chart="timeline-{esc(claim.id)}">'
         f'<div class="ledger-chart-view" role="img" aria-label="{esc(label)}"></div>'
-        f'<script type="application/json" class="ledger-chart-spec">{script_json(spec(claim, series, texts))}</script>'
+        f'<script type="application/json" class="ledger-chart-spec">{script_json(spec(verdict, series, texts))}</script>'
         '<figcaption><span class="ledger-caption-title">Timeline</span>'
         '<span class="ledger-caption-text">Each run\'s value with its interval; the cited run is the large '
         "diamond; between runs, a red dashed rule is a step (the level moved beyond noise and the claim's "
@@ -151,9 +153,9 @@ def chart_html(claim: Claim, series: Series, texts: list[tuple[str, str]]) -> st
     )
 
 
-def table_html(claim: Claim, series: Series, links, texts: list[tuple[str, str]]) -> str:
-    """Every point: run (linked), value, interval, and what happens there; texts: point_texts(series, claim.unit)."""
-    found = notes(series, claim.unit)
+def table_html(verdict: ClaimVerdict, series: Series, links, texts: list[tuple[str, str]]) -> str:
+    """Every point: run (linked), value, interval, and what happens there; texts: point_texts(series, verdict.unit)."""
+    found = notes(series, verdict.unit)
     rows = []
     for index, (point, (shown, interval)) in enumerate(zip(series.points, texts, strict=True)):
         rows.append(
@@ -170,8 +172,9 @@ def table_html(claim: Claim, series: Series, links, texts: list[tuple[str, str]]
     )
 
 
-def section(claim: Claim, series: Series | None, links) -> str:
+def section(verdict: ClaimVerdict, links) -> str:
     """The claim page's History: how many runs, how steps were found, the timeline and the table."""
+    claim, series = verdict.claim, verdict.series
     if series is None:
         return "<p>No series: its evidence computes no value.</p>"
     n = len(series.points)
@@ -190,8 +193,8 @@ def section(claim: Claim, series: Series | None, links) -> str:
     if series.moved is not None:
         moved = series.moved
         out.append(
-            f"<p><strong>Moved since cited:</strong> {esc(format_value(moved.before, claim.unit))} → "
-            f"{esc(format_value(moved.after, claim.unit))} from run "
+            f"<p><strong>Moved since cited:</strong> {esc(format_value(moved.before, verdict.unit))} → "
+            f"{esc(format_value(moved.after, verdict.unit))} from run "
             f"<code>{esc(series.points[moved.index].run.rsplit('/', 1)[-1])}</code> on.</p>"
         )
     if claim.kept_through:
@@ -199,17 +202,17 @@ def section(claim: Claim, series: Series | None, links) -> str:
             f"<p><strong>Kept on the cited run</strong> (reviewed through <code>{esc(claim.kept_through.rsplit('/', 1)[-1])}"
             f"</code>): {esc(claim.kept_why)}</p>"
         )
-    texts = point_texts(series, claim.unit)
+    texts = point_texts(series, verdict.unit)
     if has_timeline(series):
-        out.append(chart_html(claim, series, texts))
-    out.append(table_html(claim, series, links, texts))
+        out.append(chart_html(verdict, series, texts))
+    out.append(table_html(verdict, series, links, texts))
     return "".join(out)
 
 
-def since_cited(claim: Claim, report: Report) -> tuple[str, str]:
+def since_cited(verdict: ClaimVerdict) -> tuple[str, str]:
     """The index's 'moved since cited' cell and its sort key: the relative move of the series' newest
     level from the cited one (series.py decides it), '' and 0 when it has not moved."""
-    series = report.series.get(claim.id)
+    series = verdict.series
     moved = series.moved if series is not None else None
     if moved is None:
         return "", "0"

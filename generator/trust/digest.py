@@ -44,7 +44,7 @@ def _digest(report: Report) -> str:
             [f.where.path, f.where.line, f.where.column, f.claim_id, f.rule, f.severity] for f in report.findings
         ],
         "claims": [[c.id, c.kind, c.status, c.value_text, c.unit, c.testbed] for c in report.claims],
-        "computed": sorted([claim_id, repr(value)] for claim_id, value in report.computed.items()),
+        "computed": sorted([v.id, repr(v.value)] for v in report.verdicts.values() if v.value is not None),
         "runs": {path: [report.run_state(path).label, files] for path, files in registry(report).items()},
     }
     text = json.dumps(content, sort_keys=True, ensure_ascii=True, separators=(",", ":"))

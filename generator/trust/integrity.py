@@ -115,20 +115,29 @@ def folder_name(run_path: str) -> list[str]:
 TIMING_MODULE = "generator/timing.py"  # the probes' shared timer, hashed into runs when it lies in the repository
 
 
-def code_files(run: Run, probes_dir: str, declared: tuple[str, ...], tracked: frozenset[str] | None) -> list[str]:
+def code_files(run: Run, probes_dir: str, declared: tuple[str, ...]) -> list[str]:
     """What is wrong with the code files a run's manifest hashes: each must be a file of the probes
-    folder, the timing module or one the probe declares (`code:`), reached without links, and tracked
-    by git while it exists (a file deleted since the run is only changed code: probe-changed)."""
+    folder, the timing module or one the probe declares (`code:`), reached without links."""
     problems = []
     for path in sorted(run.declared_code):
         why = run.code_problems.get(path, "")
         if not why and not (path.startswith(probes_dir.rstrip("/") + "/") or path == TIMING_MODULE or path in declared):
             why = f"is not in {probes_dir}/, the timing module or the probe's declared `code:`"
-        if not why and tracked is not None and path not in tracked and run.current_code.get(path) is not None:
-            why = f"is not tracked by git (`git add {path}`)"
         if why:
             problems.append(f"code file {path[:80]} {why}")
     return problems
+
+
+def untracked_code(run: Run, tracked: frozenset[str] | None) -> tuple[str, ...]:
+    """The code files a run hashes that exist but git does not track (None: not known): review cannot
+    see the code that measured it until they are committed (a file deleted since is probe-changed)."""
+    if tracked is None:
+        return ()
+    return tuple(
+        path
+        for path in sorted(run.declared_code)
+        if path not in tracked and run.current_code.get(path) is not None and not run.code_problems.get(path)
+    )
 
 
 def placement(run: Run, now: datetime) -> list[str]:

@@ -1,4 +1,4 @@
-"""Verdicts: runs + policy -> one RunState per run; findings -> one Freshness per claim. Pure.
+"""Verdicts: runs + policy -> one RunState per run; findings -> one Freshness per claim (on its ClaimVerdict). Pure.
 
 Decided once here and carried on the Report; the evidence stage, pages, captions, `show` and
 `diff` read these records and never work a verdict out again.
@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Literal
 
-from ..records import FileChange, Finding, Freshness, Policy, Run, RunState, Source
+from ..records import FRESH, ClaimVerdict, FileChange, Finding, Freshness, Policy, Run, RunState, Source
 from ..rules import RULES, STALE_RULES
 from ..runs import MANIFEST
 from . import integrity
@@ -49,7 +49,8 @@ def run_state(
             changed_code.append((path, "gone" if current is None else "changed"))
     age = (now - run.finished).days if run.finished else None
     state = RunState(
-        manifest_problem="; ".join([*named, *integrity.placement(run, now), *_code(run, policy, tracked)]),
+        manifest_problem="; ".join([*named, *integrity.placement(run, now), *_code(run, policy)]),
+        untracked_code=integrity.untracked_code(run, tracked),
         rewritten=commit,
         rewritten_files=files,
         changed_files=_changed_files(run),
@@ -100,6 +101,7 @@ def commit_text(commit: tuple[str, str]) -> str:
 def reasons(state: RunState) -> tuple[str, ...]:
     """Why a run's data cannot be trusted as it stands (empty when it can), in words, for pages and figures."""
     found = [f"manifest: {state.manifest_problem}"] if state.manifest_problem else []
+    found += [f"code file {path} is not tracked by git" for path in state.untracked_code]
     found += [f"{change.name} {change_text(change)}" for change in state.changed_files]
     found += [f"{path} {CODE_WORDS[kind]}" for path, kind in state.changed_code]
     if state.rewritten:
@@ -118,6 +120,11 @@ def run_findings(run: Run, state: RunState, policy: Policy, rerun: str, *, data_
     found: list[Problem] = []
     if state.manifest_problem:
         found.append(("invalid", f"run {run.path}: {state.manifest_problem}", rerun))
+    for path in state.untracked_code:
+        problem = (
+            f"run {run.path}: code file {path} is not tracked by git, so review cannot see the code that measured it"
+        )
+        found.append(("invalid", problem, f"`git add {path}` and commit it with the run"))
     if state.rewritten:
         files = ", ".join(state.rewritten_files)
         problem = f"{run.path}: {files} differ from {commit_text(state.rewritten)}, the commit that first added them"
@@ -137,9 +144,9 @@ def run_findings(run: Run, state: RunState, policy: Policy, rerun: str, *, data_
     return found
 
 
-def _code(run: Run, policy: Policy, tracked: frozenset[str] | None) -> list[str]:
+def _code(run: Run, policy: Policy) -> list[str]:
     declared = next((spec.code for spec in policy.probes if spec.name == run.probe_name), ())
-    return integrity.code_files(run, policy.probes_dir, declared, tracked)
+    return integrity.code_files(run, policy.probes_dir, declared)
 
 
 def run_states(
@@ -177,3 +184,9 @@ def claim_freshness(findings: Iterable[Finding]) -> dict[str, Freshness]:
         label = "stale" if STALE_RULES & set(fails) else "failing" if fails else "warning"
         verdicts[claim_id] = Freshness(label, fails, warns)
     return verdicts
+
+
+def with_freshness(verdicts: Mapping[str, ClaimVerdict], findings: Iterable[Finding]) -> dict[str, ClaimVerdict]:
+    """Each claim's verdict completed with its freshness, from every finding about it (claim_freshness)."""
+    fresh = claim_freshness(findings)
+    return {claim_id: replace(found, fresh=fresh.get(claim_id, FRESH)) for claim_id, found in verdicts.items()}

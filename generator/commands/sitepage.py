@@ -1,0 +1,321 @@
+"""One built page against a fresh Report: its stamp, the claims, charts and tables it shows, and every
+figure a reader sees on it -> what the ledger did not render, or did not re-derive. Pure.
+
+The page is read once (prose/reader.py). Its stamp must pass the gate, carry the Report's digest, and
+bind the page's path and the content it stamps (trust/stamp.py): a page edited or moved after the
+ledger rendered it no longer gives its digest. Every claim it shows must show the Report's value,
+kind and status (and, on a page that forbids leads, be no lead); every chart row must be a row of
+the intact run it names (chartdata.py); a figure table's number with a unit must be a claim or the
+cell of the run its row names. Then the rendered text: a figure anywhere else on the page (sitetext.py
+says what a page may hold) is refused with its line, what the reader sees and the element it is in.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from dataclasses import dataclass
+
+from ..lang.values import format_value, parse_number, stated
+from ..prose import numbers, reader
+from ..records import Report
+from ..trust import stamp
+from ..trust.digest import digest
+from . import chartdata, sitefiles
+from .sitetext import SiteContext
+
+_REFERENCE = re.compile(
+    r"""\{\{\s*(?:claim|table|chart)\s*\(\s*(?:["'\u201c\u2018]|&[lr][sd]quo;|&#82(?:16|20);)[^}]*\}\}""",
+    re.IGNORECASE,
+)
+_CODE = re.compile(r"<(code|pre|script|style|textarea)\b.*?</\1>", re.DOTALL | re.IGNORECASE)
+_SLOT = re.compile(r"LEDGERSLOT\d+X")
+_MISSING = re.compile(r'<span class="ledger-missing" title="([^"]*)"')
+THEME_404 = "404.html"  # stamped by the plugin; other builders write it from the theme alone
+MAX_PER_PAGE = 50  # figures refused one by one on a page; the rest in one line
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Problem:
+    page: str  # relative to the site folder
+    line: int
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.page}:{self.line}: {self.what}" if self.line else f"{self.page}: {self.what}"
+
+
+def page_problems(
+    name: str,
+    text: str,
+    site_pages: frozenset[str],
+    ctx: SiteContext,
+    attributes: frozenset[str] = frozenset(),
+    charts: set[str] | None = None,
+) -> list[Problem]:
+    """Everything wrong with one HTML page of the site (name: its path in the site; attributes: those the
+    site's stylesheets show with attr(); charts: gets the id of each chart whose spec was verified)."""
+    read = reader.read(text, attributes, cells_apart=True)
+    found = _stamp_problems(name, text, read, ctx)
+    visible = _CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)  # keeps line numbers
+    for match in _REFERENCE.finditer(visible):
+        found.append(Problem(name, _line(text, match.start()), f"unrendered reference {html.unescape(match.group(0))}"))
+    for match in _SLOT.finditer(visible):
+        found.append(Problem(name, _line(text, match.start()), f"unfilled ledger slot {match.group(0)}"))
+    for match in _MISSING.finditer(visible):
+        found.append(
+            Problem(name, _line(text, match.start()), f"unresolved reference: {html.unescape(match.group(1))}")
+        )
+    found += [Problem(name, line, what) for line, what in read.problems]
+    forbids = name in ctx.forbid_leads
+    for line, claim_id, classes, value in read.claims:
+        found += _claim_problems(name, line, claim_id, classes, value, site_pages, ctx.report, forbids)
+    for line, chart_id, spec, claims in read.charts:
+        wrong = chartdata.problems(chart_id, spec, ctx.report)
+        found += [Problem(name, line, what) for what in wrong]
+        if charts is not None and not wrong:
+            charts.add(chart_id)
+        found += _chart_leads(name, line, chart_id, claims, ctx.report) if forbids else []
+        found += _figures(
+            name, [reader.Piece(t, line, f"the spec of chart {chart_id!r}", True) for t in _spec_texts(spec)], ctx, name
+        )
+    for table in read.tables:
+        found += _table_problems(name, table, ctx.report)
+    found += _figures(name, read.pieces, ctx, name)
+    found += _label_problems(name, read.labels, ctx)
+    return found
+
+
+def document_problems(name: str, text: str, ctx: SiteContext) -> list[Problem]:
+    """An SVG, XML or text document of the site: no figure in what a reader sees of it."""
+    if name.lower().endswith(sitefiles.TEXT_NAMES):
+        pieces = [
+            reader.Piece(line + "\n", number, "its text", False) for number, line in enumerate(text.splitlines(), 1)
+        ]
+    else:
+        read = reader.read(text)
+        pieces = read.pieces + read.labels
+    return _figures(name, pieces, ctx, name)
+
+
+def fallback_of(chart_id: str) -> str:
+    """A chart's SVG fallback in the site (site/drawing.py draws it from the spec the page embeds)."""
+    return f"assets/ledger/charts/{chart_id}.svg"
+
+
+def _stamp_problems(name: str, text: str, read: reader.PageReader, ctx: SiteContext) -> list[Problem]:
+    found = stamp.read(text)
+    if isinstance(found, str):
+        return [Problem(name, 0, found)]
+    if not found and name == THEME_404 and not read.claims and not _any_figure(read.pieces):
+        return []  # a builder without plugin events writes the theme's error page itself: it shows no figure
+    if not found:
+        return [Problem(name, 0, "no ledger stamp: this page was not rendered by the ledger")]
+    expected = digest(ctx.report)
+    for mark in found:
+        if mark.gate == "fail":
+            return [Problem(name, 0, "built while the gate failed (`ledger check` says why)")]
+        if mark.report != expected:
+            return [
+                Problem(
+                    name,
+                    0,
+                    f"its stamp's report digest {mark.report[:12]}… is not the ledger's ({expected[:12]}…): "
+                    "built from another state of the ledger",
+                )
+            ]
+        if mark.path is not None and mark.path != name:
+            return [Problem(name, 0, f"its stamp was made for the page {mark.path}: a page moved or copied here")]
+        if mark.path is not None and stamp.page_digest(mark.path, mark.content) != mark.page:
+            # (a builder that does not say which page it renders, Zensical, also rewrites the links in what the
+            # extension stamped: its pages are bound to the report alone, their text scanned like every page's)
+            return [
+                Problem(
+                    name, 0, "its content is not what the ledger stamped: the page was edited after it was rendered"
+                )
+            ]
+    return []
+
+
+def _claim_problems(
+    name: str,
+    line: int,
+    claim_id: str,
+    classes: list[str],
+    value: str,
+    pages: frozenset[str],
+    report: Report,
+    forbids: bool,
+) -> list[Problem]:
+    verdict = report.verdict(claim_id)
+    if verdict is None:
+        return [Problem(name, line, f"shows claim {claim_id!r}, which the ledger does not hold")]
+    claim, found = verdict.claim, []
+    expected = stated(verdict) or claim.statement or claim.id
+    if " ".join(value.split()) != " ".join(expected.split()):
+        found.append(Problem(name, line, f"shows {claim_id} as {value[:80]!r}; the ledger gives {expected[:80]!r}"))
+    for what in (claim.kind, claim.status):
+        if f"ledger-claim--{what}" not in classes:
+            found.append(Problem(name, line, f"shows {claim_id} without its {what!r} mark"))
+    if not {f"claim/{claim_id}/index.html", f"claim/{claim_id}.html"} & pages:
+        found.append(Problem(name, 0, f"cites claim {claim_id!r}, which has no claim page in the site"))
+    if forbids and claim.status == "lead":
+        found.append(Problem(name, line, f"shows {claim_id}, a lead, on a page whose front matter forbids leads"))
+    return found
+
+
+def _chart_leads(name: str, line: int, chart_id: str, claims: str, report: Report) -> list[Problem]:
+    leads = [
+        claim_id for claim_id in claims.split() if (c := report.claim(claim_id)) is not None and c.status == "lead"
+    ]
+    return [
+        Problem(name, line, f"chart {chart_id!r} draws {claim_id}, a lead, on a page whose front matter forbids leads")
+        for claim_id in leads
+    ]
+
+
+def _spec_texts(spec: str) -> list[str]:
+    """A chart spec's strings outside its data (titles, labels, formats): text the chart draws."""
+    try:
+        data = json.loads(spec)
+    except (ValueError, RecursionError):
+        return []
+    found: list[str] = []
+
+    def walk(node: object, depth: int) -> None:
+        if depth > 64:
+            return
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key not in ("datasets", "values", "$schema", "data", "field", "usermeta", "format", "timeUnit"):
+                    walk(value, depth + 1)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item, depth + 1)
+        elif isinstance(node, str):
+            found.append(node)
+
+    walk(data, 0)
+    return [f"\n{text}\n" for text in found]
+
+
+def _table_problems(name: str, table: reader.FigureTable, report: Report) -> list[Problem]:
+    """A figure table's numbers with a unit (in the cell or its column's header) are claims or run cells."""
+    found = []
+    runs = {(run.name, run.testbed): run for run in report.runs.values()}
+    for row in table.rows:
+        run = runs.get((row.run, row.testbed)) if row.run else None
+        for position, cell in enumerate(row.cells):
+            header = table.header[position] if position < len(table.header) else ""
+            if cell.header or cell.claim or not _is_figure(cell.text, header):
+                continue
+            if run is None:
+                found.append(
+                    Problem(
+                        name,
+                        row.line,
+                        f"table {table.id!r} shows {cell.text.strip()!r} under "
+                        f"{header!r}, a number from no claim and no run (a figure's literal)",
+                    )
+                )
+            elif not report.run_state(run.path).intact or not _in_run(cell, run):
+                found.append(
+                    Problem(
+                        name,
+                        row.line,
+                        f"table {table.id!r} shows {cell.text.strip()!r} under "
+                        f"{header!r}, which is no cell of run {run.path}",
+                    )
+                )
+    return found  # fmt: skip
+
+
+def _is_figure(text: str, header: str) -> bool:
+    """A number a reader reads with a unit: in its own text, or in its column's header "(unit)"."""
+    value = text.strip()
+    if parse_number(value.replace(",", "")) is None:
+        return False  # text: the rendered-text scan reads it
+    unit = re.search(r"\(([^()]+)\)\s*$", header)  # as tables.header writes it: "gb_per_s (GB/s)"
+    return bool(parse_number(value.replace(",", "")) is not None and unit and numbers.figures(f"1 {unit.group(1)}"))
+
+
+def _in_run(cell: reader.TableCell, run) -> bool:
+    number = parse_number(cell.text.strip().replace(",", "").replace("−", "-"))
+    if number is None:
+        return False
+    for table in run.tables.values():
+        if cell.column not in table.columns:
+            continue
+        index = table.columns.index(cell.column)
+        for cells in table.rows:
+            value = parse_number(cells[index])
+            if value is not None and (
+                format_value(value) == cell.text.strip() or math.isclose(value, number, rel_tol=5e-4)
+            ):
+                return True
+    return False
+
+
+def _figures(name: str, pieces: list[reader.Piece], ctx: SiteContext, page: str) -> list[Problem]:
+    """Each figure a reader sees in these pieces that nothing re-derived holds."""
+    generated = page not in ctx.handwritten and page != THEME_404 and page.endswith(".html")
+    found = []
+    for piece, figure in _located(pieces):
+        if (generated or (piece.content and piece.ledger)) and figure.text in ctx.shown:
+            continue  # the ledger's renderer wrote it from the Report (a generated page, a banner, a caption)
+        found.append(
+            Problem(
+                name,
+                piece.line,
+                f"{figure.seen or figure.text!r} in {piece.element} is a figure no claim "
+                "the ledger re-derived holds (cite a claim, or mark a label on its page)",
+            )
+        )
+    if len(found) > MAX_PER_PAGE:
+        rest = len(found) - MAX_PER_PAGE
+        found = found[:MAX_PER_PAGE] + [Problem(name, found[MAX_PER_PAGE].line, f"and {rest} more such figures")]
+    return found  # fmt: skip
+
+
+def _label_problems(name: str, labels: list[reader.Piece], ctx: SiteContext) -> list[Problem]:
+    """A label holds only figures an author typed into a label on a hand-written page."""
+    found = []
+    for piece, figure in _located(labels):
+        if figure.text not in ctx.labels:
+            found.append(
+                Problem(
+                    name,
+                    piece.line,
+                    f"{figure.seen!r} is marked as a label in {piece.element}, "
+                    "but no hand-written page types that label",
+                )
+            )
+    return found[:MAX_PER_PAGE]  # fmt: skip
+
+
+def _located(pieces: list[reader.Piece]) -> list[tuple[reader.Piece, numbers.Figure]]:
+    """Each figure of the pieces' joined text with the piece it starts in."""
+    text = "".join(piece.text for piece in pieces)
+    if not text.strip():
+        return []
+    starts, at = [], 0
+    for piece in pieces:
+        starts.append(at)
+        at += len(piece.text)
+    return [(pieces[_index(starts, figure.start)], figure) for figure in numbers.figures(text)]
+
+
+def _any_figure(pieces: list[reader.Piece]) -> bool:
+    return bool(numbers.figures("".join(piece.text for piece in pieces)))
+
+
+def _index(starts: list[int], offset: int) -> int:
+    from bisect import bisect_right
+
+    return max(0, bisect_right(starts, offset) - 1)
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1

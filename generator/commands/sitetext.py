@@ -1,0 +1,170 @@
+"""What a reader may see on a built site, from a fresh Report: the figures the ledger itself shows, the
+labels authors typed, which pages are hand-written and which forbid leads. Pure but for reading docs/.
+
+verify-site scans the rendered text of every page (sitepage.py) and fails on a figure that no element
+it re-derived holds. What it re-derives: a claim link's value (the claim's), a chart's rows (its
+runs'), a figure table's cells (claims, or cells of the run each row names). An author's label
+(`<span class="ledger-label">`) holds only figures typed into a label on a hand-written page. On a
+generated page (a claim's, a run's, the indexes, the gate's), whose every figure the ledger's
+renderer formats from the Report, a figure in its content must be one the Report gives: a claim's
+stated or computed value, interval, tolerance, statement, note or source, a run's recorded cell,
+a finding's words, a setting of the policy. Nothing else: not the chrome around any page (title,
+navigation, footer), where no figure of the ledger's belongs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from ..inputs import load, mkdocs_yml
+from ..inputs.config import shown_settings
+from ..judging import leads
+from ..lang.values import allowed_text, format_value, level_text, parse_number, range_text, stated
+from ..prose import numbers
+from ..records import ClaimVerdict, Report, Unit
+from ..series.records import Series
+
+_LABEL = re.compile(
+    r"""<span\b[^>]*\bclass\s*=\s*["'][^"']*\bledger-label\b[^"']*["'][^>]*>(.*?)</span>""", re.S | re.I
+)
+_TAG = re.compile(r"<[^>]*>")
+
+
+@dataclass(frozen=True, slots=True)
+class SiteContext:
+    """What every page of one site is verified against."""
+
+    report: Report
+    handwritten: frozenset[str]  # site paths of the hand-written pages (docs/x.md -> x/index.html)
+    forbid_leads: frozenset[str]  # site paths of the pages whose front matter forbids leads
+    labels: frozenset[str]  # figures typed inside labels on hand-written pages
+    shown: frozenset[str]  # figures the ledger's own pages show, from the Report
+    directory_urls: bool
+
+
+def context(root: Path, report: Report, config: Path) -> SiteContext:
+    policy = report.policy
+    texts, _ = load.pages(root, policy.docs_dir)
+    try:
+        directory_urls, _ = mkdocs_yml.urls(mkdocs_yml.nodes(mkdocs_yml.text_of(config)) or {})
+    except mkdocs_yml.Malformed:
+        directory_urls = True
+    docs = policy.docs_dir.rstrip("/") + "/"
+    dests = {path: dest_of(path.removeprefix(docs), directory_urls) for path in texts}
+    forbidding = {dests[path] for path, text in texts.items() if leads.forbids_leads(text, path)[0]}
+    labels = {figure.text for text in texts.values() for figure in _label_figures(text)}
+    return SiteContext(
+        report,
+        frozenset(dests.values()),
+        frozenset(forbidding),
+        frozenset(labels),
+        frozenset(shown(report)),
+        directory_urls,
+    )
+
+
+def dest_of(src: str, directory_urls: bool) -> str:
+    """Where MkDocs writes a docs page: index.md and README.md -> index.html, x.md -> x/index.html."""
+    path = PurePosixPath(src)
+    stem = path.with_suffix("")
+    if stem.name in ("index", "README", "readme"):
+        return (stem.parent / "index.html").as_posix().removeprefix("./")
+    return (stem / "index.html").as_posix() if directory_urls else stem.with_suffix(".html").as_posix()
+
+
+def _label_figures(text: str) -> Iterator[numbers.Figure]:
+    for match in _LABEL.finditer(text):
+        yield from numbers.figures(_TAG.sub(" ", match.group(1)))
+
+
+def shown(report: Report) -> set[str]:
+    """Every figure the ledger's renderer can put on a generated page, from the Report (normalised)."""
+    return {figure.text for text in _texts(report) if text for figure in numbers.figures(text)}
+
+
+def _texts(report: Report) -> Iterable[str]:
+    for verdict in report.verdicts.values():
+        yield from _verdict_texts(verdict)
+    for finding in report.findings:
+        yield finding.problem
+        yield finding.fix
+    yield from shown_settings(report.policy).values()
+    for run in report.runs.values():
+        yield from _run_texts(run)
+
+
+def _verdict_texts(verdict: ClaimVerdict) -> Iterator[str]:
+    """What the claim's page (and every table of claims) can show of one claim."""
+    claim, unit = verdict.claim, verdict.unit
+    yield from (claim.id, stated(verdict), claim.statement, claim.note, claim.asserts)
+    if claim.source:
+        yield from (claim.source.title, claim.source.quote, claim.source.locator)
+    if claim.tolerance:
+        yield claim.tolerance.text
+    yield allowed_text(verdict.tolerance)
+    yield from (spec.expects for spec in claim.checks)
+    if verdict.value is not None:
+        yield format_value(verdict.value, unit)
+    if verdict.interval is not None:
+        yield range_text(verdict.interval.low, verdict.interval.high, unit)
+        yield level_text(verdict.interval.level)
+    for result in verdict.checks:
+        yield from (result.relation, result.claimed, result.found, result.why)
+    if verdict.asserted is not None:
+        yield from vars_of(verdict.asserted)
+    yield from (verdict.no_rounds, verdict.noise_unknown)
+    if verdict.series is not None:
+        yield from _series_texts(verdict.series, unit)
+
+
+def _series_texts(line: Series, unit: Unit) -> Iterator[str]:
+    """A claim's series as its page's history shows it: each point's value and interval, each step's levels."""
+    for point in line.points:
+        yield format_value(point.value, unit)
+        if point.low is not None and point.high is not None:
+            yield range_text(point.low, point.high, unit)
+    for step in (*line.steps, *((line.moved,) if line.moved else ())):
+        yield from (format_value(step.before, unit), format_value(step.after, unit))
+    for boundary in line.boundaries:
+        yield from boundary.changes
+
+
+def vars_of(record: object) -> list[str]:
+    """The string fields of a slotted or plain record (its words, whatever its fields are called)."""
+    names = getattr(record, "__slots__", ()) or getattr(record, "__dict__", {})
+    return [value for name in names if isinstance(value := getattr(record, name, None), str)]
+
+
+def _run_texts(run) -> Iterator[str]:
+    """A run's words as its page and the claim pages show them: its folder, manifest, columns, text cells."""
+    yield run.path
+    if run.started and run.finished:
+        yield f"{(run.finished - run.started).total_seconds():,.0f} s"  # as runpage.py shows it
+    yield from _flat(run.parameters)
+    yield from _flat(run.environment)
+    for table in run.tables.values():
+        yield from table.columns
+        texts = {cell for row in table.rows for cell in row if _words(cell)}
+        yield from texts
+
+
+def _words(cell: str) -> bool:
+    """A cell a figure could hide in: digits beside other characters, and not a plain number."""
+    return any(c.isdigit() for c in cell) and not cell.isdigit() and parse_number(cell) is None
+
+
+def _flat(value: object, depth: int = 0) -> Iterator[str]:
+    if depth > 16:
+        return
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield str(key)
+            yield from _flat(inner, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for inner in value:
+            yield from _flat(inner, depth + 1)
+    elif value is not None:
+        yield str(value)

@@ -1,0 +1,99 @@
+"""Root causes: every finding -> the finding it follows from, so each cause is shown first with what follows from it. Pure.
+
+One YAML error in a claim file loses every claim the file defines, and each page citing one of them
+fails too; one changed probe makes its claims stale, and every claim resting on them (a formula's
+input, a borrowed claim's check, a retirement) fails after them. Sorted by file and line, the
+consequences can come before their cause. A finding follows from another when:
+
+- it refers to a claim that a broken claim file defines (a page's reference, or a claim naming it as
+  an input, check or retirer, reported `invalid`): it follows from that file's finding at or above
+  the claim's line;
+- it is a consequence rule (CONSEQUENCES: formula-drifted, only-borrowed, contradicted,
+  unsupported-refutation) on a claim that names a failing claim: it follows from that claim's own
+  cause, climbing the lineage to the first finding that follows from nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from ..claims.lineage import edges
+from ..records import Claim, Finding, PageRef, Source
+
+CONSEQUENCES = frozenset({"formula-drifted", "only-borrowed", "contradicted", "unsupported-refutation"})
+
+
+def follows(
+    findings: Sequence[Finding],
+    claims: Iterable[Claim],
+    refs: Iterable[PageRef],
+    lost: Mapping[str, Source],
+) -> dict[Finding, Finding]:
+    """Each finding that follows from another -> its root cause (a finding that follows from nothing).
+
+    lost: claim id -> where a claim file that failed to load defines it (its `id:` line)."""
+    failing: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.claim_id and finding.severity == "fail":
+            failing.setdefault(finding.claim_id, []).append(finding)
+    names: dict[str, list[str]] = {}
+    for edge in edges(claims):
+        names.setdefault(edge.claim_id, []).append(edge.target_id)
+    lost_roots = {claim_id: _file_cause(where, findings) for claim_id, where in lost.items()}
+    cited = {ref.where: ref.name for ref in refs if ref.kind == "claim"}
+
+    def root(finding: Finding, seen: frozenset[str]) -> Finding:
+        if finding.rule == "unknown-reference" and cited.get(finding.where) in lost_roots:
+            return lost_roots[cited[finding.where]] or finding
+        named = names.get(finding.claim_id, [])
+        if finding.rule == "invalid":
+            cause = next((lost_roots[target] for target in named if lost_roots.get(target)), None)
+            return cause or finding
+        if finding.rule not in CONSEQUENCES or finding.severity != "fail":
+            return finding
+        for target in named:
+            if target in failing and target not in seen:
+                upstream = next((f for f in failing[target] if f.rule not in CONSEQUENCES), failing[target][0])
+                return root(upstream, seen | {finding.claim_id})
+        return finding
+
+    found = {}
+    for finding in findings:
+        cause = root(finding, frozenset())
+        if cause != finding:
+            found[finding] = cause
+    return _rooted(found)
+
+
+def _rooted(found: dict[Finding, Finding]) -> dict[Finding, Finding]:
+    """Each finding's cause followed to one that follows from nothing; a finding in a cycle of causes
+    (two borrowed claims vouching for each other) is a root itself, so every finding is shown."""
+    rooted = {}
+    for finding, cause in found.items():
+        seen = {finding}
+        while cause in found and cause not in seen:
+            seen.add(cause)
+            cause = found[cause]
+        if cause not in seen:
+            rooted[finding] = cause
+    return rooted
+
+
+def _file_cause(where: Source, findings: Sequence[Finding]) -> Finding | None:
+    """The finding in a broken claim file that lost the claim defined at `where`: the last one at or
+    above its line, else the file's first."""
+    in_file = [f for f in findings if f.where.path == where.path and f.rule == "invalid"]
+    above = [f for f in in_file if f.where.line <= where.line]
+    return (above[-1] if above else in_file[0]) if in_file else None
+
+
+def grouped(findings: Sequence[Finding], causes: Mapping[Finding, Finding]) -> list[tuple[Finding, list[Finding]]]:
+    """(cause, what follows from it) in the findings' order, each cause once, every finding once."""
+    present = set(findings)
+    shown_under = {  # a cause left out, or itself under another: the finding is shown alone
+        f: causes[f] for f in findings if causes.get(f) in present and causes[f] not in causes
+    }
+    following: dict[Finding, list[Finding]] = {}
+    for finding, cause in shown_under.items():
+        following.setdefault(cause, []).append(finding)
+    return [(finding, following.get(finding, [])) for finding in findings if finding not in shown_under]

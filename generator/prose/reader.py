@@ -1,0 +1,355 @@
+"""One built page read in one pass, as a reader's browser shows it: HTML -> what verify-site re-derives.
+
+The reader collects what the ledger can check against a fresh Report: the claims a page shows (a
+`data-claim` link and the value inside), its charts (the embedded spec; the claims its figure read,
+`data-claims`), its figure tables (header, each row's run, each cell and whether it holds a claim),
+and every other piece of text a reader sees, with its line, the element it is in, and whether it
+lies in the page's stamped content or around it. Text a reader sees includes the attributes browsers
+show (title, alt, aria-label, placeholder, a button's or a text field's value), the documents
+embedded in attributes (`srcdoc`, `data:` URLs of frames and objects), the strings a script or a
+style can write (a CSS `content:`, and the attributes its `attr()` shows), text areas and form
+options, and math a Markdown math extension leaves for the browser to typeset (read as the text it
+becomes). Code and the ledger's own claim links are not prose; the rest is scanned by sitetext.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import urllib.parse
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+from . import math
+
+LABEL = "ledger-label"
+CODE = frozenset({"code", "pre", "template"})
+RAW = frozenset({"script", "style"})
+VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr", "param"}
+)
+BLOCK = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "dialog", "div", "dl", "dt",
+        "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr",
+        "li", "main", "nav", "ol", "p", "section", "summary", "table", "td", "th", "tr", "ul", "title", "option",
+        "img", "button", "label", "input", "select", "textarea", "body", "head", "html", "text", "g",
+    }
+)  # fmt: skip
+SHOWN_ATTRIBUTES = ("title", "alt", "aria-label", "aria-description", "placeholder", "label")
+SHOWN_META = frozenset({"description", "author", "og:title", "og:description", "twitter:title", "twitter:description"})
+_VALUE_NOT_SHOWN = frozenset({"hidden", "password", "checkbox", "radio", "file", "image", "color", "range"})
+_EMBEDDING = {"iframe": ("srcdoc", "src"), "frame": ("src",), "object": ("data",), "embed": ("src",)}
+_DOCUMENT_URL = re.compile(
+    r"^\s*data:(?:text/html|image/svg\+xml|application/xhtml\+xml|text/plain|text/xml)[^,]*?(;base64)?,", re.I
+)
+CELL = "\n\x1e\n"  # between two table cells (with cells_apart): a break no figure reads across
+MAX_DEPTH = 4  # documents inside documents inside attributes: read this deep, then refused
+_JS_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`""", re.S)
+_CSS_STRING = re.compile(r""""(?:[^"\\\n]|\\.|\\\n)*"|'(?:[^'\\\n]|\\.|\\\n)*'""", re.S)
+_CSS_ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})\s?|\n|(.))")
+_JS_ESCAPE = re.compile(r"\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.))", re.S)
+_ATTR = re.compile(r"\battr\(\s*([A-Za-z_][\w:-]*)", re.I)
+_JS_SIMPLE = {"n": "\n", "t": "\t", "r": "", "b": "", "f": "", "v": "", "0": ""}
+
+
+def css_strings(css: str) -> list[str]:
+    """The strings of a stylesheet (what `content:` can show), escapes decoded: "\\35 GB" -> "5 GB"."""
+    return [_CSS_ESCAPE.sub(_css_char, match.group(0)[1:-1]) for match in _CSS_STRING.finditer(css)] if css else []
+
+
+def _css_char(match: re.Match) -> str:
+    if match.group(1):
+        code = int(match.group(1), 16)
+        return chr(code) if 0 < code < 0x110000 and not 0xD800 <= code < 0xE000 else "\ufffd"
+    return match.group(2) or ""
+
+
+def script_strings(code: str) -> list[str]:
+    """The string literals of a script (what it can write into the page), escapes decoded."""
+    return [_JS_ESCAPE.sub(_js_char, match.group(0)[1:-1]) for match in _JS_STRING.finditer(code)] if code else []
+
+
+def _js_char(match: re.Match) -> str:
+    digits = match.group(1) or match.group(2) or match.group(3)
+    if digits:
+        code = int(digits, 16)
+        return chr(code) if code < 0x110000 and not 0xD800 <= code < 0xE000 else "\ufffd"
+    return _JS_SIMPLE.get(match.group(4), match.group(4))
+
+
+def css_attributes(css: str) -> frozenset[str]:
+    """The attributes a stylesheet shows with attr(NAME) (in a `content:` value)."""
+    return frozenset(name.lower() for name in _ATTR.findall(css)) if css else frozenset()
+
+
+@dataclass(slots=True)
+class Piece:
+    """A piece of text a reader sees."""
+
+    text: str
+    line: int
+    element: str  # the element it is in, as written: "<td>", '<p class="x">', "title of <a>"
+    content: bool  # inside the page's stamped content (else around it: title, navigation, theme)
+    ledger: bool = False  # inside an element of the ledger's own (a ledger-* class: a banner, a caption)
+
+
+@dataclass(slots=True)
+class TableCell:
+    text: str
+    claim: bool  # it holds a claim link
+    column: str  # data-ledger-column: the run table's column a number came from ('' if none)
+    header: bool = False  # a <th>
+
+
+@dataclass(slots=True)
+class TableRow:
+    line: int
+    run: str  # data-ledger-run / data-ledger-testbed: the run the row came from ('' if none)
+    testbed: str
+    cells: list[TableCell] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class FigureTable:
+    line: int
+    id: str
+    header: list[str] = field(default_factory=list)
+    rows: list[TableRow] = field(default_factory=list)
+
+
+class PageReader(HTMLParser):
+    """Feed it a page; read .claims, .charts, .tables, .pieces, .labels and .problems."""
+
+    def __init__(
+        self,
+        shown_attributes: frozenset[str] = frozenset(),
+        depth: int = 0,
+        skip_ledger: bool = False,
+        cells_apart=False,
+    ):
+        super().__init__(convert_charrefs=True)
+        self.cells_apart = cells_apart  # a table's cells apart: no figure reads across two cells
+        self.skip_ledger = skip_ledger  # the built page read back: the ledger's own elements are its output
+        self.claims: list[tuple[int, str, list[str], str]] = []  # line, id, classes, value shown
+        self.charts: list[tuple[int, str, str, str]] = []  # line, chart id, spec JSON, the claims it read
+        self.tables: list[FigureTable] = []
+        self.pieces: list[Piece] = []
+        self.labels: list[Piece] = []  # text inside an author's <span class="ledger-label">
+        self.problems: list[tuple[int, str]] = []
+        self.shown_attributes = shown_attributes  # attributes a stylesheet's attr() shows
+        self.depth = depth
+        self._stack: list[tuple[str, str, bool]] = []  # (tag, what it does: "hide", "claim", ..., the ledger's own)
+        self._hidden = 0
+        self._open: dict[str, int] = {}  # open elements by tag
+        self._labels = 0  # open labels
+        self._claims = 0  # open claim links
+        self._ledger = 0  # open elements of the ledger's own
+        self._content = 0  # open stamped regions (BEGIN seen, its stamp not yet)
+        self._claim: list | None = None
+        self._value = 0
+        self._chart: list | None = None
+        self._spec: list[str] | None = None
+        self._table: FigureTable | None = None
+        self._row: TableRow | None = None
+        self._cell: TableCell | None = None
+        self._math: list[str] | None = None
+
+    # -- what each element does --------------------------------------------------------------------
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {name: value or "" for name, value in attrs}
+        classes = values.get("class", "").split()
+        line = self.getpos()[0]
+        if tag == "span" and "ledger-begin" in classes:
+            self._content += 1
+        elif tag == "span" and "ledger-stamp" in classes:
+            self._content = max(0, self._content - 1)
+        role = self._role(tag, values, classes, line)
+        if not self._hidden and role not in ("hide", "claim"):
+            self._attributes(tag, values, line)
+        if tag in BLOCK:
+            self._add(CELL if self.cells_apart and tag in ("td", "th") else "\n", line, tag)
+        if tag not in VOID:
+            ours = role != "label" and "ledger-" in values.get("class", "")
+            self._stack.append((tag, role, ours))
+            self._open[tag] = self._open.get(tag, 0) + 1
+            self._hidden += role in ("hide", "claim")
+            self._ledger += ours
+            self._labels += role == "label"
+            self._claims += role == "claim"
+
+    def _role(self, tag: str, values: dict[str, str], classes: list[str], line: int) -> str:
+        if tag == "a" and "data-claim" in values:
+            if self._claim is None:
+                self._claim = [line, values["data-claim"], classes, ""]
+            if self._cell is not None:
+                self._cell.claim = True
+            return "claim"
+        if self._claim is not None and tag == "span" and "ledger-value" in classes:
+            self._value = 1
+        elif self._value and tag not in VOID:
+            self._value += 1
+        if tag == "figure" and "data-chart" in values:
+            self._chart = [line, values["data-chart"], values.get("data-claims", "")]
+        if tag == "script" and "ledger-chart-spec" in classes and self._chart is not None:
+            self._spec = []
+            return "hide"
+        if tag == "figure" and "ledger-table" in classes:
+            self._table = FigureTable(line, values.get("id", "").removeprefix("table-"))
+            self.tables.append(self._table)
+        if self._table is not None and tag == "tr" and not self._hidden:
+            self._row = TableRow(line, values.get("data-ledger-run", ""), values.get("data-ledger-testbed", ""))
+            self._table.rows.append(self._row)
+        if self._row is not None and tag in ("td", "th"):
+            self._cell = TableCell("", False, values.get("data-ledger-column", ""), tag == "th")
+        if tag in CODE or (self.skip_ledger and any(c.startswith("ledger-") for c in classes)):
+            return "hide"
+        if LABEL in classes:
+            return "label"
+        if (tag == "script" and values.get("type", "").lower().startswith("math/")) or "arithmatex" in classes:
+            self._math = []
+            return "math"
+        if tag in RAW:
+            return "raw"
+        return ""
+
+    def _attributes(self, tag: str, values: dict[str, str], line: int) -> None:
+        """What a reader is shown of an element's attributes, and the documents they embed."""
+        where = f"{_attribute_of(tag)}"
+        for name in SHOWN_ATTRIBUTES:
+            if values.get(name):
+                self._add(f"\n{values[name]}\n", line, f"{name} of {where}")
+        if tag == "input" and values.get("value") and values.get("type", "text").lower() not in _VALUE_NOT_SHOWN:
+            self._add(f"\n{values['value']}\n", line, f"value of {where}")
+        if tag == "meta" and (values.get("name") or values.get("property")) in SHOWN_META:
+            self._add(f"\n{values.get('content', '')}\n", line, f"content of {where}")
+        for name in self.shown_attributes & set(values):
+            self._add(f"\n{values[name]}\n", line, f"{name} of {where} (a stylesheet's attr() shows it)")
+        for text in css_strings(values.get("style", "")):
+            self._add(f"\n{text}\n", line, f"style of {where}")
+        for name in _EMBEDDING.get(tag, ()):
+            if values.get(name):
+                self._embedded(values[name], name == "srcdoc", line, f"{name} of {where}")
+
+    def _embedded(self, value: str, is_document: bool, line: int, where: str) -> None:
+        """A document inside an attribute (srcdoc, a data: URL): read as a page of its own, at this line."""
+        if not is_document:
+            found = _DOCUMENT_URL.match(value)
+            if not found:
+                return
+            body = value[found.end() :]
+            try:
+                value = (
+                    base64.b64decode(urllib.parse.unquote(body)).decode("utf-8", "replace")
+                    if found.group(2)
+                    else urllib.parse.unquote(body)
+                )
+            except ValueError:
+                self.problems.append((line, f"{where} embeds a document that cannot be decoded"))
+                return
+        if self.depth >= MAX_DEPTH:
+            self.problems.append((line, f"{where} embeds documents {MAX_DEPTH} deep; not read further"))
+            return
+        inner = PageReader(self.shown_attributes, self.depth + 1, self.skip_ledger, self.cells_apart)
+        inner.feed(value)
+        inner.close()
+        inside = self._content > 0
+        self.pieces += [Piece(piece.text, line, f"{where}: {piece.element}", inside) for piece in inner.pieces]
+        self.labels += [Piece(piece.text, line, f"{where}: {piece.element}", inside) for piece in inner.labels]
+        self.claims += [(line, *claim[1:]) for claim in inner.claims]  # a claim inside one is checked too
+        self.problems += [(line, what) for _, what in inner.problems]
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        line = self.getpos()[0]
+        if tag in BLOCK:
+            self._add(CELL if self.cells_apart and tag in ("td", "th") else "\n", line, tag)
+        if not self._open.get(tag):
+            return  # a stray end tag: browsers ignore it
+        while self._stack:
+            open_tag, role, ours = self._stack.pop()
+            self._open[open_tag] -= 1
+            self._ledger -= ours
+            self._hidden -= role in ("hide", "claim")
+            self._labels -= role == "label"
+            self._claims -= role == "claim"
+            self._closed(open_tag, role, line)
+            if open_tag == tag:
+                break
+
+    def _closed(self, tag: str, role: str, line: int) -> None:
+        if self._value:
+            self._value -= 1
+        if role == "claim" and self._claim is not None and not self._claims:
+            self.claims.append((self._claim[0], self._claim[1], self._claim[2], self._claim[3]))
+            self._claim = None
+        if role == "math" and self._math is not None:
+            self._add(f"\n{math.as_text(''.join(self._math))}\n", line, f"math in <{tag}>")
+            self._math = None
+        if tag == "script" and self._spec is not None and self._chart is not None:
+            self.charts.append((self._chart[0], self._chart[1], "".join(self._spec), self._chart[2]))
+            self._spec = None
+        if tag == "figure":
+            self._chart = None
+            self._table = None
+        if tag == "tr":
+            self._row = None
+        if tag in ("td", "th") and self._cell is not None and self._row is not None:
+            self._row.cells.append(self._cell)
+            if tag == "th" and self._table is not None and len(self._table.rows) == 1:
+                self._table.header.append(self._cell.text.strip())
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._value and self._claim is not None:
+            self._claim[3] += data
+        if self._spec is not None:
+            self._spec.append(data)
+            return
+        if self._hidden:
+            return
+        if self._cell is not None:
+            self._cell.text += data
+        if self._math is not None:
+            self._math.append(data)
+            return
+        line, tag = self.getpos()[0], self._stack[-1][0] if self._stack else "html"
+        if self._stack and self._stack[-1][1] == "raw":
+            strings = css_strings(data) if tag == "style" else script_strings(data)
+            for text in strings:
+                self._add(f"\n{text}\n", line, f"a string of <{tag}>")
+            return
+        self._add(data, line, f"<{tag}>")
+
+    def _add(self, text: str, line: int, element: str) -> None:
+        if self._hidden:
+            return
+        found = self.labels if self._labels else self.pieces
+        if found and (text.isspace() or not text):  # a space or a break: part of the piece before it
+            found[-1].text += text
+        else:
+            found.append(Piece(text, line, element, self._content > 0, self._ledger > 0))
+
+
+def _attribute_of(tag: str) -> str:
+    return f"<{tag}>"
+
+
+def read(
+    page: str, shown_attributes: frozenset[str] = frozenset(), skip_ledger: bool = False, cells_apart: bool = False
+) -> PageReader:
+    """A page read once: its claims, charts, figure tables, text pieces, labels and problems."""
+    reader = PageReader(shown_attributes | css_attributes(page), skip_ledger=skip_ledger, cells_apart=cells_apart)
+    reader.feed(page)
+    reader.close()
+    return reader
+
+
+def visible(html: str, skip_ledger: bool = False) -> str:
+    """The text of an HTML page or fragment as a reader sees it; blocks and attributes on lines of their own."""
+    return "".join(piece.text for piece in read(html, skip_ledger=skip_ledger).pieces)
