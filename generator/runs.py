@@ -8,7 +8,8 @@ A run is a folder  measurements/<probe>/<UTC timestamp>-<testbed>/  holding tidy
 manifest.json that records the probe's code hashes, parameters, environment, times, the hash of
 every data file and what the probe declared of its value columns (`columns`: each one's unit and
 whether it was timed or is exact, with the declaration's own hash, so an edit of it alone reads as
-tampered, as an edit of a data file does). Runs are written to a hidden temporary folder and renamed
+tampered, as an edit of a data file does) and the repository commit it was measured at (`revision`,
+with whether the working tree was clean). Runs are written to a hidden temporary folder and renamed
 into place when complete; an existing run is never overwritten.
 """
 
@@ -22,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -111,6 +113,53 @@ def read_columns(found: object, where: str) -> dict[str, dict[str, Column]]:
 
 
 @dataclass(frozen=True, slots=True)
+class Revision:
+    """The repository commit a run was measured at, and whether the working tree matched it (no uncommitted
+    change to a tracked file), so replicate runs trace to revisions. commit "": not a git work tree."""
+
+    commit: str
+    clean: bool | None  # None: unknown (no git)
+
+    def as_json(self) -> dict[str, object]:
+        return {"commit": self.commit, "clean": self.clean}
+
+    @classmethod
+    def read(cls, found: object) -> Revision:
+        """From the manifest's `revision`; ValueError when it is not {"commit": hex or "", "clean": bool or null}."""
+        if not isinstance(found, dict) or set(found) != {"commit", "clean"}:
+            raise ValueError('`revision` must be {"commit": ..., "clean": ...}')
+        commit, clean = found["commit"], found["clean"]
+        if not isinstance(commit, str) or not re.fullmatch(r"(?:[0-9a-f]{40}|[0-9a-f]{64})?", commit):
+            raise ValueError("revision.commit must be a git commit id (40 or 64 hex digits) or empty")
+        if clean is not None and not isinstance(clean, bool):
+            raise ValueError("revision.clean must be true, false or null")
+        return cls(commit, clean)
+
+
+def revision(root: Path) -> Revision:
+    """The commit HEAD names in root's git work tree and whether tracked files match it (untracked files,
+    such as runs not yet committed, do not count); Revision("", None) without git or a work tree."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--verify", "HEAD"], capture_output=True, text=True, timeout=30
+        )
+        if head.returncode != 0:
+            return Revision("", None)
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return Revision("", None)
+    commit = head.stdout.strip()
+    if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit):
+        return Revision("", None)
+    return Revision(commit, status.stdout.strip() == "" if status.returncode == 0 else None)
+
+
+@dataclass(frozen=True, slots=True)
 class Manifest:
     """A run's manifest.json: its probe's code hashes, testbed, times, parameters, environment and the
     hash and row count of every data file. write_run writes it; the gate reads it (load.py)."""
@@ -125,6 +174,7 @@ class Manifest:
     files: Mapping[str, tuple[str, int]]  # data file -> (sha256, rows)
     columns: Columns = field(default_factory=dict)  # data file -> column -> its declaration (empty: none)
     columns_sha256: str = ""  # of the declarations as written (columns_sha256()); "" when there are none
+    revision: Revision | None = None  # the repository commit it was measured at (None: a run from before it was kept)
 
     @property
     def folder(self) -> str:
@@ -146,6 +196,8 @@ class Manifest:
         if self.columns:  # a run written before declarations were has neither key
             manifest["columns"] = columns_json(self.columns)
             manifest["columns_sha256"] = self.columns_sha256
+        if self.revision is not None:
+            manifest["revision"] = self.revision.as_json()
         return (json.dumps(manifest, indent=2) + "\n").encode()
 
     @classmethod
@@ -163,6 +215,7 @@ class Manifest:
             files={str(name): (entry["sha256"], entry.get("rows", 0)) for name, entry in files.items()},
             columns=read_columns(manifest["columns"], "manifest.json columns") if "columns" in manifest else {},
             columns_sha256=str(manifest.get("columns_sha256", "")),
+            revision=Revision.read(manifest["revision"]) if "revision" in manifest else None,
         )
 
 
@@ -372,6 +425,7 @@ def write_run(
         {name: (sha256_bytes(content), len(tables[name])) for name, content in data.items()},
         declared,
         columns_sha256(declared) if declared else "",
+        revision(root),
     )
 
     parent.mkdir(parents=True, exist_ok=True)

@@ -280,9 +280,9 @@ def test_h200_plan_runs_a_replicate_call_and_packs_its_runs_with_its_log(tmp_pat
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["replicate-a.log", "replicate-a.tar"]
     names = tarfile.open(tmp_path / "out/replicate-a.tar").getnames()
     probes = {n.split("/")[2] for n in names if n.count("/") >= 3 and n.endswith("manifest.json")}
-    assert probes == {"context", "whole_graph", "raw_step"} and "replicate-a/replicate-a.log" in names
+    assert probes == {"context", "whole_graph", "raw_step", "moe"} and "replicate-a/replicate-a.log" in names
     log = (tmp_path / "out/replicate-a.log").read_text()
-    assert log.count("end: exit 0") == 3  # each probe in its own process
+    assert log.count("end: exit 0") == 4  # each probe in its own process
     assert "--profile quick-replicate" in log and "probes.raw_step --profile quick" in log
     done = subprocess.run(
         [str(ROOT / "scripts/h200"), "whole-graph"], env=env, capture_output=True, text=True, timeout=300

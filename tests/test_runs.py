@@ -46,6 +46,7 @@ def test_run_holds_tables_and_a_manifest_with_every_hash(tmp_path):
         "parameters": {"rounds": 7},
         "environment": {"mlx": "0.32.4"},
         "files": {"results.csv": {"sha256": sha256_bytes(data), "rows": 1}},
+        "revision": {"commit": "", "clean": None},  # tmp_path is no git work tree
     }
 
 
@@ -120,7 +121,7 @@ def test_a_run_records_each_declared_columns_unit_and_kind_with_their_hash(tmp_p
     }
     canonical = '{"results.csv":{"batch":{"kind":"exact","unit":""},"ms":{"kind":"timed","unit":"ms"}}}'
     assert manifest["columns_sha256"] == sha256_bytes(canonical.encode()) == columns_sha256(columns)
-    assert list(manifest)[-3:] == ["files", "columns", "columns_sha256"]
+    assert list(manifest)[-4:] == ["files", "columns", "columns_sha256", "revision"]
     assert shape(manifest) == []
     record = Manifest.read(manifest)
     assert record.columns == columns and record.as_bytes() == manifest_bytes
