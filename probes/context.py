@@ -113,7 +113,7 @@ def time_context(s: session.Session, model, config, cfg: dict, context: int, cap
 
 def main(argv=None) -> None:
     s = session.start("context", argv)
-    cfg = CONTEXT[s.profile.name]
+    cfg = s.config(CONTEXT[s.profile.name])
     config = configs.PROFILE_MODELS[s.profile.name]
     phase = budget.Phases(s.progress)
     rng = np.random.default_rng(0)

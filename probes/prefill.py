@@ -45,7 +45,7 @@ class Prefill:
 
 def main(argv=None) -> None:
     s = session.start("prefill", argv)
-    cfg = PREFILL[s.profile.name]
+    cfg = s.config(PREFILL[s.profile.name])
     config = configs.PROFILE_MODELS[s.profile.name]
     phase = budget.Phases(s.progress)
     with phase("build"):

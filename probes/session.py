@@ -64,6 +64,9 @@ def parse_args(probe: str, argv: Sequence[str] | None, variants: Mapping[str, st
     parser.add_argument("--profile", choices=sorted({*PROFILES, *(variants or {})}), default="default")
     parser.add_argument("--testbed", help="testbed name (default: derived from OS, backend and device)")
     parser.add_argument("--out", type=Path, help="measurements folder (default: <repo>/measurements)")
+    parser.add_argument("--budget-s", type=float, dest="budget_s",
+                        help="the whole-model probes' time bound in seconds (default: the profile's budget_s); "
+                             "recorded in the run's parameters as budget_s")
     return parser.parse_args(argv)
 
 
@@ -80,7 +83,15 @@ class Session:
     dtype: mx.Dtype
     checks: list[dict[str, object]] = field(default_factory=list)
     stops: dict[str, object] = field(default_factory=dict)  # label -> the stopping rule a timing used
+    budget_s: float | None = None  # --budget-s: a bound for this machine in place of the profile's (None: keep it)
     _clock0: float = field(default_factory=time.monotonic)
+
+    def config(self, table: Mapping[str, object]) -> dict[str, object]:
+        """A whole-model probe's settings for this run: the profile's, with --budget-s in place of its budget_s.
+        A bound is a parameter, not code: a fresh H200 compiles every shape's kernels again (first calls took
+        140 s for whole_graph's 29 settings there, against 11 s on a machine that had run them), so the bound
+        that fits depends on the machine, and changing it must not change the code the runs hash."""
+        return {**table, "budget_s": self.budget_s} if self.budget_s is not None else dict(table)
 
     def progress(self, message: str) -> None:
         """One line on stderr: probe, seconds since start, message."""
@@ -192,7 +203,10 @@ def start(probe: str, argv: Sequence[str] | None = None, variants: Mapping[str, 
     out = args.out.resolve() if args.out else None
     base = (variants or {}).get(args.profile, args.profile)
     profile = PROFILES[base] if base == args.profile else dataclasses.replace(PROFILES[base], name=args.profile, base=base)
-    session = Session(probe, profile, testbed, out, datetime.now(timezone.utc), env, env_mod.compute_dtype())
+    if args.budget_s is not None and not args.budget_s > 0:
+        sys.exit(f"{probe}: --budget-s {args.budget_s}: give a positive number of seconds")
+    session = Session(probe, profile, testbed, out, datetime.now(timezone.utc), env, env_mod.compute_dtype(),
+                      budget_s=args.budget_s)
     session.progress(f"profile {args.profile}, testbed {testbed}, backend {env['backend']}, "
                      f"dtype {env_mod.dtype_name(session.dtype)}")
     return session

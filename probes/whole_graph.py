@@ -198,7 +198,7 @@ def pairings(timed: dict[str, timing.Timed], mode: str, b: int) -> dict[str, ste
 
 def main(argv=None) -> None:
     s = session.start("whole_graph", argv, {name: base for name, (base, _) in REPLICATES.items()})
-    cfg = DECODE[s.profile.name]
+    cfg = s.config(DECODE[s.profile.name])
     config = configs.PROFILE_MODELS[s.profile.shapes]
     tiny = with_heads_of(configs.tiny_width(config), config)
     phase = budget.Phases(s.progress)

@@ -567,3 +567,18 @@ def test_raw_step_with_a_nibble_swapped_reference_records_nothing(tmp_path, monk
     assert raw_step.main(["--profile", "quick", "--out", str(tmp_path)]) == 1
     assert "reference check failed, nothing recorded" in capsys.readouterr().err
     assert list(tmp_path.rglob("*")) == []
+
+
+def test_a_budget_given_on_the_command_line_replaces_the_profiles_and_is_recorded():
+    """--budget-s fits a whole-model probe's bound to the machine without changing the code its runs hash."""
+    variants = {name: base for name, (base, _) in whole_graph.REPLICATES.items()}
+    kept = session.start("whole_graph", ["--profile", "gpu-replicate"], variants)
+    assert kept.config(whole_graph.DECODE["gpu-replicate"])["budget_s"] == whole_graph.DECODE["gpu-replicate"]["budget_s"]
+    given = session.start("whole_graph", ["--profile", "gpu-replicate", "--budget-s", "170"], variants)
+    settings = given.config(whole_graph.DECODE["gpu-replicate"])
+    assert settings["budget_s"] == 170.0 and whole_graph.DECODE["gpu-replicate"]["budget_s"] == 100.0  # not mutated
+    assert {k: v for k, v in settings.items() if k != "budget_s"} == {
+        k: v for k, v in whole_graph.DECODE["gpu-replicate"].items() if k != "budget_s"
+    }
+    with pytest.raises(SystemExit, match="positive number of seconds"):
+        session.start("whole_graph", ["--budget-s", "0"], variants)
