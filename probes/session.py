@@ -88,8 +88,8 @@ class Session:
 
     def config(self, table: Mapping[str, object]) -> dict[str, object]:
         """A whole-model probe's settings for this run: the profile's, with --budget-s in place of its budget_s.
-        A bound is a parameter, not code: a fresh H200 compiles every shape's kernels again (first calls took
-        140 s for whole_graph's 29 settings there, against 11 s on a machine that had run them), so the bound
+        A bound is a parameter, not code: on a fresh H200 first calls took 140 s for whole_graph's 29 settings
+        (11 s in the first session's runs), so the bound
         that fits depends on the machine, and changing it must not change the code the runs hash."""
         return {**table, "budget_s": self.budget_s} if self.budget_s is not None else dict(table)
 
