@@ -4,15 +4,20 @@ Writes a synthetic ledger into a temporary folder (N claims of every kind over R
 real run writer, ten hand-written pages citing them, one chart and one table), then measures, in
 the same run:
 
-1. `mkdocs build` with the plugin and with it removed (the same hand-written pages; their references
-   stay plain text), alternating: medians, the ratio, the cost per generated page, each build's peak
-   memory (resource.getrusage in the build's own process);
+1. `mkdocs build` with the plugin, with it removed (the same hand-written pages; their references
+   stay plain text), and without it but with as many plain Markdown pages as the plugin generates,
+   outside the navigation (the pruned navigation the generated pages have), alternating: medians, the
+   cost per generated page against the cost per plain Material page, each build's peak memory
+   (resource.getrusage in the build's own process), the size of the claim pages' HTML against the plain
+   pages';
+   with --verify, `ledger verify-site` on the site each plugin build wrote, against that build;
 2. `mkdocs serve`: a one-line edit of a hand-written page, rebuilt by a real `mkdocs serve` with the
    plugin and by one without it (MkDocs' own "Documentation built in" time): medians and the ratio;
 3. with --profile, a cProfile of one plugin build: where the time goes.
 
-    .venv/bin/python benchmarks/build_time.py [--claims 300] [--runs 30] [--repeat 3] [--edits 5] [--profile]
-    .venv/bin/python benchmarks/build_time.py --claims 10000 --repeat 1 --edits 0 --profile
+    .venv/bin/python benchmarks/build_time.py [--claims 300] [--runs 30] [--repeat 3] [--edits 5] [--verify] [--profile]
+    .venv/bin/python benchmarks/build_time.py --claims 10000 --runs 300 --repeat 2 --edits 0 --verify
+    .venv/bin/python benchmarks/build_time.py --repository --repeat 3 --edits 0 --verify
 
 --baseline DIR (e.g. `git archive main | tar -x -C DIR`) times the plugin build with that revision's code
 as well, alternating with this one on the same ledger, and prints the ratio: a change's cost, one session.
@@ -145,6 +150,53 @@ def claim_lines(i: int, runs: list, measured: list[tuple[str, float]]) -> list[s
             f"    refuted_by: {a}",
         ]
     return []
+
+
+# A plain Markdown page about the size of a claim page's content: a table of facts, three sections.
+PLAIN_PAGE = """# plain-{i:05d}
+
+A plain page, for the cost of a page through MkDocs and Material's templates.
+
+| field | value |
+| --- | --- |
+| statement | synthetic speedup {i} at B=4 |
+| value | **1.8×** |
+| kind | measured |
+| testbed | `linux-cpu` |
+
+## Evidence
+
+Column `speedup` of `results.csv`, row where `batch = 4`, in run `synthetic/2026-01-01T00-{i:05d}Z`.
+
+| batch | speedup | rounds |
+| ---: | ---: | ---: |
+| 4 | 1.8 | 3 |
+
+## Lineage
+
+No other claim names this one, and it names none.
+
+## Where it is written
+
+Defined at `claims/synthetic.yaml:{i}`; cited on `docs/report/page-2.md`.
+"""
+
+
+def plain_pages(root: Path, config: str, count: int) -> None:
+    """plain-pages.yml: the plain build of the same hand-written pages and `count` plain pages beside
+    them (docs-pages/extra/), outside the navigation as the generated pages are."""
+    docs = root / "docs-pages"
+    shutil.copytree(root / "docs", docs)
+    (docs / "extra").mkdir()
+    for i in range(count):
+        (docs / "extra" / f"plain-{i:05d}.md").write_text(PLAIN_PAGE.format(i=i))
+    text = re.sub(r"^(docs_dir|site_dir):.*\n", "", (root / config).read_text(), flags=re.M)
+    if not re.search(r"^nav:", text, flags=re.M):  # the navigation MkDocs makes of the hand-written pages
+        pages = sorted(p.relative_to(root / "docs").as_posix() for p in (root / "docs").rglob("*.md"))
+        text += "nav:\n" + "".join(f"  - {page}\n" for page in pages)
+    (root / "plain-pages.yml").write_text(
+        text + "docs_dir: docs-pages\nsite_dir: site-pages\nnot_in_nav: |\n  /extra/\n"
+    )
 
 
 def ledger(root: Path, n_claims: int, n_runs: int) -> None:
@@ -336,6 +388,10 @@ def main() -> None:
         "--repository", action="store_true", help="this repository's own report instead of a synthetic ledger"
     )
     parser.add_argument("--baseline", type=Path, help="another revision's code: its plugin build, alternating")
+    parser.add_argument("--verify", action="store_true", help="time `ledger verify-site` on each plugin build's site")
+    parser.add_argument(
+        "--plain-pages", type=int, default=0, help="plain pages in the baseline (default: as many as generated)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -347,50 +403,110 @@ def main() -> None:
             edited = "docs/report/page-0.md"
             what = f"ledger: {args.claims} claims, {args.runs} runs, 11 hand-written pages, 1 chart, 1 table"
         cold, _ = build(root, "with-plugin.yml")  # fills .cache/ledger (Vega bundle, SVGs) once
-        builds = [("plugin", "with-plugin.yml", REPO), ("plain", "plain.yml", REPO)]
+        generated = sum(1 for _ in (root / "site-plugin").rglob("index.html")) - sum(
+            1 for page in (root / "docs").rglob("*.md")
+        )
+        plain_pages(root, "plain.yml", args.plain_pages or generated)
+        builds = [("plugin", "with-plugin.yml", REPO), ("plain", "plain.yml", REPO), ("pages", "plain-pages.yml", REPO)]
         if args.baseline:
             build(root, "with-plugin.yml", args.baseline.resolve())  # its own first build, as this one's above
             builds.append(("baseline", "with-plugin.yml", args.baseline.resolve()))
         times: dict[str, list[float]] = {name: [] for name, _, _ in builds}
         peaks: dict[str, list[float]] = {name: [] for name, _, _ in builds}
+        verified: list[float] = []
         for _ in range(args.repeat):
             for name, config, code in builds:
                 seconds, peak = build(root, config, code)
                 times[name].append(seconds)
                 peaks[name].append(peak)
-        pages = sum(1 for _ in (root / "site-plugin").rglob("index.html"))
-        plain_pages = sum(1 for _ in (root / "site-plain").rglob("index.html"))
+                if name == "plugin" and args.verify:  # the site this build wrote
+                    verified.append(verify_site(root, "with-plugin.yml", "site-plugin"))
+        sizes = page_sizes(root)
         rebuilds = serve_rebuilds(root, args.edits, edited) if args.edits else {}
         if args.profile:
             profile(root, "with-plugin.yml")
-    plugin, plain = statistics.median(times["plugin"]), statistics.median(times["plain"])
+    report(args, what, edited, times, peaks, sizes, verified, rebuilds, cold)
+
+
+def verify_site(root: Path, config: str, site: str) -> float:
+    """Seconds of `ledger verify-site` on a built site, in a new process (it must find no problem)."""
+    command = [sys.executable, "-m", "generator", "--config", config, "verify-site", site]
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=root, env=ENV, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"ledger verify-site {site} failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
+    return elapsed
+
+
+def page_sizes(root: Path) -> dict[str, list[int]]:
+    """Bytes of HTML of each claim page, each run page and each plain page, and the pages counted."""
+    site = root / "site-plugin"
+    return {
+        "claim": sorted(p.stat().st_size for p in (site / "claim").rglob("index.html")),
+        "run": sorted(p.stat().st_size for p in (site / "run").rglob("index.html")),
+        "plain page": sorted(p.stat().st_size for p in (root / "site-pages/extra").rglob("index.html")),
+        "pages": [
+            sum(1 for _ in site.rglob("index.html")),
+            sum(1 for _ in (root / "site-plain").rglob("index.html")),
+            sum(1 for _ in (root / "site-pages").rglob("index.html")),
+        ],
+    }
+
+
+def _list(values: list[float], unit: str = "s") -> str:
+    return ", ".join(f"{v:.2f}{unit}" for v in values)
+
+
+def report(args, what, edited, times, peaks, sizes, verified, rebuilds, cold) -> None:
+    """Every figure of the run, each ratio against its baseline measured in the same run."""
+    plugin, plain, many = (statistics.median(times[name]) for name in ("plugin", "plain", "pages"))
+    pages, plain_count, many_count = sizes["pages"]
     print(f"{what}; {args.repeat} builds each, alternating; edits under serve to {edited}")
-    print(
-        f"mkdocs build with the ledger plugin: median {plugin:.2f} s  "
-        f"({', '.join(f'{t:.2f}' for t in times['plugin'])}; {pages} pages; peak {max(peaks['plugin']):.0f} MiB)"
-    )
-    print(
-        f"mkdocs build without it (plain):     median {plain:.2f} s  "
-        f"({', '.join(f'{t:.2f}' for t in times['plain'])}; {plain_pages} pages; peak {max(peaks['plain']):.0f} MiB)"
-    )
+    for name, label, count in (
+        ("plugin", "with the ledger plugin", pages),
+        ("plain", "without it (plain)", plain_count),
+        ("pages", "plain + plain pages", many_count),
+    ):
+        print(
+            f"mkdocs build {label + ':':<24} median {statistics.median(times[name]):7.2f} s  "
+            f"({_list(times[name])}; {count} pages; peak {max(peaks[name]):.0f} MiB)"
+        )
     print(f"ratio plugin / plain (full builds): {plugin / plain:.2f}")
     if args.baseline:
         base = statistics.median(times["baseline"])
         print(
             f"the plugin build with {args.baseline}'s code: median {base:.2f} s "
-            f"({', '.join(f'{t:.2f}' for t in times['baseline'])}); this / baseline {plugin / base:.3f}"
+            f"({_list(times['baseline'])}); this / baseline {plugin / base:.3f}"
         )
-    extra = pages - plain_pages
+    extra, plains = pages - plain_count, many_count - plain_count
+    per_generated = 1000 * (plugin - plain) / max(extra, 1)
+    per_plain = 1000 * (many - plain) / max(plains, 1)
     print(
-        f"cost per generated page: {1000 * (plugin - plain) / max(extra, 1):.2f} ms ({extra} generated pages); "
-        f"peak memory of the plugin build: {max(peaks['plugin']):.0f} MiB; first (cold-cache) build {cold:.2f} s"
+        f"cost per generated page: {per_generated:.2f} ms ({extra} generated pages); "
+        f"per plain Material page outside the navigation: {per_plain:.2f} ms ({plains} pages); "
+        f"ratio generated / plain page: {per_generated / per_plain:.2f}  (target: at most 0.5)"
     )
+    print(f"peak memory of the plugin build: {max(peaks['plugin']):.0f} MiB; first (cold-cache) build {cold:.2f} s")
+    for kind in ("claim", "run", "plain page"):
+        found = sizes[kind]
+        if found:
+            print(
+                f"{kind} pages' HTML: median {statistics.median(found) / 1000:.1f} KB, largest {found[-1] / 1000:.1f} KB"
+                f" ({len(found)} pages)"
+            )
+    if verified:
+        checked = statistics.median(verified)
+        print(
+            f"ledger verify-site on the site each plugin build wrote: median {checked:.2f} s ({_list(verified)}); "
+            f"ratio verify-site / the build it verifies: {checked / plugin:.2f}  (target: at most 0.5)"
+        )
     if rebuilds:
         served, bare = statistics.median(rebuilds["plugin"][0]), statistics.median(rebuilds["plain"][0])
         print(
             f"mkdocs serve, one-line page edit, rebuild (MkDocs' own timer), {args.edits} edits each, alternating: "
-            f"plugin median {served:.3f} s ({', '.join(f'{t:.3f}' for t in rebuilds['plugin'][0])}), "
-            f"plain median {bare:.3f} s ({', '.join(f'{t:.3f}' for t in rebuilds['plain'][0])})"
+            f"plugin median {served:.3f} s ({_list(rebuilds['plugin'][0], '')}), "
+            f"plain median {bare:.3f} s ({_list(rebuilds['plain'][0], '')})"
         )
         print(f"ratio serve rebuild plugin / plain: {served / bare:.2f}  (target: at most 2)")
         if rebuilds["plugin"][1]:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -80,23 +82,69 @@ def _named_verb(argv: list[str]) -> str | None:
     return named if any(verb.name == named for verb in VERBS) else None
 
 
+class Interrupted(BaseException):
+    """SIGTERM, raised where the command is, so it unwinds as Ctrl-C does (its cleanups run)."""
+
+
+def _terminated(signum, frame) -> None:
+    raise Interrupted()
+
+
+DEBUG = "LEDGER_DEBUG"  # set: an unexpected error shows its traceback too
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Every verb ends with its exit status and, on any error or interruption, one line on stderr."""
     argv = sys.argv[1:] if argv is None else argv
-    args = parser(_named_verb(argv)).parse_args(argv)
-    verb = next(v for v in VERBS if v.name == args.command)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminated)
     try:
+        args = parser(_named_verb(argv)).parse_args(argv)
+        verb = next(v for v in VERBS if v.name == args.command)
         if verb.needs_site and (absent := stack.missing()):
             raise stack.SiteStackMissing(stack.message(absent))
         if verb.needs_ledger:
             project.find(args.root, args.config)
         return verb.load().run_from_args(args)
     except (LedgerError, stack.SiteStackMissing) as error:
-        print(f"ledger: {error}", file=sys.stderr)
-        return 2
+        return _said(f"ledger: {error}", 2)
     except BrokenPipeError:  # `ledger diff | head`: the reader left; end quietly, as SIGPIPE would
+        _quiet_stdout()
+        return 141
+    except (KeyboardInterrupt, Interrupted) as error:
+        _quiet_stdout()
+        by = "Ctrl-C" if isinstance(error, KeyboardInterrupt) else "SIGTERM"
+        return _said(f"ledger: interrupted ({by}); nothing was left half-written", 130 if by == "Ctrl-C" else 143)
+    except OSError as error:  # the disk filled, a file vanished mid-read, a device went away
+        _quiet_stdout()
+        where = f"{error.filename}: " if error.filename else ""
+        return _said(f"ledger: {where}{error.strerror or error}", 74)
+    except (MemoryError, RecursionError) as error:
+        return _said(f"ledger: ran out of {'memory' if isinstance(error, MemoryError) else 'stack'}", 70)
+    except Exception as error:
+        if os.environ.get(DEBUG):
+            raise
+        detail = f"{type(error).__name__}: {error}".splitlines()[0][:300]
+        return _said(
+            f"ledger: unexpected error ({detail}); a bug: report it with the command (LEDGER_DEBUG=1 shows where)", 70
+        )
+
+
+def _said(line: str, status: int) -> int:
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except OSError:
+        pass
+    return status
+
+
+def _quiet_stdout() -> None:
+    """No more output: what Python would flush at exit could fail again (a closed pipe, a full disk)."""
+    try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 141
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

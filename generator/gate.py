@@ -14,7 +14,7 @@ from pathlib import Path
 from .claims import validate
 from .inputs import attributes, figures, history, load
 from .inputs.config import project_policy
-from .judging import causes, evidence, leads
+from .judging import causes, evidence, leads, replicated
 from .prose import references, surfaces
 from .prose import scan as prose
 from .records import Claim, ClaimVerdict, Finding, PageRef, Policy, Report, Source
@@ -110,7 +110,7 @@ def _pages(
     defined: figures.Defined,
     budget: load.Budget = load.UNBOUNDED,
 ) -> PageVerdicts:
-    """Every finding of a page rule (PAGE_RULES, moved-since-cited, an unreadable page): one place for
+    """Every finding of a page rule (PAGE_RULES, moved-since-cited, few-replicates, an unreadable page): one place for
     check() and check_pages(), so a new page rule is one line here."""
     pages, problems = load.pages(root, policy.docs_dir, budget)
     refs = tuple(ref for path, text in pages.items() for ref in references.find(text, path))
@@ -120,6 +120,7 @@ def _pages(
         *moved.findings(judged, refs, policy),  # it names the sentences citing a claim
         *references.unknown(refs, {c.id for c in claims}, defined.tables, defined.charts, policy),
         *leads.lead_premises(pages, refs, {claim_id: found.claim for claim_id, found in judged.items()}, policy),
+        *replicated.findings(judged, pages, refs, policy),  # min_replicates and pages' `ledger: {replicates: N}`
         *read.findings,
     ]
     return PageVerdicts(refs, tuple(found), read.typed)
@@ -171,7 +172,8 @@ def check_pages(report: Report, root: Path) -> Report:
     kept = [
         f
         for f in report.findings
-        if f.rule not in (*PAGE_RULES, moved.RULE) and not (f.rule == "invalid" and f.where.path.startswith(docs))
+        if f.rule not in (*PAGE_RULES, moved.RULE, replicated.RULE)
+        and not (f.rule == "invalid" and f.where.path.startswith(docs))
     ]
     read = _pages(root, report.policy, report.claims, report.verdicts, figures.defined(root))
     findings = sorted([*kept, *read.findings])

@@ -12,6 +12,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Literal, get_args
 
+from .lang.between import Pooled
 from .lang.units import Unit, UnitTable
 from .rules import WARN_BY_DEFAULT
 from .runs import Column
@@ -52,12 +53,21 @@ class Tolerance:
         return max(self.absolute, self.relative * abs(computed))
 
 
+ALL_REPLICATES = 0  # `replicates: all`: every replicate of the cited run up to it
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
     run: str  # measurements/<probe>/<run folder>
     file: str  # a CSV file inside the run
     where: tuple[tuple[str, object], ...]  # column -> value; must select exactly one row
     column: str
+    replicates: int = 1  # 1: the cited run alone; N: it and the N - 1 replicates before it; ALL_REPLICATES: all
+
+    @property
+    def cites_set(self) -> bool:
+        """Its value is pooled over replicate runs (`replicates: N` or `all`), not the cited run's alone."""
+        return self.replicates != 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +122,32 @@ class ClaimInterval:
     low: float
     high: float
     level: float | None  # coverage of the median (a lower bound through a formula); None: not known
-    basis: str  # rounds | min-max (a run without raw rounds) | formula (interval arithmetic) | paired
-    rounds: int = 0  # raw rounds behind it (min-max: the row's `rounds` column; 0: not known)
+    basis: str  # rounds | min-max (a run without raw rounds) | formula (interval arithmetic) | paired | replicates
+    rounds: int = 0  # raw rounds behind it (min-max: the row's `rounds` column; replicates: all runs'; 0: not known)
     samples: tuple[tuple[int, float], ...] = ()  # (round, value) of each raw round: "changed", pairing
     run: str = ""  # the run the raw rounds come from (a paired formula needs one run)
+    runs: int = 1  # replicate runs behind it (replicates: the set's; formula: the fewest of its inputs')
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """Where the next run's value should land: the between-run prediction interval of a replicate set."""
+
+    low: float
+    high: float
+    level: float
+    runs: int  # the replicate runs it is computed from
+
+
+@dataclass(frozen=True, slots=True)
+class Replicas:
+    """The replicate set a measured claim rests on, or is judged against (judging/replicates.py): its
+    runs up to the cited one (same probe, testbed, parameters, code and environment), pooled."""
+
+    runs: tuple[str, ...]  # run paths in start order, the cited run last
+    values: tuple[float, ...]  # each run's value of the claim's cell
+    pooled: Pooled  # two runs or more: the pooled value, its confidence interval, the prediction's spread
+    cited: bool  # the claim's value is the pooled one (evidence.replicates), not its run's alone
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +212,8 @@ class Run:
     unlisted: tuple[str, ...] = ()  # files in the folder that the manifest does not list
     blob_ids: Mapping[str, str] = field(default_factory=dict, compare=False)  # file name -> git blob sha1
     manifest_sha256: str = ""  # of manifest.json's bytes, for the published registry of runs
+    commit: str = ""  # the repository commit it was measured at ("" not recorded: git absent, or an older run)
+    clean: bool | None = None  # whether the working tree had no uncommitted change to tracked files (None: unknown)
     columns: Mapping[str, Mapping[str, Column]] = field(default_factory=dict, compare=False)  # file -> col -> decl.
     columns_sha256: tuple[str, str] = ("", "")  # (found, listed) sha256 of the declarations; equal when intact
 
@@ -313,6 +347,8 @@ class ProbeSpec:
     code: tuple[str, ...] = ()  # source files the run's code hash covers (a command writing {out})
     env: tuple[tuple[str, str], ...] = ()  # extra environment variables for its process
     build: str = ""  # argv template run before `command`, into {build}; its inputs are `code`
+    replicates: int = 1  # runs `ledger measure` makes of it by default, each in a fresh process
+    manual: bool = False  # run only when named (`ledger measure NAME`): it reads other probes' runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,7 +372,10 @@ class Policy:
     testbeds: tuple[str, ...]  # where the fleet's measure workflow measures, a runner label each
     units: UnitTable  # the built-in units and the project's own (`units:`), built once
     surfaces: tuple[str, ...]  # files outside docs/ read with the prose rules (README.md): prose/surfaces.py
+    asserts_level: float  # the least coverage of an interval an `asserts:` relation holds on (asserted.py)
+    min_replicates: int  # replicate runs a claim with `asserts:` must rest on (few-replicates)
     retired_runs: tuple[tuple[str, str], ...]  # (run folder, why): published runs deleted on purpose
+    max_render_seconds: float  # the whole check's Markdown rendering, every page together
 
     docs_dir: str = "docs"  # mkdocs.yml's, beside the plugin's options
     problems: tuple[tuple[str, Finding], ...] = ()  # (option, finding): bad settings in mkdocs.yml, each at its line
@@ -399,11 +438,19 @@ class ClaimVerdict:
     asserted: AssertResult | None = None  # its `asserts:` verdict
     fresh: Freshness = FRESH  # from every finding about it (verdicts.py)
     point: Point | None = None  # its cited run's point, as the evidence stage read it (the series starts here)
+    replicas: Replicas | None = None  # its run's replicate set up to it, when it has two runs or more
+    prediction: Prediction | None = None  # where the next run should land (from replicas); None: one run
     series: Series | None = None  # its value across runs (series/stage.py)
 
     @property
     def id(self) -> str:
         return self.claim.id
+
+    @property
+    def one_run(self) -> bool:
+        """Its interval comes from one run's rounds (or rests on an input's that does): it does not include
+        run-to-run variation. False for an exact value and for a value with no interval."""
+        return self.interval is not None and not self.exact and self.interval.runs <= 1
 
     @property
     def drifted(self) -> bool:

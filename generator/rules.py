@@ -12,6 +12,11 @@ class Rule:
     stale: bool  # a claim failing it makes every claim that rests on it stale too
     can_warn: bool = True  # whether policy may turn it into a warning (`warn: [...]`)
     warns: bool = False  # a warning by default; policy may make it fail (`fail: [...]`)
+    integrity: bool = False  # it guards the evidence's bytes or where they come from: never a warning
+
+    def __post_init__(self) -> None:
+        if self.integrity and self.can_warn:
+            raise ValueError(f"rule {self.name}: a rule that guards integrity cannot warn")
 
 
 RULE_TABLE = (
@@ -21,9 +26,16 @@ RULE_TABLE = (
         "claims, runs, files or columns that do not exist, formula cycles",
         stale=True,
         can_warn=False,
+        integrity=True,
     ),
-    Rule("tampered", "a data file's hash differs from its run's manifest", stale=True),
-    Rule("probe-changed", "the probe's code differs from the code its run's manifest hashed", stale=True),
+    Rule("tampered", "a data file's hash differs from its run's manifest", stale=True, can_warn=False, integrity=True),
+    Rule(
+        "probe-changed",
+        "the probe's code differs from the code its run's manifest hashed",
+        stale=True,
+        can_warn=False,
+        integrity=True,
+    ),
     Rule("drifted", "the stated value differs from what its evidence computes beyond tolerance", stale=True),
     Rule(
         "formula-drifted",
@@ -51,6 +63,21 @@ RULE_TABLE = (
         stale=False,
     ),
     Rule(
+        "undeclared-kind",
+        "a claim's value reads as exact (no raw rounds, no min–max columns, no `rounds` in its row) only because "
+        "its run declares no kind for the column: a timed column whose rounds were left out would read so too; "
+        "warns by default, and a ledger whose runs declare their columns makes it fail (`fail: [undeclared-kind]`)",
+        stale=False,
+        warns=True,
+    ),
+    Rule(
+        "few-replicates",
+        "a claim with `asserts:` rests on fewer replicate runs than the policy's `min_replicates`, or a page whose "
+        "front matter asks for replicates (`ledger: {replicates: 3}`) cites a measured or extrapolated claim that "
+        "rests on fewer (an exact value needs none)",
+        stale=False,
+    ),
+    Rule(
         "unsupported-refutation",
         "a retired claim's refuted_by / superseded_by does not reach a fresh measured run through "
         "asserted claims that are not leads (borrowed claims refuting each other)",
@@ -58,14 +85,16 @@ RULE_TABLE = (
     ),
     Rule(
         "unused-input",
-        "a formula input that no perturbation (x0.1, x0.5, x2, x10) moves the result of beyond the claim's "
-        "tolerance: it grounds nothing",
+        "a formula's input claim (under every name it is bound to) that no perturbation (x0.1, x0.5, x2, x10) "
+        "moves the result of beyond the claim's tolerance (cancelled, flattened or clamped): it grounds nothing",
         stale=False,
     ),
     Rule(
         "rewritten",
         "a committed run's file differs from the commit that first added it (runs are immutable)",
         stale=True,
+        can_warn=False,
+        integrity=True,
     ),
     Rule(
         "moved-since-cited",
@@ -80,6 +109,7 @@ RULE_TABLE = (
         "rewritten run would pass",
         stale=False,
         can_warn=False,
+        integrity=True,
     ),
     Rule("unknown-reference", "a page refers to a claim, table or chart that does not exist", stale=False),
     Rule(
@@ -95,7 +125,8 @@ RULE_TABLE = (
     ),
     Rule(
         "unbound-number",
-        "a figure with a unit, ×, or % is typed into a page outside a claim reference "
+        "a figure with a unit of the unit table, a magnitude, a currency sign, ×, or % (digits or words) is typed "
+        "into a page outside a claim reference "
         '(mark a label with <span class="ledger-label">…</span>)',
         stale=False,
     ),
@@ -104,5 +135,6 @@ RULE_TABLE = (
 RULES = tuple(rule.name for rule in RULE_TABLE)
 STALE_RULES = frozenset(rule.name for rule in RULE_TABLE if rule.stale)
 WARNABLE = tuple(rule.name for rule in RULE_TABLE if rule.can_warn)
+INTEGRITY = tuple(rule.name for rule in RULE_TABLE if rule.integrity)  # no policy makes these warnings
 WARN_BY_DEFAULT = frozenset(rule.name for rule in RULE_TABLE if rule.warns)
 PAGE_RULES = ("unknown-reference", "unbound-number", "lead-premise")  # decided from pages alone (check_pages)

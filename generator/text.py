@@ -7,7 +7,7 @@ import math
 from collections import Counter
 
 from .judging import causes
-from .records import KINDS, STATUSES, ClaimInterval, ClaimVerdict, Finding, Report
+from .records import KINDS, STATUSES, ClaimInterval, ClaimVerdict, Finding, Prediction, Report
 from .rules import PAGE_RULES, RULES
 
 
@@ -121,6 +121,9 @@ def verdict_json(verdict: ClaimVerdict) -> dict:
         "computed": verdict.value,  # what its evidence or formula computes (null: nothing computed)
         "unit": claim.unit,
         "interval": _interval(verdict.interval) if verdict.interval is not None else None,
+        "prediction": _prediction(verdict.prediction) if verdict.prediction is not None else None,
+        "replicates": list(verdict.replicas.runs) if verdict.replicas is not None else [],  # the set, cited last
+        "one_run": verdict.one_run,  # its interval does not include run-to-run variation
         "exact": verdict.exact,
         "outcome": verdict.outcome,  # agrees | drifted | unstated | too-loose | "" (not compared: see cause)
         "cause": verdict.cause,  # why nothing was computed or compared ("" when it was)
@@ -136,9 +139,15 @@ def _interval(found: ClaimInterval) -> dict:
         "low": found.low,
         "high": found.high,
         "level": found.level,  # coverage of the median; a lower bound through a formula
-        "basis": found.basis,  # rounds | min-max | paired | formula
+        "basis": found.basis,  # rounds | min-max | paired | formula | replicates
         "rounds": found.rounds,
+        "runs": found.runs,  # replicate runs behind it (1: one run's rounds)
     }
+
+
+def _prediction(found: Prediction) -> dict:
+    """Where the next run should land: the replicate set's prediction interval."""
+    return {"low": found.low, "high": found.high, "level": found.level, "runs": found.runs}
 
 
 def as_bencher(report: Report) -> str:

@@ -133,6 +133,7 @@ claims:
 """
 
 SPEEDUP_ROWS = [{"batch": 1, "speedup": 1.0}, {"batch": 16, "speedup": 3.6}]
+SPEEDUP_KINDS = {"speedup": Column("×", "exact")}  # the toy run's column, declared as a probe declares it
 
 BORROWED_CHECKED = """
   - id: m1max-moe-speedup-b16
@@ -169,9 +170,10 @@ def git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
 
 
 def ledger(root: Path, claims: str, rows: list[dict] = SPEEDUP_ROWS, **files: str) -> Result:
-    """`ledger check` on claims/moe.yaml against the toy run (written with rows unless the test wrote it)."""
+    """`ledger check` on claims/moe.yaml against the toy run (written with rows unless the test wrote it; the
+    default rows with their column declared, so no undeclared-kind)."""
     if not (root / RUN).exists():
-        a_run(root, rows)
+        a_run(root, rows, columns=SPEEDUP_KINDS if rows is SPEEDUP_ROWS else None)
     write_tree(root, {"claims/moe.yaml": claims, **files})
     return run_ledger("check", cwd=root)
 

@@ -4,7 +4,7 @@ failing one) is shown under its cause, the cause first, however the files sort."
 import json
 
 import pytest
-from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, run_ledger, write_tree
+from helpers import MEASURED, RUN, SPEEDUP_KINDS, SPEEDUP_ROWS, a_run, run_ledger, write_tree
 
 from generator.judging import causes
 from generator.records import Claim, Finding, PageRef, Source
@@ -100,7 +100,7 @@ def test_one_yaml_error_is_shown_first_with_the_findings_that_follow_from_it(tmp
 
 
 def test_a_changed_probe_comes_before_the_borrowed_and_formula_claims_that_rest_on_it(tmp_path):
-    a_run(tmp_path, SPEEDUP_ROWS)
+    a_run(tmp_path, SPEEDUP_ROWS, columns=SPEEDUP_KINDS)
     borrowed = (
         "claims:\n  - id: a-borrowed\n    kind: borrowed\n    value: 3.59\n    unit: \"×\"\n    testbed: apple-m1-max\n"
         "    source: {title: x}\n    checked_by: [moe-speedup-b16]\n"

@@ -252,7 +252,9 @@ def test_ledger_diff_shows_a_changed_relation(tmp_path):
         subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
     write_tree(tmp_path, {"claims/moe.yaml": claims.replace('"> 3"', '"> 0"')})
     result = run_ledger("diff", "HEAD", cwd=tmp_path)
-    assert "- `m1-speedup` also changed: checked by\n" in result.output  # a weakened relation is a change
+    assert (
+        "| changed | `m1-speedup` |  | also changed: checked by |" in result.output
+    )  # a weakened relation is a change
 
 
 def result(strength: str, holds: bool | None = True, counts: bool = True) -> CheckResult:

@@ -74,6 +74,9 @@ def test_check_json_gives_each_claims_verdict_as_data(tmp_path):
             "computed": 3.6,
             "unit": "×",
             "interval": None,  # the toy run keeps no raw rounds and no min–max columns
+            "prediction": None,  # and it has no replicates
+            "replicates": [],
+            "one_run": False,  # an exact value: no run-to-run variation to leave out
             "exact": True,
             "outcome": "drifted",
             "cause": "",
@@ -93,8 +96,14 @@ def test_check_json_verdicts_carry_the_interval_and_the_strength_of_a_check(tmp_
     write_tree(tmp_path, {"claims/moe.yaml": MEASURED + BORROWED_CHECKED})
     data = json.loads(run_ledger("check", "--format", "json", cwd=tmp_path).output)
     measured, borrowed = data["verdicts"]["moe-speedup-b16"], data["verdicts"]["m1max-moe-speedup-b16"]
-    assert measured["interval"] == {"low": 3.5, "high": 3.7, "level": 0.984375, "basis": "min-max", "rounds": 7}
-    assert (measured["outcome"], measured["fresh"], measured["exact"]) == ("agrees", "fresh", False)
+    interval = {"low": 3.5, "high": 3.7, "level": 0.984375, "basis": "min-max", "rounds": 7, "runs": 1}
+    assert measured["interval"] == interval
+    assert (measured["outcome"], measured["fresh"], measured["exact"], measured["one_run"]) == (
+        "agrees",
+        "fresh",
+        False,
+        True,
+    )
     assert (borrowed["kind"], borrowed["strength"], borrowed["outcome"], borrowed["cause"]) == (
         "borrowed",
         "agrees",

@@ -3,7 +3,18 @@
 import json
 from datetime import datetime, timezone
 
-from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
+from helpers import (
+    BORROWED_CHECKED,
+    DOUBLED,
+    MEASURED,
+    RUN,
+    SPEEDUP_KINDS,
+    SPEEDUP_ROWS,
+    a_run,
+    git,
+    run_ledger,
+    write_tree,
+)
 
 from generator.commands.compare import find_renames
 from generator.records import Claim, Source
@@ -34,16 +45,23 @@ def commit(root, files: dict | None = None, message: str = "change") -> str:
 def ledger_repo(tmp_path, claims: str = MEASURED) -> str:
     """A repository whose first commit holds a policy, the toy probe, its run and the claims."""
     git(tmp_path, "init", "-q", "-b", "main")
-    a_run(tmp_path, SPEEDUP_ROWS)
+    a_run(tmp_path, SPEEDUP_ROWS, columns=SPEEDUP_KINDS)
     return commit(tmp_path, {"mkdocs.yml": MKDOCS, "claims/moe.yaml": claims}, "base")
 
 
 def flagged(output: str) -> list[str]:
-    """The rows of the 'Flagged for review' table."""
+    """The rows of the 'Flagged for review' table, without their last column (the fields that changed)."""
     if "### Flagged for review" not in output:
         return []
     table = output.split("### Flagged for review\n\n", 1)[1].split("\n\n", 1)[0]
-    return table.splitlines()[2:]
+    return [row.rsplit(" | ", 1)[0] + " |" for row in table.splitlines()[2:]]
+
+
+def row(output: str, claim_id: str) -> str:
+    """The one row that names a claim, whichever table it is in (there is one row per claim)."""
+    rows = [line for line in output.splitlines() if line.startswith("| ") and f"| `{claim_id}` " in line]
+    assert len(rows) == 1, rows
+    return rows[0]
 
 
 def test_diff_flags_a_kind_downgrade_from_measured_to_borrowed(tmp_path):
@@ -75,17 +93,9 @@ def test_diff_flags_a_kind_downgrade_from_measured_to_borrowed(tmp_path):
 
 ### Flagged for review
 
-| flag | claim | what |
-| --- | --- | --- |
-| kind downgraded | `moe-speedup-b16` | measured → borrowed; nothing here checks it |
-
-### Changed
-
-| claim | value | kind | status | testbed | evidence | freshness |
-| --- | --- | --- | --- | --- | --- | --- |
-| `moe-speedup-b16` | 3.59× | measured → **borrowed** | asserted | linux-cpu | {RUN} → **source: a colleague's notebook** | fresh → **fails: only-borrowed** |
-
-- `moe-speedup-b16` also changed: row, source
+| review | claim | what | fields |
+| --- | --- | --- | --- |
+| kind downgraded | `moe-speedup-b16` | measured → borrowed; nothing here checks it | kind measured → **borrowed**; evidence {RUN} → **source: a colleague's notebook**; freshness fresh → **fails: only-borrowed**; also changed: row, source |
 
 Gate at base: {GATE_ONE}  
 Gate at head: 1 claim (1 borrowed; 1 asserted) — 1 failure: 1 only-borrowed
@@ -115,10 +125,10 @@ def test_diff_flags_new_borrowed_claims_with_what_checks_them(tmp_path):
         "| new borrowed claim | `engine-refuses-batching` | source: startup log of a closed-source engine; "
         "nothing here checks it |",
     ]
-    assert (
-        "| `m1max-moe-speedup-b16` | 3.59× | borrowed | asserted | apple-m1-max | "
-        "source: What is batching actually saving? | fresh |" in result.output
-    )
+    assert row(result.output, "m1max-moe-speedup-b16").endswith(
+        "| value 3.59×; kind borrowed; status asserted; testbed apple-m1-max; "
+        "evidence source: What is batching actually saving?; freshness fresh |"
+    )  # one row: the flag and the added claim's fields
 
 
 def test_diff_flags_a_value_that_moved_beyond_its_tolerance_and_lists_the_re_measure(tmp_path):
@@ -127,14 +137,19 @@ def test_diff_flags_a_value_that_moved_beyond_its_tolerance_and_lists_the_re_mea
     commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("3.59", "3.21").replace(RUN, LATER_RUN)})
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
     # Neither run has raw rounds or a spread: the move cannot be judged against noise, so it is flagged.
-    assert flagged(result.output) == ["| value moved | `moe-speedup-b16` | 3.59× → 3.21× (-10.6%; 5% allowed) |"]
-    # The same probe, testbed and parameters: re-measured, not evidence swapped.
-    assert (
-        "### Re-measured (same probe, testbed and defining parameters; listed, not flagged)\n\n"
-        "| claim | what |\n| --- | --- |\n"
-        "| `moe-speedup-b16` | run 2026-11-29T10-00-00Z-linux-cpu → 2026-11-29T11-00-00Z-linux-cpu; "
-        "noise unknown (no raw rounds or interval in either run) |\n"
-    ) in result.output
+    # The same probe, testbed and parameters: re-measured, not evidence swapped; all of it in the claim's one row.
+    assert flagged(result.output) == [
+        "| value moved | `moe-speedup-b16` | 3.59× → 3.21× (-10.6%; 5% allowed); "
+        "re-measured (same probe, testbed and defining parameters): "
+        "run 2026-11-29T10-00-00Z-linux-cpu → 2026-11-29T11-00-00Z-linux-cpu; "
+        "noise unknown (no raw rounds or interval in either run); "
+        "new point 3.21× in 2026-11-29T11-00-00Z-linux-cpu: no step, the run the claim cites now "
+        "(under 8 runs, the newest run is compared with the cited one) |"
+    ]
+    assert row(result.output, "moe-speedup-b16").endswith(
+        f"| value 3.59× → **3.21×**; evidence {RUN} → **{LATER_RUN}** |"
+    )
+    assert "### Other changes" not in result.output
     assert f"### Runs\n\n- added `{LATER_RUN}` (linux-cpu)\n" in result.output
 
 
@@ -144,9 +159,7 @@ def test_diff_lists_but_does_not_flag_a_value_that_moved_within_its_tolerance(tm
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
     assert flagged(result.output) == []
     assert "**1 changed**" in result.output
-    assert (
-        f"| `moe-speedup-b16` | 3.59× → **3.62×** | measured | asserted | linux-cpu | {RUN} | fresh |" in result.output
-    )
+    assert row(result.output, "moe-speedup-b16") == "| changed | `moe-speedup-b16` |  | value 3.59× → **3.62×** |"
 
 
 def test_diff_flags_a_claim_whose_own_tolerance_was_loosened(tmp_path):
@@ -156,9 +169,9 @@ def test_diff_flags_a_claim_whose_own_tolerance_was_loosened(tmp_path):
     )  # tighter than the default ±0.005
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
     assert flagged(result.output) == ["| tolerance loosened | `moe-speedup-b16` | 5% → 50% |"]
+    assert row(result.output, "moe-speedup-b16").endswith("| also changed: tolerance |")
     assert (
-        "- `moe-speedup-b16` also changed: tolerance\n- `moe-speedup-doubled` also changed: tolerance\n"
-        in result.output
+        row(result.output, "moe-speedup-doubled") == "| changed | `moe-speedup-doubled` |  | also changed: tolerance |"
     )
 
 
@@ -166,7 +179,7 @@ def test_diff_lists_a_claim_whose_asserted_relation_changed(tmp_path):
     base = ledger_repo(tmp_path, MEASURED + PREDICTED + '    asserts: "> 1"\n')
     commit(tmp_path, {"claims/moe.yaml": MEASURED + PREDICTED + '    asserts: "> 7"\n'})  # what the prose relies on
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
-    assert "- `moe-speedup-doubled` also changed: asserts\n" in result.output
+    assert row(result.output, "moe-speedup-doubled") == "| changed | `moe-speedup-doubled` |  | also changed: asserts |"
     changed = json.loads(run_ledger("diff", base, "HEAD", "--format", "json", cwd=tmp_path).output)["changed"]
     assert changed[0]["fields"] == {"asserts": {"old": "> 1", "new": "> 7"}}
 
@@ -175,10 +188,9 @@ def test_diff_shows_a_policy_that_turns_failures_into_warnings(tmp_path):
     base = ledger_repo(tmp_path)
     commit(tmp_path, {"mkdocs.yml": MKDOCS + "      warn: [drifted, too-old]\n"})
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
-    assert (
-        "**policy changed**\n\n### Policy (the gate's settings)\n\n- warn: none → **drifted, too-old**\n"
-        in result.output
-    )
+    assert "**1 flagged · policy changed**" in result.output
+    assert "| policy weakened | mkdocs.yml: warn | drifted, too-old now only warn |" in result.output
+    assert "### Policy (the gate's settings)\n\n- warn: none → **drifted, too-old**\n" in result.output
 
 
 def test_diff_shows_declared_units_and_testbeds_in_the_policy(tmp_path):
@@ -198,7 +210,8 @@ def test_diff_flags_evidence_swapped_to_a_run_on_another_testbed(tmp_path):
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
     assert flagged(result.output) == [
         f"| evidence swapped | `moe-speedup-b16` | run {RUN} (linux-cpu) → {M1_RUN} (apple-m1-max); "
-        "testbed linux-cpu → apple-m1-max |",
+        "testbed linux-cpu → apple-m1-max; new point 3.6× in 2026-11-29T11-00-00Z-apple-m1-max: no step, "
+        "the run the claim cites now (under 8 runs, the newest run is compared with the cited one) |",
     ]
 
 
@@ -206,10 +219,10 @@ def test_diff_flags_a_claim_reading_another_row_of_the_same_run(tmp_path):
     base = ledger_repo(tmp_path)
     commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("batch: 16", "batch: 1").replace("3.59", "1.0")})
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
-    assert flagged(result.output)[1] == (
-        "| evidence swapped | `moe-speedup-b16` | row results.csv, batch=16, column speedup → "
-        "results.csv, batch=1, column speedup |"
-    )
+    assert flagged(result.output) == [  # two flags, one row
+        "| value moved, evidence swapped | `moe-speedup-b16` | value moved: 3.59× → 1.0× (-72.1%; 5% allowed); "
+        "evidence swapped: row results.csv, batch=16, column speedup → results.csv, batch=1, column speedup |"
+    ]
 
 
 def test_diff_flags_claims_that_became_stale_and_the_claims_resting_on_them(tmp_path):
@@ -221,10 +234,7 @@ def test_diff_flags_claims_that_became_stale_and_the_claims_resting_on_them(tmp_
         "(run 2026-11-29T10-00-00Z-linux-cpu) |",
         "| became stale | `moe-speedup-doubled` | formula-drifted: input moe-speedup-b16 is stale (probe-changed) |",
     ]
-    assert (
-        "| `moe-speedup-b16` | 3.59× | measured | asserted | linux-cpu | "
-        f"{RUN} | fresh → **stale: probe-changed** |" in result.output
-    )
+    assert row(result.output, "moe-speedup-b16").endswith("| freshness fresh → **stale: probe-changed** |")
 
 
 def test_diff_flags_claims_whose_run_was_deleted(tmp_path):
@@ -254,9 +264,9 @@ def test_diff_flags_a_retired_claim_and_one_brought_back(tmp_path):
         "| retired | `engine-refuses-batching` | asserted → refuted by moe-speedup-b16 |",
     ]
     assert flagged(run_ledger("diff", head, base, cwd=tmp_path).output) == [
-        "| rests on borrowed figures | `engine-refuses-batching` | borrowed, and no check here agrees with its value: "
-        "its check moe-speedup-b16 only gives a sign (greater than 1) |",  # a bound on the check alone supports a sign
-        "| un-retired | `engine-refuses-batching` | refuted → asserted |",
+        "| rests on borrowed figures, un-retired | `engine-refuses-batching` | rests on borrowed figures: borrowed, "
+        "and no check here agrees with its value: its check moe-speedup-b16 only gives a sign (greater than 1); "
+        "un-retired: refuted → asserted |",  # a bound on the check alone supports a sign
     ]
 
 
@@ -272,9 +282,8 @@ def test_diff_flags_an_extrapolation_that_now_rests_on_a_borrowed_figure(tmp_pat
         "checked by moe-speedup-b16 (measured, agrees, fresh); rests only on borrowed claims, and no check here "
         "agrees with its value |",
     ]
-    assert (
-        "| `moe-speedup-doubled` | 7.2 | extrapolated | asserted | — | 2 \\* s | fresh → **fails: only-borrowed** |"
-        in result.output
+    assert row(result.output, "moe-speedup-doubled").endswith(
+        "| freshness fresh → **fails: only-borrowed**; also changed: inputs |"
     )
 
 
@@ -290,9 +299,11 @@ def test_diff_recognises_a_renamed_claim_and_the_references_to_it(tmp_path):
 
 **1 renamed**
 
-### Renamed
+### Other changes (listed, not flagged)
 
-- `moe-speedup-b16` → `moe-speedup-batch16`
+| review | claim | what | fields |
+| --- | --- | --- | --- |
+| renamed | `moe-speedup-batch16` (was `moe-speedup-b16`) |  |  |
 
 Gate at base: 2 claims (1 measured, 1 extrapolated; 2 asserted) — 0 failures  
 Gate at head: 2 claims (1 measured, 1 extrapolated; 2 asserted) — 0 failures
@@ -307,13 +318,13 @@ def test_diff_shows_a_renamed_claim_whose_value_also_changed_as_removed_and_adde
     )
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
     assert "**1 added · 1 removed**" in result.output
-    assert "### Renamed" not in result.output
+    assert "(was `moe-speedup-b16`)" not in result.output
 
 
 def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp_path):
     git(tmp_path, "init", "-q", "-b", "main")
     base = commit(tmp_path, {"README.md": "# A report, before it had claims\n"}, "first")
-    a_run(tmp_path, SPEEDUP_ROWS)
+    a_run(tmp_path, SPEEDUP_ROWS, columns=SPEEDUP_KINDS)
     write_tree(tmp_path, {"mkdocs.yml": MKDOCS, "claims/moe.yaml": MEASURED})
     git(tmp_path, "add", "probes")  # a run's code is a tracked file
     result = run_ledger("diff", base, cwd=tmp_path)
@@ -323,7 +334,13 @@ def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp
         == f"""\
 ## Ledger diff: {base[:12]} → working tree
 
-**1 added · runs: 1 added · policy changed · 2 code that installs or runs**
+**1 flagged · 1 added · runs: 1 added · policy changed · 2 code that installs or runs**
+
+### Flagged for review
+
+| review | claim | what | fields |
+| --- | --- | --- | --- |
+| policy weakened | mkdocs.yml: max\\_run\\_age\\_days | 365 → 36500: passes more than at the base |  |
 
 ### Code that installs or runs (read it as code)
 
@@ -332,15 +349,15 @@ def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp
 | `probes/toy.py` | a probe: \\`ledger measure\\` runs it on the measuring machine |
 | mkdocs.yml: plugins | loads code into the build or the reader's browser |
 
+### Other changes (listed, not flagged)
+
+| review | claim | what | fields |
+| --- | --- | --- | --- |
+| added | `moe-speedup-b16` |  | value 3.59×; kind measured; status asserted; testbed linux-cpu; evidence {RUN}; freshness fresh |
+
 ### Policy (the gate's settings)
 
 - max_run_age_days: 365 → **36500**
-
-### Added
-
-| claim | value | kind | status | testbed | evidence | freshness |
-| --- | --- | --- | --- | --- | --- | --- |
-| `moe-speedup-b16` | 3.59× | measured | asserted | linux-cpu | {RUN} | fresh |
 
 ### Runs
 
@@ -356,11 +373,9 @@ def test_diff_removed_claims_are_listed_with_their_last_values(tmp_path):
     base = ledger_repo(tmp_path, MEASURED + BORROWED)
     commit(tmp_path, {"claims/moe.yaml": MEASURED})
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
-    assert (
-        "### Removed\n\n| claim | value | kind | status | testbed | evidence | freshness |\n"
-        "| --- | --- | --- | --- | --- | --- | --- |\n"
-        "| `m1max-moe-speedup-b16` | 3.59× | borrowed | asserted | apple-m1-max | "
-        "source: What is batching actually saving? | fresh |\n" in result.output
+    assert row(result.output, "m1max-moe-speedup-b16") == (
+        "| removed | `m1max-moe-speedup-b16` |  | value 3.59×; kind borrowed; status asserted; testbed apple-m1-max; "
+        "evidence source: What is batching actually saving?; freshness fresh |"
     )
 
 
@@ -387,9 +402,7 @@ def test_diff_reads_a_ledger_in_a_subfolder_of_the_repository(tmp_path):
     commit(tmp_path, {"report/claims/moe.yaml": MEASURED.replace("3.59", "3.62")})
     result = run_ledger("--root", "report", "diff", base, "HEAD", cwd=tmp_path)
     assert result.exit_code == 0, result.errors
-    assert (
-        f"| `moe-speedup-b16` | 3.59× → **3.62×** | measured | asserted | linux-cpu | {RUN} | fresh |" in result.output
-    )
+    assert row(result.output, "moe-speedup-b16") == "| changed | `moe-speedup-b16` |  | value 3.59× → **3.62×** |"
 
 
 def test_diff_says_so_when_nothing_changed(tmp_path):
@@ -431,7 +444,7 @@ def test_diff_escapes_markdown_and_html_in_claim_text(tmp_path):
 
 def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
     base = ledger_repo(tmp_path)
-    a_run(tmp_path, [{"batch": 1, "speedup": 1.0}, {"batch": 16, "speedup": 3.21}], when=LATER)
+    a_run(tmp_path, [{"batch": 1, "speedup": 1.0}, {"batch": 16, "speedup": 3.21}], when=LATER, columns=SPEEDUP_KINDS)
     head = commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("3.59", "3.21").replace(RUN, LATER_RUN)})
     result = run_ledger("diff", "main~1", "main", "--format", "json", cwd=tmp_path)
     assert result.exit_code == 0, result.errors

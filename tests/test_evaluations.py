@@ -13,8 +13,9 @@ from generator.trust import verdicts
 
 DECIDERS = {
     "generator/judging/evidence.py",
+    "generator/judging/intervals.py",
     "generator/lang/values.py",
-}  # the evidence stage, and values (which defines them)
+}  # the evidence stage (intervals.read_cell: the cited run's cell and its replicates'), and values (which defines them)
 
 
 def _calls(names: set[str]) -> list[tuple[str, int, str]]:

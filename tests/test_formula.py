@@ -4,7 +4,16 @@ import pytest
 from helpers import REPO  # noqa: F401  (puts the repository on sys.path)
 
 from generator.lang import units
-from generator.lang.formula import FormulaError, dimension, evaluate, names, unused_inputs
+from generator.lang.formula import (
+    PLAIN,
+    FormulaError,
+    Scales,
+    dimension,
+    evaluate,
+    evaluate_interval,
+    names,
+    unused_inputs,
+)
 
 
 @pytest.mark.parametrize(
@@ -171,3 +180,96 @@ def test_an_input_that_no_perturbation_moves_is_unused(text, values, unused):
 )
 def test_an_input_must_move_the_result_beyond_the_claims_tolerance(text, values, allowed, unused):
     assert unused_inputs(text, values, allowed) == unused
+
+
+# -- unused-input is a property of the formula's value: formulas generated to depend on every input, or to
+#    flatten, clamp or cancel one of them (or to bind one claim to two names) --------------------------------
+
+
+def _dependent(rng, names: list[str], values: dict[str, float]) -> str:
+    """A formula that moves with every input: a sum of positive monomials, each input in at least one, with
+    one sign of exponent per input (so a larger input moves every monomial it is in the same way); some
+    monomials wrapped in min or max of two arguments of about one size (a perturbation crosses them)."""
+    sign = {name: rng.choice((-1, 1)) for name in names}
+    terms = []
+    for group in [names[i:] + names[:i] for i in range(rng.randint(1, len(names)))]:
+        chosen = group[: rng.randint(1, len(group))]
+        powers = " * ".join(f"{name} ** {sign[name] * rng.choice((0.5, 1, 1.5, 2))}" for name in chosen)
+        terms.append(f"{rng.uniform(0.5, 2):.3f} * {powers}")
+    missing = [name for name in names if not any(name in term for term in terms)]
+    terms += [f"{name} ** {sign[name]}" for name in missing]
+    if rng.random() < 0.5:
+        first = terms.pop()
+        other = f"{rng.uniform(0.7, 1.4):.3f} * ({first})"
+        terms.append(f"{rng.choice(('min', 'max'))}({first}, {other})")
+    return " + ".join(terms)
+
+
+def _losing(rng, name: str, rest: str, value: float) -> str:
+    """A formula in which `name` never moves the result: flattened, clamped or cancelled."""
+    ways = [
+        f"({rest}) * {name} ** 1e-12",  # flattened: x10 moves it by 3e-12 of itself
+        f"({rest}) + 1e-15 * {name}",
+        f"({rest}) * max({name}, {value * 1000:.6g}) / {value * 1000:.6g}",  # clamped above x10
+        f"({rest}) + min({name}, {value / 1000:.6g})",  # clamped below x0.1: a constant summand
+        f"({rest}) + {name} - {name}",  # cancelled
+        f"({rest}) * ({name} / {name})",
+        f"({rest}) + 0 * {name}",
+        f"(({rest}) + {name}) - {name}",
+    ]
+    return rng.choice(ways)
+
+
+def _case(seed: int) -> tuple[str, dict[str, float]]:
+    import random
+
+    rng = random.Random(seed)
+    names = ["a", "b", "c"][: rng.randint(1, 3)]
+    values = {name: round(rng.uniform(0.5, 5.0), 3) for name in names}
+    return _dependent(rng, names, values), values
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_a_generated_formula_that_depends_on_every_input_uses_them_all(seed):
+    text, values = _case(seed)
+    allowed = 1e-6 * abs(evaluate(text, values))  # a tolerance far below any input's share of the result
+    assert unused_inputs(text, values, allowed) == [], text
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_a_generated_formula_that_flattens_clamps_or_cancels_an_input_names_it(seed):
+    import random
+
+    text, values = _case(seed)
+    rng = random.Random(seed + 10_000)
+    values["lost"] = round(rng.uniform(0.5, 5.0), 3)
+    losing = _losing(rng, "lost", text, values["lost"])
+    allowed = 1e-6 * abs(evaluate(losing, values))
+    assert unused_inputs(losing, values, allowed) == ["lost"], losing
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_one_claim_under_two_names_is_perturbed_as_one_and_counted_once(seed):
+    text, values = _case(seed)
+    values |= {"x": 3.0, "y": 3.0}  # two names of one claim
+    groups = {name: (name,) for name in values if name not in "xy"} | {"one-claim": ("x", "y")}
+    cancelling = f"({text}) * x / y"  # each name alone moves it; the claim never does
+    assert unused_inputs(cancelling, values, 1e-9, groups=groups) == ["one-claim"]
+    assert unused_inputs(cancelling, values, 1e-9) == []  # perturbing names, not claims, misses it
+    assert unused_inputs(f"({text}) * x * y", values, 1e-9, groups=groups) == []
+
+
+@pytest.mark.parametrize(
+    "text, values, scales, expected",
+    [
+        ("1 - a / b", {"a": 0.888, "b": 1.0}, Scales(result=0.01), 11.2),  # a fraction stated in %: 11.2 %
+        ("1 / r", {"r": 50.0}, Scales(result=0.001), 20.0),  # 50 tok/s in ms/token
+        ("a + b", {"a": 5.0, "b": 1.0}, Scales((("a", 0.001),), 0.001), 1005.0),  # 5 ms + 1 s in ms
+        ("a / b", {"a": 1.0, "b": 1.0}, Scales((("a", 2.0**30), ("b", 1e9))), 1.073741824),  # GiB / GB
+        ("a * b", {"a": 2.0, "b": 3.0}, PLAIN, 6.0),
+    ],
+)
+def test_a_formula_is_evaluated_on_quantities_and_stated_in_the_claims_unit(text, values, scales, expected):
+    assert evaluate(text, values, scales) == pytest.approx(expected, rel=1e-12)
+    low, high = evaluate_interval(text, {name: (v, v) for name, v in values.items()}, scales)
+    assert low == pytest.approx(expected, rel=1e-12) and high == pytest.approx(expected, rel=1e-12)

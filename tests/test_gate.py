@@ -3,7 +3,18 @@
 import json
 from datetime import datetime, timezone
 
-from helpers import BORROWED_CHECKED, DOUBLED, MEASURED, RUN, SPEEDUP_ROWS, a_run, ledger, run_ledger, write_tree
+from helpers import (
+    BORROWED_CHECKED,
+    DOUBLED,
+    MEASURED,
+    RUN,
+    SPEEDUP_KINDS,
+    SPEEDUP_ROWS,
+    a_run,
+    ledger,
+    run_ledger,
+    write_tree,
+)
 
 
 def test_clean_ledger_passes_with_a_summary(tmp_path):
@@ -243,7 +254,7 @@ def test_asserted_claim_cannot_rest_on_a_refuted_one(tmp_path):
 
 def test_run_older_than_the_policy_fails_as_too_old(tmp_path):
     write_tree(tmp_path, {"mkdocs.yml": "site_name: t\nplugins:\n  - ledger:\n      max_run_age_days: 30\n"})
-    a_run(tmp_path, SPEEDUP_ROWS, when=datetime(2020, 1, 1, tzinfo=timezone.utc))
+    a_run(tmp_path, SPEEDUP_ROWS, when=datetime(2020, 1, 1, tzinfo=timezone.utc), columns=SPEEDUP_KINDS)
     write_tree(tmp_path, {"claims/moe.yaml": MEASURED.replace("2026-11-29T10-00-00Z", "2020-01-01T00-00-00Z")})
     result = run_ledger("check", cwd=tmp_path)
     assert "moe-speedup-b16: too-old: run 2020-01-01T00-00-00Z-linux-cpu is " in result.output
@@ -255,7 +266,7 @@ def test_policy_can_turn_a_rule_into_a_warning(tmp_path):
         tmp_path,
         {"mkdocs.yml": "site_name: t\nplugins:\n  - ledger:\n      max_run_age_days: 30\n      warn: [too-old]\n"},
     )
-    a_run(tmp_path, SPEEDUP_ROWS, when=datetime(2020, 1, 1, tzinfo=timezone.utc))
+    a_run(tmp_path, SPEEDUP_ROWS, when=datetime(2020, 1, 1, tzinfo=timezone.utc), columns=SPEEDUP_KINDS)
     write_tree(tmp_path, {"claims/moe.yaml": MEASURED.replace("2026-11-29T10-00-00Z", "2020-01-01T00-00-00Z")})
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 0
@@ -271,7 +282,7 @@ def test_bad_policy_is_a_finding_on_mkdocs_yml_at_its_line(tmp_path):
     )
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 1
-    assert result.output.startswith("mkdocs.yml:4: invalid: ledger option warn: 'invalid' cannot warn; ")
+    assert result.output.startswith("mkdocs.yml:4: invalid: ledger option warn: 'invalid' guards the evidence's bytes")
 
 
 def test_unknown_page_reference_names_page_and_line(tmp_path):
@@ -288,7 +299,7 @@ def test_unknown_page_reference_names_page_and_line(tmp_path):
 
 
 def test_every_failure_is_reported_in_one_run_sorted_by_file_and_line(tmp_path):
-    a_run(tmp_path, [{"batch": 16, "speedup": 3.0}])
+    a_run(tmp_path, [{"batch": 16, "speedup": 3.0}], columns=SPEEDUP_KINDS)
     write_tree(
         tmp_path,
         {
@@ -336,9 +347,10 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
         [{"batch": 16, "speedup": 3.59}],
         probe="moe",
         when=datetime(2026, 11, 29, 10, 2, 11, tzinfo=timezone.utc),
+        columns=SPEEDUP_KINDS,
     )
     write_tree(tmp_path, {"probes/ratios.py": "print(1)\n"})
-    from generator.runs import write_run
+    from generator.runs import Column, write_run
 
     write_run(
         tmp_path,
@@ -350,6 +362,7 @@ def test_a_claim_written_from_the_design_examples_works_as_documented(tmp_path):
         code=["probes/ratios.py"],
         started=datetime(2026, 11, 29, 10, 5, tzinfo=timezone.utc),
         finished=datetime(2026, 11, 29, 10, 5, tzinfo=timezone.utc),
+        columns={"results.csv": {"value": Column("", "exact")}},
     )
     write_tree(
         tmp_path,

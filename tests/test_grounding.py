@@ -22,7 +22,7 @@ def ledger(tmp_path, claims: str, rows=RATE_ROWS):
     return run_ledger("check", cwd=tmp_path)
 
 
-def per_token(unit: str, formula: str = "1000 / r", extra: str = "") -> str:
+def per_token(unit: str, formula: str = "1 / r", extra: str = "") -> str:
     return (
         MEASURED
         + RATE
@@ -40,10 +40,10 @@ def test_a_formula_stated_in_another_dimension_is_invalid_with_a_unit_suggested(
     result = ledger(tmp_path, per_token("ms"))
     assert result.exit_code == 1 and not result.errors
     assert (
-        "claims/moe.yaml:26: per-token: invalid: formula 1000 / r gives seconds per token, but the claim's unit 'ms' "
+        "claims/moe.yaml:26: per-token: invalid: formula 1 / r gives seconds per token, but the claim's unit 'ms' "
         "is seconds\n"
-        "  fix: state the claim in seconds per token (e.g. `unit: 'ms/token'`; the formula's numbers carry any scale), "
-        "or correct the formula\n"
+        "  fix: state the claim in seconds per token (e.g. `unit: 'ms/token'`: the result is converted to the claim's "
+        "unit), or correct the formula\n"
     ) in result.output
 
 
@@ -60,7 +60,7 @@ def test_a_formula_without_a_unit_must_be_dimensionless(tmp_path):
     claims = per_token("ms/token").replace("    unit: ms/token\n", "")
     result = ledger(tmp_path, claims)
     assert (
-        "claims/moe.yaml:23: per-token: invalid: formula 1000 / r gives seconds per token, but the claim's unit "
+        "claims/moe.yaml:23: per-token: invalid: formula 1 / r gives seconds per token, but the claim's unit "
         "(none) is a plain ratio\n"
     ) in result.output
 
@@ -83,7 +83,7 @@ def test_an_extrapolated_claims_testbed_is_its_inputs(tmp_path, testbed, message
 
 def test_a_mix_of_testbeds_must_be_said(tmp_path):
     other = RATE.replace("id: rate", "id: other").replace("linux-cpu", "nvidia-h200").replace("toy/", "toy2/")
-    claims = per_token("ms/token", "1000 / r + 1000 / o").replace("inputs: {r: rate}", "inputs: {r: rate, o: other}")
+    claims = per_token("ms/token", "1 / r + 1 / o").replace("inputs: {r: rate}", "inputs: {r: rate, o: other}")
     a_run(tmp_path, RATE_ROWS, probe="toy2", testbed="nvidia-h200")
     result = ledger(tmp_path, claims.replace(RATE, RATE + other))
     assert (
@@ -148,8 +148,8 @@ def test_an_input_that_cancels_is_unused_and_grounds_nothing(tmp_path):
     assert (
         "claims/moe.yaml:17: cancels: unused-input: input s (moe-speedup-b16) does not move the result: s - s + 3.6 "
         "stays within the claim's tolerance whether s is multiplied by 0.1, 0.5, 2 or 10\n"
-        "  fix: use s in the result or remove it from `inputs` and the formula: an input that cancels out grounds "
-        "nothing\n"
+        "  fix: use s in the result, or remove moe-speedup-b16 from `inputs` and the formula: an input that cancels "
+        "out, is clamped or flattened grounds nothing\n"
     ) in result.output
     assert "claims/moe.yaml:15: cancels: only-borrowed: rests only on borrowed claims" in result.output
     assert "m1-speedup: only-borrowed: borrowed, and no check here agrees with its value: its check cancels " in (

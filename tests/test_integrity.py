@@ -8,13 +8,13 @@ import os
 import subprocess
 from dataclasses import replace
 
-from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
+from helpers import MEASURED, RUN, SPEEDUP_KINDS, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
 
 from generator.runs import Column, columns_sha256
 
 
 def ledger_with_run(tmp_path, claims: str = MEASURED):
-    a_run(tmp_path, SPEEDUP_ROWS)
+    a_run(tmp_path, SPEEDUP_ROWS, columns=SPEEDUP_KINDS)
     write_tree(tmp_path, {"claims/moe.yaml": claims})
 
 
@@ -144,7 +144,7 @@ def test_ledger_diff_flags_a_rewritten_run_first(tmp_path):
     result = run_ledger("diff", "HEAD", cwd=tmp_path)
     flags = [line for line in result.output.splitlines() if line.startswith("| ") and "---" not in line][1:]
     assert flags[0] == (
-        f"| run rewritten | `{RUN}` | manifest.json differs; results.csv differs since the base (runs are immutable) |"
+        f"| run rewritten | `{RUN}` | manifest.json differs; results.csv differs since the base (runs are immutable) |  |"
     )
 
 

@@ -49,7 +49,10 @@ def test_the_claim_page_and_the_hover_show_the_interval_how_it_was_found_and_wha
     assert "<tr><th>interval</th><td>99.6% interval 3.5–3.7× (9 rounds)</td></tr>" in page
     assert "the median's order-statistic interval of its 9 raw rounds (covers the median with 99.6%)" in page
     assert "<tr><th>asserts</th><td>&gt; 3: holds: its 99.6% interval is 3.5–3.7× (9 rounds)</td></tr>" in page
-    assert 'title="s16 — 99.6% interval 3.5–3.7× (9 rounds); testbed linux-cpu' in article(site, "")
+    assert (
+        'title="s16 — 99.6% interval 3.5–3.7× (9 rounds); one run: the interval does not include run-to-run variation; testbed linux-cpu'
+        in article(site, "")
+    )
     doubled = article(site, "claim/doubled")
     assert "carried through the formula by interval arithmetic over its inputs' intervals" in doubled
 

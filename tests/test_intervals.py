@@ -28,7 +28,14 @@ def test_a_claim_selects_its_rounds_from_samples_csv_and_shows_the_median_interv
     result, data = check_json(tmp_path)
     assert result.exit_code == 0, result.output
     # 9 rounds: min–max is the narrowest interval with at least 99% coverage (1 - 2/2**9 = 99.6%).
-    assert data["intervals"]["s16"] == {"low": 1.1, "high": 1.5, "level": 1 - 2 / 512, "basis": "rounds", "rounds": 9}
+    assert data["intervals"]["s16"] == {
+        "low": 1.1,
+        "high": 1.5,
+        "level": 1 - 2 / 512,
+        "basis": "rounds",
+        "rounds": 9,
+        "runs": 1,
+    }
     shown = run_ledger("show", "s16", cwd=tmp_path).output.splitlines()
     assert shown[:2] == ["s16 = 1.31× (measured, fresh)", "99.6% interval 1.1–1.5× (9 rounds)"]
 
@@ -59,6 +66,7 @@ def test_a_run_without_raw_rounds_gets_its_min_max_and_says_so(tmp_path):
         "level": 1 - 2 / 2**7,
         "basis": "min-max",
         "rounds": 7,
+        "runs": 1,
     }
     assert "bare" not in data["intervals"]
     assert data["no_raw_rounds"] == {"cpu-moe": "the run has no samples.csv", "bare": "the run has no samples.csv"}
@@ -80,10 +88,6 @@ def test_a_named_table_keeps_its_rounds_in_name_samples_csv(tmp_path):
 @pytest.mark.parametrize(
     "broken, problem",
     [
-        (
-            {"summary": {16: 1.4}},  # results.csv says 1.4, its rounds' median is 1.31
-            "results.csv, batch=16, column speedup is 1.4, but the median of its 9 rounds in samples.csv is 1.31",
-        ),
         ({"samples": "1,3_7"}, "samples.csv line 10, column speedup: '3_7' is not a number"),
         ({"samples": "x,1.0"}, "samples.csv line 10: round 'x' is not a whole number"),
         ({"samples": "0,1.0"}, "samples.csv: round 0 appears twice where batch=16"),
@@ -99,6 +103,19 @@ def test_raw_rounds_that_contradict_the_run_are_invalid_with_the_line(tmp_path, 
     assert result.exit_code == 1
     assert f"claims/a.yaml:7: s16: invalid: {problem}" in result.output
     assert "Traceback" not in result.output + result.errors
+
+
+def test_a_summary_that_is_not_the_median_of_its_raw_rounds_is_tampered(tmp_path):
+    """Laundering: a results.csv edited (and its manifest rehashed) to state another median than its rounds."""
+    run = rounds_run(tmp_path, {16: SPREAD}, summary={16: 1.4})  # results.csv says 1.4, its rounds' median is 1.31
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + claim("s16", run, "1.4")})
+    result = run_ledger("check", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert (
+        f"claims/a.yaml:7: s16: tampered: {run}/results.csv, batch=16, column speedup is 1.4, but the median of its "
+        "9 rounds in samples.csv is 1.31: the row's summary does not follow from its raw rounds"
+    ) in result.output
+    assert "fix: restore the run's files from git, or rerun the probe" in result.output
 
 
 def test_more_raw_rounds_than_the_gate_reads_are_invalid_not_slow(tmp_path):
@@ -202,11 +219,10 @@ def test_a_30_percent_re_measure_in_9_rounds_is_beyond_noise_by_the_rank_test(tm
     assert "| doubled | (formula) |" in refreshed and "| beyond noise (follows s16) |" in refreshed
     assert (
         "| value moved | `s16` | 1.304× → 1.622× (+24.4%; 5% allowed; beyond noise (Mann–Whitney p = 0.00016; "
-        "9 → 9 rounds)) |"
+        "9 → 9 rounds)); re-measured (same probe, testbed and defining parameters): "
     ) in diff
     assert "| value moved | `doubled` |" in diff  # it inherits its input's verdict
     assert "evidence swapped" not in diff
-    assert "### Re-measured (same probe, testbed and defining parameters; listed, not flagged)" in diff
 
 
 def test_a_7_percent_move_of_the_median_of_noisy_rounds_is_within_noise_though_beyond_tolerance(tmp_path):
@@ -214,9 +230,13 @@ def test_a_7_percent_move_of_the_median_of_noisy_rounds_is_within_noise_though_b
     assert "| 1.304× → 1.397×; stated 1.304 → 1.397 | within noise (Mann–Whitney p = 0.04; 9 → 9 rounds) |" in refreshed
     assert "| value moved |" not in diff
     assert (
-        "| `s16` | 1.304× → 1.397× (+7.1%; 5% allowed; within noise (Mann–Whitney p = 0.04; 9 → 9 rounds)) |"
+        "| moved within noise | `s16` | moved within noise: 1.304× → 1.397× (+7.1%; 5% allowed; "
+        "within noise (Mann–Whitney p = 0.04; 9 → 9 rounds)); re-measured"
     ) in diff
-    assert "| `doubled` | 2.6 → 2.79 (+7.3%; 5% allowed; within noise (follows s16)) |" in diff  # inherited
+    assert (
+        "| moved within noise | `doubled` | moved within noise: 2.6 → 2.79 (+7.3%; 5% allowed; within noise (follows s16)) |"
+        in diff
+    )  # inherited
 
 
 def test_a_round_without_a_value_is_not_a_round_of_that_column(tmp_path):

@@ -78,6 +78,15 @@ def cited_claim(report: Report) -> Claim:
     return min(chosen, key=lambda c: (not c.evidence.run.startswith(PREFERRED), c.evidence.run, c.id))
 
 
+def beyond_its_noise(report: Report, claim: Claim) -> float:
+    """SHIFT, or more where the cited run's replicates predict a next run further out than that."""
+    verdict = report.verdicts[claim.id]
+    found = verdict.prediction
+    if found is None or verdict.value is None:
+        return SHIFT
+    return max(SHIFT, 2 * found.high / verdict.value)
+
+
 def rows_of(path: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
 
@@ -133,7 +142,7 @@ def test_a_newer_run_with_a_shifted_value_fires_moved_since_cited_naming_the_sen
     for where in sentences:  # each is a place in a page that names the claim
         path, line, _ = where.split(":")
         assert claim.id in (root / path).read_text(encoding="utf-8").splitlines()[int(line) - 1]
-    run = newer_run(root, claim, SHIFT)
+    run = newer_run(root, claim, beyond_its_noise(before, claim))
     commit(root, message="a newer run, shifted")
 
     result = run_ledger("check", "--no-cache", cwd=root)

@@ -20,7 +20,12 @@ FIX = '  fix: cite the claim that holds it with {{ claim("some-id") }}, or mark 
         ("It is 3.71× faster, 42 GB/s, 15% slower.", ["3.71×", "42 GB/s", "15%"]),
         ("KV is 20,480 B per token; a step takes 1.2 s and 35 ms.", ["20,480 B per token", "1.2 s", "35 ms"]),
         ("Copy ran at 3.5x and 64GB of memory.", ["3.5x", "64GB"]),
-        ("B=16, 4-bit, 2048-row, 8192×2048, 256K context, 35B-A3B, a 9B model, 1/B, at 4 bits.", []),
+        ("B=16, 4-bit, 2048-row, 8192×2048, 256K context, 35B-A3B, a 9B model, 1/B, the two call times.", []),
+        ("at 4 bits, 256 experts, 2K tokens, 12 QPS, 3k req/s, 1.2 million rows, $4.5M, 12 €, 25 °C", None),
+        (
+            "Three times, twenty percent, two milliseconds, twice as fast, tenfold, two million; a thousand, one sequence",
+            ["Three times", "twenty percent", "two milliseconds", "twice", "tenfold", "two million"],
+        ),
         ("1. a list item, 2 x 3, 4 × 8, 0x1F, top-8x", []),
         ("signed: -15%, +3 %, ±0.4 ms; a range 3–5%", ["-15%", "+3 %", "±0.4 ms", "5%"]),
         ("spelled: 3.7 times, 12 percent, 5 per cent, 2 milliseconds, 4 gigabytes per second", None),

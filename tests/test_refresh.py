@@ -140,13 +140,17 @@ def test_diff_lists_a_move_within_noise_without_flagging_it_and_flags_one_beyond
     a_run(tmp_path, 3.9, 3.4, 4.0, when=T0 + timedelta(hours=1))
     assert run_ledger("refresh", "--write", cwd=tmp_path).exit_code == 0
     result = run_ledger("diff", "HEAD", cwd=tmp_path)
-    assert "### Moved within noise (listed, not flagged)" in result.output
-    assert "| `speed` | 3.6 GB/s → 3.90 GB/s (+8.3%; 5% allowed; within noise (intervals 3.5–3.7 → 3.4–4)) |" in (
-        result.output
+    assert "### Other changes (listed, not flagged)" in result.output
+    assert (
+        "| moved within noise | `speed` | moved within noise: 3.6 GB/s → 3.90 GB/s (+8.3%; 5% allowed; "
+        "within noise (intervals 3.5–3.7 → 3.4–4)); re-measured" in result.output
     )
     assert "| value moved | `speed` |" not in result.output
     # The formula and its inputs are unchanged: its value inherits its input's verdict.
-    assert "| `seconds` | 10 s/GB → 9.23 s/GB (-7.7%; ±0.5 allowed; within noise (follows speed)) |" in result.output
+    assert (
+        "| moved within noise | `seconds` | moved within noise: 10 s/GB → 9.23 s/GB (-7.7%; ±0.5 allowed; "
+        "within noise (follows speed)) | value 10 s/GB → **9.23 s/GB** |"
+    ) in result.output
     assert "| value moved |" not in result.output
 
 
@@ -169,3 +173,78 @@ def test_refresh_reads_cells_as_the_gate_does_so_3_7_is_not_37(tmp_path):
     assert "no claim has a newer intact run" in result.output
     assert first in (tmp_path / "claims/toy.yaml").read_text()
     assert "37" not in (tmp_path / "claims/toy.yaml").read_text()
+
+
+ASSERTING = CLAIMS.replace("    tolerance: 5%\n", '    tolerance: 5%\n    asserts: "> 3.5"\n', 1)
+BORROWED_CHECK = """
+  - id: their-speed
+    kind: borrowed
+    value: 3.6
+    unit: GB/s
+    testbed: linux-cpu
+    source: {title: another write-up}
+    checked_by: [speed]
+"""
+
+
+def counted(value, low, high):
+    """The rows of a_run with `rounds`, so the min–max range has a known coverage (7 rounds: 98.4%), as an
+    `asserts:` needs (asserts_level)."""
+    return [
+        {"size": 1, "rounds": 7, "gb_per_s": 1.0, "gb_per_s_min": 0.9, "gb_per_s_max": 1.1},
+        {"size": 16, "rounds": 7, "gb_per_s": value, "gb_per_s_min": low, "gb_per_s_max": high},
+    ]
+
+
+def test_refresh_write_keeps_a_claim_whose_asserts_the_new_run_no_longer_supports_and_exits_1(tmp_path):
+    first = a_run(tmp_path, 3.6, 3.55, 3.65, rows=counted(3.6, 3.55, 3.65))
+    write_tree(tmp_path, {"claims/toy.yaml": ASSERTING.format(run=first)})
+    assert run_ledger("check", cwd=tmp_path).exit_code == 0
+    later = T0 + timedelta(hours=1)
+    a_run(tmp_path, 3.62, 3.2, 4.0, when=later, rows=counted(3.62, 3.2, 4.0))  # a loaded machine: a wide interval
+    before = (tmp_path / "claims/toy.yaml").read_bytes()
+    result = run_ledger("refresh", "--write", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert f"kept speed on its cited run ({first}): speed: not-significant:" in result.output
+    assert "1 claim(s) not moved: on the newer run the gate would fail (above); the rest moved" in result.output
+    assert "wrote nothing" in result.output
+    assert (tmp_path / "claims/toy.yaml").read_bytes() == before  # the claim stays on its run, untouched
+    assert run_ledger("check", cwd=tmp_path).exit_code == 0  # refresh left the gate passing
+
+
+def other_run(root, value, when=T0):
+    """A run of a second probe, 'other', so that one claim can move while another is kept."""
+    write_tree(root, {"probes/other.py": "print('other')\n"})
+    rows = [{"size": 16, "gb_per_s": value, "gb_per_s_min": value - 0.05, "gb_per_s_max": value + 0.05}]
+    path = write_run(
+        root, "other", "linux-cpu", {"results.csv": rows}, parameters=DEFAULT, environment={},
+        code=["probes/other.py"], started=when, finished=when,
+    )  # fmt: skip
+    return path.relative_to(root).as_posix()
+
+
+OTHER = """
+  - id: other-speed
+    value: 2.0
+    unit: GB/s
+    kind: measured
+    testbed: linux-cpu
+    evidence: {{run: {run}, file: results.csv, where: {{size: 16}}, column: gb_per_s}}
+    tolerance: 5%
+"""
+
+
+def test_refresh_write_keeps_a_claim_whose_move_would_contradict_a_borrowed_figure_and_moves_the_rest(tmp_path):
+    first = a_run(tmp_path, 3.6, 3.55, 3.65)
+    other = other_run(tmp_path, 2.0)
+    write_tree(tmp_path, {"claims/toy.yaml": CLAIMS.format(run=first) + OTHER.format(run=other) + BORROWED_CHECK})
+    assert run_ledger("check", cwd=tmp_path).exit_code == 0
+    a_run(tmp_path, 4.5, 4.4, 4.6, when=T0 + timedelta(hours=1))  # speed would now contradict their-speed
+    newer = other_run(tmp_path, 2.2, when=T0 + timedelta(hours=1))
+    result = run_ledger("refresh", "--write", cwd=tmp_path)
+    assert result.exit_code == 1, result.output + result.errors
+    assert f"kept speed on its cited run ({first}): their-speed: contradicted:" in result.output
+    text = (tmp_path / "claims/toy.yaml").read_text()
+    assert first in text and newer in text and other not in text  # speed kept, other-speed moved
+    assert "    value: 2.20\n" in text and "    value: 3.6   # from the first run" in text
+    assert run_ledger("check", cwd=tmp_path).exit_code == 0  # nothing failing by refresh's doing

@@ -183,7 +183,7 @@ def test_history_csv_has_a_row_per_point(tmp_path):
     runs = runs_of(tmp_path, [3.6, 4.4, 4.4])
     ledger(tmp_path, runs[0])
     lines = run_ledger("history", "moe-speedup-b16", "--format", "csv", cwd=tmp_path).output.splitlines()
-    assert lines[0] == "index,run,started,value,low,high,basis,segment,notes,added_by"
+    assert lines[0] == "index,run,started,value,low,high,basis,segment,notes,added_by,commit,clean"
     assert lines[1].startswith(f"0,{runs[0]},2026-11-29T10:00:00+00:00,3.6,") and ",rounds,0,cited," in lines[1]
     assert len(lines) == 4
 

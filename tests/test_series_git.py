@@ -50,7 +50,10 @@ def test_history_in_text_names_the_commits(tmp_path):
     ledger(tmp_path, runs[0])
     one = commit(tmp_path, message="three runs")
     result = run_ledger("history", "moe-speedup-b16", cwd=tmp_path)
-    assert f"| 1 | {name(runs[0])} | 3.6× | 3.456–3.744× (rounds) | {one[:12]} (three runs) | cited |" in result.output
+    assert (
+        f"| 1 | {name(runs[0])} | 3.6× | 3.456–3.744× (rounds) | not recorded | {one[:12]} (three runs) | cited |"
+        in result.output
+    )
     assert f"- {one[:12]} " in result.output and f"3.6×  run {runs[0]}  (three runs)" in result.output
 
 
@@ -63,8 +66,8 @@ def test_diff_says_whether_each_new_point_is_a_step(tmp_path):
     result = run_ledger("diff", base, cwd=tmp_path)
     assert result.exit_code == 0, result.errors
     assert (
-        f"| `moe-speedup-b16` | `{name(same)}` | 4.4× | no step (moved since cited) | on the level before it "
-        "(E-divisive means, t-test) |"
+        f"| new point | `moe-speedup-b16` | new point 4.4× in {name(same)}: no step (moved since cited), on the level "
+        "before it (E-divisive means, t-test) |  |"
     ) in result.output
     data = json.loads(run_ledger("diff", base, "--format", "json", cwd=tmp_path).output)
     assert [(p["run"], p["verdict"]) for p in data["series"]] == [(same, "no step")]
@@ -78,8 +81,9 @@ def test_diff_marks_a_new_point_that_steps(tmp_path):
     (new,) = runs_of(tmp_path, [5.0], start=8)
     commit(tmp_path, message="a slower machine")
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
-    assert f"| `moe-speedup-b16` | `{name(new)}` | 5× | **step** (moved since cited) | 3.6× → 5× (t-test, p = " in (
-        result.output
+    assert (
+        f"| step | `moe-speedup-b16` | new point 5× in {name(new)}: **step** (moved since cited), 3.6× → 5× (t-test, p = "
+        in result.output
     )
 
 

@@ -7,7 +7,7 @@ import os
 
 import jsonschema
 import pytest
-from helpers import MEASURED, SPEEDUP_ROWS, a_run, run_ledger, verdict_of, write_tree
+from helpers import MEASURED, SPEEDUP_KINDS, SPEEDUP_ROWS, a_run, run_ledger, verdict_of, write_tree
 
 from generator.prose import surfaces
 from generator.records import Claim, ClaimVerdict, Source
@@ -24,7 +24,7 @@ LEAD = """
 
 
 def project(root, readme: str, claims: str = MEASURED, mkdocs: str = MKDOCS) -> None:
-    a_run(root, SPEEDUP_ROWS)
+    a_run(root, SPEEDUP_ROWS, columns=SPEEDUP_KINDS)
     write_tree(root, {"mkdocs.yml": mkdocs, "claims/moe.yaml": claims, "README.md": readme})
 
 

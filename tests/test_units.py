@@ -234,9 +234,16 @@ def test_a_project_declares_counted_things_and_units_that_convert_and_refuse_lik
         ({"p": {"dimension": "p"}, "x": {"dimension": "p", "prefixes": "si"}}, "x: 'x' is already a unit"),
         ({"in": {"dimension": "in", "prefixes": "si"}}, "in: 'min' is already a unit"),
         ({"tile": {"dimension": "tokns"}}, "tile: dimension: unknown unit 'tokns'; did you mean 'tokens'?"),
-        ({"tile": {"dimension": "J", "scale": 0}}, "tile: `scale` must be a positive number, got 0"),
-        ({"tile": {"dimension": "J", "scale": float("inf")}}, "tile: `scale` must be a positive number, got inf"),
-        ({"tile": {"dimension": "J", "scale": True}}, "tile: `scale` must be a positive number, got True"),
+        ({"tile": {"dimension": "J", "scale": 0}}, "tile: `scale` must be above 0, got 0"),
+        (
+            {"tile": {"dimension": "J", "scale": float("inf")}},
+            "tile: `scale` is out of range (too large to hold): a unit's scale is from 1e-100 to 1e+100",
+        ),
+        (
+            {"tile": {"dimension": "J", "scale": 1e200}},
+            "tile: `scale` is out of range (1e+200): a unit's scale is from 1e-100 to 1e+100",
+        ),
+        ({"tile": {"dimension": "J", "scale": True}}, "tile: `scale` must be a number, got True"),
         ({"tile": {"dimension": "J", "unit": "x"}}, "tile: unknown key 'unit'; keys are: dimension, scale, prefixes"),
         ({"tile": {"dimension": "J", "prefixes": "binary"}}, "tile: `prefixes` can only be si, got binary"),
         ({"tile": "J"}, "tile: must be a mapping with `dimension`"),
@@ -319,8 +326,8 @@ def test_a_declared_unit_refuses_another_dimension_in_checks_and_formulas(tmp_pa
     assert (
         "claims/energy.yaml:21: prompt-rate: invalid: formula watts / energy gives prompts per second, but the "
         "claim's unit 'tokens/s' is tokens per second\n"
-        "  fix: state the claim in prompts per second (e.g. `unit: 'prompts/s'`; the formula's numbers carry any "
-        "scale), or correct the formula\n"
+        "  fix: state the claim in prompts per second (e.g. `unit: 'prompts/s'`: the result is converted to the "
+        "claim's unit), or correct the formula\n"
     ) in result.output
 
 

@@ -152,7 +152,17 @@ def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():
     assert "!cancelled()" in diff["if"]  # the diff is posted when the gate failed too
     artifact = next(step for step in steps(site) if step.get("uses", "").startswith("actions/upload-artifact"))
     assert artifact["with"] == {"name": "ledger-diff", "path": "${{ runner.temp }}/ledger-diff.md"}
+    # A preview of the pull request's site: what the base's ledger built, uploaded with the run's own token
+    # (no secret, nothing deployed), once the build succeeded, and linked from the comment.
+    build = next(step for step in steps(site) if step.get("id") == "build")
+    preview = next(step for step in steps(site) if step.get("id") == "preview")
+    assert steps(site).index(preview) > steps(site).index(build) and build["run"].startswith("mkdocs build --strict")
+    assert preview["uses"] == "actions/upload-artifact@v7"
+    assert preview["with"] == {"name": "site-preview", "path": "${{ runner.temp }}/site", "retention-days": 14}
+    assert "steps.build.outcome == 'success'" in preview["if"]
     comment = steps(site)[-1]
+    assert comment["env"] == {"PREVIEW_URL": "${{ steps.preview.outputs.artifact-url }}"}
+    assert "process.env.PREVIEW_URL" in comment["with"]["script"]
     assert "steps.diff.outcome == 'success'" in comment["if"]  # never an empty comment
     assert comment["uses"] == "actions/github-script@v9"
     script = comment["with"]["script"]
@@ -273,12 +283,15 @@ def test_the_mac_smoke_test_is_manual_on_hosted_apple_silicon_with_plain_mlx_and
     assert 'test -z "$(git status --porcelain -- measurements)"' in probes  # nothing written into the report
     assert not any(word in script for script in scripts for word in ("git push", "git commit", "git add"))
     assert uses(job)[-1] == "actions/upload-artifact"
-    # The loop runs each declared probe as `ledger measure` would: every declaration is this module form.
-    for spec in read_policy(REPO / "mkdocs.yml").probes:
+    # The loop runs each declared probe as `ledger measure` would (not those run only when named, which read
+    # other runs: coverage): every such declaration is this module form.
+    measuring = [spec for spec in read_policy(REPO / "mkdocs.yml").probes if not spec.manual]
+    assert [spec.name for spec in read_policy(REPO / "mkdocs.yml").probes if spec.manual] == ["coverage"]
+    for spec in measuring:
         assert spec.command == f"{{python}} -m probes.{spec.name} --profile {{profile}}", spec.name
     listing = probes.split('.venv/bin/python -c "', 1)[1].split('"); do', 1)[0]  # the step's list of probes
     names = subprocess.run([sys.executable, "-c", listing], cwd=REPO, capture_output=True, text=True)
-    assert names.stdout.split() == [spec.name for spec in read_policy(REPO / "mkdocs.yml").probes], names.stderr
+    assert names.stdout.split() == [spec.name for spec in measuring], names.stderr
 
 
 def test_the_mac_smoke_tests_sitecustomize_puts_mlx_on_its_cpu_device_and_leaves_other_pythons_alone(tmp_path):

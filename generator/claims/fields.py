@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 from ..lang import relations
 from ..lang.values import finite_number
 from ..lang.yamlread import LocatedDict
-from ..records import CheckSpec, Citation, Evidence, Finding, Source
+from ..records import ALL_REPLICATES, CheckSpec, Citation, Evidence, Finding, Source
 from .kinds import FIELD
 from .vocabulary import Vocabulary
 
@@ -124,7 +124,27 @@ def read_evidence(value: object, check: Problems, measurements_dir: str) -> Evid
         where = {}
     elif not _finite_where(where, check):
         ok = False
-    return Evidence(run, fields["file"], tuple(where.items()), fields["column"]) if ok else None
+    replicates = _replicates(value.get("replicates", 1), check)
+    if not ok or replicates is None:
+        return None
+    return Evidence(run, fields["file"], tuple(where.items()), fields["column"], replicates)
+
+
+MAX_REPLICATES = 1000
+
+
+def _replicates(value: object, check: Problems) -> int | None:
+    """`evidence.replicates`: a whole number of runs (1: the cited run alone) or `all` -> Evidence.replicates."""
+    if value == "all":
+        return ALL_REPLICATES
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_REPLICATES:
+        return value
+    check.add(
+        "evidence",
+        f"evidence.replicates {str(value)[:40]!r} must be a whole number of runs from 1 to {MAX_REPLICATES}, or `all`",
+        "write `replicates: 3` (the cited run and the two replicates before it) or `replicates: all` (guide/claims.md)",
+    )
+    return None
 
 
 def read_inputs(value: object, check: Problems) -> tuple[tuple[str, str], ...]:

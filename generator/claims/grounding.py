@@ -1,10 +1,12 @@
 """Formula grounding: an extrapolated claim + its inputs -> problems with its unit, testbed and inputs. Pure.
 
-A formula's result has the dimension its inputs' units give it (numbers are dimensionless, so a
-conversion constant is legal: `1000 / tok_s` is in ms/token), and the claim's unit must have that
-dimension. Its testbed is its inputs' testbed: none when none has one; `mixed` (MIXED), said
-explicitly, when they differ. An input that no perturbation moves the result of grounds nothing.
-Arithmetic stays on the stated numbers: units are checked, never converted, here.
+A formula's result has the dimension its inputs' units give it (numbers are dimensionless), and the
+claim's unit must have that dimension. The formula is evaluated on quantities (scales()): each input
+in its unit, the result converted to the claim's unit, so `1 / tok_s` stated in ms/token is the
+milliseconds per token and `1 - a / b` stated in % is a percentage; a number in a formula is a plain
+number, never a conversion factor. Its testbed is its inputs' testbed: none when none has one;
+`mixed` (MIXED), said explicitly, when they differ. An input claim that no perturbation moves the
+result of grounds nothing.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ def dimension_problem(
     if result == mine.dimension:
         return None
     example = units.example(result, table)
-    shown = f" (e.g. `unit: {example!r}`; the formula's numbers carry any scale)" if example else ""
+    shown = f" (e.g. `unit: {example!r}`: the result is converted to the claim's unit)" if example else ""
     return Problem(
         "invalid",
         "unit" if claim.unit else "formula",
@@ -54,6 +56,22 @@ def dimension_problem(
         f"{repr(claim.unit) if claim.unit else '(none)'} is {mine.describe()}",
         f"state the claim in {result.describe()}{shown}, or correct the formula",
     )
+
+
+def scales(claim: Claim, mine: units.Unit, inputs: Mapping[str, units.Unit]) -> formula.Scales | None:
+    """How the formula's numbers are quantities: each input's unit scale and the claim unit's (mine; inputs:
+    each input's unit, as read at load); None when a unit is unknown or the result's dimension is not the
+    claim's (dimension_problem says which)."""
+    if not mine.known or not all(unit.known for unit in inputs.values()):
+        return None
+    try:
+        result = formula.dimension(claim.formula, {name: unit.dimension for name, unit in inputs.items()})
+    except formula.FormulaError:
+        return None
+    if result != mine.dimension:
+        return None
+    scaled = tuple((name, unit.scale) for name, unit in sorted(inputs.items()) if unit.scale != 1.0)
+    return formula.Scales(scaled, mine.scale) if scaled or mine.scale != 1.0 else formula.PLAIN
 
 
 def derived_testbed(testbeds: Iterable[str]) -> str:
@@ -93,20 +111,35 @@ def testbed_problem(claim: Claim, input_testbeds: Mapping[str, str]) -> Problem 
     )
 
 
-def unused_inputs(claim: Claim, values: Mapping[str, float], allowed: float) -> list[str]:
-    """The input names that no perturbation (x0.1, x0.5, x2, x10) moves the result of beyond the claim's
-    tolerance (`allowed`): whatever they are, the claim would pass, so they ground nothing."""
+def unused_inputs(
+    claim: Claim, values: Mapping[str, float], allowed: float, scaled: formula.Scales = formula.PLAIN
+) -> list[str]:
+    """The input claims (ids) that no perturbation (x0.1, x0.5, x2, x10) of the claim, under every name it
+    is bound to, moves the result of beyond the claim's tolerance (`allowed`): whatever their value, the
+    claim would pass, so they ground nothing."""
+    groups: dict[str, list[str]] = {}
+    for name, target in claim.inputs:
+        if name in values:
+            groups.setdefault(target, []).append(name)
     try:
-        return formula.unused_inputs(claim.formula, values, allowed)
+        return formula.unused_inputs(claim.formula, values, allowed, scaled, groups)
     except formula.FormulaError:
         return []  # the evaluation itself is reported
 
 
-def unused_problem(claim: Claim, name: str) -> Problem:
+def unused_problem(claim: Claim, target: str) -> Problem:
+    """The finding for an input claim that does not move the result, named with every name it is bound to."""
+    names = [name for name, bound in claim.inputs if bound == target]
+    named = " and ".join(names)
+    if len(names) == 1:
+        head, moved = f"input {named} ({target})", f"whether {named} is multiplied"
+    else:
+        head, moved = f"input {target} (as {named})", f"whether {target} is multiplied (as each of {named})"
     return Problem(
         "unused-input",
         "formula",
-        f"input {name} ({dict(claim.inputs).get(name, '?')}) does not move the result: {claim.formula} stays "
-        f"within the claim's tolerance whether {name} is multiplied by 0.1, 0.5, 2 or 10",
-        f"use {name} in the result or remove it from `inputs` and the formula: an input that cancels out grounds nothing",
+        f"{head} does not move the result: {claim.formula} stays within the claim's tolerance "
+        f"{moved} by 0.1, 0.5, 2 or 10",
+        f"use {named} in the result, or remove {target} from `inputs` and the formula: an input that cancels out, "
+        "is clamped or flattened grounds nothing",
     )

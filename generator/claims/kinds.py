@@ -75,7 +75,7 @@ FIELD_TABLE = (
         ("measured",),
         required=True,
         fix="add `evidence:` with run, file, where and column",
-        parts=("run", "file", "where", "column"),
+        parts=("run", "file", "where", "column", "replicates"),
     ),
     FieldRow("formula", ("extrapolated",), required=True, fix="add `formula:` (e.g. byte_ratio * bandwidth_ratio)"),
     FieldRow("inputs", ("extrapolated",), required=True, fix="add `inputs:` mapping each formula name to a claim id"),

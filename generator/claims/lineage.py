@@ -39,6 +39,18 @@ def downstream(claim_id: str, claims: Iterable[Claim]) -> list[Edge]:
     return [edge for edge in edges(claims) if edge.target_id == claim_id]
 
 
+def upstream_closure(claim_id: str, by_id: Mapping[str, Claim]) -> set[str]:
+    """Every claim a claim rests on, through inputs, checks and retirements, and theirs (not itself)."""
+    seen: set[str] = set()
+    stack = [edge.target_id for edge in upstream(claim_id, by_id)]
+    while stack:
+        current = stack.pop()
+        if current not in seen and current != claim_id:
+            seen.add(current)
+            stack += [edge.target_id for edge in upstream(current, by_id)]
+    return seen
+
+
 def input_closure(claim_id: str, by_id: Mapping[str, Claim]) -> list[str]:
     """Every claim reachable through inputs (depth first, each once), not including the claim."""
     seen: list[str] = []

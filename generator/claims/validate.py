@@ -232,6 +232,8 @@ def _read_value(read: _Read) -> None:
     if "value" not in read.mapping:
         return
     raw_value = read.mapping["value"]
+    if raw_value is None:  # `value: ~`: a new claim whose value is still to fill in (`ledger accept` does)
+        return
     written = str(read.mapping.texts.get("value", raw_value))
     number = finite_number(raw_value)
     if isinstance(raw_value, bool) or not isinstance(raw_value, (int, float)):

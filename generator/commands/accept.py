@@ -7,17 +7,20 @@ order, quoting and layout stay exactly as they were; the result is re-read befor
 from __future__ import annotations
 
 import argparse
+import graphlib
 import os
 import re
+import sys
 import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..claims import lineage
 from ..gate import check_project
 from ..lang import yamlread
 from ..lang.values import rounded
-from ..records import Claim, ClaimVerdict, LedgerError, Report, Source, refusal
+from ..records import Claim, ClaimVerdict, Finding, LedgerError, Report, Source, refusal
 from ..rules import STALE_RULES
 
 _VALUE_LINE = re.compile(r"^(?P<head>\s*(?:-\s+)?value\s*:[ \t]*)(?P<value>[^#\s][^#\n]*?)(?P<tail>[ \t]*(?:#.*)?)$")
@@ -31,13 +34,78 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    report = check_project(args.root, args.config, datetime.now(timezone.utc))
-    changes = plan(report, args.ids)
-    if not args.dry_run:
-        apply(args.root.resolve(), changes, report.by_id)
-    for change in changes:
-        print(("would change " if args.dry_run else "") + str(change))
-    return 0
+    """Accept each claim named, inputs first; say per claim what could not be accepted.
+
+    A claim that rests on another one named (an input, a check, a retirer) is judged again once that
+    one is written, so `ledger accept a b` takes b's value from a's accepted one. Exit 0 when every
+    claim was accepted, 1 when some were and others not, 2 when none was (nothing written)."""
+    root = args.root.resolve()
+    accepted: list[Change] = []
+    refused: dict[str, str] = {}
+    pending = list(dict.fromkeys(args.ids))
+    while pending:
+        report = check_project(args.root, args.config, datetime.now(timezone.utc))
+        changes, waiting = _round(report, ordered(report, pending), refused)
+        if not args.dry_run:
+            apply(root, changes, report.by_id)
+        accepted += changes
+        for change in changes:
+            print(("would change " if args.dry_run else "") + str(change))
+        if not changes or args.dry_run:
+            for claim_id in waiting:
+                refused[claim_id] = _waits(report, claim_id, [c.claim_id for c in changes], args.dry_run)
+            break
+        pending = waiting
+    for claim_id in dict.fromkeys(args.ids):
+        if claim_id in refused:
+            print(f"ledger: {refused[claim_id]}", file=sys.stderr)
+    return 0 if not refused else 1 if accepted else 2
+
+
+def _round(report: Report, pending: list[str], refused: dict[str, str]) -> tuple[list[Change], list[str]]:
+    """The claims accepted on this report, and those that wait for one of them (judged again after)."""
+    changes: list[Change] = []
+    waiting: list[str] = []
+    for claim_id in pending:
+        try:
+            changes.append(plan_one(report, claim_id))
+        except LedgerError as error:
+            if _rests_on(report, claim_id, {change.claim_id for change in changes}):
+                waiting.append(claim_id)
+            else:
+                refused[claim_id] = str(error)
+    return changes, waiting
+
+
+def ordered(report: Report, claim_ids: list[str]) -> list[str]:
+    """The claims named, each after the named claims it rests on (a cycle keeps the order given)."""
+    named = set(claim_ids)
+    graph = {claim_id: {t for t in _upstream(report, claim_id) if t in named} for claim_id in claim_ids}
+    try:
+        found = list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError:
+        return claim_ids
+    return [claim_id for claim_id in found if claim_id in named]
+
+
+def _upstream(report: Report, claim_id: str) -> set[str]:
+    return lineage.upstream_closure(claim_id, report.by_id)
+
+
+def _rests_on(report: Report, claim_id: str, claim_ids: set[str]) -> bool:
+    return bool(_upstream(report, claim_id) & claim_ids)
+
+
+def _waits(report: Report, claim_id: str, before: list[str], dry_run: bool) -> str:
+    """Why a claim resting on another one accepted in this run was not judged again."""
+    claim = report.claim(claim_id)
+    first = ", ".join(c for c in before if c in _upstream(report, claim_id))
+    where = claim.where if claim else Source("", 0)
+    if dry_run:
+        problem = f"rests on {first}, which this accept would change first: judged once that is written"
+        return str(Finding(where, claim_id, "accept", problem, "run it without --dry-run, or accept " + first))
+    problem = f"rests on {first}, and could not be accepted after it"
+    return str(Finding(where, claim_id, "accept", problem, "`ledger check` lists why"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,41 +123,30 @@ class Change:
 
 
 def plan(report: Report, claim_ids: list[str]) -> list[Change]:
-    """What accepting each claim would change; raises LedgerError naming what cannot be accepted."""
-    changes = []
-    for claim_id in claim_ids:
-        claim = report.claim(claim_id)
-        if claim is None:
-            raise LedgerError(f"no claim {claim_id!r}")
-        verdict: ClaimVerdict | None = report.verdict(claim_id)
-        drifted = verdict is not None and verdict.drifted  # compared on trusted evidence, and it differs
-        # The comparison's own finding is what accept mends; any other finding of a stale rule blocks it.
-        mended = DRIFT_RULES if drifted else ()
-        blocking = [f for f in report.findings_for(claim_id) if f.rule in STALE_RULES and f.rule not in mended]
-        if blocking:
-            reasons = "; ".join(f"{f.rule}: {f.problem}" for f in blocking)
-            fix = "mend what makes the evidence stale first (`ledger check` names each), then accept"
-            raise refusal(
-                claim.where, claim_id, "accept", f"cannot accept a value from stale evidence ({reasons})", fix
-            )
-        if verdict is None or verdict.value is None or not drifted:
-            fix = "nothing to do; accept is for a stated value its evidence no longer computes"
-            raise refusal(
-                claim.where, claim_id, "accept", "nothing to accept (its value agrees with its evidence)", fix
-            )
-        computed = verdict.value
-        new = rounded(claim, computed, report.policy)
-        changes.append(
-            Change(
-                claim_id,
-                claim.where.path,
-                claim.at("value").line if claim.value is not None else claim.where.line,
-                claim.value_text,
-                new,
-                computed,
-            )
-        )
-    return changes
+    """What accepting each claim would change; raises LedgerError naming the first that cannot be accepted."""
+    return [plan_one(report, claim_id) for claim_id in claim_ids]
+
+
+def plan_one(report: Report, claim_id: str) -> Change:
+    """What accepting one claim would change; raises LedgerError saying why it cannot be accepted."""
+    claim = report.claim(claim_id)
+    if claim is None:
+        raise LedgerError(f"no claim {claim_id!r}")
+    verdict: ClaimVerdict | None = report.verdict(claim_id)
+    drifted = verdict is not None and verdict.drifted  # compared on trusted evidence, and it differs
+    # The comparison's own finding is what accept mends; any other finding of a stale rule blocks it.
+    mended = DRIFT_RULES if drifted else ()
+    blocking = [f for f in report.findings_for(claim_id) if f.rule in STALE_RULES and f.rule not in mended]
+    if blocking:
+        reasons = "; ".join(f"{f.rule}: {f.problem}" for f in blocking)
+        fix = "mend what makes the evidence stale first (`ledger check` names each), then accept"
+        raise refusal(claim.where, claim_id, "accept", f"cannot accept a value from stale evidence ({reasons})", fix)
+    if verdict is None or verdict.value is None or not drifted:
+        fix = "nothing to do; accept is for a stated value its evidence no longer computes"
+        raise refusal(claim.where, claim_id, "accept", "nothing to accept (its value agrees with its evidence)", fix)
+    computed = verdict.value
+    new = rounded(claim, computed, report.policy)
+    return Change(claim_id, claim.where.path, claim.at("value").line, claim.value_text, new, computed)
 
 
 def apply(root: Path, changes: list[Change], claims: dict[str, Claim]) -> None:
@@ -114,7 +171,7 @@ def write(file: Path, path: str, lines: list[str], changes: list[Change], claims
 
 
 def _edit(lines: list[str], claim: Claim, change: Change) -> None:
-    if claim.value is not None:
+    if "value" in dict(claim.field_lines):  # a value, or `value: ~` (a new claim: fill me), on its own line
         index = change.line - 1
         match = _VALUE_LINE.match(lines[index].rstrip("\r\n"))
         if not match:

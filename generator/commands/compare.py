@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .. import text
 from ..claims import lineage
 from ..claims.kinds import KIND
-from ..inputs.config import shown_settings
+from ..inputs.config import shown_settings, weakened
 from ..lang.relations import SHOWN
 from ..lang.values import allowed_text, stated, within
 from ..records import Claim, Policy, Report
@@ -28,6 +28,7 @@ __all__ = ["find_renames"]  # tests and the diff's readers import it from here
 # Flag -> title, in the order a reviewer reads them.
 FLAGS = {
     "run-rewritten": "run rewritten",  # first: a committed run's bytes changed (the claim column names the run)
+    "policy-weakened": "policy weakened",  # a gate setting now passes what failed (the claim column names it)
     "kind-downgrade": "kind downgraded",
     "new-borrowed": "new borrowed claim",
     "rests-on-borrowed": "rests on borrowed figures",
@@ -141,6 +142,8 @@ def compare(
                     f"{', '.join(state.rewritten_files)} differ from {commit_text(state.rewritten)}",
                 )
             )
+    for name, why in weakened(base.policy, head.policy):
+        flags.append(Flag("policy-weakened", f"{head.policy.config_path}: {name}", why))
     order = list(FLAGS)
     flags.sort(key=lambda f: order.index(f.flag))  # stable: claims keep their order within a flag
     return Diff(

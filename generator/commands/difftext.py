@@ -55,52 +55,30 @@ def as_markdown(diff: Diff, base: Revision, head: Revision, max_bytes: int | Non
     return cut(low)
 
 
+REVIEW_HEAD = ("| review | claim | what | fields |", "| --- | --- | --- | --- |")
+
+
 def _sections(diff: Diff, base: Revision, head: Revision) -> list[Section]:
-    flag_rows = lambda flags: tuple(f"| {_code(f.claim_id)} | {_text(f.message)} |" for f in flags)  # noqa: E731
-    pair = ("| claim | what |", "| --- | --- |")
+    """The Markdown diff's parts: one row per claim (flagged claims first, with runs rewritten), then the
+    code that installs or runs, the policy and the runs."""
+    flagged, others = _claim_rows(diff, base, head)
+    runs_rewritten = tuple(
+        f"| {FLAGS[f.flag]} | {_code(f.claim_id)} | {_text(f.message)} |  |"
+        for f in diff.flags
+        if f.flag == "run-rewritten"
+    )
     found = [
-        Section(
-            ("### Flagged for review", "", "| flag | claim | what |", "| --- | --- | --- |"),
-            tuple(f"| {FLAGS[f.flag]} | {_code(f.claim_id)} | {_text(f.message)} |" for f in diff.flags),
-        ),
+        Section(("### Flagged for review", "", *REVIEW_HEAD), (*runs_rewritten, *flagged)),
         Section(
             (f"### {CODE_TITLE} (read it as code)", "", "| file or setting | why |", "| --- | --- |"),
             tuple(f"| {_code(path)} | {_text(why)} |" for path, why in diff.build_code),
         ),
-        Section(("### Moved within noise (listed, not flagged)", "", *pair), flag_rows(diff.within_noise)),
-        Section(
-            ("### Re-measured (same probe, testbed and defining parameters; listed, not flagged)", "", *pair),
-            flag_rows(diff.remeasured),
-        ),
-        Section(
-            (
-                "### Series: new points (is each a step?)",
-                "",
-                "| claim | run | value | new point | what |",
-                "| --- | --- | --- | --- | --- |",
-            ),
-            tuple(
-                f"| {_code(p.claim_id)} | {_code(p.run.rsplit('/', 1)[-1])} | {_text(p.value)} | "
-                f"{'**step**' if p.verdict == 'step' else p.verdict}{' (moved since cited)' if p.moved else ''} | "
-                f"{_text(p.what)} |"
-                for p in new_points(base.report, head.report)
-            ),
-        ),
+        Section(("### Other changes (listed, not flagged)", "", *REVIEW_HEAD), others),
         Section(
             ("### Policy (the gate's settings)", ""),
             tuple(f"- {name}: {_text(old)} → **{_text(new)}**" for name, old, new in diff.policy),
         ),
     ]
-    for title, changes in (("Changed", diff.edited), ("Added", diff.only("added")), ("Removed", diff.only("removed"))):
-        header = ("| claim | " + " | ".join(COLUMNS) + " |", "| --- " * (len(COLUMNS) + 1) + "|")
-        found.append(Section((f"### {title}", "", *header), tuple(_table_row(change) for change in changes)))
-        details = [c for c in changes if c.change in ("changed", "renamed") and _details(c)]
-        if details:
-            rows = tuple(f"- {_code(c.claim_id)} also changed: " + ", ".join(_details(c)) for c in details)
-            found.append(Section((), rows))
-    found.append(
-        Section(("### Renamed", ""), tuple(f"- {_code(c.old_id)} → {_code(c.claim_id)}" for c in diff.only("renamed")))
-    )
     runs = [
         f"- added {_code(path)} ({_text(head.report.runs[path].testbed or 'no testbed')})" for path in diff.runs_added
     ]
@@ -110,6 +88,69 @@ def _sections(diff: Diff, base: Revision, head: Revision) -> list[Section]:
     ]
     found.append(Section(("### Runs", ""), tuple(runs)))
     return [section for section in found if section.rows]
+
+
+def _claim_rows(diff: Diff, base: Revision, head: Revision) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(flagged rows, the other rows): one row per claim, everything the review says of it in that row:
+    its flags, a move within noise, a re-measure, its series' new point, and the fields that changed."""
+    flags: dict[str, list] = {}
+    for flag in diff.flags:
+        if flag.flag != "run-rewritten":
+            flags.setdefault(flag.claim_id, []).append(flag)
+    quiet = {flag.claim_id: flag.message for flag in diff.within_noise}
+    again = {flag.claim_id: flag.message for flag in diff.remeasured}
+    points = {point.claim_id: point for point in new_points(base.report, head.report)}
+    changes = {
+        change.claim_id: change for change in diff.changes if change.change != "changed" or change.changed_fields
+    }
+    ids = list(dict.fromkeys([*flags, *quiet, *again, *points, *changes]))
+    order = list(FLAGS)
+    flagged = sorted((i for i in ids if i in flags), key=lambda i: order.index(flags[i][0].flag))
+    rows = {}
+    for claim_id in ids:
+        own = flags.get(claim_id, [])  # one flag: its name is in the review column already
+        what = [f.message for f in own] if len(own) == 1 else [f"{FLAGS[f.flag]}: {f.message}" for f in own]
+        what += [f"moved within noise: {quiet[claim_id]}"] if claim_id in quiet else []
+        what += (
+            [f"re-measured (same probe, testbed and defining parameters): {again[claim_id]}"]
+            if claim_id in again
+            else []
+        )
+        what = [_text(part) for part in what] + ([_point(points[claim_id])] if claim_id in points else [])
+        change = changes.get(claim_id)
+        review = [FLAGS[f.flag] for f in flags.get(claim_id, [])] or [
+            "moved within noise" if claim_id in quiet else "re-measured" if claim_id in again else "",
+            "step" if claim_id in points and points[claim_id].verdict == "step" else "",
+            change.change if change and change.change != "changed" else "",
+        ]
+        label = ", ".join(dict.fromkeys(word for word in review if word)) or ("changed" if change else "new point")
+        name = _code(claim_id) + (f" (was {_code(change.old_id)})" if change and change.change == "renamed" else "")
+        rows[claim_id] = f"| {label} | {name} | {'; '.join(what)} | {_fields(change)} |"
+    return tuple(rows[i] for i in flagged), tuple(rows[i] for i in ids if i not in flags)
+
+
+def _point(point) -> str:
+    """A series' new point, escaped for Markdown (a step in bold)."""
+    verdict = "**step**" if point.verdict == "step" else _text(point.verdict)
+    moved = " (moved since cited)" if point.moved else ""
+    where = _text(point.run.rsplit("/", 1)[-1])
+    return f"new point {_text(point.value)} in {where}: {verdict}{moved}, {_text(point.what)}"
+
+
+def _fields(change: ClaimChange | None) -> str:
+    """What changed in a claim's shown fields (old → **new**), or an added or removed claim's fields."""
+    if change is None:
+        return ""
+    if change.change in ("added", "removed"):
+        shown = change.new or change.old
+        return "; ".join(f"{name} {_text(shown[name])}" for name in COLUMNS if shown.get(name))
+    cells = [
+        f"{name} {_text(change.old[name])} → **{_text(change.new[name])}**"
+        for name in COLUMNS
+        if change.old.get(name, "") != change.new.get(name, "")
+    ]
+    details = _details(change)
+    return "; ".join([*cells, *(["also changed: " + ", ".join(details)] if details else [])])
 
 
 def _details(change: ClaimChange) -> list[str]:
@@ -158,7 +199,8 @@ def as_json(diff: Diff, base: Revision, head: Revision) -> str:
 
 
 def _counts(diff: Diff) -> str:
-    parts = [f"{len(diff.flags)} flagged"] if diff.flags else []
+    flagged = len({flag.claim_id for flag in diff.flags})  # claims and runs, one row each
+    parts = [f"{flagged} flagged"] if flagged else []
     parts += [
         f"{len(changes)} {word}"
         for changes, word in (
@@ -179,21 +221,6 @@ def _counts(diff: Diff) -> str:
     if diff.build_code:
         parts.append(f"{len(diff.build_code)} {CODE_TITLE.lower()}")
     return "**" + " · ".join(parts) + "**" if parts else "No claim or run changed."
-
-
-def _table_row(change: ClaimChange) -> str:
-    if change.change in ("changed", "renamed"):
-        name = _code(change.claim_id) + (f" (was {_code(change.old_id)})" if change.change == "renamed" else "")
-        cells = [
-            _text(change.new[c])
-            if change.old[c] == change.new[c]
-            else f"{_text(change.old[c])} → **{_text(change.new[c])}**"
-            for c in COLUMNS
-        ]
-    else:
-        fields = change.new or change.old
-        name, cells = _code(change.claim_id), [_text(fields[c]) for c in COLUMNS]
-    return f"| {name} | " + " | ".join(cells) + " |"
 
 
 _MARKDOWN = str.maketrans(

@@ -14,14 +14,15 @@ import csv
 import difflib
 import io
 import json
-from dataclasses import asdict
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 
 from ..gate import check_project
 from ..inputs import history as runlog
 from ..lang.units import Unit
 from ..lang.values import format_value, range_text
-from ..records import ClaimVerdict, LedgerError, Report
+from ..records import ClaimVerdict, LedgerError, Report, Run
 from ..series.records import Series
 from ..series.text import METHODS, notes
 from ..trust import verdicts
@@ -52,13 +53,32 @@ def run_from_args(args: argparse.Namespace) -> int:
         raise LedgerError(f"history: {claim.id} has no series: {_why_none(verdict)}")
     root = args.root.resolve()
     runs = runlog.read(root, report.policy.measurements_dir)
-    added = {point.run: _added(runs.first_added.get(f"{point.run}/manifest.json")) for point in line.points}
+    shown_runs = [point.run for point in line.points] + ([claim.evidence.run] if claim.evidence else [])
+    added = {run: _added(runs.first_added.get(f"{run}/manifest.json")) for run in shown_runs}
     if runs.status != runlog.CHECKED:
         added = {run: runs.status for run in added}
     log = claimlog.read(root, report.policy.claims_dir, claim.id, report.policy.max_claim_file_bytes)
     shown = {"json": as_json, "csv": as_csv}.get(args.format, as_text)
-    print(shown(verdict, line, added, log))
+    print(shown(verdict, line, added, log, outside(verdict, line, report), report.runs))
     return 0
+
+
+@dataclass(frozen=True, slots=True)
+class Outside:
+    """The run a claim cites when it is no point of its series (rewritten, tampered): shown, never dropped."""
+
+    run: str
+    started: datetime | None
+    why: str  # "rewritten: results.csv differs from commit 1a2b3c (measure)"
+
+
+def outside(verdict: ClaimVerdict, line: Series, report: Report) -> Outside | None:
+    evidence = verdict.claim.evidence
+    if line.cited >= 0 or evidence is None:
+        return None
+    state, run = report.run_state(evidence.run), report.runs.get(evidence.run)
+    why = state.label + (f": {'; '.join(state.reasons)}" if state.reasons else "")
+    return Outside(evidence.run, run.started if run else None, f"the cited run, no point of the series: {why}")
 
 
 def _why_none(verdict: ClaimVerdict) -> str:
@@ -78,22 +98,45 @@ def _interval(low: float | None, high: float | None, unit: Unit) -> str:
     return range_text(low, high, unit) if low is not None and high is not None else "none"
 
 
-def as_text(verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> str:
+def as_text(
+    verdict: ClaimVerdict,
+    line: Series,
+    added: dict[str, str],
+    log: claimlog.ClaimLog,
+    cited: Outside | None = None,
+    runs: Mapping[str, Run] | None = None,
+) -> str:
     claim, unit = verdict.claim, verdict.unit
+    measured = {path: verdicts.revision_text(run) for path, run in (runs or {}).items()}
     segments = len({point.segment for point in line.points})
     out = [f"{claim.id}: {claim.statement}" if claim.statement else claim.id]
     out.append(
         f"{len(line.points)} run{'s' if len(line.points) != 1 else ''} in {segments} segment"
         f"{'s' if segments != 1 else ''}; steps in the cited run's segment by {METHODS[line.method]}"
     )
-    out += ["", "| # | run | value | interval | added by | notes |", "| --- | --- | --- | --- | --- | --- |"]
+    out += [
+        "",
+        "| # | run | value | interval | measured at | added by | notes |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     found = notes(line, unit)
-    for index, point in enumerate(line.points):
-        out.append(
+    rows = [
+        (
+            point.started,
             f"| {index + 1} | {point.run.rsplit('/', 1)[-1]} | {format_value(point.value, unit)} | "
             f"{_interval(point.low, point.high, unit)} ({point.basis or 'no interval'}) | "
-            f"{_commit(added.get(point.run, ''))} | {'; '.join(found.get(index, []))} |"
+            f"{measured.get(point.run, 'not recorded')} | {_commit(added.get(point.run, ''))} | "
+            f"{'; '.join(found.get(index, []))} |",
         )
+        for index, point in enumerate(line.points)
+    ]
+    if cited is not None:
+        row = (
+            f"| cited | {cited.run.rsplit('/', 1)[-1]} | — | — | {measured.get(cited.run, 'not recorded')} | "
+            f"{_commit(added.get(cited.run, ''))} | {cited.why} |"
+        )
+        rows.append((cited.started or datetime.max.replace(tzinfo=timezone.utc), row))
+    out += [row for _, row in sorted(rows, key=lambda item: item[0])]
     moved = line.moved
     out.append("")
     if moved is not None:
@@ -111,9 +154,17 @@ def as_text(verdict: ClaimVerdict, line: Series, added: dict[str, str], log: cla
     return "\n".join(out)
 
 
-def _data(verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> dict:
+def _data(
+    verdict: ClaimVerdict,
+    line: Series,
+    added: dict[str, str],
+    log: claimlog.ClaimLog,
+    cited: Outside | None,
+    runs: Mapping[str, Run] | None = None,
+) -> dict:
     claim, moved = verdict.claim, line.moved
     return {
+        "cited_run": {"run": cited.run, "in_series": False, "why": cited.why} if cited else None,
         "claim": claim.id,
         "unit": claim.unit,
         "method": line.method,
@@ -130,6 +181,7 @@ def _data(verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claim
                 "basis": point.basis,
                 "segment": point.segment,
                 "added_by": _commit(added.get(point.run, "")),
+                **_revision((runs or {}).get(point.run)),
             }
             for index, point in enumerate(line.points)
         ],
@@ -140,15 +192,36 @@ def _data(verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claim
     }
 
 
-def as_json(verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> str:
-    return json.dumps(_data(verdict, line, added, log), indent=2, ensure_ascii=False)
+def _revision(run: Run | None) -> dict[str, object]:
+    """The commit a point's run was measured at and whether the tree was clean (null: not recorded)."""
+    return {"commit": run.commit or None if run else None, "clean": run.clean if run else None}
 
 
-def as_csv(verdict: ClaimVerdict, line: Series, added: dict[str, str], log: claimlog.ClaimLog) -> str:
+def as_json(
+    verdict: ClaimVerdict,
+    line: Series,
+    added: dict[str, str],
+    log: claimlog.ClaimLog,
+    cited: Outside | None = None,
+    runs: Mapping[str, Run] | None = None,
+) -> str:
+    return json.dumps(_data(verdict, line, added, log, cited, runs), indent=2, ensure_ascii=False)
+
+
+def as_csv(
+    verdict: ClaimVerdict,
+    line: Series,
+    added: dict[str, str],
+    log: claimlog.ClaimLog,
+    cited: Outside | None = None,
+    runs: Mapping[str, Run] | None = None,
+) -> str:
     """The points, one row each (the stated values by commit are in the text and JSON forms)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["index", "run", "started", "value", "low", "high", "basis", "segment", "notes", "added_by"])
+    writer.writerow(
+        ["index", "run", "started", "value", "low", "high", "basis", "segment", "notes", "added_by", "commit", "clean"]
+    )
     found = notes(line, verdict.unit)
     for index, point in enumerate(line.points):
         writer.writerow(
@@ -163,9 +236,24 @@ def as_csv(verdict: ClaimVerdict, line: Series, added: dict[str, str], log: clai
                 point.segment,
                 "; ".join(found.get(index, [])),
                 _commit(added.get(point.run, "")),
+                *_revision_cells((runs or {}).get(point.run)),
+            ]
+        )
+    if cited is not None:
+        started = cited.started.isoformat() if cited.started else ""
+        writer.writerow(
+            [
+                *["", cited.run, started, "", "", "", "", "", cited.why, _commit(added.get(cited.run, ""))],
+                *_revision_cells((runs or {}).get(cited.run)),
             ]
         )
     return out.getvalue().rstrip("\n")
+
+
+def _revision_cells(run: Run | None) -> list[str]:
+    if run is None or not run.commit:
+        return ["", ""]
+    return [run.commit, "" if run.clean is None else str(run.clean).lower()]
 
 
 def _cell(value: float | None) -> str:

@@ -4,8 +4,9 @@ Writes mkdocs.yml (the plugin and its policy, the probe declared), an example pr
 the standard library, claims of every kind, a table and a chart, a page citing them, the review and
 publish workflows, requirements.txt (what they install) and a pre-commit config. `--bare` leaves the
 example out, `--fleet` adds the fleet's measure workflow (alone, in a project that exists), `--git`
-makes the first commit. Never overwrites: it stops before writing anything if one of its files
-exists. The claims' values come from the run the probe writes here, not from the template.
+makes the first commit, `--adopt` adds the ledger to an existing MkDocs project (adopt.py). Never
+overwrites: it stops before writing anything if one of its files exists (`--adopt` writes only what is
+missing and says what it skipped). The claims' values come from the run the probe writes here, not from the template.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ..inputs.config import read_policy
 from ..lang.values import parse_number
 from ..records import LedgerError
 from ..runs import link_problem
-from . import initfiles, measure
+from . import adopt, initfiles, measure
 
 CLAIMS = "claims/hashing.yaml"  # filled from the example's first run
 FLEET_WORKFLOW = ".github/workflows/measure.yml"
@@ -49,6 +50,13 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--git", action="store_true", help="make the first commit (git init where there is no repository)"
+    )
+    parser.add_argument(
+        "--adopt",
+        action="store_true",
+        help="add the ledger to an existing MkDocs project: write only the files that are missing (never "
+        "overwrite; say what was skipped and why), add the plugin to mkdocs.yml keeping its comments, and "
+        "the generated pages to an explicit nav",
     )
 
 
@@ -193,6 +201,31 @@ BARE_NEXT = (
 )
 
 
+ADOPT_NEXT = (
+    "ledger check            # the gate: figures typed into the old pages are warnings (warn: in mkdocs.yml)",
+    "mkdocs build --strict   # the site, its theme and nav kept, the ledger's pages added",
+    "declare a probe under `probes:` in mkdocs.yml, `ledger measure`, then claims/*.yaml (guide/adopt.md)",
+)
+
+
+def _adopt(target: Path, args: argparse.Namespace) -> int:
+    """`ledger init --adopt`: the bare project's files where missing, the plugin and nav added."""
+    if args.bare or args.fleet or args.git:
+        raise LedgerError(
+            "--adopt writes what a --bare project has and the project lacks: leave out --bare, --fleet and --git "
+            "(run `ledger init --fleet` after it for the fleet, and commit yourself)"
+        )
+    chosen = initfiles.chosen(initfiles.template_files(), bare=True, fleet=False)
+    files = initfiles.filled(chosen, source=args.source, name=target.name, bare=True, testbeds=())
+    done = adopt.adopt(target, files)
+    where = "." if target == Path.cwd().resolve() else str(args.dir or args.root)
+    lines = [f"wrote {path}" for path in sorted(done.write)] + [f"added to {line}" for line in done.added]
+    print(f"adopted {where}:" if lines else f"adopted {where} already: nothing to write")
+    print("\n".join(f"  {line}" for line in [*lines, *(f"skipped {line}" for line in done.skipped)]))
+    print("next:\n" + (f"  cd {where}\n" if where != "." else "") + "\n".join(f"  {line}" for line in ADOPT_NEXT))
+    return 0
+
+
 def _progress(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
@@ -203,6 +236,8 @@ def run_from_args(args: argparse.Namespace) -> int:
     warning = initfiles.source_warning(args.source)
     if warning:
         print(warning, file=sys.stderr)
+    if args.adopt:
+        return _adopt(target, args)
     target.mkdir(parents=True, exist_ok=True)
     name = args.name or target.name.replace("-", " ").replace("_", " ").strip().capitalize() or "Measurements"
     written = init(target, args.source, name, echo=_progress, bare=args.bare, fleet=args.fleet, git=args.git)

@@ -18,13 +18,14 @@ import shlex
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import probe as probe_api
 from ..inputs import hashcache, history
-from ..inputs.config import project_policy
+from ..inputs.config import MAX_REPLICATES, project_policy
 from ..records import LedgerError, Policy, ProbeSpec
 from ..runs import MANIFEST, PARTIAL_PREFIX, link_problem, remove_tree, sha256_file, utc_stamp
 
@@ -46,6 +47,13 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", default="default", help="passed to each probe as {profile} (default: default)")
     parser.add_argument("--testbed", help="the testbed name (default: the probe decides, e.g. linux-x86-64)")
     parser.add_argument(
+        "--replicates",
+        type=_replicates,
+        metavar="N",
+        help="runs of each probe, each in a fresh process, the probes taking turns (a, b, a, b, ...); each writes "
+        "its own run (default: each probe's `replicates:` in mkdocs.yml, else 1)",
+    )
+    parser.add_argument(
         "--matrix",
         nargs="?",
         const="all",
@@ -62,13 +70,14 @@ def run_from_args(args: argparse.Namespace) -> int:
         print(json.dumps(matrix(policy.testbeds, args.matrix)))
         return 0
     echo = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    outcomes = measure(root, policy, args.probes, args.profile, args.testbed, echo=echo)
+    outcomes = measure(root, policy, args.probes, args.profile, args.testbed, echo=echo, replicates=args.replicates)
     print(summary(outcomes))
     return 0 if all(outcome.ok for outcome in outcomes) else 1
 
 
 def chosen(policy: Policy, names: list[str]) -> list[ProbeSpec]:
-    """The declared probes to run: all of them, or the ones named, in the order named."""
+    """The declared probes to run: all of them but those run only when named (`manual: true`), or the ones
+    named, in the order named."""
     declared = [finding for option, finding in policy.problems if option == "probes"]
     if declared:  # the gate lists a bad declaration among its findings; measuring cannot go on
         raise LedgerError("\n".join(str(finding) for finding in declared))
@@ -81,7 +90,15 @@ def chosen(policy: Policy, names: list[str]) -> list[ProbeSpec]:
     unknown = [name for name in names if name not in by_name]
     if unknown:
         raise LedgerError(f"no declared probe {unknown[0]!r}; mkdocs.yml declares: {', '.join(by_name)}")
-    return [by_name[name] for name in names] if names else list(policy.probes)
+    if names:
+        return [by_name[name] for name in names]
+    unnamed = [spec for spec in policy.probes if not spec.manual]
+    if not unnamed:
+        raise LedgerError(
+            f"every probe mkdocs.yml declares runs only when named (`manual: true`): {', '.join(by_name)}; "
+            "name one: `ledger measure NAME`"
+        )
+    return unnamed
 
 
 def matrix(declared: tuple[str, ...], selection: str) -> dict[str, list[str]]:
@@ -126,13 +143,31 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
         "out": str(out),
         "build": str(build_dir),
     }
-    argv = command_line(spec, values)
-    writes_folder = "{out}" in spec.command
-    env = _environment(spec, root, policy, profile, testbed)
     clock = time.perf_counter()
     linked = _linked(spec, root, build_dir, out)
     if linked:
         return Outcome(spec.name, False, time.perf_counter() - clock, (), linked)
+    try:
+        problem = _build_run_finalize(spec, root, policy, profile, testbed, values)
+    finally:  # also when interrupted (Ctrl-C, SIGTERM): no output folder is left behind
+        if os.path.lexists(out):
+            remove_tree(out)  # a link the probe put in its place is removed, never followed
+    # A failed probe wrote nothing: a folder that appeared meanwhile is another process's run.
+    new = sorted(_runs(runs_dir) - before) if not problem else []
+    written = tuple(f"{policy.measurements_dir}/{spec.name}/{name}" for name in new)
+    if not problem and not written:
+        problem = "it exited cleanly but wrote no run"
+    return Outcome(spec.name, not problem, time.perf_counter() - clock, written, problem)
+
+
+def _build_run_finalize(
+    spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed: str | None, values: dict[str, str]
+) -> str:
+    """Build the probe (if it has a build), run it, finalize its {out} folder into a run; '' or what failed."""
+    out, build_dir, runs_dir = Path(values["out"]), Path(values["build"]), Path(values["out"]).parent
+    argv = command_line(spec, values)
+    writes_folder = "{out}" in spec.command
+    env = _environment(spec, root, policy, profile, testbed)
     inputs = _hashes(root, spec.code) if spec.build else {}
     problem = _build(spec, build_dir, values, root, env, inputs) if spec.build else ""
     _wait_for_a_new_second(runs_dir)
@@ -158,14 +193,7 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
             )
         except (ValueError, OSError) as error:
             problem = f"its output could not be finalized: {error}"
-    if os.path.lexists(out):
-        remove_tree(out)  # a link the probe put in its place is removed, never followed
-    # A failed probe wrote nothing: a folder that appeared meanwhile is another process's run.
-    new = sorted(_runs(runs_dir) - before) if not problem else []
-    written = tuple(f"{policy.measurements_dir}/{spec.name}/{name}" for name in new)
-    if not problem and not written:
-        problem = "it exited cleanly but wrote no run"
-    return Outcome(spec.name, not problem, time.perf_counter() - clock, written, problem)
+    return problem
 
 
 def _environment(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed: str | None) -> dict[str, str]:
@@ -222,16 +250,25 @@ def _hashes(root: Path, paths: tuple[str, ...]) -> dict[str, str]:
 
 
 def measure(
-    root: Path, policy: Policy, names: list[str], profile: str, testbed: str | None, echo=print
+    root: Path,
+    policy: Policy,
+    names: list[str],
+    profile: str,
+    testbed: str | None,
+    echo=print,
+    replicates: int | None = None,
 ) -> list[Outcome]:
-    """Run each chosen probe in turn: a line as it starts, a line as it ends, a summary at the end."""
+    """Run each chosen probe in turn, `replicates` times each (else its declared `replicates:`), the probes
+    taking turns so that each replicate of one is spaced by the others: a line as each starts and ends."""
     specs = chosen(policy, names)
+    plan = schedule(specs, replicates)
     outcomes = []
-    for number, spec in enumerate(specs, start=1):
-        echo(f"[{number}/{len(specs)}] {spec.name} ({profile}) ...")
+    for number, (spec, replicate, of) in enumerate(plan, start=1):
+        which = f", replicate {replicate}/{of}" if of > 1 else ""
+        echo(f"[{number}/{len(plan)}] {spec.name} ({profile}{which}) ...")
         outcome = run_probe(spec, root, policy, profile, testbed)
         result = ", ".join(outcome.runs) if outcome.ok else f"FAILED: {outcome.problem}"
-        echo(f"[{number}/{len(specs)}] {spec.name}: {outcome.seconds:.1f} s, {result}")
+        echo(f"[{number}/{len(plan)}] {spec.name}: {outcome.seconds:.1f} s, {result}")
         for path in untracked_code(root, outcome.runs):
             echo(
                 f"warning: {path} is not tracked by git: its run fails the gate (review cannot see the code "
@@ -239,6 +276,25 @@ def measure(
             )
         outcomes.append(outcome)
     return outcomes
+
+
+def schedule(specs: list[ProbeSpec], replicates: int | None = None) -> list[tuple[ProbeSpec, int, int]]:
+    """(probe, replicate, of) in the order they run: round r runs each probe that has an r-th replicate, so
+    replicates of one probe are spaced by the others (a, b, c, a, b, c, ...), each a fresh process."""
+    counts = [(spec, replicates or spec.replicates) for spec in specs]
+    rounds = max((count for _, count in counts), default=0)
+    return [(spec, r, count) for r in range(1, rounds + 1) for spec, count in counts if r <= count]
+
+
+def _replicates(text: str) -> int:
+    """--replicates N: a whole number of runs from 1 to MAX_REPLICATES."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MAX_REPLICATES:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of runs from 1 to {MAX_REPLICATES}")
+    return value
 
 
 def untracked_code(root: Path, runs: tuple[str, ...]) -> list[str]:
@@ -260,12 +316,15 @@ def summary(outcomes: list[Outcome]) -> str:
     """'3 runs written by 3 probes' (and which failed); the next step."""
     written = sum(len(outcome.runs) for outcome in outcomes)
     writers = len({outcome.name for outcome in outcomes if outcome.runs})
-    failed = [outcome.name for outcome in outcomes if not outcome.ok]
+    failed = Counter(outcome.name for outcome in outcomes if not outcome.ok)
     text = f"{written} run{'s' if written != 1 else ''} written by {writers} probe(s)"
     if failed:
-        text += f"; {len(failed)} failed: {', '.join(failed)}"
+        named = ", ".join(f"{name} ({count} times)" if count > 1 else name for name, count in failed.items())
+        text += f"; {sum(failed.values())} failed: {named}"
     if written:
         text += "\nnext: `ledger refresh` shows which claims the new runs move (`--write` applies it)"
+    if any(count > 1 for count in Counter(outcome.name for outcome in outcomes if outcome.runs).values()):
+        text += "; a claim pools replicate runs with `replicates: N` under its evidence (guide/claims.md)"
     return text
 
 

@@ -1,21 +1,29 @@
 """How a move between two runs reads against their noise: one verdict for refresh and diff. Pure.
 
-Both `ledger refresh` and `ledger diff` judge a move with the same test (stats.changed, the gate's
-statistics): an exact Mann–Whitney U test on the two runs' raw rounds where their sizes allow
-p < 0.002, otherwise whether the two intervals are disjoint — and only a move beyond the claim's
-tolerance counts. The intervals and tolerances are the gate's (Report.evaluations), decided once.
+Both `ledger refresh` and `ledger diff` judge a move the same way. When the cited run has replicates (its
+replicate set up to it holds two runs or more: judging/replicates.py), the new run (or the mean of the new
+runs of a set) is judged against the set's between-run prediction interval: inside it, *re-measured,
+within noise*. Otherwise with the gate's statistics (stats.changed): an exact Mann–Whitney U test on the
+two runs' raw rounds where their sizes allow p < 0.002, else whether the two intervals are disjoint.
+Either way only a move beyond the claim's tolerance counts, and a run on other hardware (another CPU
+model on one testbed name) is named as another machine, never judged as a re-measure. The intervals and
+tolerances are the gate's (Report.verdicts), decided once.
 """
 
 from __future__ import annotations
 
 import graphlib
+import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..lang import stats
-from ..lang.values import format_value, range_text, within
-from ..records import Claim, ClaimInterval, Report, Run
-from ..series.stage import defining  # one definition of "the same measurement" (NOT_DEFINING): refresh, diff, series
+from ..judging import replicates
+from ..judging.replicates import defining  # "the same measurement" (NOT_DEFINING): refresh, diff, series
+from ..lang import between, stats
+from ..lang.between import RunValue
+from ..lang.units import Unit
+from ..lang.values import format_value, level_text, range_text, within
+from ..records import Claim, ClaimInterval, ClaimVerdict, Replicas, Report, Run
 
 
 def differences(old: Run, new: Run) -> list[str]:
@@ -67,6 +75,31 @@ def verdict_of(
     return Noise(change.changed, f"{'beyond' if change.changed else 'within'} noise ({how})")
 
 
+def against_set(
+    replicas: Replicas, new: float, allowed: float, unit: Unit | None, new_runs: int = 1, own: RunValue | None = None
+) -> Noise:
+    """A new value (one new run's, or the mean of new_runs new runs) judged against the prediction interval
+    of the cited run's replicate set: inside it, *re-measured, within noise*; outside and beyond the
+    claim's tolerance (`allowed`, from the set's pooled value), beyond noise."""
+    pooled = replicas.pooled
+    low, high = between.prediction(pooled, new_runs, own)
+    runs = f"{new_runs} new runs' mean" if new_runs > 1 else "the new run"
+    how = (
+        f"{runs} against the {level_text(pooled.level)} prediction interval {range_text(low, high, unit)} "
+        f"of {pooled.runs} replicate runs"
+    )
+    if between.inside(pooled, new, new_runs, own):
+        return Noise(False, f"re-measured, within noise ({how})")
+    if abs(new - pooled.value) <= allowed:
+        return Noise(False, f"within tolerance ({how})")
+    return Noise(True, f"beyond noise ({how})")
+
+
+def another_machine(changes: list[str]) -> Noise:
+    """A run on other hardware than the cited one: never a re-measure of it, so its noise says nothing."""
+    return Noise(None, f"another machine ({'; '.join(changes)}): not a re-measure")
+
+
 def inherited(moved: Mapping[str, Noise], inputs: list[str]) -> Noise:
     """A dependent's verdict from its inputs that moved: beyond when any is, within when all are."""
     verdicts = [moved[i] for i in inputs if i in moved]
@@ -80,6 +113,38 @@ def inherited(moved: Mapping[str, Noise], inputs: list[str]) -> Noise:
 
 def _range(value: float, interval: ClaimInterval | None) -> str:
     return format_value(value) if interval is None else range_text(interval.low, interval.high)
+
+
+def remeasured(
+    before: ClaimVerdict, after: ClaimVerdict, base_runs: Mapping[str, Run], head_runs: Mapping[str, Run]
+) -> Noise:
+    """A measured claim whose evidence changed between two revisions: another machine, a re-measure judged
+    against the base's replicate set (its prediction interval) when it has one, else the two runs' rounds."""
+    old, new = before.claim, after.claim
+    assert old.evidence is not None and new.evidence is not None and old.value is not None and new.value is not None
+    first, last = base_runs.get(old.evidence.run), head_runs.get(new.evidence.run)
+    changes = replicates.machine_changes(first, last) if first is not None and last is not None else []
+    if changes:
+        return another_machine(changes)
+    allowed = before.tolerance.allowed(old.value)
+    replicas = before.replicas
+    if replicas is None:
+        return verdict_of(old.value, before.interval, new.value, after.interval, allowed)
+    held = set(replicas.runs)
+    if after.replicas is not None and after.replicas.cited:
+        fresh = [v for run, v in zip(after.replicas.runs, after.replicas.values, strict=True) if run not in held]
+    else:
+        fresh = [new.value] if new.evidence.run not in held else []
+    if not fresh:
+        return verdict_of(old.value, before.interval, new.value, after.interval, allowed)
+    if replicas.pooled.log and min(fresh) <= 0:
+        return Noise(True, "beyond noise (a value at or below 0 where its replicates were all above)")
+    mean = replicas.pooled.unscaled(statistics.fmean(replicas.pooled.scaled(value) for value in fresh))
+    interval = after.interval
+    own = None
+    if len(fresh) == 1 and interval is not None and interval.runs <= 1:
+        own = RunValue(new.value, interval.low, interval.high, interval.level)
+    return against_set(replicas, mean, allowed, after.unit, len(fresh), own)
 
 
 def review(
@@ -106,10 +171,8 @@ def review(
             verdict = Noise(False, "unchanged")
         elif within(old.value, new.value, base.verdicts[old.id].tolerance):  # the base's rule, as diff's
             verdict = Noise(False, "within tolerance")
-        elif new.kind == "measured" and old.evidence and new.evidence and old.evidence.run != new.evidence.run:
-            allowed = base.verdicts[old.id].tolerance.allowed(old.value)
-            before, after = base.verdicts[old.id].interval, head.verdicts[new.id].interval
-            verdict = verdict_of(old.value, before, new.value, after, allowed)
+        elif new.kind == "measured" and old.evidence and new.evidence and old.evidence != new.evidence:
+            verdict = remeasured(base.verdicts[old.id], head.verdicts[new.id], base.runs, head.runs)
         elif new.kind == "extrapolated" and (old.formula, old.inputs) == (new.formula, new.inputs):
             # Only inputs that moved explain a move; with none, the stated value was edited: unknown.
             moved = {t: found.get(t, Noise(None, "")) for _, t in new.inputs}

@@ -21,19 +21,22 @@ from __future__ import annotations
 import argparse
 import graphlib
 import math
+import statistics
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import text
+from ..claims import grounding, lineage
 from ..gate import check_project
 from ..inputs import load
-from ..judging import intervals
-from ..judging.evidence import read_cell
-from ..lang import formula, yamlread
+from ..judging import intervals, replicates
+from ..judging.intervals import read_cell
+from ..lang import between, formula, yamlread
 from ..lang.values import format_pair, format_value, rounded
 from ..prose import surfaces
-from ..records import Claim, ClaimInterval, Report, Run, Source, refusal
+from ..records import Claim, ClaimInterval, ClaimVerdict, Report, Run, Source, refusal
 from . import accept, noise
 from .noise import differences
 
@@ -63,38 +66,72 @@ class Plan:
     skipped: tuple[Skipped, ...]
 
 
-def plan(report: Report) -> Plan:
+def plan(report: Report, held: Collection[str] = ()) -> Plan:
     """Every move refresh would make, the dependents that follow, and the newer runs passed over.
 
     The report should hold every run's raw rounds (gate.check with every_run_rounds), so a newer
-    run's interval can be judged against the cited one's."""
+    run's interval can be judged against the cited one's. held: measured claims kept on their cited
+    run (a move the gate would fail on)."""
     moves: list[Move] = []
     skipped: list[Skipped] = []
     moved: dict[str, tuple[float, noise.Noise]] = {}  # claim id -> what its new evidence computes, verdict
     index = intervals.RowIndex()
+    sets = replicates.Sets(report.runs)
     for claim in report.claims:
-        if claim.kind != "measured" or claim.evidence is None or claim.retired:
+        if claim.kind != "measured" or claim.evidence is None or claim.retired or claim.id in held:
             continue
-        found = _newest(claim, report, skipped, index)
+        found = _newest(claim, report, skipped, index, sets)
         if found is None:
             continue
-        run, value, interval = found
         current = report.runs[claim.evidence.run]
-        cited = report.verdicts[claim.id]  # what the gate decided on the cited run
+        cited = report.verdicts[claim.id]  # what the gate decided on the cited run (or set)
         old_value = cited.value if cited.value is not None else claim.value if claim.value is not None else math.nan
-        verdict = noise.verdict_of(old_value, cited.interval, value, interval, cited.tolerance.allowed(old_value))
-        new_stated = _restated(claim, value, report)
+        verdict = _judged(cited, found, old_value)
+        new_stated = _restated(claim, found.value, report)
         moves.append(
-            Move(claim.id, current.path, run.path, old_value, value, _stated(claim), new_stated, verdict.words)
+            Move(
+                claim.id,
+                current.path,
+                found.run.path,
+                old_value,
+                found.value,
+                _stated(claim),
+                new_stated,
+                verdict.words,
+            )
         )
-        moved[claim.id] = (value, verdict)  # formulas read evidence values, as the gate does
+        moved[claim.id] = (found.value, verdict)  # formulas read evidence values, as the gate does
     moves += _dependents(report, moved)
     return Plan(tuple(moves), tuple(skipped))
 
 
+@dataclass(frozen=True, slots=True)
+class Newer:
+    """The run a claim would move to: its value there (pooled over its replicates for a claim citing a set)."""
+
+    run: Run
+    value: float
+    interval: ClaimInterval | None
+    fresh: tuple[replicates.Member, ...]  # the runs of it the cited set does not hold, each with its cell
+
+
+def _judged(cited: ClaimVerdict, found: Newer, old_value: float) -> noise.Noise:
+    """Against the cited set's prediction interval when it has one (two runs or more), else the two runs'
+    rounds or intervals (stats.changed)."""
+    replicas, allowed = cited.replicas, cited.tolerance.allowed(old_value)
+    if replicas is None or not found.fresh:
+        return noise.verdict_of(old_value, cited.interval, found.value, found.interval, allowed)
+    values = [member.value for member in found.fresh if member.value is not None]
+    if replicas.pooled.log and min(values) <= 0:
+        return noise.Noise(True, "beyond noise (a value at or below 0 where its replicates were all above)")
+    mean = replicas.pooled.unscaled(statistics.fmean(replicas.pooled.scaled(value) for value in values))
+    own = replicates.run_value(found.fresh[0]) if len(found.fresh) == 1 else None
+    return noise.against_set(replicas, mean, allowed, cited.unit, len(found.fresh), own)
+
+
 def _newest(
-    claim: Claim, report: Report, skipped: list[Skipped], index: intervals.RowIndex
-) -> tuple[Run, float, ClaimInterval | None] | None:
+    claim: Claim, report: Report, skipped: list[Skipped], index: intervals.RowIndex, sets: replicates.Sets
+) -> Newer | None:
     evidence = claim.evidence
     assert evidence is not None
     current = report.runs.get(evidence.run)
@@ -116,22 +153,50 @@ def _newest(
             why = "not intact: " + "; ".join(state.reasons)
         elif differences(current, run):
             why = "parameters differ: " + "; ".join(differences(current, run))
+        elif replicates.machine_changes(current, run):
+            why = (
+                f"another machine ({'; '.join(replicates.machine_changes(current, run))}): a run on other hardware "
+                "never re-measures a claim; give that machine's runs their own testbed name (`ledger measure --testbed`)"
+            )
         else:
-            table = run.tables.get(evidence.file)
-            cell = read_cell(table, evidence)  # the row and cell as the evidence stage reads the cited run's
-            if cell.cause in ("unreadable-file", "no-column"):
-                columns = [evidence.column, *(c for c, _ in evidence.where)]
-                why = f"no {evidence.file} with columns {', '.join(columns)}"
-            elif cell.value is None:
-                why = f"{len(cell.rows)} rows match where {dict(evidence.where)}, or the cell is not a number"
-            else:
-                assert table is not None  # the cell was read from it
-                found = intervals.measured(run, evidence, table, cell.rows[0], cell.value, index)
-                if not found.problem:
-                    return run, cell.value, found.interval
-                why = found.problem
+            found = _value_in(run, claim, report, index, sets)
+            if isinstance(found, Newer):
+                return found
+            why = found
         skipped.append(Skipped(claim.id, run.path, why))
     return None
+
+
+def _value_in(run: Run, claim: Claim, report: Report, index: intervals.RowIndex, sets: replicates.Sets) -> Newer | str:
+    """The claim's value in a newer run (pooled over its replicates when the claim cites a set), or why not."""
+    evidence = claim.evidence
+    assert evidence is not None
+    member = replicates.read_member(run, evidence, index)
+    if member.problem or member.value is None:
+        table = run.tables.get(evidence.file)
+        cell = read_cell(table, evidence)  # the row and cell as the evidence stage reads the cited run's
+        if cell.cause in ("unreadable-file", "no-column"):
+            return f"no {evidence.file} with columns {', '.join([evidence.column, *(c for c, _ in evidence.where)])}"
+        if cell.value is None:
+            return f"{len(cell.rows)} rows match where {dict(evidence.where)}, or the cell is not a number"
+        return member.problem.removeprefix("replicate ")
+    cited = report.verdicts[claim.id].replicas
+    held = set(cited.runs) if cited is not None else {evidence.run}
+    if not evidence.cites_set:
+        interval = member.found.interval if member.found is not None else None
+        return Newer(run, member.value, interval, (member,) if run.path not in held else ())
+    members = sets.upto(run)
+    short = replicates.shortfall(members, evidence.replicates)
+    if short:
+        return short.replace(f"but {run.path} has", f"but {run.name} has")
+    chosen = replicates.window(members, evidence.replicates)
+    read = [*(replicates.read_member(m, evidence, index) for m in chosen[:-1]), member]
+    good = replicates.usable(read, report.run_states)
+    pooled = between.pool([replicates.run_value(m) for m in good])
+    if pooled is None:
+        return "its replicates' cells cannot be read"
+    fresh = tuple(m for m in good if m.run.path not in held)
+    return Newer(run, pooled.value, replicates.confidence(pooled, good), fresh)
 
 
 def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> list[Move]:
@@ -150,15 +215,23 @@ def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> 
     found = []
     for claim_id in ids:
         claim = report.claim(claim_id)
-        if claim is None or claim.kind != "extrapolated" or not claim.formula or claim.retired:
+        if (
+            claim is None
+            or claim.kind != "extrapolated"
+            or not claim.formula
+            or claim.retired
+            or claim_id not in report.verdicts
+        ):
             continue
         if not any(target in verdicts for _, target in claim.inputs):
             continue
         inputs = {name: values.get(target) for name, target in claim.inputs}
-        if any(v is None for v in inputs.values()):
+        bound = {name: report.verdicts[target].unit for name, target in claim.inputs if target in report.verdicts}
+        scaled = grounding.scales(claim, report.verdicts[claim_id].unit, bound)  # the result in the claim's unit
+        if any(v is None for v in inputs.values()) or scaled is None:
             continue
         try:
-            value = formula.evaluate(claim.formula, {k: float(v) for k, v in inputs.items() if v is not None})
+            value = formula.evaluate(claim.formula, {k: float(v) for k, v in inputs.items() if v is not None}, scaled)
         except formula.FormulaError:
             continue
         values[claim_id] = value
@@ -236,7 +309,7 @@ def apply(root: Path, result: Plan, report: Report) -> list[str]:
             if move.new_run:
                 _move_run(lines, claim, move, path)
             if move.new_stated:
-                line = claim.at("value").line if claim.value is not None else claim.where.line
+                line = claim.at("value").line  # the claim's line when it has no `value:` line
                 changes.append(accept.Change(claim.id, path, line, claim.value_text, move.new_stated, move.new_value))
         _verify_runs("".join(lines), path, moves)
         accept.write(file, path, lines, changes, report.by_id)
@@ -270,6 +343,53 @@ def _verify_runs(content: str, path: str, moves: list[Move]) -> None:
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--write", action="store_true", help="apply the moves: evidence and values, dependents too")
+
+
+# -- writing what holds: a move the gate would then fail on is kept on its cited run ----------------
+
+
+def write_what_holds(
+    args: argparse.Namespace, root: Path, report: Report, result: Plan
+) -> tuple[Plan, Report, dict[str, str]]:
+    """Write the moves, check the gate, and undo every move that a new failure follows from (the moved
+    claim's own, a dependent's, or a claim it checks: an `asserts:` the new run's interval no longer
+    supports, a borrowed figure it now contradicts), keeping that claim on its cited run; again until
+    the gate fails on nothing refresh did. Returns the plan written, the gate after it and, per claim
+    kept, the finding that kept it."""
+    failing_before = {(f.claim_id, f.rule) for f in report.failures}
+    surfaces_now = [path for path, _, _ in surface_plan(root, report, result)]
+    originals = {path: (root / path).read_bytes() for path in [*_claim_files(result, report), *surfaces_now]}
+    held: dict[str, str] = {}
+    while True:
+        if result.moves:
+            apply(root, result, report)
+        write_surfaces(root, surface_plan(root, report, result))  # the values the moves written state
+        after = check_project(args.root, args.config, datetime.now(timezone.utc))
+        moved = {move.claim_id for move in result.moves if move.new_run}
+        caused = _caused_by(after, moved, failing_before)
+        if not caused:
+            return result, after, held
+        for path, content in originals.items():  # undo every move, then write the ones still held good
+            accept.replace_file(root / path, content)
+        held.update(caused)
+        result = plan(report, held)
+
+
+def _caused_by(after: Report, moved: set[str], failing_before: set[tuple[str, str]]) -> dict[str, str]:
+    """Moved claim id -> the first new failure that follows from its move (on it, or on a claim resting on it)."""
+    found: dict[str, str] = {}
+    for finding in after.failures:
+        if not finding.claim_id or (finding.claim_id, finding.rule) in failing_before:
+            continue
+        reached = {finding.claim_id} | lineage.upstream_closure(finding.claim_id, after.by_id)
+        for claim_id in sorted(reached & moved):
+            found.setdefault(claim_id, f"{finding.claim_id}: {finding.rule}: {finding.problem}")
+    return found
+
+
+def _claim_files(result: Plan, report: Report) -> list[str]:
+    """The claim files a plan's moves edit."""
+    return sorted({report.by_id[move.claim_id].where.path for move in result.moves if move.claim_id in report.by_id})
 
 
 # -- surfaces: the claims' values standing between markers in README.md and other files ------------
@@ -316,12 +436,18 @@ def run_from_args(args: argparse.Namespace) -> int:
     for _, _, changes in planned:
         print("\n".join(f"{change}" for change in changes))
     if args.write and (result.moves or planned):
-        written = apply(root, result, report) if result.moves else []
-        written += write_surfaces(root, planned)
-        print(f"wrote {', '.join(written)}")
-        after = check_project(args.root, args.config, datetime.now(timezone.utc))
+        surfaces_before = [path for path, _, _ in planned]
+        result, after, held = write_what_holds(args, root, report, result)
+        rewritten = [path for path in surfaces_before if path not in {p for p, _, _ in surface_plan(root, after)}]
+        written = list(dict.fromkeys([*_claim_files(result, report), *rewritten]))  # claim files, then surfaces
+        print(f"wrote {', '.join(written) or 'nothing'}")
+        for claim_id, why in held.items():
+            claim = report.claim(claim_id)
+            print(f"kept {claim_id} on its cited run ({claim.evidence.run if claim and claim.evidence else ''}): {why}")
         print(f"ledger check: {text.summary(after)}")
-        return 0 if after.ok else 1
+        if held:
+            print(f"{len(held)} claim(s) not moved: on the newer run the gate would fail (above); the rest moved")
+        return 0 if after.ok and not held else 1
     if result.moves or planned:
         print("run `ledger refresh --write` to apply it")
     return 0

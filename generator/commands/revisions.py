@@ -176,11 +176,11 @@ def changed_files(root: Path, base: str, head: str) -> list[str]:
 def _git(root: Path, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
     try:
         return subprocess.run(
-            ["git", "--no-replace-objects", "-c", "core.quotePath=false", *args],
+            ["git", *history.GIT_OPTIONS, "-c", "core.quotePath=false", *args],
             cwd=root,
             input=input,
             capture_output=True,
-            env={**os.environ, "GIT_NO_REPLACE_OBJECTS": "1"},
+            env={**os.environ, **history.SUBSTITUTES_OFF},
         )
     except FileNotFoundError:
         raise LedgerError("diff: git is not installed (or not on PATH)") from None

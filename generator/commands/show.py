@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from ..claims import lineage
 from ..gate import check_project
 from ..lang.relations import SHOWN
-from ..lang.values import assert_text, noise_text, stated
+from ..lang.values import ONE_RUN, assert_text, format_value, noise_text, prediction_text, stated
 from ..records import Claim, ClaimVerdict, LedgerError, Report, Run
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
@@ -50,6 +50,10 @@ def tree(report: Report, claim_id: str) -> str:
         lines.append(f"{noise}")
     if verdict.asserted is not None:
         lines.append(assert_text(verdict.asserted))
+    if verdict.one_run:
+        lines.append(ONE_RUN)
+    if verdict.prediction is not None:
+        lines.append(prediction_text(verdict))
     lines += _draw(_upstream(report, by_id, claim, (claim.id,)), "")
     below = _downstream(report, by_id, claim.id, (claim.id,))
     lines.append("what depends on it:" if below else "what depends on it: nothing")
@@ -68,6 +72,10 @@ Tree = tuple[str, list]
 def _upstream(report: Report, by_id: dict[str, Claim], claim: Claim, path: tuple[str, ...]) -> list[Tree]:
     children: list[Tree] = []
     if claim.kind == "measured" and claim.evidence:
+        replicas = report.verdicts[claim.id].replicas
+        if replicas is not None and replicas.cited:  # the runs its value is pooled over, then the cited one
+            pairs = zip(replicas.runs[:-1], replicas.values, strict=False)
+            children += [_replicate(report.runs[path], value, report) for path, value in pairs]
         children.append(_run(report.runs.get(claim.evidence.run), claim, report))
     for name, target in claim.inputs:
         children.append(_claim_child(report, by_id, f"input {name}: ", target, path))
@@ -130,6 +138,13 @@ def _run(run: Run | None, claim: Claim, report: Report) -> Tree:
         children.append((f"{'probe' if path == run.probe else 'code'} {path} ({state})", []))
     stale = f"; {verdict.label}: " + "; ".join(verdict.reasons) if not verdict.trusted else ""
     return (f"run {run.path} ({run.testbed or 'no testbed'}{when}{stale})", children)
+
+
+def _replicate(run: Run, value: float, report: Report) -> Tree:
+    """A replicate run the claim's value is pooled over, beside the cited one: its value and state."""
+    state = report.run_state(run.path)
+    stale = f"; {state.label}: " + "; ".join(state.reasons) if not state.trusted else ""
+    return (f"replicate run {run.path} ({run.testbed}, value {format_value(value)}{stale})", [])
 
 
 def _downstream(report: Report, by_id: dict[str, Claim], claim_id: str, path: tuple[str, ...]) -> list[Tree]:

@@ -26,6 +26,7 @@ from ..lang.values import allowed_text, format_value, level_text, parse_number, 
 from ..prose import numbers
 from ..records import ClaimVerdict, Report, Unit
 from ..series.records import Series
+from ..series.text import table_words
 
 _LABEL = re.compile(
     r"""<span\b[^>]*\bclass\s*=\s*["'][^"']*\bledger-label\b[^"']*["'][^>]*>(.*?)</span>""", re.S | re.I
@@ -92,6 +93,7 @@ def _texts(report: Report) -> Iterable[str]:
         yield finding.problem
         yield finding.fix
     yield from shown_settings(report.policy).values()
+    yield f"{len(report.claims)} claims"  # the indexes and the gate page count them (counts are figures)
     for run in report.runs.values():
         yield from _run_texts(run)
 
@@ -130,6 +132,7 @@ def _series_texts(line: Series, unit: Unit) -> Iterator[str]:
         yield from (format_value(step.before, unit), format_value(step.after, unit))
     for boundary in line.boundaries:
         yield from boundary.changes
+    yield from table_words(line, unit)
 
 
 def vars_of(record: object) -> list[str]:
@@ -146,6 +149,7 @@ def _run_texts(run) -> Iterator[str]:
     yield from _flat(run.parameters)
     yield from _flat(run.environment)
     for table in run.tables.values():
+        yield f"{len(table.rows):,} rows"  # as the measurements page lists each file
         yield from table.columns
         texts = {cell for row in table.rows for cell in row if _words(cell)}
         yield from texts

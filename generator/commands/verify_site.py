@@ -21,6 +21,8 @@ builder with the Markdown extension and `ledger pages`, or a tool that skipped t
   (sitetext.py says what a generated page and a label may hold);
 - no page may hold a claim, table or chart reference outside code, an unfilled slot, or a reference
   the ledger could not resolve;
+- every series' data the site publishes (`assets/ledger/series/*.csv`, which the claim pages'
+  timelines load) must be byte for byte one the fresh check's series make;
 - the site's registry of runs must be the fresh check's, and with --against, every run published
   before must have the same bytes now, or be retired explicitly (registry.py).
 """
@@ -36,6 +38,7 @@ from ..gate import check_project
 from ..inputs import project
 from ..inputs.config import config_file
 from ..records import Report
+from ..series.text import SERIES_ASSETS, asset_path, points_csv
 from ..trust import stamp
 from ..trust.digest import registry as run_registry
 from . import registry, sitefiles, sitepage, sitetext
@@ -107,11 +110,37 @@ def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[int, l
     charts: set[str] = set()
     for name in found.pages:
         problems += sitepage.page_problems(name, found.text(name), names, ctx, attributes, charts)
+    series, series_found = series_problems(site, report)
     for name in found.others:
+        if name in series:  # byte for byte the ledger's (series_problems)
+            continue
         if name not in {sitepage.fallback_of(chart_id) for chart_id in charts}:  # drawn from a verified spec
             problems += sitepage.document_problems(name, found.text(name), ctx)
-    problems += registry_problems(site, report)
+    problems += series_found + registry_problems(site, report)
     return len(found.pages), sorted(problems)
+
+
+def series_problems(site: Path, report: Report) -> tuple[set[str], list[Problem]]:
+    """(the series files that are the ledger's, problems): every file under assets/ledger/series must
+    be the CSV of a series the fresh check holds, as the site writes it."""
+    folder = site / SERIES_ASSETS
+    if not folder.is_dir() or folder.is_symlink():
+        return set(), []
+    expected: dict[str, str] = {}
+    for verdict in report.verdicts.values():
+        if verdict.series is not None:
+            text = points_csv(verdict.series, verdict.unit)
+            expected[asset_path(text)] = text
+    same, problems = set(), []
+    for path in sorted(folder.rglob("*")):
+        name = path.relative_to(site).as_posix()
+        if path.is_symlink() or not path.is_file():
+            continue  # a link is refused with the site's files (sitefiles.py)
+        if path.read_bytes().decode("utf-8", "replace") == expected.get(name):
+            same.add(name)
+        else:
+            problems.append(Problem(name, 0, "is no series of the ledger's: the timeline data was edited or is stale"))
+    return same, problems
 
 
 def registry_problems(site: Path, report: Report) -> list[Problem]:

@@ -19,7 +19,7 @@ from ..lang.relations import MAX_FACTOR
 from ..lang.units import UnitTable
 from ..lang.values import parse_tolerance
 from ..records import Finding, LedgerError, Policy, ProbeSpec, Source, Tolerance
-from ..rules import WARN_BY_DEFAULT, WARNABLE
+from ..rules import INTEGRITY, RULES, WARN_BY_DEFAULT, WARNABLE
 from ..runs import PROBE_NAME, TESTBED_PATTERN
 from . import mkdocs_yml
 from .mkdocs_yml import site_settings
@@ -89,6 +89,11 @@ def _rules(value: object) -> frozenset[str]:
     if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
         raise ValueError("must be a list of rule names")
     for rule in value:
+        if rule in INTEGRITY:
+            raise ValueError(
+                f"{rule!r} guards the evidence's bytes and cannot warn (no policy switches off integrity: "
+                f"{', '.join(INTEGRITY)}); fix what it names instead"
+            )
         if rule not in WARNABLE:
             raise ValueError(f"{rule!r} cannot warn; rules that can: {', '.join(WARNABLE)}")
     return frozenset(value)
@@ -106,13 +111,37 @@ def _failing(value: object) -> frozenset[str]:
     return frozenset(value)
 
 
+MIN_LEVEL, MAX_LEVEL = 0.5, 0.999
+
+
+def _level(value: object) -> float:
+    """A coverage as a percentage from 50% to 99.9% ('95%') -> 0.95."""
+    text = value.strip() if isinstance(value, str) else ""
+    try:
+        found = float(text.removesuffix("%")) / 100 if text.endswith("%") else None
+    except ValueError:
+        found = None
+    if found is None or not MIN_LEVEL <= found <= MAX_LEVEL:
+        raise ValueError(
+            f"must be a percentage from {MIN_LEVEL:.0%} to {MAX_LEVEL:.1%} like '95%', got {str(value)[:40]!r}"
+        )
+    return found
+
+
+def _replicates(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPLICATES:
+        raise ValueError(f"must be a whole number of runs from 1 to {MAX_REPLICATES}, got {str(value)[:40]}")
+    return value
+
+
 def _folder(value: object) -> str:
     if not isinstance(value, str) or not value or value.startswith("/") or ".." in value:
         raise ValueError("must be a folder inside the repository")
     return value
 
 
-PROBE_KEYS = ("name", "command", "code", "env", "build")
+PROBE_KEYS = ("name", "command", "code", "env", "build", "replicates", "manual")
+MAX_REPLICATES = 100  # replicate runs of one probe in one `ledger measure`
 
 
 def _probes(value: object) -> tuple[ProbeSpec, ...]:
@@ -140,7 +169,15 @@ def _probes(value: object) -> tuple[ProbeSpec, ...]:
         if not isinstance(env, dict):
             raise ValueError(f"probe {name}: `env` must be a mapping of variable names to values")
         build = _build(name, item.get("build"), command, code)
-        found.append(ProbeSpec(name, command, tuple(code), tuple((str(k), str(v)) for k, v in env.items()), build))
+        try:
+            replicates = _replicates(item.get("replicates", 1))
+        except ValueError as error:
+            raise ValueError(f"probe {name}: `replicates` {error}") from None
+        manual = item.get("manual", False)
+        if not isinstance(manual, bool):
+            raise ValueError(f"probe {name}: `manual` must be true or false (true: run only when named)")
+        environment = tuple((str(k), str(v)) for k, v in env.items())
+        found.append(ProbeSpec(name, command, tuple(code), environment, build, replicates, manual))
     return tuple(found)
 
 
@@ -177,10 +214,19 @@ def _units(value: object) -> UnitTable:
     entry names itself and its line."""
     if not isinstance(value, dict):
         raise ValueError("must be a mapping of unit names to {dimension, scale, prefixes}")
-    try:
-        return ownunits.read(value.items())
-    except ownunits.DeclarationError as error:
-        raise AtLine(str(error), getattr(value, "key_lines", {}).get(error.name, 0), error.fix) from None
+    found, problems = ownunits.read_each(value.items())
+    if problems:  # the sound entries are kept: a bad one drops itself alone
+        lines = getattr(value, "key_lines", {})
+        raise Partial(found, [AtLine(str(error), lines.get(error.name, 0), error.fix) for error in problems])
+    return found
+
+
+class Partial(ValueError):
+    """An option whose sound part is kept (`value`) while each bad part is a finding at its own line."""
+
+    def __init__(self, value: object, problems: list[AtLine]) -> None:
+        super().__init__(str(problems[0]))
+        self.value, self.problems = value, problems
 
 
 class AtLine(ValueError):
@@ -189,6 +235,12 @@ class AtLine(ValueError):
     def __init__(self, problem: str, line: int, fix: str) -> None:
         super().__init__(problem)
         self.line, self.fix = line, fix
+
+
+def _seconds(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 86_400:
+        raise ValueError(f"must be a number of seconds from 1 to 86,400, got {str(value)[:40]}")
+    return float(value)
 
 
 def _retired(value: object) -> tuple[tuple[str, str], ...]:
@@ -282,9 +334,10 @@ OPTIONS = (
     Option(
         "probes",
         (list,),
-        "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env, build}; "
-        "the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) and {build} "
-        "(where `build` put the binary)",
+        "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env, build, "
+        "replicates, manual}; the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) "
+        "and {build} (where `build` put the binary); replicates: runs of it per `ledger measure` (default 1); "
+        "manual: true runs it only when named",
         _probes,
         [],
     ),
@@ -306,6 +359,22 @@ OPTIONS = (
         {},
     ),
     Option(
+        "asserts_level",
+        (str,),
+        "the least coverage an interval needs for an `asserts:` relation to hold on it: a narrower interval of "
+        "lower coverage (few rounds, many inputs) holds nothing (not-significant, naming the rounds it needs)",
+        _level,
+        "95%",
+    ),
+    Option(
+        "min_replicates",
+        (int,),
+        "replicate runs (fresh processes, `ledger measure --replicates N`) a claim with `asserts:` must rest on; "
+        "fewer is few-replicates (1: one run is enough)",
+        _replicates,
+        1,
+    ),
+    Option(
         "surfaces",
         (list,),
         "Markdown and text files outside docs/ (README.md, llms.txt) read with the prose rules; a claim's value "
@@ -321,10 +390,53 @@ OPTIONS = (
         _retired,
         [],
     ),
+    Option(
+        "max_render_seconds",
+        (int, float),
+        "the most seconds one check spends rendering pages with Python-Markdown, every page together (each "
+        "page also has its own budget); a page past it is invalid, named: a number from 1 to 86,400",
+        _seconds,
+        300,
+    ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
 # A project that sets nothing: each row's default through its own parser (so the two cannot disagree).
 DEFAULTS = Policy(**{option.name: option.parse(option.default) for option in OPTIONS})  # type: ignore[arg-type]
+
+
+# Settings that, changed at all, change what the gate reads or what a unit means: a weaker gate
+# whichever way they move (a docs_dir that holds no page scans no figure).
+_READS = ("claims_dir", "measurements_dir", "probes_dir", "units")
+_LARGER_IS_LOOSER = ("max_run_age_days", "max_check_factor")
+_TOLERANCES = ("default_tolerance", "check_tolerance", "max_tolerance")
+
+
+def weakened(base: Policy, head: Policy) -> list[tuple[str, str]]:
+    """(option, why) for each setting whose change lets something pass that failed at base."""
+    found = []
+    softer = sorted(rule for rule in RULES if base.severity(rule) == "fail" and head.severity(rule) == "warn")
+    if softer:
+        found.append(("warn" if softer[0] in head.warn else "fail", f"{', '.join(softer)} now only warn"))
+    for name in _LARGER_IS_LOOSER:
+        if getattr(head, name) > getattr(base, name):
+            found.append(
+                (name, f"{_shown(getattr(base, name))} → {_shown(getattr(head, name))}: passes more than at the base")
+            )
+    for name in _TOLERANCES:
+        old, new = getattr(base, name), getattr(head, name)
+        looser = (old.text == "precision" and new.text != "precision") or (
+            new.text != "precision" and (new.relative > old.relative or new.absolute > old.absolute)
+        )
+        if looser:
+            found.append((name, f"{old.text} → {new.text}: a wider tolerance passes a value that drifted"))
+    for name in _READS:
+        if _shown(getattr(base, name)) != _shown(getattr(head, name)):
+            found.append((name, "changes what the gate reads, or what a unit means"))
+    if set(base.surfaces) - set(head.surfaces):
+        found.append(("surfaces", f"no longer read: {', '.join(sorted(set(base.surfaces) - set(head.surfaces)))}"))
+    if set(head.retired_runs) - set(base.retired_runs):
+        found.append(("retired_runs", "a published run may now be gone: read why"))
+    return found
 
 
 def shown_settings(policy: Policy) -> dict[str, str]:
@@ -337,6 +449,8 @@ def _shown(value: object) -> str:
         return ", ".join(sorted(value)) or "none"
     if isinstance(value, Tolerance):
         return value.text
+    if isinstance(value, float) and 0 < value < 1:  # a level
+        return f"{100 * value:g}%"
     if isinstance(value, UnitTable):
         return ownunits.shown(value)
     if isinstance(value, tuple) and value and isinstance(value[0], tuple):  # retired runs
@@ -349,7 +463,9 @@ def _shown(value: object) -> str:
 def _probe_text(spec: ProbeSpec) -> str:
     code = f", code {' '.join(spec.code)}" if spec.code else ""
     env = f", env {' '.join(f'{k}={v}' for k, v in spec.env)}" if spec.env else ""
-    return f"{spec.name}: {spec.command}{code}{env}"
+    replicates = f", {spec.replicates} replicates" if spec.replicates != 1 else ""
+    manual = ", when named" if spec.manual else ""
+    return f"{spec.name}: {spec.command}{code}{env}{replicates}{manual}"
 
 
 def policy_from_options(
@@ -373,6 +489,11 @@ def policy_from_options(
             continue
         try:
             settings[key] = by_name[key].parse(value)
+        except Partial as partial:
+            settings[key] = partial.value
+            for error in partial.problems:
+                place = Source(where, error.line or at.line)
+                problems.append((key, Finding(place, "", "invalid", f"ledger option {key}: {error}", error.fix)))
         except (ValueError, OverflowError) as error:
             fix = f"fix `{key}:` under the ledger plugin (default: {_shown(getattr(DEFAULTS, key))})"
             if isinstance(error, AtLine):

@@ -4,7 +4,8 @@ runs -> rewritten files.
 History is read as main's reviewers see it: by first parent from HEAD (or a given commit), merges
 included (a merge's changes against its first parent), in topological order (never by commit date,
 which anyone can set), as bytes (`-z`: paths exactly as stored, never quoted; subjects decoded
-leniently), with replace objects ignored (`git replace` cannot swap a commit's contents). read()
+leniently), with replace objects, grafts and the commit-graph ignored (none can swap a commit's
+parents or contents). read()
 asks git twice or three times for the whole ledger (never once per file); rewritten() is pure.
 Outside a git work tree, or in a shallow clone, history is not checked and the Report says so once;
 `ledger check --require-history` makes that a failure.
@@ -23,7 +24,12 @@ from .hashcache import CACHE_ROOT
 
 CHECKED = "checked"
 CACHE_FOLDER = CACHE_ROOT
-_ENV = {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+# Every mechanism git has for substituting commits is switched off, as replace objects are: `git replace`
+# refs, the grafts file (.git/info/grafts, GIT_GRAFT_FILE) and the commit-graph file (a cache of parents
+# git would trust over the commits themselves). History is read from the commit objects alone.
+SUBSTITUTES_OFF = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": os.devnull}
+GIT_OPTIONS = ("--no-replace-objects", "-c", "core.commitGraph=false", "-c", "advice.graftFileDeprecated=false")
+_ENV = {**os.environ, **SUBSTITUTES_OFF, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +149,7 @@ def _tracked(root: Path, revision: str) -> frozenset[str] | None:
 def git(root: Path, *args: str, input: bytes | None = None) -> bytes:
     """git's output in root, as bytes, replace objects ignored; raises on failure (a minute at most)."""
     done = subprocess.run(
-        ["git", "--no-replace-objects", "-c", "core.quotePath=false", "-C", str(root), *args],
+        ["git", *GIT_OPTIONS, "-c", "core.quotePath=false", "-C", str(root), *args],
         input=input,
         capture_output=True,
         timeout=60,

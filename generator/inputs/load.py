@@ -211,6 +211,8 @@ def _run(
         manifest_sha256=hashlib.sha256(manifest_bytes).hexdigest(),
         columns=record.columns,
         columns_sha256=(columns_sha256(record.columns), record.columns_sha256) if record.columns else ("", ""),
+        commit=record.revision.commit if record.revision else "",
+        clean=record.revision.clean if record.revision else None,
     )
 
 

@@ -18,13 +18,16 @@ A stale claim is not judged (its own finding says why); a retired claim's is sho
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from ..claims.vocabulary import Vocabulary
 from ..lang import units
-from ..lang.values import format_pair, format_value, interval_parts
+from ..lang.values import format_pair, format_value, interval_parts, level_text
 from ..records import AssertResult, Claim, ClaimInterval, ClaimVerdict
 from .evaluation import Reporter
+
+DEFAULT_LEVEL = 0.95  # config's asserts_level default, for callers without a policy
 
 
 def evaluate(
@@ -32,17 +35,20 @@ def evaluate(
     vocabulary: Vocabulary,
     failing: Mapping[str, list[str]],
     report: Reporter,
+    level: float = DEFAULT_LEVEL,
 ) -> dict[str, AssertResult]:
     """Judge every claim's `asserts:` on its verdict (value, interval, noise); report not-significant where
-    it does not hold."""
+    it does not hold. level: the least coverage an interval needs to hold anything (the policy's asserts_level)."""
     return {
-        claim_id: _judge(verdict, vocabulary, failing.get(claim_id), report)
+        claim_id: _judge(verdict, vocabulary, failing.get(claim_id), report, level)
         for claim_id, verdict in verdicts.items()
         if verdict.claim.asserts
     }
 
 
-def _judge(verdict: ClaimVerdict, vocabulary: Vocabulary, stale: list[str] | None, report: Reporter) -> AssertResult:
+def _judge(
+    verdict: ClaimVerdict, vocabulary: Vocabulary, stale: list[str] | None, report: Reporter, level: float
+) -> AssertResult:
     claim, value, mine = verdict.claim, verdict.value, verdict.unit
     relation = vocabulary.relation(claim.asserts)
     if relation is None or not mine.known:  # validate reported it
@@ -58,6 +64,9 @@ def _judge(verdict: ClaimVerdict, vocabulary: Vocabulary, stale: list[str] | Non
     if verdict.noise_unknown:
         holds, on = False, verdict.noise_unknown
         problem, fix = f"{head} {on}", _fix(claim, "no interval")
+    elif interval is not None and (interval.level is None or interval.level < level):
+        holds, on = False, f"{_interval_words(interval, mine)}, below the {level_text(level)} an `asserts:` needs"
+        problem, fix = f"{head} {on} (asserts_level)", _more_coverage(claim, interval, level)
     elif interval is not None:
         ends = [units.convert(x, mine, theirs) for x in (interval.low, interval.high)]
         holds = all(relation.holds(end) for end in ends)
@@ -83,6 +92,30 @@ def _interval_words(interval: ClaimInterval, unit: units.Unit) -> str:
     """'its 98.4% interval is 0.74–1.51× (min–max of 7 rounds; no raw rounds)'."""
     level, ends, words = interval_parts(interval, unit)
     return f"its {level or '(coverage unknown)'} interval is {ends} ({words})"
+
+
+def rounds_for(level: float) -> int:
+    """The fewest rounds whose min–max covers the median with at least `level`: 1 − 2·0.5ⁿ >= level."""
+    return max(2, math.ceil(1 + math.log2(1 / (1 - level)) - 1e-12))
+
+
+def _more_coverage(claim: Claim, interval: ClaimInterval, level: float) -> str:
+    """What raises an interval to `level`: rounds for one run's, rounds on each input for a formula's."""
+    probe = claim.evidence.run.split("/")[1] if claim.evidence and claim.evidence.run.count("/") == 2 else ""
+    measure = f"`ledger measure {probe}`" if probe else "`ledger measure` for its inputs' probes"
+    if interval.level is None:
+        return f"measure it with raw rounds ({measure}: a run that records its rounds says what its interval covers)"
+    if interval.basis == "formula":
+        inputs = max(1, len(claim.inputs))
+        each = 1 - (1 - level) / inputs
+        return (
+            f"give each of its {inputs} inputs an interval of at least {level_text(each)} (Bonferroni): "
+            f"{rounds_for(each)} raw rounds or more each ({measure}), then `ledger refresh --write`"
+        )
+    return (
+        f"measure it with at least {rounds_for(level)} rounds ({measure}: {rounds_for(level)} rounds' min–max covers "
+        f"the median with {level_text(1 - 2 * 0.5 ** rounds_for(level))}), then `ledger refresh --write`"
+    )
 
 
 def _fix(claim: Claim, basis: str) -> str:

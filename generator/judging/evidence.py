@@ -16,13 +16,11 @@ from dataclasses import dataclass, field, replace
 
 from ..claims import grounding
 from ..claims.vocabulary import Vocabulary
-from ..lang import formula
+from ..lang import between, formula
 from ..lang.values import (
     allowed_text,
-    cell_number,
     format_pair,
     format_value,
-    select_row,
     tolerance_excess,
     tolerance_for,
     within,
@@ -36,15 +34,18 @@ from ..records import (
     Finding,
     Outcome,
     Policy,
+    Replicas,
     Run,
     RunState,
     Source,
     Table,
+    Tolerance,
 )
 from ..rules import STALE_RULES
 from ..series.records import Point
 from ..trust import verdicts
-from . import asserted, checks, intervals
+from . import asserted, checks, intervals, replicates
+from .intervals import Cell, read_cell  # noqa: F401  (refresh reads newer runs through read_cell)
 
 
 @dataclass
@@ -75,39 +76,17 @@ def evaluate(
             stage.failing.setdefault(finding.claim_id, []).append(finding.rule)
     for claim in _inputs_first(by_id):
         stage.visit(claim)
+    stage.findings += undeclared(stage.inferred, runs, policy)
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
     made = {claim_id: stage.verdicts[claim_id] for claim_id in by_id}  # in the claims' order
-    for claim_id, result in asserted.evaluate(made, stage.vocabulary, stage.failing, stage.report).items():
+    for claim_id, result in asserted.evaluate(
+        made, stage.vocabulary, stage.failing, stage.report, policy.asserts_level
+    ).items():
         made[claim_id] = replace(made[claim_id], asserted=result)
     ledger = checks.Ledger(made, stage.vocabulary, stage.premises, stage.failing, policy, stage.report)
     for claim_id, results in checks.evaluate(ledger).items():
         made[claim_id] = replace(made[claim_id], checks=results)
     return Evaluated(stage.findings, made)
-
-
-@dataclass(frozen=True, slots=True)
-class Cell:
-    """What a claim's evidence reads in a table: the rows `where` selects, the value, or why there is none."""
-
-    rows: tuple[int, ...] = ()
-    value: float | None = None
-    cause: Cause = ""
-    missing: str = ""  # the first column the table lacks (cause no-column)
-
-
-def read_cell(table: Table | None, evidence: Evidence) -> Cell:
-    """The one place a claim's row is selected and its cell read (refresh reads newer runs through it)."""
-    if table is None or table.problem:
-        return Cell(cause="unreadable-file")
-    missing = [c for c in (evidence.column, *(c for c, _ in evidence.where)) if c not in table.columns]
-    # The rows `where` selects, even when the value's column is missing (the claim page shows them).
-    rows = () if set(missing) - {evidence.column} else tuple(select_row(table, evidence.where))
-    if missing:
-        return Cell(rows, cause="no-column", missing=missing[0])
-    if len(rows) != 1:
-        return Cell(rows, cause="many-rows" if rows else "no-row")
-    value = cell_number(table, rows[0], evidence.column)
-    return Cell(rows, value, "" if value is not None else "not-a-number")
 
 
 class Stage:
@@ -128,6 +107,10 @@ class Stage:
         self.failing: dict[str, list[str]] = {}  # claim id -> stale rules it fails
         self.premises: dict[str, tuple[str, ...]] = {}  # claim id -> the inputs that move it (when some do not)
         self.index = intervals.RowIndex()
+        self.sets = replicates.Sets(runs)
+        self.inferred: dict[
+            str, dict[tuple[str, str], list[str]]
+        ] = {}  # run -> (file, column) -> claims: exact by inference
 
     def report(self, claim: Claim, rule: str, where: Source, problem: str, fix: str, detail: str = "") -> None:
         severity = self.policy.severity(rule)
@@ -166,7 +149,7 @@ class Stage:
         assert table is not None  # a cell was read from it
         found = intervals.measured(run, evidence, table, cell.rows[0], value, self.index)
         if found.problem:
-            self.report(claim, "invalid", at, found.problem, found.fix)
+            self.report(claim, found.rule, at, found.problem, found.fix)
         made = replace(
             made,
             value=value,
@@ -177,11 +160,54 @@ class Stage:
             noise_unknown=intervals.measured_noise(found),
             point=_point(run, value, found) if not found.problem else None,
         )
+        if found.inferred:
+            self.inferred.setdefault(run.path, {}).setdefault((evidence.file, evidence.column), []).append(claim.id)
+        if not found.problem and not found.exact:
+            made = self._replicas(made, replicates.Member(run, value, found), evidence)
         if not state.trusted:  # a value from untrusted or outdated evidence is not compared
             return replace(made, cause="untrusted-run")
         detail = f"from {run.path}/{evidence.file}, {_shown_where(evidence)}, column {evidence.column}"
+        if made.replicas is not None and made.replicas.cited:
+            detail = f"pooled over {made.replicas.pooled.runs} replicate runs up to {detail[5:]}"
         fix = f"check the run, then `ledger accept {claim.id}`"
-        return replace(made, outcome=self.compare(made, value, ("drifted", "evidence computes", detail, fix)))
+        assert made.value is not None
+        return replace(made, outcome=self.compare(made, made.value, ("drifted", "evidence computes", detail, fix)))
+
+    def _replicas(self, made: ClaimVerdict, cited: replicates.Member, evidence: Evidence) -> ClaimVerdict:
+        """The claim's replicate set (its run's replicates up to it): with `replicates:` its value is pooled
+        over the set and its interval is between-run; either way the set says where the next run should land."""
+        claim, run = made.claim, cited.run
+        members = self.sets.upto(run)
+        if not evidence.cites_set and len(members) < 2:
+            return made
+        at = claim.at("evidence")
+        short = replicates.shortfall(members, evidence.replicates)
+        if short:
+            fix = f"measure it again (`ledger measure {run.probe_name} --replicates N`), then cite the newest run; or cite fewer"
+            self.report(claim, "invalid", at, short, fix)
+        chosen = replicates.window(members, evidence.replicates) if evidence.cites_set else members
+        read = [replicates.read_member(member, evidence, self.index) for member in chosen[:-1]] + [cited]
+        if evidence.cites_set:  # every run its value rests on is verified, as the cited one is
+            for member in read[:-1]:
+                for rule, problem, fix in verdicts.run_findings(
+                    member.run, self.states[member.run.path], self.policy, _rerun(evidence)
+                ):
+                    self.report(claim, rule, at, problem, fix)
+                if member.problem:
+                    self.report(claim, member.rule, at, member.problem, _rerun(evidence))
+        good = replicates.usable(read, self.states)
+        pooled = between.pool([replicates.run_value(member) for member in good])
+        if pooled is None:
+            return made
+        paths, values = tuple(m.run.path for m in good), tuple(m.value for m in good if m.value is not None)
+        made = replace(
+            made,
+            replicas=Replicas(paths, values, pooled, evidence.cites_set),
+            prediction=replicates.prediction(pooled),
+        )
+        if not evidence.cites_set:
+            return made
+        return replace(made, value=pooled.value, interval=replicates.confidence(pooled, good))
 
     def _run(self, claim: Claim, evidence: Evidence) -> tuple[Run | None, Cause]:
         """The claim's run when its data can be read (its findings reported either way)."""
@@ -235,29 +261,40 @@ class Stage:
 
     def extrapolated(self, made: ClaimVerdict) -> ClaimVerdict:
         claim = made.claim
-        self._unit_and_testbed(made)
+        scaled = self._unit_and_testbed(made)
         values, cause = self._inputs(claim)
         if cause:
             return replace(made, cause=cause)
+        if scaled is None:  # its unit is not the formula's dimension (reported): no value to state in it
+            self._inputs_of_no_value(claim, values, made.tolerance)
+            return replace(made, cause="formula-error")
         try:
-            value = formula.evaluate(claim.formula, values)
+            value = formula.evaluate(claim.formula, values, scaled)
         except formula.FormulaError as error:
             problem = f"formula cannot be evaluated: {error}"
             self.report(claim, "invalid", claim.at("formula"), problem, "check the formula and its inputs' values")
             return replace(made, cause="formula-error")
-        self._unused_inputs(claim, values, made.tolerance.allowed(value))
+        self._unused_inputs(claim, values, made.tolerance.allowed(value), scaled)
         carried = {name: self._interval(target) for name, target in claim.inputs}
-        found = intervals.through_formula(claim.formula, values, carried, value)
+        found = intervals.through_formula(claim.formula, values, carried, value, scaled)
         exact, unknown = intervals.formula_noise(claim, found, self.verdicts)
         made = replace(made, value=value, interval=found.interval, exact=exact, noise_unknown=unknown)
         shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
-        fix = f"check the inputs, then `ledger accept {claim.id}`"
+        fix = _converting_fix(made, values, scaled) or f"check the inputs, then `ledger accept {claim.id}`"
         said = ("formula-drifted", "formula gives", f"{claim.formula} with {shown}", fix)
         return replace(made, outcome=self.compare(made, value, said))
 
     def _interval(self, claim_id: str) -> ClaimInterval | None:
         found = self.verdicts.get(claim_id)
         return found.interval if found is not None else None
+
+    def _inputs_of_no_value(self, claim: Claim, values: Mapping[str, float], tolerance: Tolerance) -> None:
+        """A formula whose result has no value in the claim's unit still has inputs that move it or not."""
+        try:
+            plain = formula.evaluate(claim.formula, values)
+        except formula.FormulaError:
+            return
+        self._unused_inputs(claim, values, tolerance.allowed(plain), formula.PLAIN)
 
     def _inputs(self, claim: Claim) -> tuple[dict[str, float], Cause]:
         """The formula's input values (computed where they have one), or the first reason they cannot be used."""
@@ -292,8 +329,9 @@ class Stage:
                 values[name] = computed if computed is not None else target.value  # computed where it has one
         return values, causes[0] if causes else ""
 
-    def _unit_and_testbed(self, made: ClaimVerdict) -> None:
-        """A formula's result is in its inputs' dimension and on their testbed (grounding.py)."""
+    def _unit_and_testbed(self, made: ClaimVerdict) -> formula.Scales | None:
+        """A formula's result is in its inputs' dimension and on their testbed (grounding.py); how its
+        numbers are quantities in their units (None: the result cannot be stated in the claim's unit)."""
         claim = made.claim
         inputs = {name: self.by_id[target] for name, target in claim.inputs if target in self.by_id}
         testbeds = {name: self.verdicts[c.id].testbed if c.id in self.verdicts else "" for name, c in inputs.items()}
@@ -304,16 +342,18 @@ class Stage:
         ):
             if problem:
                 self.report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
+        return grounding.scales(claim, made.unit, given)
 
-    def _unused_inputs(self, claim: Claim, values: Mapping[str, float], allowed: float) -> None:
-        """An input that does not move the result beyond `allowed` is reported, and grounding reads only those
-        that do. Only an asserted claim is judged: a lead or a retired claim is never a premise."""
-        unused = grounding.unused_inputs(claim, values, allowed) if claim.status == "asserted" else []
-        for name in unused:
-            problem = grounding.unused_problem(claim, name)
+    def _unused_inputs(self, claim: Claim, values: Mapping[str, float], allowed: float, scaled: formula.Scales) -> None:
+        """An input claim that does not move the result beyond `allowed` is reported once (under all its
+        names), and grounding reads only those that do. Only an asserted claim is judged: a lead or a
+        retired claim is never a premise."""
+        unused = grounding.unused_inputs(claim, values, allowed, scaled) if claim.status == "asserted" else []
+        for target in unused:
+            problem = grounding.unused_problem(claim, target)
             self.report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
         if unused:
-            self.premises[claim.id] = tuple(target for name, target in claim.inputs if name not in unused)
+            self.premises[claim.id] = tuple(dict.fromkeys(t for _, t in claim.inputs if t not in unused))
 
     def compare(self, made: ClaimVerdict, value: float, said: tuple[str, str, str, str]) -> Outcome:
         """The stated value against the computed one; said: (rule, verb, detail, fix) for a finding."""
@@ -343,6 +383,51 @@ class Stage:
         problem = f"stated {stated}, {verb} {found} ({allowed_text(tolerance)} allowed)"
         self.report(claim, rule, claim.at("value"), problem, fix, detail)
         return "drifted"
+
+
+def undeclared(
+    inferred: Mapping[str, Mapping[tuple[str, str], list[str]]], runs: Mapping[str, Run], policy: Policy
+) -> list[Finding]:
+    """One undeclared-kind finding per run whose cited columns read as exact by inference alone."""
+    found = []
+    for path, columns in sorted(inferred.items()):
+        by_file: dict[str, list[str]] = {}
+        for file, column in sorted(columns):
+            by_file.setdefault(file, []).append(column)
+        read = "; ".join(f"{file} {', '.join(names)}" for file, names in by_file.items())
+        claims = len({claim_id for ids in columns.values() for claim_id in ids})
+        problem = (
+            f"{path} declares no kind (timed or exact) for {read}, which {claims} claim{'s' if claims != 1 else ''} "
+            "read: each reads as exact because its row has no raw rounds, no min–max columns and no `rounds`, as a "
+            "timed column whose rounds were left out would"
+        )
+        fix = (
+            "measure it with a probe that declares its columns (`run.timed(..., units=...)`, `write_run(columns=...)`: "
+            "guide/probes.md), then `ledger refresh --write`; `fail: [undeclared-kind]` once every run declares"
+        )
+        found.append(
+            Finding(runs[path].source, "", "undeclared-kind", problem, fix, severity=policy.severity("undeclared-kind"))
+        )
+    return found
+
+
+def _converting_fix(made: ClaimVerdict, values: Mapping[str, float], scaled: formula.Scales) -> str:
+    """The fix for a formula written to convert units itself (`100 * a / b` in %, `1000 / tok_s` in
+    ms/token): its plain numbers give the stated value, its quantities do not ("" otherwise)."""
+    claim = made.claim
+    if scaled == formula.PLAIN or claim.value is None:
+        return ""
+    try:
+        plain = formula.evaluate(claim.formula, values)
+    except formula.FormulaError:
+        return ""
+    if not within(claim.value, plain, made.tolerance):
+        return ""
+    return (
+        f"the formula's plain numbers give {format_value(plain, made.unit)}: it converts units itself, but a formula "
+        f"is evaluated in its inputs' units and its result converted to {claim.unit!r}, so drop its conversion "
+        "factor (`100 *` for %, `1000 /` for ms)"
+    )
 
 
 def _rerun(evidence: Evidence | None) -> str:

@@ -3,12 +3,15 @@
 A measured claim's row selection (`where`) selects its rounds directly from the run's samples file
 (samples.csv for results.csv, NAME.samples.csv for NAME.csv: timing.samples_file, the convention the
 probes write), one row per round, the claim's column holding that round's value; the evidence value
-must be their median. Its interval is the median's order-statistic interval at the highest level the
+must be their median (a summary that is not is `tampered`: the row does not follow from its rounds). Its
+interval is the median's order-statistic interval at the highest level the
 round count allows up to 99% (stats.median_interval). A run without raw rounds still checks: its
 interval is the row's X_min–X_max (or X_low–X_high) range, which covers the median with 1 − 2·0.5ⁿ
 for the row's n `rounds`, and its claims say "no raw rounds". A value with no sign of timing (no
 min–max columns and no `rounds` in its row; or a column its samples file leaves out, so not a
-per-round value) is computed from counts: it is *exact*. An extrapolated claim's interval is carried
+per-round value) is computed from counts: it is *exact*. That is an inference, made only where the run
+declares no kind for the column (runs.Column: timed or exact); a column the run declares timed is never
+exact, whatever its samples file leaves out, and one declared exact is. An extrapolated claim's interval is carried
 through its formula: paired by round when every input with an interval has raw rounds from one run
 (drift cancels), else by interval arithmetic over the inputs' intervals at the Bonferroni level.
 Visiting the claims inputs first, the evidence stage also decides here which claims are exact and
@@ -23,8 +26,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..lang import formula, stats
-from ..lang.values import finite_number, parse_number, row_spread
-from ..records import Claim, ClaimInterval, ClaimVerdict, Evidence, Run, Table
+from ..lang.values import cell_number, finite_number, parse_number, row_spread, select_row
+from ..records import Cause, Claim, ClaimInterval, ClaimVerdict, Evidence, Run, Table
 from ..timing import median_coverage, samples_file
 
 ROUND = "round"  # the samples file's column numbering the rounds (global within a run, for pairing)
@@ -38,8 +41,10 @@ class Found:
     interval: ClaimInterval | None = None
     missing: str = ""  # why there are no raw rounds ("" when there are)
     exact: bool = False  # computed from counts: no timing, so its value is its own interval
-    problem: str = ""  # the raw rounds contradict the run: an `invalid` finding
+    problem: str = ""  # the raw rounds contradict the run: a finding of `rule`
     fix: str = ""
+    rule: str = "invalid"  # tampered: the row's summary is not what its raw rounds give
+    inferred: bool = False  # exact only by inference: its run declares no kind for the column (undeclared-kind)
 
 
 class RowIndex:
@@ -87,23 +92,55 @@ def _wanted(value: object) -> object:
     return "" if value is None else str(value)
 
 
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """What a claim's evidence reads in a table: the rows `where` selects, the value, or why there is none."""
+
+    rows: tuple[int, ...] = ()
+    value: float | None = None
+    cause: Cause = ""
+    missing: str = ""  # the first column the table lacks (cause no-column)
+
+
+def read_cell(table: Table | None, evidence: Evidence) -> Cell:
+    """The one place a claim's row is selected and its cell read (refresh reads newer runs through it)."""
+    if table is None or table.problem:
+        return Cell(cause="unreadable-file")
+    missing = [c for c in (evidence.column, *(c for c, _ in evidence.where)) if c not in table.columns]
+    # The rows `where` selects, even when the value's column is missing (the claim page shows them).
+    rows = () if set(missing) - {evidence.column} else tuple(select_row(table, evidence.where))
+    if missing:
+        return Cell(rows, cause="no-column", missing=missing[0])
+    if len(rows) != 1:
+        return Cell(rows, cause="many-rows" if rows else "no-row")
+    value = cell_number(table, rows[0], evidence.column)
+    return Cell(rows, value, "" if value is not None else "not-a-number")
+
+
 def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float, index: RowIndex) -> Found:
     """A measured claim's interval from the run's raw rounds, else its row's min–max (no raw rounds)."""
     name = samples_file(evidence.file)
     samples = run.tables.get(name)
     where = ", ".join(f"{c}={v}" for c, v in evidence.where) or "no filter"
+    declared = run.columns.get(evidence.file, {}).get(evidence.column)
+    if declared is not None and declared.kind == "exact":
+        return Found(missing="declared exact", exact=True)  # the run says so: its value is its own interval
+    timed = declared is not None  # declared timed: no omission can make it exact
     if name not in run.declared_files or samples is None:
-        return _min_max(table, row, evidence.column, f"the run has no {name}")
+        return _min_max(table, row, evidence.column, f"the run has no {name}", timed)
     if samples.problem:
         return Found(problem=f"{run.path}/{name} {samples.problem}", fix=RERUN)
     if evidence.column not in samples.columns:  # the probe kept no rounds of it: not a per-round value
-        return Found(missing=f"{name} has no column {evidence.column!r}", exact=True)
+        missing = f"{name} has no column {evidence.column!r}"
+        if timed:
+            return Found(missing=f"{missing}, though the run declares it timed")
+        return Found(missing=missing, exact=True, inferred=True)
     absent = [c for c in (ROUND, *(c for c, _ in evidence.where)) if c not in samples.columns]
     if absent:
-        return _min_max(table, row, evidence.column, f"{name} has no column {absent[0]!r}")
+        return _min_max(table, row, evidence.column, f"{name} has no column {absent[0]!r}", timed)
     rows = index.rows(samples, evidence.where)
     if not rows:
-        return _min_max(table, row, evidence.column, f"{name} has no rounds where {where}")
+        return _min_max(table, row, evidence.column, f"{name} has no rounds where {where}", timed)
     by_round: dict[int, float] = {}
     at_round, at_value = samples.columns.index(ROUND), samples.columns.index(evidence.column)
     for i in rows:
@@ -123,14 +160,16 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
             )
         by_round[int(number)] = found
     if not by_round:
-        return _min_max(table, row, evidence.column, f"{name} has no rounds of {evidence.column} where {where}")
+        return _min_max(table, row, evidence.column, f"{name} has no rounds of {evidence.column} where {where}", timed)
     rounds = sorted(by_round.items())
     median = statistics.median(by_round.values())
     if abs(median - value) > 1e-9 * max(abs(value), abs(median)):
         return Found(
-            problem=f"{evidence.file}, {where}, column {evidence.column} is {value!r}, but the median of its "
-            f"{len(rounds)} rounds in {name} is {median!r}",
-            fix="rerun the probe: a run's summary must be the median of its rounds (guide/probes.md)",
+            problem=f"{run.path}/{evidence.file}, {where}, column {evidence.column} is {value!r}, but the median of "
+            f"its {len(rounds)} rounds in {name} is {median!r}: the row's summary does not follow from its raw rounds",
+            fix="restore the run's files from git, or rerun the probe: a run's summary is the median of its rounds "
+            "(guide/probes.md)",
+            rule="tampered",
         )
     try:
         interval = stats.median_interval(v for _, v in rounds)
@@ -144,11 +183,16 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     )
 
 
-def _min_max(table: Table, row: int, column: str, missing: str) -> Found:
+def _min_max(table: Table, row: int, column: str, missing: str, timed: bool = False) -> Found:
+    """The row's min–max range as the interval (no raw rounds); without one, exact when nothing says it
+    was timed (no `rounds` in the row, no declaration: inferred), else no interval."""
     spread = row_spread(table, row, column)
     rounds_cell = table.rows[row][table.columns.index("rounds")].strip() if "rounds" in table.columns else ""
     if spread is None:
-        return Found(missing=missing, exact=not rounds_cell)  # a row without rounds was not timed
+        if timed:
+            return Found(missing=f"{missing}, though the run declares it timed")
+        exact = not rounds_cell  # a row without rounds was not timed, as far as the run says
+        return Found(missing=missing, exact=exact, inferred=exact)
     count = parse_number(rounds_cell)
     rounds = int(count) if count is not None and count.is_integer() and 1 <= count <= MAX_ROW_ROUNDS else 0
     level = median_coverage(rounds, 1) if rounds else None
@@ -156,14 +200,19 @@ def _min_max(table: Table, row: int, column: str, missing: str) -> Found:
 
 
 def through_formula(
-    text: str, values: Mapping[str, float], inputs: Mapping[str, ClaimInterval | None], value: float
+    text: str,
+    values: Mapping[str, float],
+    inputs: Mapping[str, ClaimInterval | None],
+    value: float,
+    scaled: formula.Scales = formula.PLAIN,
 ) -> Found:
-    """An extrapolated claim's interval from its inputs': paired by round where it can be, else
-    interval arithmetic; Found with `missing` when no input has one or the result is unbounded."""
+    """An extrapolated claim's interval from its inputs' (each in its input's unit; `scaled` gives the
+    result in the claim's unit, as its value is): paired by round where it can be, else interval
+    arithmetic; Found with `missing` when no input has one or the result is unbounded."""
     carried = {name: found for name, found in inputs.items() if found is not None}
     if not carried:
         return Found(missing=NO_INPUT_INTERVAL)
-    evaluate: Callable[[Mapping[str, float]], float] = lambda point: formula.evaluate(text, {**values, **point})  # noqa: E731
+    evaluate: Callable[[Mapping[str, float]], float] = lambda point: formula.evaluate(text, {**values, **point}, scaled)  # noqa: E731
     runs = {found.run for found in carried.values()}
     # Pairing is what cancels drift between inputs: with one input, interval arithmetic is the same
     # interval for a monotone formula (and a wider, still valid one otherwise), at a fraction of the cost.
@@ -178,11 +227,12 @@ def through_formula(
             )
     spans = {name: (found.low, found.high) if found else (values[name], values[name]) for name, found in inputs.items()}
     try:
-        low, high = formula.evaluate_interval(text, spans)
+        low, high = formula.evaluate_interval(text, spans, scaled)
     except formula.FormulaError as error:
         return Found(missing=f"it has no interval: its inputs' cannot be carried through the formula ({error})")
     level = stats.joint_level(found.level for found in carried.values())
-    return Found(ClaimInterval(low, high, level, "formula"))
+    fewest = min(found.runs for found in carried.values())  # run-to-run variation is in it only if every input's is
+    return Found(ClaimInterval(low, high, level, "formula", runs=fewest))
 
 
 def measured_noise(found: Found) -> str:

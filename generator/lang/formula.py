@@ -6,6 +6,11 @@ comparisons, strings, look-alike letters, ...) is rejected with a FormulaError t
 found. A formula also has a dimension, computed from its inputs' (numbers are dimensionless), and an
 input that no perturbation moves the result of is reported (unused_inputs).
 
+A formula is evaluated on quantities (Scales): each input's number times its unit's scale, so the
+arithmetic runs in the base units of each dimension, and the result divided by the scale of the
+claim's unit. `1 - a / b` stated in % is then 11.2 (%), not 0.112; numbers in a formula are plain
+numbers, never conversion factors. PLAIN (every scale 1) evaluates the numbers as they are.
+
 evaluate_interval() carries intervals through the same tree (interval arithmetic): the result holds
 every value the formula takes when each input lies anywhere in its interval. Division by an interval
 that contains 0 is unbounded, and so a FormulaError; an even power of an interval around 0 starts at 0.
@@ -17,7 +22,8 @@ import ast
 import functools
 import math
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 from .units import DIMENSIONLESS, Dimension
@@ -32,6 +38,7 @@ _BINARY = {
     ast.Pow: lambda a, b: a**b,
 }
 _UNARY = {ast.USub: lambda a: -a, ast.UAdd: lambda a: a}
+Span = tuple[float, float]  # (low, high), low <= high
 _FUNCTIONS = {"min": min, "max": max}
 _DESCRIBE = {
     ast.Attribute: "attribute access is not allowed",
@@ -89,11 +96,41 @@ def names(text: str) -> set[str]:
     return {node.id for node in ast.walk(parse(text)) if isinstance(node, ast.Name)} - set(_FUNCTIONS)
 
 
-def evaluate(text: str, values: Mapping[str, float]) -> float:
-    """Evaluate a formula with the given input values; raises FormulaError on any problem."""
+@dataclass(frozen=True, slots=True)
+class Scales:
+    """How a formula's numbers are quantities: each input's unit scale (a value times it is in the base
+    units of its dimension: 1 ms -> 0.001 s) and the scale of the claim's unit, which the result is divided by."""
+
+    inputs: tuple[tuple[str, float], ...] = ()  # name -> its unit's scale; a name not here is scale 1
+    result: float = 1.0
+
+    def quantities(self, values: Mapping[str, float]) -> Mapping[str, float]:
+        """The inputs in base units (values themselves when every scale is 1: exact, and free)."""
+        if not self.inputs:
+            return values
+        scale = dict(self.inputs)
+        return {name: value * scale.get(name, 1.0) for name, value in values.items()}
+
+    def spans(self, intervals: Mapping[str, Span]) -> Mapping[str, Span]:
+        if not self.inputs:
+            return intervals
+        scale = dict(self.inputs)
+        return {
+            name: (low * scale.get(name, 1.0), high * scale.get(name, 1.0)) for name, (low, high) in intervals.items()
+        }
+
+
+PLAIN = Scales()  # numbers as they are: every unit of scale 1
+
+
+def evaluate(text: str, values: Mapping[str, float], scales: Scales = PLAIN) -> float:
+    """Evaluate a formula on its inputs' values (each in its unit; `scales` makes them quantities and
+    gives the result in the claim's unit); raises FormulaError on any problem."""
     tree = parse(text)
     try:
-        result = _eval(tree.body, values)
+        result = _eval(tree.body, scales.quantities(values))
+        if scales.result != 1.0:
+            result = result / scales.result
     except ZeroDivisionError:
         raise FormulaError("division by zero") from None
     except OverflowError:
@@ -105,10 +142,7 @@ def evaluate(text: str, values: Mapping[str, float]) -> float:
     return float(result)
 
 
-Span = tuple[float, float]  # (low, high), low <= high
-
-
-def evaluate_interval(text: str, intervals: Mapping[str, Span]) -> Span:
+def evaluate_interval(text: str, intervals: Mapping[str, Span], scales: Scales = PLAIN) -> Span:
     """The formula over intervals: (low, high) of every value it takes with each input in its interval.
 
     An input is given as (low, high); a point is (x, x). Raises FormulaError when the result is
@@ -116,7 +150,9 @@ def evaluate_interval(text: str, intervals: Mapping[str, Span]) -> Span:
     """
     tree = parse(text)
     try:
-        low, high = _span(tree.body, intervals)
+        low, high = _span(tree.body, scales.spans(intervals))
+        if scales.result != 1.0:  # a unit's scale is positive: the order stays
+            low, high = low / scales.result, high / scales.result
     except OverflowError:
         raise FormulaError("result too large") from None
     if not (math.isfinite(low) and math.isfinite(high)):
@@ -306,21 +342,35 @@ def _same_dimension(node: ast.AST, found: list[Dimension]) -> None:
 PERTURBATIONS = (0.1, 0.5, 2.0, 10.0)  # each input in turn, times each (an input of 0 is set to each)
 
 
-def unused_inputs(text: str, values: Mapping[str, float], allowed: float = 0.0) -> list[str]:
+def unused_inputs(
+    text: str,
+    values: Mapping[str, float],
+    allowed: float = 0.0,
+    scales: Scales = PLAIN,
+    groups: Mapping[str, Sequence[str]] | None = None,
+) -> list[str]:
     """The inputs that no perturbation moves the result of by more than `allowed` (the claim's tolerance):
-    'a - a + b' -> ['a']; 'a ** 0.0001 * b' -> ['a'] when b is 999 within ±0.5; min and max move."""
-    result = evaluate(text, values)
+    'a - a + b' -> ['a']; 'a ** 0.0001 * b' -> ['a'] when b is 999 within ±0.5; min and max move.
+
+    groups: what is perturbed, each key's names together (the names bound to one input claim: with
+    a and b both bound to one claim, `a - b` never moves, however the claim does); the keys are returned.
+    Default: each name alone. A property of the formula's value, whatever its syntax: an input that a
+    formula flattens (a ** 1e-9), clamps (max(a, 1e9)) or cancels (a - a, a / a) is found alike."""
+    result = evaluate(text, values, scales)
     unused = []
-    for name, value in values.items():
-        points = ({**values, name: value * factor if value else factor} for factor in PERTURBATIONS)
-        if not any(_moves(text, point, result, allowed) for point in points):
-            unused.append(name)
+    for key, members in (groups or {name: (name,) for name in values}).items():
+        points = (
+            {**values, **{name: values[name] * factor if values[name] else factor for name in members}}
+            for factor in PERTURBATIONS
+        )
+        if not any(_moves(text, point, result, allowed, scales) for point in points):
+            unused.append(key)
     return unused
 
 
-def _moves(text: str, point: Mapping[str, float], result: float, allowed: float) -> bool:
+def _moves(text: str, point: Mapping[str, float], result: float, allowed: float, scales: Scales) -> bool:
     try:
-        moved = evaluate(text, point)
+        moved = evaluate(text, point, scales)
     except FormulaError:
         return True  # the result depends on the input, enough to fail
     return abs(moved - result) > max(allowed, 1e-9 * max(abs(moved), abs(result)))

@@ -7,8 +7,9 @@
 
 A dimension is any unit the table parses (J, bytes/s, tokens) or a counted thing declared beside it;
 the scale says how many of it one new unit is. Nothing declared may respell a built-in unit or another
-entry. The policy option parses the entries into one UnitTable, once (`Policy.units`); every stage and
-display reads that table.
+entry, nor redefine a prefixed form of one with another scale or dimension: `Mtok` reads as a million
+tokens and `kilorows` as a thousand rows, so either may be declared only as that. The policy option
+parses the entries into one UnitTable, once (`Policy.units`); every stage and display reads that table.
 """
 
 from __future__ import annotations
@@ -18,7 +19,22 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .units import BUILT_IN, RATIOS, TEMPERATURES, Declared, Dimension, UnitError, UnitTable, example, parse
+from .units import (
+    BINARY,
+    BINARY_NAMES,
+    BUILT_IN,
+    RATIOS,
+    SI,
+    SI_NAMES,
+    TEMPERATURES,
+    Declared,
+    Dimension,
+    Term,
+    UnitError,
+    UnitTable,
+    example,
+    parse,
+)
 
 MAX_DECLARED = 200
 KEYS = ("dimension", "scale", "prefixes")
@@ -46,10 +62,33 @@ class UnitSpec:
 
 def read(entries: Iterable[tuple[object, object]]) -> UnitTable:
     """`units:` (name, {dimension, scale, prefixes}) entries -> the project's UnitTable; else DeclarationError."""
+    found, problems = read_each(entries)
+    if problems:
+        raise problems[0]
+    return found
+
+
+def read_each(entries: Iterable[tuple[object, object]]) -> tuple[UnitTable, list[DeclarationError]]:
+    """The UnitTable of every entry that is sound, and a DeclarationError for each one that is not: a bad
+    entry drops itself, never the units declared beside it."""
     entries = list(entries)
     if len(entries) > MAX_DECLARED:
-        raise DeclarationError(f"{len(entries)} entries", f"at most {MAX_DECLARED} units may be declared")
-    return table(tuple(_spec(name, spec) for name, spec in entries))
+        error = DeclarationError(f"{len(entries)} entries", f"at most {MAX_DECLARED} units may be declared")
+        return BUILT_IN, [error]
+    specs, problems = [], []
+    for name, spec in entries:
+        try:
+            specs.append(_spec(name, spec))
+        except DeclarationError as error:
+            problems.append(error)
+    kept: list[UnitSpec] = []
+    for spec in specs:  # one at a time, so a clash or a bad dimension drops that entry alone
+        try:
+            table((*kept, spec))
+            kept.append(spec)
+        except DeclarationError as error:
+            problems.append(error)
+    return table(tuple(kept)), problems
 
 
 def _spec(name: object, spec: object) -> UnitSpec:
@@ -60,9 +99,7 @@ def _spec(name: object, spec: object) -> UnitSpec:
     unknown = sorted(str(key) for key in spec if key not in KEYS)
     if unknown:
         raise DeclarationError(name, f"unknown key {unknown[0]!r}; keys are: {', '.join(KEYS)}")
-    scale = spec.get("scale", 1)
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < math.inf:
-        raise DeclarationError(name, f"`scale` must be a positive number, got {str(scale)[:40]}")
+    scale = _scale(name, spec.get("scale", 1))
     prefixes = spec.get("prefixes", "")
     if prefixes not in ("", "si"):
         raise DeclarationError(name, f"`prefixes` can only be si, got {str(prefixes)[:40]}", "write `prefixes: si`")
@@ -70,6 +107,32 @@ def _spec(name: object, spec: object) -> UnitSpec:
     if not isinstance(dimension, str) or not dimension.strip():
         raise DeclarationError(name, "`dimension` must be a unit (e.g. J, bytes/s, tokens) or the entry's own name")
     return UnitSpec(name, dimension, float(scale), prefixes)
+
+
+MIN_SCALE, MAX_SCALE = 1e-100, 1e100  # a unit's scale: wide enough for any physical unit, far from overflow
+SCALE_FIX = "write how many of its dimension one of the unit is, e.g. `kWh: {dimension: J, scale: 3600000}`"
+
+
+def _scale(name: str, scale: object) -> float:
+    """A declared scale as a number in range (YAML 1.1 reads `1e300` as text: it is read as the number)."""
+    if isinstance(scale, str):
+        text = scale
+        try:
+            scale = float(text.strip())
+        except ValueError:
+            raise DeclarationError(name, f"`scale` must be a number, got {text[:40]!r}", SCALE_FIX) from None
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or math.isnan(scale):
+        raise DeclarationError(name, f"`scale` must be a number, got {str(scale)[:40]}", SCALE_FIX)
+    if scale < 0 or (scale == 0 and isinstance(scale, int)):
+        raise DeclarationError(name, f"`scale` must be above 0, got {scale:g}", SCALE_FIX)
+    if not MIN_SCALE <= scale <= MAX_SCALE:
+        written = "too large to hold" if scale == math.inf else "too small to hold" if scale == 0 else f"{scale:g}"
+        raise DeclarationError(
+            name,
+            f"`scale` is out of range ({written}): a unit's scale is from {MIN_SCALE:g} to {MAX_SCALE:g}",
+            SCALE_FIX,
+        )
+    return float(scale)
 
 
 def table(declared: tuple[UnitSpec, ...]) -> UnitTable:
@@ -96,8 +159,34 @@ def _resolved(declared: tuple[UnitSpec, ...]) -> list[Declared]:
         )
         if clash:
             raise DeclarationError(spec.name, f"{clash!r} is already a unit", "choose another spelling")
+        taken_terms = {text: term for other in found for text, term in other.spellings().items()}
+        _prefixed_reading(unit, {**BUILT_IN.terms, **taken_terms})
         found.append(unit)
     return found
+
+
+_PREFIXES = {**SI, **BINARY, **SI_NAMES, **BINARY_NAMES}  # symbols and spelled out: Mtok, kilorows, gibibits
+
+
+def _prefixed_reading(unit: Declared, terms: Mapping[str, Term]) -> None:
+    """Refuse a name that reads as a prefix on a known unit (`Mtok`: a million tokens) with another scale or
+    dimension than that reading: it would respell a unit the table (or an earlier entry) already has."""
+    for prefix, factor in _PREFIXES.items():
+        rest = unit.name[len(prefix) :] if unit.name.startswith(prefix) else ""
+        if rest not in terms:
+            continue
+        scale, dimension = terms[rest]
+        scale *= factor
+        if dimension == unit.dimension and math.isclose(scale, unit.scale, rel_tol=1e-9):
+            continue
+        shown = example(dimension) or str(dimension) or "a plain number"
+        text = f"{scale:g} {rest}" if dimension.single else f"{scale:g} {shown}"
+        raise DeclarationError(
+            unit.name,
+            f"{unit.name!r} reads as {prefix!r} on {rest!r} ({text}), not as declared",
+            f"declare it as `{unit.name}: {{dimension: {rest}, scale: {factor:g}}}`, or choose a name that is not "
+            "a prefix on a unit",
+        )
 
 
 def shown(units: UnitTable) -> str:

@@ -2,16 +2,17 @@
 
 A small table of our own (not pint: importing pint costs more than the warm gate's whole budget,
 see guide/checks.md). A dimension is a product of base dimensions with exponents (bytes¹·seconds⁻¹),
-so a unit is a row below: a symbol, its scale and dimension, and which prefixes it takes (SI on every
-symbol, binary too on bytes). Bases: bytes, seconds, FLOP, joules, each counted thing (tokens,
+so a unit is a row below: a symbol, its scale and dimension, which prefixes it takes (SI on every
+symbol, binary too on bytes) and its spelled-out names, which take the prefixes spelled out
+(milliseconds, gigabytes, kilowatts). Bases: bytes, seconds, FLOP, joules, each counted thing (tokens,
 cycles, images, ...), each currency (ISO code), each temperature scale. A project adds its own in its
 policy (`units:` in mkdocs.yml), which ownunits.py reads into a UnitTable. A unit is one term, or a
 rate `term/term`:
 
-    ×, x, %, "" (dimensionless)        B, kB, MiB, Gbit (bytes)    s, ms, µs, min, h (time)
+    ×, x, %, ‰, percent, "" (no dim.)  B, kB, MiB, Gbit, gigabytes   s, ms, µs, min, h, milliseconds
     FLOP, TFLOP; FLOPS, TFLOP/s        Hz, GHz (1/s)               J, mJ (joules), W, kW (J/s)
     tokens, million tokens, cycles     USD, EUR, $ (each its own)  °C, °F, K (never converted)
-    tok/s, GB/s, J/token, images/s, USD/million tokens ...
+    tok/s, GB/s, Gbps, J/token, images/s, USD/million tokens, QPS, IOPS, TOPS ...
 
 Counts of different things never compare, nor do currencies or temperature scales. Display by unit
 is values.py's.
@@ -34,6 +35,12 @@ SI = {"p": 1e-12, "n": 1e-9, "µ": 1e-6, "μ": 1e-6, "u": 1e-6, "m": 1e-3, "k": 
 SI |= {"M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
 BINARY = {"Ki": 1024.0, "Mi": 1024.0**2, "Gi": 1024.0**3, "Ti": 1024.0**4, "Pi": 1024.0**5, "Ei": 1024.0**6}
 PREFIXES = {"si": SI, "si+binary": SI | BINARY, "": {}}
+# The same prefixes spelled out, on spelled-out names (milliseconds, kibibytes).
+SI_NAMES = {"pico": 1e-12, "nano": 1e-9, "micro": 1e-6, "milli": 1e-3, "kilo": 1e3, "mega": 1e6, "giga": 1e9}
+SI_NAMES |= {"tera": 1e12, "peta": 1e15, "exa": 1e18}
+BINARY_NAMES = {"kibi": 1024.0, "mebi": 1024.0**2, "gibi": 1024.0**3, "tebi": 1024.0**4, "pebi": 1024.0**5}
+BINARY_NAMES |= {"exbi": 1024.0**6}
+PREFIX_NAMES = {"si": SI_NAMES, "si+binary": SI_NAMES | BINARY_NAMES, "": {}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,35 +52,46 @@ class Base:
     scale: float = 1.0  # in the dimension's base units: 1 min = 60 s
     prefixes: str = "si"  # a key of PREFIXES: "si", "si+binary" (bytes) or "" (none)
     also: tuple[str, ...] = ()  # other spellings, without prefixes
+    names: tuple[str, ...] = ()  # spelled out: these take the prefixes spelled out (milli + seconds)
 
 
 BASES = (
-    Base("B", {"bytes": 1}, prefixes="si+binary", also=("byte", "bytes")),
-    Base("bit", {"bytes": 1}, 1 / 8, also=("bits",)),  # Gbit/s compares with GB/s; `b` alone is not a unit
-    Base("s", {"seconds": 1}, also=("sec", "second", "seconds")),
-    Base("min", {"seconds": 1}, 60.0, prefixes=""),
-    Base("h", {"seconds": 1}, 3600.0, prefixes=""),
+    Base("B", {"bytes": 1}, prefixes="si+binary", names=("byte", "bytes")),
+    Base(
+        "bit", {"bytes": 1}, 1 / 8, also=("bits",), names=("bit", "bits")
+    ),  # Gbit/s compares with GB/s; `b` is no unit
+    Base("bps", {"bytes": 1, "seconds": -1}, 1 / 8),  # Gbps: bits per second
+    Base("s", {"seconds": 1}, also=("sec", "secs"), names=("second", "seconds")),
+    Base("min", {"seconds": 1}, 60.0, prefixes="", also=("mins",), names=("minute", "minutes")),
+    Base("h", {"seconds": 1}, 3600.0, prefixes="", also=("hr", "hrs"), names=("hour", "hours")),
     Base("FLOP", {"FLOP": 1}),
     Base("FLOPS", {"FLOP": 1, "seconds": -1}),  # TFLOPS is TFLOP/s (a plural FLOPs is not a unit: ambiguous)
-    Base("Hz", {"seconds": -1}, also=("hertz",)),
-    Base("J", {"joules": 1}, also=("joule", "joules")),
-    Base("W", {"joules": 1, "seconds": -1}, also=("watt", "watts")),
+    Base("OPS", {"operations": 1, "seconds": -1}),  # TOPS: tera-operations per second
+    Base("Hz", {"seconds": -1}, names=("hertz",)),
+    Base("J", {"joules": 1}, names=("joule", "joules")),
+    Base("W", {"joules": 1, "seconds": -1}, names=("watt", "watts")),
     Base("cycles", {"cycles": 1}, also=("cycle",)),
     Base("instructions", {"instructions": 1}, also=("instruction", "instr")),
 )
+# Rates written as one word: requests, queries and I/O operations per second, iterations per second.
+RATE_WORDS = {
+    "QPS": "queries", "qps": "queries", "RPS": "requests", "rps": "requests", "IOPS": "operations",
+    "it/s": "iterations",
+}  # fmt: skip
 
 # Counted things: plural (the base's name) -> other spellings. Each is its own dimension (experts are
 # not layers); a scale word is allowed before any ("million tokens"). Add a row for a new kind of thing,
 # or declare it in the project's policy.
 COUNTS = {
     "tokens": ("token", "tok"), "experts": ("expert",), "layers": ("layer",), "sequences": ("sequence", "seq"),
-    "requests": ("request",), "rounds": ("round",), "threadgroups": ("threadgroup",),
+    "requests": ("request", "req", "reqs"), "rounds": ("round",), "threadgroups": ("threadgroup",),
     "configurations": ("configuration",), "steps": ("step",), "calls": ("call",), "heads": ("head",),
     "items": ("item",), "runs": ("run",), "users": ("user",), "parameters": ("parameter", "params"),
     "kernels": ("kernel",), "matrices": ("matrix",), "cores": ("core",), "threads": ("thread",), "files": ("file",),
     "hashes": ("hash",), "lines": ("line",), "words": ("word",), "elements": ("element",),
     "operations": ("operation", "ops", "op"), "claims": ("claim",), "rows": ("row",), "images": ("image",),
     "samples": ("sample",), "frames": ("frame",), "queries": ("query",), "batches": ("batch",), "pixels": ("pixel",),
+    "iterations": ("iteration", "iters", "iter"),
 }  # fmt: skip
 SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
@@ -95,7 +113,11 @@ CURRENCY_SIGNS = {"$": "USD", "€": "EUR", "£": "GBP"}  # ¥ is left out: it i
 TEMPERATURES = {"°C": ("degC", "℃"), "°F": ("degF", "℉"), "K": ("kelvin",)}
 
 # Spellings of a plain ratio (no dimension) and their scale.
-RATIOS = {"": 1.0, "×": 1.0, "x": 1.0, "%": 0.01}
+RATIOS = {"": 1.0, "×": 1.0, "x": 1.0, "%": 0.01, "‰": 0.001, "percent": 0.01, "pct": 0.01}
+# What a reader reads as a unit but a claim may not state (ambiguous, or a word): each with the unit it
+# reads as. The prose scan reads them with the table; a claim's `unit:` is told the table's spelling.
+PROSE_ONLY = {"X": "×", "times": "×", "fold": "×", "per cent": "%", "flop": "FLOP", "flops": "FLOP"}
+PROSE_ONLY |= {prefix + "FLOPs": prefix + "FLOP" for prefix in ("", "k", "K", "M", "G", "T", "P", "E")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +194,9 @@ _MEASURES = frozenset({"bytes", "seconds", "FLOP", "joules", *CURRENCIES, *TEMPE
 _SINGULAR = {"bytes": "byte", "seconds": "second", "joules": "joule"}
 _SINGULAR.update({plural: others[0] for plural, others in COUNTS.items()})
 _SINGULAR.update({"cycles": "cycle", "instructions": "instruction"})
+# The singular of each counted thing: after a number other than one it modifies a noun ("the two call
+# times", "per 256K sequence"), so the prose scan does not read it as a count.
+SINGULAR_COUNTS = frozenset(one for plural, one in _SINGULAR.items() if plural not in _MEASURES)
 
 
 class UnitError(ValueError):
@@ -193,10 +218,15 @@ def _built_in() -> dict[str, Term]:
 
     for base in BASES:
         dimension = Dimension.of(**base.dimension)
-        for spelling in (base.symbol, *base.also):
+        for spelling in dict.fromkeys((base.symbol, *base.also, *base.names)):
             add(spelling, base.scale, dimension)
         for prefix, factor in PREFIXES[base.prefixes].items():
             add(prefix + base.symbol, factor * base.scale, dimension)
+        for prefix, factor in PREFIX_NAMES[base.prefixes].items():
+            for name in base.names:
+                add(prefix + name, factor * base.scale, dimension)
+    for word, counted in RATE_WORDS.items():
+        add(word, 1.0, Dimension.of(**{counted: 1, "seconds": -1}))
     one = Fraction(1)  # one Fraction for the single-base rows below: the table loads with the core
     for plural, others in COUNTS.items():
         for spelling in (plural, *others):
@@ -353,6 +383,8 @@ def _parse(text: str, table: UnitTable) -> Unit:
     if len(text) > 100:
         raise UnitError("a unit is at most 100 characters")
     terms = table.terms
+    if text in terms:  # a rate written as one word (it/s) is a term of its own
+        return Unit(written, terms[text][1], terms[text][0])
     if "/" in text:
         top, _, bottom = text.partition("/")
         numerator = (1.0, DIMENSIONLESS) if top.strip() == "1" else _term(top.strip(), terms)

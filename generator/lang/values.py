@@ -218,7 +218,9 @@ BASIS_WORDS = {
     "min-max": "min–max of {n} rounds; no raw rounds",
     "paired": "paired by round, {n} rounds",
     "formula": "carried through the formula",
+    "replicates": "between {runs} replicate runs",
 }
+ONE_RUN = "one run: the interval does not include run-to-run variation"
 
 
 def interval_text(interval: ClaimInterval | None, unit: Unit | None = None) -> str:
@@ -236,7 +238,7 @@ def interval_parts(interval: ClaimInterval, unit: Unit | None = None) -> tuple[s
     level = level_text(interval.level)
     if level and interval.basis == "formula":
         level = "≥ " + level  # a lower bound (Bonferroni)
-    words = BASIS_WORDS.get(interval.basis, interval.basis).format(n=interval.rounds)
+    words = BASIS_WORDS.get(interval.basis, interval.basis).format(n=interval.rounds, runs=interval.runs)
     if interval.basis == "min-max" and not interval.rounds:
         words = "min–max; no raw rounds"
     return level, range_text(interval.low, interval.high, unit), words
@@ -244,11 +246,21 @@ def interval_parts(interval: ClaimInterval, unit: Unit | None = None) -> tuple[s
 
 def noise_text(verdict: ClaimVerdict) -> str:
     """What a reader is told of a claim's noise: its interval, 'exact' for a value computed from counts,
-    or 'no raw rounds' for a measured claim without raw rounds or a min–max range; else ''."""
+    or 'no raw rounds' for a measured claim without raw rounds or a min–max range; else ''. Every display
+    shows ONE_RUN beside it when the interval comes from one run (ClaimVerdict.one_run)."""
     text = interval_text(verdict.interval, verdict.unit)
     if text or verdict.exact:
         return text or "exact"
     return "no raw rounds" if verdict.no_rounds else ""
+
+
+def prediction_text(verdict: ClaimVerdict) -> str:
+    """'the next run should land in 0.8–1.32× (99% prediction interval of 4 replicate runs)'; '' without a set."""
+    found = verdict.prediction
+    if found is None:
+        return ""
+    ends = range_text(found.low, found.high, verdict.unit)
+    return f"the next run should land in {ends} ({level_text(found.level)} prediction interval of {found.runs} replicate runs)"
 
 
 def assert_text(result: AssertResult) -> str:

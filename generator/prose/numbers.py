@@ -4,46 +4,64 @@ normalise() turns text into what the eye sees: Unicode compatibility forms folde
 digits, ％, ㎳), digits of any script as ASCII, look-alike signs as one sign (✕ ⨯ and Cyrillic х as ×
 and x, − as -, μ as µ), invisible characters (zero-width spaces, soft hyphens) dropped and every
 kind of space as a space. It keeps, for each character it returns, the offset of the character
-it came from. figures() then finds each figure: signed (-15%), glued (64GB) or spelled out (15
-percent, 3.7 times, 2 milliseconds). Labels are not figures (B=16, 4-bit, 8192×2048, a 9B model,
-2 x 3). One regular expression over the text; a number, once read, is never read again shorter (a
-lookahead and a back-reference make it atomic), so the scan is linear in the text's length.
+it came from. figures() then finds each figure: signed (-15%), glued (64GB), with a magnitude
+(1.2 million rows, 3k req/s, $4.5M), with a currency sign before it ($12, €3.50) or after it
+(12 €), spelled out (15 percent, 3.7 times, 2 milliseconds, three times, twenty percent, twice as
+fast, tenfold), or standing alone with a magnitude word (1.2 million, two billion).
+
+Its units are the unit table's (units.py): every spelling of every unit the claims accept, built-in
+(with their prefixes, spelled-out names and abbreviations) and the project's own (`units:`), and the
+words a reader reads as one (units.PROSE_ONLY: times, fold, per cent, FLOPs); a rate is a unit,
+then `/` and a word or `per` and a unit. Labels are not figures (B=16, 4-bit, 8192×2048, a 9B model,
+256K context, 2 x 3). A number is found by one regular expression over the text (a lookahead and a
+back-reference make it atomic, so a number once read is never read again shorter) and its unit by
+looking up the words after it, a bounded number of characters, so the scan is linear in the text.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# Units a figure can carry. Counts ("40 layers", "256 tokens") and bits ("at 4 bits") are not here: they read as labels far
-# more often than as measured figures.
-_BYTES = "B KB kB MB GB TB PB KiB MiB GiB TiB PiB kb mb gb tb kib mib gib tib Kbit Mbit Gbit Tbit"
-_SPELLED_BYTES = "byte bytes kilobytes megabytes gigabytes terabytes kibibytes mebibytes gibibytes tebibytes"
-_TIME = "s ms µs us ns sec secs min mins h hr hrs"
-_SPELLED_TIME = (
-    "second seconds millisecond milliseconds microsecond microseconds nanosecond nanoseconds minute minutes hour hours"
-)
-_RATES = "tok/s tokens/s token/s it/s Gbps Mbps GB/s FLOP FLOPs FLOPS flop flops GFLOPS TFLOPS PFLOPS TOPS Hz kHz MHz GHz W kW"
-_SPELLED = "percent per cent pct times fold watts"
+from ..lang import units
+
 RATIO_SIGNS = ("×", "x", "X")
-UNITS = sorted(
-    {*"% ‰".split(), *RATIO_SIGNS, *(_BYTES + " " + _SPELLED_BYTES + " " + _TIME + " " + _SPELLED_TIME).split()}
-    | {*_RATES.split(), *_SPELLED.replace("per cent", "per_cent").split()},
-    key=len,
-    reverse=True,
+# Unicode's currency symbols (category Sc) as normalise() leaves them ($ ＄ ﹩ all read as $).
+CURRENCY_SIGNS = "$¢£¤¥֏؋߾߿৲৳৻૱௹฿៛\u20a0-\u20c0꠸﷼"
+# A magnitude written after a number: glued (3k, 1.2M, 4.5bn: only with a unit after it, or a currency
+# sign before it, since 256K context and a 9B model are labels) or as a word (1.2 million: always).
+SUFFIXES = ("k", "K", "M", "B", "G", "T", "bn", "mn")
+MAGNITUDE_WORDS = (*units.SCALE_WORDS, "bn", "mn")
+_SUFFIX_STARTS = frozenset(suffix[0] for suffix in SUFFIXES)
+_MAGNITUDE_STARTS = frozenset(word[0] for word in MAGNITUDE_WORDS)
+# Numbers spelled out: "one" and "a" count only before a magnitude (a hundred, one million): alone they
+# are articles far more often than figures ("one sequence at a time").
+_SMALL = (
+    "zero two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen"
+).split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_SCALES = ("hundred", *units.SCALE_WORDS)
+_ONES = "one two three four five six seven eight nine".split()
+_WORD_NUMBER = (
+    rf"(?:(?:{'|'.join(_TENS)})(?:-(?:{'|'.join(_ONES)}))?|{'|'.join(_SMALL)}|(?:one|a)(?= (?:{'|'.join(_SCALES)})))"
+    rf"(?:[ -](?:{'|'.join(_SCALES)}))*"
 )
-UNITS = [unit.replace("per_cent", "per cent") for unit in UNITS]
-_UNIT = "|".join(re.escape(unit) for unit in UNITS)
-_RATE = r"(?P<per>/[A-Za-zµ]+| per (?:second|token|step|sequence|call|byte)\b)?"
+_WORDS = re.compile(rf"(?<![\w-])(?P<number>{_WORD_NUMBER})(?![\w])", re.IGNORECASE)
+_MULTIPLIER = re.compile(
+    rf"(?<![\w-])(?:(?:twice|thrice)(?= (?:as|the)\b)|(?:{_WORD_NUMBER})-?fold|\d+(?:\.\d+)?-fold)(?![\w-])",
+    re.IGNORECASE,
+)
 # A number starts a figure unless glued to a word, a decimal point, '=', '/', '^' or '×' before it, or
 # to a '-' that follows a letter (35B-A3B, top-8); a '-' after a digit or a space is a range or a sign.
-_FIGURE = re.compile(
-    rf"(?<![\w.=/^×])(?<![A-Za-z]-)(?P<sign>[+±-]?)"
+_NUMBER = re.compile(
+    rf"(?<![\w.=/^×])(?<![A-Za-z]-)(?P<sign>[+±-]?)(?P<currency>[{CURRENCY_SIGNS}] ?)?"
     rf"(?=(?P<number>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?![,\d])|\d+(?:[.,]\d+)?(?:[eE][+-]?\d+)?|\.\d+))(?P=number)"
-    rf"(?P<gap> *)(?P<unit>{_UNIT}){_RATE}(?![\w/×-])"
 )
+_RATE_WORD = re.compile(r"/[A-Za-zµ]+")  # 20 MB/frame, 3 KB/token: a rate over any counted thing
 _LOOK_ALIKE = {
     "−": "-", "‐": "-", "‑": "-", "‒": "-", "–": "-", "﹣": "-", "－": "-",
     "✕": "×", "✖": "×", "⨯": "×", "⨉": "×", "╳": "×", "⤫": "×", "⤬": "×",
@@ -65,7 +83,7 @@ class Figure:
     start: int  # offsets in the text given to figures() (not the normalised one)
     end: int
     text: str  # as normalised: "3.71×", "-15%", "42 GB/s"
-    unit: str = ""  # its unit as written, with any rate: "×", "GB/s", "B per token"
+    unit: str = ""  # its unit as written, with any rate: "×", "GB/s", "B per token"; a lone magnitude: "million"
     seen: str = ""  # as a reader sees it, for messages: "3,5 %", "½ GB", "٣٫٥٪" (invisible characters left out)
 
 
@@ -109,14 +127,44 @@ def _fold(char: str) -> str:
     return "".join(_LOOK_ALIKE.get(piece, piece) for piece in folded)
 
 
-def figures(text: str) -> list[Figure]:
-    """Every figure in plain text (already free of markup), in order: as stored, and where bidirectional
-    controls reorder it, as a reader sees it (an override reverses its characters, an embedding its runs)."""
-    found = _figures(text)
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    """Every spelling a figure's unit can have, from the unit table, and the longest one's length."""
+
+    spellings: frozenset[str]
+    longest: int
+
+
+@functools.lru_cache(maxsize=8)
+def vocabulary(table: units.UnitTable = units.BUILT_IN) -> Vocabulary:
+    """The table's terms (built-in and the project's own), its ratio spellings, the words a reader reads as
+    units (units.PROSE_ONLY) and the currency signs."""
+    found = {*table.terms, *(text for text in units.RATIOS if text), *units.PROSE_ONLY, *_sign_characters()}
+    return Vocabulary(frozenset(found), max(len(text) for text in found))
+
+
+def _sign_characters() -> list[str]:
+    """CURRENCY_SIGNS as characters: the class's one range (₠-⃀) spelled out, its '-' no sign."""
+    single = CURRENCY_SIGNS.replace("\u20a0-\u20c0", "")
+    return [*single, *(chr(c) for c in range(0x20A0, 0x20C1))]
+
+
+# A text with none of these words (nor "fold") has no number in words: most claim statements, so the
+# passes for words are skipped on one look at its words.
+_NUMBER_WORDS = frozenset((*_SMALL, *_TENS, *_SCALES, "twice", "thrice"))
+_LETTERS = re.compile(r"[a-z]+")
+_DIGIT = re.compile(r"\d")
+
+
+def figures(text: str, table: units.UnitTable = units.BUILT_IN) -> list[Figure]:
+    """Every figure in plain text (already free of markup), in order, units from `table` (the project's):
+    as stored, and where bidirectional controls reorder it, as a reader sees it (an override reverses its
+    characters, an embedding its runs)."""
+    found = _figures(text, table)
     if _BIDI.search(text):
         at = {(figure.start, figure.end) for figure in found}
         for start, end, shown in _reordered(text):
-            for figure in _figures(shown):
+            for figure in _figures(shown, table):
                 place = (start, end)
                 if place not in at:
                     at.add(place)
@@ -125,19 +173,23 @@ def figures(text: str) -> list[Figure]:
     return found
 
 
-def _figures(text: str) -> list[Figure]:
+def _figures(text: str, table: units.UnitTable) -> list[Figure]:
+    if not text:
+        return []
     seen, origin = normalise(text)
-    found = []
-    for match in _FIGURE.finditer(seen):
-        unit, gap = match.group("unit"), match.group("gap")
-        if unit in RATIO_SIGNS and gap and _PRODUCT.match(seen, match.end()):
-            continue  # "2 x 3", "4 × 8": a product of two numbers, not a ratio
-        if unit == "B" and not gap:
-            continue  # "9B", "35B": a model's size in parameters, a label
-        start, end = origin[match.start()], origin[match.end() - 1] + 1
-        unit_text = unit + (match.group("per") or "")
-        found.append(Figure(start, end, _SPACES.sub(" ", match.group(0)), unit_text, _seen(text[start:end])))
+    words = vocabulary(table)
+    found = [_at(origin, seen, *span, text) for span in _digit_figures(seen, words)] if _DIGIT.search(seen) else []
+    lowered = seen.lower()
+    if "fold" in lowered or not _NUMBER_WORDS.isdisjoint(_LETTERS.findall(lowered)):
+        found += [_at(origin, seen, *span, text) for span in _word_figures(seen, words)]
+        found += [_at(origin, seen, m.start(), m.end(), "fold", text) for m in _MULTIPLIER.finditer(seen)]
+        found.sort(key=lambda figure: figure.start)
     return found
+
+
+def _at(origin: Sequence[int], seen: str, start: int, end: int, unit: str, text: str) -> Figure:
+    first, last = origin[start], origin[end - 1] + 1
+    return Figure(first, last, _SPACES.sub(" ", seen[start:end]), unit, _seen(text[first:last]))
 
 
 def _seen(source: str) -> str:
@@ -166,38 +218,118 @@ def _reordered(text: str) -> list[tuple[int, int, str]]:
     return found
 
 
-# What kind of quantity a unit measures, coarsely: enough to tell a figure restating a claim's own
-# quantity (a throughput in a throughput's statement) from a condition (the buffer size it ran at).
-_KINDS = {
-    "ratio": "× x X % ‰ percent pct times fold",
-    "bytes": _BYTES + " " + _SPELLED_BYTES,
-    "time": _TIME + " " + _SPELLED_TIME,
-    "flop": "FLOP FLOPs FLOPS flop flops",
-    "frequency": "Hz kHz MHz GHz",
-    "power": "W kW watts",
-}
-_KIND_OF = {word: kind for kind, words in _KINDS.items() for word in words.split()}
-_RATE_WORDS = {"tok/s": "count:tok/time", "tokens/s": "count:tok/time", "token/s": "count:tok/time"}
+Span = tuple[int, int, str]  # (start, end, unit text) in the normalised text
 
 
-def kind(unit: str) -> str:
-    """'bytes', 'time', 'ratio' (also for no unit), 'bytes/time', 'count:token', ... for a unit's text."""
-    text = unit.strip().replace(" per ", "/").replace("per cent", "percent")
-    if text in _RATE_WORDS or text in ("Gbps", "Mbps", "GFLOPS", "TFLOPS", "PFLOPS", "TOPS", "it/s"):
-        return _RATE_WORDS.get(text, "rate")
-    terms = [term.strip() for term in text.split("/")]
-    return "/".join(_term_kind(term) for term in terms)
+def _digit_figures(seen: str, words: Vocabulary) -> list[Span]:
+    found = []
+    for match in _NUMBER.finditer(seen):
+        span = _after_number(seen, match.end(), words, bool(match.group("currency")))
+        if span is not None and not _modifier(match.group("number") == "1", span[1]):
+            found.append((match.start(), *span))
+    return found
 
 
-def _term_kind(term: str) -> str:
-    if term in _KIND_OF:
-        return _KIND_OF[term]
-    if not term:
-        return "ratio"
-    words = term.split()
-    last = words[-1].lower() if words else term
-    if last in _KIND_OF:
-        return _KIND_OF[last]
-    if last in ("tok", "token", "tokens"):
-        return "count:tok"
-    return "count:" + (last[:-1] if last.endswith("s") and len(last) > 3 else last)
+def _modifier(one: bool, unit: str) -> bool:
+    """A counted thing in the singular after a number other than one modifies the noun after it (the two
+    call times, per 256K sequence): no count, so no figure."""
+    return not one and unit in units.SINGULAR_COUNTS
+
+
+def _after_number(seen: str, at: int, words: Vocabulary, currency: bool) -> tuple[int, str] | None:
+    """Where a figure whose number ends at `at` ends, and its unit; None when the number is no figure."""
+    first = seen[at : at + 1]
+    suffix = (
+        next((s for s in SUFFIXES if seen.startswith(s, at) and not _glued(seen, at + len(s))), "")
+        if (first and first in _SUFFIX_STARTS)
+        else ""
+    )
+    if suffix:  # 3k req/s, 1.2M rows, $4.5M; alone (256K context, a 9B model) a label
+        unit = _unit(seen, _skip_spaces(seen, at + len(suffix)), words)
+        if unit is not None:
+            return unit
+        return (at + len(suffix), suffix) if currency else None
+    gap = _skip_spaces(seen, at)
+    magnitude = (
+        ""
+        if seen[gap : gap + 1] not in _MAGNITUDE_STARTS
+        else next((w for w in MAGNITUDE_WORDS if seen.startswith(w, gap) and not _glued(seen, gap + len(w))), "")
+    )
+    if magnitude:  # 1.2 million, 3 billion rows
+        end = gap + len(magnitude)
+        return _unit(seen, _skip_spaces(seen, end), words) or (end, magnitude)
+    unit = _unit(seen, gap, words)
+    if unit is None:
+        return (at, "") if currency else None
+    text = seen[gap : unit[0]]
+    if text in RATIO_SIGNS and gap > at and _PRODUCT.match(seen, gap + 1):
+        return None  # "2 x 3", "4 × 8": a product of two numbers, not a ratio
+    if text == "B" and gap == at:
+        return None  # "9B", "35B": a model's size in parameters, a label
+    return unit
+
+
+def _word_figures(seen: str, words: Vocabulary) -> list[Span]:
+    """Numbers spelled out with a unit (three times, twenty percent, two milliseconds) or a magnitude (two million)."""
+    found = []
+    for match in _WORDS.finditer(seen):
+        number = match.group("number").lower()
+        unit = _unit(seen, _skip_spaces(seen, match.end()), words)
+        if unit is not None and not _modifier(False, unit[1]):
+            found.append((match.start(), *unit))
+        elif unit is None and any(w in number for w in units.SCALE_WORDS) and not number.startswith(("a ", "one ")):
+            found.append((match.start(), match.end(), number.rsplit(" ", 1)[-1]))  # two million; not "a thousand"
+    return found
+
+
+def _unit(seen: str, at: int, words: Vocabulary) -> tuple[int, str] | None:
+    """The longest unit spelling at `at` that ends a word, with its rate (/s, per token) and the text of both:
+    (end, unit); None when none starts there or the figure runs on into a word, '/', '×' or '-'."""
+    if at >= len(seen) or seen[at].isdigit() or seen[at] == " ":
+        return None
+    end = max(
+        (e for e in range(at + 1, min(len(seen), at + words.longest) + 1) if not _glued(seen, e)),
+        key=lambda e: e if seen[at:e] in words.spellings else -1,
+        default=-1,
+    )
+    if end < 0 or seen[at:end] not in words.spellings:
+        return None
+    rate = _RATE_WORD.match(seen, end)
+    if rate:
+        end = rate.end()
+    elif seen.startswith(" per ", end):
+        per = _unit(seen, end + 5, words)
+        end = per[0] if per else end
+    if end < len(seen) and (seen[end] in "/×-" or _glued(seen, end)):
+        return None
+    return end, seen[at:end]
+
+
+def _glued(seen: str, at: int) -> bool:
+    """Whether the character at `at` continues a word (a letter, a digit or '_')."""
+    return at < len(seen) and (seen[at].isalnum() or seen[at] == "_")
+
+
+def _skip_spaces(seen: str, at: int) -> int:
+    while at < len(seen) and seen[at] == " ":
+        at += 1
+    return at
+
+
+def kind(unit: str, table: units.UnitTable = units.BUILT_IN) -> str:
+    """What a figure's unit measures, as its dimension ('bytes/seconds'; '' for a ratio), so a figure that
+    restates a claim's own kind of quantity (a throughput in a throughput's statement) is told from a
+    condition (the buffer size it ran at); the unit's own text when the table has no such term. Looked up
+    in the table's terms (a term, or a rate of two), never parsed: the gate reads units once, at load."""
+    text = unit.strip()
+    text = units.PROSE_ONLY.get(text, text).replace(" per ", "/")
+    terms = table.terms
+    if text in units.RATIOS:
+        return ""
+    if text in terms:
+        return str(terms[text][1])
+    top, slash, bottom = text.partition("/")
+    if slash and (top in terms or top == "1") and bottom in terms:
+        over = terms[top][1] if top in terms else units.DIMENSIONLESS
+        return str(over / terms[bottom][1])
+    return text

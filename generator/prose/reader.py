@@ -242,7 +242,7 @@ class PageReader(HTMLParser):
             try:
                 value = (
                     base64.b64decode(urllib.parse.unquote(body)).decode("utf-8", "replace")
-                    if found.group(2)
+                    if found.group(1)
                     else urllib.parse.unquote(body)
                 )
             except ValueError:

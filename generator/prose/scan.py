@@ -15,12 +15,15 @@ statement or a note, only a figure of the claim's own kind of quantity is a find
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..lang import units
 from ..records import Claim, Finding, PageRef, Policy, Source
 from . import numbers, references, rendered
 
@@ -62,10 +65,23 @@ def scan(
     for ref in refs:
         by_page.setdefault(ref.where.path, []).append(ref)
     names, configs = rendered.extension_list(policy.markdown_extensions, root)
+    table = policy.units  # the project's own units are figures too
     findings: list[Finding] = []
     typed: dict[str, tuple[str, ...]] = {}
+    ends = time.monotonic() + policy.max_render_seconds  # the whole check's rendering, every page together
     for path, text in pages.items():
-        found, problem = page_figures(text, path, by_page.get(path, []), names, configs, root)
+        left = ends - time.monotonic()
+        if left <= 0:
+            findings.append(
+                _unrenderable(
+                    path,
+                    "was not read: the check spent its render budget "
+                    f"(max_render_seconds: {policy.max_render_seconds:g}) on the pages before it",
+                    SPENT_FIX,
+                )
+            )
+            continue
+        found, problem = page_figures(text, path, by_page.get(path, []), names, configs, root, table, left)
         if problem:
             findings.append(problem)
         typed[path] = tuple(figure.text for figure in found)
@@ -73,12 +89,12 @@ def scan(
     site = [
         TypedFigure(Source(policy.config_path, line, column + figure.start + 1), figure.text, figure.seen)
         for line, column, value in policy.site_texts
-        for figure in numbers.figures(value)
+        for figure in numbers.figures(value, table)
     ]
     if site:
         typed[policy.config_path] = tuple(figure.text for figure in site)
         findings += unbound(site, policy, "site's configuration (shown on every page)", SITE_FIX)
-    findings += claim_text_findings(claims)
+    findings += claim_text_findings(claims, table)
     return Scan(tuple(findings), typed)
 
 
@@ -115,7 +131,7 @@ def unbound(found: list[TypedFigure], policy: Policy, place: str, fix: str = PAG
     return shown
 
 
-def claim_text_findings(claims: Iterable[Claim]) -> list[Finding]:
+def claim_text_findings(claims: Iterable[Claim], table: units.UnitTable = units.BUILT_IN) -> list[Finding]:
     """A figure in a claim's statement or note restating a quantity of the claim's own kind (a throughput
     in a throughput's statement): a warning, as the gate keeps only the claim's value true. A figure of
     another kind is the condition it was measured under (a 1 MiB buffer); retired claims say what was
@@ -124,10 +140,11 @@ def claim_text_findings(claims: Iterable[Claim]) -> list[Finding]:
     for claim in claims:
         if claim.retired:
             continue
-        own = numbers.kind(claim.unit)
+        own = None
         for field in ("statement", "note"):
-            for figure in numbers.figures(getattr(claim, field)):
-                if numbers.kind(figure.unit) != own:
+            for figure in numbers.figures(getattr(claim, field), table):
+                own = numbers.kind(claim.unit, table) if own is None else own
+                if numbers.kind(figure.unit, table) != own:
                     continue
                 findings.append(
                     Finding(
@@ -143,14 +160,22 @@ def claim_text_findings(claims: Iterable[Claim]) -> list[Finding]:
 
 
 def page_figures(
-    text: str, path: str, refs: list[PageRef], names: list[str], configs: dict, root: Path
+    text: str,
+    path: str,
+    refs: list[PageRef],
+    names: list[str],
+    configs: dict,
+    root: Path,
+    table: units.UnitTable = units.BUILT_IN,
+    left: float = 1e9,
 ) -> tuple[list[TypedFigure], Finding | None]:
-    """Every figure a reader reads on one page, with where it is typed; or the problem rendering it."""
+    """Every figure a reader reads on one page, with where its number is typed; or the problem rendering it.
+    left: what remains of the check's whole render budget (a page gets its own budget, or less)."""
     starts = references.line_starts(text)
     meta_end = meta_length(text)
     found = [
         TypedFigure(Source(path, *references.locate(starts, figure.start)), figure.text, figure.seen)
-        for figure in numbers.figures(text[:meta_end])
+        for figure in numbers.figures(text[:meta_end], table)
     ]
     pieces, last = [], 0
     for ref in sorted(refs, key=lambda ref: ref.start):  # a malformed one is shown as written: read it
@@ -158,11 +183,18 @@ def page_figures(
             pieces += [text[last : ref.start], PLACEHOLDER.ljust(ref.end - ref.start)[: ref.end - ref.start]]
             last = ref.end
     body = "".join([*pieces, text[last:]])
-    budget = RENDER_SECONDS + 2 * len(text) / 2**20
+    own = RENDER_SECONDS + 2 * len(text) / 2**20
+    budget = min(own, left)
     try:
         with rendered.deadline(budget):
             seen = rendered.visible(rendered.render(body[meta_end:], names, configs))
     except rendered.RenderTimeout:
+        if budget < own:
+            return found, _unrenderable(
+                path,
+                "was not read to its end: the check's render budget (max_render_seconds) ran out while it rendered",
+                SPENT_FIX,
+            )
         return found, _unrenderable(path, f"takes more than {budget:.0f} s to render with Python-Markdown")
     except RecursionError:
         return found, _unrenderable(path, "is nested too deeply for Python-Markdown to render")
@@ -170,20 +202,24 @@ def page_figures(
         return found, _unrenderable(path, "needs more memory than there is to render")
     except Exception as error:  # an extension's own bug on this text: say so, never a traceback
         return found, _unrenderable(path, f"cannot be rendered by Python-Markdown ({type(error).__name__}: {error})")
-    figures = numbers.figures(seen)
+    figures = numbers.figures(seen, table)
     if figures:
         masked = re.sub(r"[^\n]", " ", body[:meta_end]) + body[meta_end:]
-        found += _traced(figures, seen, masked, path, root)
+        found += _traced(figures, masked, path, root, table)
     return found, None
 
 
-def _unrenderable(path: str, why: str) -> Finding:
+SPENT_FIX = "raise max_render_seconds in mkdocs.yml, or find the page that renders slowly (the pages before it)"
+
+
+def _unrenderable(path: str, why: str, fix: str = "") -> Finding:
     return Finding(
         Source(path, 0),
         "",
         "invalid",
-        f"page {why}, so its text cannot be read for typed figures (the site build would stall on it too)",
-        "simplify the page: look for long runs of brackets, deep nesting or a very long line",
+        f"page {why}, so its text cannot be read for typed figures"
+        + ("" if fix else " (the site build would stall on it too)"),
+        fix or "simplify the page: look for long runs of brackets, deep nesting or a very long line",
     )
 
 
@@ -216,26 +252,103 @@ def meta_length(text: str) -> int:
     return at
 
 
-def _traced(figures: list[numbers.Figure], seen: str, source: str, path: str, root: Path) -> list[TypedFigure]:
-    """Each figure read in the rendered text, at the line of the page (or included file) it is typed on."""
+def _traced(
+    figures: list[numbers.Figure], source: str, path: str, root: Path, table: units.UnitTable
+) -> list[TypedFigure]:
+    """Each figure read in the rendered text, at the line and column of its number in the page (or the
+    included file) it is typed in: the first figure of the same text in the source, read as prose
+    (markup and code left out), after the one before it; failing that, the same letters and digits."""
     files = [(path, source)] + _snippets(source, root)
-    skeletons = [(name, *_skeleton(text), references.line_starts(text)) for name, text in files]
+    placed = [(name, _source_figures(text, table), references.line_starts(text)) for name, text in files]
     cursor = 0
     traced = []
+    skeletons: dict = {}
     for figure in figures:
         wanted, _ = _skeleton(figure.text)
         where = None
-        for index, (name, skeleton, origin, starts) in enumerate(skeletons):
-            at = skeleton.find(wanted, cursor if index == 0 else 0) if wanted else -1
-            if at < 0 and index == 0:
-                at = skeleton.find(wanted) if wanted else -1
-            if at >= 0:
-                where = Source(name, *references.locate(starts, origin[at]))
-                if index == 0:
-                    cursor = at + len(wanted)
+        for index, (name, by_text, starts) in enumerate(placed):
+            at = _first(by_text.get(wanted, []), cursor if index == 0 else 0)
+            if at is not None:
+                where = Source(name, *references.locate(starts, at))
+                cursor = at + 1 if index == 0 else cursor
                 break
-        traced.append(TypedFigure(where or Source(path, 1), figure.text, figure.seen))
+        traced.append(TypedFigure(where or _by_letters(figure, files, skeletons), figure.text, figure.seen))
     return traced
+
+
+def _first(offsets: list[int], cursor: int) -> int | None:
+    """The first offset at or after the cursor, else the first at all (a figure the renderer moved up)."""
+    at = bisect.bisect_left(offsets, cursor)
+    return offsets[at] if at < len(offsets) else (offsets[0] if offsets else None)
+
+
+def _source_figures(text: str, table: units.UnitTable) -> dict[str, list[int]]:
+    """The figures of a page's source read as prose (tags, entities and escapes decoded; code, comments
+    and labels left out), by their letters and digits -> the offsets of their first character, in order."""
+    decoded, origin = _decoded(references.mask_code(_mask_invisible(text)))
+    found: dict[str, list[int]] = {}
+    for figure in numbers.figures(decoded, table):
+        found.setdefault(_skeleton(figure.text)[0], []).append(origin[figure.start])
+    return found
+
+
+_HIDDEN = (("<!--", "-->"), ('<span class="ledger-label">', "</span>"), ("<code", "</code>"), ("<pre", "</pre>"))
+
+
+def _mask_invisible(text: str) -> str:
+    """The text with HTML comments, labels and inline code and pre elements blanked (offsets and newlines
+    kept); each kind is looked for from the end of the last, and an unclosed one ends its search (linear)."""
+    spans = []
+    for opener, closer in _HIDDEN:
+        at = text.find(opener)
+        while at >= 0:
+            end = text.find(closer, at + len(opener))
+            if end < 0:
+                break
+            spans.append((at, end + len(closer)))
+            at = text.find(opener, end + len(closer))
+    if not spans:
+        return text
+    out, last = [], 0
+    for start, end in sorted(spans):
+        start = max(start, last)  # a span inside one already blanked
+        out += [text[last:start], re.sub(r"[^\n]", " ", text[start:end])]
+        last = max(last, end)
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _decoded(text: str) -> tuple[str, list[int]]:
+    """Text as a reader reads it (entities and escapes decoded, tags dropped), with the offset each
+    character comes from."""
+    decoded: list[str] = []
+    origin: list[int] = []
+    last = 0
+    for match in _DECODE.finditer(text):
+        decoded.append(text[last : match.start()])
+        origin.extend(range(last, match.start()))
+        token = match.group(0)
+        value = token[1] if token.startswith("\\") else "" if token.startswith("<") else html.unescape(token)
+        decoded.append(value)
+        origin.extend([match.start()] * len(value))
+        last = match.end()
+    decoded.append(text[last:])
+    origin.extend(range(last, len(text)))
+    return "".join(decoded), origin
+
+
+def _by_letters(figure: numbers.Figure, files: list[tuple[str, str]], skeletons: dict) -> Source:
+    """Where a figure the source does not read as one is typed: its letters and digits found in a file
+    (each file's letters made once, on the first figure that needs them)."""
+    wanted, _ = _skeleton(figure.text)
+    for name, text in files:
+        if name not in skeletons:
+            skeletons[name] = (*_skeleton(text), references.line_starts(text))
+        skeleton, origin, starts = skeletons[name]
+        at = skeleton.find(wanted) if wanted else -1
+        if at >= 0:
+            return Source(name, *references.locate(starts, origin[at]))
+    return Source(files[0][0], 1)
 
 
 def _snippets(source: str, root: Path) -> list[tuple[str, str]]:
@@ -258,19 +371,7 @@ def _snippets(source: str, root: Path) -> list[tuple[str, str]]:
 def _skeleton(text: str) -> tuple[str, list[int]]:
     """Letters, digits and unit signs of text as a reader reads them (entities and escapes decoded),
     with the offset in text each comes from: how a figure found in rendered text is found in its source."""
-    decoded: list[str] = []
-    origin: list[int] = []
-    last = 0
-    for match in _DECODE.finditer(text):
-        decoded.append(text[last : match.start()])
-        origin.extend(range(last, match.start()))
-        token = match.group(0)
-        value = token[1] if token.startswith("\\") else "" if token.startswith("<") else html.unescape(token)
-        decoded.append(value)
-        origin.extend([match.start()] * len(value))
-        last = match.end()
-    decoded.append(text[last:])
-    origin.extend(range(last, len(text)))
-    seen, mapping = numbers.normalise("".join(decoded))
+    decoded, origin = _decoded(text)
+    seen, mapping = numbers.normalise(decoded)
     kept = [(char, origin[mapping[i]]) for i, char in enumerate(seen) if char.isalnum() or char in _KEPT]
     return "".join(char for char, _ in kept), [at for _, at in kept]

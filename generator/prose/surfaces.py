@@ -98,12 +98,13 @@ def findings(
 
     failing: claim id -> why the gate does not hold it (a claim that is stale or fails)."""
     names, configs = rendered.extension_list(policy.markdown_extensions, root)
+    table = policy.units  # the project's own units are figures here too
     found: list[Finding] = []
     for path, text in texts.items():
         marks = markers(text, path)
         found += [f for mark in marks if (f := _marker_finding(mark, claims, failing, policy))]
         spans = [PageRef(m.where, "claim", m.claim_id, m.start, m.end) for m in marks if m.claim_id]
-        figures, problem = prose.page_figures(text, path, spans, names, configs, root)
+        figures, problem = prose.page_figures(text, path, spans, names, configs, root, table)
         found += [problem] if problem else []
         found += prose.unbound(figures, policy, "file", SURFACE_FIX)
         found += _references(text, path, policy)

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 
 from ..lang.values import format_pair
 from ..records import Claim, ClaimVerdict, Finding, PageRef, Policy
-from .records import DETECTOR, Series
+from .records import DETECTOR, PREDICTED, Series
 
 RULE = "moved-since-cited"
 
@@ -53,6 +53,10 @@ def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
+def _set(verdict: ClaimVerdict) -> tuple[str, ...]:
+    return verdict.replicas.runs if verdict.replicas is not None else ()
+
+
 def _moved(verdict: ClaimVerdict, line: Series, refs: list[PageRef], policy: Policy) -> Finding:
     claim, moved = verdict.claim, line.moved
     assert moved is not None
@@ -64,6 +68,9 @@ def _moved(verdict: ClaimVerdict, line: Series, refs: list[PageRef], policy: Pol
     if line.method == DETECTOR:
         how = f"E-divisive means over {len(line.segment(line.cited))} runs, {moved.test}{p}"
         level = f"its level {before} moved to {after}{change} from run {_name(points[moved.index].run)} on"
+    elif line.method == PREDICTED:
+        how = f"outside the {moved.test} of the cited run's {len(_set(verdict))} replicate runs"
+        level = f"the newest run {_name(newest.run)} reads {after}{change}, against their pooled {before}"
     else:
         how = f"{moved.test}{p}, {'kept' if line.kept >= 0 else 'cited'} run against the newest"
         level = f"the newest run {_name(newest.run)} reads {after}{change}, against {before}"

@@ -10,6 +10,8 @@ PROBE_CHANGED = "probe changed"
 ENVIRONMENT_CHANGED = "environment changed"
 DETECTOR = "e-divisive"  # a segment long enough for changepoint.change_points
 PAIRWISE = "changed"  # a shorter one: stats.changed between the cited (or kept) run and the newest
+PREDICTED = "prediction"  # a shorter one whose cited run has replicates: the newest against their prediction interval
+PREDICTION_TEST = "prediction interval"  # a Step found so (outside the replicate set's prediction interval)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +37,7 @@ class Step:
     index: int  # the first point of the new level
     before: float  # the level before: the mean of its points (a single point for the pairwise test)
     after: float  # the level from index on
-    test: str  # "t-test" | "Mann–Whitney U" | "intervals"
+    test: str  # "t-test" | "Mann–Whitney U" | "intervals" | PREDICTION_TEST
     p: float | None = None
 
 
@@ -48,7 +50,7 @@ class Series:
     cited: int  # the cited run's point; -1 when that run is not in the series (tampered, say)
     boundaries: tuple[Boundary, ...] = ()
     steps: tuple[Step, ...] = ()  # beyond noise and beyond the claim's tolerance, in order
-    method: str = ""  # DETECTOR | PAIRWISE for the cited run's segment; "" with one point
+    method: str = ""  # DETECTOR | PAIRWISE | PREDICTED for the cited run's segment; "" with one point
     moved: Step | None = None  # the cited (or kept) level -> the newest level, when a step lies between
     kept: int = -1  # the point `kept.through` names, when it is in the cited run's segment after it
 

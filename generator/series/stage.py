@@ -25,32 +25,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..judging import intervals
-from ..lang import stats
+from ..judging.replicates import NOT_DEFINING, SEGMENT_ENVIRONMENT, defining  # noqa: F401  (one definition)
+from ..lang import between, stats
 from ..lang.values import cell_number
-from ..records import Claim, ClaimInterval, ClaimVerdict, Evidence, Run, RunState, Tolerance
+from ..records import Claim, ClaimInterval, ClaimVerdict, Evidence, Replicas, Run, RunState, Tolerance
 from . import changepoint
-from .records import DETECTOR, ENVIRONMENT_CHANGED, PAIRWISE, PROBE_CHANGED, Boundary, Point, Series, Step
-
-# Parameters that say how a run measured, not what: a run differing only in these may replace another.
-NOT_DEFINING = frozenset(
-    {
-        "rounds", "warmup", "warmup_calls", "warmup_rounds", "min_sample_s", "max_reps", "min_reps", "timing",
-        "target", "min_rounds", "max_rounds", "max_seconds", "stop",
-    }
-)  # fmt: skip
-
-# Manifest environment fields that name what measured: the backend and its versions, the hardware,
-# the interpreter, an installed timer and a compiled probe's build. A change in one starts a segment.
-# Not here: what varies run to run on one machine (load averages, free memory) and the kernel release.
-SEGMENT_ENVIRONMENT = (
-    "backend", "mlx_version", "packages", "device", "device_info", "cpu_model", "cpu", "machine", "cpu_count",
-    "memory_total_bytes", "memory_bytes", "os", "python", "python_implementation", "timing", "compiler", "build",
-)  # fmt: skip
-
-
-def defining(parameters: Mapping[str, object]) -> dict:
-    """The parameters that say what a run measured (all but NOT_DEFINING)."""
-    return {key: value for key, value in dict(parameters).items() if key not in NOT_DEFINING}
+from .records import (
+    DETECTOR,
+    ENVIRONMENT_CHANGED,
+    PAIRWISE,
+    PREDICTED,
+    PREDICTION_TEST,
+    PROBE_CHANGED,
+    Boundary,
+    Point,
+    Series,
+    Step,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +79,8 @@ def build(
     for claim_id, (verdict, evidence, selection) in measured.items():
         if selection not in shared:
             shared[selection] = _shared(groups.get(selection[0], []), evidence, index, read.get(selection, {}))
-        found[claim_id] = replace(verdict, series=_series(verdict.claim, shared[selection], verdict.tolerance))
+        line = _series(verdict.claim, shared[selection], verdict.tolerance, verdict.replicas)
+        found[claim_id] = replace(verdict, series=line)
     return found
 
 
@@ -206,8 +198,10 @@ def _short(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _series(claim: Claim, shared: _Shared, tolerance: Tolerance) -> Series:
-    """One claim's view of a shared series: its cited point, the steps beyond its tolerance, whether it moved."""
+def _series(claim: Claim, shared: _Shared, tolerance: Tolerance, replicas: Replicas | None = None) -> Series:
+    """One claim's view of a shared series: its cited point, the steps beyond its tolerance, whether it moved.
+    With a replicate set up to the cited run (two runs or more), a later run moved only when it lands outside
+    the set's prediction interval (and beyond the tolerance)."""
     assert claim.evidence is not None
     points = shared.points
     cited = next((i for i, point in enumerate(points) if point.run == claim.evidence.run), -1)
@@ -225,9 +219,18 @@ def _series(claim: Claim, shared: _Shared, tolerance: Tolerance) -> Series:
     if claim.kept_through:
         kept = next((i for i in segment if points[i].run == claim.kept_through and i > cited), -1)
     reference = max(cited, kept)
+    judged = replicas if kept < 0 else None  # a kept run is judged as one run: the set is the cited run's
+    if judged is not None:
+        allowed = tolerance.allowed(judged.pooled.value)
     if len(segment) >= changepoint.MIN_POINTS:
         method = DETECTOR
         moved = _moved_level(points, [s for s in steps if s.index in segment], reference, segment, allowed)
+        if moved is not None and judged is not None and _inside_level(judged, points, moved.index, segment):
+            moved = None
+    elif judged is not None:
+        method = PREDICTED
+        moved = _moved_predicted(judged, points[segment[-1]], segment[-1], cited, allowed)
+        steps = sorted([*steps, moved], key=lambda step: step.index) if moved else steps
     else:
         method = PAIRWISE if len(segment) > 1 else ""
         moved = _moved_pair(shared.estimates, points, reference, segment[-1], allowed)
@@ -248,7 +251,29 @@ def _moved_level(
     newest = math.fsum(points[i].value for i in range(starts[-2], starts[-1])) / (starts[-1] - starts[-2])
     if abs(newest - before) <= allowed:
         return None  # it came back: the newest level reads as the cited one does
+    if abs(newest - points[reference].value) <= allowed:
+        return None  # the newest level reads as the cited run itself does (its own level sat apart from it)
     return Step(later[0].index, before, newest, later[0].test, later[0].p)
+
+
+def _moved_predicted(replicas: Replicas, newest: Point, index: int, cited: int, allowed: float) -> Step | None:
+    """The newest run against the cited run's replicate set: moved when it lands outside the set's
+    prediction interval and beyond the claim's tolerance of the set's pooled value."""
+    pooled = replicas.pooled
+    if index <= cited or between.inside(pooled, newest.value) or abs(newest.value - pooled.value) <= allowed:
+        return None
+    return Step(index, pooled.value, newest.value, PREDICTION_TEST)
+
+
+def _inside_level(replicas: Replicas, points: tuple[Point, ...], start: int, segment: range) -> bool:
+    """Whether the newest level (from `start` to the segment's end) still lands inside the set's prediction
+    interval for the mean of that many runs: then the detector's step is run-to-run variation."""
+    pooled = replicas.pooled
+    values = [points[i].value for i in range(start, segment.stop)]
+    if pooled.log and min(values) <= 0:
+        return False
+    mean = pooled.unscaled(statistics.fmean(pooled.scaled(v) for v in values))
+    return between.inside(pooled, mean, len(values))
 
 
 def _moved_pair(

@@ -3,14 +3,14 @@
 The plugin (`mkdocs build` and `mkdocs serve`), the Markdown extension and `ledger pages` each call
 assemble() and differ only in where they put what it made (MkDocs' files, a page's HTML, files in a
 folder), as mkdocs' serve and build both call one build(): the figures the pages want, drawn once;
-the generated pages; the assets (CSS, JavaScript, the registry of runs, chart images, the Vega
-bundle); the scripts a page showing a chart loads; the site's URL settings.
+the generated pages; the assets (CSS, JavaScript, the registry of runs, chart images, the series' data,
+the Vega bundle); the scripts a page showing a chart loads; the site's URL settings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..inputs import mkdocs_yml
@@ -19,10 +19,11 @@ from ..judging import leads
 from ..records import Report
 from ..runs import linked_part
 from ..trust import stamp
-from . import drawing, incremental, pages, render, timeline
+from . import drawing, incremental, pages, render
 from .drawing import Drawn
 from .incremental import Memory
 from .render import Asset, Generated
+from .timeline import SeriesAssets
 
 MAX_PAGE_BYTES = 4 << 20  # as the gate reads a page
 CHART_SCRIPTS = ("vega.js", "charts.js")  # what a page showing a chart loads, in this order
@@ -55,6 +56,7 @@ class Site:
     drawn: Mapping[str, Drawn]  # "table:id" / "chart:id" -> the figure, drawn once
     problems: tuple[str, ...] = ()  # figure modules that cannot be imported, figures that cannot be drawn
     pages: tuple[Generated, ...] = ()
+    series: SeriesAssets = field(default_factory=SeriesAssets)  # each series' data, made once for its pages
 
     def figures_html(self, wanted: Iterable[str], links: render.Links) -> dict[str, str]:
         """The figures a page refers to, as HTML for that page (links: from the page)."""
@@ -79,9 +81,10 @@ class Site:
             Asset(f"{render.ASSETS}/{drawing.svg_name(figure_id)}", content=charts.svg(spec, cache))
             for figure_id, spec in specs.items()
         ]
-        if specs or timeline.any_timeline(self.report):
+        series = self.series.all(self.report.verdicts.values())
+        if specs or series:
             found.append(Asset(f"{render.ASSETS}/vega.js", content=charts.bundle(cache)))
-        return found
+        return found + series
 
 
 def assemble(
@@ -102,25 +105,28 @@ def assemble(
         drawn, problems = draw(root, report, wanted)
     problems += lead_figures(root, report, drawn)
     generated: list[Generated] = []
+    series = SeriesAssets()
     if memory is not None:
         memory.drawn = drawn
-        generated = _generated(memory, root, report, changed, settings.directory_urls) if generate else []
+        generated = _generated(memory, root, report, changed, settings.directory_urls, series) if generate else []
     elif generate:
-        generated = pages.generate(report, pages.read_sources(root, report), settings.directory_urls)
-    return Site(root, report, settings, drawn, tuple(problems), tuple(generated))
+        generated = pages.generate(report, pages.read_sources(root, report), settings.directory_urls, series)
+    return Site(root, report, settings, drawn, tuple(problems), tuple(generated), series)
 
 
-def _generated(memory: Memory, root: Path, report: Report, changed: bool, directory_urls: bool) -> list[Generated]:
+def _generated(
+    memory: Memory, root: Path, report: Report, changed: bool, directory_urls: bool, series: SeriesAssets
+) -> list[Generated]:
     """Serve's generated pages: all of them after a data change, else the indexes and the claim pages
     whose citations moved (a page edit), the rest as generated last time."""
     cited = incremental.citations(report)
     if changed or not memory.pages or directory_urls != memory.directory_urls:
-        fresh = pages.generate(report, pages.read_sources(root, report), directory_urls)
+        fresh = pages.generate(report, pages.read_sources(root, report), directory_urls, series)
         memory.pages, memory.keys = {}, {}
     else:
         moved = sorted(i for i in cited.keys() | memory.cited.keys() if cited.get(i) != memory.cited.get(i))
         fresh = pages.index_pages(report, directory_urls)
-        fresh += pages.claim_pages(report, [i for i in moved if i in report.by_id], directory_urls)
+        fresh += pages.claim_pages(report, [i for i in moved if i in report.by_id], directory_urls, series)
     for page in fresh:
         memory.pages[page.src], memory.keys[page.src] = page, incremental.content_key(page)
     memory.cited, memory.directory_urls = cited, directory_urls

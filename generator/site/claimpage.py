@@ -9,14 +9,24 @@ page too (build(page, verdict)): the sections about neighbours then say what the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..claims import lineage
 from ..lang.relations import SHOWN
-from ..lang.values import allowed_text, assert_text, format_value, level_text, noise_text, range_text, stated
+from ..lang.values import (
+    ONE_RUN,
+    allowed_text,
+    assert_text,
+    format_value,
+    level_text,
+    noise_text,
+    range_text,
+    stated,
+)
 from ..records import ClaimVerdict, Report, Table
 from .render import admonition, badge, claim_badges, claim_link, code_value, esc, finding_html, page_banner, run_link
-from .tables import frame_of, html_table
+from .tables import table_html
+from .timeline import SeriesAssets
 from .timeline import section as history_section
 
 UP = {lineage.INPUT: "uses as input", lineage.CHECK: "checked by", lineage.RETIREMENT: "retired by"}
@@ -29,9 +39,10 @@ class Index:
 
     downstream: Mapping[str, list]  # claim id -> edges from the claims that name it
     cited: Mapping[str, list]  # claim id -> page references to it
+    series: SeriesAssets = field(default_factory=SeriesAssets)  # each series' data asset, made once
 
 
-def index(report: Report) -> Index:
+def index(report: Report, series: SeriesAssets | None = None) -> Index:
     downstream: dict[str, list] = {}
     for edge in lineage.edges(report.claims):
         downstream.setdefault(edge.target_id, []).append(edge)
@@ -39,7 +50,7 @@ def index(report: Report) -> Index:
     for ref in report.page_refs:
         if ref.kind == "claim":
             cited.setdefault(ref.name, []).append(ref)
-    return Index(downstream, cited)
+    return Index(downstream, cited, series if series is not None else SeriesAssets())
 
 
 def build(page, verdict: ClaimVerdict, report: Report | None = None, found: Index | None = None):
@@ -57,7 +68,7 @@ def build(page, verdict: ClaimVerdict, report: Report | None = None, found: Inde
         page.html(checks_html(verdict, report, links))
     if claim.kind == "measured":
         page.heading("History")
-        page.html(history_section(verdict, links))
+        page.html(history_section(verdict, links, found.series if found else None))
     page.heading("Lineage")
     page.html(lineage_html(verdict, report, links, found.downstream.get(claim.id, []) if found else []))
     findings = report.findings_for(claim.id) if report is not None else ()
@@ -168,17 +179,16 @@ def row_used(table: Table, used: tuple[int, ...], evidence) -> str:
     keep = [column for column in table.columns if column in named]
     positions = [table.columns.index(column) for column in keep]
     rows = tuple(tuple(table.rows[i][p] for p in positions) for i in used)
-    frame = frame_of(Table(tuple(keep), rows))
     out = [
         "<p>The row used (the cell the value comes from is marked):</p>",
-        html_table(frame, highlight={i: {evidence.column} for i in range(len(frame))}),
+        table_html(Table(tuple(keep), rows), highlight={i: {evidence.column} for i in range(len(rows))}),
     ]
     if len(used) == 1 and len(keep) < len(table.columns):
         row = table.rows[used[0]]
-        cells = frame_of(Table(("column", "value"), tuple((c, row[i]) for i, c in enumerate(table.columns))))
+        cells = Table(("column", "value"), tuple((c, row[i]) for i, c in enumerate(table.columns)))
         out.append(
             f'<details class="note"><summary>All {len(table.columns)} columns of the row</summary>'
-            f'<div class="ledger-facts">{html_table(cells, highlight={table.columns.index(evidence.column): {"value"}})}'
+            f'<div class="ledger-facts">{table_html(cells, highlight={table.columns.index(evidence.column): {"value"}})}'
             "</div></details>"
         )
     return "".join(out)
@@ -222,7 +232,25 @@ def extrapolated(verdict: ClaimVerdict, report: Report | None, links) -> str:
 
 
 def interval_html(verdict: ClaimVerdict) -> str:
-    """How the claim's interval was found, in words (the gate decided it: verdict.interval and its basis)."""
+    """How the claim's interval was found, in words (the gate decided it: verdict.interval and its basis),
+    then whether it includes run-to-run variation and where the next run should land."""
+    return _interval_basis(verdict) + replicate_html(verdict)
+
+
+def replicate_html(verdict: ClaimVerdict) -> str:
+    """One run's label (ONE_RUN), and the replicate set's prediction interval when its run has one."""
+    out = [f"<p><strong>{esc(ONE_RUN[0].upper() + ONE_RUN[1:])}</strong>.</p>"] if verdict.one_run else []
+    found, replicas = verdict.prediction, verdict.replicas
+    if found is not None and replicas is not None:
+        names = ", ".join(f"<code>{esc(path.rsplit('/', 1)[-1])}</code>" for path in replicas.runs)
+        out.append(
+            f"<p>The next run should land in {esc(range_text(found.low, found.high, verdict.unit))} "
+            f"({esc(level_text(found.level))} prediction interval of its {found.runs} replicate runs: {names}).</p>"
+        )
+    return "".join(out)
+
+
+def _interval_basis(verdict: ClaimVerdict) -> str:
     claim, found, missing = verdict.claim, verdict.interval, verdict.no_rounds
     if found is None and verdict.exact:
         if claim.kind == "measured":
@@ -247,6 +275,12 @@ def interval_html(verdict: ClaimVerdict) -> str:
         return (
             f"<p>No raw rounds ({esc(missing)}): the interval {ends} is the row's min–max range over "
             f"{rounds}, which covers the median with {level}.</p>"
+        )
+    if found.basis == "replicates":
+        return (
+            f"<p>Interval: {ends}, between runs: the confidence interval ({level}) of the value pooled over "
+            f"{found.runs} replicate runs (the geometric mean of their values; Student's t over their spread, "
+            "never narrower than one run's own rounds allow).</p>"
         )
     if found.basis == "paired":
         return (

@@ -123,9 +123,7 @@ def figure_html(drawn: Drawn, report: Report, links) -> str:
     if figure.kind == "table":
         runs = drawn.used.runs
         source = (runs[0].name, runs[0].testbed) if len(runs) == 1 else None  # one run read: every row is its
-        body = tables.html_table(
-            drawn.result, claim=lambda c: render.claim_inline(report.of(c), links), source=source
-        )
+        body = tables.html_table(drawn.result, claim=lambda c: render.claim_inline(report.of(c), links), source=source)
         return (
             f'<figure class="ledger-figure ledger-table" id="table-{render.esc(figure.id)}">'
             f"<figcaption>{caption}</figcaption>{body}</figure>"

@@ -67,11 +67,17 @@ def md_text(text: str) -> str:
     return re.sub(r"([\\`*_{}\[\]()#+!<>|~&])", r"\\\1", " ".join(str(text).split()))
 
 
-def generate(report: Report, sources: Mapping[str, str], directory_urls: bool = True) -> list[Generated]:
-    """Every generated page for the report (sources: repository path -> text, for probes and manifests)."""
+def generate(
+    report: Report,
+    sources: Mapping[str, str],
+    directory_urls: bool = True,
+    series: timeline.SeriesAssets | None = None,
+) -> list[Generated]:
+    """Every generated page for the report (sources: repository path -> text, for probes and manifests;
+    series: the build's series assets, which the claim pages' timelines load)."""
     return [
         *index_pages(report, directory_urls),
-        *claim_pages(report, report.by_id, directory_urls),
+        *claim_pages(report, report.by_id, directory_urls, series),
         *(run_page(run, report, sources, directory_urls) for run in report.runs.values()),
     ]
 
@@ -86,9 +92,14 @@ def index_pages(report: Report, directory_urls: bool = True) -> list[Generated]:
     ]
 
 
-def claim_pages(report: Report, claim_ids: Iterable[str], directory_urls: bool = True) -> list[Generated]:
+def claim_pages(
+    report: Report,
+    claim_ids: Iterable[str],
+    directory_urls: bool = True,
+    series: timeline.SeriesAssets | None = None,
+) -> list[Generated]:
     """The pages of the claims named (a duplicated id is an "invalid" finding; one page for it)."""
-    found = claimpage.index(report)
+    found = claimpage.index(report, series)
     pages = []
     for claim_id in claim_ids:
         verdict = report.verdicts[claim_id]

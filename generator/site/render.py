@@ -19,7 +19,7 @@ from mkdocs.utils import get_relative_url
 from ..claims.kinds import FIELD
 from ..inputs import hashcache
 from ..lang.relations import SHOWN
-from ..lang.values import noise_text, stated
+from ..lang.values import ONE_RUN, noise_text, stated
 from ..prose import references
 from ..records import ClaimVerdict, Finding, PageRef, Report, Run
 
@@ -129,10 +129,11 @@ def support_badge(verdict: ClaimVerdict) -> str:
 
 
 def tooltip(verdict: ClaimVerdict) -> str:
-    """The hover text: statement, the value's interval (or 'no raw rounds'), testbed, kind, status."""
+    """The hover text: statement, the value's interval (or 'no raw rounds'; from one run, ONE_RUN), testbed,
+    kind, status."""
     claim = verdict.claim
     what = claim.statement or claim.id
-    spread = noise_text(verdict)
+    spread = noise_text(verdict) + (f"; {ONE_RUN}" if verdict.one_run else "")
     testbed = f"testbed {claim.testbed}" if claim.testbed else "no testbed"
     return f"{what} — {spread + '; ' if spread else ''}{testbed}; {claim.kind}, {claim.status}"
 

@@ -11,6 +11,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
 from ..records import Report, Run, RunState
+from ..trust.verdicts import revision_text
 from .render import admonition, badge, claim_link, code_value, esc
 from .tables import frame_of, html_table
 
@@ -77,6 +78,7 @@ def facts(run: Run) -> str:
         ("started", esc(run.started or "unknown")),
         ("finished", esc(run.finished or "unknown")),
         ("duration", esc(duration or "unknown")),
+        ("measured at", esc(revision_text(run))),
         ("folder", f"<code>{esc(run.path)}</code>"),
     ]
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)

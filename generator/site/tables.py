@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Callable
 
 import pandas as pd
@@ -64,19 +65,71 @@ def html_table(
     highlight: row position -> columns whose cells are marked (the row and column a claim uses).
     source: (run, testbed) every row came from, when the figure read one run and kept no run column.
     """
-    units = dict(frame.attrs.get("units", {}))
     columns = list(frame.columns)
-    whole = {c: pd.api.types.is_integer_dtype(frame[c]) for c in columns}
-    numeric = {c: pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in columns}
-    head = "".join(f"<th{_align(numeric[c])}>{header(c, units)}</th>" for c in columns)
-    rows = []
+    kinds = {
+        c: "int"
+        if pd.api.types.is_integer_dtype(frame[c])
+        else "number"
+        if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+        else "other"
+        for c in columns
+    }
     shown = frame if max_rows is None else frame.head(max_rows)
+    rows = shown.itertuples(index=False, name=None)
+    units = dict(frame.attrs.get("units", {}))
+    return _table(columns, kinds, rows, len(frame), units, claim, max_rows, highlight, source)
+
+
+def table_html(
+    table: Table,
+    max_rows: int | None = None,
+    highlight: dict[int, set[str]] | None = None,
+    source: tuple[str, str] | None = None,
+) -> str:
+    """A run's CSV table as <table>, exactly as html_table(frame_of(table)) shows it, without a DataFrame
+    (a claim page shows one row: typing it costs microseconds, a DataFrame a millisecond)."""
+    typed_columns = [column_of([row[i] for row in table.rows]) for i in range(len(table.columns))]
+    if any(kind == "" for kind, _ in typed_columns):  # an integer beyond int64: pandas' own rules
+        return html_table(frame_of(table), max_rows=max_rows, highlight=highlight, source=source)
+    kinds = dict(zip(table.columns, (kind for kind, _ in typed_columns), strict=True))
+    count = len(table.rows) if max_rows is None else min(max_rows, len(table.rows))
+    rows = (tuple(values[r] for _, values in typed_columns) for r in range(count))
+    return _table(list(table.columns), kinds, rows, len(table.rows), {}, None, max_rows, highlight, source)
+
+
+_INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
+_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?inf(?:inity)?", re.IGNORECASE | re.ASCII)
+_INT64 = range(-(2**63), 2**63)
+
+
+def column_of(cells: list[str]) -> tuple[str, list]:
+    """One CSV column typed as frame_of types it (pandas.to_numeric's rules): ("int", ints), ("number",
+    floats, '' as NaN), ("other", booleans or text); ("", []) for an integer beyond int64. Pure."""
+    if cells and all(cell in ("true", "false") for cell in cells):
+        return "other", [cell == "true" for cell in cells]
+    kind = "int"
+    for cell in cells:
+        text = cell.strip(" \t\n\r\f\v")
+        if cell == "" or (not _INTEGER.fullmatch(text) and _DECIMAL.fullmatch(text)):
+            kind = "number"
+        elif not _INTEGER.fullmatch(text):
+            return "other", [str(cell) for cell in cells]
+    if kind == "int":
+        numbers_ = [int(cell) for cell in cells]
+        return ("int", numbers_) if all(n in _INT64 for n in numbers_) else ("", [])
+    return "number", [float(cell) if cell != "" else math.nan for cell in cells]
+
+
+def _table(columns, kinds, rows, total, units, claim, max_rows, highlight, source) -> str:  # noqa: PLR0913
+    """The <table> for typed rows; kinds: column -> "int", "number" or "other"; source as html_table's."""
+    head = "".join(f"<th{_align(kinds[c] != 'other')}>{header(c, units)}</th>" for c in columns)
+    out = []
     provenance = "run" in columns and "testbed" in columns  # rows the figure API read from runs
-    for position, values in enumerate(shown.itertuples(index=False, name=None)):
+    for position, values in enumerate(rows):
         marked = (highlight or {}).get(position, set())
         cells = []
         for column, value in zip(columns, values, strict=True):
-            text, is_number = cell(value, whole[column], claim)
+            text, is_number = cell(value, kinds[column] == "int", claim)
             attrs = _align(is_number) + (f' data-ledger-column="{esc(column)}"' if is_number else "")
             if column in marked:
                 attrs += ' class="ledger-used"'
@@ -88,11 +141,11 @@ def html_table(
             origin = (str(found["run"]), str(found["testbed"]))
         if origin:  # verify-site holds each number of the row to that run's cells
             row_attrs += f' data-ledger-run="{esc(origin[0])}" data-ledger-testbed="{esc(origin[1])}"'
-        rows.append(f"<tr{row_attrs}>{''.join(cells)}</tr>")
-    more = "" if len(frame) else '<p class="ledger-more">No rows.</p>'
-    if max_rows is not None and len(frame) > max_rows:
-        more = f'<p class="ledger-more">First {max_rows} of {len(frame):,} rows.</p>'
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{more}"
+        out.append(f"<tr{row_attrs}>{''.join(cells)}</tr>")
+    more = "" if total else '<p class="ledger-more">No rows.</p>'
+    if max_rows is not None and total > max_rows:
+        more = f'<p class="ledger-more">First {max_rows} of {total:,} rows.</p>'
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(out)}</tbody></table>{more}"
 
 
 def _align(is_number: bool) -> str:

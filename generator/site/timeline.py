@@ -1,27 +1,31 @@
-"""A claim's history on its page: its Series -> a timeline chart and the table of its points.
+"""A claim's history on its page: its Series -> a timeline chart, the table of its points, its data asset.
 
-The chart is one Altair chart (points with their intervals, the cited run marked, steps and segment
-boundaries drawn as rules), made once per process as a Vega-Lite spec with named datasets; each
-claim page fills in its own rows, so a 10,000-claim site pays for Altair once and a few JSON rows per
-page. It draws offline with the Vega bundle the other charts use (charts.js); without JavaScript,
-the table below it is the same data. There is no static SVG: vl-convert costs ~0.3 s a chart, which
-a site with thousands of claim pages cannot pay.
+A series' points live once, as a CSV asset named by its hash (assets/ledger/series/<hash>.csv), made
+once per build and shared by every claim page that shows the series (SeriesAssets); the page's chart
+loads it. The chart is one Altair chart (points with their intervals, the cited run marked, steps and
+segment boundaries drawn as rules), made once per process as a Vega-Lite spec; each page adds its own
+few rows (which point it cites, its steps), so a page stays the same size however long its history.
+It draws offline with the Vega bundle the other charts use (charts.js). Without JavaScript the table
+below it shows the runs where something happens and the last few; the CSV holds every run. There is
+no static SVG: vl-convert costs ~0.3 s a chart, which a site with thousands of claim pages cannot pay.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 
 from ..lang.units import Unit
-from ..lang.values import format_value, range_text
+from ..lang.values import format_value
 from ..records import ClaimVerdict, Report
 from ..series.records import Series
-from ..series.text import METHODS, notes
-from .render import badge, esc, script_json
+from ..series.text import METHODS, asset_path, gap_text, listed, listed_text, notes, point_text, points_csv
+from .render import ASSETS, Asset, badge, esc, script_json
 
 MIN_POINTS = 3  # a chart from three points on; fewer read better as the table alone
 ROLES = ("run", "cited", "kept through")
 MARKS = ("step", "probe changed", "environment changed")
+PARSE = {"n": "number", "value": "number", "low": "number", "high": "number", "started": "date"}
 
 
 def has_timeline(series: Series | None) -> bool:
@@ -33,9 +37,39 @@ def any_timeline(report: Report) -> bool:
     return any(has_timeline(verdict.series) for verdict in report.verdicts.values())
 
 
+def series_asset(series: Series, unit: Unit) -> Asset:
+    """A series' points as the CSV asset its pages load, named by the hash of its content."""
+    text = points_csv(series, unit)
+    return Asset(asset_path(text), content=text)
+
+
+class SeriesAssets:
+    """The series assets of one build, each made once: claims that select the same cells of the same
+    runs share one tuple of points (the series stage), so they share one asset too."""
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[tuple, dict[Unit, Asset]]] = {}  # id(points) -> (points, unit -> asset)
+
+    def of(self, series: Series, unit: Unit) -> Asset:
+        points, by_unit = self._made.setdefault(id(series.points), (series.points, {}))  # points kept: ids stay
+        if unit not in by_unit:
+            by_unit[unit] = series_asset(series, unit)
+        return by_unit[unit]
+
+    def all(self, verdicts: Iterable[ClaimVerdict]) -> list[Asset]:
+        """Every asset the claim pages of these verdicts load, once each."""
+        found = {}
+        for verdict in verdicts:
+            if verdict.series is not None and has_timeline(verdict.series):
+                asset = self.of(verdict.series, verdict.unit)
+                found[asset.path] = asset
+        return list(found.values())
+
+
 @functools.lru_cache(maxsize=1)
 def template() -> dict:
-    """The timeline's Vega-Lite spec without data (datasets `points` and `marks` are filled per page)."""
+    """The timeline's Vega-Lite spec without data (the points layers load the series' CSV, the
+    `marks` dataset is filled per page)."""
     import altair as alt
 
     time = alt.X("started:T", title="run started (UTC)", scale=alt.Scale(type="utc"))
@@ -72,37 +106,14 @@ def template() -> dict:
     return alt.layer(bars, dots, marks).properties(height=240, width="container", background="transparent").to_dict()
 
 
-def point_texts(series: Series, unit: Unit) -> list[tuple[str, str]]:
-    """Each point's value and interval as text ('' for none), formatted once for the chart and the table."""
-    return [
-        (
-            format_value(point.value, unit),
-            range_text(point.low, point.high, unit) if point.low is not None and point.high is not None else "",
-        )
-        for point in series.points
-    ]
+def role_of(series: Series, index: int) -> str:
+    return "cited" if index == series.cited else "kept through" if index == series.kept else "run"
 
 
-def spec(verdict: ClaimVerdict, series: Series, texts: list[tuple[str, str]]) -> dict:
-    """The template with this claim's points, steps and boundaries (the template itself is never changed);
-    texts: point_texts(series, verdict.unit)."""
+def spec(verdict: ClaimVerdict, series: Series, data_url: str) -> dict:
+    """The template with this claim's points (loaded from data_url, the series' CSV), the run it cites,
+    its steps and boundaries (the template itself is never changed)."""
     unit = verdict.unit
-    points = []
-    for index, (point, (value_text, interval)) in enumerate(zip(series.points, texts, strict=True)):
-        role = "cited" if index == series.cited else "kept through" if index == series.kept else "run"
-        points.append(
-            {
-                "started": point.started.isoformat(),
-                "value": point.value,
-                "low": point.low,
-                "high": point.high,
-                "segment": str(point.segment + 1),
-                "role": role,
-                "run": point.run.rsplit("/", 1)[-1],
-                "shown": value_text,
-                "interval": interval or "none",
-            }
-        )
     marks = [
         {"at": _between(series, b.index), "kind": b.reason, "text": "; ".join(b.changes)} for b in series.boundaries
     ]
@@ -114,13 +125,21 @@ def spec(verdict: ClaimVerdict, series: Series, texts: list[tuple[str, str]]) ->
         }
         for s in series.steps
     ]
+    special = {index: role_of(series, index) for index in (series.cited, series.kept) if index >= 0}
+    role = "'run'"
+    for index, name in sorted(special.items(), reverse=True):
+        role = f"datum.n === {index + 1} ? '{name}' : {role}"
     title = f"value ({unit.text})" if unit.text else "value"
     shown = {  # each legend lists only what this chart shows
-        "shape": [role for role in ROLES if any(p["role"] == role for p in points)],
+        "shape": [r for r in ROLES if r in special.values() or (r == "run" and len(series.points) > len(special))],
         "strokeDash": [kind for kind in MARKS if any(m["kind"] == kind for m in marks)],
     }
+    points = {"url": data_url, "format": {"type": "csv", "parse": PARSE}}
     layers = []
     for layer in template()["layer"]:
+        layer = dict(layer)
+        if layer.get("data") == {"name": "points"}:
+            layer.update(data=points, transform=[{"calculate": role, "as": "role"}])
         encoding = dict(layer["encoding"])
         if "y" in encoding:
             encoding["y"] = {**encoding["y"], "title": title}
@@ -129,7 +148,7 @@ def spec(verdict: ClaimVerdict, series: Series, texts: list[tuple[str, str]]) ->
                 legend = {**encoding[channel].get("legend", {}), "values": values} if values else None
                 encoding[channel] = {**encoding[channel], "legend": legend}
         layers.append({**layer, "encoding": encoding})
-    return {**template(), "layer": layers, "datasets": {"points": points, "marks": marks}}
+    return {**template(), "layer": layers, "datasets": {"marks": marks}}
 
 
 def _between(series: Series, index: int) -> str:
@@ -138,13 +157,13 @@ def _between(series: Series, index: int) -> str:
     return (before + (after - before) / 2).isoformat()
 
 
-def chart_html(verdict: ClaimVerdict, series: Series, texts: list[tuple[str, str]]) -> str:
+def chart_html(verdict: ClaimVerdict, series: Series, data_url: str) -> str:
     claim = verdict.claim
     label = f"{claim.id}: its value in each run of the same measurement, in time order"
     return (
         f'<figure class="ledger-figure ledger-chart ledger-timeline" data-chart="timeline-{esc(claim.id)}">'
         f'<div class="ledger-chart-view" role="img" aria-label="{esc(label)}"></div>'
-        f'<script type="application/json" class="ledger-chart-spec">{script_json(spec(verdict, series, texts))}</script>'
+        f'<script type="application/json" class="ledger-chart-spec">{script_json(spec(verdict, series, data_url))}</script>'
         '<figcaption><span class="ledger-caption-title">Timeline</span>'
         '<span class="ledger-caption-text">Each run\'s value with its interval; the cited run is the large '
         "diamond; between runs, a red dashed rule is a step (the level moved beyond noise and the claim's "
@@ -153,11 +172,18 @@ def chart_html(verdict: ClaimVerdict, series: Series, texts: list[tuple[str, str
     )
 
 
-def table_html(verdict: ClaimVerdict, series: Series, links, texts: list[tuple[str, str]]) -> str:
-    """Every point: run (linked), value, interval, and what happens there; texts: point_texts(series, verdict.unit)."""
+def table_html(verdict: ClaimVerdict, series: Series, links, data_url: str | None) -> str:
+    """The runs `listed` chooses: run (linked), value, interval, and what happens there; a row says how
+    many runs lie between two listed ones, and the series' CSV (data_url) holds them all."""
     found = notes(series, verdict.unit)
-    rows = []
-    for index, (point, (shown, interval)) in enumerate(zip(series.points, texts, strict=True)):
+    rows, last = [], -1
+    chosen = listed(series, found)
+    for index in chosen:
+        if index > last + 1:
+            skipped = index - last - 1
+            rows.append(f'<tr class="ledger-gap"><td colspan="6">… {gap_text(skipped)}</td></tr>')
+        point = series.points[index]
+        shown, interval = point_text(point, verdict.unit)
         rows.append(
             f'<tr><td>{index + 1}</td><td><a class="ledger-run" href="{esc(links.run(point.run))}">'
             f"<code>{esc(point.run.rsplit('/', 1)[-1])}</code></a></td>"
@@ -166,13 +192,19 @@ def table_html(verdict: ClaimVerdict, series: Series, links, texts: list[tuple[s
             f"<td>{esc(interval or '—')}{' (' + esc(point.basis) + ')' if point.basis else ''}</td>"
             f"<td>{esc('; '.join(found.get(index, [])))}</td></tr>"
         )
+        last = index
+    full = ""
+    if data_url is not None:
+        some = len(chosen) < len(series.points)
+        lead = listed_text(len(chosen), len(series.points)) if some else ""
+        full = f'<p>{esc(lead)}Every run is in <a href="{esc(data_url)}">the series\' data (CSV)</a>.</p>'
     return (
         '<div class="ledger-series"><table><thead><tr><th>#</th><th>run</th><th>started (UTC)</th><th>value</th>'
-        f"<th>interval</th><th>notes</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f"<th>interval</th><th>notes</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>{full}"
     )
 
 
-def section(verdict: ClaimVerdict, links) -> str:
+def section(verdict: ClaimVerdict, links, assets: SeriesAssets | None = None) -> str:
     """The claim page's History: how many runs, how steps were found, the timeline and the table."""
     claim, series = verdict.claim, verdict.series
     if series is None:
@@ -202,10 +234,12 @@ def section(verdict: ClaimVerdict, links) -> str:
             f"<p><strong>Kept on the cited run</strong> (reviewed through <code>{esc(claim.kept_through.rsplit('/', 1)[-1])}"
             f"</code>): {esc(claim.kept_why)}</p>"
         )
-    texts = point_texts(series, verdict.unit)
+    data_url = None
     if has_timeline(series):
-        out.append(chart_html(verdict, series, texts))
-    out.append(table_html(verdict, series, links, texts))
+        asset = (assets or SeriesAssets()).of(series, verdict.unit)
+        data_url = links.asset(asset.path.removeprefix(f"{ASSETS}/"))
+        out.append(chart_html(verdict, series, data_url))
+    out.append(table_html(verdict, series, links, data_url))
     return "".join(out)
 
 

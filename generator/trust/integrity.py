@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import PurePosixPath
 
 from ..records import Run
-from ..runs import FORMAT, KEBAB, SNAKE, TESTBED_PATTERN, is_samples, read_columns
+from ..runs import FORMAT, KEBAB, SNAKE, TESTBED_PATTERN, Revision, is_samples, read_columns
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 # A run's folder as write_run names it: measurements/<probe>/<UTC start>-<testbed>/, ASCII only.
@@ -75,6 +75,11 @@ def shape(manifest: object) -> list[str]:
     for key in ("parameters", "environment"):
         if key in manifest and not isinstance(manifest[key], dict):
             problems.append(f"`{key}` is not an object")
+    if "revision" in manifest:
+        try:
+            Revision.read(manifest["revision"])
+        except ValueError as error:
+            problems.append(str(error))
     return problems + columns_shape(manifest)
 
 

@@ -98,6 +98,15 @@ def commit_text(commit: tuple[str, str]) -> str:
     return f"commit {commit[0]} ({commit[1]})"
 
 
+def revision_text(run: Run) -> str:
+    """The commit a run was measured at, in words: 'commit 1a2b3c4d5e6f (clean)', '... (uncommitted changes)',
+    'not recorded' (a run from before runs kept it, or no git where it was measured)."""
+    if not run.commit:
+        return "not recorded"
+    state = "tree state unknown" if run.clean is None else "clean" if run.clean else "uncommitted changes"
+    return f"commit {run.commit[:12]} ({state})"
+
+
 def reasons(state: RunState) -> tuple[str, ...]:
     """Why a run's data cannot be trusted as it stands (empty when it can), in words, for pages and figures."""
     found = [f"manifest: {state.manifest_problem}"] if state.manifest_problem else []

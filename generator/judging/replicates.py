@@ -1,0 +1,183 @@
+"""Replicate sets: runs -> the sets of runs that re-measure one thing; a claim's set -> its values in
+each run, pooled (lang/between.py). Pure.
+
+Runs of one probe, testbed, defining parameters (all but NOT_DEFINING), code hashes and environment
+segment (SEGMENT_ENVIRONMENT: the backend and its versions, the hardware, the interpreter, an installed
+timer, a compiled probe's build) are **replicates** of each other, wherever and whenever they were made:
+each is a fresh process measuring the same thing on the same kind of machine, so the spread of their
+values is the run-to-run variation one run's rounds cannot show. A run whose hardware differs
+(MACHINE_ENVIRONMENT: another CPU model on one testbed name) never joins a set, and `ledger refresh`
+and `ledger diff` name it as another machine (machine_changes).
+
+A measured claim's set is its run's replicates up to it (the cited run last): with `replicates: N`
+its value is pooled over the N newest of them (`all`: every one), its interval is between-run; with
+one run, the set still says where the next run should land (the prediction), when it has two runs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..lang import between
+from ..records import ALL_REPLICATES, ClaimInterval, Evidence, Prediction, Run, RunState
+from . import intervals
+
+# Parameters that say how a run measured, not what: a run differing only in these may replace another.
+NOT_DEFINING = frozenset(
+    {
+        "rounds", "warmup", "warmup_calls", "warmup_rounds", "min_sample_s", "max_reps", "min_reps", "timing",
+        "target", "min_rounds", "max_rounds", "max_seconds", "stop",
+    }
+)  # fmt: skip
+
+# Manifest environment fields that name what measured: the backend and its versions, the hardware,
+# the interpreter, an installed timer and a compiled probe's build. A change in one starts a segment of
+# a claim's series (series/stage.py) and a new replicate set. Not here: what varies run to run on one
+# machine (load averages, free memory) and the kernel release.
+SEGMENT_ENVIRONMENT = (
+    "backend", "mlx_version", "packages", "device", "device_info", "cpu_model", "cpu", "machine", "cpu_count",
+    "memory_total_bytes", "memory_bytes", "os", "python", "python_implementation", "timing", "compiler", "build",
+)  # fmt: skip
+# The fields among them that name the hardware: a run differing in one was made on another machine.
+MACHINE_ENVIRONMENT = ("device", "device_info", "cpu_model", "cpu", "machine", "cpu_count")
+
+
+def defining(parameters: Mapping[str, object]) -> dict:
+    """The parameters that say what a run measured (all but NOT_DEFINING)."""
+    return {key: value for key, value in dict(parameters).items() if key not in NOT_DEFINING}
+
+
+def key(run: Run) -> tuple[str, str, str, str, str]:
+    """What replicates share: probe, testbed, defining parameters, code hashes, environment segment."""
+    environment = {name: run.environment.get(name) for name in SEGMENT_ENVIRONMENT}
+    return (
+        run.probe_name,
+        run.testbed,
+        json.dumps(defining(run.parameters), sort_keys=True, default=str),
+        json.dumps(dict(run.declared_code), sort_keys=True),
+        json.dumps(environment, sort_keys=True, default=str),
+    )
+
+
+def machine_changes(before: Run, after: Run) -> list[str]:
+    """'cpu_model Intel(R) Xeon(R) Processor → AMD EPYC' for each hardware field that differs ([] on one machine)."""
+    return [
+        f"{name} {_short(before.environment.get(name))} → {_short(after.environment.get(name))}"
+        for name in MACHINE_ENVIRONMENT
+        if before.environment.get(name) != after.environment.get(name)
+    ]
+
+
+def _short(value: object) -> str:
+    text = "(none)" if value is None else value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class Sets:
+    """The runs grouped into replicate sets (key), each in start order; built on first use."""
+
+    def __init__(self, runs: Mapping[str, Run]) -> None:
+        self._runs = runs
+        self._sets: dict[tuple, list[Run]] | None = None
+
+    def upto(self, run: Run) -> list[Run]:
+        """The replicates of `run` that started before it (or with it), in start order, `run` last."""
+        if self._sets is None:
+            self._sets = {}
+            for found in self._runs.values():
+                if not found.problem and found.started is not None:
+                    self._sets.setdefault(key(found), []).append(found)
+            for members in self._sets.values():
+                members.sort(key=lambda member: (member.started, member.path))
+        if run.problem or run.started is None:
+            return [run]
+        members = self._sets.get(key(run), [run])
+        ordered = (run.started, run.path)
+        return [member for member in members if (member.started, member.path) < ordered] + [run]
+
+
+def window(members: Sequence[Run], replicates: int) -> list[Run]:
+    """The runs a claim's value pools: the newest `replicates` of the set up to its run (all: every one)."""
+    if replicates in (1, ALL_REPLICATES):
+        return list(members) if replicates == ALL_REPLICATES else list(members[-1:])
+    return list(members[-replicates:])
+
+
+def shortfall(members: Sequence[Run], replicates: int) -> str:
+    """Why the set is too small for `replicates: N` ('' when it is large enough)."""
+    if replicates in (1, ALL_REPLICATES) or len(members) >= replicates:
+        return ""
+    names = ", ".join(member.name for member in members)
+    return (
+        f"evidence.replicates is {replicates}, but {members[-1].path} has {len(members)} replicate run"
+        f"{'s' if len(members) != 1 else ''} up to it ({names}): a replicate is a run of the same probe, testbed, "
+        "defining parameters, code and environment"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One replicate run's view of a claim's cell: its value and within-run interval, or why it has none."""
+
+    run: Run
+    value: float | None = None
+    found: intervals.Found | None = None
+    problem: str = ""  # why the cell cannot be read in this run ("" when it can)
+    rule: str = "invalid"  # the rule that problem is a finding of
+
+
+def read_member(run: Run, evidence: Evidence, index: intervals.RowIndex) -> Member:
+    """The claim's cell (its file, `where` and column) in one replicate run, with its interval."""
+    table = run.tables.get(evidence.file)
+    cell = intervals.read_cell(table, evidence)
+    if cell.value is None or table is None:
+        where = ", ".join(f"{c}={v}" for c, v in evidence.where) or "no filter"
+        return Member(
+            run,
+            problem=f"replicate {run.path}: {evidence.file} has no one numeric cell {evidence.column} where {where}",
+        )
+    found = intervals.measured(run, evidence, table, cell.rows[0], cell.value, index)
+    if found.problem:
+        return Member(run, cell.value, found, f"replicate {found.problem}", found.rule)
+    return Member(run, cell.value, found)
+
+
+def run_value(member: Member) -> between.RunValue:
+    """A member as the pooling reads it: its value and, when it has one, its within-run interval."""
+    assert member.value is not None
+    interval = member.found.interval if member.found is not None else None
+    if interval is None:
+        return between.RunValue(member.value)
+    return between.RunValue(member.value, interval.low, interval.high, interval.level)
+
+
+def usable(members: Sequence[Member], states: Mapping[str, RunState]) -> list[Member]:
+    """The members whose cell was read from intact data (a tampered one is the claim's finding, never a value)."""
+    return [
+        member
+        for member in members
+        if member.value is not None and not member.problem and states.get(member.run.path, RunState()).intact
+    ]
+
+
+def pooled_over(
+    runs: Sequence[Run], evidence: Evidence, index: intervals.RowIndex, states: Mapping[str, RunState]
+) -> tuple[list[Member], between.Pooled | None]:
+    """Each run's member (the claim's cell in it) and, from those read from intact data, the pooled value."""
+    members = [read_member(run, evidence, index) for run in runs]
+    good = usable(members, states)
+    return members, between.pool([run_value(member) for member in good])
+
+
+def confidence(pooled: between.Pooled, members: Sequence[Member]) -> ClaimInterval:
+    """The pooled value's between-run confidence interval as a claim's interval (basis replicates)."""
+    rounds = sum(m.found.interval.rounds for m in members if m.found is not None and m.found.interval is not None)
+    return ClaimInterval(pooled.low, pooled.high, pooled.level, "replicates", rounds, runs=pooled.runs)
+
+
+def prediction(pooled: between.Pooled) -> Prediction:
+    """Where one new run of the set should land."""
+    low, high = between.prediction(pooled)
+    return Prediction(low, high, pooled.level, pooled.runs)
