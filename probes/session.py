@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import platform
 import sys
 import time
@@ -197,7 +198,9 @@ def start(probe: str, argv: Sequence[str] | None = None, variants: Mapping[str, 
     env = env_mod.environment()
     info = env["device_info"]
     device_name = str(info.get("device_name") or info.get("name") or "")
-    testbed = args.testbed or env_mod.testbed_name(platform.system(), env["backend"], device_name, env["cpu_model"])
+    # --testbed, else the one `ledger measure --testbed` names (LEDGER_TESTBED), else the machine's own name
+    testbed = (args.testbed or os.environ.get("LEDGER_TESTBED", "")
+               or env_mod.testbed_name(platform.system(), env["backend"], device_name, env["cpu_model"]))
     if not TESTBED_PATTERN.match(testbed):  # fail now, not after the measuring
         sys.exit(f"{probe}: testbed {testbed!r}: use lower-case letters, digits and '-' (--testbed)")
     out = args.out.resolve() if args.out else None

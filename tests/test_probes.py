@@ -573,7 +573,9 @@ def test_a_budget_given_on_the_command_line_replaces_the_profiles_and_is_recorde
     """--budget-s fits a whole-model probe's bound to the machine without changing the code its runs hash."""
     variants = {name: base for name, (base, _) in whole_graph.REPLICATES.items()}
     kept = session.start("whole_graph", ["--profile", "gpu-replicate"], variants)
-    assert kept.config(whole_graph.DECODE["gpu-replicate"])["budget_s"] == whole_graph.DECODE["gpu-replicate"]["budget_s"]
+    assert (
+        kept.config(whole_graph.DECODE["gpu-replicate"])["budget_s"] == whole_graph.DECODE["gpu-replicate"]["budget_s"]
+    )
     given = session.start("whole_graph", ["--profile", "gpu-replicate", "--budget-s", "170"], variants)
     settings = given.config(whole_graph.DECODE["gpu-replicate"])
     assert settings["budget_s"] == 170.0 and whole_graph.DECODE["gpu-replicate"]["budget_s"] == 100.0  # not mutated
@@ -582,3 +584,12 @@ def test_a_budget_given_on_the_command_line_replaces_the_profiles_and_is_recorde
     }
     with pytest.raises(SystemExit, match="positive number of seconds"):
         session.start("whole_graph", ["--budget-s", "0"], variants)
+
+
+def test_the_testbed_ledger_measure_names_reaches_the_probe(monkeypatch):
+    """`ledger measure --testbed NAME` sets LEDGER_TESTBED; a probe's own --testbed still wins."""
+    monkeypatch.setenv("LEDGER_TESTBED", "named-by-ledger")
+    assert session.start("moe", ["--profile", "quick"]).testbed == "named-by-ledger"
+    assert session.start("moe", ["--profile", "quick", "--testbed", "elsewhere"]).testbed == "elsewhere"
+    monkeypatch.delenv("LEDGER_TESTBED")
+    assert session.start("moe", ["--profile", "quick"]).testbed != "named-by-ledger"
