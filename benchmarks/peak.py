@@ -1,7 +1,9 @@
 """A command timed in a new process, with the peak memory it reports (for the benchmarks, not a test).
 
-The command prints `peak-rss-kib N` on stderr at its end (resource.getrusage in its own process);
-this returns (wall seconds, peak MiB) and stops the benchmark, saying what failed, if it fails.
+The command prints `peak-rss-kib N` (and `cpu-s S`, its user + system time) on stderr at its end
+(resource.getrusage in its own process); this returns (wall seconds, peak MiB) and stops the
+benchmark, saying what failed, if it fails. timed() also returns the CPU seconds: on a shared machine
+under load, CPU time moves far less than wall time.
 """
 
 from __future__ import annotations
@@ -15,10 +17,17 @@ from pathlib import Path
 
 def timed_with_peak(command: list[str], root: Path, env: dict, what: str) -> tuple[float, float]:
     """(seconds, peak MiB) of one run of command in root."""
+    elapsed, peak, _ = timed(command, root, env, what)
+    return elapsed, peak
+
+
+def timed(command: list[str], root: Path, env: dict, what: str) -> tuple[float, float, float]:
+    """(wall seconds, peak MiB, CPU seconds) of one run of command in root (NaN for what it does not print)."""
     start = time.perf_counter()
     done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"{what} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
     peak = re.search(r"peak-rss-kib (\d+)", done.stderr)
-    return elapsed, int(peak.group(1)) / 1024 if peak else float("nan")
+    cpu = re.search(r"cpu-s ([0-9.]+)", done.stderr)
+    return elapsed, int(peak.group(1)) / 1024 if peak else float("nan"), float(cpu.group(1)) if cpu else float("nan")

@@ -10,7 +10,7 @@ def bandwidth_sweep(data):
     """Bandwidth against buffer size: where the caches stop flattering the figure
     Median GB/s over the rounds (the band spans the slowest and fastest round), MLX and numpy in the
     same run. Below a few MiB the buffer fits in cache and the figure is not memory bandwidth."""
-    frame = data.frame("bandwidth")
+    frame = data.frame("bandwidth", cited=True)
     frame["series"] = frame["impl"] + " " + frame["op"]
     x = alt.X("size_mib:Q", scale=alt.Scale(type="log", base=2), title="buffer size (MiB)")
     base = alt.Chart(frame).encode(x=x, detail="series:N")
@@ -37,7 +37,7 @@ def bandwidth_sweep(data):
 @table("bandwidth-ceilings")
 def bandwidth_ceilings(data):
     """The bandwidth ceiling: the best median at buffers of 128 MiB and more"""
-    frame = data.frame("bandwidth", "summary.csv")
+    frame = data.frame("bandwidth", "summary.csv", cited=True)
     frame = frame[["testbed", "impl", "op", "gb_per_s", "best_op", "size_mib", "rounds"]]
     frame.attrs["units"] = {"gb_per_s": "GB/s", "size_mib": "MiB"}
     return frame

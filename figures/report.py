@@ -22,7 +22,7 @@ def kernel_rows(data) -> pd.DataFrame:
     """Every kernel probe's results.csv on every testbed, with one `operator` label per kernel."""
     frames = []
     for probe in KERNELS:
-        frame = data.frame(probe)
+        frame = data.frame(probe, cited=True)
         if "operator" not in frame.columns:
             frame["operator"] = probe
         frame["operator"] = frame["operator"].map(_label)

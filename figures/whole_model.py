@@ -28,7 +28,7 @@ def whole_graph_throughput(data):
     generation on a random-weight model of the 35B-A3B architecture: scaled down on the CPU, full size
     on the H200); the dashed line is the borrowed M3 Ultra table (a smaller dense model, wall time
     including prefill), drawn from its claims."""
-    frame = data.frame("whole_graph")
+    frame = data.frame("whole_graph", cited=True)
     frame = frame[frame["mode"] == "batched"]
     measured = pd.concat(
         [

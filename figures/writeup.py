@@ -13,7 +13,7 @@ def experts_touched(data):
     """Distinct experts touched by B tokens: Monte Carlo against the closed form
     Top-8 routing over 256 experts; the Monte Carlo mean over random routings (points) and
     256·(1−(1−8/256)^B) (line), from the MoE probe's touched.csv."""
-    frame = data.frame("moe", "touched.csv")
+    frame = data.frame("moe", "touched.csv", cited=True)
     line = (
         alt.Chart(frame.drop_duplicates("batch", keep="last"))
         .mark_line(color="gray")

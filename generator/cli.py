@@ -3,7 +3,9 @@
 Each verb is one row of VERBS and one module under generator/commands/ holding its own
 `setup_arguments(parser)` and `run_from_args(args)` (asv's commands/ layout). Only the module of the
 verb named is imported, so `ledger check` (and the pre-commit hook) loads the core alone, never the
-site stack. Adding a verb: a row here, its module, and its section in guide/cli.md (tests/test_cli_guide.py).
+site stack. A verb's module may also hold `cached(args) -> exit code | None`, asked before anything
+else is loaded or the ledger looked for: `ledger check` answers from its cache there when nothing has
+changed. Adding a verb: a row here, its module, and its section in guide/cli.md (tests/test_cli_guide.py).
 """
 
 from __future__ import annotations
@@ -17,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from .inputs import project, stack
-from .records import LedgerError
+from .inputs import stack
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,10 +104,16 @@ def main(argv: list[str] | None = None) -> int:
         verb = next(v for v in VERBS if v.name == args.command)
         if verb.needs_site and (absent := stack.missing()):
             raise stack.SiteStackMissing(stack.message(absent))
+        module = verb.load()
+        answered = module.cached(args) if hasattr(module, "cached") else None  # the warm path: nothing else loads
+        if answered is not None:
+            return answered
+        from .inputs import project
+
         if verb.needs_ledger:
             project.find(args.root, args.config)
-        return verb.load().run_from_args(args)
-    except (LedgerError, stack.SiteStackMissing) as error:
+        return module.run_from_args(args)
+    except (_ledger_error(), stack.SiteStackMissing) as error:
         return _said(f"ledger: {error}", 2)
     except BrokenPipeError:  # `ledger diff | head`: the reader left; end quietly, as SIGPIPE would
         _quiet_stdout()
@@ -128,6 +135,13 @@ def main(argv: list[str] | None = None) -> int:
         return _said(
             f"ledger: unexpected error ({detail}); a bug: report it with the command (LEDGER_DEBUG=1 shows where)", 70
         )
+
+
+def _ledger_error() -> type[Exception]:
+    """LedgerError, imported only once an error is raised (the warm path never loads records)."""
+    from .records import LedgerError
+
+    return LedgerError
 
 
 def _said(line: str, status: int) -> int:

@@ -46,6 +46,32 @@ def test_a_second_check_reuses_the_verdict_until_any_input_changes(tmp_path):
     assert result.exit_code == 1 and "moe-speedup-b16: drifted: stated 9.99×" in result.output
 
 
+def test_a_warm_check_answers_from_the_cache_loading_neither_the_gate_nor_yaml(tmp_path):
+    """Deciding "cached or not" needs the cache alone: it keeps the list of what the last check read."""
+    import subprocess
+    import sys
+
+    from helpers import REPO
+
+    first = passing_ledger(tmp_path)
+    write_tree(tmp_path, {"mkdocs.yml": "site_name: t\nplugins:\n  - ledger:\n      claims_dir: claims\n"})
+    cold = run_ledger("check", cwd=tmp_path)  # the config changed: the key did too, and the gate ran
+    assert cold.output == first.output
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "generator", "check"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stdout) == (0, first.output)
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "generator.commands.check" in imported
+    loaded = ("generator.gate", "generator.records", "generator.lang", "generator.claims", "generator.judging", "yaml")
+    assert sorted(m for m in imported if m.startswith(loaded)) == []
+
+
 def test_no_cache_neither_reads_nor_writes_it(tmp_path):
     first = passing_ledger(tmp_path)
     cache = tmp_path / CACHE

@@ -141,6 +141,32 @@ def test_data_takes_the_latest_run_per_testbed_and_records_it():
     assert data.used.kinds == ["measured"] and data.used.testbeds == ["linux-cpu", "mac"]
 
 
+def test_data_cited_takes_the_newest_run_a_claim_cites_per_testbed_not_a_newer_uncited_one():
+    import dataclasses
+
+    from generator.records import Evidence
+
+    report = figure_report(
+        {
+            "measurements/bw/linux-1": [{"x": 1}],
+            "measurements/bw/linux-2": [{"x": 2}],  # newer, cited by no claim (replicates of another CPU, say)
+            "measurements/bw/mac-3": [{"x": 3}],
+        }
+    )
+    cites = [
+        Claim(f"c{n}", "measured", Source("c.yaml", n), value=n, value_text=str(n), unit="GB/s",
+              evidence=Evidence(run=run, file="results.csv", where={}, column="x"))
+        for n, run in ((1, "measurements/bw/linux-1"), (3, "measurements/bw/mac-3"))
+    ]  # fmt: skip
+    report = dataclasses.replace(report, claims=tuple(cites))
+    data = figure_api.Data(report)
+    assert list(data.frame("bw")["x"]) == [2, 3]  # the newest per testbed
+    cited = figure_api.Data(report)
+    assert list(cited.frame("bw", cited=True)["x"]) == [1, 3]
+    assert [run.path for run in cited.used.runs] == ["measurements/bw/linux-1", "measurements/bw/mac-3"]
+    assert cited.used.claims == ()  # reading the claims' runs does not make the figure cite the claims
+
+
 def test_figure_that_asks_for_missing_data_or_returns_the_wrong_thing_says_where():
     report = figure_report({"measurements/bw/linux-1": [{"x": 1}]})
     where = Source("figures/f.py", 4)
@@ -484,7 +510,8 @@ def test_a_measured_value_without_raw_rounds_shows_its_min_max_interval_on_hover
     index.write_text(index.read_text() + '\nDecode: {{ claim("b1-decode") }}\n')
     site = serve_build(tmp_path)
     shown = "98.4% interval 26.1–44.4 tok/s (min–max of 7 rounds; no raw rounds)"
-    assert f'title="decode at B=1 — {shown}; testbed linux-cpu; measured, asserted"' in article(site, "")
+    one_run = "one run: the interval does not include run-to-run variation"  # it cites one run, not a set
+    assert f'title="decode at B=1 — {shown}; {one_run}; testbed linux-cpu; measured, asserted"' in article(site, "")
     assert f"<tr><th>interval</th><td>{shown}</td></tr>" in article(site, "claim/b1-decode")
     assert "No raw rounds (the run has no samples.csv): the interval 26.1–44.4 tok/s is the row" in (
         article(site, "claim/b1-decode")

@@ -224,3 +224,37 @@ def test_a_published_registry_that_cannot_be_read_fails(built_site, tmp_path):
     result = verify(site, "--against", "http://127.0.0.1:9/site/")
     assert result.exit_code == 1
     assert "--against http://127.0.0.1:9/site/: the published registry cannot be read: " in result.output
+
+
+def test_the_ledgers_own_interval_words_and_figure_captions_pass(tmp_path):
+    """A claim's interval as the ledger writes it ('(min–max of 7 rounds; no raw rounds)', 'one run: …') and a
+    figure caption's count of the claims it drew are the ledger's words: verify-site re-derives them (with
+    counted units, '7 rounds' and '2 claims' are figures, and this repository's own site failed on them)."""
+    from helpers import a_run
+
+    a_ledger(tmp_path)
+    run = a_run(
+        tmp_path,
+        [{"batch": 1, "tok_per_s": 28.5, "tok_per_s_min": 26.1, "tok_per_s_max": 44.4, "rounds": 7}],
+        probe="decode",
+    )
+    write_tree(
+        tmp_path,
+        {
+            "claims/decode.yaml": "claims:\n  - id: b1-decode\n    statement: decode at B=1\n    kind: measured\n"
+            f"    value: 28.5\n    unit: tok/s\n    testbed: linux-cpu\n    evidence: {{run: {run}, file: results.csv, "
+            "where: {batch: 1}, column: tok_per_s}\n",
+            "figures/drawn.py": "import altair as alt\nfrom generator.site.figure_api import chart\n\n\n"
+            '@chart("drawn")\ndef drawn(data):\n    """Claims drawn"""\n'
+            "    frame = data.claims()[['id', 'value']]\n"
+            "    return alt.Chart(frame).mark_bar().encode(x='id:N', y='value:Q')\n",
+        },
+    )
+    index = tmp_path / "docs/index.md"
+    index.write_text(index.read_text() + '\nDecode: {{ claim("b1-decode") }}\n\n{{ chart("drawn") }}\n')
+    built = run_mkdocs("build", "--strict", cwd=tmp_path)
+    assert built.exit_code == 0, built.errors
+    page = (tmp_path / "site/index.html").read_text()
+    assert "min–max of 7 rounds; no raw rounds" in page and re.search(r"\d+ claims \(\d+ measured, ", page)
+    result = verify(tmp_path / "site")
+    assert result.exit_code == 0, result.output

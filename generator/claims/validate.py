@@ -131,9 +131,8 @@ def _claim(
     claim_id = raw_id if isinstance(raw_id, str) and ID_PATTERN.fullmatch(raw_id) else ""
     read = _Read(mapping, fields.Problems(mapping, where, claim_id), measurements_dir, max_tolerance, vocabulary)
     fields.unknown_fields(mapping, FIELD_NAMES, read.check)
-    for names, reader in _READERS:
-        kinds = FIELD[names[0]].kinds
-        if read.kind in kinds or kinds == KINDS:  # a kind's own fields wait for a known kind
+    for kinds, reader in _KIND_READERS:
+        if kinds is None or read.kind in kinds:  # a kind's own fields wait for a known kind
             reader(read)
     _kind_fields(read)
     if not claim_id or not read.kind:
@@ -146,11 +145,22 @@ def _kind_fields(read: _Read) -> None:
     """Each field on a kind it does not apply to, and each its kind needs but lacks (kinds.FIELD_TABLE)."""
     if not read.kind:
         return
-    for row in FIELD_TABLE:
-        if read.kind not in row.kinds and row.name in read.mapping:
+    for row, misplaced in _KIND_ROWS[KIND[read.kind].name]:  # in the table's order, as findings are listed
+        if misplaced and row.name in read.mapping:
             read.check.add(row.name, *row.misplaced(read.kind))
-        elif row.required and row.kinds != KINDS and read.kind in row.kinds and row.name not in read.mapping:
+        elif not misplaced and row.name not in read.mapping:
             read.check.add(None, f"a {read.kind} claim needs `{row.name}:`", row.fix)
+
+
+# Per kind, the rows it may not have (True) or needs beyond every kind's (False): found once, not per claim.
+_KIND_ROWS = {
+    kind: tuple(
+        (row, kind not in row.kinds)
+        for row in FIELD_TABLE
+        if kind not in row.kinds or (row.required and row.kinds != KINDS)
+    )
+    for kind in KINDS
+}
 
 
 def _read_id(read: _Read) -> None:
@@ -364,6 +374,12 @@ _READERS: tuple[tuple[tuple[str, ...], Callable[[_Read], None]], ...] = (
     (("asserts",), _read_asserts),
     (("checked_by",), _read_checks),
     (("refuted_by", "superseded_by"), _read_retirement),
+)
+
+
+# Each reader with the kinds it waits for (None: every kind's field, read before the kind is known).
+_KIND_READERS = tuple(
+    (None if FIELD[names[0]].kinds == KINDS else FIELD[names[0]].kinds, reader) for names, reader in _READERS
 )
 
 

@@ -1,18 +1,20 @@
-"""`ledger check`: the gate on the project, printed as text, JSON or GitHub annotations; exit 1 on a failure."""
+"""`ledger check`: the gate on the project, printed as text, JSON or GitHub annotations; exit 1 on a failure.
+
+Two paths. The warm one (`cached`, which the entry point asks first) answers from the check cache when
+nothing the last check read has changed, having imported only the cache module: the cache keeps the
+list of what it read, so neither the policy, nor YAML, nor the gate is loaded to decide. The cold one
+(`run_from_args`) runs the gate, prints its report and keeps it, with that list, for the next run.
+"""
 
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import text
-from ..gate import check_project
-from ..inputs import hashcache, project, reads, stack
-from ..inputs.config import config_file, project_policy
+from ..inputs import hashcache, stack
 
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,17 +37,34 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def cached(args: argparse.Namespace) -> int | None:
+    """The last verdict, printed, when nothing it was reached on has changed (hashcache.py); else None."""
+    if args.no_cache or os.environ.get(hashcache.NO_CACHE):
+        return None
+    root = args.root.resolve()
+    done = hashcache.load(root).answer(root, _context(args, root))
+    if done is None:
+        return None
+    _note_a_missing_site_stack(done.get("plugin", ""))
+    print(done["output"])
+    return int(done["exit"])
+
+
 def run_from_args(args: argparse.Namespace) -> int:
-    """The gate; with the cache, the last verdict when nothing it reads has changed (hashcache.py)."""
+    """The gate, its report printed; kept in the check cache with what it read (unless --no-cache)."""
+    import gc
+
+    from .. import text
+    from ..gate import check_project
+    from ..inputs import reads
+    from ..inputs.config import config_file
+    from ..inputs.project import declares_plugin
+
     root = args.root.resolve()
     cache = hashcache.load(root, enabled=not args.no_cache and not os.environ.get(hashcache.NO_CACHE))
-    code = tuple(cache.verdict.get("code", ())) if cache.path else ()  # what the runs declared last time
-    key = _check_key(args, root, code) if cache.path else []
-    done = cache.reusable(key) if cache.path else None
-    _note_a_missing_site_stack(config_file(root, args.config))
-    if done is not None:
-        print(done["output"])
-        return int(done["exit"])
+    config = config_file(root, args.config)
+    plugin = config.name if declares_plugin(config) else ""  # the config is in the key: kept with the verdict
+    _note_a_missing_site_stack(plugin)
     gc.disable()  # a short-lived process making many objects and few cycles: collection costs more than it frees
     report = check_project(root, args.config, datetime.now(timezone.utc), require_history=args.require_history)
     formats = {"json": text.as_json, "github": text.as_github, "bencher": text.as_bencher}
@@ -53,29 +72,29 @@ def run_from_args(args: argparse.Namespace) -> int:
     print(output)
     exit_code = 0 if report.ok else 1
     if cache.path:
-        declared = reads.declared_code(report.runs)
+        # What it read: reads.py's list from the policy, git's state, the config, the code the runs declare.
         # Stats taken now are safe: a file changed since this run started is racy and never reused.
-        cache.save(key if declared == code else _check_key(args, root, declared), output, exit_code, declared)
+        policy, declared = report.policy, reads.declared_code(report.runs)
+        folders = [*reads.folders(policy), *reads.GIT_FOLDERS]
+        files = [str(config), *reads.GIT_FILES, *reads.files(policy), *declared]
+        key = hashcache.inputs_key(root, folders, files, _context(args, root))
+        cache.save(key, output, exit_code, declared, reads={"folders": folders, "files": files}, plugin=plugin)
     return exit_code
 
 
-def _note_a_missing_site_stack(config: Path) -> None:
-    """The gate needs no site stack, but a project that declares the plugin builds with it: say how to get it."""
-    absent = stack.missing()
-    if absent and project.declares_plugin(config):
+def _context(args: argparse.Namespace, root: Path) -> list:
+    """What the verdict depends on besides the files: the root, the arguments, the day."""
+    day = datetime.now(timezone.utc).date().isoformat()
+    return [str(root), str(args.config or ""), args.format, args.require_history, day]
+
+
+def _note_a_missing_site_stack(plugin: str) -> None:
+    """The gate needs no site stack, but a project whose config (named `plugin`, '' when it does not)
+    declares the plugin builds with it: say how to get it."""
+    absent = stack.missing() if plugin else ()
+    if absent:
         print(
-            f"note: {config.name} declares the ledger plugin; `ledger check` runs without the site, "
+            f"note: {plugin} declares the ledger plugin; `ledger check` runs without the site, "
             f"but `mkdocs build` needs {', '.join(absent)}: install evidence-ledger[site] ({stack.INSTALL})",
             file=sys.stderr,
         )
-
-
-def _check_key(args: argparse.Namespace, root: Path, code: tuple[str, ...]) -> list:
-    """What `ledger check` reads (reads.py, from the policy), git's state, the config, and the code
-    files the runs declare."""
-    config = config_file(root, args.config)
-    policy = project_policy(root, args.config)
-    folders = (*reads.folders(policy), *reads.GIT_FOLDERS)
-    files = (str(config), *reads.GIT_FILES, *reads.files(policy), *code)
-    context = [str(root), str(config), args.format, args.require_history, datetime.now(timezone.utc).date().isoformat()]
-    return hashcache.inputs_key(root, folders, files, context)

@@ -22,7 +22,17 @@ from pathlib import Path, PurePosixPath
 from ..inputs import load, mkdocs_yml
 from ..inputs.config import shown_settings
 from ..judging import leads
-from ..lang.values import allowed_text, format_value, level_text, parse_number, range_text, stated
+from ..lang.values import (
+    ONE_RUN,
+    allowed_text,
+    format_value,
+    interval_text,
+    level_text,
+    parse_number,
+    prediction_text,
+    range_text,
+    stated,
+)
 from ..prose import numbers
 from ..records import ClaimVerdict, Report, Unit
 from ..series.records import Series
@@ -94,6 +104,9 @@ def _texts(report: Report) -> Iterable[str]:
         yield finding.fix
     yield from shown_settings(report.policy).values()
     yield f"{len(report.claims)} claims"  # the indexes and the gate page count them (counts are figures)
+    # a figure's caption counts the claims it drew ("24 claims (24 measured)"); which claims a figure draws
+    # is decided at build, so any count up to the ledger's is the ledger's own words
+    yield from (f"{n:,} claims" for n in range(1, len(report.claims)))
     for run in report.runs.values():
         yield from _run_texts(run)
 
@@ -113,6 +126,8 @@ def _verdict_texts(verdict: ClaimVerdict) -> Iterator[str]:
     if verdict.interval is not None:
         yield range_text(verdict.interval.low, verdict.interval.high, unit)
         yield level_text(verdict.interval.level)
+        yield interval_text(verdict.interval, unit)  # with its basis: "(29 rounds)", "(between 3 replicate runs)"
+    yield from (prediction_text(verdict), ONE_RUN)
     for result in verdict.checks:
         yield from (result.relation, result.claimed, result.found, result.why)
     if verdict.asserted is not None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import codecs
 import csv
 import hashlib
+import itertools
+import operator
 import os
 import stat
 from collections.abc import Iterator
@@ -129,9 +131,8 @@ class _Stream:
                 return
             pending += text
             *complete, pending = pending.split("\n")
-            for line in complete:
-                self.line += 1
-                yield line + "\n"
+            yield from map(operator.add, complete, itertools.repeat("\n"))  # each line with its newline
+            self.line += len(complete)
         try:
             pending += self.decoder.decode(b"", final=True)
         except UnicodeDecodeError:

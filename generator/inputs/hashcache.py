@@ -6,7 +6,9 @@ entry is trusted only when it is strictly older than the moment the cache was wr
 racy-entry rule): a file changed in the same tick as the cache is hashed again. The last verdict
 is reused only when every file the gate reads, the gate's own code, the policy, the arguments and
 the day are all as they were; anything else runs the whole gate. What the gate reads is one list
-(reads.py, derived from the policy) plus the code files the runs' manifests declared last time.
+(reads.py, derived from the policy) plus the code files the runs' manifests declared last time; the
+cache keeps that list itself (`reads`), so deciding whether the last verdict stands needs no policy,
+no YAML and none of the gate: mkdocs.yml is one of the files, and when it changes, the key does.
 JSON, never pickle; `--no-cache` skips it (so does LEDGER_NO_CACHE in the environment), and CI and
 the publish workflow run without it.
 """
@@ -26,7 +28,7 @@ CACHE_ROOT = ".cache"  # the one cache folder (the check cache, the charts, comp
 FOLDER = f"{CACHE_ROOT}/ledger"
 NO_CACHE = "LEDGER_NO_CACHE"  # set in CI: as --no-cache (the build's chart cache reads it too)
 NAME = "check.json"
-VERSION = 3  # 3: the verdict and the code files the runs declared (2: the verdict alone)
+VERSION = 4  # 4: and what the check read (`reads`); 3: the verdict and the code files the runs declared
 GENERATOR = Path(__file__).resolve().parents[1]  # the gate's own code (the whole package) is an input too
 
 
@@ -48,8 +50,16 @@ def racy(key: list[int], written_ns: int) -> bool:
 class Cache:
     path: Path | None  # None: --no-cache (every hash computed, nothing kept)
     written_ns: int = 0  # when the cache's contents were taken (the start of the run that wrote it)
-    verdict: dict = field(default_factory=dict)  # {"key": [...], "output": str, "exit": int, "code": [...]}
+    verdict: dict = field(default_factory=dict)  # {"key", "output", "exit", "code", "reads", "plugin"}
     started_ns: int = field(default_factory=time.time_ns)
+
+    def answer(self, root: Path, context: list) -> dict | None:
+        """The last verdict when every file the last check read (its own `reads` list) is as it was and it
+        was reached on this context (arguments, the day): nothing but this module is needed to decide."""
+        reads = self.verdict.get("reads")
+        if self.path is None or not isinstance(reads, dict):
+            return None
+        return self.reusable(inputs_key(root, reads.get("folders", ()), reads.get("files", ()), context))
 
     def reusable(self, key: list) -> dict | None:
         """The last verdict, if it was reached on exactly these inputs and none of them is racy."""
@@ -60,17 +70,15 @@ class Cache:
                 return None
         return self.verdict
 
-    def save(self, key: list, output: str, exit_code: int, code: tuple[str, ...] = ()) -> None:
+    def save(self, key: list, output: str, exit_code: int, code: tuple[str, ...] = (), **more: object) -> None:
         """Write the cache atomically (a temporary file, then a rename); a read-only tree keeps none.
 
-        `code`: the code files the runs declared, so the next key covers them wherever they live."""
+        `code`: the code files the runs declared, so the next key covers them wherever they live; more:
+        what else the next run reads back (`reads`: the folders and files behind the key; `plugin`)."""
         if self.path is None:
             return
-        data = {
-            "version": VERSION,
-            "written_ns": self.started_ns,
-            "verdict": {"key": key, "output": output, "exit": exit_code, "code": list(code)},
-        }
+        verdict = {"key": key, "output": output, "exit": exit_code, "code": list(code), **more}
+        data = {"version": VERSION, "written_ns": self.started_ns, "verdict": verdict}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             ignore = self.path.parent.parent / ".gitignore"

@@ -11,12 +11,13 @@ claim (its parsed unit and tolerance, value, rows, interval, why it was not comp
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ..claims import grounding
 from ..claims.vocabulary import Vocabulary
 from ..lang import between, formula
+from ..lang.units import Unit
 from ..lang.values import (
     allowed_text,
     format_pair,
@@ -79,14 +80,28 @@ def evaluate(
     stage.findings += undeclared(stage.inferred, runs, policy)
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
     made = {claim_id: stage.verdicts[claim_id] for claim_id in by_id}  # in the claims' order
-    for claim_id, result in asserted.evaluate(
-        made, stage.vocabulary, stage.failing, stage.report, policy.asserts_level
-    ).items():
-        made[claim_id] = replace(made[claim_id], asserted=result)
-    ledger = checks.Ledger(made, stage.vocabulary, stage.premises, stage.failing, policy, stage.report)
-    for claim_id, results in checks.evaluate(ledger).items():
-        made[claim_id] = replace(made[claim_id], checks=results)
+    held = asserted.evaluate(made, stage.vocabulary, stage.failing, stage.report, policy.asserts_level)
+    judged = checks.evaluate(checks.Ledger(made, stage.vocabulary, stage.premises, stage.failing, policy, stage.report))
+    for claim_id in held.keys() | judged.keys():  # one replace each: these complete the record
+        made[claim_id] = replace(made[claim_id], asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
     return Evaluated(stage.findings, made)
+
+
+Said = Callable[[], tuple[str, str, str, str]]  # a comparison's (rule, verb, detail, fix), made for its finding
+
+
+@dataclass(frozen=True, slots=True)
+class Made:
+    """What every verdict begins with, read before the claim's evidence: the claim, its parsed unit and
+    tolerance, its testbed. verdict() makes the record from it once, with what the evidence gave."""
+
+    claim: Claim
+    unit: Unit
+    tolerance: Tolerance
+    testbed: str
+
+    def verdict(self, **found) -> ClaimVerdict:
+        return ClaimVerdict(self.claim, self.unit, self.tolerance, self.testbed, **found)
 
 
 class Stage:
@@ -119,59 +134,56 @@ class Stage:
             self.failing.setdefault(claim.id, []).append(rule)
 
     def visit(self, claim: Claim) -> None:
+        """The claim's verdict, made once (each branch builds the whole record; later stages complete it)."""
         testbed = _testbed(claim, self.by_id, self.runs, self.verdicts)
-        made = ClaimVerdict(claim, self.vocabulary.unit(claim.unit), tolerance_for(claim, self.policy), testbed)
+        made = Made(claim, self.vocabulary.unit(claim.unit), tolerance_for(claim, self.policy), testbed)
         if claim.id in self.failing and "invalid" in self.failing[claim.id]:
-            found = replace(made, cause="invalid-fields")  # validate already said why
+            found = made.verdict(cause="invalid-fields")  # validate already said why
         elif claim.kind == "measured" and claim.evidence:
             found = self.measured(made, claim.evidence)
         elif claim.kind == "extrapolated" and claim.formula:
             found = self.extrapolated(made)
         else:
-            found = replace(made, cause="borrowed" if claim.kind == "borrowed" else "invalid-fields")
+            found = made.verdict(cause="borrowed" if claim.kind == "borrowed" else "invalid-fields")
         self.verdicts[claim.id] = found
 
-    def measured(self, made: ClaimVerdict, evidence: Evidence) -> ClaimVerdict:
+    def measured(self, made: Made, evidence: Evidence) -> ClaimVerdict:
         claim = made.claim
         at = claim.at("evidence")
         run, cause = self._run(claim, evidence)
         if run is None:
-            return replace(made, cause=cause)
+            return made.verdict(cause=cause)
         state = self.states[run.path]
         for rule, problem, fix in verdicts.run_findings(run, state, self.policy, _rerun(evidence)):
             self.report(claim, rule, at, problem, fix)
         table = run.tables.get(evidence.file)
-        cell = read_cell(table, evidence)
+        cell = read_cell(table, evidence, self.index)
         if cell.value is None:
             self._no_cell(claim, run, table, cell)
-            return replace(made, rows=cell.rows, cause=cell.cause)
+            return made.verdict(rows=cell.rows, cause=cell.cause)
         value = cell.value
         assert table is not None  # a cell was read from it
         found = intervals.measured(run, evidence, table, cell.rows[0], value, self.index)
         if found.problem:
             self.report(claim, found.rule, at, found.problem, found.fix)
-        made = replace(
-            made,
+        result = made.verdict(
             value=value,
             rows=cell.rows,
             interval=found.interval,
             exact=found.exact,
             no_rounds=found.missing if found.missing and not found.exact else "",
             noise_unknown=intervals.measured_noise(found),
+            cause="" if state.trusted else "untrusted-run",
             point=_point(run, value, found) if not found.problem else None,
         )
         if found.inferred:
             self.inferred.setdefault(run.path, {}).setdefault((evidence.file, evidence.column), []).append(claim.id)
         if not found.problem and not found.exact:
-            made = self._replicas(made, replicates.Member(run, value, found), evidence)
+            result = self._replicas(result, replicates.Member(run, value, found), evidence)
         if not state.trusted:  # a value from untrusted or outdated evidence is not compared
-            return replace(made, cause="untrusted-run")
-        detail = f"from {run.path}/{evidence.file}, {_shown_where(evidence)}, column {evidence.column}"
-        if made.replicas is not None and made.replicas.cited:
-            detail = f"pooled over {made.replicas.pooled.runs} replicate runs up to {detail[5:]}"
-        fix = f"check the run, then `ledger accept {claim.id}`"
-        assert made.value is not None
-        return replace(made, outcome=self.compare(made, made.value, ("drifted", "evidence computes", detail, fix)))
+            return result
+        assert result.value is not None
+        return replace(result, outcome=self.compare(result, result.value, lambda: _drift_said(result, run, evidence)))
 
     def _replicas(self, made: ClaimVerdict, cited: replicates.Member, evidence: Evidence) -> ClaimVerdict:
         """The claim's replicate set (its run's replicates up to it): with `replicates:` its value is pooled
@@ -259,30 +271,27 @@ class Stage:
             problem = f"{evidence.file}, {shown_where}, column {evidence.column}: cell {text!r} is not a number"
             self.report(claim, "invalid", at, problem, "name a numeric column")
 
-    def extrapolated(self, made: ClaimVerdict) -> ClaimVerdict:
+    def extrapolated(self, made: Made) -> ClaimVerdict:
         claim = made.claim
         scaled = self._unit_and_testbed(made)
         values, cause = self._inputs(claim)
         if cause:
-            return replace(made, cause=cause)
+            return made.verdict(cause=cause)
         if scaled is None:  # its unit is not the formula's dimension (reported): no value to state in it
             self._inputs_of_no_value(claim, values, made.tolerance)
-            return replace(made, cause="formula-error")
+            return made.verdict(cause="formula-error")
         try:
             value = formula.evaluate(claim.formula, values, scaled)
         except formula.FormulaError as error:
             problem = f"formula cannot be evaluated: {error}"
             self.report(claim, "invalid", claim.at("formula"), problem, "check the formula and its inputs' values")
-            return replace(made, cause="formula-error")
+            return made.verdict(cause="formula-error")
         self._unused_inputs(claim, values, made.tolerance.allowed(value), scaled)
         carried = {name: self._interval(target) for name, target in claim.inputs}
         found = intervals.through_formula(claim.formula, values, carried, value, scaled)
         exact, unknown = intervals.formula_noise(claim, found, self.verdicts)
-        made = replace(made, value=value, interval=found.interval, exact=exact, noise_unknown=unknown)
-        shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
-        fix = _converting_fix(made, values, scaled) or f"check the inputs, then `ledger accept {claim.id}`"
-        said = ("formula-drifted", "formula gives", f"{claim.formula} with {shown}", fix)
-        return replace(made, outcome=self.compare(made, value, said))
+        outcome = self.compare(made, value, lambda: _formula_said(made, values, scaled))
+        return made.verdict(value=value, interval=found.interval, exact=exact, noise_unknown=unknown, outcome=outcome)
 
     def _interval(self, claim_id: str) -> ClaimInterval | None:
         found = self.verdicts.get(claim_id)
@@ -329,7 +338,7 @@ class Stage:
                 values[name] = computed if computed is not None else target.value  # computed where it has one
         return values, causes[0] if causes else ""
 
-    def _unit_and_testbed(self, made: ClaimVerdict) -> formula.Scales | None:
+    def _unit_and_testbed(self, made: Made) -> formula.Scales | None:
         """A formula's result is in its inputs' dimension and on their testbed (grounding.py); how its
         numbers are quantities in their units (None: the result cannot be stated in the claim's unit)."""
         claim = made.claim
@@ -355,17 +364,19 @@ class Stage:
         if unused:
             self.premises[claim.id] = tuple(dict.fromkeys(t for _, t in claim.inputs if t not in unused))
 
-    def compare(self, made: ClaimVerdict, value: float, said: tuple[str, str, str, str]) -> Outcome:
-        """The stated value against the computed one; said: (rule, verb, detail, fix) for a finding."""
-        rule, verb, detail, fix = said
+    def compare(self, made: Made | ClaimVerdict, value: float, said: Said) -> Outcome:
+        """The stated value against the computed one; said: (rule, verb, detail, fix) for a finding, the
+        last two made only when there is one."""
         claim, tolerance, unit = made.claim, made.tolerance, made.unit
         if claim.value is None:
+            rule, verb, detail, fix = said()
             problem = f"no value stated; {verb} {format_value(value, unit)}"
             self.report(claim, rule, claim.where, problem, fix, detail)
             return "unstated"
         max_share = self.policy.max_tolerance.relative
         share = tolerance_excess(tolerance, claim.value, value, max_share)
         if share is not None:
+            rule, verb, detail, fix = said()
             stated, found = format_pair(claim.value, value, unit)
             self.report(
                 claim,
@@ -379,10 +390,27 @@ class Stage:
             return "too-loose"
         if within(claim.value, value, tolerance):
             return "agrees"
+        rule, verb, detail, fix = said()
         stated, found = format_pair(claim.value, value, unit)
         problem = f"stated {stated}, {verb} {found} ({allowed_text(tolerance)} allowed)"
         self.report(claim, rule, claim.at("value"), problem, fix, detail)
         return "drifted"
+
+
+def _drift_said(verdict: ClaimVerdict, run: Run, evidence: Evidence) -> tuple[str, str, str, str]:
+    """A measured claim's drift finding: where its value was read (pooled over its replicates, if so)."""
+    detail = f"from {run.path}/{evidence.file}, {_shown_where(evidence)}, column {evidence.column}"
+    if verdict.replicas is not None and verdict.replicas.cited:
+        detail = f"pooled over {verdict.replicas.pooled.runs} replicate runs up to {detail[5:]}"
+    return "drifted", "evidence computes", detail, f"check the run, then `ledger accept {verdict.claim.id}`"
+
+
+def _formula_said(made: Made, values: Mapping[str, float], scaled: formula.Scales) -> tuple[str, str, str, str]:
+    """A formula's drift finding: its inputs' values, and the fix (_converting_fix's, where it applies)."""
+    claim = made.claim
+    shown = ", ".join(f"{name}={format_value(v)}" for name, v in values.items())
+    fix = _converting_fix(made, values, scaled) or f"check the inputs, then `ledger accept {claim.id}`"
+    return "formula-drifted", "formula gives", f"{claim.formula} with {shown}", fix
 
 
 def undeclared(
@@ -411,7 +439,7 @@ def undeclared(
     return found
 
 
-def _converting_fix(made: ClaimVerdict, values: Mapping[str, float], scaled: formula.Scales) -> str:
+def _converting_fix(made: Made, values: Mapping[str, float], scaled: formula.Scales) -> str:
     """The fix for a formula written to convert units itself (`100 * a / b` in %, `1000 / tok_s` in
     ms/token): its plain numbers give the stated value, its quantities do not ("" otherwise)."""
     claim = made.claim

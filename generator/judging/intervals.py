@@ -21,7 +21,6 @@ both go on the claim's ClaimVerdict.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -54,22 +53,34 @@ class RowIndex:
     from them."""
 
     def __init__(self) -> None:
-        self._groups: dict[tuple, tuple[Table, dict[tuple, list[int]]]] = {}
+        self._groups: dict[tuple, tuple[Table, dict[tuple, tuple[int, ...]]]] = {}
 
-    def rows(self, table: Table, where: tuple[tuple[str, object], ...]) -> list[int]:
+    def rows(self, table: Table, where: tuple[tuple[str, object], ...]) -> tuple[int, ...]:
         """Indexes of the rows whose cells equal every value in `where` (as values.select_row)."""
-        kinds = tuple(_kind(value) for _, value in where)
-        key = (id(table), tuple(column for column, _ in where), kinds)
-        if key not in self._groups:  # the table is kept with its groups, so its id stays its own
-            readers = [
-                (table.columns.index(column), _READERS[kind]) for (column, _), kind in zip(where, kinds, strict=True)
-            ]
-            groups: dict[tuple, list[int]] = {}
-            for index, row in enumerate(table.rows):
-                groups.setdefault(tuple([read(row[p]) for p, read in readers]), []).append(index)
-            self._groups[key] = (table, groups)
-        wanted = tuple(_wanted(value) for _, value in where)
-        return [] if None in wanted else list(self._groups[key][1].get(wanted, ()))
+        columns, kinds, wanted = [], [], []
+        for column, value in where:
+            columns.append(column)
+            kinds.append(_kind(value))
+            wanted.append(_wanted(value))
+        key = (id(table), *columns, *kinds)
+        found = self._groups.get(key)
+        if found is None:  # the table is kept with its groups, so its id stays its own
+            found = self._groups[key] = (table, _grouped(table, columns, kinds))
+        return () if None in wanted else found[1].get(tuple(wanted), ())
+
+
+def _grouped(table: Table, columns: list[str], kinds: list[str]) -> dict[tuple, tuple[int, ...]]:
+    """The table's row indexes by their cells in the columns, each read as a `where` value of its kind."""
+    readers = [(table.columns.index(column), _READERS[kind]) for column, kind in zip(columns, kinds, strict=True)]
+    groups: dict[tuple, list[int]] = {}
+    if len(readers) == 1:  # the commonest `where`: one column
+        [(position, read)] = readers
+        for index, row in enumerate(table.rows):
+            groups.setdefault((read(row[position]),), []).append(index)
+    else:
+        for index, row in enumerate(table.rows):
+            groups.setdefault(tuple([read(row[p]) for p, read in readers]), []).append(index)
+    return {cells: tuple(rows) for cells, rows in groups.items()}
 
 
 def _kind(value: object) -> str:
@@ -102,13 +113,17 @@ class Cell:
     missing: str = ""  # the first column the table lacks (cause no-column)
 
 
-def read_cell(table: Table | None, evidence: Evidence) -> Cell:
-    """The one place a claim's row is selected and its cell read (refresh reads newer runs through it)."""
+def read_cell(table: Table | None, evidence: Evidence, index: RowIndex | None = None) -> Cell:
+    """The one place a claim's row is selected and its cell read (refresh reads newer runs through it);
+    index: the tables' rows grouped once (RowIndex), for a stage that selects many rows."""
     if table is None or table.problem:
         return Cell(cause="unreadable-file")
     missing = [c for c in (evidence.column, *(c for c, _ in evidence.where)) if c not in table.columns]
     # The rows `where` selects, even when the value's column is missing (the claim page shows them).
-    rows = () if set(missing) - {evidence.column} else tuple(select_row(table, evidence.where))
+    if set(missing) - {evidence.column}:
+        rows: tuple[int, ...] = ()
+    else:
+        rows = tuple(index.rows(table, evidence.where) if index is not None else select_row(table, evidence.where))
     if missing:
         return Cell(rows, cause="no-column", missing=missing[0])
     if len(rows) != 1:
@@ -121,7 +136,7 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     """A measured claim's interval from the run's raw rounds, else its row's min–max (no raw rounds)."""
     name = samples_file(evidence.file)
     samples = run.tables.get(name)
-    where = ", ".join(f"{c}={v}" for c, v in evidence.where) or "no filter"
+    where = _Where(evidence)  # words for a message, made only for one
     declared = run.columns.get(evidence.file, {}).get(evidence.column)
     if declared is not None and declared.kind == "exact":
         return Found(missing="declared exact", exact=True)  # the run says so: its value is its own interval
@@ -162,7 +177,9 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     if not by_round:
         return _min_max(table, row, evidence.column, f"{name} has no rounds of {evidence.column} where {where}", timed)
     rounds = sorted(by_round.items())
-    median = statistics.median(by_round.values())
+    ordered = sorted(by_round.values())
+    middle = len(ordered) // 2  # the median, as statistics.median takes it
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
     if abs(median - value) > 1e-9 * max(abs(value), abs(median)):
         return Found(
             problem=f"{run.path}/{evidence.file}, {where}, column {evidence.column} is {value!r}, but the median of "
@@ -172,7 +189,7 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
             rule="tampered",
         )
     try:
-        interval = stats.median_interval(v for _, v in rounds)
+        interval = stats.median_interval(ordered)
     except ValueError as error:
         return Found(
             problem=f"{name}, {where}: {error}",
@@ -181,6 +198,18 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     return Found(
         ClaimInterval(interval.low, interval.high, interval.level, "rounds", len(rounds), tuple(rounds), run.path)
     )
+
+
+class _Where:
+    """A claim's `where` in words ('batch=16, mode=batched', 'no filter'), made when a message shows it."""
+
+    __slots__ = ("evidence",)
+
+    def __init__(self, evidence: Evidence) -> None:
+        self.evidence = evidence
+
+    def __str__(self) -> str:
+        return ", ".join(f"{c}={v}" for c, v in self.evidence.where) or "no filter"
 
 
 def _min_max(table: Table, row: int, column: str, missing: str, timed: bool = False) -> Found:

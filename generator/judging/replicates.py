@@ -131,7 +131,7 @@ class Member:
 def read_member(run: Run, evidence: Evidence, index: intervals.RowIndex) -> Member:
     """The claim's cell (its file, `where` and column) in one replicate run, with its interval."""
     table = run.tables.get(evidence.file)
-    cell = intervals.read_cell(table, evidence)
+    cell = intervals.read_cell(table, evidence, index)
     if cell.value is None or table is None:
         where = ", ".join(f"{c}={v}" for c, v in evidence.where) or "no filter"
         return Member(

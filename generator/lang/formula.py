@@ -91,9 +91,10 @@ def _ascii_only(text: str) -> None:
     raise FormulaError(f"{character!r} (U+{ord(character):04X}) is not plain ASCII{hint}")
 
 
-def names(text: str) -> set[str]:
+@functools.lru_cache(maxsize=1 << 12)  # a ledger writes a few formulas many times
+def names(text: str) -> frozenset[str]:
     """The input names a formula uses."""
-    return {node.id for node in ast.walk(parse(text)) if isinstance(node, ast.Name)} - set(_FUNCTIONS)
+    return frozenset({node.id for node in ast.walk(parse(text)) if isinstance(node, ast.Name)} - set(_FUNCTIONS))
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,6 +77,7 @@ def parse_tolerance(value: object) -> Tolerance:
     return Tolerance(text.strip(), absolute=number)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # each claim's default tolerance, and again when its value is restated
 def precision_of(value_text: str) -> float:
     """Half a unit in the last written digit: '3.59' -> 0.005, '67' -> 0.5, '1.2e-3' -> 0.00005.
 

@@ -55,6 +55,21 @@ _Loader.yaml_implicit_resolvers = {}
 for _tag, _pattern, _firsts in _CORE:
     for _first in _firsts:
         _Loader.yaml_implicit_resolvers.setdefault(_first, []).append((_tag, _pattern))
+_RESOLVERS: dict[str, list[tuple[str, re.Pattern[str]]]] = _Loader.yaml_implicit_resolvers
+_STR = _TAG + "str"
+_TEXT = ("scalar", _STR)  # an item's (kind, tag) when it is plain text
+
+
+def resolve(value: str, implicit: tuple[bool, bool]) -> str:
+    """A scalar event's tag as PyYAML's resolver gives it with the rules above (the composer's call,
+    without its method lookups: a claim file has a scalar per field)."""
+    if implicit[0]:
+        for tag, pattern in _RESOLVERS.get(value[:1], ()):
+            if pattern.match(value):
+                return tag
+    return _STR
+
+
 MAX_DIGITS = 400  # longer numbers are refused before Python converts them
 
 
@@ -198,13 +213,14 @@ _ENDS = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 def _parsed(loader: _Loader) -> Iterator[Item]:
     """The document's values as items, each tag resolved as PyYAML's composer resolves it."""
+    get_event, scalar = loader.get_event, yaml.ScalarEvent
     while True:
-        event = loader.get_event()
+        event = get_event()
         mark, kind = event.start_mark, type(event)
-        if kind is yaml.ScalarEvent:
+        if kind is scalar:
             tag = event.tag
             if tag is None or tag == "!":
-                tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+                tag = resolve(event.value, event.implicit)
             yield SCALAR, tag, event.value, mark.line + 1, mark.column + 1
         elif kind in _STARTS:
             collection, default = _STARTS[kind]
@@ -278,11 +294,12 @@ def _mapping(items: Iterator[Item], line: int, depth: int) -> LocatedDict:
     mapping = LocatedDict()
     key_lines: dict[str, int] = {}
     texts: dict[str, str] = {}
+    plain = depth < MAX_DEPTH  # a text scalar below the depth cap is built here: the commonest item
     while (key_item := next(items))[0] != END:
         key_line, key_column = key_item[3], key_item[4]
         if key_item[1] == "tag:yaml.org,2002:merge":
             raise YamlProblem(key_line, key_column, "merge keys (<<) are not allowed", "write the fields out")
-        key = _build(items, key_item, depth + 1)
+        key = (key_item[2] or "") if plain and key_item[:2] == _TEXT else _build(items, key_item, depth + 1)
         if not isinstance(key, str):
             raise YamlProblem(key_line, key_column, f"keys must be strings, found {key!r}", "quote the key")
         if key in mapping:
@@ -294,10 +311,13 @@ def _mapping(items: Iterator[Item], line: int, depth: int) -> LocatedDict:
             )
         key = sys.intern(key)  # one copy of `id`, `kind`, `value`... for every claim
         value_item = next(items)
-        mapping[key] = value = _build(items, value_item, depth + 1)
+        if plain and value_item[:2] == _TEXT:
+            mapping[key] = value_item[2] or ""
+        else:
+            mapping[key] = value = _build(items, value_item, depth + 1)
+            if value_item[0] == SCALAR and not isinstance(value, str):
+                texts[key] = value_item[2] or ""  # null may be written as nothing
         key_lines[key] = key_line
-        if value_item[0] == SCALAR and not isinstance(value, str):
-            texts[key] = value_item[2] or ""  # null may be written as nothing
     mapping.line, mapping.key_lines, mapping.texts = line, key_lines, texts or _NO_TEXTS
     return mapping
 

@@ -32,6 +32,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..lang.between import incomplete_beta
+
 WINDOW = 50  # Otava's window_len
 P_VALUE = 0.001  # Otava's max_pvalue
 WEAK_FACTOR = 10  # the split step's threshold is 10× P_VALUE ("weak" change points), as Otava's
@@ -187,37 +189,4 @@ def student_p(t: float, df: int) -> float:
         raise ValueError(f"{df} degrees of freedom")
     if math.isinf(t):
         return 0.0
-    return min(1.0, max(0.0, _beta_regularized(df / (df + t * t), df / 2, 0.5)))
-
-
-def _beta_regularized(x: float, a: float, b: float) -> float:
-    """The regularized incomplete beta function I_x(a, b), by its continued fraction (Lentz's method),
-    on the side where the fraction converges fast (x < (a+1)/(a+b+2)), else by I_x(a,b) = 1 − I_{1−x}(b,a)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1) / (a + b + 2):
-        return front * _fraction(x, a, b) / a
-    return 1.0 - front * _fraction(1.0 - x, b, a) / b
-
-
-def _fraction(x: float, a: float, b: float, steps: int = 300, eps: float = 1e-15) -> float:
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    result = d
-    for m in range(1, steps + 1):
-        for numerator in (
-            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),  # the even term
-            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),  # the odd term
-        ):
-            d = 1.0 + numerator * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            result *= d * c
-        if abs(d * c - 1.0) < eps:
-            break
-    return result
+    return min(1.0, max(0.0, incomplete_beta(df / 2, 0.5, df / (df + t * t))))

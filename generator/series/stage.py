@@ -140,7 +140,9 @@ def _shared(
     numbered: list[Point] = []
     detected: list[changepoint.ChangePoint] = []
     for number, (start, end) in enumerate(zip(starts, starts[1:], strict=False)):
-        numbered += [replace(point, segment=number) for point in points[start:end]]
+        numbered += [
+            point if point.segment == number else replace(point, segment=number) for point in points[start:end]
+        ]
         if end - start >= changepoint.MIN_POINTS:
             detected += [_shifted(found, start) for found in segment_changes(points[start:end])]
     return _Shared(tuple(numbered), tuple(estimates), tuple(segments), tuple(detected))
@@ -207,8 +209,7 @@ def _series(claim: Claim, shared: _Shared, tolerance: Tolerance, replicas: Repli
     cited = next((i for i, point in enumerate(points) if point.run == claim.evidence.run), -1)
     if cited < 0:
         return Series(claim.id, points, cited, shared.boundaries)
-    series = Series(claim.id, points, cited, shared.boundaries)
-    segment = series.segment(cited)
+    segment = Series(claim.id, points, cited, shared.boundaries).segment(cited)
     allowed = tolerance.allowed(points[cited].value)  # the claim's tolerance, as the gate decided it
     steps = [
         Step(found.index, found.before, found.after, "t-test", found.p)
@@ -235,7 +236,7 @@ def _series(claim: Claim, shared: _Shared, tolerance: Tolerance, replicas: Repli
         method = PAIRWISE if len(segment) > 1 else ""
         moved = _moved_pair(shared.estimates, points, reference, segment[-1], allowed)
         steps = sorted([*steps, moved], key=lambda step: step.index) if moved else steps
-    return replace(series, steps=tuple(steps), method=method, moved=moved, kept=kept)
+    return Series(claim.id, points, cited, shared.boundaries, tuple(steps), method, moved, kept)
 
 
 def _moved_level(

@@ -50,12 +50,18 @@ class Data:
     def used(self) -> Provenance:
         return Provenance(tuple(self._runs.values()), tuple(self._claims.values()))
 
-    def runs(self, probe: str, *, testbed: str | None = None, latest: bool = True) -> list[Run]:
-        """Usable runs of a probe (oldest first); latest=True keeps the newest per testbed."""
+    def runs(self, probe: str, *, testbed: str | None = None, latest: bool = True, cited: bool = False) -> list[Run]:
+        """Usable runs of a probe (oldest first); latest=True keeps the newest per testbed; cited=True only the
+        runs some claim's evidence names (so a figure shows what the claims beside it cite, not a newer run
+        made for another purpose, such as replicates measured on another CPU)."""
+        named = {claim.evidence.run for claim in self._report.claims if claim.evidence is not None} if cited else set()
         found = [
             run
             for run in self._report.runs.values()
-            if run.probe_name == probe and not run.problem and (testbed is None or run.testbed == testbed)
+            if run.probe_name == probe
+            and not run.problem
+            and (testbed is None or run.testbed == testbed)
+            and (not cited or run.path in named)
         ]
         found.sort(key=lambda run: (run.started.timestamp() if run.started else 0.0, run.path))
         if latest:
@@ -79,8 +85,10 @@ class Data:
         testbed: str | None = None,
         run: str | None = None,
         latest: bool = True,
+        cited: bool = False,
     ) -> pd.DataFrame:
-        """Rows of `file` from the probe's runs (or the one run named), with `run` and `testbed` columns."""
+        """Rows of `file` from the probe's runs (or the one run named), with `run` and `testbed` columns;
+        cited=True: from the runs claims cite (see runs())."""
         if run is not None:
             chosen = self._report.runs.get(run)
             if chosen is None or chosen.problem:
@@ -88,7 +96,7 @@ class Data:
             self._refuse_if_not_intact(chosen)
             selected = [chosen]
         else:
-            selected = self.runs(probe, testbed=testbed, latest=latest)
+            selected = self.runs(probe, testbed=testbed, latest=latest, cited=cited)
         frames = []
         for chosen in selected:
             data = chosen.tables.get(file)

@@ -198,4 +198,8 @@ def claim_freshness(findings: Iterable[Finding]) -> dict[str, Freshness]:
 def with_freshness(verdicts: Mapping[str, ClaimVerdict], findings: Iterable[Finding]) -> dict[str, ClaimVerdict]:
     """Each claim's verdict completed with its freshness, from every finding about it (claim_freshness)."""
     fresh = claim_freshness(findings)
-    return {claim_id: replace(found, fresh=fresh.get(claim_id, FRESH)) for claim_id, found in verdicts.items()}
+    found = {}
+    for claim_id, verdict in verdicts.items():
+        wanted = fresh.get(claim_id, FRESH)
+        found[claim_id] = verdict if verdict.fresh == wanted else replace(verdict, fresh=wanted)  # most are fresh
+    return found
