@@ -5,7 +5,7 @@ import pandas as pd
 
 from generator.site.figure_api import chart, table
 
-TESTBEDS = {"linux-cpu": "cpu", "nvidia-h200": "h200"}
+TESTBEDS = {"linux-cpu-amd-epyc": "cpu", "nvidia-h200": "h200"}
 KERNELS = {"matvec": ["proj_512", "proj_2048", "proj_8192", "head"], "moe": [None], "recurrent": [None]}
 OPERATORS = {  # label on the page -> claim-id stem
     "512×2048 projection": "matvec-512",
@@ -264,7 +264,12 @@ def writeup_worked_examples(data):
     Each M1 Max figure is borrowed (or computed from borrowed figures); the columns to its right are
     what the probes measured for the same operator here."""
     rows = [
-        {"quantity": quantity, "M1 Max (write-up)": borrowed, "linux-cpu": f"cpu-{stem}", "nvidia-h200": f"h200-{stem}"}
+        {
+            "quantity": quantity,
+            "M1 Max (write-up)": borrowed,
+            "linux-cpu-amd-epyc": f"cpu-{stem}",
+            "nvidia-h200": f"h200-{stem}",
+        }
         for quantity, borrowed, stem in WORKED_EXAMPLES
     ]
     return _claim_rows(data, rows)

@@ -4,7 +4,6 @@ this repository's report (claims, runs, probes, figures, pages, mkdocs.yml), one
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
