@@ -194,10 +194,9 @@ def _replicate_runs(data, claim):
 @chart("latency-throughput")
 def latency_throughput(data):
     """Per-sequence latency against aggregate throughput, by batch size
-    Each point is one B (its label), the whole model through mlx-lm's batch generator: the median decode step
-    (every sequence waits that long for its next token) against the tokens per second of the whole batch, each
-    pooled over the testbed's replicate runs (hover for the claim). The dotted lines are per-token latency
-    targets. The H200 runs the full-size random-weight model; the CPU (an AMD EPYC) a scaled-down one."""
+    Each point is one B (its label): the median decode step against the whole batch's tokens per second,
+    pooled over the testbed's replicate runs (hover for the claims). Dotted lines: latency targets. The
+    H200 runs the full-size random-weight model, the CPU a scaled-down one."""
     rows = []
     for testbed, (prefix, grid) in GRIDS.items():
         for batch in grid:
@@ -248,11 +247,9 @@ def _verdict(values, target):
 @table("which-b-grid")
 def which_b_grid(data):
     """Which B meets a per-token latency target on the H200
-    Each row is one B of the grid, the whole model through mlx-lm's batch generator at short contexts. The
-    latency a sequence sees per token is one decode step; the table judges the 90th percentile of individual
-    steps, in each replicate run separately: *within* when every replicate's p90 meets the target, *over* when
-    none does, *borderline* when they disagree. The step and p90 cells are pooled over the replicates (the median
-    of the runs' values, with the between-run interval on hover)."""
+    One row per B, the batch generator at short contexts. Each replicate run's 90th-percentile step is judged
+    against the target: within when every replicate meets it, over when none does, borderline when they
+    disagree. Step and p90 cells are the median over the replicates (hover for the between-run interval)."""
     rows = []
     prefix, grid = GRIDS["nvidia-h200"]
     for batch in grid:
