@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .claims import validate
+from .claims.vocabulary import read_run_units
 from .inputs import attributes, figures, history, load
 from .inputs.config import project_policy
 from .judging import causes, evidence, leads, replicated
@@ -49,6 +50,9 @@ def check(
     )
     cited = None if every_run_rounds else _with_their_probes(root, {c.evidence.run for c in claims if c.evidence})
     runs, refused = load.runs(root, policy.measurements_dir, cited, budget)
+    read_run_units(
+        vocabulary, (c.unit for run in runs.values() for table in run.columns.values() for c in table.values())
+    )
     past = past or history.read(root, policy.measurements_dir)
     defined = figures.defined(root)
     findings += [*(finding for _, finding in policy.problems), *refused, *defined.findings]

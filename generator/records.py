@@ -181,7 +181,7 @@ class Claim:
 
     def at(self, field_name: str) -> Source:
         """Where a field starts (its own line), or the claim's line if the field is absent."""
-        below = dict(self.field_lines).get(field_name)
+        below = next((lines for name, lines in self.field_lines if name == field_name), 0)
         return Source(self.where.path, self.where.line + below) if below else self.where
 
 
@@ -400,6 +400,7 @@ Cause = Literal[
     "no-row",
     "many-rows",
     "not-a-number",
+    "unit-mismatch",  # its unit is not the dimension of the unit its run declares for the column
     "untrusted-run",  # computed from a run that is tampered, rewritten, probe-changed or too old
     "missing-input",
     "lead-input",
@@ -437,6 +438,7 @@ class ClaimVerdict:
     checks: tuple[CheckResult, ...] = ()  # one per `checked_by` entry judged, each with its strength
     asserted: AssertResult | None = None  # its `asserts:` verdict
     fresh: Freshness = FRESH  # from every finding about it (verdicts.py)
+    run_unit: Unit | None = None  # the unit its run declares for the cited column (None: declares none)
     point: Point | None = None  # its cited run's point, as the evidence stage read it (the series starts here)
     replicas: Replicas | None = None  # its run's replicate set up to it, when it has two runs or more
     prediction: Prediction | None = None  # where the next run should land (from replicas); None: one run

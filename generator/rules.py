@@ -38,6 +38,19 @@ RULE_TABLE = (
     ),
     Rule("drifted", "the stated value differs from what its evidence computes beyond tolerance", stale=True),
     Rule(
+        "unit-mismatch",
+        "a measured claim's unit is not the dimension of the unit its run declares for the cited column "
+        "(a scale is converted: µs against a column in ms compares the value in µs)",
+        stale=True,
+    ),
+    Rule(
+        "unit-undeclared",
+        "a measured claim cites a column whose run declares no unit for it (a run written before declarations): "
+        "its unit is taken as stated",
+        stale=False,
+        warns=True,
+    ),
+    Rule(
         "formula-drifted",
         "an extrapolated claim's value differs from its formula's result, or an input is stale",
         stale=True,

@@ -18,6 +18,8 @@ from generator.runs import Column, write_run  # noqa: E402
 RUN_TIME = datetime(2026, 11, 29, 10, 0, 0, tzinfo=timezone.utc)
 TOY_PROBE = "# a stand-in probe: its bytes are what the manifest hashes\nprint('toy')\n"
 RUN = "measurements/toy/2026-11-29T10-00-00Z-linux-cpu"
+TOY_UNITS = {"batch": "", "speedup": "×"}  # the units of what the toy runs hold
+TIMING_SIGNS = ("_min", "_max", "_low", "_high")  # a column's min–max beside it: a timed value (judging/intervals.py)
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
@@ -41,7 +43,10 @@ def a_run(
     columns: dict[str, Column] | None = None,
 ) -> str:
     """A real run written by the real run writer, from a stand-in probe file; returns its path.
-    columns: the declarations of `file`'s columns (none: a run that declares no units)."""
+    columns: the declarations of `file`'s columns; by default the toy columns it has, as a probe would
+    declare them (toy_columns); {}: a run that declares none (no units, no kinds)."""
+    if columns is None:
+        columns = toy_columns(rows)
     probe_file = root / "probes" / f"{probe}.py"
     if not probe_file.exists():
         write_tree(root, {f"probes/{probe}.py": TOY_PROBE})
@@ -58,6 +63,19 @@ def a_run(
         columns={file: columns} if columns else None,
     )
     return path.relative_to(root).as_posix()
+
+
+def toy_columns(rows: list[dict]) -> dict[str, Column]:
+    """The toy columns the rows hold (a batch size, a speedup in ×), each declared as its probe would: timed
+    where the rows carry a sign of timing (`rounds`, or the column's min–max), else exact (a count)."""
+    declared = {}
+    for name, unit in TOY_UNITS.items():
+        if any(name in row for row in rows):
+            timed = name != "batch" and any(
+                "rounds" in row or any(name + s in row for s in TIMING_SIGNS) for row in rows
+            )
+            declared[name] = Column(unit, "timed" if timed else "exact")
+    return declared
 
 
 @dataclass

@@ -11,7 +11,7 @@ from pathlib import Path
 from helpers import RUN_TIME, TOY_PROBE, write_tree
 
 from generator.lang import stats
-from generator.runs import write_run
+from generator.runs import Column, write_run
 from generator.timing import samples_file
 
 
@@ -28,6 +28,7 @@ def rounds_run(
     parameters: dict | None = None,
     summary: dict[int, float] | None = None,  # a results value other than the median (a broken run)
     environment: dict | None = None,
+    unit: str | None = "×",  # the unit it declares for `column` (None: a run that declares no units)
 ) -> str:
     """A real run whose `column` at each `key` value is the median of the given rounds."""
     if not (root / "probes" / f"{probe}.py").exists():
@@ -44,6 +45,7 @@ def rounds_run(
     path = write_run(
         root, probe, testbed, {file: results, samples_file(file): samples}, parameters=parameters or {"rounds": 9},
         environment=environment or {"backend": "cpu"}, code=[f"probes/{probe}.py"], started=when, finished=when,
+        columns={file: {column: Column(unit, "timed")}} if unit is not None else None,
     )  # fmt: skip
     return path.relative_to(root).as_posix()
 

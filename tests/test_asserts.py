@@ -16,7 +16,7 @@ from helpers import RUN_TIME, TOY_PROBE, a_run, run_ledger, write_tree
 from helpers_rounds import claim, rounds_run
 
 from generator.lang import relations
-from generator.runs import write_run
+from generator.runs import Column, write_run
 
 SPREAD = [1.1, 1.2, 1.25, 1.3, 1.31, 1.35, 1.4, 1.45, 1.5]  # median 1.31; 9 rounds: min–max at 99.6%
 STRADDLE = [0.74, 0.95, 1.1, 1.2, 1.3, 1.35, 1.4, 1.45, 1.51]  # median 1.3, but the low end is below 1
@@ -69,7 +69,7 @@ def test_raw_rounds_hold_an_assertion_only_when_their_whole_interval_does(tmp_pa
 
 def test_a_bound_in_another_unit_of_the_claims_dimension_is_converted(tmp_path):
     rounds = [0.95, 0.96, 0.98, 0.99, 1.0, 1.01, 1.02, 1.04, 1.05]
-    run = rounds_run(tmp_path, {16: rounds}, column="gb_per_s")
+    run = rounds_run(tmp_path, {16: rounds}, column="gb_per_s", unit="GB/s")
     gbs = claim("bw", run, "1", column="gb_per_s").replace('unit: "×"', "unit: GB/s")
     write_tree(
         tmp_path,
@@ -90,7 +90,7 @@ def test_a_bound_in_another_unit_of_the_claims_dimension_is_converted(tmp_path):
 
 def test_a_bound_in_a_unit_the_project_declares_is_read_with_its_table(tmp_path):
     policy = "site_name: t\nplugins:\n  - ledger:\n      units:\n        kWh: {dimension: J, scale: 3600000}\n"
-    run = rounds_run(tmp_path, {16: [x * 3_600_000 for x in SPREAD]}, column="joules")  # 1.1–1.5 kWh
+    run = rounds_run(tmp_path, {16: [x * 3_600_000 for x in SPREAD]}, column="joules", unit="J")  # 1.1–1.5 kWh
     joules = claim("e", run, "4716000", column="joules").replace('unit: "×"', "unit: J")
     write_tree(
         tmp_path,
@@ -125,7 +125,9 @@ def test_a_run_without_raw_rounds_is_judged_on_its_min_max_and_says_so(tmp_path)
 
 
 def test_a_timed_value_with_no_interval_holds_nothing(tmp_path):
-    run = a_run(tmp_path, [{"batch": 16, "rounds": 7, "speedup": 1.3}])  # timed (rounds), but no min–max
+    run = a_run(
+        tmp_path, [{"batch": 16, "rounds": 7, "speedup": 1.3}], columns={}
+    )  # timed (rounds, by inference), no min–max
     write_tree(tmp_path, {"claims/a.yaml": "claims:" + claim("s16", run, "1.3", extra='\n    asserts: "> 1"')})
     result = check(tmp_path)
     assert result.exit_code == 1
@@ -141,7 +143,9 @@ def test_a_timed_value_with_no_interval_holds_nothing(tmp_path):
 
 
 def test_an_exact_value_computed_from_counts_is_judged_on_itself(tmp_path):
-    run = a_run(tmp_path, [{"batch": 16, "byte_ratio": 4.1}])  # no rounds, no min–max: counts
+    run = a_run(
+        tmp_path, [{"batch": 16, "byte_ratio": 4.1}], columns={"byte_ratio": Column("×", "exact")}
+    )  # no rounds, no min–max: counts
     text = claim("ratio-holds", run, "4.1", extra='\n    asserts: "> 4"', column="byte_ratio")
     text += claim("ratio-fails", run, "4.1", extra='\n    asserts: "> 5"', column="byte_ratio")
     write_tree(tmp_path, {"claims/a.yaml": "claims:" + text})

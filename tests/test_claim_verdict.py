@@ -169,13 +169,13 @@ def test_a_claim_page_is_built_from_its_record_alone():
 
 def _tripwire(monkeypatch) -> list[str]:
     """Make the unit and tolerance parsers raise, and record it, when called outside load (reading the
-    policy from mkdocs.yml, validating the claim files): every name bound to them in every module."""
-    from generator.claims import validate
+    policy from mkdocs.yml, validating the claim files, reading the runs' declared units): every name bound to them in every module."""
+    from generator.claims import validate, vocabulary
     from generator.inputs import config
     from generator.lang import values
 
     parsers = {units.parse: "units.parse", values.parse_tolerance: "parse_tolerance"}
-    loaders = [config.read_policy, config.policy_from_options, validate.claims]
+    loaders = [config.read_policy, config.policy_from_options, validate.claims, vocabulary.read_run_units]
     after_load: list[str] = []
     loading = [0]
 

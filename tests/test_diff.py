@@ -602,3 +602,22 @@ def test_diff_lists_every_policy_setting_and_judges_a_move_with_the_base_policy(
         "- max_check_factor: 2 → **3**\n"
     ) in result.output
     assert "| value moved | `moe-speedup-doubled` | 7.2 → 9 (+25.0%; ±0.05 allowed) |" in result.output
+
+
+def test_diff_flags_a_unit_change_as_a_value_change_with_its_factor(tmp_path):
+    base = ledger_repo(tmp_path)  # the toy run declares its speedup column in ×
+    commit(tmp_path, {"claims/moe.yaml": MEASURED.replace('unit: "×"', 'unit: "%"')})  # the same number, in %
+    rows = flagged(run_ledger("diff", base, "HEAD", cwd=tmp_path).output)
+    assert rows == [  # one row for the claim: both flags, each with why
+        "| unit changed, became stale | `moe-speedup-b16` | unit changed: '×' → '%': the same number is a 100× "
+        "smaller quantity (stated 3.59× → 3.59%: the quantity 0.01×); became stale: drifted: stated 3.59%, "
+        "evidence computes 360% (5% allowed) |"
+    ], rows
+
+
+def test_diff_flags_a_unit_change_restated_at_the_converted_number_as_the_same_quantity(tmp_path):
+    base = ledger_repo(tmp_path)
+    commit(tmp_path, {"claims/moe.yaml": MEASURED.replace('unit: "×"', 'unit: "%"').replace("3.59", "359")})
+    rows = flagged(run_ledger("diff", base, "HEAD", cwd=tmp_path).output)
+    assert rows == ["| unit changed | `moe-speedup-b16` | '×' → '%': the same number is a 100× smaller quantity "
+                    "(stated 3.59× → 359%: the quantity 1×) |"], rows  # fmt: skip

@@ -51,9 +51,9 @@ def test_more_rounds_give_a_narrower_interval_than_min_max(tmp_path):
 
 def test_a_run_without_raw_rounds_gets_its_min_max_and_says_so(tmp_path):
     rows = [{"batch": 16, "rounds": 7, "speedup": 1.301, "speedup_min": 0.74, "speedup_max": 1.51}]
-    run = a_run(tmp_path, rows)
+    run = a_run(tmp_path, rows, columns={})  # runs that declare no kinds: timed by inference
     # timed (its row has rounds), but no min/max: no interval at all (a row without rounds is exact)
-    bare = a_run(tmp_path, [{"batch": 16, "rounds": 7, "speedup": 3.6}], when=RUN_TIME + timedelta(hours=1))
+    bare = a_run(tmp_path, [{"batch": 16, "rounds": 7, "speedup": 3.6}], when=RUN_TIME + timedelta(hours=1), columns={})
     write_tree(
         tmp_path,
         {"claims/a.yaml": "claims:" + claim("cpu-moe", run, "1.301") + claim("bare", bare, "3.6")},

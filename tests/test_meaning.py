@@ -135,3 +135,53 @@ def test_a_project_unit_that_respells_a_prefixed_known_unit_is_refused_at_its_li
         "declared\n  fix: declare it as `Mtok: {dimension: tok, scale: 1e+06}`, or choose a name that is not a prefix "
         "on a unit\n"
     ) in output
+
+
+def restated(root: Path, claim_id: str, unit: str, value: float) -> str:
+    """The claim file with one measured claim's unit and value changed, its other lines as they were."""
+    path = root / "claims/hashing.yaml"
+    text = path.read_text()
+    start = text.index(f"- id: {claim_id} ")
+    block = text[start : text.index("\n\n", start)]
+    changed = re.sub(r"\n(\s+)unit: .*", rf'\n\1unit: "{unit}"', block, count=1)
+    changed = re.sub(r"\n(\s+)value: .*", rf"\n\1value: {value!r}", changed, count=1)
+    assert changed != block
+    path.write_text(text.replace(block, changed))
+    return run_ledger("check", cwd=root).output
+
+
+def test_a_measured_claim_in_another_unit_of_its_dimension_is_converted(project):
+    claim = measured(project)["sha256-1mib-throughput"]  # its run declares gb_per_s in GB/s
+    assert claim["unit"] == "GB/s"
+    output = restated(project, claim["id"], "MB/s", claim["value"] * 1000)
+    assert f"{claim['id']}:" not in output, output  # the same quantity in MB/s agrees
+
+
+def test_a_measured_claim_restated_in_another_scale_at_the_same_number_drifts_by_the_factor(project):
+    claim = measured(project)["sha256-1mib-throughput"]
+    output = restated(project, claim["id"], "MB/s", claim["value"])
+    found = re.search(rf"{claim['id']}: drifted: stated (\S+) MB/s, evidence computes (\S+) MB/s", output)
+    assert found, output
+    stated, computed = (float(text.replace(",", "")) for text in found.groups())
+    assert computed / stated == pytest.approx(1000, rel=0.05)
+    assert "in 'GB/s'" in output and "converted to 'MB/s'" in output  # the detail says from what
+
+
+def test_a_measured_claim_in_another_dimension_than_its_column_fails_unit_mismatch(project):
+    claim = measured(project)["sha256-1mib-throughput"]
+    output = restated(project, claim["id"], "ms", claim["value"])
+    assert f"{claim['id']}: unit-mismatch: unit 'ms' is seconds, but " in output, output
+    assert "in 'GB/s' (bytes per second)" in output  # the column's unit, and the fix names it
+    assert "fix: state the claim in 'GB/s'" in output
+    assert f"{claim['id']}: drifted" not in output  # no value is compared in a unit it does not have
+
+
+def test_a_run_without_declared_units_still_checks_and_is_named_by_a_warning(project):
+    for manifest in (project / "measurements").glob("*/*/manifest.json"):
+        data = json.loads(manifest.read_text())
+        data.pop("columns", None), data.pop("columns_sha256", None)
+        manifest.write_text(json.dumps(data, indent=2) + "\n")
+    output = run_ledger("check", cwd=project).output
+    claim = measured(project)["sha256-1mib-throughput"]
+    assert f"{claim['id']}: unit-undeclared: unit not declared by the run: " in output, output
+    assert "(warning)" in output and " 0 failures" in output

@@ -6,6 +6,7 @@ Used by validate.py, which checks a claim's top-level fields and then the whole 
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from pathlib import PurePosixPath
 
@@ -61,7 +62,8 @@ class Problems:
 
 def unknown_fields(value: dict, known: tuple[str, ...], check: Problems, field_name: str = "") -> bool:
     """Each key of a claim (or of its field `field_name`) that kinds.FIELD_TABLE does not name; True if any."""
-    unknown = [str(key) for key in value if key not in known]
+    names = _names(known)
+    unknown = [str(key) for key in value if key not in names]
     for key in unknown:
         close = difflib.get_close_matches(key, known, n=1)
         check.add(
@@ -92,7 +94,7 @@ def read_evidence(value: object, check: Problems, measurements_dir: str) -> Evid
         fields[key] = item if isinstance(item, str) else ""
     run = fields["run"]
     if run:
-        parts = PurePosixPath(run).parts
+        parts = _parts(run)
         if (
             run.startswith("/")
             or "\\" in run
@@ -128,6 +130,16 @@ def read_evidence(value: object, check: Problems, measurements_dir: str) -> Evid
     if not ok or replicates is None:
         return None
     return Evidence(run, fields["file"], tuple(where.items()), fields["column"], replicates)
+
+
+@functools.lru_cache(maxsize=64)  # the field tables: a set each, for every claim's keys
+def _names(known: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(known)
+
+
+@functools.lru_cache(maxsize=1 << 12)  # a ledger's claims cite a few runs each
+def _parts(path: str) -> tuple[str, ...]:
+    return PurePosixPath(path).parts
 
 
 MAX_REPLICATES = 1000

@@ -8,6 +8,7 @@ which every display formats with. A ledger repeats a few texts thousands of time
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from ..lang import relations, units
@@ -57,3 +58,15 @@ class Vocabulary:
     def relation(self, text: str) -> Relation | None:
         """The relation read at load; None for one that could not be read (validate reported it)."""
         return self.relations.get(text)
+
+
+def read_run_units(vocabulary: Vocabulary, declared: Iterable[str]) -> None:
+    """Read the units runs declare for their columns (manifest `columns`), at load like the claims' own:
+    the evidence stage holds a measured claim's unit against its column's and parses nothing itself.
+    A text the table cannot read is kept as unreadable (known False) with why, as a claim's would be."""
+    for text in declared:
+        if text and text not in vocabulary.units:
+            try:
+                vocabulary.read_unit(text)
+            except units.UnitError:
+                pass  # kept as unreadable: the evidence stage names it

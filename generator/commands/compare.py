@@ -33,6 +33,7 @@ FLAGS = {
     "new-borrowed": "new borrowed claim",
     "rests-on-borrowed": "rests on borrowed figures",
     "value-moved": "value moved",
+    "unit-changed": "unit changed",  # a value change: the same number in another unit is another quantity
     "tolerance-loosened": "tolerance loosened",
     "evidence-swapped": "evidence swapped",
     "became-stale": "became stale",
@@ -110,7 +111,9 @@ def compare(
         old = old_as_new.get(new_id)
         flags += _flags(old, new, base, head, old_as_new, new_by_id, quiet)
         moved = verdicts[new_id]
-        if old and old.value is not None and new.value is not None and moved.beyond is not False:
+        if old and old.unit != new.unit:
+            pass  # the numbers are in different units: the unit-changed flag says how the quantity moved
+        elif old and old.value is not None and new.value is not None and moved.beyond is not False:
             # the base's rule: a looser head policy hides no move
             if not within(old.value, new.value, base.verdicts[old.id].tolerance):
                 flags.append(Flag("value-moved", new_id, _moved(old, new, base, head, moved)))
@@ -267,6 +270,8 @@ def _flags(
         premises += [finding.problem for finding in failing["only-borrowed"]]
     if premises:
         add("rests-on-borrowed", "; ".join(premises))
+    if old and old.unit != new.unit:
+        add("unit-changed", _unit_change(old, new, base, head))
     if old and old.tolerance != new.tolerance:
         loosened = _loosened(old, new, base, head)
         if loosened:
@@ -307,6 +312,30 @@ def _checks(claim: Claim, report: Report, by_id: dict[str, Claim]) -> str:
 
 def _borrowed_premises(claim_id: str, by_id: dict[str, Claim]) -> list[str]:
     return [target for target in lineage.input_closure(claim_id, by_id) if by_id[target].kind == "borrowed"]
+
+
+def _unit_change(old: Claim, new: Claim, base: Report, head: Report) -> str:
+    """A unit change read as the value change it is: "'ms' → 'µs': the same number is 1000× smaller a
+    quantity (stated 2 ms → 2 µs: the quantity ×0.001)", or another dimension named."""
+    before, after = base.verdicts[old.id].unit, head.verdicts[new.id].unit
+    said = f"{old.unit or 'no unit'!r} → {new.unit or 'no unit'!r}"
+    if not (before.known and after.known):
+        return f"{said} (a unit the unit table cannot read)"
+    if before.dimension != after.dimension:
+        return f"{said}: another dimension ({before.describe()} → {after.describe()}), not the same quantity"
+    factor = after.scale / before.scale  # one of the new unit, in the old
+    if factor == 1:
+        return f"{said}: the same scale"
+    sized = f"{_times(factor)} larger" if factor > 1 else f"{_times(1 / factor)} smaller"
+    words = f"{said}: the same number is a {sized} quantity"
+    if old.value is None or new.value is None or old.value == 0:
+        return words
+    moved = new.value * factor / old.value
+    return f"{words} (stated {stated(base.of(old))} → {stated(head.of(new))}: the quantity {_times(moved)})"
+
+
+def _times(factor: float) -> str:
+    return f"{factor:.4g}×"
 
 
 def _loosened(old: Claim, new: Claim, base: Report, head: Report) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from ..claims import grounding
 from ..claims.vocabulary import Vocabulary
@@ -43,6 +44,7 @@ from ..records import (
     Tolerance,
 )
 from ..rules import STALE_RULES
+from ..runs import is_samples
 from ..series.records import Point
 from ..trust import verdicts
 from . import asserted, checks, intervals, replicates
@@ -161,14 +163,18 @@ class Stage:
         if cell.value is None:
             self._no_cell(claim, run, table, cell)
             return made.verdict(rows=cell.rows, cause=cell.cause)
-        value = cell.value
+        declared, factor = self._column_unit(made, run, evidence)
+        if factor is None:  # its unit is not the column's dimension (reported): no value to state in it
+            return made.verdict(rows=cell.rows, run_unit=declared, cause="unit-mismatch")
         assert table is not None  # a cell was read from it
-        found = intervals.measured(run, evidence, table, cell.rows[0], value, self.index)
+        found = intervals.measured(run, evidence, table, cell.rows[0], cell.value, self.index)
         if found.problem:
             self.report(claim, found.rule, at, found.problem, found.fix)
+        value = cell.value  # in the column's unit until the replicates are read (their runs are in it)
         result = made.verdict(
             value=value,
             rows=cell.rows,
+            run_unit=declared,
             interval=found.interval,
             exact=found.exact,
             no_rounds=found.missing if found.missing and not found.exact else "",
@@ -180,10 +186,14 @@ class Stage:
             self.inferred.setdefault(run.path, {}).setdefault((evidence.file, evidence.column), []).append(claim.id)
         if not found.problem and not found.exact:
             result = self._replicas(result, replicates.Member(run, value, found), evidence)
+        if factor != 1:  # value and interval in the claim's unit; point, replicas and prediction stay in the column's
+            assert result.value is not None
+            result = replace(result, value=result.value * factor, interval=_scaled(result.interval, factor))
         if not state.trusted:  # a value from untrusted or outdated evidence is not compared
             return result
         assert result.value is not None
-        return replace(result, outcome=self.compare(result, result.value, lambda: _drift_said(result, run, evidence)))
+        said = partial(_drift_said, result, run, evidence, value, declared, factor)  # its text made only for a finding
+        return replace(result, outcome=self.compare(result, result.value, said))
 
     def _replicas(self, made: ClaimVerdict, cited: replicates.Member, evidence: Evidence) -> ClaimVerdict:
         """The claim's replicate set (its run's replicates up to it): with `replicates:` its value is pooled
@@ -220,6 +230,36 @@ class Stage:
         if not evidence.cites_set:
             return made
         return replace(made, value=pooled.value, interval=replicates.confidence(pooled, good))
+
+    def _column_unit(self, made: Made, run: Run, evidence: Evidence) -> tuple[Unit | None, float | None]:
+        """The unit the run declares for the cited column, and the factor from it to the claim's unit
+        (None: the dimensions differ, reported as unit-mismatch). A column the run declares no unit for
+        is taken in the claim's unit, as stated (reported as unit-undeclared, a warning by default)."""
+        claim = made.claim
+        column = run.columns.get(table_of(evidence.file), {}).get(evidence.column)
+        if column is None:
+            problem = (
+                f"unit not declared by the run: {run.name} declares no unit for {evidence.file} column "
+                f"{evidence.column}, so its value is taken in {claim.unit or 'no unit'!r} as stated"
+            )
+            fix = "re-measure with a probe that declares its columns' units (run.timed(..., units={...}))"
+            self.report(claim, "unit-undeclared", claim.at("evidence"), problem, fix)
+            return None, 1.0
+        declared = self.vocabulary.unit(column.unit)
+        if not made.unit.known:
+            return declared, 1.0  # validate reported the claim's unit; nothing to hold against the column
+        declared_as = f"{run.name} declares column {evidence.column} of {table_of(evidence.file)} in {column.unit!r}"
+        if not declared.known:
+            problem = f"{declared_as}, a unit the unit table cannot read"
+            fix = "add the unit to the project's `units:`, or re-measure with a probe that declares a known unit"
+            self.report(claim, "unit-mismatch", claim.at("evidence"), problem, fix)
+            return declared, None
+        if declared.dimension != made.unit.dimension:
+            problem = f"unit {claim.unit!r} is {made.unit.describe()}, but {declared_as} ({declared.describe()})"
+            fix = f"state the claim in {column.unit!r} or another unit of its dimension, or cite a column in {claim.unit!r}"
+            self.report(claim, "unit-mismatch", claim.at("unit"), problem, fix)
+            return declared, None
+        return declared, declared.scale / made.unit.scale
 
     def _run(self, claim: Claim, evidence: Evidence) -> tuple[Run | None, Cause]:
         """The claim's run when its data can be read (its findings reported either way)."""
@@ -397,11 +437,16 @@ class Stage:
         return "drifted"
 
 
-def _drift_said(verdict: ClaimVerdict, run: Run, evidence: Evidence) -> tuple[str, str, str, str]:
-    """A measured claim's drift finding: where its value was read (pooled over its replicates, if so)."""
+def _drift_said(
+    verdict: ClaimVerdict, run: Run, evidence: Evidence, read: float, declared: Unit | None, factor: float
+) -> tuple[str, str, str, str]:
+    """A measured claim's drift finding: where its value was read (pooled over its replicates, if so) and,
+    when the column's unit is another scale, the value it holds in it (read) before conversion."""
     detail = f"from {run.path}/{evidence.file}, {_shown_where(evidence)}, column {evidence.column}"
     if verdict.replicas is not None and verdict.replicas.cited:
         detail = f"pooled over {verdict.replicas.pooled.runs} replicate runs up to {detail[5:]}"
+    if declared is not None and factor != 1:
+        detail += f" in {declared.text!r} ({format_value(read, declared)}), converted to {verdict.claim.unit!r}"
     return "drifted", "evidence computes", detail, f"check the run, then `ledger accept {verdict.claim.id}`"
 
 
@@ -479,6 +524,21 @@ def _testbed(
     return grounding.derived_testbed(
         known[target].testbed if target in known else "" for _, target in claim.inputs if target in by_id
     )
+
+
+def table_of(file: str) -> str:
+    """The table whose declarations a run's file has: a samples file shares its table's (runs.py)."""
+    if file == "samples.csv":
+        return "results.csv"
+    return file.removesuffix(".samples.csv") + ".csv" if is_samples(file) else file
+
+
+def _scaled(interval: ClaimInterval | None, factor: float) -> ClaimInterval | None:
+    """The interval in the claim's unit (factor: the column's unit to the claim's; positive)."""
+    if interval is None or factor == 1:
+        return interval
+    samples = tuple((index, value * factor) for index, value in interval.samples)
+    return replace(interval, low=interval.low * factor, high=interval.high * factor, samples=samples)
 
 
 def _point(run: Run, value: float, found: intervals.Found) -> Point | None:

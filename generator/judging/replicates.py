@@ -85,6 +85,7 @@ class Sets:
     def __init__(self, runs: Mapping[str, Run]) -> None:
         self._runs = runs
         self._sets: dict[tuple, list[Run]] | None = None
+        self._keys: dict[str, tuple] = {}  # run path -> its key, made once (many claims cite one run)
 
     def upto(self, run: Run) -> list[Run]:
         """The replicates of `run` that started before it (or with it), in start order, `run` last."""
@@ -92,14 +93,24 @@ class Sets:
             self._sets = {}
             for found in self._runs.values():
                 if not found.problem and found.started is not None:
-                    self._sets.setdefault(key(found), []).append(found)
+                    self._sets.setdefault(self._key(found), []).append(found)
             for members in self._sets.values():
                 members.sort(key=lambda member: (member.started, member.path))
         if run.problem or run.started is None:
             return [run]
-        members = self._sets.get(key(run), [run])
+        members = self._sets.get(self._key(run), [run])
+        if len(members) == 1 and members[0] is run:  # the commonest set: the run alone
+            return [run]
         ordered = (run.started, run.path)
         return [member for member in members if (member.started, member.path) < ordered] + [run]
+
+    def _key(self, run: Run) -> tuple:
+        if self._runs.get(run.path) is not run:  # a run outside the mapping (refresh's newer runs): made anew
+            return key(run)
+        found = self._keys.get(run.path)
+        if found is None:
+            found = self._keys[run.path] = key(run)
+        return found
 
 
 def window(members: Sequence[Run], replicates: int) -> list[Run]:

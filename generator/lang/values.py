@@ -98,8 +98,13 @@ def tolerance_for(claim: Claim, policy: Policy) -> Tolerance:
     """The claim's own tolerance, else the policy's default."""
     tolerance = claim.tolerance or policy.default_tolerance
     if tolerance.text == "precision":
-        return Tolerance("precision", absolute=precision_of(claim.value_text) if claim.value_text else 0.0)
+        return _precision(claim.value_text)
     return tolerance
+
+
+@functools.lru_cache(maxsize=1 << 16)  # one record per written value, not one per claim
+def _precision(value_text: str) -> Tolerance:
+    return Tolerance("precision", absolute=precision_of(value_text) if value_text else 0.0)
 
 
 def rounded(claim: Claim, computed: float, policy: Policy) -> str:

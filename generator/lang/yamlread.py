@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -57,7 +57,6 @@ for _tag, _pattern, _firsts in _CORE:
         _Loader.yaml_implicit_resolvers.setdefault(_first, []).append((_tag, _pattern))
 _RESOLVERS: dict[str, list[tuple[str, re.Pattern[str]]]] = _Loader.yaml_implicit_resolvers
 _STR = _TAG + "str"
-_TEXT = ("scalar", _STR)  # an item's (kind, tag) when it is plain text
 
 
 def resolve(value: str, implicit: tuple[bool, bool]) -> str:
@@ -186,8 +185,7 @@ def _document(loader: _Loader) -> object:
     if loader.check_event(yaml.StreamEndEvent):
         return None
     loader.get_event()  # the document's start
-    items = _parsed(loader)
-    data = _build(items, next(items), 0)
+    data = _build(loader.get_event, loader.get_event(), 0)
     loader.get_event()  # the document's end
     if not loader.check_event(yaml.StreamEndEvent):
         mark = loader.get_event().start_mark
@@ -199,63 +197,55 @@ def _document(loader: _Loader) -> object:
 
 def build(node: yaml.Node) -> object:
     """Plain data from an already composed node (e.g. one entry of mkdocs.yml), same rules as parse()."""
-    items = _walked(node, set())
-    return _build(items, next(items), 0)
+    events = _walked(node, set())
+    return _build(events.__next__, next(events), 0)
 
 
-# What the builder reads, from the parser's events or a composed node alike:
-# (kind, tag, scalar text, line, column); a collection's items end with an END item.
-Item = tuple[str, str, "str | None", int, int]
-SCALAR, SEQUENCE, MAPPING, END, ALIAS = "scalar", "sequence", "mapping", "end", "alias"
-_STARTS = {yaml.SequenceStartEvent: (SEQUENCE, _SEQ_TAG), yaml.MappingStartEvent: (MAPPING, _MAP_TAG)}
-_ENDS = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+# The builder reads the parser's events as they come (a composed node is walked into the same events):
+# no node tree, no item per event. A scalar's tag is resolved as PyYAML's composer resolves it.
+_SCALAR, _ALIAS = yaml.ScalarEvent, yaml.AliasEvent
+_MAP_START, _MAP_END = yaml.MappingStartEvent, yaml.MappingEndEvent
+_SEQ_START, _SEQ_END = yaml.SequenceStartEvent, yaml.SequenceEndEvent
+_MERGE = _TAG + "merge"
+Next = Callable[[], Any]  # a parser event (ScalarEvent, MappingStartEvent, ...): untyped in the stubs
 
 
-def _parsed(loader: _Loader) -> Iterator[Item]:
-    """The document's values as items, each tag resolved as PyYAML's composer resolves it."""
-    get_event, scalar = loader.get_event, yaml.ScalarEvent
-    while True:
-        event = get_event()
-        mark, kind = event.start_mark, type(event)
-        if kind is scalar:
-            tag = event.tag
-            if tag is None or tag == "!":
-                tag = resolve(event.value, event.implicit)
-            yield SCALAR, tag, event.value, mark.line + 1, mark.column + 1
-        elif kind in _STARTS:
-            collection, default = _STARTS[kind]
-            tag = default if event.tag is None or event.tag == "!" else event.tag
-            yield collection, tag, None, mark.line + 1, mark.column + 1
-        elif kind in _ENDS:
-            yield END, "", None, mark.line + 1, mark.column + 1
-        else:  # an alias: the parser emits nothing else inside a document
-            yield ALIAS, "", None, mark.line + 1, mark.column + 1
+def _tag_of(event: Any) -> str:
+    """A scalar's or collection's tag: as written, else resolved (resolve(), for scalars) or the default (_tag_of)."""
+    tag = event.tag
+    if tag is not None and tag != "!":
+        return tag
+    if type(event) is _SCALAR:
+        return resolve(event.value, event.implicit)
+    return _MAP_TAG if type(event) is _MAP_START else _SEQ_TAG
 
 
-def _walked(node: yaml.Node, seen: set) -> Iterator[Item]:
-    """A composed node's values as items; a node met twice is an alias."""
-    line, column = node.start_mark.line + 1, node.start_mark.column + 1
+def _walked(node: yaml.Node, seen: set) -> Iterator[Any]:
+    """A composed node's values as the parser's events (tags resolved already); a node met twice is an alias."""
+    start, end = node.start_mark, node.end_mark
     if id(node) in seen:
-        yield ALIAS, "", None, line, column
+        yield _ALIAS(None, start, end)
         return
     seen.add(id(node))
     if isinstance(node, yaml.ScalarNode):
-        yield SCALAR, node.tag, node.value, line, column
+        yield _SCALAR(None, node.tag, (False, False), node.value, start, end)
         return
-    yield (SEQUENCE if isinstance(node, yaml.SequenceNode) else MAPPING), node.tag, None, line, column
+    mapping = isinstance(node, yaml.MappingNode)
+    yield (_MAP_START if mapping else _SEQ_START)(None, node.tag, False, start, end)
     for child in node.value:
         if isinstance(child, tuple):  # a mapping's (key, value)
             yield from _walked(child[0], seen)
             yield from _walked(child[1], seen)
         else:
             yield from _walked(child, seen)
-    yield END, "", None, line, column
+    yield (_MAP_END if mapping else _SEQ_END)(start, end)
 
 
-def _build(items: Iterator[Item], item: Item, depth: int) -> object:
-    """The value that starts with item, reading the rest of it from items."""
-    kind, tag, value, line, column = item
-    if kind == ALIAS:
+def _build(get: Next, event: Any, depth: int) -> object:
+    """The value that starts with event, reading the rest of it with get()."""
+    kind, mark = type(event), event.start_mark
+    line, column = mark.line + 1, mark.column + 1
+    if kind is not _SCALAR and kind is not _MAP_START and kind is not _SEQ_START:  # an alias
         raise YamlProblem(
             line,
             column,
@@ -264,7 +254,8 @@ def _build(items: Iterator[Item], item: Item, depth: int) -> object:
         )
     if depth > MAX_DEPTH:
         raise YamlProblem(line, column, f"nested deeper than {MAX_DEPTH} levels", "flatten the structure")
-    if kind == SCALAR:
+    tag = _tag_of(event)
+    if kind is _SCALAR:
         if tag not in _SCALAR_TAGS:
             raise YamlProblem(
                 line,
@@ -273,50 +264,61 @@ def _build(items: Iterator[Item], item: Item, depth: int) -> object:
                 "remove the tag; claim files hold plain strings and numbers",
             )
         try:
-            return _scalar(tag, value or "")
+            return _scalar(tag, event.value or "")
         except ValueError as error:
             raise YamlProblem(
                 line, column, f"bad scalar: {error}", "quote the value, or write a plain number"
             ) from None
-    if tag != (_SEQ_TAG if kind == SEQUENCE else _MAP_TAG):
+    if tag != (_SEQ_TAG if kind is _SEQ_START else _MAP_TAG):
         raise YamlProblem(line, column, f"tag {tag} is not allowed", "remove the tag")
-    if kind == SEQUENCE:
+    if kind is _SEQ_START:
         found, lines = LocatedList(), []
-        while (child := next(items))[0] != END:
-            lines.append(child[3])
-            found.append(_build(items, child, depth + 1))
+        while type(child := get()) is not _SEQ_END:
+            lines.append(child.start_mark.line + 1)
+            found.append(_build(get, child, depth + 1))
         found.line, found.item_lines = line, lines
         return found
-    return _mapping(items, line, depth)
+    return _mapping(get, line, depth)
 
 
-def _mapping(items: Iterator[Item], line: int, depth: int) -> LocatedDict:
+def _mapping(get: Next, line: int, depth: int) -> LocatedDict:
     mapping = LocatedDict()
     key_lines: dict[str, int] = {}
     texts: dict[str, str] = {}
     plain = depth < MAX_DEPTH  # a text scalar below the depth cap is built here: the commonest item
-    while (key_item := next(items))[0] != END:
-        key_line, key_column = key_item[3], key_item[4]
-        if key_item[1] == "tag:yaml.org,2002:merge":
-            raise YamlProblem(key_line, key_column, "merge keys (<<) are not allowed", "write the fields out")
-        key = (key_item[2] or "") if plain and key_item[:2] == _TEXT else _build(items, key_item, depth + 1)
+    resolvers, scalar, end = _RESOLVERS, _SCALAR, _MAP_END
+    while type(key_event := get()) is not end:
+        mark = key_event.start_mark
+        key_line = mark.line + 1
+        key: object = key_event.value if plain and type(key_event) is scalar and key_event.tag is None else None
+        # Text at first sight: an untagged scalar, quoted or starting with a character no rule of _CORE takes.
+        if key is None or (key_event.implicit[0] and key_event.value[:1] in resolvers):
+            if _tag_of(key_event) == _MERGE:
+                raise YamlProblem(key_line, mark.column + 1, "merge keys (<<) are not allowed", "write the fields out")
+            key = _build(get, key_event, depth + 1)
         if not isinstance(key, str):
-            raise YamlProblem(key_line, key_column, f"keys must be strings, found {key!r}", "quote the key")
+            raise YamlProblem(key_line, mark.column + 1, f"keys must be strings, found {key!r}", "quote the key")
         if key in mapping:
             raise YamlProblem(
                 key_line,
-                key_column,
+                mark.column + 1,
                 f"duplicate key {key!r} (first at line {key_lines[key]})",
                 "keep one of the two",
             )
         key = sys.intern(key)  # one copy of `id`, `kind`, `value`... for every claim
-        value_item = next(items)
-        if plain and value_item[:2] == _TEXT:
-            mapping[key] = value_item[2] or ""
+        value_event = get()
+        is_scalar = type(value_event) is scalar
+        if (
+            plain
+            and is_scalar
+            and value_event.tag is None
+            and (not value_event.implicit[0] or value_event.value[:1] not in resolvers)
+        ):  # plain text, no rule tried: the commonest value
+            mapping[key] = value_event.value
         else:
-            mapping[key] = value = _build(items, value_item, depth + 1)
-            if value_item[0] == SCALAR and not isinstance(value, str):
-                texts[key] = value_item[2] or ""  # null may be written as nothing
+            mapping[key] = value = _build(get, value_event, depth + 1)
+            if is_scalar and not isinstance(value, str):
+                texts[key] = value_event.value or ""  # null may be written as nothing
         key_lines[key] = key_line
     mapping.line, mapping.key_lines, mapping.texts = line, key_lines, texts or _NO_TEXTS
     return mapping
