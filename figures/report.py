@@ -198,18 +198,8 @@ def formula_per_operator(data):
     """The formula per operator at B=1, on both testbeds
     Each operator's bandwidth at B=1, its share of the read ceiling, and the most the bandwidth can still
     grow (the ceiling over the B=1 bandwidth): the bandwidth-ratio ceiling the prediction below uses."""
-    rows = [
-        {
-            "operator": label,
-            "testbed": testbed,
-            "B=1 bandwidth": f"{prefix}-{stem}-b1-bandwidth",
-            "share of ceiling": f"{prefix}-{stem}-b1-utilization",
-            "ceiling ÷ B=1": f"{prefix}-{stem}-ratio-ceiling",
-        }
-        for label, stem in OPERATORS.items()
-        for testbed, prefix in TESTBEDS.items()
-    ]
-    return _claim_rows(data, rows)
+    columns = {"B=1 bandwidth": "b1-bandwidth", "share of ceiling": "b1-utilization", "ceiling ÷ B=1": "ratio-ceiling"}
+    return _per_operator(data, columns)
 
 
 @table("formula-per-operator-b16")
@@ -217,15 +207,19 @@ def formula_per_operator_b16(data):
     """The formula per operator at B=16, on both testbeds
     The byte ratio, the formula's prediction (byte ratio × the bandwidth-ratio ceiling above), the measured
     speedup of one batched call, and that of B separate calls (no shared read)."""
+    columns = {
+        "byte ratio": "byte-ratio-b16",
+        "predicted": "bound-b16",
+        "measured": "speedup-b16",
+        "B separate calls": "looped-speedup-b16",
+    }
+    return _per_operator(data, columns)
+
+
+def _per_operator(data, columns):
+    """A row per operator and testbed; columns: header -> the claim id's ending (<testbed>-<operator>-<ending>)."""
     rows = [
-        {
-            "operator": label,
-            "testbed": testbed,
-            "byte ratio": f"{prefix}-{stem}-byte-ratio-b16",
-            "predicted": f"{prefix}-{stem}-bound-b16",
-            "measured": f"{prefix}-{stem}-speedup-b16",
-            "B separate calls": f"{prefix}-{stem}-looped-speedup-b16",
-        }
+        {"operator": label, "testbed": testbed, **{name: f"{prefix}-{stem}-{end}" for name, end in columns.items()}}
         for label, stem in OPERATORS.items()
         for testbed, prefix in TESTBEDS.items()
     ]

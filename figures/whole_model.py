@@ -248,12 +248,15 @@ def which_b_grid(data):
     against the target: within when every replicate meets it, over when none does, borderline when they
     disagree. Step and p90 cells are the median over the replicates (hover for the between-run interval)."""
     rows = []
+    frames: dict[str, pd.DataFrame] = {}  # each replicate run's table, read once for every B
     prefix, grid = GRIDS["nvidia-h200"]
     for batch in grid:
         p90 = data.claim(f"{prefix}-grid-b{batch}-p90-ms")
         values = []
         for run in _replicate_runs(data, p90):
-            frame = data.frame("whole_graph", run=run.path)
+            if run.path not in frames:
+                frames[run.path] = data.frame("whole_graph", run=run.path)
+            frame = frames[run.path]
             cell = frame[(frame["mode"] == "batched") & (frame["batch"] == batch)]["step_ms_p90"]
             values.append(float(cell.iloc[0]))
         row = {"B": batch, "median step": data.claim(f"{prefix}-grid-b{batch}-step-ms"), "p90 step": p90}
