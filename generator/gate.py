@@ -106,6 +106,25 @@ class PageVerdicts:
     typed: Mapping[str, tuple[str, ...]]  # page -> the figures typed into it (prose.Scan.typed)
 
 
+class PageReader:
+    """How the page half reads the hand-written pages: afresh here; `mkdocs serve` passes one that keeps
+    what each unchanged page gave at the last build (site/incremental.py: KeptPages)."""
+
+    def references(self, path: str, text: str) -> Sequence[PageRef]:
+        return references.find(text, path)
+
+    def scan(
+        self, pages: Mapping[str, str], refs: Sequence[PageRef], policy: Policy, root: Path, claims: Sequence[Claim]
+    ) -> prose.Scan:
+        return prose.scan(pages, refs, policy, root, claims)
+
+    def defined(self, root: Path) -> figures.Defined:
+        return figures.defined(root)
+
+
+AFRESH = PageReader()
+
+
 def _pages(
     root: Path,
     policy: Policy,
@@ -113,12 +132,13 @@ def _pages(
     judged: Mapping[str, ClaimVerdict],
     defined: figures.Defined,
     budget: load.Budget = load.UNBOUNDED,
+    reader: PageReader = AFRESH,
 ) -> PageVerdicts:
     """Every finding of a page rule (PAGE_RULES, moved-since-cited, few-replicates, an unreadable page): one place for
     check() and check_pages(), so a new page rule is one line here."""
     pages, problems = load.pages(root, policy.docs_dir, budget)
-    refs = tuple(ref for path, text in pages.items() for ref in references.find(text, path))
-    read = prose.scan(pages, refs, policy, root, claims)
+    refs = tuple(ref for path, text in pages.items() for ref in reader.references(path, text))
+    read = reader.scan(pages, refs, policy, root, claims)
     found = [
         *problems,
         *moved.findings(judged, refs, policy),  # it names the sentences citing a claim
@@ -165,12 +185,12 @@ def run_files(runs) -> list[str]:
     return [f"{path}/{name}" for path, run in runs.items() for name in (*run.blob_ids, *run.unlisted)]
 
 
-def check_pages(report: Report, root: Path) -> Report:
+def check_pages(report: Report, root: Path, reader: PageReader = AFRESH) -> Report:
     """The Report again after an edit to hand-written pages only: their references and prose read anew.
 
     For `mkdocs serve` when claims, runs, probes and figures are unchanged: every verdict but the
     pages' own findings (unknown references, unbound numbers, unreadable pages) is the same, so only
-    those are decided again.
+    those are decided again (reader: serve's, which reads again only the pages whose text changed).
     """
     docs = report.policy.docs_dir.rstrip("/") + "/"
     kept = [
@@ -179,7 +199,7 @@ def check_pages(report: Report, root: Path) -> Report:
         if f.rule not in (*PAGE_RULES, moved.RULE, replicated.RULE)
         and not (f.rule == "invalid" and f.where.path.startswith(docs))
     ]
-    read = _pages(root, report.policy, report.claims, report.verdicts, figures.defined(root))
+    read = _pages(root, report.policy, report.claims, report.verdicts, reader.defined(root), reader=reader)
     findings = sorted([*kept, *read.findings])
     lost = _lost(root, report.policy, report.claims, findings)
     return replace(

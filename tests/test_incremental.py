@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from helpers import _env
+from helpers import _env, write_tree
 from helpers_site import a_ledger
 
 pytestmark = pytest.mark.site
@@ -192,3 +192,23 @@ def test_claims_are_searchable_through_compact_entries_not_their_pages_html(tmp_
     hostile = by_location["claim/m1max-moe-speedup-b16/"]["text"]
     assert "<script>" not in hostile and "&lt;script&gt;" in hostile
     assert any(e["location"].startswith("run/toy/") for e in docs) and "gate/" in by_location
+
+
+def test_a_page_edit_that_changes_the_gate_is_judged_again_under_serve(tmp_path):
+    a_ledger(tmp_path)
+    write_tree(tmp_path, {"docs/more.md": '# More\n\nThe speedup again: {{ claim("moe-speedup-b16") }}.\n'})
+    with serving(tmp_path) as server:
+        server.built()
+        paths = pages_of(server)
+        edit(tmp_path / "docs/index.md", "to cite a claim.", 'to cite a claim at 42 GB/s, or {{ claim("no-such") }}.')
+        edited = server.site(paths) if server.built() else {}
+        edit(tmp_path / "docs/more.md", "The speedup again", "The speedup, 9.5× again")  # the other page, next
+        both = server.site(paths) if server.built() else {}
+    with serving(tmp_path) as fresh:
+        fresh.built()
+        expected = fresh.site(paths)
+    assert both == expected  # a fresh serve of the same files, search index included
+    for page, shown in (("", "42 GB/s"), ("more/", "9.5×")):
+        assert "ledger-banner" in both[page] and shown in both[page]
+    assert "no-such" in both["gate/"] and "unbound-number" in both["gate/"]
+    assert "ledger-banner" in edited[""] and "ledger-banner" not in edited["more/"]  # then more.md was not read

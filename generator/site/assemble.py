@@ -125,7 +125,9 @@ def _generated(
         memory.pages, memory.keys = {}, {}
     else:
         moved = sorted(i for i in cited.keys() | memory.cited.keys() if cited.get(i) != memory.cited.get(i))
-        fresh = pages.index_pages(report, directory_urls)
+        # the indexes read the claims, runs and policy (unchanged here), the verdicts and the findings
+        key = (report.findings, tuple(report.causes.items()), report.verdicts, directory_urls)
+        fresh = list(memory.kept("index pages", key, lambda: pages.index_pages(report, directory_urls)))
         fresh += pages.claim_pages(report, [i for i in moved if i in report.by_id], directory_urls, series)
     for page in fresh:
         memory.pages[page.src], memory.keys[page.src] = page, incremental.content_key(page)

@@ -6,25 +6,33 @@ MkDocs' page pipeline altogether: the folders holding the claim and run pages ar
 before MkDocs empties the site folder and moved back after (a rename each), keeping only the
 finished pages that are reused. A page is reused only when its own content and the site's frame
 (mkdocs.yml and the navigation) are unchanged and the last build completed; anything else is
-rendered again.
+rendered again. The gate's reading of each hand-written page is kept the same way (KeptPages): a
+one-line edit reads, scans and links again the page edited, and what the edit changes downstream.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar, cast
 
-from ..gate import check_pages
-from ..inputs import reads
+from ..gate import PageReader, check_pages
+from ..inputs import figures, reads
 from ..inputs.hashcache import files_under
-from ..records import Policy, Report
-from .render import Generated, claim_src, run_src, url_of
+from ..prose import references
+from ..prose import scan as prose
+from ..records import Claim, Finding, PageRef, Policy, Report
+from .render import Generated, Links, claim_src, run_src, url_of
 from .watched import signature
+
+T = TypeVar("T")
 
 FOLDERS = (claim_src("x").split("/")[0], run_src("p/r").split("/")[0])  # where pages outside the navigation go
 
@@ -59,6 +67,9 @@ class Memory:
     held: Path | None = None  # where the pages wait while MkDocs empties the site folder
     complete: bool = True  # whether the last build finished (else nothing it left is trusted)
     directory_urls: bool = True
+    read: KeptPages = field(default_factory=lambda: KeptPages())  # the gate's reading of each page
+    search: KeptSearch = field(default_factory=lambda: KeptSearch())  # the search plugin's entries of each page
+    made: dict[str, tuple[tuple, object]] = field(default_factory=dict)  # what else a build made: name -> (key, it)
 
     def report_for(
         self, root: Path, policy: Policy, now: datetime, check_all: Callable[[], Report]
@@ -66,11 +77,19 @@ class Memory:
         """The gate's Report, and whether the data changed (a full check) or only the pages did."""
         before = data_key(root, policy, now)  # taken before reading, so an edit during the check is seen next time
         if self.report is not None and (before, code_key(root, self.report)) == self.data:
-            self.report = check_pages(self.report, root)
+            self.report = check_pages(self.report, root, self.read)
             return self.report, False
         self.report = check_all()
         self.data = (before, code_key(root, self.report))
+        self.read = KeptPages()  # read with other claims, runs, figures or mkdocs.yml: nothing kept stands
         return self.report, True
+
+    def kept(self, name: str, key: tuple, make: Callable[[], T]) -> T:
+        """make()'s value, made again only when its key changed (same(): values equal, records identical)."""
+        done = self.made.get(name)
+        if done is None or not same(done[0], key):
+            done = self.made[name] = (key, make())
+        return cast(T, done[1])  # stored under this name by this make
 
     def reusable(self, page: Generated) -> Rendered | None:
         """What the last build left of a page outside the navigation whose content is unchanged, if any."""
@@ -105,14 +124,18 @@ class Memory:
         for name in FOLDERS:
             if (held / name).is_dir() and not (site / name).exists():
                 (held / name).rename(site / name)
-        found = {}
-        for name in FOLDERS:
-            for path in list(files_under(site / name)):
-                src = wanted.get(path.relative_to(site).as_posix())
-                if src is None:
-                    path.unlink()
-                else:
-                    found[src] = keep[src]
+        if keep.keys() == self.rendered.keys():  # every page held is kept (a page edit): none to take out
+            folder = str(site)
+            found = {src: keep[src] for dest, src in wanted.items() if os.path.isfile(os.path.join(folder, dest))}
+        else:
+            found = {}
+            for name in FOLDERS:
+                for path in list(files_under(site / name)):
+                    src = wanted.get(path.relative_to(site).as_posix())
+                    if src is None:
+                        path.unlink()
+                    else:
+                        found[src] = keep[src]
         shutil.rmtree(held, ignore_errors=True)
         self.building.update(found)
         return found
@@ -156,13 +179,129 @@ def citations(report: Report) -> dict[str, tuple]:
     return {claim_id: tuple(places) for claim_id, places in found.items()}
 
 
+def same(before: tuple, now: tuple) -> bool:
+    """Two keys alike: each part the same object, or an equal value (records and mappings, such as a
+    report's verdicts or the drawn figures, count only as the same object)."""
+    return len(before) == len(now) and all(
+        a is b or (isinstance(a, (str, int, float, tuple, frozenset, Links)) and a == b)
+        for a, b in zip(before, now, strict=True)
+    )
+
+
+class KeptPages(PageReader):
+    """The gate's reading of the hand-written pages under serve, kept from build to build while claims,
+    runs, probes, figures and mkdocs.yml are unchanged (Memory starts a new one on a full check): a
+    page's references and its prose scan are read again only when its text changed. A page that
+    includes other files (pymdownx.snippets) is read every time, as is every page when snippets are
+    appended to all; a page whose reading failed is not kept. Kept pages' render time counts against
+    the check's render budget as if they were read again; when it runs out, every page is (check())."""
+
+    def __init__(self) -> None:
+        self.refs: dict[str, tuple[str, tuple[PageRef, ...]]] = {}  # page -> (its text, its references)
+        self.scans: dict[str, tuple[str, prose.Scan, float]] = {}  # page -> (its text, its scan, seconds)
+        self.rest: tuple[Sequence[Claim], Policy, prose.Scan] | None = None  # claims' and site texts' figures
+        self.figures: figures.Defined | None = None
+
+    def references(self, path: str, text: str) -> Sequence[PageRef]:
+        done = self.refs.get(path)
+        if done is None or done[0] != text:
+            done = self.refs[path] = (text, tuple(references.find(text, path)))
+        return done[1]
+
+    def defined(self, root: Path) -> figures.Defined:
+        if self.figures is None:  # figures/ is data: a change there is a full check
+            self.figures = figures.defined(root)
+        return self.figures
+
+    def scan(
+        self, pages: Mapping[str, str], refs: Sequence[PageRef], policy: Policy, root: Path, claims: Sequence[Claim]
+    ) -> prose.Scan:
+        if _appends_snippets(policy):
+            return prose.scan(pages, refs, policy, root, claims)
+        by_page: dict[str, list[PageRef]] = {}
+        for ref in refs:
+            by_page.setdefault(ref.where.path, []).append(ref)
+        spent = sum(done[2] for path, done in self.scans.items() if pages.get(path) == done[0])
+        findings: list[Finding] = []
+        typed: dict[str, tuple[str, ...]] = {}
+        for path, text in pages.items():
+            done = self.scans.get(path)
+            if done is None or done[0] != text:
+                left = replace(policy, site_texts=(), max_render_seconds=policy.max_render_seconds - spent)
+                start = time.monotonic()
+                read = prose.scan({path: text}, by_page.get(path, []), left, root)
+                done = (text, read, time.monotonic() - start)
+                spent += done[2]
+                if any(f.fix == prose.SPENT_FIX for f in read.findings):  # as check() would say it, every page read
+                    return prose.scan(pages, refs, policy, root, claims)
+                if "8<" not in text and not any(f.rule == "invalid" for f in read.findings):
+                    self.scans[path] = done
+            findings += done[1].findings
+            typed.update(done[1].typed)
+        for path in self.scans.keys() - pages.keys():
+            del self.scans[path]
+        if self.rest is None or self.rest[0] is not claims or self.rest[1] is not policy:
+            self.rest = (claims, policy, prose.scan({}, (), policy, root, claims))
+        return prose.Scan((*findings, *self.rest[2].findings), {**typed, **self.rest[2].typed})
+
+
+class KeptSearch:
+    """The search plugin's entries for each hand-written page under serve. A page whose HTML, URL,
+    title, table of contents, metadata and mkdocs.yml (the search plugin's settings) are as at the last build is kept out of the search
+    plugin's parse (its metadata says search: exclude) and its last entries are put back in its place
+    in the index: what a full build indexes, without parsing again the pages an edit left alone."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, tuple[tuple, list[dict]]] = {}  # page URL -> (its key, its entries)
+        self.built: list[tuple[str, tuple, bool]] = []  # this build's pages in order: (URL, key, kept)
+
+    def page(self, html: str, page, config_text: str) -> None:
+        """One hand-written page's final HTML (on_page_content): kept out of the parse if unchanged."""
+        toc = repr([(item.title, item.url, item.level) for item in _toc(page.toc)])
+        key = (html, page.title, toc, repr(page.meta), config_text)
+        done = self.entries.get(page.url)
+        kept = done is not None and done[0] == key
+        self.built.append((page.url, key, kept))
+        if kept:
+            page.meta = {**page.meta, "search": {**(page.meta.get("search") or {}), "exclude": True}}
+
+    def merged(self, docs: list[dict]) -> list[dict]:
+        """The index's entries with each kept page's own put back where a full build puts them (pages in
+        the order built); the entries of the pages parsed are remembered for the next build."""
+        built, self.built = self.built, []
+        parsed: dict[str, list[dict]] = {}
+        rest: list[dict] = []
+        urls = {url for url, _, kept in built if not kept}
+        for entry in docs:
+            url = str(entry.get("location", "")).split("#", 1)[0]
+            (parsed.setdefault(url, []) if url in urls else rest).append(entry)
+        found = []
+        for url, key, kept in built:
+            entries = self.entries[url][1] if kept else parsed.get(url, [])
+            self.entries[url] = (key, entries)
+            found += entries
+        return found + rest if any(kept for _, _, kept in built) else docs
+
+
+def _toc(items):
+    for item in items or []:
+        yield item
+        yield from _toc(item.children)
+
+
+def _appends_snippets(policy: Policy) -> bool:
+    """Whether pymdownx.snippets puts other files into every page (its auto_append option)."""
+    return any(name.endswith(".snippets") and "auto_append" in options for name, options in policy.markdown_extensions)
+
+
 def content_key(page: Generated) -> str:
     return digest(page.src, page.markdown, *page.slots.fragments, *page.slots.texts)
 
 
-def chrome_key(config_text: str, nav_items: Iterable) -> str:
-    """What a page's frame depends on besides its content: mkdocs.yml and the navigation's titles and URLs."""
-    return digest(config_text, repr(list(_nav(nav_items))))
+def chrome_key(config_text: str, nav_items: Iterable, gate_ok: bool) -> str:
+    """What a page's frame depends on besides its content: mkdocs.yml, the navigation's titles and URLs,
+    and whether the gate passes (every page's stamp says so: a page edit can make it fail)."""
+    return digest(config_text, repr(list(_nav(nav_items))), str(gate_ok))
 
 
 def _nav(items: Iterable):

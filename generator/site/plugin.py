@@ -65,7 +65,12 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             policy = policy_from_options(dict(self.config), docs_dir)
         except LedgerError as error:
             raise PluginError(str(error)) from None
-        self.policy = replace(policy, **mkdocs_yml.read_site(config_file, self.config_text))
+        site = self._memory().kept(  # serve: mkdocs.yml read again when its text changed
+            "mkdocs.yml",
+            (config_file.name, self.config_text),
+            lambda: mkdocs_yml.read_site(config_file, self.config_text),
+        )
+        self.policy = replace(policy, **site)
         config.extra_css.append(f"{render.ASSETS}/ledger.css")
         config.extra_javascript.append(f"{render.ASSETS}/ledger.js")
         return config
@@ -73,6 +78,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
     def on_pre_build(self, config):
         if self.serving:
             self._memory().hold(Path(config.site_dir))  # before MkDocs empties the site folder
+            self.memory.search.built = []  # this build's pages, as the search plugin sees them
 
     def on_files(self, files, config):
         self.now = datetime.now(timezone.utc)
@@ -80,6 +86,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         memory = self._memory()
         report, changed = memory.report_for(self.root, self.policy, self.now, self._check)
         self.report = self._judge(report)
+        self.typed_anywhere = frozenset(text for texts in report.typed.values() for text in texts)
         settings = assemble.Settings(directory_urls=config.use_directory_urls)  # MkDocs says which page it renders
         self.site = assemble.assemble(self.root, self.report, settings, memory, changed)
         self._figure_problems(self.site.problems)
@@ -98,7 +105,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
 
     def on_env(self, env, config, files):
         """Pages reused from the last build whose frame (mkdocs.yml, navigation) changed are rendered again."""
-        self.chrome = incremental.chrome_key(self.config_text, self.nav.items)
+        self.chrome = incremental.chrome_key(self.config_text, self.nav.items, self.report.ok)
         stale = [src for src, done in self.reused.items() if done.chrome != self.chrome]
         for src in stale:
             del self.reused[src]
@@ -113,9 +120,26 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             return markdown
         links = render.Links(page.file.url, config.use_directory_urls)
         path = f"{self.policy.docs_dir}/{page.file.src_uri}"
-        shown = self.site.figures_html({f"{r.kind}:{r.name}" for r in references.find(markdown, path)}, links)
-        self.slots[page.file.src_uri] = slots = render.Slots()
-        return render.replace_references(markdown, self.report, path, links, slots, shown)
+        wanted = self.memory.kept(
+            f"wanted {path}",
+            (markdown,),
+            lambda: tuple(sorted({f"{r.kind}:{r.name}" for r in references.find(markdown, path)})),
+        )
+        # serve keeps what a page shows while what it is made of stands: the drawn figures, the verdicts,
+        # the runs' states (a figure's caption names stale runs), the page's links and its Markdown
+        made = (self.site.drawn, self.report.verdicts, self.report.run_states, links)
+        shown = self.memory.kept(f"figures {path}", (wanted, *made), lambda: self.site.figures_html(wanted, links))
+        replaced, self.slots[page.file.src_uri] = self.memory.kept(
+            f"markdown {path}", (markdown, shown, *made), lambda: self._references(markdown, path, links, shown)
+        )
+        return replaced
+
+    def _references(
+        self, markdown: str, path: str, links: render.Links, shown: dict[str, str]
+    ) -> tuple[str, render.Slots]:
+        """A hand-written page's Markdown with a slot for each reference, and the slots' HTML."""
+        slots = render.Slots()
+        return render.replace_references(markdown, self.report, path, links, slots, shown), slots
 
     @event_priority(-100)  # the last to touch a page's content: its stamp binds what other plugins made of it
     def on_page_content(self, html, page, config, files):
@@ -126,15 +150,24 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             item.title = slots.plain(item.title)
         links = render.Links(page.file.url, config.use_directory_urls)
         html = self._banner(page.file.src_uri, links) + slots.fill(html)
-        return stamp.stamped(self.report, html + assemble.chart_scripts(html, links), page.file.dest_uri)
+        html = stamp.stamped(self.report, html + assemble.chart_scripts(html, links), page.file.dest_uri)
+        if self.serving:  # the search plugin parses it next, unless serve kept its entries (KeptSearch)
+            self.memory.search.page(html, page, self.config_text)
+        return html
 
     def on_post_page(self, output, page, config):
         if self.serving and page.file.src_uri in self.generated and not self.generated[page.file.src_uri].in_nav:
             self.memory.remember(page.file.src_uri, self.chrome)
         if page.file.src_uri not in self.generated:
             path = f"{self.policy.docs_dir}/{page.file.src_uri}"
-            self.missed += readback.missed(path, output, page.content or "", self.report.typed)
+            self.missed += self._missed(path, output, page.content or "")
         return output
+
+    def _missed(self, path: str, output: str, content: str) -> list[str]:
+        """readback.missed; serve reads a page again when its output or the figures the gate saw changed."""
+        typed = self.report.typed
+        key = (output, content, typed.get(path, ()), self.typed_anywhere)  # compared as text: faster than a digest
+        return self.memory.kept(f"readback {path}", key, lambda: readback.missed(path, output, content, typed))
 
     def on_post_template(self, output_content, template_name, config):
         """Static pages the theme renders (404.html) carry the stamp too: every HTML file is the ledger's."""
@@ -153,7 +186,19 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         index = Path(config.site_dir) / "search" / "search_index.json"
         if index.is_file():
             data = json.loads(index.read_text(encoding="utf-8"))
-            data.get("docs", []).extend(pages.search_entries(self.report, config.use_directory_urls))
+            key = (
+                self.report.claims,
+                self.report.verdicts,
+                self.report.runs,
+                self.report.findings,
+                config.use_directory_urls,
+            )
+            entries = self.memory.kept(
+                "search", key, lambda: pages.search_entries(self.report, config.use_directory_urls)
+            )
+            if self.serving:
+                data["docs"] = self.memory.search.merged(data.get("docs", []))
+            data.get("docs", []).extend(entries)
             index.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
 
     def on_serve(self, server, config, builder):
@@ -222,7 +267,11 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             File.generated(config, asset.path, abs_src_path=str(asset.source))
             if asset.source is not None
             else File.generated(config, asset.path, content=asset.content)
-            for asset in self.site.assets()
+            for asset in self.memory.kept(  # what they are made of: the figures, the runs, the verdicts
+                "assets",
+                (self.site.drawn, self.report.runs, self.report.verdicts, self.report.policy),
+                self.site.assets,
+            )
         ]
         return found
 

@@ -195,11 +195,13 @@ def claim_freshness(findings: Iterable[Finding]) -> dict[str, Freshness]:
     return verdicts
 
 
-def with_freshness(verdicts: Mapping[str, ClaimVerdict], findings: Iterable[Finding]) -> dict[str, ClaimVerdict]:
-    """Each claim's verdict completed with its freshness, from every finding about it (claim_freshness)."""
+def with_freshness(verdicts: Mapping[str, ClaimVerdict], findings: Iterable[Finding]) -> Mapping[str, ClaimVerdict]:
+    """Each claim's verdict completed with its freshness, from every finding about it (claim_freshness);
+    the same mapping when no claim's freshness changes (serve keeps what it made from it: incremental.py)."""
     fresh = claim_freshness(findings)
-    found = {}
+    found, changed = {}, False
     for claim_id, verdict in verdicts.items():
         wanted = fresh.get(claim_id, FRESH)
         found[claim_id] = verdict if verdict.fresh == wanted else replace(verdict, fresh=wanted)  # most are fresh
-    return found
+        changed = changed or found[claim_id] is not verdict
+    return found if changed else verdicts
