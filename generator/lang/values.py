@@ -192,7 +192,7 @@ def stated(verdict: ClaimVerdict) -> str:
     """
     claim, unit = verdict.claim, verdict.unit
     if claim.value is None:
-        return ""
+        return _states_shown(claim.states, claim.unit) if claim.states else ""
     number = claim.value_text or format_value(claim.value)
     if unit.known and unit.text:
         if unit.is_bytes and "bit" not in unit.text and abs(claim.value * unit.scale) >= 1e4:
@@ -200,6 +200,14 @@ def stated(verdict: ClaimVerdict) -> str:
         if unit.is_count and claim.value.is_integer():
             return show(claim.value, unit)  # '40 layers', never '40.00 layers'
     return f"{number}{unit_gap(claim.unit)}{claim.unit}"
+
+
+def _states_shown(states: str, unit: str) -> str:
+    """What a source states with no single figure, as the claim writes it, with its unit: '>= 10 GB/s',
+    'between 5 and 15×'."""
+    if not unit or re.search(r"[^\d.\s]$", states):  # no unit, or the bound ends in its own
+        return states
+    return f"{states}{unit_gap(unit)}{unit}"
 
 
 def level_text(level: float | None) -> str:
