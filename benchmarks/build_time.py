@@ -26,6 +26,7 @@ as well, alternating with this one on the same ledger, and prints the ratio: a c
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pstats
 import queue
@@ -225,9 +226,15 @@ def ledger(root: Path, n_claims: int, n_runs: int) -> None:
 
 def this_repository(root: Path) -> str:
     """A copy of this repository's report, with the plugin (with-plugin.yml) and without it (plain.yml)."""
-    for name in ("docs", "claims", "measurements", "probes", "figures"):
+    for name in ("docs", "claims", "measurements", "probes", "figures", "guide"):  # guide/: a surface too
         shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(REPO / "README.md", root / "README.md")  # one of the policy's surfaces
+    for name in ("README.md", ".gitattributes"):  # README.md: one of the policy's surfaces
+        shutil.copy(REPO / name, root / name)
+    for manifest in (root / "measurements").glob("*/*/manifest.json"):  # the code the runs hash, where it lives
+        for path in json.loads(manifest.read_text())["probe"]["code"]:
+            if not (root / path).exists() and (REPO / path).is_file():
+                (root / path).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(REPO / path, root / path)
     config = (REPO / "mkdocs.yml").read_text()
     (root / "with-plugin.yml").write_text(config + "site_dir: site-plugin\n")
     plain = re.sub(r"^  - ledger:\n(?:      .*\n)*", "", config, flags=re.M)  # the plugin and its options
@@ -414,6 +421,7 @@ def main() -> None:
         times: dict[str, list[float]] = {name: [] for name, _, _ in builds}
         peaks: dict[str, list[float]] = {name: [] for name, _, _ in builds}
         verified: list[float] = []
+        verified_before: list[float] = []
         for _ in range(args.repeat):
             for name, config, code in builds:
                 seconds, peak = build(root, config, code)
@@ -421,18 +429,28 @@ def main() -> None:
                 peaks[name].append(peak)
                 if name == "plugin" and args.verify:  # the site this build wrote
                     verified.append(verify_site(root, "with-plugin.yml", "site-plugin"))
+                    if args.baseline:  # the same site, verified by the baseline's code
+                        verified_before.append(verify_site(root, "with-plugin.yml", "site-plugin", args.baseline))
         sizes = page_sizes(root)
         rebuilds = serve_rebuilds(root, args.edits, edited) if args.edits else {}
         if args.profile:
             profile(root, "with-plugin.yml")
     report(args, what, edited, times, peaks, sizes, verified, rebuilds, cold)
+    if verified_before:
+        before, now = statistics.median(verified_before), statistics.median(verified)
+        print(
+            f"ledger verify-site with {args.baseline}'s code on the same sites: median {before:.2f} s "
+            f"({_list(verified_before)}); ratio to the build it verifies {before / statistics.median(times['plugin']):.2f}; "
+            f"this / baseline {now / before:.3f}"
+        )
 
 
-def verify_site(root: Path, config: str, site: str) -> float:
-    """Seconds of `ledger verify-site` on a built site, in a new process (it must find no problem)."""
+def verify_site(root: Path, config: str, site: str, code: Path = REPO) -> float:
+    """Seconds of `ledger verify-site` on a built site, in a new process (it must find no problem), with
+    the ledger from `code`."""
     command = [sys.executable, "-m", "generator", "--config", config, "verify-site", site]
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=root, env=ENV, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=root, env=dict(ENV, PYTHONPATH=str(code)), capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"ledger verify-site {site} failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")

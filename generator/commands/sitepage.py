@@ -59,7 +59,7 @@ def page_problems(
     site's stylesheets show with attr(); charts: gets the id of each chart whose spec was verified)."""
     read = reader.read(text, attributes, cells_apart=True)
     found = _stamp_problems(name, text, read, ctx)
-    visible = _CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)  # keeps line numbers
+    visible = _outside_code(text)
     for match in _REFERENCE.finditer(visible):
         found.append(Problem(name, _line(text, match.start()), f"unrendered reference {html.unescape(match.group(0))}"))
     for match in _SLOT.finditer(visible):
@@ -86,6 +86,15 @@ def page_problems(
     found += _figures(name, read.pieces, ctx, name)
     found += _label_problems(name, read.labels, ctx)
     return found
+
+
+def _outside_code(text: str) -> str:
+    """The page with its code, scripts and styles blanked (line numbers kept), where references are sought.
+    Each mark sought holds '{{', 'LEDGERSLOT' or 'ledger-missing', which blanking (spaces) never makes:
+    a page without them (nearly every page) has no match either way, and is not blanked."""
+    if "{{" not in text and "LEDGERSLOT" not in text and "ledger-missing" not in text:
+        return text
+    return _CODE.sub(lambda m: "\n".join(" " * len(line) for line in m.group(0).split("\n")), text)
 
 
 def document_problems(name: str, text: str, ctx: SiteContext) -> list[Problem]:

@@ -93,7 +93,8 @@ def _label_figures(text: str) -> Iterator[numbers.Figure]:
 
 def shown(report: Report) -> set[str]:
     """Every figure the ledger's renderer can put on a generated page, from the Report (normalised)."""
-    return {figure.text for text in _texts(report) if text for figure in numbers.figures(text)}
+    texts = set(_texts(report))  # a series' points repeat values: each text is scanned once
+    return {figure.text for text in texts if text for figure in numbers.figures(text)}
 
 
 def _texts(report: Report) -> Iterable[str]:

@@ -32,10 +32,10 @@ VERSION = 4  # 4: and what the check read (`reads`); 3: the verdict and the code
 GENERATOR = Path(__file__).resolve().parents[1]  # the gate's own code (the whole package) is an input too
 
 
-def stat_key(path: Path) -> list[int] | None:
+def stat_key(path: Path | str) -> list[int] | None:
     """[size, mtime_ns, ctime_ns, inode], or None when the file cannot be read."""
     try:
-        info = path.stat()
+        info = os.stat(path)
     except (OSError, ValueError):
         return None
     return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
@@ -108,19 +108,24 @@ def load(root: Path, enabled: bool = True) -> Cache:
 
 def inputs_key(root: Path, folders: Iterable[str], files: Iterable[str], context: list) -> list:
     """Every file the gate reads (under the folders, the named files, the gate's code) by stat key."""
-    paths: set[Path] = set()
+    paths: set[str] = set()  # as text: a ledger's thousands of run files are stat-ed, not made Paths
     for folder in folders:
         base = root / folder
         if base.is_dir():
-            paths.update(files_under(base))
-    paths.update(root / name for name in files)
-    paths.update(GENERATOR.rglob("*.py"))
-    entries = [[str(p), stat_key(p)] for p in sorted(paths)]
+            paths.update(_under(str(base)))
+    paths.update(str(root / name) for name in files)
+    paths.update(path for path in _under(str(GENERATOR)) if path.endswith(".py"))
+    entries = [[path, stat_key(path)] for path in sorted(paths)]
     return [VERSION, *context, entries]
 
 
 def files_under(folder: Path):
     """Every file below a folder, links not followed into folders; nothing when it cannot be read."""
+    return map(Path, _under(str(folder)))
+
+
+def _under(folder: str):
+    """files_under's paths as text."""
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -131,6 +136,6 @@ def files_under(folder: Path):
         except OSError:
             continue
         if is_folder:
-            yield from files_under(Path(entry.path))
+            yield from _under(entry.path)
         else:
-            yield Path(entry.path)
+            yield entry.path

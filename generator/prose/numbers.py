@@ -153,6 +153,8 @@ def _sign_characters() -> list[str]:
 # passes for words are skipped on one look at its words.
 _NUMBER_WORDS = frozenset((*_SMALL, *_TENS, *_SCALES, "twice", "thrice"))
 _LETTERS = re.compile(r"[a-z]+")
+# The words every match of _MULTIPLIER holds, read as it reads them (IGNORECASE: its 'i' is also İ and ı)
+_MULTIPLIED = re.compile("fold|twice|thrice", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 
 
@@ -182,7 +184,8 @@ def _figures(text: str, table: units.UnitTable) -> list[Figure]:
     lowered = seen.lower()
     if "fold" in lowered or not _NUMBER_WORDS.isdisjoint(_LETTERS.findall(lowered)):
         found += [_at(origin, seen, *span, text) for span in _word_figures(seen, words)]
-        found += [_at(origin, seen, m.start(), m.end(), "fold", text) for m in _MULTIPLIER.finditer(seen)]
+        if _MULTIPLIED.search(seen):  # the words _MULTIPLIER needs: a pass over the text saved where none is
+            found += [_at(origin, seen, m.start(), m.end(), "fold", text) for m in _MULTIPLIER.finditer(seen)]
         found.sort(key=lambda figure: figure.start)
     return found
 

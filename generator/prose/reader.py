@@ -18,9 +18,9 @@ import base64
 import re
 import urllib.parse
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 
 from . import math
+from .tokens import FastParser
 
 LABEL = "ledger-label"
 CODE = frozenset({"code", "pre", "template"})
@@ -42,6 +42,17 @@ _VALUE_NOT_SHOWN = frozenset({"hidden", "password", "checkbox", "radio", "file",
 _EMBEDDING = {"iframe": ("srcdoc", "src"), "frame": ("src",), "object": ("data",), "embed": ("src",)}
 _DOCUMENT_URL = re.compile(
     r"^\s*data:(?:text/html|image/svg\+xml|application/xhtml\+xml|text/plain|text/xml)[^,]*?(;base64)?,", re.I
+)
+# Every attribute _attributes() reads (a meta's name or property says whether its content is shown).
+READ_ATTRIBUTES = frozenset(
+    {
+        *SHOWN_ATTRIBUTES,
+        "value",
+        "name",
+        "property",
+        "style",
+        *(name for names in _EMBEDDING.values() for name in names),
+    }
 )
 CELL = "\n\x1e\n"  # between two table cells (with cells_apart): a break no figure reads across
 MAX_DEPTH = 4  # documents inside documents inside attributes: read this deep, then refused
@@ -118,7 +129,7 @@ class FigureTable:
     rows: list[TableRow] = field(default_factory=list)
 
 
-class PageReader(HTMLParser):
+class PageReader(FastParser):
     """Feed it a page; read .claims, .charts, .tables, .pieces, .labels and .problems."""
 
     def __init__(
@@ -138,6 +149,7 @@ class PageReader(HTMLParser):
         self.labels: list[Piece] = []  # text inside an author's <span class="ledger-label">
         self.problems: list[tuple[int, str]] = []
         self.shown_attributes = shown_attributes  # attributes a stylesheet's attr() shows
+        self._read_attributes = READ_ATTRIBUTES | shown_attributes  # an element with none of them shows none
         self.depth = depth
         self._stack: list[tuple[str, str, bool]] = []  # (tag, what it does: "hide", "claim", ..., the ledger's own)
         self._hidden = 0
@@ -158,15 +170,14 @@ class PageReader(HTMLParser):
     # -- what each element does --------------------------------------------------------------------
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {name: value or "" for name, value in attrs}
-        classes = values.get("class", "").split()
-        line = self.getpos()[0]
+        values, classes = _values(attrs)
+        line = self.lineno
         if tag == "span" and "ledger-begin" in classes:
             self._content += 1
         elif tag == "span" and "ledger-stamp" in classes:
             self._content = max(0, self._content - 1)
         role = self._role(tag, values, classes, line)
-        if not self._hidden and role not in ("hide", "claim"):
+        if not self._hidden and role not in ("hide", "claim") and not self._read_attributes.isdisjoint(values):
             self._attributes(tag, values, line)
         if tag in BLOCK:
             self._add(CELL if self.cells_apart and tag in ("td", "th") else "\n", line, tag)
@@ -182,7 +193,7 @@ class PageReader(HTMLParser):
     def _role(self, tag: str, values: dict[str, str], classes: list[str], line: int) -> str:
         if tag == "a" and "data-claim" in values:
             if self._claim is None:
-                self._claim = [line, values["data-claim"], classes, ""]
+                self._claim = [line, values["data-claim"], list(classes), ""]
             if self._cell is not None:
                 self._cell.claim = True
             return "claim"
@@ -266,7 +277,7 @@ class PageReader(HTMLParser):
             self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
-        line = self.getpos()[0]
+        line = self.lineno
         if tag in BLOCK:
             self._add(CELL if self.cells_apart and tag in ("td", "th") else "\n", line, tag)
         if not self._open.get(tag):
@@ -318,7 +329,7 @@ class PageReader(HTMLParser):
         if self._math is not None:
             self._math.append(data)
             return
-        line, tag = self.getpos()[0], self._stack[-1][0] if self._stack else "html"
+        line, tag = self.lineno, self._stack[-1][0] if self._stack else "html"
         if self._stack and self._stack[-1][1] == "raw":
             strings = css_strings(data) if tag == "style" else script_strings(data)
             for text in strings:
@@ -334,6 +345,23 @@ class PageReader(HTMLParser):
             found[-1].text += text
         else:
             found.append(Piece(text, line, element, self._content > 0, self._ledger > 0))
+
+
+_VALUES: dict[int, tuple[list, dict[str, str], list[str]]] = {}  # id(attrs) -> (attrs, values, classes)
+
+
+def _values(attrs: list[tuple[str, str | None]]) -> tuple[dict[str, str], list[str]]:
+    """A start tag's attributes by name and its classes, made once for each list of attributes (the
+    tokenizer gives a tag seen before the same list: tokens.py); read, never changed."""
+    seen = _VALUES.get(id(attrs))
+    if seen is not None and seen[0] is attrs:
+        return seen[1], seen[2]
+    values = {name: value or "" for name, value in attrs}
+    classes = values.get("class", "").split()
+    if len(_VALUES) >= 1 << 16:
+        _VALUES.clear()
+    _VALUES[id(attrs)] = (attrs, values, classes)
+    return values, classes
 
 
 def _attribute_of(tag: str) -> str:

@@ -1,0 +1,103 @@
+"""The fast tokenizer gives HTMLParser's events, token for token: on odd markup (where it hands the rest
+of the page to HTMLParser) and on every page of a real built site (where it reads the whole page)."""
+
+from html.parser import HTMLParser
+
+import pytest
+
+from generator.prose import tokens
+
+
+def recorder(base):
+    class Recorder(base):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.events = []
+
+        def handle_starttag(self, tag, attrs):
+            self.events.append(("start", tag, tuple(attrs), self.getpos()[0]))
+
+        def handle_startendtag(self, tag, attrs):
+            self.events.append(("startend", tag, tuple(attrs), self.getpos()[0]))
+
+        def handle_endtag(self, tag):
+            self.events.append(("end", tag, self.getpos()[0]))
+
+        def handle_data(self, data):
+            self.events.append(("data", data, self.getpos()[0]))
+
+        def handle_comment(self, data):
+            self.events.append(("comment", data, self.getpos()[0]))
+
+        def handle_decl(self, data):
+            self.events.append(("decl", data, self.getpos()[0]))
+
+    return Recorder
+
+
+STDLIB, FAST = recorder(HTMLParser), recorder(tokens.FastParser)
+
+
+def events(parser, text: str) -> list:
+    reader = parser()
+    reader.feed(text)
+    reader.close()
+    return reader.events
+
+
+ODD = [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>T &amp; 9 GB/s</title></head>',
+    '<p class="a" hidden data-x=\'1 &lt; 2\' id=plain>text &#x35; GB</p>\n<br/><img src="x.png" alt="5 ms"/>',
+    "<a href=x/>bare value with a slash</a>",
+    '<a title="a>b">a quoted angle</a><a title=\'x"y\'>',
+    '<p title = "spaced">spaces around =</p><p title=="x">two</p><p a="1"b="2">glued</p>',
+    "<p>a < b and a <3 and <> and </ p> and </>",
+    "<!-- a comment --><!-- a -- dash --><!--> abrupt --><!---> also --><!-- a --->x",
+    "<!-- a <p>9 GB/s</p> inside --!> after",
+    "<![CDATA[ 5 GB ]]><?xml version='1.0'?><!ELEMENT x>",
+    "<script>if (a < b) { s = '</div>'; }</script><p>after</p><style>.x::after{content:'5 GB'}</style >",
+    "<SCRIPT>var x = 1;</SCRIPT ><Style>p{}</STYLE>",
+    "<script>never closed <p>9.9× faster</p>",
+    "<textarea>5 GB</textarea><pre>\n7 ms\n</pre><svg viewBox='0 0 2 2'><text x=1>3×</text></svg>",
+    '<div\tclass="tab"\nid="newline">lines\n\n</div>\n<p\x0bclass="vt">vertical tab</p>',
+    "<p title='\u00a0x'>a non-ASCII space <b\u00a0class=x>inside a tag</b>",
+    '<a href=\'#\' onclick="go()" data-claim="c"><span class="ledger-value">3.5×</span></a>',
+    "text &amp unterminated &#12 entity and &",
+    "<br/ ><p / ><input disabled=>",
+    "<p>the end <b",
+]
+
+
+@pytest.mark.parametrize("text", ODD)
+def test_odd_markup_gives_htmlparsers_events(text):
+    assert events(FAST, text) == events(STDLIB, text)
+
+
+@pytest.mark.parametrize("text", ODD)
+def test_odd_markup_after_a_plain_page_gives_htmlparsers_events(text):
+    page = '<!doctype html>\n<html><body class="x">\n<p>Plain <em>first</em>.</p>\n' + text + "\n</body></html>\n"
+    assert events(FAST, page) == events(STDLIB, page)
+
+
+def test_a_start_tag_is_read_as_htmlparser_reads_it():
+    assert tokens.start_tag("<A HREF=\"x&amp;y\" Hidden data-n='3' b=c disabled/>") == (
+        "a",
+        [("href", "x&y"), ("hidden", None), ("data-n", "3"), ("b", "c"), ("disabled", None)],
+        True,
+    )
+    assert tokens.start_tag('<p title="">') == ("p", [("title", "")], False)
+    assert tokens.start_tag("<a href=x/>") is None  # not plain (HTMLParser reads href="x/"): its loop reads it
+    assert tokens.start_tag('<p a="1"b="2">') is None
+
+
+@pytest.mark.site
+def test_every_page_of_a_built_site_gives_htmlparsers_events_and_is_read_whole(built_site):
+    pages = sorted(built_site.rglob("*.html"))
+    assert len(pages) > 10
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        reader = FAST()
+        reader.feed(text)
+        assert len(reader.rawdata) < 200, f"{page}: handed to HTMLParser at {reader.rawdata[:80]!r}"
+        reader.close()
+        assert reader.events == events(STDLIB, text), page
