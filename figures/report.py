@@ -5,7 +5,7 @@ import pandas as pd
 
 from generator.site.figure_api import chart, table
 
-TESTBEDS = {"linux-cpu": "cpu", "nvidia-h200": "h200"}
+TESTBEDS = {"linux-cpu-amd-epyc": "cpu", "nvidia-h200": "h200"}
 KERNELS = {"matvec": ["proj_512", "proj_2048", "proj_8192", "head"], "moe": [None], "recurrent": [None]}
 OPERATORS = {  # label on the page -> claim-id stem
     "512×2048 projection": "matvec-512",
@@ -195,25 +195,34 @@ def _claim_rows(data, rows):
 
 @table("formula-per-operator")
 def formula_per_operator(data):
+    """The formula per operator at B=1, on both testbeds
+    Each operator's bandwidth at B=1, its share of the read ceiling, and the most the bandwidth can still
+    grow (the ceiling over the B=1 bandwidth): the bandwidth-ratio ceiling the prediction below uses."""
+    columns = {"B=1 bandwidth": "b1-bandwidth", "share of ceiling": "b1-utilization", "ceiling ÷ B=1": "ratio-ceiling"}
+    return _per_operator(data, columns)
+
+
+@table("formula-per-operator-b16")
+def formula_per_operator_b16(data):
     """The formula per operator at B=16, on both testbeds
-    B=1 bandwidth and its share of the ceiling, the bandwidth-ratio ceiling, the byte ratio, the
-    formula's prediction (byte ratio × bandwidth-ratio ceiling) and the measured speedup."""
-    rows = []
-    for label, stem in OPERATORS.items():
-        for testbed, prefix in TESTBEDS.items():
-            rows.append(
-                {
-                    "operator": label,
-                    "testbed": testbed,
-                    "B=1 bandwidth": f"{prefix}-{stem}-b1-bandwidth",
-                    "share of ceiling": f"{prefix}-{stem}-b1-utilization",
-                    "ceiling ÷ B=1": f"{prefix}-{stem}-ratio-ceiling",
-                    "byte ratio": f"{prefix}-{stem}-byte-ratio-b16",
-                    "predicted": f"{prefix}-{stem}-bound-b16",
-                    "measured": f"{prefix}-{stem}-speedup-b16",
-                    "B separate calls": f"{prefix}-{stem}-looped-speedup-b16",
-                }
-            )
+    The byte ratio, the formula's prediction (byte ratio × the bandwidth-ratio ceiling above), the measured
+    speedup of one batched call, and that of B separate calls (no shared read)."""
+    columns = {
+        "byte ratio": "byte-ratio-b16",
+        "predicted": "bound-b16",
+        "measured": "speedup-b16",
+        "B separate calls": "looped-speedup-b16",
+    }
+    return _per_operator(data, columns)
+
+
+def _per_operator(data, columns):
+    """A row per operator and testbed; columns: header -> the claim id's ending (<testbed>-<operator>-<ending>)."""
+    rows = [
+        {"operator": label, "testbed": testbed, **{name: f"{prefix}-{stem}-{end}" for name, end in columns.items()}}
+        for label, stem in OPERATORS.items()
+        for testbed, prefix in TESTBEDS.items()
+    ]
     return _claim_rows(data, rows)
 
 
@@ -264,7 +273,12 @@ def writeup_worked_examples(data):
     Each M1 Max figure is borrowed (or computed from borrowed figures); the columns to its right are
     what the probes measured for the same operator here."""
     rows = [
-        {"quantity": quantity, "M1 Max (write-up)": borrowed, "linux-cpu": f"cpu-{stem}", "nvidia-h200": f"h200-{stem}"}
+        {
+            "quantity": quantity,
+            "M1 Max (write-up)": borrowed,
+            "linux-cpu-amd-epyc": f"cpu-{stem}",
+            "nvidia-h200": f"h200-{stem}",
+        }
         for quantity, borrowed, stem in WORKED_EXAMPLES
     ]
     return _claim_rows(data, rows)

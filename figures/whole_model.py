@@ -135,8 +135,8 @@ def raw_step_check(data):
 @table("which-b")
 def which_b(data):
     """Which B to run on the H200, by context and per-token latency target
-    The largest B measured (1, 4, 16, 64) whose raw-forward step, the latency each sequence sees per
-    token, has the upper end of its interval within the target (0: none); the last column is the
+    The largest B measured (1, 4, 16, 64) whose raw-forward step has its 90th percentile of individual
+    steps within the target, the median of the replicate runs' answers (0: none); the last column is the
     most sequences whose caches fit in memory beside the weights. From the context probe's which_b.csv."""
     rows = []
     for context in (16, 2048, 8192, 32768):
@@ -150,26 +150,159 @@ def which_b(data):
 
 @table("claims-that-check")
 def claims_that_check(data):
-    """Each borrowed headline figure beside the claims here that check it"""
+    """Each borrowed headline figure beside the same quantity measured here
+    A testbed's cell is the claim that checks the figure where the gate links them, else the same quantity
+    measured on that testbed (a figure of other hardware: beside it, not a check of it)."""
     rows = []
-    for claim_id, figure in [
-        ("m1max-read-ceiling", "read ceiling"),
-        ("m1max-moe-speedup-b16", "MoE layer: speedup at B=16"),
-        ("m1max-recurrent-speedup-b16", "recurrent state: speedup at B=16"),
-        ("m1max-registers-speedup-b16", "batched matvec: speedup at B=16"),
-        ("m1max-mlx-speedup-b16", "whole model: B=16 over B=1"),
-        ("m1max-expected-touched-b16", "experts touched by 16 tokens"),
-        ("m1max-kv-per-token", "KV cache per token"),
+    for claim_id, figure, here in [
+        ("m1max-read-ceiling", "read ceiling", "read-ceiling"),
+        ("m1max-moe-speedup-b16", "MoE layer: speedup at B=16", "moe-speedup-b16"),
+        ("m1max-recurrent-speedup-b16", "recurrent state: speedup at B=16", "recurrent-speedup-b16"),
+        ("m1max-registers-speedup-b16", "batched matvec: speedup at B=16", "matvec-2048-speedup-b16"),
+        ("m1max-mlx-speedup-b16", "whole model: B=16 over B=1", "wg-speedup-b16"),
+        ("m1max-expected-touched-b16", "experts touched by 16 tokens", None),
+        ("m1max-kv-per-token", "KV cache per token", None),
     ]:
         claim = data.claim(claim_id)
-        checks = [data.claim(c) for c in claim.checked_by]
-        by_testbed = {c.testbed: c for c in checks}
-        rows.append(
-            {
-                "figure": figure,
-                "write-up (borrowed)": claim,
-                "linux-cpu": by_testbed.get("linux-cpu"),
-                "nvidia-h200": by_testbed.get("nvidia-h200"),
-            }
-        )
+        by_testbed = {c.testbed: c for c in (data.claim(i) for i in claim.checked_by)}
+        row = {"figure": figure, "write-up (borrowed)": claim}
+        for testbed, prefix in (("linux-cpu-amd-epyc", "cpu"), ("nvidia-h200", "h200")):
+            row[testbed] = by_testbed.get(testbed) or (data.claim(f"{prefix}-{here}") if here else None)
+        rows.append(row)
     return pd.DataFrame(rows)
+
+
+TARGETS_MS = (20, 50, 100)  # per-token latency targets a serving engineer might set (the which-B table's columns)
+GRIDS = {"nvidia-h200": ("h200", (1, 2, 4, 8, 16, 24, 32, 48, 64)), "linux-cpu-amd-epyc": ("cpu", (1, 2, 4, 8, 16))}
+
+
+def _replicate_runs(data, claim):
+    """The runs a claim's value is pooled over: its cited run and the replicates before it (same profile)."""
+    cited = data.runs("whole_graph", testbed=claim.testbed, latest=False)
+    mine = next(run for run in cited if run.path == claim.evidence.run)
+    same = [
+        run
+        for run in cited
+        if run.parameters.get("profile") == mine.parameters.get("profile") and run.started <= mine.started
+    ]
+    return same[-claim.evidence.replicates :]
+
+
+@chart("latency-throughput")
+def latency_throughput(data):
+    """Per-sequence latency against aggregate throughput, by batch size
+    Each point is one B (its label): the median decode step against the whole batch's tokens per second,
+    pooled over the testbed's replicate runs (hover for the claims). Dotted lines: latency targets. The
+    H200 runs the full-size random-weight model, the CPU a scaled-down one."""
+    rows = []
+    for testbed, (prefix, grid) in GRIDS.items():
+        for batch in grid:
+            step, rate = data.claim(f"{prefix}-grid-b{batch}-step-ms"), data.claim(f"{prefix}-grid-b{batch}-tok-s")
+            rows.append(
+                {
+                    "testbed": testbed,
+                    "B": batch,
+                    "step_ms": step.value,
+                    "tok_per_s": rate.value,
+                    "claims": f"{step.id}, {rate.id}",
+                }
+            )
+    frame = pd.DataFrame(rows)
+    targets = pd.DataFrame({"target_ms": TARGETS_MS, "target": [f"{t} ms" for t in TARGETS_MS]})
+    base = alt.Chart(frame).encode(
+        x=alt.X(
+            "tok_per_s:Q", scale=alt.Scale(type="log"), title="aggregate throughput (tokens per second, whole batch)"
+        ),
+        y=alt.Y("step_ms:Q", scale=alt.Scale(type="log"), title="latency per token for each sequence (ms)"),
+        color=alt.Color("testbed:N", title="testbed"),
+    )
+    line = base.mark_line(point=True).encode(
+        tooltip=[
+            "testbed",
+            "B",
+            alt.Tooltip("step_ms:Q", format=".3g"),
+            alt.Tooltip("tok_per_s:Q", format=".3g"),
+            "claims",
+        ]
+    )
+    labels = base.mark_text(align="left", dx=6, dy=-6, fontSize=11).encode(text="B:Q")
+    rules = alt.Chart(targets).mark_rule(strokeDash=[2, 3], color="gray").encode(y="target_ms:Q")
+    rule_labels = (
+        alt.Chart(targets)
+        .mark_text(align="left", x=4, dy=-6, color="gray", fontSize=11)
+        .encode(y="target_ms:Q", text="target:N")
+    )
+    return (rules + rule_labels + line + labels).properties(width=520, height=340)
+
+
+def _verdict(values, target):
+    """within / over / borderline: whether every replicate's p90 step meets the target, none does, or they disagree."""
+    within = [value <= target for value in values]
+    return "within" if all(within) else "over" if not any(within) else "borderline"
+
+
+@table("which-b-grid")
+def which_b_grid(data):
+    """Which B meets a per-token latency target on the H200
+    One row per B, the batch generator at short contexts. Each replicate run's 90th-percentile step is judged
+    against the target: within when every replicate meets it, over when none does, borderline when they
+    disagree. Step and p90 cells are the median over the replicates (hover for the between-run interval)."""
+    rows = []
+    frames: dict[str, pd.DataFrame] = {}  # each replicate run's table, read once for every B
+    prefix, grid = GRIDS["nvidia-h200"]
+    for batch in grid:
+        p90 = data.claim(f"{prefix}-grid-b{batch}-p90-ms")
+        values = []
+        for run in _replicate_runs(data, p90):
+            if run.path not in frames:
+                frames[run.path] = data.frame("whole_graph", run=run.path)
+            frame = frames[run.path]
+            cell = frame[(frame["mode"] == "batched") & (frame["batch"] == batch)]["step_ms_p90"]
+            values.append(float(cell.iloc[0]))
+        row = {"B": batch, "median step": data.claim(f"{prefix}-grid-b{batch}-step-ms"), "p90 step": p90}
+        for target in TARGETS_MS:
+            row[f"{target} ms"] = _verdict(values, target)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@table("formula-grid")
+def formula_grid(data):
+    """The seed's formula on the whole model, per B, on both testbeds
+    Byte ratio (the byte model's bytes per token at B=1 over at B) times bandwidth ratio (counted bytes per
+    second at B over at B=1) beside the per-token speedup measured in the same runs, and the most speedup the
+    byte model allows if the counted bytes moved at the read ceiling. All pooled over each testbed's replicates."""
+    rows = []
+    for testbed, (prefix, grid) in GRIDS.items():
+        for batch in grid[1:]:
+            p = f"{prefix}-grid-b{batch}"
+            rows.append(
+                {
+                    "testbed": testbed,
+                    "B": batch,
+                    "byte ratio": data.claim(f"{p}-byte-ratio"),
+                    "bandwidth ratio": data.claim(f"{p}-bw-ratio"),
+                    "product": data.claim(f"{p}-formula"),
+                    "measured speedup": data.claim(f"{p}-speedup"),
+                    "ceiling bound": data.claim(f"{p}-ceiling-bound"),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@table("raw-step-independent")
+def raw_step_independent(data):
+    """The raw decode step on the H200: the whole-graph probe against an independent probe
+    probes/raw_step.py builds the model with mlx-lm's own code and caches (it shares only the environment
+    recorder with the other probes); the whole-graph probe's raw mode runs the probes' build. Both are pooled
+    over their replicate runs, each run its own process."""
+    rows = [
+        {
+            "B": batch,
+            "raw_step probe": f"h200-rawstep-b{batch}-step-ms",
+            "whole_graph raw": f"h200-wg-raw-b{batch}-step-ms",
+            "ratio": f"h200-rawstep-b{batch}-over-wg",
+        }
+        for batch in (4, 16, 64)
+    ]
+    return _cells(data, rows)

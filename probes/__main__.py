@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-PROBES = ("memory", "model", "bandwidth", "matvec", "moe", "recurrent", "whole_graph", "prefill", "context")
+PROBES = ("memory", "model", "bandwidth", "matvec", "moe", "recurrent", "whole_graph", "prefill", "context", "raw_step")
 MALLOC_ENV = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(1 << 46)}
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m probes", description="run the MLX probes, one process each")
     parser.add_argument("--probe", choices=PROBES, action="append", help="run only this probe (repeatable)")
-    parser.add_argument("--profile", choices=("quick", "default", "gpu"), default="default")
+    parser.add_argument("--profile", default="default",
+                        help="quick, default, gpu (every probe), or a probe's own variant (whole_graph: gpu-replicate)")
     parser.add_argument("--testbed", help="testbed name (default: derived from OS, backend and device)")
     parser.add_argument("--out", type=Path, help="measurements folder (default: <repo>/measurements)")
     args = parser.parse_args(argv)

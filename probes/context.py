@@ -31,7 +31,7 @@ CONTEXT = {
                 "max_rounds": 20, "slack": 64, "budget_s": 600.0, "drop_first": (), "gpu_log_ms": 20.0},
     "gpu": {"batches": (1, 4, 16, 64), "contexts": (16, 2048, 8192, 32768), "targets_ms": (20, 50, 100),
             "min_sample_s": 0.2, "min_steps": 2, "max_steps": 16, "target": 0.05, "min_rounds": 9,
-            "max_rounds": 20, "slack": 64, "budget_s": 300.0, "drop_first": ("64/32768",), "gpu_log_ms": 20.0},
+            "max_rounds": 20, "slack": 64, "budget_s": 120.0, "drop_first": ("64/32768",), "gpu_log_ms": 20.0},
 }
 LEVEL = 0.99  # the step time's interval for which_b: its upper end must meet the target
 WRITE_RESERVE_S = 10.0
@@ -47,17 +47,20 @@ def device_memory_bytes() -> tuple[int, str]:
 
 
 def which_b(rows: list[dict], targets_ms, limits: dict[int, int]) -> list[dict]:
-    """Per context and target: the largest measured B whose step_ms interval's upper end meets the target (0: none)."""
+    """Per context and target: the largest measured B whose step_ms interval's upper end meets the target, and the
+    largest whose p90 step does (0: none)."""
     out = []
     for context in sorted({r["context_tokens"] for r in rows}):
         here = sorted((r for r in rows if r["context_tokens"] == context), key=lambda r: r["batch"])
         for target in targets_ms:
             meets = [r for r in here if r["step_ms_interval_high"] <= target]
             best = meets[-1] if meets else None
+            p90 = [r for r in here if r["step_ms_p90"] != "" and r["step_ms_p90"] <= target]
             out.append({
                 "context_tokens": context, "target_ms": target, "largest_b": best["batch"] if best else 0,
                 "step_ms": best["step_ms"] if best else "", "step_ms_interval_high": best["step_ms_interval_high"]
                 if best else "", "interval_level": best["interval_level"] if best else "",
+                "largest_b_p90": p90[-1]["batch"] if p90 else 0, "step_ms_p90": p90[-1]["step_ms_p90"] if p90 else "",
                 "batches_measured": " ".join(str(r["batch"]) for r in here), "memory_limit_b": limits.get(context, ""),
             })
     return out
@@ -69,9 +72,10 @@ def memory_limit(device_bytes: int, model_bytes: int, per_sequence_bytes: float)
 
 
 def time_context(s: session.Session, model, config, cfg: dict, context: int, cap_s: float,
-                 rng) -> tuple[dict, dict, list[str]]:
-    """One context: caches for every B and memory read per setting; the settings that fit cap_s timed interleaved."""
-    setups, memory = {}, {}
+                 rng, failed: list[str]) -> tuple[dict, dict, list[str], dict]:
+    """One context: caches for every B and memory read per setting; the settings that fit cap_s timed interleaved;
+    every timed step (steps.csv rows by setting)."""
+    setups, memory, raws = {}, {}, {}
     for b in cfg["batches"]:
         before = mx.get_active_memory()
         cache = decode.synthetic_cache(model, b, context, s.dtype, cfg["slack"])
@@ -84,6 +88,8 @@ def time_context(s: session.Session, model, config, cfg: dict, context: int, cap
                      "step_peak_bytes": mx.get_peak_memory(), "first_step_s": watch[0].seconds}
         raw.run(watch[1], 1)
         memory[b]["second_step_s"] = watch[1].seconds
+        raw.calls.clear()  # the two steps above are not timed samples
+        raws[f"raw/{b}"] = raw
 
         def run(w: timing.Stopwatch, reps: int, raw=raw, cache=cache) -> None:
             decode.rewind(cache, context)
@@ -100,16 +106,18 @@ def time_context(s: session.Session, model, config, cfg: dict, context: int, cap
     settings = {n: timing.Setting(setups[n], stop=stop) for n in kept}
     timed = s.time(settings, f"context {context}", stop=stop, min_sample_s=cfg["min_sample_s"],
                    max_reps=min(cfg["max_steps"], cfg["slack"]), min_reps=cfg["min_steps"])
-    return timed, memory, [f"{n}/{context}" for n in dropped]
+    steps = {n: budget.attempt(failed, f"steps {n}/{context}", step_rows.step_intervals, t, raws[n].calls,
+                               raws[n].pipelined, default=[]) for n, t in timed.items()}
+    return timed, memory, [f"{n}/{context}" for n in dropped], steps
 
 
 def main(argv=None) -> None:
     s = session.start("context", argv)
-    cfg = CONTEXT[s.profile.name]
+    cfg = s.config(CONTEXT[s.profile.name])
     config = configs.PROFILE_MODELS[s.profile.name]
     phase = budget.Phases(s.progress)
     rng = np.random.default_rng(0)
-    rows, samples, dropped = [], [], []
+    rows, samples, dropped, step_table, failed = [], [], [], [], []
     device_bytes, device_source = device_memory_bytes()
     with tempfile.TemporaryDirectory(prefix="gpu_log-") as folder, \
             gpu_log.GpuLog(Path(folder) / "gpu.csv", cfg["gpu_log_ms"]) as log:
@@ -122,8 +130,8 @@ def main(argv=None) -> None:
         for i, context in enumerate(cfg["contexts"]):
             left = cfg["budget_s"] - s.elapsed() - WRITE_RESERVE_S
             with phase(f"context {context}"):
-                timed, memory, gone = time_context(s, model, config, cfg, context, left / (len(cfg["contexts"]) - i),
-                                                   rng)
+                timed, memory, gone, steps = time_context(s, model, config, cfg, context,
+                                                          left / (len(cfg["contexts"]) - i), rng, failed)
             dropped += gone
             base = timed.get("raw/1")
             for name, t in timed.items():
@@ -135,9 +143,11 @@ def main(argv=None) -> None:
                 row, rounds = step_rows.step_row("raw", b, t, {"speedup": speedup}, None, {
                     "context_tokens": context, "step_ms_interval_low": interval.low * 1e3,
                     "step_ms_interval_high": interval.high * 1e3, "interval_level": interval.level,
+                    **step_rows.latency_columns(steps[name]), "speedup_against": "raw/1",
                     **memory[b], "cache_bytes_formula": formula, "model_bytes": model_bytes}, [])
                 rows.append({"context_tokens": context, **row})
                 samples += [{"context_tokens": context, **r} for r in rounds]
+                step_table += [{"context_tokens": context, "mode": "raw", "batch": b, **r} for r in steps[name]]
             del timed
             mx.clear_cache()
         log_rows, log_source = log.stop()
@@ -149,13 +159,14 @@ def main(argv=None) -> None:
             largest = max(here, key=lambda r: r["batch"])
             per_sequence = (largest["cache_bytes"] + largest["step_peak_bytes"] - largest["active_bytes"]) / largest["batch"]
             limits[context] = memory_limit(device_bytes, model_bytes, per_sequence)
-    s.write({"results.csv": rows, "samples.csv": samples, "which_b.csv": which_b(rows, cfg["targets_ms"], limits),
+    s.write({"results.csv": rows, "samples.csv": samples, "steps.csv": step_table,
+             "which_b.csv": which_b(rows, cfg["targets_ms"], limits),
              "phases.csv": phase.rows, **({"gpu_log.csv": log_rows} if log_rows else {})}, {
         "model_config": config.mlx_lm(), "model_name": config.name, "model_config_source": configs.SOURCE,
         "scaled_from_writeup": config.changes_from(configs.WRITEUP_MODEL),
         "quantization": model_build.QUANTIZATION + ", seed 0",
         **{k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()},
-        "dropped_for_time": dropped, "device_memory_bytes": device_bytes, "device_memory_source": device_source,
+        "dropped_for_time": dropped, "failed": failed, "device_memory_bytes": device_bytes, "device_memory_source": device_source,
         "model_bytes_active": model_bytes,
         "gpu_log": {"source": log_source, "readings": len(log_rows), "note": gpu_log.UTILIZATION_NOTE},
         "caches": "synthetic: full-attention layers hold random normal keys and values (B, kv heads, context + "
@@ -170,12 +181,16 @@ def main(argv=None) -> None:
         "which_b": f"which_b.csv: per context and target_ms (per-token latency = step time: each sequence gets one "
                    f"token per step; the CPU's profile adds 500, 1000 and 2000 ms, its steps taking 0.3 s and "
                    f"more), the largest measured B whose step_ms {LEVEL:.0%} order-statistic interval "
-                   "(of the median) has its upper end at or under the target (0: no measured B does); "
+                   "(of the median) has its upper end at or under the target (0: no measured B does); largest_b_p90: "
+                   "the largest measured B whose p90 step (step_ms_p90, of its individual steps) is at or under it; "
                    "memory_limit_b: (device memory - model_bytes) / (the largest B's cache_bytes + its step's "
                    "transient memory) per sequence, rounded down: an extrapolation that ignores fragmentation and "
                    "MLX's own memory limit",
         "timing": "per sample decode_steps raw steps; speedup = B x step at B=1 / step at B within a round, at "
                   "the same context; contexts timed one after another (not interleaved with each other)",
+        "steps": "steps.csv: every timed raw step (round, step = its index within the sample, step_ms, counted: "
+                 "every raw step counts, each is evaluated before the next starts); results.csv step_ms_p90 = "
+                 "the nearest-rank 90th percentile of a setting's steps (the ceil(0.9 n)-th smallest of p90_steps)",
     })
 
 

@@ -3,6 +3,13 @@
 Raw: the model called on one token per sequence with its cache, argmax, mx.eval (no generator: what an
 outside reference measures). Batched: mlx-lm's BatchGenerator. Looped: generate_step sequences, one
 after another (one sequence: the single-sequence path). Shared by whole_graph, prefill and context.
+
+Each runner keeps, per timed sample, the seconds between one step's tokens reaching Python and the next's
+(`calls`, one list per run() call), so a per-step latency percentile can be read from individual steps while a
+sample still holds several (the generators overlap building step n+1 with the device's step n only within
+a sample: one-step samples would time them without that overlap). `pipelined` says whether a sample's first
+interval is a real step: Raw evaluates every step before the next (it is); the generators return at the first
+call the token the previous sample left computed (it is not: only the intervals after it count).
 """
 
 from __future__ import annotations
@@ -25,14 +32,18 @@ def sync() -> None:
     mx.synchronize()
 
 
-def run_steps(watch: timing.Stopwatch, reps: int, step: Callable[[], object]) -> None:
-    """`reps` steps inside the clock, every stream synchronised before it starts and before it stops."""
+def run_steps(watch: timing.Stopwatch, reps: int, step: Callable[[], object], calls: list[list[float]]) -> None:
+    """`reps` steps inside the clock, every stream synchronised before it starts and before it stops; the
+    seconds from the clock's start to each step's return, then between returns, appended to `calls`."""
     sync()
     watch.start()
+    marks = [time.perf_counter()]
     for _ in range(reps):
         step()
+        marks.append(time.perf_counter())
     sync()
     watch.stop()
+    calls.append([b - a for a, b in zip(marks, marks[1:])])
 
 
 class Raw:
@@ -43,9 +54,12 @@ class Raw:
     first_logprobs: the prefill's log-probabilities (fp32) for the first `keep_first` sequences.
     """
 
+    pipelined = False
+
     def __init__(self, model: nn.Module, prompts: list[list[int]] | None = None, cache: list | None = None,
                  first: list[int] | None = None, keep_first: int = 0):
         self.model = model
+        self.calls: list[list[float]] = []
         self.first_logprobs: list[mx.array] = []
         if cache is None:
             if not prompts or len({len(p) for p in prompts}) != 1:
@@ -74,7 +88,7 @@ class Raw:
         self.history.append(self.next)
 
     def run(self, watch: timing.Stopwatch, reps: int) -> None:
-        run_steps(watch, reps, self.step)
+        run_steps(watch, reps, self.step, self.calls)
 
     def sequences(self) -> list[list[int]]:
         """Every sequence's tokens so far, the prefill's first token included."""
@@ -90,8 +104,11 @@ class Batched:
     first_logprobs: the first token's log-probabilities (fp32) for the first `keep_first` sequences.
     """
 
+    pipelined = True
+
     def __init__(self, model: nn.Module, prompts: list[list[int]], max_tokens: int, keep_first: int = 0):
         b = len(prompts)
+        self.calls: list[list[float]] = []
         self.gen = BatchGenerator(model, max_tokens=max_tokens, prefill_batch_size=b, completion_batch_size=b)
         self.uids = self.gen.insert(prompts, [max_tokens] * b)
         self.tokens: dict[int, list[int]] = {uid: [] for uid in self.uids}
@@ -110,7 +127,7 @@ class Batched:
         return responses
 
     def run(self, watch: timing.Stopwatch, reps: int) -> None:
-        run_steps(watch, reps, self._step)
+        run_steps(watch, reps, self._step, self.calls)
 
     def sequences(self) -> list[list[int]]:
         return [self.tokens[uid] for uid in self.uids]
@@ -120,9 +137,16 @@ class Batched:
 
 
 class Looped:
-    """B single-sequence generations (generate_step), one after another; one rep is one token of each."""
+    """B single-sequence generations (generate_step), one after another; one rep is one token of each.
+
+    A sample runs each sequence's reps tokens in turn, so only one sequence (the single path) has steps
+    between which the clock can be read: `calls` stays empty for B > 1.
+    """
+
+    pipelined = True
 
     def __init__(self, model: nn.Module, prompts: list[list[int]], max_tokens: int):
+        self.calls: list[list[float]] = []
         self.gens = [generate_step(mx.array(p), model, max_tokens=max_tokens) for p in prompts]
         self.tokens: list[list[int]] = [[] for _ in prompts]
         for i in range(len(self.gens)):
@@ -133,6 +157,9 @@ class Looped:
         self.tokens[i].append(int(token))
 
     def run(self, watch: timing.Stopwatch, reps: int) -> None:
+        if len(self.gens) == 1:
+            run_steps(watch, reps, lambda: self._step(0), self.calls)
+            return
         sync()
         watch.start()
         for i in range(len(self.gens)):

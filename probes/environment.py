@@ -13,6 +13,7 @@ import glob
 import importlib.metadata
 import os
 import platform
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,35 @@ CUDA_DEV_ATTR_L2_CACHE_SIZE = 38  # cudaDevAttrL2CacheSize (CUDA runtime API; 89
 CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38  # the same attribute in the driver API
 MIN_PLAUSIBLE_L2 = 64 << 10  # an answer below this is a wrong attribute, not a cache
 PRIVATE_DEVICE_KEYS = {"uuid", "pci_bus_id"}  # identify one physical card, not its kind
+
+
+def slug(text: str) -> str:
+    """'Apple M1 Max' -> 'apple-m1-max': lower case, runs of other characters -> '-'."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+CPU_NOISE = re.compile(r"\((?:r|tm)\)|@\s*[\d.]+\s*[gm]hz|\b\d+-core\b|\bprocessor\b|\bcpu\b", re.IGNORECASE)
+
+
+def cpu_slug(cpu_model: str) -> str:
+    """The CPU model as a testbed suffix: 'Intel(R) Xeon(R) Processor @ 2.80GHz' -> 'intel-xeon', 'AMD EPYC 7763
+    64-Core Processor' -> 'amd-epyc-7763' (trademarks, clock, core count and the words CPU and Processor dropped;
+    '' when unknown)."""
+    name = slug(CPU_NOISE.sub(" ", cpu_model))
+    return "" if name == "unknown" else name
+
+
+def testbed_name(system: str, backend_name: str, device_name: str, cpu_model: str = "") -> str:
+    """Default testbed: <os>-cpu-<cpu model> on the CPU backend (linux-cpu-amd-epyc: machines of one kind come
+    with different CPUs, whose figures differ), apple-<chip> on Metal, nvidia-<gpu> on CUDA (the host CPU is in
+    the environment record)."""
+    if backend_name == "cpu":
+        base = {"darwin": "macos"}.get(system.lower(), slug(system) or "unknown") + "-cpu"
+        cpu = cpu_slug(cpu_model)
+        return f"{base}-{cpu}" if cpu else base
+    name = slug(device_name) or "gpu"
+    vendor = {"metal": "apple", "cuda": "nvidia"}.get(backend_name, slug(backend_name))
+    return name if name.startswith(vendor + "-") or name == vendor else f"{vendor}-{name}"
 
 
 def backend() -> str:
@@ -151,7 +181,7 @@ def core_counts() -> dict[str, int | None]:
     return {"cpu_count": os.cpu_count(), "cpu_affinity_count": affinity}
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -217,7 +247,7 @@ def environment() -> dict[str, object]:
         "os_release": platform.release(),
         "machine": platform.machine(),
         "python": platform.python_version(),
-        "cpu_model": _cpu_model(),
+        "cpu_model": cpu_model(),
         **core_counts(),
         **cache_record(name),
         "memory_total_bytes": memory_total_bytes(),

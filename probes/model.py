@@ -1,4 +1,4 @@
-"""Model probe: the write-up's model and the CPU-scaled one, built from the typed config -> counts.csv.
+"""Model probe: the write-up's model and the CPU-scaled one, built from the typed config -> counts.csv (a row per model).
 
 No timing. Every figure is counted from the instantiated mlx-lm model's modules and weight tensors, not
 from the config record: experts from the expert weights' leading dimension, experts per token from the
@@ -22,8 +22,9 @@ def parameters(module) -> int:
     return sum(v.size for _, v in tree_flatten(module.parameters()))
 
 
-def counts(config: configs.ModelConfig, dtype: mx.Dtype) -> list[dict[str, object]]:
-    """(model, quantity, value, counted_from) rows for one config, from an unquantized and a 4-bit lazy build."""
+def counts(config: configs.ModelConfig, dtype: mx.Dtype) -> tuple[dict[str, object], dict[str, str]]:
+    """One config's counts.csv row (model, then a column per quantity, each with its own unit) and how each
+    was counted, from an unquantized and a 4-bit lazy build."""
     plain = qwen3_5_moe.Model(qwen3_5_moe.ModelArgs.from_dict(config.mlx_lm()))  # lazy: never evaluated
     quantized = model_build.build(config, dtype, materialise=False)
     text = quantized.language_model
@@ -72,17 +73,21 @@ def counts(config: configs.ModelConfig, dtype: mx.Dtype) -> list[dict[str, objec
         ("bytes_active_per_token", active_bytes,
          "bytes_total less the experts and the embedding; plus top_k experts per layer and one embedding row"),
     ]
-    return [{"model": config.name, "quantity": q, "value": v, "counted_from": how} for q, v, how in rows]
+    return {"model": config.name, **{q: v for q, v, _ in rows}}, {q: how for q, _, how in rows}
 
 
 def main(argv=None) -> None:
     s = session.start("model", argv)
     models = [configs.WRITEUP_MODEL, configs.PROFILE_MODELS["default"]]
-    rows = []
+    rows, counted_from = [], {}
     for config in models:
-        rows += counts(config, s.dtype)
+        row, counted_from = counts(config, s.dtype)
+        rows.append(row)
         s.progress(f"counted {config.name}")
     s.write({"counts.csv": rows}, {
+        "counts": "counts.csv: one row per model, a column per quantity (each column's unit in the manifest's "
+                  "declarations); counted_from says how each was counted",
+        "counted_from": counted_from,
         "models": {c.name: c.mlx_lm() for c in models},
         "model_config_source": configs.SOURCE,
         "scaled_from_writeup": {c.name: c.changes_from(configs.WRITEUP_MODEL) for c in models},

@@ -7,8 +7,9 @@ settings with Session.time() and writes its tables with Session.write().
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import platform
-import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -19,7 +20,8 @@ from typing import Callable, Mapping, Sequence
 import mlx.core as mx
 import numpy as np
 
-from generator.runs import TESTBED_PATTERN, imported_code, write_run
+from generator.runs import TESTBED_PATTERN, Column, imported_code, write_run
+from probes import columns as columns_mod
 from probes import environment as env_mod
 from probes import reference, timing
 
@@ -37,6 +39,12 @@ class Profile:
     min_sample_s: float  # repeat a kernel inside one sample until a sample lasts about this long
     max_reps: int
     min_reps: int = 1  # calls per sample at least (a GPU's synchronisation amortised over them)
+    base: str = ""  # the profile whose shapes a variant uses (gpu-replicate: gpu's); "" for the profile itself
+
+    @property
+    def shapes(self) -> str:
+        """The profile name a probe's shape tables are keyed by (a variant's base)."""
+        return self.base or self.name
 
 
 PROFILES = {
@@ -50,27 +58,17 @@ PROFILES = {
 }
 
 
-def parse_args(probe: str, argv: Sequence[str] | None) -> argparse.Namespace:
-    """The command line every probe shares: --profile, --testbed, --out."""
+def parse_args(probe: str, argv: Sequence[str] | None, variants: Mapping[str, str] | None = None) -> argparse.Namespace:
+    """The command line every probe shares: --profile (the shared ones and the probe's own variants), --testbed,
+    --out."""
     parser = argparse.ArgumentParser(prog=f"python -m probes.{probe}", description=f"run the {probe} probe")
-    parser.add_argument("--profile", choices=sorted(PROFILES), default="default")
+    parser.add_argument("--profile", choices=sorted({*PROFILES, *(variants or {})}), default="default")
     parser.add_argument("--testbed", help="testbed name (default: derived from OS, backend and device)")
     parser.add_argument("--out", type=Path, help="measurements folder (default: <repo>/measurements)")
+    parser.add_argument("--budget-s", type=float, dest="budget_s",
+                        help="the whole-model probes' time bound in seconds (default: the profile's budget_s); "
+                             "recorded in the run's parameters as budget_s")
     return parser.parse_args(argv)
-
-
-def slug(text: str) -> str:
-    """'Apple M1 Max' -> 'apple-m1-max': lower case, runs of other characters -> '-'."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
-def testbed_name(system: str, backend: str, device_name: str) -> str:
-    """Default testbed: linux-cpu / macos-cpu on the CPU backend, apple-<chip> on Metal, nvidia-<gpu> on CUDA."""
-    if backend == "cpu":
-        return {"darwin": "macos"}.get(system.lower(), slug(system) or "unknown") + "-cpu"
-    name = slug(device_name) or "gpu"
-    vendor = {"metal": "apple", "cuda": "nvidia"}.get(backend, slug(backend))
-    return name if name.startswith(vendor + "-") or name == vendor else f"{vendor}-{name}"
 
 
 @dataclass
@@ -86,7 +84,15 @@ class Session:
     dtype: mx.Dtype
     checks: list[dict[str, object]] = field(default_factory=list)
     stops: dict[str, object] = field(default_factory=dict)  # label -> the stopping rule a timing used
+    budget_s: float | None = None  # --budget-s: a bound for this machine in place of the profile's (None: keep it)
     _clock0: float = field(default_factory=time.monotonic)
+
+    def config(self, table: Mapping[str, object]) -> dict[str, object]:
+        """A whole-model probe's settings for this run: the profile's, with --budget-s in place of its budget_s.
+        A bound is a parameter, not code: on a fresh H200 first calls took 140 s for whole_graph's 29 settings
+        (11 s in the first session's runs), so the bound
+        that fits depends on the machine, and changing it must not change the code the runs hash."""
+        return {**table, "budget_s": self.budget_s} if self.budget_s is not None else dict(table)
 
     def progress(self, message: str) -> None:
         """One line on stderr: probe, seconds since start, message."""
@@ -136,6 +142,7 @@ class Session:
             "min_sample_s": p.min_sample_s,
             "max_reps": p.max_reps,
             "min_reps": p.min_reps,
+            **({"profile_base": p.base} if p.base else {}),
             "dtype": env_mod.dtype_name(self.dtype),
             "timing": "generator.timing: settings interleaved within each round after warm-up; reps per sample "
                       "from the fastest of up to 3 one-call samples; mx.eval then mx.synchronize before the clock "
@@ -150,14 +157,22 @@ class Session:
                        "table is the median of its column there; X_min and X_max are its lowest and highest round",
         }
 
-    def write(self, tables: Mapping[str, Sequence[Mapping[str, object]]], parameters: Mapping[str, object]) -> Path:
-        """Write the run (tables + checks.csv + manifest) atomically and print its folder."""
+    def write(self, tables: Mapping[str, Sequence[Mapping[str, object]]], parameters: Mapping[str, object],
+              columns: Mapping[str, Mapping[str, columns_mod.Declaration]] | None = None) -> Path:
+        """Write the run (tables + checks.csv + manifest) atomically and print its folder.
+
+        Every numeric column's unit and kind comes from probes/columns.py, `columns` (table -> column ->
+        (unit, kind)) where a table needs its own, and goes into the manifest's declarations; a column nothing
+        declares is named in the parameters (undeclared_columns) rather than cost the run (the probe tests
+        hold that list empty).
+        """
         all_tables = dict(tables)
         if self.checks:
             all_tables["checks.csv"] = self.checks
+        declared, undeclared = columns_mod.declare(all_tables, columns)
         path = write_run(
             ROOT, self.probe, self.testbed, all_tables,
-            parameters={**self.common_parameters(), **parameters},
+            parameters={**self.common_parameters(), **parameters, "undeclared_columns": undeclared},
             environment={**self.environment, "load_average_at_end": env_mod.load_average(),
                          "process_cpu_s_at_end": round(time.process_time(), 3),
                          "session_wall_s_at_end": round(self.elapsed(), 3)},
@@ -165,24 +180,36 @@ class Session:
             started=self.started,
             finished=datetime.now(timezone.utc),
             measurements=self.out,
+            columns={name: {column: Column(*found) for column, found in table.items()}
+                     for name, table in declared.items()},
         )
         self.progress(f"wrote {path}")
         print(path)
         return path
 
 
-def start(probe: str, argv: Sequence[str] | None = None) -> Session:
-    """Parse the shared command line, capture the environment and start the probe's clock."""
-    args = parse_args(probe, argv)
+def start(probe: str, argv: Sequence[str] | None = None, variants: Mapping[str, str] | None = None) -> Session:
+    """Parse the shared command line, capture the environment and start the probe's clock.
+
+    variants: the probe's own profiles, each named to the shared profile it runs on (whole_graph's
+    gpu-replicate: gpu's rounds and shapes, fewer parts); its name is the run's `profile`.
+    """
+    args = parse_args(probe, argv, variants)
     env = env_mod.environment()
     info = env["device_info"]
     device_name = str(info.get("device_name") or info.get("name") or "")
-    testbed = args.testbed or testbed_name(platform.system(), env["backend"], device_name)
+    # --testbed, else the one `ledger measure --testbed` names (LEDGER_TESTBED), else the machine's own name
+    testbed = (args.testbed or os.environ.get("LEDGER_TESTBED", "")
+               or env_mod.testbed_name(platform.system(), env["backend"], device_name, env["cpu_model"]))
     if not TESTBED_PATTERN.match(testbed):  # fail now, not after the measuring
         sys.exit(f"{probe}: testbed {testbed!r}: use lower-case letters, digits and '-' (--testbed)")
     out = args.out.resolve() if args.out else None
-    session = Session(probe, PROFILES[args.profile], testbed, out, datetime.now(timezone.utc), env,
-                      env_mod.compute_dtype())
+    base = (variants or {}).get(args.profile, args.profile)
+    profile = PROFILES[base] if base == args.profile else dataclasses.replace(PROFILES[base], name=args.profile, base=base)
+    if args.budget_s is not None and not args.budget_s > 0:
+        sys.exit(f"{probe}: --budget-s {args.budget_s}: give a positive number of seconds")
+    session = Session(probe, profile, testbed, out, datetime.now(timezone.utc), env, env_mod.compute_dtype(),
+                      budget_s=args.budget_s)
     session.progress(f"profile {args.profile}, testbed {testbed}, backend {env['backend']}, "
                      f"dtype {env_mod.dtype_name(session.dtype)}")
     return session

@@ -196,6 +196,34 @@ def ledger(root: Path, claims: str, rows: list[dict] = SPEEDUP_ROWS, **files: st
     return run_ledger("check", cwd=root)
 
 
+def restore_measured_code(copy: Path, repo: Path = REPO) -> list[str]:
+    """In a copy of the repository's report, put back each code file its runs hash as the runs measured it, where
+    the working tree's differs: the newest version in git history whose sha256 some manifest records. On main
+    this changes nothing (the cited runs match the code); on a probe branch before its re-measure it gives the
+    gate the code the committed runs were measured with. Returns the paths restored."""
+    import hashlib
+    import json
+
+    wanted: dict[str, set[str]] = {}
+    for manifest in (copy / "measurements").glob("*/*/manifest.json"):
+        for path, sha in json.loads(manifest.read_text())["probe"]["code"].items():
+            wanted.setdefault(path, set()).add(sha)
+    restored = []
+    for path, shas in sorted(wanted.items()):
+        here = copy / path
+        if here.is_file() and hashlib.sha256(here.read_bytes()).hexdigest() in shas:
+            continue
+        log = subprocess.run(["git", "-C", str(repo), "log", "--format=%H", "--", path], capture_output=True, text=True)
+        for commit in log.stdout.split():
+            shown = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True)
+            if shown.returncode == 0 and hashlib.sha256(shown.stdout).hexdigest() in shas:
+                here.parent.mkdir(parents=True, exist_ok=True)
+                here.write_bytes(shown.stdout)
+                restored.append(path)
+                break
+    return restored
+
+
 def verdict_of(claim, table=None, **fields):
     """A claim's verdict as the evidence stage would begin it (its unit read with `table`), for pure tests."""
     from generator.inputs.config import DEFAULTS

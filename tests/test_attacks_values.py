@@ -4,19 +4,18 @@ this repository's report (claims, runs, probes, figures, pages, mkdocs.yml), one
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
-from helpers import REPO, run_ledger
+from helpers import REPO, restore_measured_code, run_ledger
 
 # the report's files, with every surface the policy lists (guide/coverage.md); the code its runs hash is copied
 # from their manifests (generator/timing.py, benchmarks/coverage.py, generator/lang/between.py)
 REPORT = ("claims", "measurements", "probes", "figures", "docs", "mkdocs.yml", "README.md", "guide")
 BATCHING, CPU = "claims/writeup-batching.yaml", "claims/here-linux-cpu.yaml"
 TOUCHED = '[{claim: cpu-moe-touched-mc-b16, expects: "within 1.05x"}, {claim: cpu-moe-touched-closed-b16, expects: "within 1.05x"}, {claim: h200-moe-touched-mc-b16, expects: "within 1.05x"}]'
-SPEEDUP = "    evidence: {run: measurements/moe/2026-12-01T00-50-17Z-linux-cpu, file: results.csv, where: {mode: batched, batch: 16}"
+SPEEDUP = "    evidence: {run: measurements/moe/2026-12-01T16-32-32Z-linux-cpu-amd-epyc, file: results.csv, where: {mode: batched, batch: 16}"
 INFLATION = "    formula: touched / touched_b1\n    inputs: {touched: cpu-moe-touched-mc-b16, touched_b1: cpu-moe-touched-mc-b1}\n"
 
 
@@ -27,11 +26,7 @@ def report_copy(tmp_path_factory) -> Path:
         source = REPO / name
         (template / name).parent.mkdir(parents=True, exist_ok=True)  # generator/timing.py: hashed into every run
         (shutil.copytree if source.is_dir() else shutil.copy)(source, template / name)
-    for manifest in (template / "measurements").glob("*/*/manifest.json"):
-        for path in json.loads(manifest.read_text())["probe"]["code"]:
-            if not (template / path).exists() and (REPO / path).is_file():
-                (template / path).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy(REPO / path, template / path)
+    restore_measured_code(template)  # a probe branch before its re-measure: the code the runs were measured with
     return template
 
 
@@ -113,21 +108,21 @@ ATTACKS = {
     ),
     "a ratio restated in the unit of another quantity": (
         CPU,
-        '    unit: "×"\n    kind: extrapolated\n    value: 12.74\n    testbed: linux-cpu\n' + INFLATION,
-        '    unit: "GB/s"\n    kind: extrapolated\n    value: 12.74\n    testbed: linux-cpu\n' + INFLATION,
+        '    unit: "×"\n    kind: extrapolated\n    value: 12.74\n    testbed: linux-cpu-amd-epyc\n' + INFLATION,
+        '    unit: "GB/s"\n    kind: extrapolated\n    value: 12.74\n    testbed: linux-cpu-amd-epyc\n' + INFLATION,
         "cpu-moe-read-inflation-b16: invalid: formula touched / touched_b1 gives a plain ratio, but the claim's "
         "unit 'GB/s' is bytes per second",
     ),
     "a testbed none of the inputs ran on": (
         CPU,
-        "    value: 12.74\n    testbed: linux-cpu\n" + INFLATION,
+        "    value: 12.74\n    testbed: linux-cpu-amd-epyc\n" + INFLATION,
         "    value: 12.74\n    testbed: apple-m1-max\n" + INFLATION,
-        "cpu-moe-read-inflation-b16: invalid: testbed apple-m1-max, but its inputs are on linux-cpu",
+        "cpu-moe-read-inflation-b16: invalid: testbed apple-m1-max, but its inputs are on linux-cpu-amd-epyc",
     ),
     "a stated zero with a tolerance that accepts anything": (
         CPU,
-        "    value: 1.022\n    testbed: linux-cpu\n" + SPEEDUP,
-        "    value: 0\n    tolerance: 1000\n    testbed: linux-cpu\n" + SPEEDUP,
+        "    value: 1.012\n    testbed: linux-cpu-amd-epyc\n" + SPEEDUP,
+        "    value: 0\n    tolerance: 1000\n    testbed: linux-cpu-amd-epyc\n" + SPEEDUP,
         "cpu-moe-speedup-b16: invalid: tolerance 1000 allows",
     ),
     "a policy that loosens every tolerance": (
@@ -168,6 +163,6 @@ def test_the_report_copy_passes_before_any_attack(report_copy, tmp_path):
 
 def test_equal_numbers_never_drift_under_a_tiny_tolerance_on_the_report(report_copy, tmp_path):
     # cpu-moe-touched-mc-b1 states 8.000 and its run computes 8.0: equal, whatever the tolerance.
-    old = "    value: 8.000\n    testbed: linux-cpu\n    evidence: {run: measurements/moe/2026-12-01T00-50-17Z-linux-cpu, file: touched.csv, where: {batch: 1}"
+    old = "    value: 8.000\n    testbed: linux-cpu-amd-epyc\n    evidence: {run: measurements/moe/2026-12-01T16-32-32Z-linux-cpu-amd-epyc, file: touched.csv, where: {batch: 1}"
     result = attacked(report_copy, tmp_path, CPU, old, old.replace("8.000\n", "8.000\n    tolerance: 1e-300\n"))
     assert result.exit_code == 0, result.output

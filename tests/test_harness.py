@@ -14,7 +14,7 @@ mx = pytest.importorskip("mlx.core")  # the probes need MLX; without it there is
 np = pytest.importorskip("numpy")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # probes/ runs from the repo root
 
-from probes import config, environment, model_build, reference, session, timing  # noqa: E402
+from probes import columns, config, environment, gpu_busy, model_build, reference, step_rows, timing  # noqa: E402
 from probes.agreement import first_divergence  # noqa: E402
 from probes.bandwidth import fit_sizes  # noqa: E402
 from probes.matvec import sweep_cache, sweep_rows  # noqa: E402
@@ -34,19 +34,23 @@ def test_spread_is_median_min_max_and_round_count(samples, expected):
 
 
 @pytest.mark.parametrize(
-    "system, backend, device, expected",
+    "system, backend, device, cpu, expected",
     [
-        ("Linux", "cpu", "AMD EPYC", "linux-cpu"),
-        ("Darwin", "cpu", "Apple M1 Max", "macos-cpu"),
-        ("Darwin", "metal", "Apple M1 Max", "apple-m1-max"),
-        ("Darwin", "metal", "Apple M3 Ultra", "apple-m3-ultra"),
-        ("Linux", "cuda", "NVIDIA H200", "nvidia-h200"),
-        ("Linux", "cuda", "H100 80GB HBM3", "nvidia-h100-80gb-hbm3"),
-        ("Linux", "cuda", "", "nvidia-gpu"),
+        ("Linux", "cpu", "cpu", "AMD EPYC", "linux-cpu-amd-epyc"),
+        ("Linux", "cpu", "cpu", "Intel(R) Xeon(R) Processor @ 2.80GHz", "linux-cpu-intel-xeon"),
+        ("Linux", "cpu", "cpu", "AMD EPYC 7763 64-Core Processor", "linux-cpu-amd-epyc-7763"),
+        ("Linux", "cpu", "cpu", "Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz", "linux-cpu-intel-core-i7-9750h"),
+        ("Linux", "cpu", "cpu", "unknown", "linux-cpu"),
+        ("Darwin", "cpu", "Apple M1 Max", "Apple M1 Max", "macos-cpu-apple-m1-max"),
+        ("Darwin", "metal", "Apple M1 Max", "Apple M1 Max", "apple-m1-max"),
+        ("Darwin", "metal", "Apple M3 Ultra", "Apple M3 Ultra", "apple-m3-ultra"),
+        ("Linux", "cuda", "NVIDIA H200", "Intel(R) Xeon(R) Processor", "nvidia-h200"),  # the host CPU: environment
+        ("Linux", "cuda", "H100 80GB HBM3", "AMD EPYC", "nvidia-h100-80gb-hbm3"),
+        ("Linux", "cuda", "", "", "nvidia-gpu"),
     ],
 )
-def test_default_testbed_name_follows_os_backend_and_device(system, backend, device, expected):
-    assert session.testbed_name(system, backend, device) == expected
+def test_default_testbed_name_follows_os_backend_device_and_cpu(system, backend, device, cpu, expected):
+    assert environment.testbed_name(system, backend, device, cpu) == expected
 
 
 def timed_of(*seconds, first_round=0):
@@ -379,3 +383,119 @@ def test_bandwidth_summary_picks_ceiling_and_cache_peak_and_pairs_their_ratio_by
     assert got[("cache_peak", "copy")] == pytest.approx(("copy", 16, 1.5))  # median of 6/3 and 3/3
     assert got[("ceiling", "any")][:2] == ("read_all", 256) and ("cache_peak", "any") not in got
     assert len(rounds) == 2 * len(summary)
+
+
+@pytest.mark.parametrize(
+    "values, q, expected",
+    [
+        ([5.0], 0.9, 5.0),
+        ([3.0, 1.0, 2.0], 0.9, 3.0),  # ceil(2.7) = 3rd smallest
+        (list(range(1, 11)), 0.9, 9),  # ceil(9.0) = 9th
+        (list(range(1, 21)), 0.9, 18),
+        (list(range(1, 12)), 0.9, 10),  # ceil(9.9) = 10th
+        ([4.0, 2.0], 0.5, 2.0),
+    ],
+)
+def test_percentile_is_the_nearest_rank(values, q, expected):
+    assert step_rows.percentile(values, q) == expected
+
+
+def test_step_intervals_count_a_generators_steps_after_the_first_of_each_sample():
+    t = timing.Timed(
+        timing.spread([0.02, 0.03]),
+        2,
+        (timing.Sample(4, 2, 0.02, 0.0, 0.05, 0.05, None), timing.Sample(5, 2, 0.03, 0.0, 0.07, 0.07, None)),
+        "fixed",
+    )
+    calls = [[0.5], [0.001, 0.019], [0.002, 0.028]]  # a warm-up call first, then the two timed samples
+    rows = step_rows.step_intervals(t, calls, pipelined=True)
+    assert [(r["round"], r["step"], r["counted"]) for r in rows] == [(4, 0, False), (4, 1, True), (5, 0, False),
+                                                                     (5, 1, True)]  # fmt: skip
+    assert step_rows.latency_columns(rows) == {"step_ms_p90": pytest.approx(28.0), "p90_steps": 2}
+    assert all(r["counted"] for r in step_rows.step_intervals(t, calls, pipelined=False))
+    with pytest.raises(ValueError, match="recorded samples"):
+        step_rows.step_intervals(t, [[0.01]], pipelined=False)
+
+
+@pytest.mark.parametrize(
+    "intervals, start, end, expected",
+    [
+        ([], 0.0, 10.0, 0.0),
+        ([(1.0, 3.0)], 0.0, 10.0, 2.0),
+        ([(1.0, 3.0), (2.0, 5.0)], 0.0, 10.0, 4.0),  # overlapping streams count once
+        ([(1.0, 3.0), (4.0, 5.0)], 0.0, 10.0, 3.0),
+        ([(-2.0, 1.0), (9.0, 12.0)], 0.0, 10.0, 2.0),  # clipped to the window
+        ([(1.0, 9.0), (2.0, 3.0)], 0.0, 10.0, 8.0),  # one inside another
+        ([(11.0, 12.0)], 0.0, 10.0, 0.0),
+    ],
+)
+def test_busy_time_is_the_union_of_kernel_intervals_inside_the_step(intervals, start, end, expected):
+    assert gpu_busy.union_length(intervals, start, end) == pytest.approx(expected)
+
+
+def test_busy_share_per_step_and_over_the_unprofiled_step():
+    windows = [(0.0, 10_000.0), (10_000.0, 30_000.0)]  # µs: a 10 ms and a 20 ms profiled step
+    kernels = [(1_000.0, 4_000.0), (3_000.0, 6_000.0), (12_000.0, 22_000.0), (29_000.0, 31_000.0)]
+    steps = gpu_busy.per_step(windows, kernels)
+    assert [s["kernels"] for s in steps] == [2, 2]  # a kernel belongs to the step it starts in
+    assert [s["kernel_busy_ms"] for s in steps] == pytest.approx([5.0, 11.0])  # clipped at the step's end
+    assert [s["busy_share_profiled"] for s in steps] == pytest.approx([0.5, 0.55])
+    row = gpu_busy.summary_row(4, [7.0, 9.0], steps)
+    assert row["batch"] == 4 and row["steps"] == 2 and row["step_ms"] == 8.0
+    assert row["kernel_busy_ms"] == pytest.approx(8.0) and row["busy_share"] == pytest.approx(1.0)
+    assert row["busy_share_profiled"] == pytest.approx(0.525) and row["idle_ms"] == pytest.approx(0.0)
+
+
+def test_the_gpu_only_tables_declare_every_value_column():
+    """gpu_log.csv and gpu_busy.csv exist only on a GPU: their rows, made here, are declared all the same."""
+    steps = gpu_busy.per_step([(0.0, 10_000.0)], [(1_000.0, 4_000.0)])
+    busy = [gpu_busy.summary_row(4, [9.0], steps)]
+    log = [{"unix_s": 1.7e9, "gpu_util_pct": 87, "mem_util_pct": 40, "sm_clock_mhz": 1980, "mem_clock_mhz": 3201,
+            "power_w": 250.5, "temperature_c": "", "clock_event_reasons": 0}]  # fmt: skip
+    declared, missing = columns.declare({"gpu_busy.csv": busy, "gpu_log.csv": log, "gpu_busy.samples.csv": steps})
+    assert missing == [] and set(declared) == {"gpu_busy.csv", "gpu_log.csv"}
+    assert declared["gpu_busy.csv"]["busy_share"] == ("", "timed")
+    assert declared["gpu_busy.csv"]["kernel_busy_ms_max"] == ("ms", "timed")
+    assert declared["gpu_log.csv"]["sm_clock_mhz"] == ("MHz", "timed")
+
+
+@pytest.mark.parametrize(
+    "column, own, expected",
+    [
+        ("step_ms", None, ("ms", "timed")),
+        ("step_ms_p90", None, ("ms", "timed")),  # a suffix takes its base column's declaration
+        ("speedup_vs_single_max", None, ("×", "timed")),
+        ("bytes_per_step", None, ("B", "exact")),
+        ("slope", None, None),  # a name whose unit depends on the table: the table declares it
+        ("slope_min", {"slope": ("ms/MB", "timed")}, ("ms/MB", "timed")),
+        ("made_up_column", None, None),
+    ],
+)
+def test_a_columns_declaration_comes_from_its_table_then_the_shared_table_then_its_base(column, own, expected):
+    assert columns.declaration(column, own) == expected
+
+
+def test_every_shared_unit_is_one_the_gate_reads():
+    from generator.lang import units
+
+    for column, (unit, kind) in columns.UNITS.items():
+        assert units.parse(unit) is not None and kind in ("timed", "exact"), column
+
+
+def test_kernel_events_take_step_windows_from_the_host_and_work_from_the_device():
+    from types import SimpleNamespace as Event
+
+    def event(name, device, start, end):
+        return Event(name=name, device_type=device, time_range=Event(start=start, end=end))
+
+    events = [
+        event(f"{gpu_busy.STEP_PREFIX}1", "CPU", 100.0, 200.0),
+        event(f"{gpu_busy.STEP_PREFIX}0", "CPU", 0.0, 90.0),
+        event(f"{gpu_busy.STEP_PREFIX}0", "CUDA", 5.0, 85.0),  # the range's device-side annotation: not work
+        event("gemv_kernel", "CUDA", 10.0, 30.0),
+        event("cudaLaunchKernel", "CPU", 9.0, 10.0),  # the host's launch call: neither
+        event("Memcpy DtoD", "CUDA", 120.0, 130.0),
+    ]
+    windows, kernels = gpu_busy.kernel_events(events, "CUDA")
+    assert windows == [(0.0, 90.0), (100.0, 200.0)]  # in step order
+    assert kernels == [(10.0, 30.0), (120.0, 130.0)]

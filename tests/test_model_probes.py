@@ -248,7 +248,8 @@ def test_settings_are_dropped_in_order_until_their_rounds_fit(costs, order, seco
 
 
 def test_whole_graph_starts_the_baselines_first_and_the_tiny_model_last():
-    """The gpu profile (B up to 64 since the H200 runs: B=256 with every setting alive ran out of memory)."""
+    """The gpu profile: the grid B = 1, 2, 4, 8, 16, 24, 32, 48, 64 (issue 33; B=256 with every setting alive ran
+    out of memory on the H200)."""
     from probes import whole_graph
 
     profile = whole_graph.DECODE["gpu"]
@@ -256,25 +257,80 @@ def test_whole_graph_starts_the_baselines_first_and_the_tiny_model_last():
     assert order[:3] == [("raw", 1), ("batched", 1), ("single", 1)]
     assert order.index(("raw", 64)) < order.index(("raw", 2))  # the headline B before the fill-ins
     assert order[-2:] == [("tiny-raw", 64), ("tiny-width", 64)]
-    assert max(b for _, b in order) == 64 == profile["large_b"]
+    assert max(b for _, b in order) == 64 and profile["batches"] == profile["raw_batches"] == whole_graph.GRID
+    assert whole_graph.GRID == (1, 2, 4, 8, 16, 24, 32, 48, 64)
     expected = 2 * len(profile["batches"]) + 1 + len(profile["looped_batches"]) + 2 * len(profile["tiny_batches"])
-    assert len(order) == len(set(order)) == expected == 25
+    assert len(order) == len(set(order)) == expected == 29
+    replicate = whole_graph.wanted(whole_graph.DECODE["gpu-replicate"])
+    assert {m for m, _ in replicate} == {"raw", "batched", "single"} and len(replicate) == 19
+    assert whole_graph.DECODE["gpu-replicate"]["parts"] == ()
 
 
-def test_h200_plan_runs_an_invocation_and_packs_its_runs_with_its_log(tmp_path):
-    """scripts/h200 as the device call runs it, at the quick profile on this CPU (a dry run)."""
+def test_h200_plan_runs_a_replicate_call_and_packs_its_runs_with_its_log(tmp_path):
+    """scripts/h200 as a replicate device call runs it, at the quick profile on this CPU (a dry run)."""
     import subprocess
     import tarfile
 
     env = {**os.environ, "H200_PROFILE": "quick", "H200_PYTHON": sys.executable, "H200_WORK": str(tmp_path / "work"),
            "OUT": str(tmp_path / "out")}  # fmt: skip
-    done = subprocess.run([str(ROOT / "scripts/h200"), "context"], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [str(ROOT / "scripts/h200"), "replicate", "a"], env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["context.log", "context.tar"]
-    names = tarfile.open(tmp_path / "out/context.tar").getnames()
-    assert any(n.endswith("/which_b.csv") for n in names) and "context/context.log" in names
-    log = (tmp_path / "out/context.log").read_text()
-    assert log.count("end: exit 0") == 2  # the context probe, then raw_step.py
-    assert [f"raw_step B={b} step_ms median" in log for b in (4, 16, 64)] == [True] * 3
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["replicate-a.log", "replicate-a.tar"]
+    names = tarfile.open(tmp_path / "out/replicate-a.tar").getnames()
+    probes = {n.split("/")[2] for n in names if n.count("/") >= 3 and n.endswith("manifest.json")}
+    assert probes == {"context", "whole_graph", "raw_step", "moe"} and "replicate-a/replicate-a.log" in names
+    log = (tmp_path / "out/replicate-a.log").read_text()
+    assert log.count("end: exit 0") == 4  # each probe in its own process
+    assert "--profile quick-replicate" in log and "probes.raw_step --profile quick" in log
+    done = subprocess.run(
+        [str(ROOT / "scripts/h200"), "whole-graph"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr  # call 2's probe: the full profile, packed the same way
+    names = tarfile.open(tmp_path / "out/whole-graph.tar").getnames()
+    runs = [n for n in names if n.startswith("whole-graph/measurements/whole_graph/") and n.endswith("/steps.csv")]
+    assert len(runs) == 1 and "whole-graph/whole-graph.log" in names
     usage = subprocess.run([str(ROOT / "scripts/h200"), "nothing"], capture_output=True, text=True)
     assert usage.returncode == 2 and "scripts/h200 whole-graph" in usage.stdout
+    assert subprocess.run([str(ROOT / "scripts/h200"), "replicate", "d"], capture_output=True).returncode == 2
+
+
+def test_gpu_busy_child_that_fails_or_hangs_is_recorded_and_never_raises(tmp_path):
+    """The whole-graph run is written whatever happens to its profiling process."""
+    from probes import gpu_busy
+
+    rows, steps, record = gpu_busy.measure({"shapes": "quick"}, 60, tmp_path)
+    assert (rows, steps, record["measured"]) == ([], [], False)
+    assert record["why"].startswith("torch is not importable here")  # this machine: no torch, the CPU backend
+    (tmp_path / "gpu_busy-out.json").unlink()
+    (tmp_path / "gpu_busy-out.json").mkdir()  # the child cannot write its answer: it fails
+    rows, _, record = gpu_busy.measure({"shapes": "quick"}, 60, tmp_path)
+    assert rows == [] and record["measured"] is False
+    assert record["why"].startswith("the profiling process failed (exit 1): ") and "IsADirectoryError" in record["why"]
+    rows, _, record = gpu_busy.measure({"shapes": "quick"}, 0.001, tmp_path)  # far too short: the child is stopped
+    assert rows == [] and record == {"measured": False, "why": "the profiling process ran past its 0 s limit"}
+
+
+def test_gpu_busy_fingerprint_tells_the_checked_model_from_another(quick_model):
+    from probes import gpu_busy
+
+    mx.random.seed(0)
+    same = model_build.build(QUICK, mx.float32)
+    mx.random.seed(1)
+    other = model_build.build(QUICK, mx.float32)
+    assert gpu_busy.fingerprint(same) == gpu_busy.fingerprint(quick_model) != gpu_busy.fingerprint(other)
+
+
+def test_whole_graph_drops_the_extras_then_the_fill_ins_and_never_the_baselines():
+    from probes import whole_graph
+
+    names = [f"{m}/{b}" for m, b in whole_graph.wanted(whole_graph.DECODE["gpu"])]
+    order = whole_graph.drop_order(names)
+    assert order[:8] == ["tiny-raw/64", "tiny-width/64", "tiny-raw/16", "tiny-width/16", "tiny-raw/4",
+                         "tiny-width/4", "tiny-raw/1", "tiny-width/1"]  # fmt: skip
+    assert order[8:10] == ["looped/4", "looped/2"]
+    assert order[10:] == ["batched/48", "raw/48", "batched/32", "raw/32", "batched/24", "raw/24", "batched/64",
+                          "raw/64", "batched/8", "raw/8", "batched/2", "raw/2"]  # fmt: skip
+    kept = set(names) - set(order)
+    assert kept == {"raw/1", "batched/1", "single/1", "raw/4", "batched/4", "raw/16", "batched/16"}

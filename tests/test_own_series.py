@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from helpers import REPO, run_ledger
+from helpers import REPO, restore_measured_code, run_ledger
 from test_diff import commit, git
 
 from generator.gate import check, check_pages
@@ -43,6 +43,7 @@ def report_copy(tmp_path_factory) -> Path:
             if not (template / path).exists() and (REPO / path).is_file():
                 (template / path).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(REPO / path, template / path)
+    restore_measured_code(template)  # a probe branch before its re-measure: the code the runs were measured with
     return template
 
 

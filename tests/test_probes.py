@@ -17,10 +17,11 @@ np = pytest.importorskip("numpy")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # probes/ runs from the repo root (python -m probes)
 
-from probes import matvec, moe, reference, session, whole_graph  # noqa: E402
+from probes import environment, matvec, moe, raw_step, reference, session, step_rows, whole_graph  # noqa: E402
 from probes.__main__ import PROBES  # noqa: E402
 
-TIMED = ("bandwidth", "matvec", "moe", "recurrent", "whole_graph", "prefill", "context")
+TIMED = ("bandwidth", "matvec", "moe", "recurrent", "whole_graph", "prefill", "context", "raw_step")
+TESTBED = environment.testbed_name("Linux", "cpu", "", environment.cpu_model())  # this machine's CPU in the name
 SHARED_MODULES = {
     "probes/session.py",
     "probes/timing.py",
@@ -40,6 +41,7 @@ SAMPLED = [
     ("prefill", "results.csv", "samples.csv"),
     ("prefill", "ratio.csv", "ratio.samples.csv"),
     ("context", "results.csv", "samples.csv"),
+    ("raw_step", "results.csv", "samples.csv"),
 ]
 CONTEXT = ("started", "wall_s", "cpu_s", "load_1m")
 
@@ -75,13 +77,16 @@ def test_runner_writes_one_run_per_probe_and_shows_progress(quick_suite):
 @pytest.mark.parametrize("probe", PROBES)
 def test_manifest_names_probe_harness_profile_and_environment(quick_suite, probe):
     run, manifest = the_run(quick_suite[0], probe)
-    assert run.name.endswith("-linux-cpu")
+    assert run.name.endswith(f"-{TESTBED}") and TESTBED.startswith("linux-cpu")
     assert manifest["probe"]["path"] == f"probes/{probe}.py"
-    assert {f"probes/{probe}.py"} | SHARED_MODULES <= set(manifest["probe"]["code"])
     assert manifest["parameters"]["profile"] == "quick"
-    stops = manifest["parameters"]["stop"]
-    if probe not in ("memory", "model"):  # no timing there
-        assert stops and all(rule["min_rounds"] == rule["max_rounds"] == 9 for rule in stops.values())
+    if probe == "raw_step":  # independent: its own clock and loop, none of the probes' timing or decoding
+        assert set(manifest["probe"]["code"]) == {"probes/__init__.py", "probes/raw_step.py", "probes/environment.py"}
+    else:
+        assert {f"probes/{probe}.py"} | SHARED_MODULES <= set(manifest["probe"]["code"])
+        stops = manifest["parameters"]["stop"]
+        if probe not in ("memory", "model"):  # no timing there
+            assert stops and all(rule["min_rounds"] == rule["max_rounds"] == 9 for rule in stops.values())
     assert manifest["parameters"]["dtype"] == "float32"
     env = manifest["environment"]
     assert env["backend"] == "cpu" and env["mlx_version"] and env["device_info"]["device_name"]
@@ -167,7 +172,7 @@ def test_samples_hold_one_row_per_round_whose_medians_are_the_results(quick_suit
         rounds = grouped[tuple(row[k] for k in keys)]
         assert [int(r["round"]) for r in rounds] == list(range(int(row["rounds"])))
         assert {r["reps"] for r in rounds} == {row["reps"]}
-        assert row["stop"] in ("target", "round cap")  # quick: exactly 9 rounds
+        assert row["stop"] in ("target", "round cap", "fixed")  # quick: exactly 9 rounds (raw_step: 9 steps)
         for column in values:
             cells = [float(r[column]) for r in rounds if r[column] != ""]
             if row[column] == "":  # a column that does not apply to this row (e.g. a ratio with no base)
@@ -256,8 +261,10 @@ def test_whole_graph_times_raw_batched_and_single_paths_in_one_set_of_rounds(qui
     tiny, main = params["tiny_width_config"], params["model_config"]
     assert tiny["hidden_size"] == 128 and tiny["num_attention_heads"] == main["num_attention_heads"]
     assert main["num_experts"] == 16 and main["num_hidden_layers"] == tiny["num_hidden_layers"]
-    fits = {(f["mode"], f["x"]): f for f in read_csv(run / "fit.csv")}
+    fits = {(f["mode"], f["x"]): f for f in read_csv(run / "fit.csv") + read_csv(run / "fit_bytes.csv")}
     assert {(m, x) for m in ("raw", "batched") for x in ("batch", "bytes_per_step_mb")} <= set(fits)
+    assert {f["x"] for f in read_csv(run / "fit.csv")} == {"batch"}  # one unit per column: ms per sequence here
+    assert {f["x"] for f in read_csv(run / "fit_bytes.csv")} == {"bytes_per_step_mb"}  # ms per MB there
     assert fits[("raw", "batch")]["batches"] == "1 2 4" and fits[("tiny-raw", "batch")]["batches"] == "1 4"
     per_round = [f for f in read_csv(run / "fit.samples.csv") if f["mode"] == "raw" and f["x"] == "batch"]
     assert len(per_round) == 9 and float(fits[("raw", "batch")]["fixed_ms"]) == statistics.median(
@@ -273,7 +280,15 @@ def test_whole_graph_splits_the_raw_step_and_logs_its_phases(quick_suite):
         parts = sum(float(step[p]) for p in ("build_ms", "launch_ms", "wait_ms"))
         assert parts == pytest.approx(float(step["step_ms"])) and float(step["build_cpu_ms"]) >= 0
     phases = [p["phase"] for p in read_csv(run / "phases.csv")]
-    assert phases == ["build", "reference checks", "prefill and first steps", "timing", "step split", "agreement"]
+    assert phases == [
+        "build",
+        "reference checks",
+        "prefill and first steps",
+        "timing",
+        "step split",
+        "agreement",
+        "gpu busy",
+    ]
     assert {(w["mode"], w["batch"]) for w in read_csv(run / "warmup.csv")} == {
         (r["mode"], r["batch"]) for r in read_csv(run / "results.csv")
     }
@@ -326,15 +341,20 @@ def test_context_sweep_decodes_at_each_context_and_says_which_b_meets_each_targe
         here = [r for r in rows if r["context_tokens"] == w["context_tokens"]]
         meets = [int(r["batch"]) for r in here if float(r["step_ms_interval_high"]) <= float(w["target_ms"])]
         assert int(w["largest_b"]) == max(meets, default=0)
+        within = [int(r["batch"]) for r in here if float(r["step_ms_p90"]) <= float(w["target_ms"])]
+        assert int(w["largest_b_p90"]) == max(within, default=0)
         assert int(w["memory_limit_b"]) > 0
     assert params["device_memory_bytes"] > 0 and params["gpu_log"]["source"].startswith("unavailable: ")
+    assert params["failed"] == []
 
 
 def test_model_counts_come_from_the_built_models(quick_suite):
     run, manifest = the_run(quick_suite[0], "model")
     rows = read_csv(run / "counts.csv")
     names = list(manifest["parameters"]["models"])
-    full = {r["quantity"]: float(r["value"]) for r in rows if r["model"] == names[0]}
+    assert [r["model"] for r in rows] == names  # a row per model, a column per quantity
+    assert set(manifest["parameters"]["counted_from"]) == set(rows[0]) - {"model"}
+    full = {q: float(v) for q, v in rows[0].items() if q != "model"}
     assert (full["layers"], full["layers_linear_attention"], full["layers_full_attention"]) == (40, 30, 10)
     assert (full["experts_per_layer"], full["experts_per_token"]) == (256, 8)
     assert (full["vocab_size"], full["hidden_size"]) == (248320, 2048)
@@ -350,7 +370,7 @@ def test_model_counts_come_from_the_built_models(quick_suite):
         "norms",
     )
     assert sum(full[f"bytes_{p}"] for p in parts) == full["bytes_total"]
-    scaled = {r["quantity"]: float(r["value"]) for r in rows if r["model"] == names[1]}
+    scaled = {q: float(v) for q, v in rows[1].items() if q != "model"}
     assert scaled["hidden_size"] == 1024 and scaled["layers"] == 8
 
 
@@ -419,3 +439,157 @@ def test_wrong_nibble_order_in_reference_aborts_probe_and_records_nothing(probe,
     assert stop.value.code == 1
     assert "reference check failed, nothing recorded" in capsys.readouterr().err
     assert list(tmp_path.rglob("*")) == []
+
+
+def is_number(cell):
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("probe", PROBES)
+def test_every_numeric_column_of_every_table_declares_its_unit_and_kind(quick_suite, probe):
+    """The manifest's declarations (probes/columns.py through Session.write; raw_step's own) cover every column
+    that holds numbers, with a unit the gate's unit table reads; samples files share their table's."""
+    from generator.lang import units
+
+    run, manifest = the_run(quick_suite[0], probe)
+    declared = manifest["columns"]
+    assert manifest["parameters"].get("undeclared_columns", []) == []
+    for name in manifest["files"]:
+        if name.endswith("samples.csv"):
+            assert name not in declared
+            continue
+        rows = read_csv(run / name)
+        numeric = {c for c in rows[0] if all(is_number(r[c]) or r[c] == "" for r in rows) and any(r[c] for r in rows)}
+        assert numeric <= set(declared.get(name, {})), (name, sorted(numeric - set(declared.get(name, {}))))
+        for column, found in declared.get(name, {}).items():
+            assert found["kind"] in ("timed", "exact") and units.parse(found["unit"]) is not None, (name, column)
+    results = declared.get("results.csv", {})
+    for column in ("ms", "step_ms", "gb_per_s", "speedup", "step_ms_p90"):
+        if column in results:
+            assert results[column]["kind"] == "timed"
+    for column in ("bytes_per_call", "bytes_per_step", "byte_ratio", "rounds"):
+        if column in results:
+            assert results[column]["kind"] == "exact"
+
+
+def test_whole_graph_keeps_every_step_and_its_p90_beside_the_median(quick_suite):
+    run, manifest = the_run(quick_suite[0], "whole_graph")
+    steps = read_csv(run / "steps.csv")
+    for row in read_csv(run / "results.csv"):
+        mine = [s for s in steps if (s["mode"], s["batch"]) == (row["mode"], row["batch"])]
+        if row["mode"] == "looped":  # B sequences one after another: no steps between which to read the clock
+            assert not mine and row["step_ms_p90"] == "" and row["p90_steps"] == "0"
+            continue
+        assert len(mine) == int(row["rounds"]) * int(row["decode_steps"])  # every step of every timed sample
+        first = [s["counted"] for s in mine if s["step"] == "0"]
+        # raw evaluates each step before the next; a generator's first call returns the token left computed
+        assert set(first) == ({"true"} if row["mode"] in ("raw", "tiny-raw") else {"false"})
+        counted = [float(s["step_ms"]) for s in mine if s["counted"] == "true"]
+        assert int(row["p90_steps"]) == len(counted)
+        assert float(row["step_ms_p90"]) == step_rows.percentile(counted, 0.9)
+        samples = [r for r in read_csv(run / "samples.csv") if (r["mode"], r["batch"]) == (row["mode"], row["batch"])]
+        for sample in samples:  # a sample's steps add up to its time (the clock stops after one last synchronise)
+            within = sum(float(s["step_ms"]) for s in mine if s["round"] == sample["round"])
+            assert within <= float(sample["step_ms"]) * int(row["decode_steps"]) * (1 + 1e-9)
+    assert "nearest-rank" in manifest["parameters"]["steps"]
+
+
+def test_whole_graph_names_each_speedups_baseline_and_decomposes_it(quick_suite):
+    run, _ = the_run(quick_suite[0], "whole_graph")
+    rows = {(r["mode"], r["batch"]): r for r in read_csv(run / "results.csv")}
+    assert rows[("raw", "4")]["speedup_against"] == "raw/1"
+    assert rows[("looped", "2")]["speedup_against"] == "single/1"
+    assert rows[("batched", "2")]["speedup_vs_single_against"] == "single/1"
+    assert rows[("batched", "2")]["over_raw_ms_against"] == "raw/2"
+    assert rows[("tiny-width", "4")]["over_raw_ms_against"] == "tiny-raw/4"
+    for sample in read_csv(run / "samples.csv"):
+        row = rows[(sample["mode"], sample["batch"])]
+        if sample["bandwidth_ratio"]:  # paired with the baseline's round: speedup = byte ratio x bandwidth ratio
+            assert float(sample["speedup"]) == pytest.approx(
+                float(row["byte_ratio"]) * float(sample["bandwidth_ratio"])
+            )
+
+
+def test_whole_graph_records_the_gpu_busy_share_as_not_measured_without_cuda(quick_suite):
+    run, manifest = the_run(quick_suite[0], "whole_graph")
+    busy = manifest["parameters"]["gpu_busy"]
+    assert busy["measured"] is False and "torch is not importable" in busy["why"] and "backend is cpu" in busy["why"]
+    assert "gpu_busy.csv" not in manifest["files"]
+
+
+def test_whole_graph_replicate_profile_times_three_modes_and_nothing_else(tmp_path):
+    result = run_python("-m", "probes.whole_graph", "--profile", "quick-replicate", "--out", str(tmp_path), cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    run, manifest = the_run(tmp_path, "whole_graph")
+    params = manifest["parameters"]
+    assert params["profile"] == "quick-replicate" and params["profile_base"] == "quick"
+    rows = read_csv(run / "results.csv")
+    assert {(r["mode"], r["batch"]) for r in rows} == {("raw", b) for b in "124"} | {("batched", b) for b in "124"} | {
+        ("single", "1")
+    }
+    assert set(manifest["files"]) == {"results.csv", "samples.csv", "steps.csv", "fit.csv", "fit.samples.csv",
+                                      "fit_bytes.csv", "fit_bytes.samples.csv", "checks.csv", "warmup.csv",
+                                      "phases.csv"}  # fmt: skip
+    assert [p["phase"] for p in read_csv(run / "phases.csv")] == [
+        "build", "reference checks", "prefill and first steps", "timing"]  # fmt: skip
+    assert params["gpu_busy"] == {"measured": False, "why": "not a part of the quick-replicate profile"}
+    assert params["undeclared_columns"] == []
+
+
+def test_raw_step_rows_are_the_medians_and_p90_of_its_steps(quick_suite):
+    run, manifest = the_run(quick_suite[0], "raw_step")
+    steps = read_csv(run / "samples.csv")
+    rows = read_csv(run / "results.csv")
+    assert [int(r["batch"]) for r in rows] == manifest["parameters"]["batches"] == [1, 2, 4]
+    for row in rows:
+        ms = [float(s["step_ms"]) for s in steps if s["batch"] == row["batch"]]
+        assert len(ms) == int(row["rounds"]) == manifest["parameters"]["steps"]
+        assert float(row["step_ms_p90"]) == step_rows.percentile(ms, 0.9) and float(
+            row["step_ms"]
+        ) == statistics.median(ms)
+    checks = read_csv(run / "checks.csv")
+    assert {c["module"] for c in checks} >= {"lm_head", "layers.0.mlp.switch_mlp.gate_proj"}
+    assert all(float(c["max_rel_error"]) <= float(c["tolerance"]) for c in checks)
+
+
+def test_raw_step_with_a_nibble_swapped_reference_records_nothing(tmp_path, monkeypatch, capsys):
+    correct = raw_step.dequantize_bytes
+
+    def swapped(words, scales, biases, bits, group):
+        flipped = ((words & np.uint32(0x0F0F0F0F)) << 4) | ((words >> 4) & np.uint32(0x0F0F0F0F))
+        return correct(flipped, scales, biases, bits, group)
+
+    monkeypatch.setattr(raw_step, "dequantize_bytes", swapped)
+    assert raw_step.main(["--profile", "quick", "--out", str(tmp_path)]) == 1
+    assert "reference check failed, nothing recorded" in capsys.readouterr().err
+    assert list(tmp_path.rglob("*")) == []
+
+
+def test_a_budget_given_on_the_command_line_replaces_the_profiles_and_is_recorded():
+    """--budget-s fits a whole-model probe's bound to the machine without changing the code its runs hash."""
+    variants = {name: base for name, (base, _) in whole_graph.REPLICATES.items()}
+    kept = session.start("whole_graph", ["--profile", "gpu-replicate"], variants)
+    assert (
+        kept.config(whole_graph.DECODE["gpu-replicate"])["budget_s"] == whole_graph.DECODE["gpu-replicate"]["budget_s"]
+    )
+    given = session.start("whole_graph", ["--profile", "gpu-replicate", "--budget-s", "170"], variants)
+    settings = given.config(whole_graph.DECODE["gpu-replicate"])
+    assert settings["budget_s"] == 170.0 and whole_graph.DECODE["gpu-replicate"]["budget_s"] == 100.0  # not mutated
+    assert {k: v for k, v in settings.items() if k != "budget_s"} == {
+        k: v for k, v in whole_graph.DECODE["gpu-replicate"].items() if k != "budget_s"
+    }
+    with pytest.raises(SystemExit, match="positive number of seconds"):
+        session.start("whole_graph", ["--budget-s", "0"], variants)
+
+
+def test_the_testbed_ledger_measure_names_reaches_the_probe(monkeypatch):
+    """`ledger measure --testbed NAME` sets LEDGER_TESTBED; a probe's own --testbed still wins."""
+    monkeypatch.setenv("LEDGER_TESTBED", "named-by-ledger")
+    assert session.start("moe", ["--profile", "quick"]).testbed == "named-by-ledger"
+    assert session.start("moe", ["--profile", "quick", "--testbed", "elsewhere"]).testbed == "elsewhere"
+    monkeypatch.delenv("LEDGER_TESTBED")
+    assert session.start("moe", ["--profile", "quick"]).testbed != "named-by-ledger"

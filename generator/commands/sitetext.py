@@ -107,7 +107,8 @@ def _texts(report: Report) -> Iterable[str]:
     yield f"{len(report.claims)} claims"  # the indexes and the gate page count them (counts are figures)
     # a figure's caption counts the claims it drew ("24 claims (24 measured)"); which claims a figure draws
     # is decided at build, so any count up to the ledger's is the ledger's own words
-    yield from (f"{n:,} claims" for n in range(1, len(report.claims)))
+    # (drawing.py writes the count plain: "1000 claims"; a thousands comma reads the same)
+    yield from (text for n in range(1, len(report.claims)) for text in (f"{n} claims", f"{n:,} claims"))
     for run in report.runs.values():
         yield from _run_texts(run)
 

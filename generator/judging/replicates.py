@@ -29,6 +29,10 @@ NOT_DEFINING = frozenset(
     {
         "rounds", "warmup", "warmup_calls", "warmup_rounds", "min_sample_s", "max_reps", "min_reps", "timing",
         "target", "min_rounds", "max_rounds", "max_seconds", "stop",
+        # how the run went, recorded beside its parameters: the time plan a budgeted probe made from its first
+        # steps, each setting's stopping reason, what it dropped or could not start for time, its phases and
+        # the GPU logger's record (each differs run to run although every run measured the same thing)
+        "plan", "stops_by_setting", "dropped_for_time", "not_started_for_time", "failed", "phases", "gpu_log",
     }
 )  # fmt: skip
 

@@ -48,6 +48,14 @@ def cell(value: object, whole: bool = False, claim: ClaimRenderer | None = None)
     return esc(value), False
 
 
+PROSE_LENGTH = 30  # a text cell this long with a space in it is prose (a statement), not an identifier
+
+
+def _is_prose(value: object) -> bool:
+    """Text that may wrap at its spaces in a figure table (identifiers have no spaces and never wrap)."""
+    return isinstance(value, str) and len(value) > PROSE_LENGTH and " " in value.strip()
+
+
 def header(column: object, units: dict) -> str:
     unit = units.get(column, "")
     return esc(column) + (f' <span class="ledger-unit">({esc(unit)})</span>' if unit else "")
@@ -131,8 +139,11 @@ def _table(columns, kinds, rows, total, units, claim, max_rows, highlight, sourc
         for column, value in zip(columns, values, strict=True):
             text, is_number = cell(value, kinds[column] == "int", claim)
             attrs = _align(is_number) + (f' data-ledger-column="{esc(column)}"' if is_number else "")
-            if column in marked:
-                attrs += ' class="ledger-used"'
+            classes = ["ledger-used"] if column in marked else []
+            if _is_prose(value):
+                classes.append("ledger-text")
+            if classes:
+                attrs += f' class="{" ".join(classes)}"'
             cells.append(f"<td{attrs}>{text}</td>")
         row_attrs = ' class="ledger-used-row"' if marked else ""
         origin = source
