@@ -213,7 +213,8 @@ def displayed(verdict: ClaimVerdict) -> str:
     quantum = step(claim.value, interval.low, interval.high)
     if quantum is None or quantum <= precision_of(claim.value_text or repr(claim.value)) * 2:
         return stated(verdict)
-    return show_to(round(claim.value / quantum) * quantum, verdict.unit, quantum)
+    halves_up = math.copysign(math.floor(abs(claim.value) / quantum + 0.5), claim.value)  # 28.5 -> 29, not 28
+    return show_to(halves_up * quantum, verdict.unit, quantum)
 
 
 def step(value: float, low: float, high: float) -> float | None:
