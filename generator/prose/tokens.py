@@ -55,7 +55,28 @@ def start_tag(text: str) -> tuple[str, list[tuple[str, str | None]], bool] | Non
 
 
 class FastParser(HTMLParser):
-    """HTMLParser, fed one whole document: plain markup read here, the rest by HTMLParser from there on."""
+    """HTMLParser, fed one whole document: plain markup read here, the rest by HTMLParser from there on.
+
+    A subclass that needs no events for some markup right after a start tag named in SKIPPABLE (the body
+    of a code block it does not read) returns, from skippable(), a pattern of that markup: what the
+    pattern matches there is passed over (its lines counted), no event given. One that keeps what an
+    element's events did can give it again where the same markup comes in the same state (replay())."""
+
+    SKIPPABLE: frozenset[str] = frozenset()
+    SEGMENTS: frozenset[str] = frozenset()
+    segment_end = -1
+
+    def skippable(self) -> re.Pattern | None:
+        return None
+
+    def replay(self, rawdata: str, start: int, name: str) -> int:
+        """Before a start tag named in SEGMENTS: where the element read before from the same markup and
+        state ends, its events' effects applied (nothing read), or -1 to read it. To record one, set
+        segment_end to the offset where it ends: segment_read() is called when an end tag ends there."""
+        return -1
+
+    def segment_read(self) -> None:
+        pass
 
     def goahead(self, end: bool) -> None:  # type: ignore[override]
         if not end and self.convert_charrefs:
@@ -97,17 +118,29 @@ class FastParser(HTMLParser):
                 if tag is None or parsed is None:
                     break
                 name, attributes, closes = parsed
+                if name in self.SEGMENTS and not closes and (replayed := self.replay(rawdata, j, name)) > j:
+                    line += rawdata.count("\n", j, replayed)
+                    i = replayed
+                    continue
                 if closes:
                     self.handle_startendtag(name, attributes)
                 else:
                     self.handle_starttag(name, attributes)
                     if name in self.CDATA_CONTENT_ELEMENTS:
                         self.set_cdata_mode(name)
+                    elif name in self.SKIPPABLE and (body := self.skippable()) is not None:
+                        passed = body.match(rawdata, tag.end())
+                        if passed is not None and passed.end() > tag.end():
+                            line += rawdata.count("\n", j, passed.end())
+                            i = passed.end()
+                            continue
             elif after == "/":
                 tag = _END.match(rawdata, j)
                 if tag is None:
                     break
                 self.handle_endtag(tag.group(1).lower())
+                if tag.end() == self.segment_end:
+                    self.segment_read()
             elif after == "!":
                 tag = _COMMENT.match(rawdata, j) or _DOCTYPE.match(rawdata, j)
                 if tag is None:
