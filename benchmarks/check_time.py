@@ -49,7 +49,7 @@ from peak import timed  # noqa: E402  (benchmarks/peak.py, beside this script)
 from generator.gate import check  # noqa: E402
 from generator.inputs.config import DEFAULTS, project_policy  # noqa: E402
 from generator.inputs.hashcache import CACHE_ROOT  # noqa: E402
-from generator.runs import write_run  # noqa: E402
+from generator.runs import Column, write_run  # noqa: E402
 
 WHEN = datetime(2026, 11, 29, tzinfo=timezone.utc)
 
@@ -82,6 +82,7 @@ def synthetic_ledger(root: Path, n: int, rounds: int = 9, history: int = 0) -> N
             parameters={},
             environment={},
             code=["probes/synthetic.py"],
+            columns={"results.csv": {"speedup": Column("x", "timed")}},  # as a probe writing runs now declares
             started=when,
             finished=when,
         )

@@ -25,6 +25,7 @@ KINDS: tuple[Kind, ...] = get_args(Kind)
 STATUSES: tuple[Status, ...] = get_args(Status)
 RETIRED: frozenset[Status] = frozenset({"refuted", "superseded", "retracted"})
 STRENGTHS = ("agrees", "bounded", "direction")  # a check's strength, strongest first (relations.py)
+INCONCLUSIVE = "inconclusive"  # a check whose measurement cannot tell (its interval reaches past the band): no support
 
 
 class LedgerError(Exception):
@@ -97,8 +98,9 @@ class CheckResult:
     holds: bool | None  # None: not judged (it does not count, or a value is missing)
     claimed: str = ""  # the checked claim's value, in the unit both are shown in
     found: str = ""  # the check's value in that unit (with its spread across rounds, if any)
-    why: str = ""  # why it does not count, or what it was compared with
-    strength: str = ""  # agrees | bounded | direction (relations.py); only agrees supports a number
+    why: str = ""  # why it does not count, or what it was compared with; why it is inconclusive
+    strength: str = ""  # agrees | bounded | direction (relations.py), or inconclusive (holds None: the checker's
+    # interval neither lies inside the band it is judged with nor outside it); only agrees supports a number
 
     @property
     def supports(self) -> bool:
@@ -174,6 +176,8 @@ class Claim:
     kept_why: str = ""  # ... and why the page keeps the cited run
     field_lines: tuple[tuple[str, int], ...] = ()  # (field, lines below `- id:`): one tuple per layout
     asserts: str = ""  # the relation the prose relies on, as written ("> 1"); judged on its interval
+    states: str = ""  # a borrowed claim's bound as its source states it (">= 10"; `range: [5, 15]` is
+    # "between 5 and 15"), in its unit: a plain check holds when the checker's interval lies inside it
 
     @property
     def retired(self) -> bool:
@@ -461,10 +465,13 @@ class ClaimVerdict:
 
     @property
     def support(self) -> str:
-        """Its strongest counting check that holds, '' when none does or any counting check fails."""
+        """Its strongest counting check that holds; inconclusive when none holds and one is; '' when none
+        is either, or any counting check fails."""
         if any(result.counts and result.holds is False for result in self.checks):
             return ""
         held = {result.strength for result in self.checks if result.counts and result.holds}
+        if not held and any(result.counts and result.strength == INCONCLUSIVE for result in self.checks):
+            return INCONCLUSIVE
         return next((strength for strength in STRENGTHS if strength in held), "")
 
 

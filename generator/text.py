@@ -127,7 +127,7 @@ def verdict_json(verdict: ClaimVerdict) -> dict:
         "exact": verdict.exact,
         "outcome": verdict.outcome,  # agrees | drifted | unstated | too-loose | "" (not compared: see cause)
         "cause": verdict.cause,  # why nothing was computed or compared ("" when it was)
-        "strength": verdict.support,  # agrees | bounded | direction | "" (no counting check holds)
+        "strength": verdict.support,  # agrees | bounded | direction | inconclusive | "" (no counting check holds)
         "fresh": verdict.fresh.label,  # fresh | warning | failing | stale
         "failing": list(verdict.fresh.failing),
         "warned": list(verdict.fresh.warned),

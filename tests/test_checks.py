@@ -57,13 +57,19 @@ def test_plain_check_within_the_check_tolerance_holds(tmp_path):
     assert ledger(tmp_path, close, KV_RUN_ROWS).exit_code == 0
 
 
-def test_the_rounds_spread_widens_a_plain_check(tmp_path):
+def test_the_rounds_spread_never_widens_a_plain_check(tmp_path):
     rows = [{"batch": 16, "speedup": 3.6, "speedup_min": 3.0, "speedup_max": 4.6}]
     claims = MEASURED + (
         '  - id: other-speedup\n    kind: borrowed\n    value: 4.9\n    unit: "×"\n    testbed: linux-cpu\n'
         "    source: {title: t}\n    checked_by: [moe-speedup-b16]\n"
     )
-    assert ledger(tmp_path, claims, rows).exit_code == 0  # 4.9 is within 10% of the 4.6 high end
+    result = ledger(tmp_path, claims, rows)  # 4.9 is within 10% of the 4.6 high end, not of the value 3.6
+    assert result.exit_code == 1
+    assert (
+        "other-speedup: only-borrowed: borrowed, and no check here agrees with its value: its check "
+        "moe-speedup-b16 is inconclusive: the measurement's "
+    ) in result.output, result.output
+    assert "interval 3–4.6× is wider than the 10% tolerance: more rounds, or a looser stated tolerance" in result.output
 
 
 def test_plain_check_across_testbeds_is_invalid_and_asks_for_the_relation(tmp_path):

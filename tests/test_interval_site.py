@@ -74,3 +74,27 @@ def test_after_refresh_write_the_page_shows_one_value_for_each_quantity(tmp_path
     assert (stated, computed) == ("7.30", "7.3")  # the stated digits, and the same number computed
     index = article(site, "")
     assert ">3.65×<" in index and ">7.30<" in index and ">3.6×<" not in index and ">7.2<" not in index
+
+
+NOISY = [17.0, 18.0, 19.0, 21.0, 22.0, 24.0, 27.0, 31.0, 34.0]  # median 22; its 99.6% interval 17–34
+
+
+def test_a_badge_shows_the_digits_its_interval_supports_and_the_full_value_on_hover_and_its_page(tmp_path):
+    run = rounds_run(tmp_path, {16: NOISY})
+    write_tree(
+        tmp_path,
+        {
+            "mkdocs.yml": MKDOCS,
+            "claims/a.yaml": "claims:" + claim("noisy", run, "22.0341"),
+            "docs/index.md": 'The speedup is {{ claim("noisy") }}.\n',
+        },
+    )
+    site = site_of(tmp_path)
+    index = article(site, "")
+    assert '<span class="ledger-value">22×</span>' in index  # half-width 8.5: the units place
+    assert 'title="noisy — stated 22.0341×, 99.6% interval 17–34× (9 rounds)' in index
+    page = article(site, "claim/noisy")
+    assert "<tr><th>value</th><td><strong>22.0341×</strong>" in page  # the claim page keeps every digit
+    assert "<tr><th>interval</th><td>99.6% interval 17–34× (9 rounds)</td></tr>" in page
+    verified = run_ledger("verify-site", "site", cwd=tmp_path)
+    assert verified.exit_code == 0, verified.output + verified.errors

@@ -6,7 +6,7 @@ from helpers import REPO  # noqa: F401
 from generator.claims.lineage import downstream, input_closure, upstream
 from generator.inputs.config import DEFAULTS
 from generator.lang import units
-from generator.lang.values import format_value, parse_tolerance, precision_of, select_row, within
+from generator.lang.values import format_value, parse_tolerance, precision_of, select_row, show_to, step, within
 from generator.prose.references import find
 from generator.records import Claim, Report, Source, Table, Tolerance
 
@@ -71,6 +71,47 @@ def test_within(stated, computed, tolerance, expected):
 )
 def test_format_value(value, unit, expected):
     assert format_value(value, units.parse(unit)) == expected
+
+
+@pytest.mark.parametrize(
+    "value, low, high, expected",
+    [
+        (22.341, 17, 34, 1.0),  # half-width 8.5 (leading digits 850): its first digit's place
+        (3.59, 3.41, 3.79, 0.01),  # 0.19 (190): two significant digits
+        (41.5, 24.5, 79.1, 1.0),  # 27.3 (273): two significant digits, the units place
+        (1.0, 0.95, 1.05, 0.01),  # 0.05 (500): one
+        (7.3, 7.1, 7.0 + 0.9896, 0.1),  # 0.4448 (445): one
+        (100.0, 0.0, 7.09, 0.1),  # 3.545 (354.5): still two
+        (100.0, 0.0, 7.1, 1.0),  # 3.55 (355): one
+        (0.5, -3.0, 4.0, 0.1),  # 3.5 (350): two; never coarser than the value's own first digit
+        (0.02, -300.0, 300.0, 0.01),  # a value inside a wide interval keeps its first digit
+        (5.0, 5.0, 5.0, None),  # a point supports every digit
+        (5.0, 4.0, float("inf"), None),
+    ],
+)
+def test_the_step_an_interval_supports(value, low, high, expected):
+    found = step(value, low, high)
+    assert found == pytest.approx(expected) if expected is not None else found is None
+
+
+@pytest.mark.parametrize(
+    "value, unit, quantum, expected",
+    [
+        (22.0, "ms", 1.0, "22 ms"),
+        (42.0, "×", 1.0, "42×"),
+        (3.6, "×", 0.1, "3.6×"),
+        (3.0, "×", 0.1, "3.0×"),  # the zero the step supports is written
+        (7.5, "%", 0.1, "7.5%"),
+        (143100.0, "requests", 100.0, "143,100 requests"),
+        (64400000.0, "B", 1e5, "64.4 MB"),
+        (64000000.0, "B", 1e6, "64 MB"),
+        (1.5, "GB", 0.1, "1.5 GB"),
+        (1.5, "GiB", 0.1, "1.5 GiB"),
+        (-0.0, "ms", 0.1, "0.0 ms"),  # never '-0.0'
+    ],
+)
+def test_a_rounded_value_is_written_with_its_steps_decimals_by_unit(value, unit, quantum, expected):
+    assert show_to(value, units.parse(unit), quantum) == expected
 
 
 TABLE = Table(("batch", "mode", "ms"), (("1", "batched", "0.5"), ("16", "batched", "0.2"), ("16", "looped", "0.4")))

@@ -511,7 +511,11 @@ def test_a_measured_value_without_raw_rounds_shows_its_min_max_interval_on_hover
     site = serve_build(tmp_path)
     shown = "98.4% interval 26.1–44.4 tok/s (min–max of 7 rounds; no raw rounds)"
     one_run = "one run: the interval does not include run-to-run variation"  # it cites one run, not a set
-    assert f'title="decode at B=1 — {shown}; {one_run}; testbed linux-cpu; measured, asserted"' in article(site, "")
+    index = article(site, "")  # the badge rounds to the interval's step (half-width 9.15: the units place)
+    assert (
+        f'title="decode at B=1 — stated 28.5 tok/s, {shown}; {one_run}; testbed linux-cpu; measured, asserted"' in index
+    )
+    assert '<span class="ledger-value">29 tok/s</span>' in index
     assert f"<tr><th>interval</th><td>{shown}</td></tr>" in article(site, "claim/b1-decode")
     assert "No raw rounds (the run has no samples.csv): the interval 26.1–44.4 tok/s is the row" in (
         article(site, "claim/b1-decode")

@@ -259,17 +259,55 @@ def read_asserts(mapping: LocatedDict, check: Problems, unit: str, vocabulary: V
     """`asserts`: a bound on the claim's own value (> >= < <= N, between N and M), in a unit of its dimension."""
     if "asserts" not in mapping:
         return ""
-    value = mapping["asserts"]
-    try:
-        relation = vocabulary.read_relation(value, "asserts")
-    except relations.RelationError as error:
-        check.add("asserts", str(error), relations.ASSERTS_HELP)
+    return read_bound(mapping["asserts"], "asserts", check, unit, vocabulary)
+
+
+STATES_HELP = 'write the bound its source states in quotes, e.g. `states: ">= 10"`, "< 0.5" or ">= 10 GB/s"'
+RANGE_HELP = "write the range its source states as two numbers in the claim's unit, e.g. `range: [5, 15]`"
+
+
+def read_states(mapping: LocatedDict, check: Problems, unit: str, vocabulary: Vocabulary) -> str:
+    """`states` (a bound: ">= 10") or `range` ([5, 15], read as "between 5 and 15"): what a borrowed claim's
+    source states of the value, as a relation on the checker's value; "" when neither is given."""
+    if "states" in mapping and "range" in mapping:
+        check.add("range", "a claim states a bound (`states`) or a range (`range`), not both", "keep one of them")
         return ""
-    if not relation.bounds_itself:
+    if "states" in mapping:
+        return read_bound(mapping["states"], "states", check, unit, vocabulary)
+    if "range" not in mapping:
+        return ""
+    ends = mapping["range"]
+    numbers = [finite_number(end) for end in ends] if isinstance(ends, list) and len(ends) == 2 else []
+    low, high = numbers if len(numbers) == 2 else (None, None)
+    if low is None or high is None:
+        check.add("range", f"`range` must be two finite numbers, found {str(ends)[:60]!r}", RANGE_HELP)
+        return ""
+    written = f"between {ends[0]} and {ends[1]}"  # as written: 5, not 5.0
+    if not low < high:
         check.add(
-            "asserts",
-            f"`asserts: {value.strip()}` compares with another claim; `asserts` bounds the claim's own value",
-            relations.ASSERTS_HELP + " (to compare two claims, assert on an extrapolated ratio of them)",
+            "range", f"`range: [{ends[0]}, {ends[1]}]`: the first number must be smaller than the second", RANGE_HELP
+        )
+        return ""
+    return read_bound(written, "range", check, unit, vocabulary)
+
+
+def read_bound(value: object, field_name: str, check: Problems, unit: str, vocabulary: Vocabulary) -> str:
+    """A bound on one value (> >= < <= N, between N and M), in a unit of the claim's dimension; "" when
+    it cannot be read (reported at the field's line)."""
+    help_text = relations.ASSERTS_HELP if field_name == "asserts" else STATES_HELP
+    try:
+        relation = vocabulary.read_relation(value, field_name)
+    except relations.RelationError as error:
+        check.add(field_name, str(error), help_text)
+        return ""
+    assert isinstance(value, str)  # a relation is read from text only
+    if not relation.bounds_itself:
+        compares = "`asserts` bounds the claim's own value" if field_name == "asserts" else "a source states a bound"
+        check.add(
+            field_name,
+            f"`{field_name}: {value.strip()}` compares with another claim; {compares}",
+            help_text
+            + (" (to compare two claims, assert on an extrapolated ratio of them)" if field_name == "asserts" else ""),
         )
         return ""
     mine = vocabulary.unit(unit)
@@ -278,8 +316,8 @@ def read_asserts(mapping: LocatedDict, check: Problems, unit: str, vocabulary: V
         return value.strip()  # the claim's unit is reported on its own line
     if mine.dimension != bound.dimension:
         check.add(
-            "asserts",
-            f"`asserts: {value.strip()}` is in {bound.describe()}, the claim in {mine.describe()} ({unit or 'no unit'})",
+            field_name,
+            f"`{field_name}: {value.strip()}` is in {bound.describe()}, the claim in {mine.describe()} ({unit or 'no unit'})",
             f"write the bound in {unit or 'the claim’s unit (a plain number)'}, or in a unit that converts to it",
         )
         return ""

@@ -87,6 +87,8 @@ FIELD_TABLE = (
         parts=("title", "quote", "url", "retrieved", "locator"),
     ),
     FieldRow("checked_by", ("extrapolated", "borrowed"), parts=("claim", "expects")),
+    FieldRow("states", ("borrowed",)),  # a bound its source states (">= 10"): a plain check holds inside it
+    FieldRow("range", ("borrowed",)),  # a range its source states ([5, 15]), read as "between 5 and 15"
     FieldRow("refuted_by"),
     FieldRow("superseded_by"),
     FieldRow("tolerance"),

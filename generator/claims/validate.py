@@ -345,6 +345,10 @@ def _read_asserts(read: _Read) -> None:
     read.found["asserts"] = fields.read_asserts(read.mapping, read.check, read.found.get("unit", ""), read.vocabulary)
 
 
+def _read_states(read: _Read) -> None:
+    read.found["states"] = fields.read_states(read.mapping, read.check, read.found.get("unit", ""), read.vocabulary)
+
+
 def _read_checks(read: _Read) -> None:
     checks = read.found["checks"] = fields.read_checks(
         read.mapping.get("checked_by"), read.check, ID_PATTERN, read.vocabulary
@@ -372,6 +376,7 @@ _READERS: tuple[tuple[tuple[str, ...], Callable[[_Read], None]], ...] = (
     (("formula", "inputs"), _read_formula),
     (("source",), _read_source),
     (("asserts",), _read_asserts),
+    (("states", "range"), _read_states),
     (("checked_by",), _read_checks),
     (("refuted_by", "superseded_by"), _read_retirement),
 )

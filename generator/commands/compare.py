@@ -41,7 +41,9 @@ FLAGS = {
     "un-retired": "un-retired",
 }
 COLUMNS = ("value", "kind", "status", "testbed", "evidence", "freshness")  # the tables' columns
-DETAILS = ("statement", "row", "inputs", "source", "checked by", "retired by", "tolerance", "asserts", "note")
+DETAILS = (
+    "statement", "row", "inputs", "source", "checked by", "states", "retired by", "tolerance", "asserts", "note"
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +217,7 @@ def shown(claim: Claim, report: Report) -> dict[str, str]:
         if source
         else "",
         "checked by": ", ".join(_check_text(spec, results.get(spec.claim_id)) for spec in claim.checks),
+        "states": claim.states,
         "retired by": ", ".join(claim.retired_by),
         "tolerance": claim.tolerance.text if claim.tolerance else "",
         "asserts": claim.asserts,

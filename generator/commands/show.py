@@ -11,7 +11,7 @@ from ..claims import lineage
 from ..gate import check_project
 from ..lang.relations import SHOWN
 from ..lang.values import ONE_RUN, assert_text, format_value, noise_text, prediction_text, stated
-from ..records import Claim, ClaimVerdict, LedgerError, Report, Run
+from ..records import INCONCLUSIVE, Claim, ClaimVerdict, LedgerError, Report, Run
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
 
@@ -86,6 +86,8 @@ def _upstream(report: Report, by_id: dict[str, Claim], claim: Claim, path: tuple
     for target in claim.checked_by:
         result = results.get(target)
         verdict = "holds" if result and result.holds else "does not hold" if result and result.holds is False else ""
+        if result and result.strength == INCONCLUSIVE:
+            verdict = result.why  # why the measurement cannot tell
         how = f"({SHOWN[result.strength]}: {result.relation}, {verdict or 'not judged'}) " if result else ""
         children.append(_claim_child(report, by_id, f"checked by {how}", target, path))
     for target in claim.retired_by:

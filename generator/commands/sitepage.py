@@ -19,7 +19,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..lang.values import format_value, parse_number, stated
+from ..lang.values import displayed, format_value, parse_number
 from ..prose import numbers, reader
 from ..records import Report
 from ..trust import stamp
@@ -163,7 +163,7 @@ def _claim_problems(
     if verdict is None:
         return [Problem(name, line, f"shows claim {claim_id!r}, which the ledger does not hold")]
     claim, found = verdict.claim, []
-    expected = stated(verdict) or claim.statement or claim.id
+    expected = displayed(verdict) or claim.statement or claim.id
     if " ".join(value.split()) != " ".join(expected.split()):
         found.append(Problem(name, line, f"shows {claim_id} as {value[:80]!r}; the ledger gives {expected[:80]!r}"))
     for what in (claim.kind, claim.status):

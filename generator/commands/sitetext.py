@@ -25,6 +25,7 @@ from ..judging import leads
 from ..lang.values import (
     ONE_RUN,
     allowed_text,
+    displayed,
     format_value,
     interval_text,
     level_text,
@@ -37,6 +38,7 @@ from ..prose import numbers
 from ..records import ClaimVerdict, Report, Unit
 from ..series.records import Series
 from ..series.text import table_words
+from ..text import summary
 
 _LABEL = re.compile(
     r"""<span\b[^>]*\bclass\s*=\s*["'][^"']*\bledger-label\b[^"']*["'][^>]*>(.*?)</span>""", re.S | re.I
@@ -104,7 +106,8 @@ def _texts(report: Report) -> Iterable[str]:
         yield finding.problem
         yield finding.fix
     yield from shown_settings(report.policy).values()
-    yield f"{len(report.claims)} claims"  # the indexes and the gate page count them (counts are figures)
+    yield f"{len(report.claims)} claims"  # the indexes count them (counts are figures)
+    yield summary(report)  # the gate page's line, with its counts by kind ("1 claim (1 measured; …)")
     # a figure's caption counts the claims it drew ("24 claims (24 measured)"); which claims a figure draws
     # is decided at build, so any count up to the ledger's is the ledger's own words
     # (drawing.py writes the count plain: "1000 claims"; a thousands comma reads the same)
@@ -116,7 +119,7 @@ def _texts(report: Report) -> Iterable[str]:
 def _verdict_texts(verdict: ClaimVerdict) -> Iterator[str]:
     """What the claim's page (and every table of claims) can show of one claim."""
     claim, unit = verdict.claim, verdict.unit
-    yield from (claim.id, stated(verdict), claim.statement, claim.note, claim.asserts)
+    yield from (claim.id, stated(verdict), displayed(verdict), claim.statement, claim.note, claim.asserts)
     if claim.source:
         yield from (claim.source.title, claim.source.quote, claim.source.locator)
     if claim.tolerance:

@@ -2,24 +2,35 @@
 unsupported-refutation findings, and one CheckResult per `checked_by` entry. Pure.
 
 A check is a comparison (guide/checks.md) with a strength decided here once: *agrees* (the plain
-form, the same quantity on the same testbed within the check tolerance, widened by the checking
-value's interval; or `within Nx` up to the policy's max_check_factor), *bounded* (the
-checked value on one side of the checking value, or a wider factor) or *direction* (a bound on the
-checking value alone: a sign, not a number). Both claims are in one dimension, compared after unit
-conversion. Only an asserted claim whose own lineage reaches a fresh measured run counts as a check,
-and only a check that agrees supports a borrowed claim.
+form, the same quantity on the same testbed within the check tolerance, or inside what a borrowed
+claim's source `states:`; or `within Nx` up to the policy's max_check_factor, never across 1 for a
+ratio), *bounded* (the checked value on one side of the checking value, or a wider factor) or
+*direction* (a bound on the checking value alone: a sign, not a number). A check against a band holds
+on the checking value's whole interval: one that reaches across an end of the band is *inconclusive*
+(noise never widens agreement) and supports nothing. Both claims are in one dimension, compared after
+unit conversion. Only an asserted claim whose own lineage reaches a fresh measured run counts as a
+check, and only a check that agrees supports a borrowed claim.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from ..claims import lineage
 from ..claims.vocabulary import Vocabulary
 from ..lang import relations, units
-from ..lang.values import allowed_text, format_pair, format_value, interval_text, tolerance_excess
-from ..records import CheckResult, CheckSpec, Claim, ClaimInterval, ClaimVerdict, Policy
+from ..lang.values import (
+    allowed_text,
+    format_pair,
+    format_value,
+    interval_text,
+    level_text,
+    range_text,
+    tolerance_excess,
+)
+from ..records import INCONCLUSIVE, CheckResult, CheckSpec, Claim, ClaimInterval, ClaimVerdict, Policy
 from .evaluation import Reporter
 
 
@@ -153,7 +164,7 @@ def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
         )
         return unjudged("different dimensions")
     if relation.against_claim:
-        if claim.value is None:
+        if claim.value is None and not (relation.op == "same" and claim.states):
             ledger.report(
                 claim,
                 "invalid",
@@ -199,7 +210,8 @@ def _direction(pair: Pair, ledger: Ledger) -> CheckResult:
 
 
 def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
-    """Agrees or bounded: the checked claim's value and the check's, in the claim's unit."""
+    """Agrees, bounded or inconclusive: the checked claim's value (or what its source states) and the
+    check's, in the claim's unit. An agreement holds on the checker's whole interval (_inside)."""
     spread = ledger.interval(pair.checker.id)
     found = units.convert(pair.value, pair.theirs, pair.mine)
     low, high = (
@@ -207,18 +219,76 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
     )
     shown = _with_spread(found, spread, pair.theirs, pair.mine)
     claimed = pair.claim.value
+    band = _band(pair, found, ledger)
+    if isinstance(band, CheckResult):
+        return band  # a tolerance too wide (reported)
+    if band is not None:
+        holds = _inside(band.low, band.high, low, high)
+        words, expected = band.words, band.words + band.side
+    else:
+        assert claimed is not None  # _judge reports a check against an unstated value instead
+        holds = pair.relation.holds(found, claimed)
+        words = expected = pair.relation.describe()
+    claimed_text = format_value(claimed, pair.mine) if claimed is not None else pair.claim.states
+    if holds is None:
+        assert spread is not None and band is not None  # a point is inside its band or outside it
+        why = _inconclusive(spread, low, high, band, pair.mine)
+        return CheckResult(pair.checker.id, words, True, None, claimed_text, shown, why=why, strength=INCONCLUSIVE)
+    result = CheckResult(pair.checker.id, words, True, holds, claimed_text, shown, strength=pair.strength)
+    if not holds and not pair.claim.retired:
+        if claimed is not None:
+            stated, given = format_pair(claimed, found, pair.mine)  # values that differ never read alike
+        else:
+            stated, given = pair.claim.states, format_value(found, pair.mine)
+        given = _with_spread(found, spread, pair.theirs, pair.mine, given)
+        ledger.report(
+            pair.claim,
+            "contradicted",
+            pair.claim.at("checked_by"),
+            f"stated {stated}, but {pair.checker.id} gives {given} (expected: {expected})",
+            _fix(pair.checker),
+        )
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    """The values of the checker that agree with the checked claim, in its unit (ends included)."""
+
+    low: float
+    high: float
+    words: str  # the relation in words: "the same quantity (within 10%)"
+    limit: str  # what an inconclusive interval is wider than or reaches past: "the 10% tolerance"
+    one: float | None = None  # a ratio's 1×, in the claim's unit, where the band stops at it
+    side: str = ""  # which side of 1× it keeps, said where a value outside it is reported: ", above 1×"
+
+
+def _band(pair: Pair, found: float, ledger: Ledger) -> Band | CheckResult | None:
+    """The band a check's value must lie in: the stated value ± the check tolerance, what the source
+    states (`states:`, `range:`), or `within Nx` of the value on its side of 1 for a ratio; None for a
+    relation judged on the checker's value alone (above, below)."""
+    claim, op = pair.claim, pair.relation.op
+    if op == "same" and claim.states:
+        stated = ledger.vocabulary.relation(claim.states)
+        assert stated is not None  # validate read it
+        bound = stated.unit or pair.mine
+        ends = (stated.bound, stated.upper) if stated.op == "between" else _open(stated.op, stated.bound)
+        low, high = (units.convert(end, bound, pair.mine) if math.isfinite(end) else end for end in ends)
+        limit = f"what its source states ({claim.states})"
+        return Band(low, high, f"what its source states ({claim.states})", limit)
+    claimed = claim.value
     assert claimed is not None  # _judge reports a check against an unstated value instead
-    if pair.relation.op == "same":
-        tolerance = pair.claim.tolerance or ledger.policy.check_tolerance
+    if op == "same":
+        tolerance = claim.tolerance or ledger.policy.check_tolerance
         if tolerance.text == "precision":
             tolerance = ledger.policy.check_tolerance
         max_share = ledger.policy.max_tolerance.relative
         share = tolerance_excess(tolerance, claimed, found, max_share)
         if share is not None:
             ledger.report(
-                pair.claim,
+                claim,
                 "invalid",
-                pair.claim.at("tolerance"),
+                claim.at("tolerance"),
                 f"tolerance {tolerance.text} allows {share:.0%} of max(|stated|, |{pair.checker.id}|); "
                 f"the policy's max_tolerance is {max_share:.0%}",
                 "state the tolerance the source supports (a percentage is safest)",
@@ -226,27 +296,61 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
             return CheckResult(
                 pair.checker.id, pair.relation.describe(), True, None, why="tolerance too wide", strength=pair.strength
             )
-        allowed = tolerance.allowed(found)
-        holds = low - allowed - 1e-9 * abs(found) <= claimed <= high + allowed + 1e-9 * abs(found)
-        widened = ", widened by its interval" if spread else ""
-        words = f"the same quantity (within {allowed_text(tolerance)}{widened})"
-    else:
-        holds = pair.relation.holds(found, claimed)
-        words = pair.relation.describe()
-    result = CheckResult(
-        pair.checker.id, words, True, holds, format_value(claimed, pair.mine), shown, strength=pair.strength
-    )
-    if not holds and not pair.claim.retired:
-        stated, given = format_pair(claimed, found, pair.mine)  # values that differ never read alike
-        given = _with_spread(found, spread, pair.theirs, pair.mine, given)
-        ledger.report(
-            pair.claim,
-            "contradicted",
-            pair.claim.at("checked_by"),
-            f"stated {stated}, but {pair.checker.id} gives {given} (expected: {words})",
-            _fix(pair.checker),
-        )
-    return result
+        allowed = tolerance.allowed(found) + 1e-9 * abs(found)
+        text = allowed_text(tolerance)
+        limit = f"the {text} tolerance"
+        return Band(claimed - allowed, claimed + allowed, f"the same quantity (within {text})", limit)
+    if op != "within" or claimed <= 0:
+        return None  # within of a value at or below 0 is judged as the relation says (equal values only)
+    factor = pair.relation.bound * (1 + 1e-12)
+    low, high = claimed / factor, claimed * factor
+    one, side = None, ""
+    if pair.mine.dimension == units.DIMENSIONLESS and pair.mine.scale > 0:  # a ratio: never across 1
+        one = 1 / pair.mine.scale  # 1× in the claim's unit (100 in %)
+        if claimed > one:
+            low, side = max(low, math.nextafter(one, math.inf)), ", above 1×"
+        elif claimed < one:
+            high, side = min(high, math.nextafter(one, -math.inf)), ", below 1×"
+        else:
+            one = None  # a stated 1× has no side
+    return Band(low, high, pair.relation.describe(), f"a factor of {_number(pair.relation.bound)}", one, side)
+
+
+def _open(op: str, bound: float) -> tuple[float, float]:
+    """A one-sided bound's ends (an open end just past the bound, as the relation excludes it)."""
+    if op == ">":
+        return math.nextafter(bound, math.inf), math.inf
+    if op == ">=":
+        return bound, math.inf
+    if op == "<":
+        return -math.inf, math.nextafter(bound, -math.inf)
+    return -math.inf, bound
+
+
+def _inside(band_low: float, band_high: float, low: float, high: float) -> bool | None:
+    """Whether the checker's interval [low, high] lies inside the band (True), wholly outside it (False),
+    or reaches across an end (None: inconclusive). A value with no interval is a point: True or False."""
+    if band_low <= low and high <= band_high:
+        return True
+    if high < band_low or low > band_high:
+        return False
+    return None
+
+
+def _inconclusive(spread: ClaimInterval, low: float, high: float, band: Band, unit: units.Unit) -> str:
+    """Why a check cannot tell: 'the measurement's 99.6% interval 24.5–79.1× is wider than the 10%
+    tolerance: more rounds, or a looser stated tolerance'."""
+    level = level_text(spread.level)
+    said = f"the measurement's {level + ' ' if level else ''}interval {range_text(low, high, unit)}"
+    if band.one is not None and low <= band.one <= high:
+        return f"{said} spans 1×: it does not say which way (more rounds)"
+    if high - low > band.high - band.low:
+        return f"{said} is wider than {band.limit}: more rounds, or a looser stated tolerance"
+    return f"{said} reaches past {band.limit}: more rounds, or a looser stated tolerance"
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
 
 
 def _with_spread(
@@ -300,6 +404,8 @@ def _premises(claim: Claim, ledger: Ledger, results: tuple[CheckResult, ...]) ->
         if result.counts and result.holds and not result.supports:
             what = "bounds it" if result.strength == "bounded" else "gives a sign"
             reasons.append(f"{result.claim_id} only {what} ({result.relation})")
+        elif result.counts and result.strength == INCONCLUSIVE:
+            reasons.append(f"{result.claim_id} is inconclusive: {result.why}")
     for check_id in claim.checked_by:
         if check_id in failing:
             reasons.append(f"{check_id} is stale ({', '.join(sorted(set(failing[check_id])))})")
@@ -308,7 +414,9 @@ def _premises(claim: Claim, ledger: Ledger, results: tuple[CheckResult, ...]) ->
     if reasons:
         problem += ": its check " + "; ".join(reasons)
     stale = [check_id for check_id in claim.checked_by if check_id in failing]
-    ledger.report(claim, "only-borrowed", claim.where, problem, _remeasure(stale, ledger) or NO_CHECK_FIX)
+    unsure = [result.claim_id for result in results if result.counts and result.strength == INCONCLUSIVE]
+    fix = _remeasure(stale, ledger) or (_more_rounds(unsure, ledger) if unsure else NO_CHECK_FIX)
+    ledger.report(claim, "only-borrowed", claim.where, problem, fix)
 
 
 NO_CHECK_FIX = (
@@ -334,6 +442,23 @@ def _remeasure(stale: list[str], ledger: Ledger) -> str:
     if not probes:
         return f"fix {', '.join(stale)} first (`ledger check` lists why)"
     return f"re-measure {', '.join(stale)}: `ledger measure {' '.join(probes)}`, then `ledger refresh --write`"
+
+
+def _more_rounds(unsure: list[str], ledger: Ledger) -> str:
+    """The fix when every check that could agree is inconclusive: a narrower interval, or what the source states."""
+    probes = sorted(
+        {
+            measured.evidence.run.rsplit("/", 2)[-2]
+            for check_id in unsure
+            for measured in (ledger.by_id[i] for i in (check_id, *lineage.input_closure(check_id, ledger.by_id)))
+            if measured.evidence
+        }
+    )
+    again = f" (`ledger measure {' '.join(probes)}`, or cite its replicates)" if probes else ""
+    return (
+        f"narrow {', '.join(unsure)}'s interval with more rounds{again}, or state the tolerance (or the "
+        "`states:` bound or `range:`) its source supports"
+    )
 
 
 def _refutation(claim: Claim, ledger: Ledger, supported: set[str]) -> None:

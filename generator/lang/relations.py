@@ -25,12 +25,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..records import STRENGTHS
+from ..records import INCONCLUSIVE, STRENGTHS
 from . import units
 from .yamlread import NUMBER
 
 AGREES, BOUNDED, DIRECTION = STRENGTHS  # strongest first
-SHOWN = {AGREES: "agrees", BOUNDED: "bounded", DIRECTION: "direction only"}  # badges and listings
+# badges and listings; inconclusive is a verdict shown where a strength is (it supports nothing)
+SHOWN = {AGREES: "agrees", BOUNDED: "bounded", DIRECTION: "direction only", INCONCLUSIVE: "inconclusive"}
 MAX_FACTOR = 10.0  # the widest `within Nx`, and the largest max_check_factor a policy may set
 OPERATORS = {">": "greater than", ">=": "at least", "<": "less than", "<=": "at most"}
 _TYPOGRAPHIC = {"≥": ">=", "≤": "<=", "×": "x", "−": "-"}

@@ -192,7 +192,7 @@ def stated(verdict: ClaimVerdict) -> str:
     """
     claim, unit = verdict.claim, verdict.unit
     if claim.value is None:
-        return ""
+        return _states_shown(claim.states, claim.unit) if claim.states else ""
     number = claim.value_text or format_value(claim.value)
     if unit.known and unit.text:
         if unit.is_bytes and "bit" not in unit.text and abs(claim.value * unit.scale) >= 1e4:
@@ -200,6 +200,65 @@ def stated(verdict: ClaimVerdict) -> str:
         if unit.is_count and claim.value.is_integer():
             return show(claim.value, unit)  # '40 layers', never '40.00 layers'
     return f"{number}{unit_gap(claim.unit)}{claim.unit}"
+
+
+def displayed(verdict: ClaimVerdict) -> str:
+    """The value as a reader sees it in prose and tables: the stated value with only the digits its
+    interval supports ('22 ms' for 22.341 ms with an interval of 17–34 ms; `step`), never more digits
+    than written; the stated value itself (stated()) without an interval. Pages show the full value and
+    interval on hover and on the claim page; the gate compares the stated value."""
+    claim, interval = verdict.claim, verdict.interval
+    if claim.value is None or interval is None:
+        return stated(verdict)
+    quantum = step(claim.value, interval.low, interval.high)
+    if quantum is None or quantum <= precision_of(claim.value_text or repr(claim.value)) * 2:
+        return stated(verdict)
+    halves_up = math.copysign(math.floor(abs(claim.value) / quantum + 0.5), claim.value)  # 28.5 -> 29, not 28
+    return show_to(halves_up * quantum, verdict.unit, quantum)
+
+
+def step(value: float, low: float, high: float) -> float | None:
+    """The rounding step an interval supports: the place of its half-width's second significant digit
+    when that half-width's three leading digits are 100–354, else of its first (the Particle Data Group's
+    rule); never coarser than the value's own leading digit. None for a point or a non-finite interval."""
+    half = (high - low) / 2
+    if not (math.isfinite(half) and half > 0 and math.isfinite(value)):
+        return None
+    exponent = math.floor(math.log10(half))
+    leading = half / 10.0**exponent  # 1.0 <= leading < 10
+    quantum = 10.0 ** (exponent - 1 if leading < 3.55 else exponent)
+    if value:
+        quantum = min(quantum, 10.0 ** math.floor(math.log10(abs(value))))
+    return quantum
+
+
+def show_to(value: float, unit: Unit | None, quantum: float) -> str:
+    """A value already rounded to `quantum` (a power of ten in the claim's unit), written with exactly
+    the decimals that step has, by unit as show() writes it (separators, a byte prefix, no gap before × or %)."""
+    text = unit.text if unit is not None else ""
+    if unit is not None and unit.known and unit.is_bytes and "bit" not in text:
+        count, quantum_bytes = value * unit.scale, quantum * unit.scale
+        name, size = _byte_prefix(count, binary="i" in text)
+        return f"{_decimals(count / size, quantum_bytes / size)} {name}"
+    number = _decimals(value, quantum)
+    if unit is not None and unit.known and unit.is_count:
+        whole, dot, fraction = number.partition(".")
+        number = f"{int(whole):,}{dot}{fraction}" if whole.lstrip("-").isdigit() else number
+    return f"{number}{units.gap(text)}{text.strip()}".strip()
+
+
+def _decimals(value: float, quantum: float) -> str:
+    places = max(0, -math.floor(math.log10(quantum) + 1e-9))
+    text = f"{value:.{places}f}"
+    return text.lstrip("-") if text.lstrip("-").strip("0.") == "" else text  # never "-0.0"
+
+
+def _states_shown(states: str, unit: str) -> str:
+    """What a source states with no single figure, as the claim writes it, with its unit: '>= 10 GB/s',
+    'between 5 and 15×'."""
+    if not unit or re.search(r"[^\d.\s]$", states):  # no unit, or the bound ends in its own
+        return states
+    return f"{states}{unit_gap(unit)}{unit}"
 
 
 def level_text(level: float | None) -> str:
@@ -356,12 +415,20 @@ def show(value: float, unit: Unit) -> str:
 
 def readable_bytes(count: float, binary: bool = False) -> str:
     """64389120 -> '64.4 MB'; under 10,000 bytes stays in B ('20 B', '9,999 B')."""
-    for name, size in _BINARY if binary else _DECIMAL:
-        if abs(count) >= size * (10 if size == (1024.0 if binary else 1e3) else 1):
-            return f"{_three(count / size)} {name}"
+    name, size = _byte_prefix(count, binary)
+    if size > 1:
+        return f"{_three(count / size)} {name}"
     if abs(count - round(count)) < 1e-9 and abs(count) < 1e15:
         return f"{int(round(count)):,} B"
     return f"{plain_number(count)} B"
+
+
+def _byte_prefix(count: float, binary: bool) -> tuple[str, float]:
+    """The readable prefix for a byte count and its size: ('MB', 1e6); ('B', 1) under 10,000 bytes."""
+    for name, size in _BINARY if binary else _DECIMAL:
+        if abs(count) >= size * (10 if size == (1024.0 if binary else 1e3) else 1):
+            return name, size
+    return "B", 1.0
 
 
 def _three(number: float) -> str:

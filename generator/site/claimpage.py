@@ -23,7 +23,7 @@ from ..lang.values import (
     range_text,
     stated,
 )
-from ..records import ClaimVerdict, Report, Table
+from ..records import INCONCLUSIVE, ClaimVerdict, Report, Table
 from .render import admonition, badge, claim_badges, claim_link, code_value, esc, finding_html, page_banner, run_link
 from .tables import table_html
 from .timeline import SeriesAssets
@@ -116,6 +116,8 @@ def facts(verdict: ClaimVerdict) -> str:
     rows = [("statement", esc(claim.statement) or "—")]
     value = f"<strong>{esc(stated(verdict))}</strong>" if claim.value is not None else "—"
     rows.append(("value", f"<del>{value}</del>" if claim.retired and claim.value is not None else value))
+    if claim.states:  # what its source states, a bound or a range (with no value: shown as its value is)
+        rows.append(("source states", esc(claim.states)))
     computed = verdict.value
     if computed is not None:
         verb = "evidence computes" if claim.kind == "measured" else "formula gives"
@@ -350,6 +352,8 @@ def checks_html(verdict: ClaimVerdict, report: Report | None, links) -> str:
         if result is None:
             label, variant = "not judged", "lead"
             relation, claimed, found, why, strength = spec.expects or "the same quantity", stated(verdict), "", "", ""
+        elif result.strength == INCONCLUSIVE:
+            label, variant = "inconclusive", INCONCLUSIVE  # its why says what would settle it
         else:
             label, variant = VERDICT[result.holds]
             relation, claimed, found, why, strength = (
@@ -369,7 +373,8 @@ def checks_html(verdict: ClaimVerdict, report: Report | None, links) -> str:
     return (
         "<p>Checked here by (a check is a comparison: the relation it must satisfy, both values in one unit; "
         "only a check that <em>agrees</em> supports the number, a <em>bounded</em> one puts it on one side, "
-        "a <em>direction only</em> one supports a sign):</p>"
+        "a <em>direction only</em> one supports a sign; an <em>inconclusive</em> one, whose interval reaches past "
+        "the band it is judged with, supports nothing):</p>"
         "<table><thead><tr><th>check</th><th>testbed</th><th>relation</th><th>strength</th><th>this claim</th>"
         f"<th>the check</th><th>verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )

@@ -19,7 +19,7 @@ from mkdocs.utils import get_relative_url
 from ..claims.kinds import FIELD
 from ..inputs import hashcache
 from ..lang.relations import SHOWN
-from ..lang.values import ONE_RUN, noise_text, stated
+from ..lang.values import ONE_RUN, displayed, noise_text, stated
 from ..prose import references
 from ..records import ClaimVerdict, Finding, PageRef, Report, Run
 
@@ -134,17 +134,20 @@ def tooltip(verdict: ClaimVerdict) -> str:
     claim = verdict.claim
     what = claim.statement or claim.id
     spread = noise_text(verdict) + (f"; {ONE_RUN}" if verdict.one_run else "")
+    if spread and displayed(verdict) != stated(verdict):  # the badge rounds to what its interval supports
+        spread = f"stated {stated(verdict)}, {spread}"
     testbed = f"testbed {claim.testbed}" if claim.testbed else "no testbed"
     return f"{what} — {spread + '; ' if spread else ''}{testbed}; {claim.kind}, {claim.status}"
 
 
 def claim_inline(verdict: ClaimVerdict, links: Links) -> str:
-    """A claim as it appears in prose: value and unit with badges, linking to its page.
+    """A claim as it appears in prose: value and unit with badges, linking to its page; the value
+    with the digits its interval supports (values.displayed), the stated value in the hover text.
 
     A retired claim is struck through with its status; a lead is marked as unverified.
     """
     claim = verdict.claim
-    text = esc(stated(verdict) or claim.statement or claim.id)
+    text = esc(displayed(verdict) or claim.statement or claim.id)
     if claim.retired:
         text = f"<del>{text}</del>"
     classes = f"ledger-claim ledger-claim--{claim.kind} ledger-claim--{claim.status}"
@@ -318,7 +321,7 @@ def reference_html(
     verdict = report.verdict(ref.name) if ref.kind == "claim" else None
     if verdict is not None:
         claim = verdict.claim
-        return claim_inline(verdict, links), stated(verdict) or claim.statement or claim.id
+        return claim_inline(verdict, links), displayed(verdict) or claim.statement or claim.id
     if f"{ref.kind}:{ref.name}" in figures:
         return figures[f"{ref.kind}:{ref.name}"], ""
     what = f"unknown {ref.kind} {ref.name!r}" if ref.kind != "malformed" else "malformed reference"
