@@ -133,6 +133,12 @@ CODE_BODIES = [
     '<pre><code><figure class="ledger-table"><span class="ledger-label">t</span></figure></code></pre>',
     '<div><pre><code><span class="n">x</div><p>5 GB after the div closed the block</p>',
     '<div><pre><code><span class="n"><span class="o">x</span></div><p>5 GB</p>',
+    '<table><tr><td>raw</td><td style="text-align: right" data-ledger-column="batch">1</td><th>5\nGB</th></tr></table>',
+    '<table><tr><td></td><td>a &amp; 5 GB</td><td class="ledger-used">3 ms</td><td>7 <b>ms</b></td></tr></table>',
+    '<figure class="ledger-table" id="table-t"><table><tr><th>x (GB)</th></tr><tr data-ledger-run="r">'
+    '<td data-ledger-column="x">5</td></tr></table></figure>',
+    '<table><tr><td title="9 GB">1</td><td style="content: \'5 GB\'">2</td></tr><tr><td>3</td></table>',
+    '<p><span class="ledger-label"><table><tr><td>5 GB</td></tr></table></span></p>',
 ]
 
 

@@ -67,6 +67,11 @@ _ATTR = re.compile(r"\battr\(\s*([A-Za-z_][\w:-]*)", re.I)
 _FLAT_CODE = re.compile(
     r"""(?:[^<]+|<span(?: class="(?:[^"<>&la]|l(?!edger-)|a(?!rithmatex))*")?>[^<]*</span>)*(?=<)"""
 )
+# A table cell with no markup inside, no entity and no attribute but these (tables.py writes them): in a
+# row outside a figure table its events add its text alone (PageReader.read_ahead).
+_PLAIN_CELL = re.compile(
+    r"""<(td|th)(?: style="text-align: (?:left|right|center)")?(?: data-ledger-column="[^"<>&]*")?>([^<&]*)</\1>"""
+)
 # Elements the theme and the ledger's pages repeat whole from page to page (the navigation, the footer, a
 # run's manifest on each of its claims' pages): read once, given again where the same markup comes in the
 # same state (PageReader.replay). Each with the marks its end is sought by.
@@ -147,7 +152,7 @@ class FigureTable:
 class PageReader(FastParser):
     """Feed it a page; read .claims, .charts, .tables, .pieces, .labels and .problems."""
 
-    SKIPPABLE = CODE
+    READ_AHEAD = frozenset({*CODE, "tr"})
     SEGMENTS = frozenset(_SEGMENT_MARKS)
 
     def __init__(
@@ -161,6 +166,7 @@ class PageReader(FastParser):
         self.cells_apart = cells_apart  # a table's cells apart: no figure reads across two cells
         self.shortcuts = True  # hidden code passed over (skippable()), plain elements read on a short path (_quiet())
         self._settings = (cells_apart, skip_ledger, shown_attributes, depth)
+        self._cells_plain = shown_attributes.isdisjoint(("style", "data-ledger-column"))  # (_PLAIN_CELL's)
         self._recording: tuple | None = None
         self.skip_ledger = skip_ledger  # the built page read back: the ledger's own elements are its output
         self.claims: list[tuple[int, str, list[str], str]] = []  # line, id, classes, value shown
@@ -188,12 +194,30 @@ class PageReader(FastParser):
         self._cell: TableCell | None = None
         self._math: list[str] | None = None
 
-    def skippable(self) -> re.Pattern | None:
+    def read_ahead(self, name: str, rawdata: str, at: int) -> int:
         """Inside hidden code, with no claim value, chart spec or claim being read, a code block's text
-        and flat spans are nothing the reader keeps (tests/test_tokens.py reads every page both ways)."""
-        if self.shortcuts and self._hidden and self._claim is None and self._spec is None and not self._value:
-            return _FLAT_CODE
-        return None
+        and flat spans are nothing the reader keeps: passed over. In a row outside a figure table, plain
+        cells (text, no markup, no attribute a reader is shown) add their text as their events would.
+        (tests/test_tokens.py reads every page of a built site both ways.)"""
+        if name != "tr":
+            if self.shortcuts and self._hidden and self._claim is None and self._spec is None and not self._value:
+                found = _FLAT_CODE.match(rawdata, at)
+                return found.end() if found else at
+            return at
+        if self._hidden or self._math is not None or not self._quiet() or not self._cells_plain:
+            return at
+        line, end = self.lineno, at
+        for cell in _PLAIN_CELL.finditer(rawdata, at):
+            if cell.start() != end:
+                break
+            tag, text = cell.group(1), cell.group(2)
+            self._add(CELL if self.cells_apart else "\n", line, tag)
+            if text:
+                self._add(text, line, f"<{tag}>")
+                line += text.count("\n")
+            self._add(CELL if self.cells_apart else "\n", line, tag)
+            end = cell.end()
+        return end
 
     # -- elements read before, given again ---------------------------------------------------------
 
@@ -456,20 +480,27 @@ class PageReader(FastParser):
 
 
 _VALUES: dict[int, tuple[list, dict[str, str], list[str], bool]] = {}  # id(attrs) -> (attrs, values, classes, plain)
-# Elements whose role _role reads from the tag itself (rows and cells have one only in a figure table).
-_ROLE_TAGS = frozenset({"a", "figure", "script", *CODE, *RAW})
+# Elements whose role _role reads from the tag itself, or whose attributes _attributes reads by their tag
+# (rows and cells have a role only in a figure table; a link or a figure only with the attributes that
+# _values' plain refuses).
+_ROLE_TAGS = frozenset({"script", "input", "meta", *CODE, *RAW, *_EMBEDDING})
+_ROLE_ATTRIBUTES = frozenset({*SHOWN_ATTRIBUTES, "data-claim", "data-chart"})
 
 
 def _values(attrs: list[tuple[str, str | None]]) -> tuple[dict[str, str], list[str], bool]:
     """A start tag's attributes by name, its classes, and whether they are plain (no attribute a reader
-    is shown, no class of the ledger's or of math), made once for each list of attributes (the tokenizer
+    is shown, no claim or chart, no string in a style, no class of the ledger's or of math), made once for each list of attributes (the tokenizer
     gives a tag seen before the same list: tokens.py); read, never changed."""
     seen = _VALUES.get(id(attrs))
     if seen is not None and seen[0] is attrs:
         return seen[1], seen[2], seen[3]
     values = {name: value or "" for name, value in attrs}
     classes = values.get("class", "").split()
-    plain = READ_ATTRIBUTES.isdisjoint(values) and not any("ledger" in c or "arithmatex" in c for c in classes)
+    plain = (
+        _ROLE_ATTRIBUTES.isdisjoint(values)
+        and not any(quote in values.get("style", "") for quote in "\"'")  # no string a stylesheet shows
+        and not any("ledger" in c or "arithmatex" in c for c in classes)
+    )
     if len(_VALUES) >= 1 << 16:
         _VALUES.clear()
     _VALUES[id(attrs)] = (attrs, values, classes, plain)

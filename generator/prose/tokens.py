@@ -57,17 +57,18 @@ def start_tag(text: str) -> tuple[str, list[tuple[str, str | None]], bool] | Non
 class FastParser(HTMLParser):
     """HTMLParser, fed one whole document: plain markup read here, the rest by HTMLParser from there on.
 
-    A subclass that needs no events for some markup right after a start tag named in SKIPPABLE (the body
-    of a code block it does not read) returns, from skippable(), a pattern of that markup: what the
-    pattern matches there is passed over (its lines counted), no event given. One that keeps what an
+    A subclass may read some markup right after a start tag named in READ_AHEAD itself (read_ahead():
+    the body of a code block it does not read, a row of plain cells): no events are given for it. One that keeps what an
     element's events did can give it again where the same markup comes in the same state (replay())."""
 
-    SKIPPABLE: frozenset[str] = frozenset()
+    READ_AHEAD: frozenset[str] = frozenset()
     SEGMENTS: frozenset[str] = frozenset()
     segment_end = -1
 
-    def skippable(self) -> re.Pattern | None:
-        return None
+    def read_ahead(self, name: str, rawdata: str, at: int) -> int:
+        """Right after a start tag named in READ_AHEAD (self.lineno is its line): where the subclass has
+        read the markup from `at` to itself (what its events would have done, done), or `at`."""
+        return at
 
     def replay(self, rawdata: str, start: int, name: str) -> int:
         """Before a start tag named in SEGMENTS: where the element read before from the same markup and
@@ -128,17 +129,16 @@ class FastParser(HTMLParser):
                     self.handle_starttag(name, attributes)
                     if name in self.CDATA_CONTENT_ELEMENTS:
                         self.set_cdata_mode(name)
-                    elif name in self.SKIPPABLE and (body := self.skippable()) is not None:
-                        passed = body.match(rawdata, tag.end())
-                        if passed is not None and passed.end() > tag.end():
-                            line += rawdata.count("\n", j, passed.end())
-                            i = passed.end()
-                            continue
+                    elif name in self.READ_AHEAD and (ahead := self.read_ahead(name, rawdata, tag.end())) > tag.end():
+                        line += rawdata.count("\n", j, ahead)
+                        i = ahead
+                        continue
             elif after == "/":
                 tag = _END.match(rawdata, j)
                 if tag is None:
                     break
-                self.handle_endtag(tag.group(1).lower())
+                name = tag.group(1)
+                self.handle_endtag(name if name.islower() else name.lower())
                 if tag.end() == self.segment_end:
                     self.segment_read()
             elif after == "!":
