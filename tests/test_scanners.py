@@ -1,6 +1,8 @@
 """Page scanners: references in any case, across lines and after an unclosed fence are found (or refused
 with a finding), never skipped; every scan is linear, so a page at the size cap is checked, not hung on."""
 
+import re
+
 import pytest
 from helpers import run_ledger, write_tree
 
@@ -85,3 +87,52 @@ def test_ledger_check_on_a_page_at_the_size_cap_ends_with_findings_not_a_hang(tm
     assert "docs/big.md:1:1: unknown-reference: malformed reference {{ claim({{ claim(" in done.output
     # Python-Markdown itself pairs backtick runs in quadratic time (so would the site build): a finding.
     assert "docs/big.md: invalid: page takes more than 9 s to render with Python-Markdown" in done.output
+
+
+def _every_character() -> str:
+    return "".join(chr(code) for code in range(0x110000) if not 0xD800 <= code < 0xE000)
+
+
+_WORD_FIRSTS = "".join(
+    sorted({word[0] for word in (*numbers._SMALL, *numbers._TENS, "one", "a", "twice", "thrice")})
+)  # the first letters of every number word _WORDS and _MULTIPLIER start with
+
+
+@pytest.mark.parametrize(
+    ("starts", "first"),
+    [
+        (numbers._NUMBER_START, rf"[+±-]|[{numbers.CURRENCY_SIGNS}]|\d|\."),  # a sign, a currency, a number
+        (numbers._WORD_START, f"(?i)[{_WORD_FIRSTS}]"),
+        (numbers._MULTIPLIER_START, rf"(?i)[{_WORD_FIRSTS}]|\d"),
+    ],
+    ids=["number", "words", "multiplier"],
+)
+def test_a_figure_pattern_is_tried_at_every_character_it_can_start_with(starts, first):
+    """figures() tries _NUMBER, _WORDS and _MULTIPLIER only where a class of first characters is: every
+    character a match can start with (as IGNORECASE reads it too: ſ is an s) must be in that class."""
+    can_start = set(re.findall(first, _every_character()))
+    klass = starts.pattern.split("](", 1)[0] + "]"
+    assert len(can_start) > 10
+    assert [char for char in can_start if not re.fullmatch(klass, char)] == []
+
+
+TEXTS = [
+    "two times, ten ms and aten three-fold; Twenty percent; ſix times; x-two times",
+    "5 GB, +5%, −3 ms, $4.5M, a=5 GB, B=16, 35B-A3B, top-8, 1,024 MB/s, .5 GB, 3.7x, 2 x 3",
+    "ten-fold, 3-fold, twice as fast, thrice the cost, a hundred times, one million rows, two million",
+    "5 GB\u202e sm 5\u202c and \u2067two times\u2069, ١٢ ms and ５ＧＢ",
+    "",
+    "9",
+    "twice",
+]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_figures_tried_where_they_can_start_are_those_a_full_scan_finds(text):
+    seen, _ = numbers.normalise(text)
+    for starts, pattern in (
+        (numbers._NUMBER_START, numbers._NUMBER),
+        (numbers._WORD_START, numbers._WORDS),
+        (numbers._MULTIPLIER_START, numbers._MULTIPLIER),
+    ):
+        assert [m.span() for m in numbers._matches(starts, pattern, seen)] == [m.span() for m in pattern.finditer(seen)]

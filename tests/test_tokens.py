@@ -6,6 +6,7 @@ from html.parser import HTMLParser
 import pytest
 
 from generator.prose import tokens
+from generator.prose.reader import PageReader
 
 
 def recorder(base):
@@ -101,3 +102,56 @@ def test_every_page_of_a_built_site_gives_htmlparsers_events_and_is_read_whole(b
         assert len(reader.rawdata) < 200, f"{page}: handed to HTMLParser at {reader.rawdata[:80]!r}"
         reader.close()
         assert reader.events == events(STDLIB, text), page
+
+
+def read_both_ways(text: str) -> tuple:
+    """What the page reader keeps of a text, with its shortcuts (hidden code bodies passed over, plain
+    elements on a short path) and with every token read through every rule."""
+    kept = []
+    for shortcuts in (True, False):
+        reader = PageReader(cells_apart=True)
+        reader.shortcuts = shortcuts
+        reader.feed(text)
+        reader.close()
+        kept.append((reader.pieces, reader.labels, reader.claims, reader.charts, reader.tables, reader.problems))
+    return tuple(kept)
+
+
+CODE_BODIES = [
+    '<pre><span></span><code><span class="n">x</span> = <span class="mi">5</span> GB\n</code></pre><p>7 ms</p>',
+    '<pre><code><span class="ledger-begin" hidden></span>5 GB</code></pre><p>after 7 ms</p>',
+    '<pre><code><span class="n">a</span></div><p>9 GB/s out of the block</p>',
+    '<div><pre><code><span class="n">a</span></div><p>9 GB/s after the div closed it</p>',
+    '<pre><code><span class="n">a</span><a data-claim="c"><span class="ledger-value">5×</span></a></code></pre>',
+    '<pre><code><span class="arithmatex">x</span><script>var s = "</code>"; 5 GB</script></code></pre><p>3 ms</p>',
+    '<pre><code><span class="n">&#108;edger</span><span class="&#108;edger-label">5 GB</span></code></pre>',
+    '<pre><code><span class="n">a</span><!-- </code> --><span>b</span></code></pre><p>1 GB</p>',
+    "<p><code>inline 5 GB</code> and 6 GB</p><pre><code><span class=n>bare</span></code></pre><p>2 ms</p>",
+    '<pre><code><span class="n">never closed 5 GB',
+    '<span class="ledger-begin" hidden></span><pre><code><span class="n">a</span>\n\n<span class="ledger-stamp"',
+    '<span class="ledger-begin" hidden></span><pre><code><span class="ledger-stamp">s</span></code></pre><p>5 GB</p>',
+    '<pre><code><figure class="ledger-table"><span class="ledger-label">t</span></figure></code></pre>',
+    '<div><pre><code><span class="n">x</div><p>5 GB after the div closed the block</p>',
+    '<div><pre><code><span class="n"><span class="o">x</span></div><p>5 GB</p>',
+    '<table><tr><td>raw</td><td style="text-align: right" data-ledger-column="batch">1</td><th>5\nGB</th></tr></table>',
+    '<table><tr><td></td><td>a &amp; 5 GB</td><td class="ledger-used">3 ms</td><td>7 <b>ms</b></td></tr></table>',
+    '<figure class="ledger-table" id="table-t"><table><tr><th>x (GB)</th></tr><tr data-ledger-run="r">'
+    '<td data-ledger-column="x">5</td></tr></table></figure>',
+    '<table><tr><td title="9 GB">1</td><td style="content: \'5 GB\'">2</td></tr><tr><td>3</td></table>',
+    '<p><span class="ledger-label"><table><tr><td>5 GB</td></tr></table></span></p>',
+]
+
+
+@pytest.mark.parametrize("text", CODE_BODIES)
+def test_the_readers_shortcuts_leave_what_it_keeps_as_it_was(text):
+    skipped, read = read_both_ways(text)
+    assert skipped == read
+
+
+@pytest.mark.site
+def test_every_page_of_a_built_site_is_kept_alike_with_the_readers_shortcuts(built_site):
+    pages = sorted(built_site.rglob("*.html"))
+    assert any("highlight" in page.read_text(encoding="utf-8") for page in pages)  # code blocks were passed over
+    for page in pages:
+        skipped, read = read_both_ways(page.read_text(encoding="utf-8"))
+        assert skipped == read, page

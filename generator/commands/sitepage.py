@@ -12,6 +12,7 @@ says what a page may hold) is refused with its line, what the reader sees and th
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import math
@@ -309,11 +310,37 @@ def _located(pieces: list[reader.Piece]) -> list[tuple[reader.Piece, numbers.Fig
     text = "".join(piece.text for piece in pieces)
     if not text.strip():
         return []
+    found = cell_figures(text)
+    if not found:
+        return []
     starts, at = [], 0
     for piece in pieces:
         starts.append(at)
         at += len(piece.text)
-    return [(pieces[_index(starts, figure.start)], figure) for figure in numbers.figures(text)]
+    return [(pieces[_index(starts, figure.start)], figure) for figure in found]
+
+
+_MAY_HOLD = re.compile(r"[0-9A-Za-z\x80-\U0010ffff]")  # a figure needs a digit or a letter (ASCII or not)
+_CELL_FIGURES: dict[str, list[numbers.Figure]] = {}  # a table cell's text -> its figures (cells repeat)
+
+
+def cell_figures(text: str) -> list[numbers.Figure]:
+    """numbers.figures(text) for a text whose table cells are apart (reader.CELL between them): no figure
+    reads across a CELL (a line break, a character no figure holds, a line break), so each stretch
+    between two is read alone, once per distinct text."""
+    found: list[numbers.Figure] = []
+    at = 0
+    for stretch in text.split(reader.CELL):
+        if _MAY_HOLD.search(stretch):
+            figures = _CELL_FIGURES.get(stretch)
+            if figures is None:
+                figures = numbers.figures(stretch)
+                if len(_CELL_FIGURES) >= 1 << 16:
+                    _CELL_FIGURES.clear()
+                _CELL_FIGURES[stretch] = figures
+            found += [dataclasses.replace(f, start=f.start + at, end=f.end + at) for f in figures] if at else figures
+        at += len(stretch) + len(reader.CELL)
+    return found
 
 
 def _any_figure(pieces: list[reader.Piece]) -> bool:

@@ -171,13 +171,14 @@ def _run_texts(run) -> Iterator[str]:
     for table in run.tables.values():
         yield f"{len(table.rows):,} rows"  # as the measurements page lists each file
         yield from table.columns
-        texts = {cell for row in table.rows for cell in row if _words(cell)}
-        yield from texts
+        yield from (cell for cell in set().union(*table.rows) if _words(cell))  # each distinct cell once
 
 
 def _words(cell: str) -> bool:
     """A cell a figure could hide in: digits beside other characters, and not a plain number."""
-    return any(c.isdigit() for c in cell) and not cell.isdigit() and parse_number(cell) is None
+    if cell.isdigit() or not any(map(str.isdigit, cell)):
+        return False
+    return parse_number.__wrapped__(cell) is None  # uncached: a run's distinct cells would flush the gate's cache
 
 
 def _flat(value: object, depth: int = 0) -> Iterator[str]:

@@ -74,7 +74,6 @@ _LOOK_ALIKE = {
 
 _SPACES = re.compile(" +")
 _PRODUCT = re.compile(r" *\d")  # "2 x 3": a number after the sign
-_ASCII_SPACE = str.maketrans("\t\n\r\x0b\x0c", "     ")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
@@ -92,7 +91,7 @@ def normalise(text: str) -> tuple[str, Sequence[int]]:
 
     ASCII whitespace becomes a space one for one (C speed); only non-ASCII characters are visited.
     """
-    spaced = text.translate(_ASCII_SPACE)
+    spaced = text.replace("\n", " ").replace("\t", " ").replace("\r", " ").replace("\x0b", " ").replace("\x0c", " ")
     if spaced.isascii():
         return spaced, range(len(spaced))
     out: list[str] = []
@@ -133,6 +132,7 @@ class Vocabulary:
 
     spellings: frozenset[str]
     longest: int
+    starts: frozenset[str] = frozenset()  # the first character of every spelling
 
 
 @functools.lru_cache(maxsize=8)
@@ -140,7 +140,7 @@ def vocabulary(table: units.UnitTable = units.BUILT_IN) -> Vocabulary:
     """The table's terms (built-in and the project's own), its ratio spellings, the words a reader reads as
     units (units.PROSE_ONLY) and the currency signs."""
     found = {*table.terms, *(text for text in units.RATIOS if text), *units.PROSE_ONLY, *_sign_characters()}
-    return Vocabulary(frozenset(found), max(len(text) for text in found))
+    return Vocabulary(frozenset(found), max(len(text) for text in found), frozenset(text[0] for text in found))
 
 
 def _sign_characters() -> list[str]:
@@ -185,7 +185,10 @@ def _figures(text: str, table: units.UnitTable) -> list[Figure]:
     if "fold" in lowered or not _NUMBER_WORDS.isdisjoint(_LETTERS.findall(lowered)):
         found += [_at(origin, seen, *span, text) for span in _word_figures(seen, words)]
         if _MULTIPLIED.search(seen):  # the words _MULTIPLIER needs: a pass over the text saved where none is
-            found += [_at(origin, seen, m.start(), m.end(), "fold", text) for m in _MULTIPLIER.finditer(seen)]
+            found += [
+                _at(origin, seen, m.start(), m.end(), "fold", text)
+                for m in _matches(_MULTIPLIER_START, _MULTIPLIER, seen)
+            ]
         found.sort(key=lambda figure: figure.start)
     return found
 
@@ -223,10 +226,28 @@ def _reordered(text: str) -> list[tuple[int, int, str]]:
 
 Span = tuple[int, int, str]  # (start, end, unit text) in the normalised text
 
+# Where a match of _NUMBER, _WORDS or _MULTIPLIER can start: a character class first (the engine skips
+# ahead to it at C speed), then each pattern's own lookbehind, as a superset. A letter that begins a
+# number word as IGNORECASE reads it (ſ is an s: tests/test_numbers.py tries every character).
+_WORD_LETTERS = "ztfsenoaZTFSENOA\u017f"
+_NUMBER_START = re.compile(rf"[+±\-{CURRENCY_SIGNS}\d.](?<![\w.=/^×].)")
+_WORD_START = re.compile(rf"[{_WORD_LETTERS}](?<![\w-].)")
+_MULTIPLIER_START = re.compile(rf"[{_WORD_LETTERS}\d](?<![\w-].)")
+
+
+def _matches(starts: re.Pattern, pattern: re.Pattern, seen: str) -> list[re.Match]:
+    """pattern.finditer(seen), tried only where `starts` finds a place a match can start."""
+    found, end = [], 0
+    for start in starts.finditer(seen):
+        if start.start() >= end and (match := pattern.match(seen, start.start())) is not None:
+            found.append(match)
+            end = match.end()
+    return found
+
 
 def _digit_figures(seen: str, words: Vocabulary) -> list[Span]:
     found = []
-    for match in _NUMBER.finditer(seen):
+    for match in _matches(_NUMBER_START, _NUMBER, seen):
         span = _after_number(seen, match.end(), words, bool(match.group("currency")))
         if span is not None and not _modifier(match.group("number") == "1", span[1]):
             found.append((match.start(), *span))
@@ -275,7 +296,7 @@ def _after_number(seen: str, at: int, words: Vocabulary, currency: bool) -> tupl
 def _word_figures(seen: str, words: Vocabulary) -> list[Span]:
     """Numbers spelled out with a unit (three times, twenty percent, two milliseconds) or a magnitude (two million)."""
     found = []
-    for match in _WORDS.finditer(seen):
+    for match in _matches(_WORD_START, _WORDS, seen):
         number = match.group("number").lower()
         unit = _unit(seen, _skip_spaces(seen, match.end()), words)
         if unit is not None and not _modifier(False, unit[1]):
@@ -288,14 +309,13 @@ def _word_figures(seen: str, words: Vocabulary) -> list[Span]:
 def _unit(seen: str, at: int, words: Vocabulary) -> tuple[int, str] | None:
     """The longest unit spelling at `at` that ends a word, with its rate (/s, per token) and the text of both:
     (end, unit); None when none starts there or the figure runs on into a word, '/', '×' or '-'."""
-    if at >= len(seen) or seen[at].isdigit() or seen[at] == " ":
+    if at >= len(seen) or seen[at] not in words.starts or seen[at].isdigit() or seen[at] == " ":
         return None
-    end = max(
-        (e for e in range(at + 1, min(len(seen), at + words.longest) + 1) if not _glued(seen, e)),
-        key=lambda e: e if seen[at:e] in words.spellings else -1,
-        default=-1,
-    )
-    if end < 0 or seen[at:end] not in words.spellings:
+    spellings = words.spellings
+    for end in range(min(len(seen), at + words.longest), at, -1):  # the longest spelling that ends a word
+        if seen[at:end] in spellings and not _glued(seen, end):
+            break
+    else:
         return None
     rate = _RATE_WORD.match(seen, end)
     if rate:
@@ -313,10 +333,12 @@ def _glued(seen: str, at: int) -> bool:
     return at < len(seen) and (seen[at].isalnum() or seen[at] == "_")
 
 
+_SPACE_RUN = re.compile(" *")
+
+
 def _skip_spaces(seen: str, at: int) -> int:
-    while at < len(seen) and seen[at] == " ":
-        at += 1
-    return at
+    spaces = _SPACE_RUN.match(seen, at)
+    return spaces.end() if spaces else at
 
 
 def kind(unit: str, table: units.UnitTable = units.BUILT_IN) -> str:

@@ -61,6 +61,24 @@ _CSS_STRING = re.compile(r""""(?:[^"\\\n]|\\.|\\\n)*"|'(?:[^'\\\n]|\\.|\\\n)*'""
 _CSS_ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})\s?|\n|(.))")
 _JS_ESCAPE = re.compile(r"\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.))", re.S)
 _ATTR = re.compile(r"\battr\(\s*([A-Za-z_][\w:-]*)", re.I)
+# What a hidden code block's body may hold and still be passed over unread (tokens.py): text and flat
+# spans (Pygments' highlighting) whose class names no role (no "ledger-", no "arithmatex", no entity
+# that could spell one): inside hidden code such markup changes nothing the reader keeps.
+_FLAT_CODE = re.compile(
+    r"""(?:[^<]+|<span(?: class="(?:[^"<>&la]|l(?!edger-)|a(?!rithmatex))*")?>[^<]*</span>)*(?=<)"""
+)
+# A table cell with no markup inside, no entity and no attribute but these (tables.py writes them): in a
+# row outside a figure table its events add its text alone (PageReader.read_ahead).
+_PLAIN_CELL = re.compile(
+    r"""<(td|th)(?: style="text-align: (?:left|right|center)")?(?: data-ledger-column="[^"<>&]*")?>([^<&]*)</\1>"""
+)
+# Elements the theme and the ledger's pages repeat whole from page to page (the navigation, the footer, a
+# run's manifest on each of its claims' pages): read once, given again where the same markup comes in the
+# same state (PageReader.replay). Each with the marks its end is sought by.
+_SEGMENT_MARKS = {name: re.compile(rf"<{name}[\s>]|</{name}>") for name in ("details", "nav", "footer")}
+_SEGMENTS_READ: dict[tuple, tuple] = {}  # (reader's settings, state, markup) -> the text it added
+_MAX_SEGMENTS, _MAX_SEGMENT_BYTES = 1 << 12, 64 << 20  # kept at most (then forgotten, and kept again)
+_segment_bytes = 0
 _JS_SIMPLE = {"n": "\n", "t": "\t", "r": "", "b": "", "f": "", "v": "", "0": ""}
 
 
@@ -91,7 +109,9 @@ def _js_char(match: re.Match) -> str:
 
 def css_attributes(css: str) -> frozenset[str]:
     """The attributes a stylesheet shows with attr(NAME) (in a `content:` value)."""
-    return frozenset(name.lower() for name in _ATTR.findall(css)) if css else frozenset()
+    if not css or "attr(" not in css.lower():  # (no other character reads as a, t or r under IGNORECASE)
+        return frozenset()
+    return frozenset(name.lower() for name in _ATTR.findall(css))
 
 
 @dataclass(slots=True)
@@ -132,6 +152,9 @@ class FigureTable:
 class PageReader(FastParser):
     """Feed it a page; read .claims, .charts, .tables, .pieces, .labels and .problems."""
 
+    READ_AHEAD = frozenset({*CODE, "tr"})
+    SEGMENTS = frozenset(_SEGMENT_MARKS)
+
     def __init__(
         self,
         shown_attributes: frozenset[str] = frozenset(),
@@ -141,6 +164,10 @@ class PageReader(FastParser):
     ):
         super().__init__(convert_charrefs=True)
         self.cells_apart = cells_apart  # a table's cells apart: no figure reads across two cells
+        self.shortcuts = True  # hidden code passed over (skippable()), plain elements read on a short path (_quiet())
+        self._settings = (cells_apart, skip_ledger, shown_attributes, depth)
+        self._cells_plain = shown_attributes.isdisjoint(("style", "data-ledger-column"))  # (_PLAIN_CELL's)
+        self._recording: tuple | None = None
         self.skip_ledger = skip_ledger  # the built page read back: the ledger's own elements are its output
         self.claims: list[tuple[int, str, list[str], str]] = []  # line, id, classes, value shown
         self.charts: list[tuple[int, str, str, str]] = []  # line, chart id, spec JSON, the claims it read
@@ -167,10 +194,103 @@ class PageReader(FastParser):
         self._cell: TableCell | None = None
         self._math: list[str] | None = None
 
+    def read_ahead(self, name: str, rawdata: str, at: int) -> int:
+        """Inside hidden code, with no claim value, chart spec or claim being read, a code block's text
+        and flat spans are nothing the reader keeps: passed over. In a row outside a figure table, plain
+        cells (text, no markup, no attribute a reader is shown) add their text as their events would.
+        (tests/test_tokens.py reads every page of a built site both ways.)"""
+        if name != "tr":
+            if self.shortcuts and self._hidden and self._claim is None and self._spec is None and not self._value:
+                found = _FLAT_CODE.match(rawdata, at)
+                return found.end() if found else at
+            return at
+        if self._hidden or self._math is not None or not self._quiet() or not self._cells_plain:
+            return at
+        line, end = self.lineno, at
+        for cell in _PLAIN_CELL.finditer(rawdata, at):
+            if cell.start() != end:
+                break
+            tag, text = cell.group(1), cell.group(2)
+            self._add(CELL if self.cells_apart else "\n", line, tag)
+            if text:
+                self._add(text, line, f"<{tag}>")
+                line += text.count("\n")
+            self._add(CELL if self.cells_apart else "\n", line, tag)
+            end = cell.end()
+        return end
+
+    # -- elements read before, given again ---------------------------------------------------------
+
+    def _state(self) -> tuple:
+        """What reading an element depends on beyond its markup, in a quiet state (_quiet())."""
+        return (tuple(self._stack), self._hidden, self._ledger, self._labels, self._claims, self._content)
+
+    def replay(self, rawdata: str, start: int, name: str) -> int:
+        if not self._quiet() or self._chart is not None or self._math is not None:
+            return -1
+        end = _segment_end(rawdata, start, name)
+        if end < 0:
+            return -1
+        state = (self._state(), bool(self.pieces), bool(self.labels))
+        key = (self._settings, state, rawdata[start:end])
+        done = _SEGMENTS_READ.get(key)
+        if done is not None:
+            self._give_again(*done)
+            return end
+        if self.segment_end < 0:  # (one recorded at a time; those inside it may still be given again)
+            self.segment_end = end
+            self._recording = (key, *self._marks())
+        return -1
+
+    def _marks(self) -> tuple:
+        pieces, labels = self.pieces, self.labels
+        return (
+            len(pieces),
+            len(pieces[-1].text) if pieces else 0,
+            len(labels),
+            len(labels[-1].text) if labels else 0,
+            (len(self.claims), len(self.charts), len(self.tables), len(self.problems)),
+            self.lineno,
+        )
+
+    def segment_read(self) -> None:
+        """An element recorded: kept when it added text alone and left the state as it found it."""
+        assert self._recording is not None  # (set with segment_end)
+        key, pieces, piece_length, labels, label_length, found, line = self._recording
+        self.segment_end, self._recording = -1, None
+        if self._marks()[4] != found or not self._quiet() or self._chart is not None or self._math is not None:
+            return
+        if self._state() != key[1][0]:
+            return
+        global _segment_bytes
+        _segment_bytes += len(key[2])
+        if len(_SEGMENTS_READ) >= _MAX_SEGMENTS or _segment_bytes > _MAX_SEGMENT_BYTES:
+            _SEGMENTS_READ.clear()
+            _segment_bytes = len(key[2])
+        _SEGMENTS_READ[key] = (
+            *_added(self.pieces, pieces, piece_length, line),
+            *_added(self.labels, labels, label_length, line),
+        )
+
+    def _give_again(self, suffix: str, added: tuple, label_suffix: str, labels_added: tuple) -> None:
+        line = self.lineno
+        for found, more, new in ((self.pieces, suffix, added), (self.labels, label_suffix, labels_added)):
+            if more:
+                found[-1].text += more
+            found.extend(Piece(text, line + at, element, content, ledger) for text, at, element, content, ledger in new)
+
     # -- what each element does --------------------------------------------------------------------
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values, classes = _values(attrs)
+        values, classes, plain = _values(attrs)
+        if plain and tag not in _ROLE_TAGS and self._quiet() and self.shown_attributes.isdisjoint(values):
+            # what _role and _attributes would find: nothing
+            if tag in BLOCK and not self._hidden:
+                self._add(CELL if self.cells_apart and tag in ("td", "th") else "\n", self.lineno, tag)
+            if tag not in VOID:
+                self._stack.append((tag, "", False))
+                self._open[tag] = self._open.get(tag, 0) + 1
+            return
         line = self.lineno
         if tag == "span" and "ledger-begin" in classes:
             self._content += 1
@@ -276,7 +396,19 @@ class PageReader(FastParser):
         if tag not in VOID:
             self.handle_endtag(tag)
 
+    def _quiet(self) -> bool:
+        """No claim, claim value, figure table or row being read: a plain element (_values, with no
+        attribute a stylesheet shows) then has no role, and closing one changes nothing but the stack."""
+        return self._claim is None and not self._value and self._table is None and self._row is None and self.shortcuts
+
     def handle_endtag(self, tag: str) -> None:
+        stack = self._stack
+        if stack and stack[-1] == (tag, "", False) and tag not in ("figure", "script") and self._quiet():
+            if tag in BLOCK and not self._hidden:
+                self._add(CELL if self.cells_apart and tag in ("td", "th") else "\n", self.lineno, tag)
+            stack.pop()
+            self._open[tag] -= 1
+            return
         line = self.lineno
         if tag in BLOCK:
             self._add(CELL if self.cells_apart and tag in ("td", "th") else "\n", line, tag)
@@ -347,21 +479,50 @@ class PageReader(FastParser):
             found.append(Piece(text, line, element, self._content > 0, self._ledger > 0))
 
 
-_VALUES: dict[int, tuple[list, dict[str, str], list[str]]] = {}  # id(attrs) -> (attrs, values, classes)
+_VALUES: dict[int, tuple[list, dict[str, str], list[str], bool]] = {}  # id(attrs) -> (attrs, values, classes, plain)
+# Elements whose role _role reads from the tag itself, or whose attributes _attributes reads by their tag
+# (rows and cells have a role only in a figure table; a link or a figure only with the attributes that
+# _values' plain refuses).
+_ROLE_TAGS = frozenset({"script", "input", "meta", *CODE, *RAW, *_EMBEDDING})
+_ROLE_ATTRIBUTES = frozenset({*SHOWN_ATTRIBUTES, "data-claim", "data-chart"})
 
 
-def _values(attrs: list[tuple[str, str | None]]) -> tuple[dict[str, str], list[str]]:
-    """A start tag's attributes by name and its classes, made once for each list of attributes (the
-    tokenizer gives a tag seen before the same list: tokens.py); read, never changed."""
+def _values(attrs: list[tuple[str, str | None]]) -> tuple[dict[str, str], list[str], bool]:
+    """A start tag's attributes by name, its classes, and whether they are plain (no attribute a reader
+    is shown, no claim or chart, no string in a style, no class of the ledger's or of math), made once for each list of attributes (the tokenizer
+    gives a tag seen before the same list: tokens.py); read, never changed."""
     seen = _VALUES.get(id(attrs))
     if seen is not None and seen[0] is attrs:
-        return seen[1], seen[2]
+        return seen[1], seen[2], seen[3]
     values = {name: value or "" for name, value in attrs}
     classes = values.get("class", "").split()
+    plain = (
+        _ROLE_ATTRIBUTES.isdisjoint(values)
+        and not any(quote in values.get("style", "") for quote in "\"'")  # no string a stylesheet shows
+        and not any("ledger" in c or "arithmatex" in c for c in classes)
+    )
     if len(_VALUES) >= 1 << 16:
         _VALUES.clear()
-    _VALUES[id(attrs)] = (attrs, values, classes)
-    return values, classes
+    _VALUES[id(attrs)] = (attrs, values, classes, plain)
+    return values, classes, plain
+
+
+def _segment_end(rawdata: str, start: int, name: str) -> int:
+    """Where the element whose start tag is at `start` ends, by its marks (its own start and end tags
+    counted), or -1. A guess: what replay() keeps is what reading exactly these characters did."""
+    depth = 0
+    for mark in _SEGMENT_MARKS[name].finditer(rawdata, start):
+        depth += -1 if mark.group(0)[1] == "/" else 1
+        if depth == 0:
+            return mark.end()
+    return -1
+
+
+def _added(found: list[Piece], before: int, length: int, line: int) -> tuple[str, tuple]:
+    """What reading an element added to a list of pieces: text joined to the piece before, new pieces
+    (their lines from the element's)."""
+    more = found[before - 1].text[length:] if before else ""
+    return more, tuple((p.text, p.line - line, p.element, p.content, p.ledger) for p in found[before:])
 
 
 def _attribute_of(tag: str) -> str:

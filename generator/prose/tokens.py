@@ -55,7 +55,29 @@ def start_tag(text: str) -> tuple[str, list[tuple[str, str | None]], bool] | Non
 
 
 class FastParser(HTMLParser):
-    """HTMLParser, fed one whole document: plain markup read here, the rest by HTMLParser from there on."""
+    """HTMLParser, fed one whole document: plain markup read here, the rest by HTMLParser from there on.
+
+    A subclass may read some markup right after a start tag named in READ_AHEAD itself (read_ahead():
+    the body of a code block it does not read, a row of plain cells): no events are given for it. One that keeps what an
+    element's events did can give it again where the same markup comes in the same state (replay())."""
+
+    READ_AHEAD: frozenset[str] = frozenset()
+    SEGMENTS: frozenset[str] = frozenset()
+    segment_end = -1
+
+    def read_ahead(self, name: str, rawdata: str, at: int) -> int:
+        """Right after a start tag named in READ_AHEAD (self.lineno is its line): where the subclass has
+        read the markup from `at` to itself (what its events would have done, done), or `at`."""
+        return at
+
+    def replay(self, rawdata: str, start: int, name: str) -> int:
+        """Before a start tag named in SEGMENTS: where the element read before from the same markup and
+        state ends, its events' effects applied (nothing read), or -1 to read it. To record one, set
+        segment_end to the offset where it ends: segment_read() is called when an end tag ends there."""
+        return -1
+
+    def segment_read(self) -> None:
+        pass
 
     def goahead(self, end: bool) -> None:  # type: ignore[override]
         if not end and self.convert_charrefs:
@@ -97,17 +119,28 @@ class FastParser(HTMLParser):
                 if tag is None or parsed is None:
                     break
                 name, attributes, closes = parsed
+                if name in self.SEGMENTS and not closes and (replayed := self.replay(rawdata, j, name)) > j:
+                    line += rawdata.count("\n", j, replayed)
+                    i = replayed
+                    continue
                 if closes:
                     self.handle_startendtag(name, attributes)
                 else:
                     self.handle_starttag(name, attributes)
                     if name in self.CDATA_CONTENT_ELEMENTS:
                         self.set_cdata_mode(name)
+                    elif name in self.READ_AHEAD and (ahead := self.read_ahead(name, rawdata, tag.end())) > tag.end():
+                        line += rawdata.count("\n", j, ahead)
+                        i = ahead
+                        continue
             elif after == "/":
                 tag = _END.match(rawdata, j)
                 if tag is None:
                     break
-                self.handle_endtag(tag.group(1).lower())
+                name = tag.group(1)
+                self.handle_endtag(name if name.islower() else name.lower())
+                if tag.end() == self.segment_end:
+                    self.segment_read()
             elif after == "!":
                 tag = _COMMENT.match(rawdata, j) or _DOCTYPE.match(rawdata, j)
                 if tag is None:
