@@ -106,7 +106,7 @@ class PageVerdicts:
     typed: Mapping[str, tuple[str, ...]]  # page -> the figures typed into it (prose.Scan.typed)
 
 
-class PageReader:
+class PageReading:
     """How the page half reads the hand-written pages: afresh here; `mkdocs serve` passes one that keeps
     what each unchanged page gave at the last build (site/incremental.py: KeptPages)."""
 
@@ -122,7 +122,7 @@ class PageReader:
         return figures.defined(root)
 
 
-AFRESH = PageReader()
+AFRESH = PageReading()
 
 
 def _pages(
@@ -132,7 +132,7 @@ def _pages(
     judged: Mapping[str, ClaimVerdict],
     defined: figures.Defined,
     budget: load.Budget = load.UNBOUNDED,
-    reader: PageReader = AFRESH,
+    reader: PageReading = AFRESH,
 ) -> PageVerdicts:
     """Every finding of a page rule (PAGE_RULES, moved-since-cited, few-replicates, an unreadable page): one place for
     check() and check_pages(), so a new page rule is one line here."""
@@ -185,7 +185,7 @@ def run_files(runs) -> list[str]:
     return [f"{path}/{name}" for path, run in runs.items() for name in (*run.blob_ids, *run.unlisted)]
 
 
-def check_pages(report: Report, root: Path, reader: PageReader = AFRESH) -> Report:
+def check_pages(report: Report, root: Path, reader: PageReading = AFRESH) -> Report:
     """The Report again after an edit to hand-written pages only: their references and prose read anew.
 
     For `mkdocs serve` when claims, runs, probes and figures are unchanged: every verdict but the

@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar, cast
 
-from ..gate import PageReader, check_pages
+from ..gate import PageReading, check_pages
 from ..inputs import figures, reads
 from ..inputs.hashcache import files_under
 from ..prose import references
@@ -188,7 +188,7 @@ def same(before: tuple, now: tuple) -> bool:
     )
 
 
-class KeptPages(PageReader):
+class KeptPages(PageReading):
     """The gate's reading of the hand-written pages under serve, kept from build to build while claims,
     runs, probes, figures and mkdocs.yml are unchanged (Memory starts a new one on a full check): a
     page's references and its prose scan are read again only when its text changed. A page that
