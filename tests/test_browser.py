@@ -2,6 +2,7 @@
 request refused: charts draw, the console stays clean, every kind of generated page is reachable
 from the navigation, and badge links lead to their claims."""
 
+import json
 import os
 import shutil
 
@@ -238,10 +239,18 @@ def test_a_timeline_draws_offline_on_a_claim_page(series_site, browser):
             "**/*",
             lambda r: r.continue_() if r.request.url.startswith(base) else (refused.append(r.request.url), r.abort()),
         )
+        loaded = []  # the series' data asset, fetched by the chart (the page holds no copy of its points)
+        page.on("response", lambda r: "/assets/ledger/series/" in r.url and loaded.append((r.url, r.status)))
         page.goto(base + "claim/moe-speedup-b16/")
         page.wait_for_selector("figure.ledger-timeline.ledger-chart--live .ledger-chart-view svg", timeout=15000)
         figure = page.query_selector("figure.ledger-timeline")
         assert len(figure.query_selector_all(".mark-symbol.role-mark path")) == 12  # a point per run (not the legends)
         assert len(figure.query_selector_all(".mark-rule.role-mark line")) == 12 + 1  # the intervals, the step
+        spec = json.loads(figure.query_selector("script.ledger-chart-spec").text_content())
+        urls = {layer["data"]["url"] for layer in spec["layer"] if "url" in layer.get("data", {})}
+        assert len(urls) == 1 and "points" not in spec.get("datasets", {})
+        assert [(url.split("/assets/", 1)[1], status) for url, status in loaded] == [
+            ("ledger/series/" + next(iter(urls)).rsplit("/", 1)[1], 200)
+        ]
         page.close()
     assert errors == [] and refused == []

@@ -14,7 +14,7 @@ from .records import DETECTOR, PAIRWISE, PREDICTED, Point, Series
 
 ALL_UP_TO = 24  # a series this long is listed whole; a longer one shows...
 LAST_POINTS = 10  # ...its last runs,
-NOTED = 12  # ...and the latest runs where something happens (cited, a step, a segment's start)
+NOTED = 8  # ...and the latest runs where something happens (cited, a step, a segment's start)
 
 METHODS = {
     DETECTOR: "E-divisive means with a t-test at p < 0.001 (a segment of 8 runs or more)",

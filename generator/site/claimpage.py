@@ -239,12 +239,18 @@ def interval_html(verdict: ClaimVerdict) -> str:
     return _interval_basis(verdict) + replicate_html(verdict)
 
 
+REPLICATES_NAMED = 8  # a replicate set of up to this many runs is named run by run on the claim page
+
+
 def replicate_html(verdict: ClaimVerdict) -> str:
     """One run's label (ONE_RUN), and the replicate set's prediction interval when its run has one."""
     out = [f"<p><strong>{esc(ONE_RUN[0].upper() + ONE_RUN[1:])}</strong>.</p>"] if verdict.one_run else []
     found, replicas = verdict.prediction, verdict.replicas
     if found is not None and replicas is not None:
-        names = ", ".join(f"<code>{esc(path.rsplit('/', 1)[-1])}</code>" for path in replicas.runs)
+        runs = [f"<code>{esc(path.rsplit('/', 1)[-1])}</code>" for path in replicas.runs]
+        # a long set by its ends (the history lists the runs, the series' data holds every one): a page's
+        # size does not grow with its history
+        names = ", ".join(runs) if len(runs) <= REPLICATES_NAMED else f"from {runs[0]} to {runs[-1]}"
         out.append(
             f"<p>The next run should land in {esc(range_text(found.low, found.high, verdict.unit))} "
             f"({esc(level_text(found.level))} prediction interval of its {found.runs} replicate runs: {names}).</p>"
