@@ -15,7 +15,7 @@ check, and only a check that agrees supports a borrowed claim.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ..claims import lineage
@@ -274,8 +274,8 @@ def _band(pair: Pair, found: float, ledger: Ledger) -> Band | CheckResult | None
         bound = stated.unit or pair.mine
         ends = (stated.bound, stated.upper) if stated.op == "between" else _open(stated.op, stated.bound)
         low, high = (units.convert(end, bound, pair.mine) if math.isfinite(end) else end for end in ends)
-        limit = f"what its source states ({claim.states})"
-        return Band(low, high, f"what its source states ({claim.states})", limit)
+        words = f"what its source states ({claim.states})"
+        return Band(low, high, words, words)  # an interval reaching past it is inconclusive against the same words
     claimed = claim.value
     assert claimed is not None  # _judge reports a check against an unstated value instead
     if op == "same":
@@ -428,32 +428,30 @@ REMEASURED = frozenset({"probe-changed", "too-old", "tampered", "rewritten"})  #
 
 def _remeasure(stale: list[str], ledger: Ledger) -> str:
     """The fix when the check exists but is stale: re-measure it (naming the probes), or fix it first."""
-    by_id, failing = ledger.by_id, ledger.failing
     if not stale:
         return ""
-    probes = sorted(
-        {
-            measured.evidence.run.rsplit("/", 2)[-2]
-            for check_id in stale
-            for measured in (by_id[i] for i in (check_id, *lineage.input_closure(check_id, by_id)) if i in by_id)
-            if measured.evidence and REMEASURED & set(failing.get(measured.id, ()))
-        }
-    )
+    probes = _probes(stale, ledger, lambda measured: bool(REMEASURED & set(ledger.failing.get(measured.id, ()))))
     if not probes:
         return f"fix {', '.join(stale)} first (`ledger check` lists why)"
     return f"re-measure {', '.join(stale)}: `ledger measure {' '.join(probes)}`, then `ledger refresh --write`"
 
 
-def _more_rounds(unsure: list[str], ledger: Ledger) -> str:
-    """The fix when every check that could agree is inconclusive: a narrower interval, or what the source states."""
-    probes = sorted(
+def _probes(check_ids: list[str], ledger: Ledger, keep: Callable[[Claim], bool]) -> list[str]:
+    """The probes of the measured claims each check rests on (itself and its inputs' closure) that `keep` takes."""
+    by_id = ledger.by_id
+    return sorted(
         {
             measured.evidence.run.rsplit("/", 2)[-2]
-            for check_id in unsure
-            for measured in (ledger.by_id[i] for i in (check_id, *lineage.input_closure(check_id, ledger.by_id)))
-            if measured.evidence
+            for check_id in check_ids
+            for measured in (by_id[i] for i in (check_id, *lineage.input_closure(check_id, by_id)) if i in by_id)
+            if measured.evidence and keep(measured)
         }
     )
+
+
+def _more_rounds(unsure: list[str], ledger: Ledger) -> str:
+    """The fix when every check that could agree is inconclusive: a narrower interval, or what the source states."""
+    probes = _probes(unsure, ledger, lambda measured: True)
     again = f" (`ledger measure {' '.join(probes)}`, or cite its replicates)" if probes else ""
     return (
         f"narrow {', '.join(unsure)}'s interval with more rounds{again}, or state the tolerance (or the "
