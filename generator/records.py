@@ -195,8 +195,10 @@ class Claim:
 
     def at(self, field_name: str) -> Source:
         """Where a field starts (its own line), or the claim's line if the field is absent."""
-        below = next((lines for name, lines in self.field_lines if name == field_name), 0)
-        return Source(self.where.path, self.where.line + below) if below else self.where
+        for name, below in self.field_lines:
+            if name == field_name:
+                return Source(self.where.path, self.where.line + below) if below else self.where
+        return self.where
 
 
 @dataclass(frozen=True, slots=True)
