@@ -11,7 +11,9 @@ from helpers import REPO
 
 from generator.claims import validate
 from generator.claims.kinds import FIELD_NAMES, FIELD_TABLE, KIND_TABLE, STATUS_TABLE
-from generator.records import KINDS, RETIRED, STATUSES, Kind, Status
+from generator.claims.vocabulary import Vocabulary
+from generator.lang import units, yamlread
+from generator.records import KINDS, RETIRED, STATUSES, Kind, Source, Status
 
 SCHEMA = json.loads((REPO / "schema/claims.schema.json").read_text())
 CLAIMS_GUIDE = (REPO / "guide/claims.md").read_text()
@@ -80,6 +82,26 @@ def test_the_schema_names_the_parts_of_each_mapping_field(row):
 def test_every_field_has_one_reader():
     read = [name for names, _ in validate._READERS for name in names]
     assert sorted(read) == sorted(FIELD_NAMES)
+
+
+# Claims that write some fields and not others: statuses that need a retirer, values, units, nothing.
+OTHERS = ("", "status: refuted\n", "status: superseded\nsuperseded_by: b\n", "status: lead\nvalue: 1.5\nunit: x\n")
+
+
+@pytest.mark.parametrize("others", OTHERS)
+@pytest.mark.parametrize("kind", [*KINDS, "unknown"])
+def test_skipping_the_readers_of_absent_fields_reads_every_claim_as_calling_them_all(kind, others, monkeypatch):
+    """validate calls a reader of _NOTHING_WHEN_ABSENT only for a claim that writes one of its fields: each
+    claim reads the same, with the same findings, as when every reader is called."""
+    mapping = yamlread.parse(f"id: some-claim\nkind: {kind}\n{others}".encode())
+    assert isinstance(mapping, yamlread.LocatedDict)
+
+    def read() -> tuple:
+        return validate._claim(mapping, Source("claims/c.yaml", 1), "measurements", 0.5, Vocabulary(units.BUILT_IN))
+
+    skipping = read()
+    monkeypatch.setattr(validate, "_KIND_READERS", tuple((k, r, None) for k, r, _ in validate._KIND_READERS))
+    assert read() == skipping
 
 
 def test_the_claims_guide_has_a_row_for_each_field_and_names_each_kinds_own_fields():
