@@ -114,6 +114,7 @@ def _texts(report: Report) -> Iterable[str]:
     yield from (text for n in range(1, len(report.claims)) for text in (f"{n} claims", f"{n:,} claims"))
     for run in report.runs.values():
         yield from _run_texts(run)
+    yield from _cell_words(report.runs.values())
 
 
 def _verdict_texts(verdict: ClaimVerdict) -> Iterator[str]:
@@ -162,7 +163,8 @@ def vars_of(record: object) -> list[str]:
 
 
 def _run_texts(run) -> Iterator[str]:
-    """A run's words as its page and the claim pages show them: its folder, manifest, columns, text cells."""
+    """A run's words as its page and the claim pages show them: its folder, manifest, columns (its text
+    cells: _cell_words)."""
     yield run.path
     if run.started and run.finished:
         yield f"{(run.finished - run.started).total_seconds():,.0f} s"  # as runpage.py shows it
@@ -171,12 +173,24 @@ def _run_texts(run) -> Iterator[str]:
     for table in run.tables.values():
         yield f"{len(table.rows):,} rows"  # as the measurements page lists each file
         yield from table.columns
-        yield from (cell for cell in set().union(*table.rows) if _words(cell))  # each distinct cell once
+
+
+def _cell_words(runs: Iterable) -> Iterator[str]:
+    """Every distinct cell of the runs' tables a figure could hide in (_words), each once."""
+    cells: set[str] = set()
+    for run in runs:
+        for table in run.tables.values():
+            cells.update(*table.rows)
+    return (cell for cell in cells if _words(cell))
+
+
+# A decimal with a point: a plain number (parse_number reads it), so no words; most cells of a run are one.
+_DECIMAL = re.compile(r"-?[0-9]{1,40}\.[0-9]{1,40}")
 
 
 def _words(cell: str) -> bool:
     """A cell a figure could hide in: digits beside other characters, and not a plain number."""
-    if cell.isdigit() or not any(map(str.isdigit, cell)):
+    if cell.isdigit() or _DECIMAL.fullmatch(cell) or not any(map(str.isdigit, cell)):
         return False
     return parse_number.__wrapped__(cell) is None  # uncached: a run's distinct cells would flush the gate's cache
 
