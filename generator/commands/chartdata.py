@@ -88,8 +88,9 @@ def _in_table(row: Mapping[str, object], table: Table) -> bool:
     numeric = _numeric(row)
     columns = [(index, name) for index, name in enumerate(table.columns) if name in numeric]
     index, name = columns[0]
+    value = row[name]
     try:
-        first = float(row[name])  # type: ignore[arg-type]  (a number: _numeric)
+        first = float(value) if isinstance(value, (int, float)) else math.nan  # (a number: _numeric)
     except OverflowError:
         first = math.nan
     for cells in _rows_by_value(table, index).get(first, ()):  # a row equal in the first column: the usual one
