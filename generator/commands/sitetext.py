@@ -15,8 +15,8 @@ navigation, footer), where no figure of the ledger's belongs.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..inputs import load, mkdocs_yml
@@ -39,6 +39,7 @@ from ..records import ClaimVerdict, Report, Unit
 from ..series.records import Series
 from ..series.text import table_words
 from ..text import summary
+from ..trust.digest import code_files, code_page
 
 _LABEL = re.compile(
     r"""<span\b[^>]*\bclass\s*=\s*["'][^"']*\bledger-label\b[^"']*["'][^>]*>(.*?)</span>""", re.S | re.I
@@ -56,6 +57,8 @@ class SiteContext:
     labels: frozenset[str]  # figures typed inside labels on hand-written pages
     shown: frozenset[str]  # figures the ledger's own pages show, from the Report
     directory_urls: bool
+    code: Mapping[str, str] = field(default_factory=dict)  # each code file a run hashes -> the repository's text
+    code_pages: Mapping[str, frozenset[str]] = field(default_factory=dict)  # a code version's page -> its files
 
 
 def context(root: Path, report: Report, config: Path) -> SiteContext:
@@ -69,6 +72,12 @@ def context(root: Path, report: Report, config: Path) -> SiteContext:
     dests = {path: dest_of(path.removeprefix(docs), directory_urls) for path in texts}
     forbidding = {dests[path] for path, text in texts.items() if leads.forbids_leads(text, path)[0]}
     labels = {figure.text for text in texts.values() for figure in _label_figures(text)}
+    code = code_texts(root, report)
+    pages = {
+        dest_of(code_page(path, text) + ".md", directory_urls): frozenset((path,))
+        for run in report.runs.values()
+        for path, text in code_files(run, code)
+    }
     return SiteContext(
         report,
         frozenset(dests.values()),
@@ -76,7 +85,29 @@ def context(root: Path, report: Report, config: Path) -> SiteContext:
         frozenset(labels),
         frozenset(shown(report)),
         directory_urls,
+        code,
+        pages,
     )
+
+
+MAX_SOURCE_BYTES = 16 << 20  # as the gate's cap on a code file
+
+
+def code_texts(root: Path, report: Report) -> dict[str, str]:
+    """The repository's text of every code file a run's manifest hashes (the pages of the code's versions
+    must show exactly these); a file outside the repository, under a link or unreadable is none."""
+    wanted = {path for run in report.runs.values() for path in run.declared_code if path not in run.code_problems}
+    found = {}
+    for path in sorted(wanted):
+        file = root / path
+        if ".." in Path(path).parts or Path(path).is_absolute() or not file.is_file() or file.is_symlink():
+            continue
+        try:
+            if file.stat().st_size <= MAX_SOURCE_BYTES:
+                found[path] = file.read_bytes()[:MAX_SOURCE_BYTES].decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found
 
 
 def dest_of(src: str, directory_urls: bool) -> str:

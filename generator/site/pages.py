@@ -79,6 +79,7 @@ def generate(
         *index_pages(report, directory_urls),
         *claim_pages(report, report.by_id, directory_urls, series),
         *(run_page(run, report, sources, directory_urls) for run in report.runs.values()),
+        *runpage.code_pages(Page, report, sources, directory_urls),
     ]
 
 

@@ -6,12 +6,16 @@ Every page of a site carries the digest (trust/stamp.py) and the site publishes 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..records import Report
+    from ..records import Report, Run
+
+CODE_PAGES = "code"  # the site's folder of the pages that show a version of a code file
 
 
 def registry(report: Report) -> dict[str, dict[str, str]]:
@@ -49,3 +53,18 @@ def _digest(report: Report) -> str:
     }
     text = json.dumps(content, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def code_files(run: Run, sources: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(path, today's text) of each code file the run's manifest hashes that the repository holds, the
+    probe first: what the run's page links to as the source it ran."""
+    paths = sorted(run.declared_code, key=lambda path: (path != run.probe, path))
+    return [(path, sources[path]) for path in paths if path in sources]
+
+
+@functools.lru_cache(maxsize=1 << 12)  # every run of a probe asks for its files' pages
+def code_page(path: str, text: str) -> str:
+    """The site path (no suffix) of the page that shows one version of a code file: code/<digest of its
+    path and text>, shared by every run whose manifest hashes that file while the repository holds this text."""
+    found = hashlib.sha256(path.encode("utf-8", "surrogateescape") + b"\0" + text.encode("utf-8", "surrogateescape"))
+    return f"{CODE_PAGES}/{found.hexdigest()[:16]}"
