@@ -21,6 +21,10 @@ Targets (issue 27): warm <= 0.1x, cold <= 1.0x the floor at 10,002 and 100,002 c
 `check_time.py 33334 --repeat 1` is the lean-records check: 100,002 claims in one 15.7 MB claim file
 (its mkdocs.yml raises max_claim_file_bytes above it), where `ledger check` must peak under 0.5 GB.
 
+`--against REV` also times a cold `ledger check` of the package at git revision REV (generator/ as git
+holds it there) alternating with this tree's, and prints this tree's CPU time as a ratio of REV's: a
+change's gain measured in one run, both sides under the same load.
+
 Not a test: run it with `make bench` or `.venv/bin/python benchmarks/check_time.py [N] [--repeat 5]`.
 """
 
@@ -151,13 +155,45 @@ sys.exit(code)
 ENV = dict(os.environ, PYTHONPATH=str(REPO))
 
 
-def ledger_check(root: Path, *flags: str) -> tuple[float, float, float]:
-    """(wall seconds, peak MiB, CPU seconds) of `ledger check` in a new process."""
+def ledger_check(root: Path, *flags: str, package: Path = REPO) -> tuple[float, float, float]:
+    """(wall seconds, peak MiB, CPU seconds) of `ledger check` in a new process (package: the folder
+    holding the `generator` it runs)."""
     # Started from a small launcher: Linux carries a parent's ru_maxrss into its children, and this
     # process holds a parsed 10,002-claim ledger.
     launcher = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)"
     command = [sys.executable, "-c", launcher, sys.executable, "-c", LEDGER, "check", *flags]
-    return timed(command, root, ENV, "ledger check")
+    return timed(command, root, dict(ENV, PYTHONPATH=str(package)), "ledger check")
+
+
+def unpacked(revision: str, folder: Path) -> Path:
+    """The package (generator/) at a git revision of this repository, unpacked into folder and compiled."""
+    archive = subprocess.run(
+        ["git", "archive", revision, "generator"], cwd=REPO, check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    compileall.compile_dir(folder / "generator", quiet=1)
+    return folder
+
+
+def against(root: Path, revision: str, repeats: int) -> str:
+    """A cold `ledger check` of this tree against one of the package at `revision`, alternating, in one run:
+    a change's gain, measured with both sides under the same load."""
+    with tempfile.TemporaryDirectory() as folder:
+        other = unpacked(revision, Path(folder))
+        pairs = []
+        for _ in range(repeats):
+            cpu = {}
+            for name, package in (("before", other), ("after", REPO)):
+                shutil.rmtree(root / CACHE_ROOT, ignore_errors=True)
+                cpu[name] = ledger_check(root, package=package)[2]
+            pairs.append((cpu["before"], cpu["after"]))
+    before = statistics.median(b for b, _ in pairs)
+    after = statistics.median(a for _, a in pairs)
+    ratios = sorted(a / b for b, a in pairs)
+    return (
+        f"cold ledger check, {revision} against this tree: {before * 1000:8.1f} ms CPU -> {after * 1000:8.1f} ms CPU "
+        f"(median of {repeats}; this tree {after / before:5.3f}x of {revision}, each pair {ratios[0]:.3f}–{ratios[-1]:.3f}x)"
+    )
 
 
 def git_repository(root: Path) -> None:
@@ -185,6 +221,12 @@ def main() -> None:
         default=0,
         metavar="RUNS",
         help="runs per probe and testbed (e.g. 20): claims have series",
+    )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="also time a cold `ledger check` of the package at git revision REV, alternating with this tree's "
+        "(--repeat pairs), and print this tree's CPU time as a ratio of REV's",
     )
     args = parser.parse_args()
     n = args.n
@@ -216,6 +258,7 @@ def main() -> None:
             runs["warm"].append(ledger_check(root))
         floor = statistics.median(wall for wall, _ in floors)
         floor_cpu = statistics.median(cpu for _, cpu in floors)
+        compared = against(root, args.against, args.repeat) if args.against else ""
     rounds = f"{args.rounds} raw rounds per setting" if args.rounds else "no raw rounds"
     print(f"{3 * n:,} claims ({size / 1e6:.2f} MB of YAML), {max(1, n // 10)} runs ({rounds}), in a git repository")
     print(
@@ -241,6 +284,8 @@ def main() -> None:
             f"({cpu / floor_cpu:5.2f}x; each run against its floor {ratios[0]:.2f}–{ratios[-1]:.2f}x) {target:<15} "
             f"peak {peak:6.0f} MiB (target < 477: 0.5 GB)"
         )
+    if compared:
+        print(compared)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ units, the run writer's column declarations and the series records.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
@@ -96,11 +96,21 @@ class CheckResult:
     relation: str  # in words: "the same quantity", "greater than 1", ...
     counts: bool  # asserted, and its lineage reaches a fresh measured run
     holds: bool | None  # None: not judged (it does not count, or a value is missing)
-    claimed: str = ""  # the checked claim's value, in the unit both are shown in
-    found: str = ""  # the check's value in that unit (with its spread across rounds, if any)
+    claimed_text: str = ""  # the checked claim's value, in the unit both are shown in (read .claimed)
+    found_text: str = ""  # the check's value in that unit, with its spread across rounds, if any (read .found)
     why: str = ""  # why it does not count, or what it was compared with; why it is inconclusive
     strength: str = ""  # agrees | bounded | direction (relations.py), or inconclusive (holds None: the checker's
     # interval neither lies inside the band it is judged with nor outside it); only agrees supports a number
+    texts: Callable[[], tuple[str, str]] | None = None  # (claimed, found) made when read: checks.py judges every
+    # check of every claim, a page shows few; in place of the two texts above
+
+    @property
+    def claimed(self) -> str:
+        return self.texts()[0] if self.texts is not None else self.claimed_text
+
+    @property
+    def found(self) -> str:
+        return self.texts()[1] if self.texts is not None else self.found_text
 
     @property
     def supports(self) -> bool:
@@ -185,8 +195,10 @@ class Claim:
 
     def at(self, field_name: str) -> Source:
         """Where a field starts (its own line), or the claim's line if the field is absent."""
-        below = next((lines for name, lines in self.field_lines if name == field_name), 0)
-        return Source(self.where.path, self.where.line + below) if below else self.where
+        for name, below in self.field_lines:
+            if name == field_name:
+                return Source(self.where.path, self.where.line + below) if below else self.where
+        return self.where
 
 
 @dataclass(frozen=True, slots=True)

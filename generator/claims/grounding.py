@@ -112,17 +112,21 @@ def testbed_problem(claim: Claim, input_testbeds: Mapping[str, str]) -> Problem 
 
 
 def unused_inputs(
-    claim: Claim, values: Mapping[str, float], allowed: float, scaled: formula.Scales = formula.PLAIN
+    claim: Claim,
+    values: Mapping[str, float],
+    allowed: float,
+    scaled: formula.Scales = formula.PLAIN,
+    result: float | None = None,
 ) -> list[str]:
     """The input claims (ids) that no perturbation (x0.1, x0.5, x2, x10) of the claim, under every name it
     is bound to, moves the result of beyond the claim's tolerance (`allowed`): whatever their value, the
-    claim would pass, so they ground nothing."""
+    claim would pass, so they ground nothing. result: the formula on `values`, when already evaluated."""
     groups: dict[str, list[str]] = {}
     for name, target in claim.inputs:
         if name in values:
             groups.setdefault(target, []).append(name)
     try:
-        return formula.unused_inputs(claim.formula, values, allowed, scaled, groups)
+        return formula.unused_inputs(claim.formula, values, allowed, scaled, groups, result)
     except formula.FormulaError:
         return []  # the evaluation itself is reported
 

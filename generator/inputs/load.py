@@ -93,6 +93,9 @@ def defined_ids(root: Path, path: str, max_bytes: int) -> list[tuple[str, int]]:
     return [(match.group(1), text.count("\n", 0, match.start()) + 1) for match in _ID_LINE.finditer(text)]
 
 
+CodeHashes = dict[str, tuple[str | None, str]]  # code path -> (its sha256 now, code_place): found once a check
+
+
 def runs(
     root: Path, measurements_dir: str, cited: Collection[str] | None = None, budget: Budget = UNBOUNDED
 ) -> tuple[dict[str, Run], list[Finding]]:
@@ -109,7 +112,7 @@ def runs(
         return found, [_linked(root, linked, "the measurements folder")]
     if not base.is_dir():
         return found, refused
-    code_hashes: dict[str, str | None] = {}  # many runs share probe files: hash each once
+    code_hashes: CodeHashes = {}  # many runs share probe files: hash and place each once
     for probe_dir in sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")):
         if probe_dir.is_symlink():
             refused.append(_linked(root, probe_dir, "a probe's folder"))
@@ -136,9 +139,7 @@ def _linked(root: Path, path: Path, what: str) -> Finding:
     )
 
 
-def _run(
-    root: Path, run_dir: Path, code_hashes: dict[str, str | None], cited: Collection[str] | None, budget: Budget
-) -> Run:
+def _run(root: Path, run_dir: Path, code_hashes: CodeHashes, cited: Collection[str] | None, budget: Budget) -> Run:
     path = _relative(root, run_dir)
     rounds_wanted = cited is None or path in cited
     source = Source(f"{path}/{MANIFEST}", 0)
@@ -217,16 +218,16 @@ def _run(
 
 
 def _code_now(
-    root: Path, declared_code: dict[str, str], code_hashes: dict[str, str | None]
+    root: Path, declared_code: dict[str, str], code_hashes: CodeHashes
 ) -> tuple[dict[str, str | None], dict[str, str]]:
-    """Each declared code file's hash now (shared across runs through `code_hashes`) and why it is not ours, if so."""
+    """Each declared code file's hash now and why it is not ours, if so: both found once per file, shared
+    across runs through `code_hashes` (code path -> (hash, code_place))."""
     current: dict[str, str | None] = {}
     problems: dict[str, str] = {}
     for code_path in declared_code:
         if code_path not in code_hashes:
-            code_hashes[code_path] = _code_hash(root, code_path)
-        current[code_path] = code_hashes[code_path]
-        where = code_place(root, code_path)
+            code_hashes[code_path] = (_code_hash(root, code_path), code_place(root, code_path))
+        current[code_path], where = code_hashes[code_path]
         if where:
             problems[code_path] = where
     return current, problems

@@ -138,13 +138,12 @@ def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
     mine, theirs = ledger.verdicts[claim.id].unit, ledger.verdicts[checker.id].unit
     if not mine.known or not theirs.known:
         return unjudged("unknown unit")  # validate said which
-    at = claim.at("checked_by")
     mine_on, theirs_on = ledger.verdicts[claim.id].testbed, ledger.verdicts[checker.id].testbed
     if relation.op == "same" and mine_on and theirs_on and mine_on != theirs_on:
         ledger.report(
             claim,
             "invalid",
-            at,
+            claim.at("checked_by"),
             f"checked_by {checker.id} (testbed {theirs_on}) in the plain form, but this claim is on "
             f"{mine_on}: a check across testbeds must state the relation",
             f'write `{{claim: {checker.id}, expects: "..."}}` with the relation the run supports '
@@ -156,7 +155,7 @@ def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
         ledger.report(
             claim,
             "invalid",
-            at,
+            claim.at("checked_by"),
             f"checked_by {checker.id} {form}compares {theirs.describe()} ({checker.unit or 'no unit'}) "
             f"with this claim's {mine.describe()} ({claim.unit or 'no unit'}): its value cannot enter",
             "name a check of the same quantity (units convert: KB and B compare); if nothing here measures it, "
@@ -168,7 +167,7 @@ def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
             ledger.report(
                 claim,
                 "invalid",
-                at,
+                claim.at("checked_by"),
                 f"check by {checker.id} compares with this claim's value, which is not stated",
                 "add `value:`",
             )
@@ -194,9 +193,7 @@ def _direction(pair: Pair, ledger: Ledger) -> CheckResult:
         )
     found = units.convert(pair.value, pair.theirs, bound_unit)
     holds = pair.relation.holds(found, bound=pair.relation.bound)
-    claimed = format_value(pair.claim.value, pair.mine) if pair.claim.value is not None else ""
-    spread = ledger.interval(pair.checker.id)
-    shown = _with_spread(found, spread, pair.theirs, bound_unit)
+    shown = Shown(pair.claim.value, "", pair.mine, found, ledger.interval(pair.checker.id), pair.theirs, bound_unit)
     if not holds and not pair.claim.retired:
         ledger.report(
             pair.claim,
@@ -206,7 +203,7 @@ def _direction(pair: Pair, ledger: Ledger) -> CheckResult:
             f"{format_pair(found, pair.relation.bound, bound_unit)[0]}",  # never '1×' for 0.99999 against > 1
             _fix(pair.checker),
         )
-    return CheckResult(pair.checker.id, pair.relation.describe(), True, holds, claimed, shown, strength=pair.strength)
+    return CheckResult(pair.checker.id, pair.relation.describe(), True, holds, strength=pair.strength, texts=shown)
 
 
 def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
@@ -217,8 +214,8 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
     low, high = (
         (units.convert(x, pair.theirs, pair.mine) for x in (spread.low, spread.high)) if spread else (found, found)
     )
-    shown = _with_spread(found, spread, pair.theirs, pair.mine)
     claimed = pair.claim.value
+    shown = Shown(claimed, pair.claim.states, pair.mine, found, spread, pair.theirs, pair.mine)
     band = _band(pair, found, ledger)
     if isinstance(band, CheckResult):
         return band  # a tolerance too wide (reported)
@@ -229,12 +226,11 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
         assert claimed is not None  # _judge reports a check against an unstated value instead
         holds = pair.relation.holds(found, claimed)
         words = expected = pair.relation.describe()
-    claimed_text = format_value(claimed, pair.mine) if claimed is not None else pair.claim.states
     if holds is None:
         assert spread is not None and band is not None  # a point is inside its band or outside it
         why = _inconclusive(spread, low, high, band, pair.mine)
-        return CheckResult(pair.checker.id, words, True, None, claimed_text, shown, why=why, strength=INCONCLUSIVE)
-    result = CheckResult(pair.checker.id, words, True, holds, claimed_text, shown, strength=pair.strength)
+        return CheckResult(pair.checker.id, words, True, None, why=why, strength=INCONCLUSIVE, texts=shown)
+    result = CheckResult(pair.checker.id, words, True, holds, strength=pair.strength, texts=shown)
     if not holds and not pair.claim.retired:
         if claimed is not None:
             stated, given = format_pair(claimed, found, pair.mine)  # values that differ never read alike
@@ -351,6 +347,25 @@ def _inconclusive(spread: ClaimInterval, low: float, high: float, band: Band, un
 
 def _number(value: float) -> str:
     return f"{value:g}"
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A judged check's two texts (CheckResult.claimed, .found), made when a page reads them: every check of
+    every claim is judged, few are shown. The checked claim's value (what its source states, without one) in
+    its unit; the check's value in `target`, with its interval (in the checker's unit, `source`) converted."""
+
+    claimed: float | None
+    states: str
+    mine: units.Unit
+    found: float
+    spread: ClaimInterval | None
+    source: units.Unit
+    target: units.Unit
+
+    def __call__(self) -> tuple[str, str]:
+        claimed = format_value(self.claimed, self.mine) if self.claimed is not None else self.states
+        return claimed, _with_spread(self.found, self.spread, self.source, self.target)
 
 
 def _with_spread(

@@ -36,6 +36,7 @@ from ..records import (
     Finding,
     Outcome,
     Policy,
+    Prediction,
     Replicas,
     Run,
     RunState,
@@ -49,6 +50,7 @@ from ..series.records import Point
 from ..trust import verdicts
 from . import asserted, checks, intervals, replicates
 from .intervals import Cell, read_cell  # noqa: F401  (refresh reads newer runs through read_cell)
+from .replicates import Member
 
 
 @dataclass
@@ -87,6 +89,17 @@ def evaluate(
     for claim_id in held.keys() | judged.keys():  # one replace each: these complete the record
         made[claim_id] = replace(made[claim_id], asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
     return Evaluated(stage.findings, made)
+
+
+@dataclass(frozen=True, slots=True)
+class SetFound:
+    """A measured claim's replicate set, as the evidence stage read it: the set, where the next run should land,
+    and (when the claim cites the set, `replicates:`) its pooled value and between-run interval."""
+
+    replicas: Replicas
+    prediction: Prediction
+    value: float = 0.0
+    interval: ClaimInterval | None = None
 
 
 Said = Callable[[], tuple[str, str, str, str]]  # a comparison's (rule, verb, detail, fix), made for its finding
@@ -151,13 +164,12 @@ class Stage:
 
     def measured(self, made: Made, evidence: Evidence) -> ClaimVerdict:
         claim = made.claim
-        at = claim.at("evidence")
         run, cause = self._run(claim, evidence)
         if run is None:
             return made.verdict(cause=cause)
         state = self.states[run.path]
         for rule, problem, fix in verdicts.run_findings(run, state, self.policy, _rerun(evidence)):
-            self.report(claim, rule, at, problem, fix)
+            self.report(claim, rule, claim.at("evidence"), problem, fix)
         table = run.tables.get(evidence.file)
         cell = read_cell(table, evidence, self.index)
         if cell.value is None:
@@ -169,39 +181,43 @@ class Stage:
         assert table is not None  # a cell was read from it
         found = intervals.measured(run, evidence, table, cell.rows[0], cell.value, self.index)
         if found.problem:
-            self.report(claim, found.rule, at, found.problem, found.fix)
+            self.report(claim, found.rule, claim.at("evidence"), found.problem, found.fix)
         value = cell.value  # in the column's unit until the replicates are read (their runs are in it)
-        result = made.verdict(
-            value=value,
+        if found.inferred:
+            self.inferred.setdefault(run.path, {}).setdefault((evidence.file, evidence.column), []).append(claim.id)
+        pooled = None if found.problem or found.exact else self._replicas(claim, Member(run, value, found), evidence)
+        computed, interval = value, found.interval
+        if pooled is not None and pooled.replicas.cited:
+            computed, interval = pooled.value, pooled.interval
+        if factor != 1:  # value and interval in the claim's unit; point, replicas and prediction stay in the column's
+            computed, interval = computed * factor, _scaled(interval, factor)
+        replicas = pooled.replicas if pooled is not None else None
+        outcome: Outcome = ""
+        if state.trusted:  # a value from untrusted or outdated evidence is not compared
+            said = partial(_drift_said, claim, replicas, run, evidence, value, declared, factor)
+            outcome = self.compare(made, computed, said)
+        return made.verdict(  # the record made once, with every field the evidence gave
+            value=computed,
             rows=cell.rows,
             run_unit=declared,
-            interval=found.interval,
+            interval=interval,
             exact=found.exact,
             no_rounds=found.missing if found.missing and not found.exact else "",
             noise_unknown=intervals.measured_noise(found),
             cause="" if state.trusted else "untrusted-run",
+            outcome=outcome,
             point=_point(run, value, found) if not found.problem else None,
+            replicas=replicas,
+            prediction=pooled.prediction if pooled is not None else None,
         )
-        if found.inferred:
-            self.inferred.setdefault(run.path, {}).setdefault((evidence.file, evidence.column), []).append(claim.id)
-        if not found.problem and not found.exact:
-            result = self._replicas(result, replicates.Member(run, value, found), evidence)
-        if factor != 1:  # value and interval in the claim's unit; point, replicas and prediction stay in the column's
-            assert result.value is not None
-            result = replace(result, value=result.value * factor, interval=_scaled(result.interval, factor))
-        if not state.trusted:  # a value from untrusted or outdated evidence is not compared
-            return result
-        assert result.value is not None
-        said = partial(_drift_said, result, run, evidence, value, declared, factor)  # its text made only for a finding
-        return replace(result, outcome=self.compare(result, result.value, said))
 
-    def _replicas(self, made: ClaimVerdict, cited: replicates.Member, evidence: Evidence) -> ClaimVerdict:
+    def _replicas(self, claim: Claim, cited: Member, evidence: Evidence) -> SetFound | None:
         """The claim's replicate set (its run's replicates up to it): with `replicates:` its value is pooled
         over the set and its interval is between-run; either way the set says where the next run should land."""
-        claim, run = made.claim, cited.run
+        run = cited.run
         members = self.sets.upto(run)
         if not evidence.cites_set and len(members) < 2:
-            return made
+            return None
         at = claim.at("evidence")
         short = replicates.shortfall(members, evidence.replicates)
         if short:
@@ -220,23 +236,19 @@ class Stage:
         good = replicates.usable(read, self.states)
         pooled = between.pool([replicates.run_value(member) for member in good])
         if pooled is None:
-            return made
+            return None
         paths, values = tuple(m.run.path for m in good), tuple(m.value for m in good if m.value is not None)
-        made = replace(
-            made,
-            replicas=Replicas(paths, values, pooled, evidence.cites_set),
-            prediction=replicates.prediction(pooled),
-        )
+        replicas = Replicas(paths, values, pooled, evidence.cites_set)
         if not evidence.cites_set:
-            return made
-        return replace(made, value=pooled.value, interval=replicates.confidence(pooled, good))
+            return SetFound(replicas, replicates.prediction(pooled))
+        return SetFound(replicas, replicates.prediction(pooled), pooled.value, replicates.confidence(pooled, good))
 
     def _column_unit(self, made: Made, run: Run, evidence: Evidence) -> tuple[Unit | None, float | None]:
         """The unit the run declares for the cited column, and the factor from it to the claim's unit
         (None: the dimensions differ, reported as unit-mismatch). A column the run declares no unit for
         is taken in the claim's unit, as stated (reported as unit-undeclared, a warning by default)."""
-        claim = made.claim
-        column = run.columns.get(table_of(evidence.file), {}).get(evidence.column)
+        claim, table = made.claim, table_of(evidence.file)
+        column = run.columns.get(table, {}).get(evidence.column)
         if column is None:
             problem = (
                 f"unit not declared by the run: {run.name} declares no unit for {evidence.file} column "
@@ -248,31 +260,34 @@ class Stage:
         declared = self.vocabulary.unit(column.unit)
         if not made.unit.known:
             return declared, 1.0  # validate reported the claim's unit; nothing to hold against the column
-        declared_as = f"{run.name} declares column {evidence.column} of {table_of(evidence.file)} in {column.unit!r}"
+        if declared.known and declared.dimension == made.unit.dimension:
+            return declared, declared.scale / made.unit.scale
+        declared_as = f"{run.name} declares column {evidence.column} of {table} in {column.unit!r}"
         if not declared.known:
             problem = f"{declared_as}, a unit the unit table cannot read"
             fix = "add the unit to the project's `units:`, or re-measure with a probe that declares a known unit"
             self.report(claim, "unit-mismatch", claim.at("evidence"), problem, fix)
             return declared, None
-        if declared.dimension != made.unit.dimension:
-            problem = f"unit {claim.unit!r} is {made.unit.describe()}, but {declared_as} ({declared.describe()})"
-            fix = f"state the claim in {column.unit!r} or another unit of its dimension, or cite a column in {claim.unit!r}"
-            self.report(claim, "unit-mismatch", claim.at("unit"), problem, fix)
-            return declared, None
-        return declared, declared.scale / made.unit.scale
+        problem = f"unit {claim.unit!r} is {made.unit.describe()}, but {declared_as} ({declared.describe()})"
+        fix = f"state the claim in {column.unit!r} or another unit of its dimension, or cite a column in {claim.unit!r}"
+        self.report(claim, "unit-mismatch", claim.at("unit"), problem, fix)
+        return declared, None
 
     def _run(self, claim: Claim, evidence: Evidence) -> tuple[Run | None, Cause]:
         """The claim's run when its data can be read (its findings reported either way)."""
-        at = claim.at("evidence")
         run = self.runs.get(evidence.run)
         if run is None:
             siblings = sorted(path for path in self.runs if path.startswith(evidence.run.rsplit("/", 1)[0] + "/"))
             hint = f" (latest run of that probe: {siblings[-1]})" if siblings else ""
             fix = "point evidence.run at an existing run folder"
-            self.report(claim, "invalid", at, f"evidence run {evidence.run} does not exist{hint}", fix)
+            self.report(
+                claim, "invalid", claim.at("evidence"), f"evidence run {evidence.run} does not exist{hint}", fix
+            )
             return None, "no-run"
         if run.problem:
-            self.report(claim, "invalid", at, f"evidence run {run.path} {run.problem}", _rerun(evidence))
+            self.report(
+                claim, "invalid", claim.at("evidence"), f"evidence run {run.path} {run.problem}", _rerun(evidence)
+            )
             return None, "run-unusable"
         if claim.testbed and run.testbed and claim.testbed != run.testbed:
             self.report(
@@ -285,7 +300,7 @@ class Stage:
         if evidence.file not in run.declared_files:
             listed = ", ".join(sorted(run.declared_files)) or "none"
             problem = f"{evidence.file} is not a file of run {run.name} (it has: {listed})"
-            self.report(claim, "invalid", at, problem, "name one of the run's files in evidence.file")
+            self.report(claim, "invalid", claim.at("evidence"), problem, "name one of the run's files in evidence.file")
             return None, "no-file"
         return run, ""
 
@@ -326,7 +341,7 @@ class Stage:
             problem = f"formula cannot be evaluated: {error}"
             self.report(claim, "invalid", claim.at("formula"), problem, "check the formula and its inputs' values")
             return made.verdict(cause="formula-error")
-        self._unused_inputs(claim, values, made.tolerance.allowed(value), scaled)
+        self._unused_inputs(claim, values, made.tolerance.allowed(value), scaled, value)
         carried = {name: self._interval(target) for name, target in claim.inputs}
         found = intervals.through_formula(claim.formula, values, carried, value, scaled)
         exact, unknown = intervals.formula_noise(claim, found, self.verdicts)
@@ -343,11 +358,10 @@ class Stage:
             plain = formula.evaluate(claim.formula, values)
         except formula.FormulaError:
             return
-        self._unused_inputs(claim, values, tolerance.allowed(plain), formula.PLAIN)
+        self._unused_inputs(claim, values, tolerance.allowed(plain), formula.PLAIN, plain)
 
     def _inputs(self, claim: Claim) -> tuple[dict[str, float], Cause]:
         """The formula's input values (computed where they have one), or the first reason they cannot be used."""
-        at = claim.at("inputs")
         values: dict[str, float] = {}
         causes: list[Cause] = []
         for name, target_id in claim.inputs:
@@ -357,21 +371,31 @@ class Stage:
             if target.status == "lead" and claim.status == "asserted":
                 problem = f"input {target_id} is a lead; a lead is never a premise"
                 fix = f"check {target_id} here (measure it) and make it asserted, or drop the input"
-                self.report(claim, "only-borrowed", at, problem, fix)
+                self.report(claim, "only-borrowed", claim.at("inputs"), problem, fix)
                 causes.append("lead-input")
             elif target.retired and not claim.retired:
                 problem = f"input {target_id} is {target.status}; an asserted claim cannot rest on a retired one"
                 self.report(
-                    claim, "invalid", at, problem, f"use what retired it ({', '.join(target.retired_by)}) instead"
+                    claim,
+                    "invalid",
+                    claim.at("inputs"),
+                    problem,
+                    f"use what retired it ({', '.join(target.retired_by)}) instead",
                 )
                 causes.append("retired-input")
             if target_id in self.failing:
                 rules = ", ".join(sorted(set(self.failing[target_id])))
                 fix = f"fix {target_id} first (`ledger check` lists why)"
-                self.report(claim, "formula-drifted", at, f"input {target_id} is stale ({rules})", fix)
+                self.report(claim, "formula-drifted", claim.at("inputs"), f"input {target_id} is stale ({rules})", fix)
                 causes.append("stale-input")
             elif target.value is None:
-                self.report(claim, "invalid", at, f"input {target_id} has no value", f"give {target_id} a `value:`")
+                self.report(
+                    claim,
+                    "invalid",
+                    claim.at("inputs"),
+                    f"input {target_id} has no value",
+                    f"give {target_id} a `value:`",
+                )
                 causes.append("input-without-value")
             else:
                 computed = self.verdicts[target_id].value if target_id in self.verdicts else None
@@ -393,18 +417,20 @@ class Stage:
                 self.report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
         return grounding.scales(claim, made.unit, given)
 
-    def _unused_inputs(self, claim: Claim, values: Mapping[str, float], allowed: float, scaled: formula.Scales) -> None:
+    def _unused_inputs(
+        self, claim: Claim, values: Mapping[str, float], allowed: float, scaled: formula.Scales, result: float
+    ) -> None:
         """An input claim that does not move the result beyond `allowed` is reported once (under all its
         names), and grounding reads only those that do. Only an asserted claim is judged: a lead or a
         retired claim is never a premise."""
-        unused = grounding.unused_inputs(claim, values, allowed, scaled) if claim.status == "asserted" else []
+        unused = grounding.unused_inputs(claim, values, allowed, scaled, result) if claim.status == "asserted" else []
         for target in unused:
             problem = grounding.unused_problem(claim, target)
             self.report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
         if unused:
             self.premises[claim.id] = tuple(dict.fromkeys(t for _, t in claim.inputs if t not in unused))
 
-    def compare(self, made: Made | ClaimVerdict, value: float, said: Said) -> Outcome:
+    def compare(self, made: Made, value: float, said: Said) -> Outcome:
         """The stated value against the computed one; said: (rule, verb, detail, fix) for a finding, the
         last two made only when there is one."""
         claim, tolerance, unit = made.claim, made.tolerance, made.unit
@@ -438,16 +464,22 @@ class Stage:
 
 
 def _drift_said(
-    verdict: ClaimVerdict, run: Run, evidence: Evidence, read: float, declared: Unit | None, factor: float
+    claim: Claim,
+    replicas: Replicas | None,
+    run: Run,
+    evidence: Evidence,
+    read: float,
+    declared: Unit | None,
+    factor: float,
 ) -> tuple[str, str, str, str]:
     """A measured claim's drift finding: where its value was read (pooled over its replicates, if so) and,
     when the column's unit is another scale, the value it holds in it (read) before conversion."""
     detail = f"from {run.path}/{evidence.file}, {_shown_where(evidence)}, column {evidence.column}"
-    if verdict.replicas is not None and verdict.replicas.cited:
-        detail = f"pooled over {verdict.replicas.pooled.runs} replicate runs up to {detail[5:]}"
+    if replicas is not None and replicas.cited:
+        detail = f"pooled over {replicas.pooled.runs} replicate runs up to {detail[5:]}"
     if declared is not None and factor != 1:
-        detail += f" in {declared.text!r} ({format_value(read, declared)}), converted to {verdict.claim.unit!r}"
-    return "drifted", "evidence computes", detail, f"check the run, then `ledger accept {verdict.claim.id}`"
+        detail += f" in {declared.text!r} ({format_value(read, declared)}), converted to {claim.unit!r}"
+    return "drifted", "evidence computes", detail, f"check the run, then `ledger accept {claim.id}`"
 
 
 def _formula_said(made: Made, values: Mapping[str, float], scaled: formula.Scales) -> tuple[str, str, str, str]:

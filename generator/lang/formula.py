@@ -349,6 +349,7 @@ def unused_inputs(
     allowed: float = 0.0,
     scales: Scales = PLAIN,
     groups: Mapping[str, Sequence[str]] | None = None,
+    result: float | None = None,
 ) -> list[str]:
     """The inputs that no perturbation moves the result of by more than `allowed` (the claim's tolerance):
     'a - a + b' -> ['a']; 'a ** 0.0001 * b' -> ['a'] when b is 999 within ±0.5; min and max move.
@@ -356,8 +357,10 @@ def unused_inputs(
     groups: what is perturbed, each key's names together (the names bound to one input claim: with
     a and b both bound to one claim, `a - b` never moves, however the claim does); the keys are returned.
     Default: each name alone. A property of the formula's value, whatever its syntax: an input that a
-    formula flattens (a ** 1e-9), clamps (max(a, 1e9)) or cancels (a - a, a / a) is found alike."""
-    result = evaluate(text, values, scales)
+    formula flattens (a ** 1e-9), clamps (max(a, 1e9)) or cancels (a - a, a / a) is found alike.
+    result: the formula on `values` (evaluate(text, values, scales)), when the caller has it already."""
+    if result is None:
+        result = evaluate(text, values, scales)
     unused = []
     for key, members in (groups or {name: (name,) for name in values}).items():
         points = (
