@@ -9,7 +9,8 @@ the same run:
    outside the navigation (the pruned navigation the generated pages have), alternating: medians, the
    cost per generated page against the cost per plain Material page, each build's peak memory
    (resource.getrusage in the build's own process), the size of the claim pages' HTML against the plain
-   pages';
+   pages' (claim and run pages are written through the theme's frame, frame.py: not MkDocs' page
+   pipeline one by one);
    with --verify, `ledger verify-site` on the site each plugin build wrote, against that build;
 2. `mkdocs serve`: a one-line edit of a hand-written page, rebuilt by a real `mkdocs serve` with the
    plugin and by one without it, both running at once on two copies of the pages, the same edit
@@ -365,10 +366,13 @@ def profile(root: Path, config: str, top: int = 14) -> None:
     stages = [
         ("the gate: check()", "generator/gate.py", "check"),
         ("plugin on_files (gate, figures, generated pages, files)", "generator/site/plugin.py", "on_files"),
-        ("  generated pages (pages.generate)", "generator/site/pages.py", "generate"),
-        ("    claim pages (claimpage.build)", "generator/site/claimpage.py", "build"),
-        ("    pandas frames for evidence rows (tables.frame_of)", "generator/site/tables.py", "frame_of"),
+        ("  generated pages made up front (pages.generate: serve, no frames)", "generator/site/pages.py", "generate"),
+        ("  index pages (pages.index_pages)", "generator/site/pages.py", "index_pages"),
         ("  figures drawn (altair)", "generator/site/assemble.py", "draw"),
+        ("plugin on_env: claim and run pages written in frames (frame.py)", "generator/site/plugin.py", "on_env"),
+        ("  claim pages (claimpage.build)", "generator/site/claimpage.py", "build"),
+        ("  Markdown + theme for a frame or a page rendered whole", "generator/site/frame.py", "_converted"),
+        ("  slots filled and stamped (plugin._content)", "generator/site/plugin.py", "_content"),
         ("MkDocs reads + Markdown for every page (_populate_page)", "mkdocs/commands/build.py", "_populate_page"),
         ("MkDocs templates + page events (_build_page)", "mkdocs/commands/build.py", "_build_page"),
         ("  Material search parsing page HTML", "material/plugins/search/plugin.py", "on_page_context"),

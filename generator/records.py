@@ -500,11 +500,11 @@ class Report:
     typed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # page -> figures its prose shows
     causes: Mapping[Finding, Finding] = field(default_factory=dict)  # a finding -> the root it follows from (causes.py)
 
-    @property
+    @cached_property  # every page's stamp asks whether the gate passes
     def failures(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.severity == "fail")
 
-    @property
+    @cached_property
     def warnings(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.severity == "warn")
 

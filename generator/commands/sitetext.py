@@ -39,7 +39,7 @@ from ..records import ClaimVerdict, Report, Unit
 from ..series.records import Series
 from ..series.text import table_words
 from ..text import summary
-from ..trust.digest import code_files, code_page
+from ..trust.digest import code_versions
 
 _LABEL = re.compile(
     r"""<span\b[^>]*\bclass\s*=\s*["'][^"']*\bledger-label\b[^"']*["'][^>]*>(.*?)</span>""", re.S | re.I
@@ -58,7 +58,7 @@ class SiteContext:
     shown: frozenset[str]  # figures the ledger's own pages show, from the Report
     directory_urls: bool
     code: Mapping[str, str] = field(default_factory=dict)  # each code file a run hashes -> the repository's text
-    code_pages: Mapping[str, frozenset[str]] = field(default_factory=dict)  # a code version's page -> its files
+    code_pages: Mapping[str, str] = field(default_factory=dict)  # the page of a version of a code file -> the file
 
 
 def context(root: Path, report: Report, config: Path) -> SiteContext:
@@ -73,11 +73,7 @@ def context(root: Path, report: Report, config: Path) -> SiteContext:
     forbidding = {dests[path] for path, text in texts.items() if leads.forbids_leads(text, path)[0]}
     labels = {figure.text for text in texts.values() for figure in _label_figures(text)}
     code = code_texts(root, report)
-    pages = {
-        dest_of(code_page(path, text) + ".md", directory_urls): frozenset((path,))
-        for run in report.runs.values()
-        for path, text in code_files(run, code)
-    }
+    pages = {dest_of(page + ".md", directory_urls): path for page, path, _ in code_versions(report.runs.values())}
     return SiteContext(
         report,
         frozenset(dests.values()),

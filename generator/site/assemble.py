@@ -9,7 +9,7 @@ the Vega bundle); the scripts a page showing a chart loads; the site's URL setti
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +57,13 @@ class Site:
     problems: tuple[str, ...] = ()  # figure modules that cannot be imported, figures that cannot be drawn
     pages: tuple[Generated, ...] = ()
     series: SeriesAssets = field(default_factory=SeriesAssets)  # each series' data, made once for its pages
+    later: tuple[str, ...] = ()  # the pages outside the navigation left to make (assemble(later=True)), by src
+
+    def outside(self) -> Iterator[Generated]:
+        """The pages left to make, one at a time, in the order of `later`."""
+        if self.later:
+            sources = pages.read_sources(self.root, self.report)
+            yield from pages.outside(self.report, sources, self.settings.directory_urls, self.series)
 
     def figures_html(self, wanted: Iterable[str], links: render.Links) -> dict[str, str]:
         """The figures a page refers to, as HTML for that page (links: from the page)."""
@@ -94,10 +101,12 @@ def assemble(
     memory: Memory | None = None,
     changed: bool = True,
     generate: bool = True,
+    later: bool = False,
 ) -> Site:
     """The site for a report: figures drawn, pages generated (unless generate=False: the Markdown
-    extension renders only the hand-written pages). With serve's memory, figures and pages left from
-    the last build are reused when only the pages changed (changed=False)."""
+    extension renders only the hand-written pages; later=True: only the index pages now, the pages outside
+    the navigation as the caller takes them from Site.outside()). With serve's memory, figures and pages
+    left from the last build are reused when only the pages changed (changed=False)."""
     wanted = wanted_figures(report)
     drawn: dict[str, Drawn] = memory.drawn if memory is not None else {}
     problems: list[str] = []
@@ -108,10 +117,14 @@ def assemble(
     series = SeriesAssets()
     if memory is not None:
         memory.drawn = drawn
-        generated = _generated(memory, root, report, changed, settings.directory_urls, series) if generate else []
+    if later and generate:
+        generated = pages.index_pages(report, settings.directory_urls)
+    elif memory is not None and generate:
+        generated = _generated(memory, root, report, changed, settings.directory_urls, series)
     elif generate:
         generated = pages.generate(report, pages.read_sources(root, report), settings.directory_urls, series)
-    return Site(root, report, settings, drawn, tuple(problems), tuple(generated), series)
+    outside = tuple(pages.outside_srcs(report)) if later and generate else ()
+    return Site(root, report, settings, drawn, tuple(problems), tuple(generated), series, outside)
 
 
 def _generated(

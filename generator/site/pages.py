@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 
@@ -44,7 +44,7 @@ class Page:
     """Builds one generated page: Markdown headings and slots with links relative to the page."""
 
     def __init__(self, src: str, title: str, directory_urls: bool, wide: bool = False):
-        self.src, self.slots = src, Slots()
+        self.src, self.title, self.slots = src, str(title), Slots()
         self.links = Links(url_of(src, directory_urls), directory_urls)
         # A wide page hides Material's side columns (front matter), so a big table fits the screen.
         self.parts = (["---\nhide: [navigation, toc]\n---\n"] if wide else []) + [f"# {md_text(title)}\n"]
@@ -59,7 +59,7 @@ class Page:
         return self
 
     def done(self, in_nav: bool) -> Generated:
-        return Generated(self.src, "\n".join(self.parts), self.slots, in_nav)
+        return Generated(self.src, "\n".join(self.parts), self.slots, in_nav, self.title)
 
 
 def md_text(text: str) -> str:
@@ -75,11 +75,29 @@ def generate(
 ) -> list[Generated]:
     """Every generated page for the report (sources: repository path -> text, for probes and manifests;
     series: the build's series assets, which the claim pages' timelines load)."""
+    return [*index_pages(report, directory_urls), *outside(report, sources, directory_urls, series)]
+
+
+def outside(
+    report: Report,
+    sources: Mapping[str, str],
+    directory_urls: bool = True,
+    series: timeline.SeriesAssets | None = None,
+) -> Iterator[Generated]:
+    """The pages outside the navigation, claim pages, run pages then code pages, made one at a time (a build writes
+    each and lets it go: memory bounded by the largest page, not the ledger)."""
+    yield from _claim_pages(report, report.by_id, directory_urls, series)
+    for run in report.runs.values():
+        yield run_page(run, report, sources, directory_urls)
+    yield from runpage.code_pages(Page, report, sources, directory_urls)
+
+
+def outside_srcs(report: Report) -> list[str]:
+    """Where outside() puts its pages, in its order, without making them."""
     return [
-        *index_pages(report, directory_urls),
-        *claim_pages(report, report.by_id, directory_urls, series),
-        *(run_page(run, report, sources, directory_urls) for run in report.runs.values()),
-        *runpage.code_pages(Page, report, sources, directory_urls),
+        *(claim_src(claim_id) for claim_id in report.by_id),
+        *(run_src(run.path) for run in report.runs.values()),
+        *runpage.code_srcs(report),
     ]
 
 
@@ -100,13 +118,16 @@ def claim_pages(
     series: timeline.SeriesAssets | None = None,
 ) -> list[Generated]:
     """The pages of the claims named (a duplicated id is an "invalid" finding; one page for it)."""
+    return list(_claim_pages(report, claim_ids, directory_urls, series))
+
+
+def _claim_pages(
+    report: Report, claim_ids: Iterable[str], directory_urls: bool, series: timeline.SeriesAssets | None
+) -> Iterator[Generated]:
     found = claimpage.index(report, series)
-    pages = []
     for claim_id in claim_ids:
-        verdict = report.verdicts[claim_id]
         page = Page(claim_src(claim_id), claim_id, directory_urls)
-        pages.append(claimpage.build(page, verdict, report, found).done(in_nav=False))
-    return pages
+        yield claimpage.build(page, report.verdicts[claim_id], report, found).done(in_nav=False)
 
 
 def run_page(run: Run, report: Report, sources: Mapping[str, str], directory_urls: bool = True) -> Generated:

@@ -28,7 +28,7 @@ from ..inputs.config import OPTIONS, policy_from_options
 from ..prose import readback, references
 from ..records import LedgerError, Report
 from ..trust import stamp
-from . import assemble, incremental, pages, render
+from . import assemble, frame, incremental, pages, render
 
 log = logging.getLogger("mkdocs.plugins.ledger")
 
@@ -88,17 +88,29 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         self.report = self._judge(report)
         self.typed_anywhere = frozenset(text for texts in report.typed.values() for text in texts)
         settings = assemble.Settings(directory_urls=config.use_directory_urls)  # MkDocs says which page it renders
-        self.site = assemble.assemble(self.root, self.report, settings, memory, changed)
+        # claim and run pages skip MkDocs' page pipeline (frame.py) unless another plugin would see them; a
+        # build makes them one at a time as it writes them (serve keeps them all, to reuse what it can)
+        self.framed = frame.usable(config.plugins.keys())
+        later = self.framed and not self.serving
+        self.site = assemble.assemble(self.root, self.report, settings, memory, changed, later=later)
         self._figure_problems(self.site.problems)
         self.generated = {page.src: page for page in self.site.pages}
         self.slots = {src: page.slots for src, page in self.generated.items()}
+        self.frames: frame.Frames | None = None  # made in on_env, for this build's navigation
+        self.outside = list(self.site.later) or [
+            page.src for page in self.site.pages if self.framed and not page.in_nav
+        ]
         for file in self._files(config, files):
-            if files.get_file_from_path(file.src_uri) is not None:
-                raise PluginError(
-                    f"{self.policy.docs_dir}/{file.src_uri} is in the way of a generated page: rename or move it"
-                )
+            self._in_the_way(files, file.src_uri)
             files.append(file)
+        for src in self.outside:  # in MkDocs' files for the links to them (MkDocs renders none: frame.Written)
+            self._in_the_way(files, src)
+            files.append(frame.written(config, src))
         return files
+
+    def _in_the_way(self, files, src: str) -> None:
+        if files.get_file_from_path(src) is not None:
+            raise PluginError(f"{self.policy.docs_dir}/{src} is in the way of a generated page: rename or move it")
 
     def on_nav(self, nav, config, files):
         self.nav = nav
@@ -109,7 +121,18 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         stale = [src for src, done in self.reused.items() if done.chrome != self.chrome]
         for src in stale:
             del self.reused[src]
-            self._render_now(self._page_file(config, self.generated[src]), config, files)
+            if not self.framed:
+                self._render_now(self._page_file(config, self.generated[src]), config, files)
+        if self.framed:  # written now, one at a time, each in its frame
+            frames = frame.Frames(config, self.nav, env, files, self._generated_content)
+            made = self.site.outside() if self.site.later else (self.generated[src] for src in self.outside)
+            for page in made:
+                if page.src not in self.reused:
+                    frames.write(page)
+                    if self.serving:
+                        self.memory.remember(page.src, self.chrome)
+            self.frames = frames
+            log.info(f"generated pages outside the navigation: {frames}")
         if self.serving:
             log.info(f"generated pages: {len(self.generated) - len(self.reused)} rendered, {len(self.reused)} reused")
         return env
@@ -148,12 +171,24 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             return stamp.stamped(self.report, html, page.file.dest_uri)
         for item in _toc_items(page.toc):
             item.title = slots.plain(item.title)
-        links = render.Links(page.file.url, config.use_directory_urls)
-        html = self._banner(page.file.src_uri, links) + slots.fill(html)
-        html = stamp.stamped(self.report, html + assemble.chart_scripts(html, links), page.file.dest_uri)
+        html = self._content(page.file.src_uri, slots, html, page.file.url, page.file.dest_uri)
         if self.serving:  # the search plugin parses it next, unless serve kept its entries (KeptSearch)
             self.memory.search.page(html, page, self.config_text)
         return html
+
+    def _content(self, src: str, slots: render.Slots, html: str, url: str, dest: str, banner: bool = True) -> str:
+        """A page's final content: the HTML Markdown made (after a hand-written page's banner), its slots
+        filled, chart scripts, the stamp."""
+        links = render.Links(url, self.site.settings.directory_urls)
+        html = (self._banner(src, links) if banner else "") + slots.fill(html)
+        return stamp.stamped(self.report, html + assemble.chart_scripts(html, links), dest)
+
+    def _generated_content(self, page: pages.Generated, html: str) -> str:
+        """on_page_content of a page written in its frame (frame.py)."""
+        urls = self.site.settings.directory_urls
+        return self._content(
+            page.src, page.slots, html, render.url_of(page.src, urls), incremental.dest_of(page.src, urls), False
+        )
 
     def on_post_page(self, output, page, config):
         if self.serving and page.file.src_uri in self.generated and not self.generated[page.file.src_uri].in_nav:
@@ -170,7 +205,10 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         return self.memory.kept(f"readback {path}", key, lambda: readback.missed(path, output, content, typed))
 
     def on_post_template(self, output_content, template_name, config):
-        """Static pages the theme renders (404.html) carry the stamp too: every HTML file is the ledger's."""
+        """Static pages the theme renders (404.html) carry the stamp too: every HTML file is the ledger's;
+        the sitemap lists the pages written in their frames (MkDocs lists the pages it rendered)."""
+        if template_name == "sitemap.xml" and self.frames is not None:
+            return self.frames.sitemap(output_content, self.outside)
         body = re.search(r"<body\b[^>]*>", output_content)
         if template_name.endswith(".html") and body and "</body>" in output_content:
             start, end = body.end(), output_content.rindex("</body>")
@@ -262,7 +300,11 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
                 candidates[page.src] = done
         # reused pages stay in the site folder as the last build wrote them; the rest are rendered
         self.reused = self.memory.restore(Path(config.site_dir), candidates, config.use_directory_urls)
-        found = [self._page_file(config, page) for page in self.generated.values() if page.src not in self.reused]
+        found = [
+            self._page_file(config, page)
+            for page in self.generated.values()
+            if page.src not in self.reused and not (self.framed and not page.in_nav)
+        ]
         found += [
             File.generated(config, asset.path, abs_src_path=str(asset.source))
             if asset.source is not None

@@ -286,6 +286,7 @@ class Generated:
     markdown: str  # headings and slot tokens only
     slots: Slots
     in_nav: bool  # index pages are navigation entries; claim and run pages are not
+    title: str = ""  # its title as plain text (its first heading)
 
 
 @dataclass(frozen=True, slots=True)

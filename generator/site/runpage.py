@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
 from ..records import Report, Run, RunState
-from ..trust.digest import code_files, code_page
+from ..trust.digest import code_files, code_page, code_versions
 from ..trust.verdicts import revision_text
 from .render import Generated, Links, admonition, badge, claim_link, code_value, esc, run_link
 from .tables import frame_of, html_table
@@ -126,7 +126,7 @@ def probe_source(run: Run, verdict: RunState, sources: Mapping[str, str], links:
     gives, and a link to its text on the page of that version of the file (code_pages())."""
     # the section's heading "Probe source" is the #probe-source anchor
     changed_code = dict(verdict.changed_code)
-    shown = dict(code_files(run, sources))
+    shown = dict(code_files(run))
     rows = []
     for path in sorted(run.declared_code, key=lambda p: (p != run.probe, p)):
         state = (
@@ -151,26 +151,31 @@ def probe_source(run: Run, verdict: RunState, sources: Mapping[str, str], links:
     )
 
 
-def code_pages(page_of, report: Report, sources: Mapping[str, str], directory_urls: bool = True) -> list[Generated]:
+def code_srcs(report: Report) -> list[str]:
+    """Where code_pages() puts its pages, in its order, without making them."""
+    return [page + ".md" for page, _, _ in code_versions(report.runs.values())]
+
+
+def code_pages(page_of, report: Report, sources: Mapping[str, str], directory_urls: bool = True) -> Iterator[Generated]:
     """One page per version of a code file that a run's manifest hashes (page_of: pages.Page): its text,
     highlighted, and the runs that link to it."""
-    versions: dict[str, tuple[str, str, list[Run]]] = {}
-    for run in sorted(report.runs.values(), key=lambda r: r.path):
-        for path, text in code_files(run, sources):
-            versions.setdefault(code_page(path, text), (path, text, []))[2].append(run)
-    found = []
-    for src, (path, text, runs) in sorted(versions.items()):
-        page = page_of(src + ".md", path.rsplit("/", 1)[-1], directory_urls)
-        items = "".join(f"<li>{run_link(run, page.links)}</li>" for run in runs)
+    runs = sorted(report.runs.values(), key=lambda r: r.path)
+    for page_path, path, sha in code_versions(runs):
+        page = page_of(page_path + ".md", path.rsplit("/", 1)[-1], directory_urls)
+        items = "".join(f"<li>{run_link(run, page.links)}</li>" for run in runs if (path, sha) in code_files(run))
+        text = sources.get(path)
         language = "python" if path.endswith(".py") else "text"
-        page.html(
-            f"<p><code>{esc(path)}</code> as the repository holds it now: code of the runs listed, each of whose "
-            "pages says whether it changed since that run.</p>"
-            f'<details class="note"><summary>The runs</summary><ul>{items}</ul></details>'
+        shown = (
             f'<div class="ledger-code" data-ledger-code="{esc(path)}">{code(text, language)}</div>'
+            if text is not None
+            else "<p>Not shown: not UTF-8 text within 16 MiB.</p>"
         )
-        found.append(page.done(in_nav=False))
-    return found
+        page.html(
+            f"<p><code>{esc(path)}</code> as the repository holds it now (sha256 <code>{esc(sha[:16])}…</code>): "
+            "code of the runs listed, each of whose pages says whether it changed since that run.</p>"
+            f'<details class="note"><summary>The runs</summary><ul>{items}</ul></details>{shown}'
+        )
+        yield page.done(in_nav=False)
 
 
 @functools.lru_cache(maxsize=512)

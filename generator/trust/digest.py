@@ -6,10 +6,9 @@ Every page of a site carries the digest (trust/stamp.py) and the site publishes 
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -55,16 +54,22 @@ def _digest(report: Report) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def code_files(run: Run, sources: Mapping[str, str]) -> list[tuple[str, str]]:
-    """(path, today's text) of each code file the run's manifest hashes that the repository holds, the
-    probe first: what the run's page links to as the source it ran."""
+def code_files(run: Run) -> list[tuple[str, str]]:
+    """(path, its sha256 today) of each code file the run's manifest hashes that the repository holds as
+    its own, the probe first: the versions of code files the run's page links to."""
     paths = sorted(run.declared_code, key=lambda path: (path != run.probe, path))
-    return [(path, sources[path]) for path in paths if path in sources]
+    current = run.current_code
+    return [(path, sha) for path in paths if (sha := current.get(path)) and path not in run.code_problems]
 
 
-@functools.lru_cache(maxsize=1 << 12)  # every run of a probe asks for its files' pages
-def code_page(path: str, text: str) -> str:
+def code_page(path: str, sha256: str) -> str:
     """The site path (no suffix) of the page that shows one version of a code file: code/<digest of its
-    path and text>, shared by every run whose manifest hashes that file while the repository holds this text."""
-    found = hashlib.sha256(path.encode("utf-8", "surrogateescape") + b"\0" + text.encode("utf-8", "surrogateescape"))
+    path and of its bytes' sha256>, shared by every run whose manifest hashes that file while the
+    repository holds these bytes."""
+    found = hashlib.sha256(path.encode("utf-8", "surrogateescape") + b"\0" + sha256.encode("ascii", "replace"))
     return f"{CODE_PAGES}/{found.hexdigest()[:16]}"
+
+
+def code_versions(runs: Iterable[Run]) -> list[tuple[str, str, str]]:
+    """(page, path, sha256) of every version of a code file the runs' pages link to, by page."""
+    return sorted({(code_page(path, sha), path, sha) for run in runs for path, sha in code_files(run)})
