@@ -285,43 +285,65 @@ def _mapping(get: Next, line: int, depth: int) -> LocatedDict:
     mapping = LocatedDict()
     key_lines: dict[str, int] = {}
     texts: dict[str, str] = {}
-    plain = depth < MAX_DEPTH  # a text scalar below the depth cap is built here: the commonest item
-    resolvers, scalar, end = _RESOLVERS, _SCALAR, _MAP_END
+    plain = depth < MAX_DEPTH  # an untagged scalar below the depth cap is read here: the commonest item
+    resolvers, scalar, end, intern = _RESOLVERS, _SCALAR, _MAP_END, sys.intern
     while type(key_event := get()) is not end:
-        mark = key_event.start_mark
-        key_line = mark.line + 1
-        key: object = key_event.value if plain and type(key_event) is scalar and key_event.tag is None else None
-        # Text at first sight: an untagged scalar, quoted or starting with a character no rule of _CORE takes.
-        if key is None or (key_event.implicit[0] and key_event.value[:1] in resolvers):
+        key_line = key_event.start_mark.line + 1
+        key = _plain_text(key_event) if plain and type(key_event) is scalar else None
+        if key is None:  # a tagged or typed key (a number, true, null), or a collection: as _build reads it
             if _tag_of(key_event) == _MERGE:
-                raise YamlProblem(key_line, mark.column + 1, "merge keys (<<) are not allowed", "write the fields out")
-            key = _build(get, key_event, depth + 1)
-        if not isinstance(key, str):
-            raise YamlProblem(key_line, mark.column + 1, f"keys must be strings, found {key!r}", "quote the key")
+                column = key_event.start_mark.column + 1
+                raise YamlProblem(key_line, column, "merge keys (<<) are not allowed", "write the fields out")
+            built = _build(get, key_event, depth + 1)
+            if not isinstance(built, str):
+                column = key_event.start_mark.column + 1
+                raise YamlProblem(key_line, column, f"keys must be strings, found {built!r}", "quote the key")
+            key = built
         if key in mapping:
             raise YamlProblem(
                 key_line,
-                mark.column + 1,
+                key_event.start_mark.column + 1,
                 f"duplicate key {key!r} (first at line {key_lines[key]})",
                 "keep one of the two",
             )
-        key = sys.intern(key)  # one copy of `id`, `kind`, `value`... for every claim
+        key = intern(key)  # one copy of `id`, `kind`, `value`... for every claim
         value_event = get()
-        is_scalar = type(value_event) is scalar
-        if (
-            plain
-            and is_scalar
-            and value_event.tag is None
-            and (not value_event.implicit[0] or value_event.value[:1] not in resolvers)
-        ):  # plain text, no rule tried: the commonest value
-            mapping[key] = value_event.value
+        if plain and type(value_event) is scalar and value_event.tag is None:
+            written = value_event.value
+            tag = resolve(written, value_event.implicit) if written[:1] in resolvers else _STR
+            if tag == _STR:
+                mapping[key] = written  # plain text: the commonest value
+            else:  # a number, true/false or null: as _build reads it (its tag is one of _SCALAR_TAGS)
+                mapping[key] = _typed(tag, value_event)
+                texts[key] = written  # as written, its precision (null may be written as nothing)
         else:
             mapping[key] = value = _build(get, value_event, depth + 1)
-            if is_scalar and not isinstance(value, str):
-                texts[key] = value_event.value or ""  # null may be written as nothing
+            if type(value_event) is scalar and not isinstance(value, str):
+                texts[key] = value_event.value or ""
         key_lines[key] = key_line
     mapping.line, mapping.key_lines, mapping.texts = line, key_lines, texts or _NO_TEXTS
     return mapping
+
+
+def _plain_text(event: Any) -> str | None:
+    """An untagged scalar event's text when it is text (quoted, or no rule of _CORE takes it); else None."""
+    if event.tag is not None:
+        return None
+    text = event.value
+    if text[:1] in _RESOLVERS and resolve(text, event.implicit) != _STR:
+        return None
+    return text
+
+
+def _typed(tag: str, event: Any) -> object:
+    """A number, true/false or null scalar, as _build reads it."""
+    try:
+        return _scalar(tag, event.value or "")
+    except ValueError as error:
+        mark = event.start_mark
+        raise YamlProblem(
+            mark.line + 1, mark.column + 1, f"bad scalar: {error}", "quote the value, or write a plain number"
+        ) from None
 
 
 _NO_TEXTS: Mapping[str, str] = MappingProxyType({})
