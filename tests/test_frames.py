@@ -73,7 +73,7 @@ def test_framed_pages_are_mkdocs_own(tmp_path):
     assert '<h1 id="moe-speedup-b16">moe-speedup-b16<a class="headerlink"' in page
     assert 'data-ledger-path="claim/moe-speedup-b16/index.html"' in page  # the stamp, bound to the page
     assert b'<a href="claim/moe-speedup-b16/">the claim</a>' in framed["index.html"]
-    pages = sum(path.startswith(("claim/", "run/")) and path.endswith(".html") for path in framed)
+    pages = sum(path.startswith(("claim/", "run/", "code/")) and path.endswith(".html") for path in framed)
     written = re.fullmatch(r"(\d+) written in (\d+) frames, 0 of them whole", logged(tmp_path, "framed"))
     assert written and int(written[1]) == pages and 2 <= int(written[2]) < pages  # a frame per kind of page
     assert logged(tmp_path, "whole") == ""
@@ -100,7 +100,7 @@ def test_a_frame_that_differs_renders_every_page_whole(tmp_path):
     framed, whole = both_ways(tmp_path)
     assert_same(framed, whole)
     assert b"<title>MOE-SPEEDUP-B16</title>" in framed["claim/moe-speedup-b16/index.html"]
-    pages = sum(path.startswith(("claim/", "run/")) and path.endswith(".html") for path in framed)
+    pages = sum(path.startswith(("claim/", "run/", "code/")) and path.endswith(".html") for path in framed)
     assert logged(tmp_path, "framed") == f"{pages} written in 0 frames, {pages} of them whole"
 
 

@@ -308,7 +308,9 @@ def test_run_page_shows_environment_parameters_data_and_probe_source(built_site)
     assert "<tr><th><code>backend</code></th><td><code>cpu</code></td></tr>" in page
     assert '<th style="text-align: right">size_mib</th>' in page and "<td>copy</td>" in page
     assert "First 20 of" not in page  # 12 rows: all shown
-    assert "stand-in probe" in page and "unchanged since the run" in page
+    assert "unchanged since the run" in page and "stand-in probe" not in page  # its text: one link away
+    code = re.search(r'<a class="ledger-code-link" href="\.\./\.\./\.\./(code/[0-9a-f]{16})/">its text</a>', page)
+    assert "stand-in probe" in article(built_site, code.group(1))
     index = article(built_site, "measurements")
     assert f'href="../run/bandwidth/{run}/"' in index
 

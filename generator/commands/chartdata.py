@@ -85,8 +85,37 @@ def _numeric(row: Mapping[str, object]) -> set[str]:
 def _in_table(row: Mapping[str, object], table: Table) -> bool:
     """Whether some row of the table holds every number this row shows in the table's columns (text
     columns are labels a figure may reword; a number is what the page claims)."""
-    columns = [(index, name) for index, name in enumerate(table.columns) if name in _numeric(row)]
+    numeric = _numeric(row)
+    columns = [(index, name) for index, name in enumerate(table.columns) if name in numeric]
+    index, name = columns[0]
+    value = row[name]
+    try:
+        first = float(value) if isinstance(value, (int, float)) else math.nan  # (a number: _numeric)
+    except OverflowError:
+        first = math.nan
+    for cells in _rows_by_value(table, index).get(first, ()):  # a row equal in the first column: the usual one
+        if all(_same(row[other], cells[at]) for at, other in columns):
+            return True
     return any(all(_same(row[name], cells[index]) for index, name in columns) for cells in table.rows)
+
+
+_BY_VALUE: dict[tuple[int, int], tuple[Table, dict[float, list[tuple[str, ...]]]]] = {}
+
+
+def _rows_by_value(table: Table, index: int) -> dict[float, list[tuple[str, ...]]]:
+    """A table's rows by the number in one column (a chart draws many rows of one table)."""
+    kept = _BY_VALUE.get((id(table), index))
+    if kept is not None and kept[0] is table:
+        return kept[1]
+    rows: dict[float, list[tuple[str, ...]]] = {}
+    for cells in table.rows:
+        number = parse_number(cells[index]) if index < len(cells) else None
+        if number is not None:
+            rows.setdefault(number, []).append(cells)
+    if len(_BY_VALUE) >= 1 << 12:
+        _BY_VALUE.clear()
+    _BY_VALUE[(id(table), index)] = (table, rows)
+    return rows
 
 
 def _same(shown: object, cell: str) -> bool:

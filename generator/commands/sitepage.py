@@ -33,6 +33,13 @@ _REFERENCE = re.compile(
 )
 _CODE = re.compile(r"<(code|pre|script|style|textarea)\b.*?</\1>", re.DOTALL | re.IGNORECASE)
 _SLOT = re.compile(r"LEDGERSLOT\d+X")
+# A version of a probe's code as runpage.code_pages writes it: the file's path, its text highlighted.
+_CODE_BLOCK = re.compile(
+    r'<div class="ledger-code" data-ledger-code="([^"<>]*)"><div class="highlight"><pre><span></span><code>'
+    r"([^<]*(?:<(?!/code>)[^<]*)*)</code></pre></div>\s*</div>"
+)
+_CODE_MARK = re.compile(r"ledger-code(?![\w-])")
+_TAG = re.compile(r"<[^>]*>")
 _MISSING = re.compile(r'<span class="ledger-missing" title="([^"]*)"')
 THEME_404 = "404.html"  # stamped by the plugin; other builders write it from the theme alone
 MAX_PER_PAGE = 50  # figures refused one by one on a page; the rest in one line
@@ -70,6 +77,8 @@ def page_problems(
             Problem(name, _line(text, match.start()), f"unresolved reference: {html.unescape(match.group(1))}")
         )
     found += [Problem(name, line, what) for line, what in read.problems]
+    if name in ctx.code_pages or _CODE_MARK.search(text):
+        found += code_problems(name, text, ctx)
     forbids = name in ctx.forbid_leads
     for line, claim_id, classes, value in read.claims:
         found += _claim_problems(name, line, claim_id, classes, value, site_pages, ctx.report, forbids)
@@ -96,6 +105,47 @@ def _outside_code(text: str) -> str:
     if "{{" not in text and "LEDGERSLOT" not in text and "ledger-missing" not in text:
         return text
     return _CODE.sub(lambda m: "\n".join(" " * len(line) for line in m.group(0).split("\n")), text)
+
+
+def code_problems(name: str, text: str, ctx: SiteContext) -> list[Problem]:
+    """A page's code of the ledger's (runpage.code_pages) must be the repository's text of a file a run
+    hashes, and the page of a version of a code file must show it."""
+    found, shown = [], set()
+    blocks = {match.start(): match for match in _CODE_BLOCK.finditer(text)}
+    for mark in _CODE_MARK.finditer(text):
+        start = text.rfind("<", 0, mark.start())
+        if start < 0 or text.find(">", start) < mark.start():
+            continue  # in text (code that names it), not in a tag
+        match = blocks.get(start)
+        if match is None:
+            found.append(
+                Problem(name, _line(text, start), "holds ledger-code markup in a form the ledger does not write")
+            )
+            continue
+        path = html.unescape(match.group(1))
+        expected = ctx.code.get(path)
+        if expected is None:
+            found.append(Problem(name, _line(text, start), f"shows code {path!r}, which no run of the ledger hashes"))
+        elif html.unescape(_TAG.sub("", match.group(2))) != _highlighted_text(expected):
+            found.append(
+                Problem(
+                    name,
+                    _line(text, start),
+                    f"its text of {path} is not the repository's: the published code was edited",
+                )
+            )
+        else:
+            shown.add(path)
+    own = ctx.code_pages.get(name)
+    if own is not None and own in ctx.code and own not in shown:  # (a file not readable as text is not shown)
+        found.append(Problem(name, 0, f"does not show {own}, code of the runs whose pages link here"))
+    return found
+
+
+def _highlighted_text(text: str) -> str:
+    """What Pygments' highlighting of a text reads as (its lexers take line ends as \\n, leading and
+    trailing blank lines off, and end the text with one)."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").strip("\n") + "\n"
 
 
 def document_problems(name: str, text: str, ctx: SiteContext) -> list[Problem]:

@@ -15,8 +15,8 @@ navigation, footer), where no figure of the ledger's belongs.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..inputs import load, mkdocs_yml
@@ -39,6 +39,7 @@ from ..records import ClaimVerdict, Report, Unit
 from ..series.records import Series
 from ..series.text import table_words
 from ..text import summary
+from ..trust.digest import code_versions
 
 _LABEL = re.compile(
     r"""<span\b[^>]*\bclass\s*=\s*["'][^"']*\bledger-label\b[^"']*["'][^>]*>(.*?)</span>""", re.S | re.I
@@ -56,6 +57,8 @@ class SiteContext:
     labels: frozenset[str]  # figures typed inside labels on hand-written pages
     shown: frozenset[str]  # figures the ledger's own pages show, from the Report
     directory_urls: bool
+    code: Mapping[str, str] = field(default_factory=dict)  # each code file a run hashes -> the repository's text
+    code_pages: Mapping[str, str] = field(default_factory=dict)  # the page of a version of a code file -> the file
 
 
 def context(root: Path, report: Report, config: Path) -> SiteContext:
@@ -69,6 +72,8 @@ def context(root: Path, report: Report, config: Path) -> SiteContext:
     dests = {path: dest_of(path.removeprefix(docs), directory_urls) for path in texts}
     forbidding = {dests[path] for path, text in texts.items() if leads.forbids_leads(text, path)[0]}
     labels = {figure.text for text in texts.values() for figure in _label_figures(text)}
+    code = code_texts(root, report)
+    pages = {dest_of(page + ".md", directory_urls): path for page, path, _ in code_versions(report.runs.values())}
     return SiteContext(
         report,
         frozenset(dests.values()),
@@ -76,7 +81,29 @@ def context(root: Path, report: Report, config: Path) -> SiteContext:
         frozenset(labels),
         frozenset(shown(report)),
         directory_urls,
+        code,
+        pages,
     )
+
+
+MAX_SOURCE_BYTES = 16 << 20  # as the gate's cap on a code file
+
+
+def code_texts(root: Path, report: Report) -> dict[str, str]:
+    """The repository's text of every code file a run's manifest hashes (the pages of the code's versions
+    must show exactly these); a file outside the repository, under a link or unreadable is none."""
+    wanted = {path for run in report.runs.values() for path in run.declared_code if path not in run.code_problems}
+    found = {}
+    for path in sorted(wanted):
+        file = root / path
+        if ".." in Path(path).parts or Path(path).is_absolute() or not file.is_file() or file.is_symlink():
+            continue
+        try:
+            if file.stat().st_size <= MAX_SOURCE_BYTES:
+                found[path] = file.read_bytes()[:MAX_SOURCE_BYTES].decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found
 
 
 def dest_of(src: str, directory_urls: bool) -> str:
@@ -114,6 +141,7 @@ def _texts(report: Report) -> Iterable[str]:
     yield from (text for n in range(1, len(report.claims)) for text in (f"{n} claims", f"{n:,} claims"))
     for run in report.runs.values():
         yield from _run_texts(run)
+    yield from _cell_words(report.runs.values())
 
 
 def _verdict_texts(verdict: ClaimVerdict) -> Iterator[str]:
@@ -162,7 +190,8 @@ def vars_of(record: object) -> list[str]:
 
 
 def _run_texts(run) -> Iterator[str]:
-    """A run's words as its page and the claim pages show them: its folder, manifest, columns, text cells."""
+    """A run's words as its page and the claim pages show them: its folder, manifest, columns (its text
+    cells: _cell_words)."""
     yield run.path
     if run.started and run.finished:
         yield f"{(run.finished - run.started).total_seconds():,.0f} s"  # as runpage.py shows it
@@ -171,12 +200,24 @@ def _run_texts(run) -> Iterator[str]:
     for table in run.tables.values():
         yield f"{len(table.rows):,} rows"  # as the measurements page lists each file
         yield from table.columns
-        yield from (cell for cell in set().union(*table.rows) if _words(cell))  # each distinct cell once
+
+
+def _cell_words(runs: Iterable) -> Iterator[str]:
+    """Every distinct cell of the runs' tables a figure could hide in (_words), each once."""
+    cells: set[str] = set()
+    for run in runs:
+        for table in run.tables.values():
+            cells.update(*table.rows)
+    return (cell for cell in cells if _words(cell))
+
+
+# A decimal with a point: a plain number (parse_number reads it), so no words; most cells of a run are one.
+_DECIMAL = re.compile(r"-?[0-9]{1,40}\.[0-9]{1,40}")
 
 
 def _words(cell: str) -> bool:
     """A cell a figure could hide in: digits beside other characters, and not a plain number."""
-    if cell.isdigit() or not any(map(str.isdigit, cell)):
+    if cell.isdigit() or _DECIMAL.fullmatch(cell) or not any(map(str.isdigit, cell)):
         return False
     return parse_number.__wrapped__(cell) is None  # uncached: a run's distinct cells would flush the gate's cache
 

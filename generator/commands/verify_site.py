@@ -21,6 +21,9 @@ builder with the Markdown extension and `ledger pages`, or a tool that skipped t
   (sitetext.py says what a generated page and a label may hold);
 - no page may hold a claim, table or chart reference outside code, an unfilled slot, or a reference
   the ledger could not resolve;
+- every code block of the ledger's (a version of a probe's code, one page per digest of its files'
+  texts, which each run page links to) must be the repository's text of a file a run hashes, and each
+  version's page must be there and show each of its files (sitepage.py);
 - every series' data the site publishes (`assets/ledger/series/*.csv`, which the claim pages'
   timelines load) must be byte for byte one the fresh check's series make;
 - the site's registry of runs must be the fresh check's, and with --against, every run published
@@ -110,6 +113,8 @@ def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[int, l
     charts: set[str] = set()
     for name in found.pages:
         problems += sitepage.page_problems(name, found.text(name), names, ctx, attributes, charts)
+    for name in sorted(set(ctx.code_pages) - names):
+        problems.append(Problem(name, 0, "missing: the page of a version of probe code that run pages link to"))
     series, series_found = series_problems(site, report)
     for name in found.others:
         if name in series:  # byte for byte the ledger's (series_problems)

@@ -29,12 +29,13 @@ from ..inputs.hashcache import files_under
 from ..prose import references
 from ..prose import scan as prose
 from ..records import Claim, Finding, PageRef, Policy, Report
+from ..trust.digest import CODE_PAGES
 from .render import Generated, Links, claim_src, run_src, url_of
 from .watched import signature
 
 T = TypeVar("T")
 
-FOLDERS = (claim_src("x").split("/")[0], run_src("p/r").split("/")[0])  # where pages outside the navigation go
+FOLDERS = (claim_src("x").split("/")[0], run_src("p/r").split("/")[0], CODE_PAGES)  # pages outside the navigation
 
 
 def digest(*parts: str) -> str:

@@ -84,16 +84,21 @@ def outside(
     directory_urls: bool = True,
     series: timeline.SeriesAssets | None = None,
 ) -> Iterator[Generated]:
-    """The pages outside the navigation, claim pages then run pages, made one at a time (a build writes
+    """The pages outside the navigation, claim pages, run pages then code pages, made one at a time (a build writes
     each and lets it go: memory bounded by the largest page, not the ledger)."""
     yield from _claim_pages(report, report.by_id, directory_urls, series)
     for run in report.runs.values():
         yield run_page(run, report, sources, directory_urls)
+    yield from runpage.code_pages(Page, report, sources, directory_urls)
 
 
 def outside_srcs(report: Report) -> list[str]:
     """Where outside() puts its pages, in its order, without making them."""
-    return [claim_src(claim_id) for claim_id in report.by_id] + [run_src(run.path) for run in report.runs.values()]
+    return [
+        *(claim_src(claim_id) for claim_id in report.by_id),
+        *(run_src(run.path) for run in report.runs.values()),
+        *runpage.code_srcs(report),
+    ]
 
 
 def index_pages(report: Report, directory_urls: bool = True) -> list[Generated]:

@@ -1,18 +1,23 @@
-"""A measurement run's page: Run + Report -> environment, parameters, data preview, probe source."""
+"""A measurement run's page: Run + Report -> environment, parameters, data preview, which code it ran.
+
+A code file's highlighted text is shown once per version of it (code_pages(): one page per digest of
+its path and text, trust/digest.py), linked from each run page whose manifest hashes it: a 1 MB
+highlighted probe was on every run of it. verify-site holds each shown file to the repository's text."""
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
 from ..records import Report, Run, RunState
+from ..trust.digest import code_files, code_page, code_versions
 from ..trust.verdicts import revision_text
-from .render import admonition, badge, claim_link, code_value, esc
+from .render import Generated, Links, admonition, badge, claim_link, code_value, esc, run_link
 from .tables import frame_of, html_table
 
 PREVIEW_ROWS = 20
@@ -58,7 +63,7 @@ def build(page, run: Run, report: Report, sources: Mapping[str, str]):
     for name in sorted(run.declared_files):
         page.html(data_file(run, name, state))
     page.heading("Probe source")
-    page.html(probe_source(run, state, sources))
+    page.html(probe_source(run, state, sources, links))
     page.heading("Manifest")
     manifest = sources.get(run.source.path)
     page.html(
@@ -116,31 +121,61 @@ def data_file(run: Run, name: str, verdict: RunState) -> str:
     return head + shown
 
 
-def probe_source(run: Run, verdict: RunState, sources: Mapping[str, str]) -> str:
-    """Each code file the run's manifest hashes, today's text, and whether it changed since the run."""
-    out = []  # the section's heading "Probe source" is the #probe-source anchor
+def probe_source(run: Run, verdict: RunState, sources: Mapping[str, str], links: Links) -> str:
+    """Each code file the run's manifest hashes: whether it changed since the run, the digest the manifest
+    gives, and a link to its text on the page of that version of the file (code_pages())."""
+    # the section's heading "Probe source" is the #probe-source anchor
     changed_code = dict(verdict.changed_code)
+    shown = dict(code_files(run))
+    rows = []
     for path in sorted(run.declared_code, key=lambda p: (p != run.probe, p)):
-        changed = path in changed_code
-        note = (
-            (
-                badge("changed since the run", "failing") + " <small>the source below is today's, not the "
-                "one that produced this data</small>"
-            )
-            if changed
+        state = (
+            badge("changed since the run", "failing") + " <small>the text linked is today's, not the one that "
+            "produced this data</small>"
+            if path in changed_code
             else badge("unchanged since the run", "fresh")
         )
+        where = (
+            f'<a class="ledger-code-link" href="{esc(links.to(code_page(path, shown[path]) + ".md"))}">its text</a>'
+            if path in shown
+            else "not in the repository any more"
+        )
+        rows.append(
+            f"<tr><th><code>{esc(path)}</code></th><td>{state}</td>"
+            f"<td><small>sha256 {esc(run.declared_code[path][:16])}…</small></td><td>{where}</td></tr>"
+        )
+    return (
+        "<p>The code this run ran, as its manifest hashes it; each file's text, as the repository holds it now, "
+        "is one link away (shown once for every run of the same file).</p>"
+        f'<div class="ledger-facts"><table><tbody>{"".join(rows)}</tbody></table></div>'
+    )
+
+
+def code_srcs(report: Report) -> list[str]:
+    """Where code_pages() puts its pages, in its order, without making them."""
+    return [page + ".md" for page, _, _ in code_versions(report.runs.values())]
+
+
+def code_pages(page_of, report: Report, sources: Mapping[str, str], directory_urls: bool = True) -> Iterator[Generated]:
+    """One page per version of a code file that a run's manifest hashes (page_of: pages.Page): its text,
+    highlighted, and the runs that link to it."""
+    runs = sorted(report.runs.values(), key=lambda r: r.path)
+    for page_path, path, sha in code_versions(runs):
+        page = page_of(page_path + ".md", path.rsplit("/", 1)[-1], directory_urls)
+        items = "".join(f"<li>{run_link(run, page.links)}</li>" for run in runs if (path, sha) in code_files(run))
         text = sources.get(path)
-        body = (
-            code(text, "python" if path.endswith(".py") else "text")
+        language = "python" if path.endswith(".py") else "text"
+        shown = (
+            f'<div class="ledger-code" data-ledger-code="{esc(path)}">{code(text, language)}</div>'
             if text is not None
-            else "<p>Not in the repository any more.</p>"
+            else "<p>Not shown: not UTF-8 text within 16 MiB.</p>"
         )
-        opened = " open" if path == run.probe else ""
-        out.append(
-            f'<details class="ledger-source"{opened}><summary><code>{esc(path)}</code> {note}</summary>{body}</details>'
+        page.html(
+            f"<p><code>{esc(path)}</code> as the repository holds it now (sha256 <code>{esc(sha[:16])}…</code>): "
+            "code of the runs listed, each of whose pages says whether it changed since that run.</p>"
+            f'<details class="note"><summary>The runs</summary><ul>{items}</ul></details>{shown}'
         )
-    return "".join(out)
+        yield page.done(in_nav=False)
 
 
 @functools.lru_cache(maxsize=512)

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..records import Report
+    from ..records import Report, Run
+
+CODE_PAGES = "code"  # the site's folder of the pages that show a version of a code file
 
 
 def registry(report: Report) -> dict[str, dict[str, str]]:
@@ -49,3 +52,24 @@ def _digest(report: Report) -> str:
     }
     text = json.dumps(content, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def code_files(run: Run) -> list[tuple[str, str]]:
+    """(path, its sha256 today) of each code file the run's manifest hashes that the repository holds as
+    its own, the probe first: the versions of code files the run's page links to."""
+    paths = sorted(run.declared_code, key=lambda path: (path != run.probe, path))
+    current = run.current_code
+    return [(path, sha) for path in paths if (sha := current.get(path)) and path not in run.code_problems]
+
+
+def code_page(path: str, sha256: str) -> str:
+    """The site path (no suffix) of the page that shows one version of a code file: code/<digest of its
+    path and of its bytes' sha256>, shared by every run whose manifest hashes that file while the
+    repository holds these bytes."""
+    found = hashlib.sha256(path.encode("utf-8", "surrogateescape") + b"\0" + sha256.encode("ascii", "replace"))
+    return f"{CODE_PAGES}/{found.hexdigest()[:16]}"
+
+
+def code_versions(runs: Iterable[Run]) -> list[tuple[str, str, str]]:
+    """(page, path, sha256) of every version of a code file the runs' pages link to, by page."""
+    return sorted({(code_page(path, sha), path, sha) for run in runs for path, sha in code_files(run)})
