@@ -13,7 +13,8 @@ no static SVG: vl-convert costs ~0.3 s a chart, which a site with thousands of c
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
+from typing import TypeVar, cast
 
 from ..lang.units import Unit
 from ..lang.values import format_value
@@ -26,6 +27,7 @@ MIN_POINTS = 3  # a chart from three points on; fewer read better as the table a
 ROLES = ("run", "cited", "kept through")
 MARKS = ("step", "probe changed", "environment changed")
 PARSE = {"n": "number", "value": "number", "low": "number", "high": "number", "started": "date"}
+T = TypeVar("T")
 
 
 def has_timeline(series: Series | None) -> bool:
@@ -49,6 +51,16 @@ class SeriesAssets:
 
     def __init__(self) -> None:
         self._made: dict[int, tuple[tuple, dict[Unit, Asset]]] = {}  # id(points) -> (points, unit -> asset)
+        self._shared: dict[tuple, object] = {}  # what the pages of claims sharing a series write alike
+
+    def shared(self, name: str, series: Series, key: tuple[Hashable, ...], make: Callable[[], T]) -> T:
+        """make(), once for the claims whose series have the same points (one tuple) and the same key (the
+        other parts of the series and the unit that make() reads): their notes, their chart's marks."""
+        self._made.setdefault(id(series.points), (series.points, {}))  # points kept: ids stay
+        full = (name, id(series.points), *key)
+        if full not in self._shared:
+            self._shared[full] = make()
+        return cast(T, self._shared[full])  # stored under this key by this make
 
     def of(self, series: Series, unit: Unit) -> Asset:
         points, by_unit = self._made.setdefault(id(series.points), (series.points, {}))  # points kept: ids stay
@@ -110,21 +122,12 @@ def role_of(series: Series, index: int) -> str:
     return "cited" if index == series.cited else "kept through" if index == series.kept else "run"
 
 
-def spec(verdict: ClaimVerdict, series: Series, data_url: str) -> dict:
+def spec(verdict: ClaimVerdict, series: Series, data_url: str, assets: SeriesAssets | None = None) -> dict:
     """The template with this claim's points (loaded from data_url, the series' CSV), the run it cites,
     its steps and boundaries (the template itself is never changed)."""
     unit = verdict.unit
-    marks = [
-        {"at": _between(series, b.index), "kind": b.reason, "text": "; ".join(b.changes)} for b in series.boundaries
-    ]
-    marks += [
-        {
-            "at": _between(series, s.index),
-            "kind": "step",
-            "text": f"{format_value(s.before, unit)} → {format_value(s.after, unit)}",
-        }
-        for s in series.steps
-    ]
+    key = (series.boundaries, series.steps, unit)
+    marks = (assets or SeriesAssets()).shared("marks", series, key, lambda: _marks(series, unit))
     special = {index: role_of(series, index) for index in (series.cited, series.kept) if index >= 0}
     role = "'run'"
     for index, name in sorted(special.items(), reverse=True):
@@ -151,19 +154,35 @@ def spec(verdict: ClaimVerdict, series: Series, data_url: str) -> dict:
     return {**template(), "layer": layers, "datasets": {"marks": marks}}
 
 
+def _marks(series: Series, unit: Unit) -> list[dict]:
+    """The chart's rules: each segment boundary and each step, where it lies between two runs."""
+    marks = [
+        {"at": _between(series, b.index), "kind": b.reason, "text": "; ".join(b.changes)} for b in series.boundaries
+    ]
+    marks += [
+        {
+            "at": _between(series, s.index),
+            "kind": "step",
+            "text": f"{format_value(s.before, unit)} → {format_value(s.after, unit)}",
+        }
+        for s in series.steps
+    ]
+    return marks
+
+
 def _between(series: Series, index: int) -> str:
     """The moment halfway between the point before `index` and the point at it."""
     before, after = series.points[index - 1].started, series.points[index].started
     return (before + (after - before) / 2).isoformat()
 
 
-def chart_html(verdict: ClaimVerdict, series: Series, data_url: str) -> str:
+def chart_html(verdict: ClaimVerdict, series: Series, data_url: str, assets: SeriesAssets | None = None) -> str:
     claim = verdict.claim
     label = f"{claim.id}: its value in each run of the same measurement, in time order"
     return (
         f'<figure class="ledger-figure ledger-chart ledger-timeline" data-chart="timeline-{esc(claim.id)}">'
         f'<div class="ledger-chart-view" role="img" aria-label="{esc(label)}"></div>'
-        f'<script type="application/json" class="ledger-chart-spec">{script_json(spec(verdict, series, data_url))}</script>'
+        f'<script type="application/json" class="ledger-chart-spec">{script_json(spec(verdict, series, data_url, assets))}</script>'
         '<figcaption><span class="ledger-caption-title">Timeline</span>'
         '<span class="ledger-caption-text">Each run\'s value with its interval; the cited run is the large '
         "diamond; between runs, a red dashed rule is a step (the level moved beyond noise and the claim's "
@@ -172,10 +191,13 @@ def chart_html(verdict: ClaimVerdict, series: Series, data_url: str) -> str:
     )
 
 
-def table_html(verdict: ClaimVerdict, series: Series, links, data_url: str | None) -> str:
+def table_html(
+    verdict: ClaimVerdict, series: Series, links, data_url: str | None, assets: SeriesAssets | None = None
+) -> str:
     """The runs `listed` chooses: run (linked), value, interval, and what happens there; a row says how
     many runs lie between two listed ones, and the series' CSV (data_url) holds them all."""
-    found = notes(series, verdict.unit)
+    key = (series.cited, series.kept, series.boundaries, series.steps, verdict.unit)
+    found = (assets or SeriesAssets()).shared("notes", series, key, lambda: notes(series, verdict.unit))
     rows, last = [], -1
     chosen = listed(series, found)
     for index in chosen:
@@ -235,11 +257,12 @@ def section(verdict: ClaimVerdict, links, assets: SeriesAssets | None = None) ->
             f"</code>): {esc(claim.kept_why)}</p>"
         )
     data_url = None
+    assets = assets or SeriesAssets()
     if has_timeline(series):
-        asset = (assets or SeriesAssets()).of(series, verdict.unit)
+        asset = assets.of(series, verdict.unit)
         data_url = links.asset(asset.path.removeprefix(f"{ASSETS}/"))
-        out.append(chart_html(verdict, series, data_url))
-    out.append(table_html(verdict, series, links, data_url))
+        out.append(chart_html(verdict, series, data_url, assets))
+    out.append(table_html(verdict, series, links, data_url, assets))
     return "".join(out)
 
 
