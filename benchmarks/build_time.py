@@ -10,7 +10,8 @@ the same run:
    cost per generated page against the cost per plain Material page, each build's peak memory
    (resource.getrusage in the build's own process), the size of the claim pages' HTML against the plain
    pages' (claim and run pages are written through the theme's frame, frame.py: not MkDocs' page
-   pipeline one by one);
+   pipeline one by one); the cost per page in CPU time as well (on a shared machine wall time counts the
+   waits for a core);
    with --verify, `ledger verify-site` on the site each plugin build wrote, against that build;
 2. `mkdocs serve`: a one-line edit of a hand-written page, rebuilt by a real `mkdocs serve` with the
    plugin and by one without it, both running at once on two copies of the pages, the same edit
@@ -50,7 +51,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from peak import timed_with_peak  # noqa: E402  (benchmarks/peak.py, beside this script)
+from peak import timed  # noqa: E402  (benchmarks/peak.py, beside this script)
 
 from generator.runs import write_run  # noqa: E402
 
@@ -258,15 +259,18 @@ try:
     code = 0
 except SystemExit as stop:
     code = stop.code
-print("peak-rss-kib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+used = resource.getrusage(resource.RUSAGE_SELF)
+print("peak-rss-kib", used.ru_maxrss, file=sys.stderr)
+print("cpu-s", used.ru_utime + used.ru_stime, file=sys.stderr)
 sys.exit(code)
 """
 
 
-def build(root: Path, config: str, code: Path = REPO) -> tuple[float, float]:
-    """(seconds, peak MiB) of `mkdocs build -f config` in a new process, with the ledger from `code`."""
+def build(root: Path, config: str, code: Path = REPO) -> tuple[float, float, float]:
+    """(seconds, peak MiB, CPU seconds) of `mkdocs build -f config` in a new process, with the ledger from
+    `code`."""
     command = [sys.executable, "-c", MEASURED_BUILD, "build", "-q", "-f", config]
-    return timed_with_peak(command, root, dict(ENV, PYTHONPATH=str(code)), f"mkdocs build -f {config}")
+    return timed(command, root, dict(ENV, PYTHONPATH=str(code)), f"mkdocs build -f {config}")
 
 
 def free_port() -> int:
@@ -417,7 +421,7 @@ def main() -> None:
             ledger(root, args.claims, args.runs)
             edited = "docs/report/page-0.md"
             what = f"ledger: {args.claims} claims, {args.runs} runs, 11 hand-written pages, 1 chart, 1 table"
-        cold, _ = build(root, "with-plugin.yml")  # fills .cache/ledger (Vega bundle, SVGs) once
+        cold, _, _ = build(root, "with-plugin.yml")  # fills .cache/ledger (Vega bundle, SVGs) once
         generated = sum(1 for _ in (root / "site-plugin").rglob("index.html")) - sum(
             1 for page in (root / "docs").rglob("*.md")
         )
@@ -428,13 +432,15 @@ def main() -> None:
             builds.append(("baseline", "with-plugin.yml", args.baseline.resolve()))
         times: dict[str, list[float]] = {name: [] for name, _, _ in builds}
         peaks: dict[str, list[float]] = {name: [] for name, _, _ in builds}
+        cpus: dict[str, list[float]] = {name: [] for name, _, _ in builds}
         verified: list[float] = []
         verified_before: list[float] = []
         for _ in range(args.repeat):
             for name, config, code in builds:
-                seconds, peak = build(root, config, code)
+                seconds, peak, cpu = build(root, config, code)
                 times[name].append(seconds)
                 peaks[name].append(peak)
+                cpus[name].append(cpu)
                 if name == "plugin" and args.verify:  # the site this build wrote
                     verified.append(verify_site(root, "with-plugin.yml", "site-plugin"))
                     if args.baseline:  # the same site, verified by the baseline's code
@@ -443,7 +449,7 @@ def main() -> None:
         rebuilds = serve_rebuilds(root, args.edits, edited) if args.edits else {}
         if args.profile:
             profile(root, "with-plugin.yml")
-    report(args, what, edited, times, peaks, sizes, verified, rebuilds, cold)
+    report(args, what, edited, times, peaks, sizes, verified, rebuilds, cold, cpus)
     if verified_before:
         before, now = statistics.median(verified_before), statistics.median(verified)
         print(
@@ -484,10 +490,11 @@ def _list(values: list[float], unit: str = "s") -> str:
     return ", ".join(f"{v:.2f}{unit}" for v in values)
 
 
-def report(args, what, edited, times, peaks, sizes, verified, rebuilds, cold) -> None:
+def report(args, what, edited, times, peaks, sizes, verified, rebuilds, cold, cpus) -> None:
     """Every figure of the run, each ratio against its baseline measured in the same run."""
     if args.repeat:
         builds(args, what, edited, times, peaks, sizes, verified, cold)
+        per_page_cpu(times, cpus, sizes)
     else:
         print(f"{what}; no full builds (--repeat 0); edits under serve to {edited}")
     if rebuilds:
@@ -504,6 +511,19 @@ def report(args, what, edited, times, peaks, sizes, verified, rebuilds, cold) ->
         )
         if rebuilds["plugin"][1]:
             print(f"  the plugin's log: {rebuilds['plugin'][1][-1]}")
+
+
+def per_page_cpu(times, cpus, sizes) -> None:
+    """The cost per generated page in CPU time (user + system of each build's process): on a machine
+    others share, wall time also counts the waits for a core, CPU time far less."""
+    plugin, plain, many = (statistics.median(cpus[name]) for name in ("plugin", "plain", "pages"))
+    pages, plain_count, many_count = sizes["pages"]
+    per_generated = 1000 * (plugin - plain) / max(pages - plain_count, 1)
+    per_plain = 1000 * (many - plain) / max(many_count - plain_count, 1)
+    print(
+        f"CPU time: plugin build {plugin:.2f} s, plain {plain:.2f} s, plain + plain pages {many:.2f} s; per "
+        f"generated page {per_generated:.2f} ms, per plain page {per_plain:.2f} ms; ratio {per_generated / per_plain:.2f}"
+    )
 
 
 def builds(args, what, edited, times, peaks, sizes, verified, cold) -> None:
