@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..inputs import load, mkdocs_yml
+from ..inputs.bounded import repository_texts
 from ..inputs.config import shown_settings
 from ..judging import leads
 from ..lang.values import (
@@ -86,24 +87,11 @@ def context(root: Path, report: Report, config: Path) -> SiteContext:
     )
 
 
-MAX_SOURCE_BYTES = 16 << 20  # as the gate's cap on a code file
-
-
 def code_texts(root: Path, report: Report) -> dict[str, str]:
     """The repository's text of every code file a run's manifest hashes (the pages of the code's versions
     must show exactly these); a file outside the repository, under a link or unreadable is none."""
     wanted = {path for run in report.runs.values() for path in run.declared_code if path not in run.code_problems}
-    found = {}
-    for path in sorted(wanted):
-        file = root / path
-        if ".." in Path(path).parts or Path(path).is_absolute() or not file.is_file() or file.is_symlink():
-            continue
-        try:
-            if file.stat().st_size <= MAX_SOURCE_BYTES:
-                found[path] = file.read_bytes()[:MAX_SOURCE_BYTES].decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-    return found
+    return repository_texts(root, wanted)
 
 
 def dest_of(src: str, directory_urls: bool) -> str:

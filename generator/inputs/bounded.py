@@ -15,7 +15,7 @@ import itertools
 import operator
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,6 +68,25 @@ def read_capped(path: Path, limit: int, budget: Budget = UNBOUNDED) -> bytes:
     if len(data) > limit:
         raise Unreadable(f"is over the limit of {limit:,} bytes")
     return data
+
+
+MAX_SOURCE_BYTES = 16 << 20  # as the gate's cap on a code file
+
+
+def repository_texts(root: Path, paths: Iterable[str]) -> dict[str, str]:
+    """The UTF-8 text of each repository path that may be published: a path outside the repository,
+    behind a link, over the cap or not text is left out (the gate refuses a run citing such a file)."""
+    found = {}
+    for path in sorted(set(paths)):
+        file = root / path
+        if ".." in Path(path).parts or Path(path).is_absolute() or not file.is_file() or file.is_symlink():
+            continue
+        try:
+            if file.stat().st_size <= MAX_SOURCE_BYTES:
+                found[path] = file.read_bytes()[:MAX_SOURCE_BYTES].decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found
 
 
 def blob_id(data: bytes) -> str:

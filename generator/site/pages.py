@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 
+from ..inputs.bounded import repository_texts
 from ..inputs.config import shown_settings
 from ..judging import causes
 from ..lang.relations import SHOWN
@@ -173,26 +174,12 @@ def search_entries(report: Report, directory_urls: bool = True) -> list[dict[str
     return entries
 
 
-MAX_SOURCE_BYTES = 16 << 20  # as the gate's cap on a code file
-
-
 def read_sources(root: Path, report: Report) -> dict[str, str]:
     """The text of every probe/harness file and manifest that run pages show (the I/O for this stage)."""
     # A code file outside the repository, under .git/ or behind a link is never published (the gate
     # refuses its run); every file is read with the gate's cap.
     wanted = {path for run in report.runs.values() for path in run.declared_code if path not in run.code_problems}
-    wanted |= {run.source.path for run in report.runs.values()}
-    found = {}
-    for path in sorted(wanted):
-        file = root / path
-        if ".." in Path(path).parts or Path(path).is_absolute() or not file.is_file() or file.is_symlink():
-            continue
-        try:
-            if file.stat().st_size <= MAX_SOURCE_BYTES:
-                found[path] = file.read_bytes()[:MAX_SOURCE_BYTES].decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-    return found
+    return repository_texts(root, wanted | {run.source.path for run in report.runs.values()})
 
 
 # -- the claims index --------------------------------------------------------------------------
