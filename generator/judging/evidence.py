@@ -18,6 +18,7 @@ from functools import partial
 
 from ..claims import grounding
 from ..claims.vocabulary import Vocabulary
+from ..frozen import quick_init
 from ..lang import between, formula
 from ..lang.units import Unit
 from ..lang.values import (
@@ -92,6 +93,7 @@ def evaluate(
     return Evaluated(stage.findings, made)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SetFound:
     """A measured claim's replicate set, as the evidence stage read it: the set, where the next run should land,
@@ -106,6 +108,7 @@ class SetFound:
 Said = Callable[[], tuple[str, str, str, str]]  # a comparison's (rule, verb, detail, fix), made for its finding
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Made:
     """What every verdict begins with, read before the claim's evidence: the claim, its parsed unit and
