@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 from generator import records
-from generator.frozen import quick_init
+from generator.frozen import quick_init, quick_replace
 from generator.judging import checks, evidence, intervals, replicates
 from generator.lang import stats
 
@@ -122,3 +122,13 @@ def test_each_quick_record_of_the_gate_takes_its_fields_with_their_defaults(cls)
 
 def test_the_gates_hot_records_are_quick():
     assert {cls.__name__ for cls in QUICK} >= {"Claim", "ClaimVerdict", "ClaimInterval", "Finding", "Found", "Member"}
+
+
+@pytest.mark.parametrize("changes", [{}, {"first": 2}, {"second": "b", "fourth": 1.5}, {"third": ()}])
+def test_quick_replace_is_dataclasses_replace(changes):
+    assert quick_replace(Quick(1, "a"), **changes) == dataclasses.replace(Quick(1, "a"), **changes)
+
+
+def test_quick_replace_refuses_a_field_the_record_lacks():
+    with pytest.raises(TypeError, match="Quick has no field fifth"):
+        quick_replace(Quick(1), fifth=5)

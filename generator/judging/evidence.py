@@ -18,7 +18,7 @@ from functools import partial
 
 from ..claims import grounding
 from ..claims.vocabulary import Vocabulary
-from ..frozen import quick_init
+from ..frozen import quick_init, quick_replace
 from ..lang import between, formula
 from ..lang.units import Unit
 from ..lang.values import (
@@ -89,7 +89,7 @@ def evaluate(
     held = asserted.evaluate(made, stage.vocabulary, stage.failing, stage.report, policy.asserts_level)
     judged = checks.evaluate(checks.Ledger(made, stage.vocabulary, stage.premises, stage.failing, policy, stage.report))
     for claim_id in held.keys() | judged.keys():  # one replace each: these complete the record
-        made[claim_id] = replace(made[claim_id], asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
+        made[claim_id] = quick_replace(made[claim_id], asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
     return Evaluated(stage.findings, made)
 
 
