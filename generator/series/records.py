@@ -3,6 +3,7 @@ from the package, so every display can read them (series.py builds them; Report.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -56,6 +57,9 @@ class Series:
 
     def segment(self, index: int) -> range:
         """The indexes of the points in the same segment as point `index`."""
-        number = self.points[index].segment
-        members = [i for i, point in enumerate(self.points) if point.segment == number]
-        return range(members[0], members[-1] + 1)
+        number = self.points[index].segment  # the points are in run order, their segments numbered up
+        return range(bisect_left(self.points, number, key=_segment), bisect_right(self.points, number, key=_segment))
+
+
+def _segment(point: Point) -> int:
+    return point.segment
