@@ -352,7 +352,11 @@ def serve_rebuilds(root: Path, edits: int, edited: str) -> dict[str, tuple[list[
                 time.sleep(1.0)  # past the watcher's debounce, and a distinct mtime
                 seconds, seen = server.rebuild_after(pages[name], original + f"\nA one-line edit, number {edit}.\n")
                 results[name][0].append(seconds)
-                results[name][1].extend(line.split("-  ", 1)[-1].strip() for line in seen if "generated pages:" in line or "made assets:" in line)
+                results[name][1].extend(
+                    line.split("-  ", 1)[-1].strip()
+                    for line in seen
+                    if "generated pages:" in line or "made assets:" in line
+                )
         missed = ", ".join(f"{name} {server.missed}" for name, server in servers.items())
         print(f"writes MkDocs' watcher missed, written again after 15 s: {missed}")
         return results
