@@ -18,6 +18,7 @@ from functools import partial
 
 from ..claims import grounding
 from ..claims.vocabulary import Vocabulary
+from ..frozen import quick_init, quick_replace
 from ..lang import between, formula
 from ..lang.units import Unit
 from ..lang.values import (
@@ -88,10 +89,11 @@ def evaluate(
     held = asserted.evaluate(made, stage.vocabulary, stage.failing, stage.report, policy.asserts_level)
     judged = checks.evaluate(checks.Ledger(made, stage.vocabulary, stage.premises, stage.failing, policy, stage.report))
     for claim_id in held.keys() | judged.keys():  # one replace each: these complete the record
-        made[claim_id] = replace(made[claim_id], asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
+        made[claim_id] = quick_replace(made[claim_id], asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
     return Evaluated(stage.findings, made)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SetFound:
     """A measured claim's replicate set, as the evidence stage read it: the set, where the next run should land,
@@ -106,6 +108,7 @@ class SetFound:
 Said = Callable[[], tuple[str, str, str, str]]  # a comparison's (rule, verb, detail, fix), made for its finding
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Made:
     """What every verdict begins with, read before the claim's evidence: the claim, its parsed unit and

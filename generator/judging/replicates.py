@@ -20,6 +20,7 @@ import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from ..frozen import quick_init
 from ..lang import between
 from ..records import ALL_REPLICATES, ClaimInterval, Evidence, Prediction, Run, RunState
 from . import intervals
@@ -137,6 +138,7 @@ def shortfall(members: Sequence[Run], replicates: int) -> str:
     )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Member:
     """One replicate run's view of a claim's cell: its value and within-run interval, or why it has none."""

@@ -57,8 +57,13 @@ class Series:
 
     def segment(self, index: int) -> range:
         """The indexes of the points in the same segment as point `index`."""
-        number = self.points[index].segment  # the points are in run order, their segments numbered up
-        return range(bisect_left(self.points, number, key=_segment), bisect_right(self.points, number, key=_segment))
+        return segment_of(self.points, index)
+
+
+def segment_of(points: tuple[Point, ...], index: int) -> range:
+    """The indexes of the points in the same segment as point `index` (in run order, segments numbered up)."""
+    number = points[index].segment
+    return range(bisect_left(points, number, key=_segment), bisect_right(points, number, key=_segment))
 
 
 def _segment(point: Point) -> int:

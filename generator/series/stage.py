@@ -24,6 +24,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from ..frozen import quick_replace
 from ..judging import intervals
 from ..judging.replicates import NOT_DEFINING, SEGMENT_ENVIRONMENT, defining  # noqa: F401  (one definition)
 from ..lang import between, stats
@@ -41,6 +42,7 @@ from .records import (
     Point,
     Series,
     Step,
+    segment_of,
 )
 
 
@@ -82,7 +84,7 @@ def build(
         if selection not in shared:
             shared[selection] = _shared(groups.get(selection[0], []), evidence, index, read.get(selection, {}))
         line = _series(verdict.claim, shared[selection], verdict.tolerance, verdict.replicas)
-        found[claim_id] = replace(verdict, series=line)
+        found[claim_id] = quick_replace(verdict, series=line)
     return found
 
 
@@ -214,7 +216,7 @@ def _series(claim: Claim, shared: _Shared, tolerance: Tolerance, replicas: Repli
     cited = shared.at.get(claim.evidence.run, -1)
     if cited < 0:
         return Series(claim.id, points, cited, shared.boundaries)
-    segment = Series(claim.id, points, cited, shared.boundaries).segment(cited)
+    segment = segment_of(points, cited)
     allowed = tolerance.allowed(points[cited].value)  # the claim's tolerance, as the gate decided it
     steps = [
         Step(found.index, found.before, found.after, "t-test", found.p)
