@@ -206,3 +206,38 @@ def test_a_page_edit_under_serve_renames_the_sentences_the_finding_names(tmp_pat
     after = gate.check_pages(report, tmp_path)  # what `mkdocs serve` runs after a page edit
     (finding,) = [f for f in after.findings if f.rule == "moved-since-cited"]
     assert finding.detail == "cited on docs/index.md:3:16"
+
+
+def test_claims_whose_where_values_are_equal_but_select_apart_each_get_their_own_series(tmp_path):
+    """`mode: 1` and `mode: true` are equal in Python but select different rows (a number, a word): neither
+    claim's series is the other's."""
+    from generator.runs import write_run
+
+    write_tree(tmp_path, {"probes/toy.py": "# a toy probe\n"})
+    runs = []
+    for hour in range(2):
+        rows = [{"mode": "1", "speedup": 2.0 + hour / 100}, {"mode": "true", "speedup": 5.0 + hour / 100}]
+        when = RUN_TIME + timedelta(hours=hour)
+        path = write_run(
+            tmp_path,
+            "toy",
+            "linux-cpu",
+            {"results.csv": rows},
+            parameters={},
+            environment={},
+            code=["probes/toy.py"],
+            started=when,
+            finished=when,
+        )
+        runs.append(path.relative_to(tmp_path).as_posix())
+    evidence = "evidence: {{run: {run}, file: results.csv, where: {{mode: {mode}}}, column: speedup}}"
+    claims = "".join(
+        f"\n  - id: {claim_id}\n    value: {value}\n    kind: measured\n    testbed: linux-cpu\n    tolerance: 5%\n"
+        f"    {evidence.format(run=runs[0], mode=mode)}\n"
+        for claim_id, value, mode in (("by-number", 2.0, "1"), ("by-word", 5.0, "true"))
+    )
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + claims})
+    report = gate.check_project(tmp_path, None, RUN_TIME + timedelta(days=1))
+    for claim_id, level in (("by-number", 2.0), ("by-word", 5.0)):
+        line = report.verdicts[claim_id].series
+        assert line is not None and [round(p.value, 2) for p in line.points] == [level, level + 0.01], claim_id

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from ..frozen import quick_replace
 from ..judging import intervals
 from ..judging.replicates import NOT_DEFINING, SEGMENT_ENVIRONMENT, defining  # noqa: F401  (one definition)
+from ..judging.replicates import selection as selection_of
 from ..lang import between, stats
 from ..lang.values import cell_number
 from ..records import Claim, ClaimInterval, ClaimVerdict, Evidence, Replicas, Run, RunState, Tolerance
@@ -73,7 +74,7 @@ def build(
         evidence = verdict.claim.evidence
         if verdict.claim.kind != "measured" or evidence is None or verdict.value is None or evidence.run not in keys:
             continue
-        selection = (keys[evidence.run], evidence.file, evidence.where, evidence.column)
+        selection = (keys[evidence.run], *selection_of(evidence))  # `where` values with their types: 1 is not true
         measured[claim_id] = (verdict, evidence, selection)
         if verdict.point is not None:
             read.setdefault(selection, {})[evidence.run] = verdict
