@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from ..lang.values import displayed, format_value, parse_number
-from ..prose import numbers, reader
+from ..prose import framed, numbers, reader
 from ..records import Report
 from ..trust import stamp
 from ..trust.digest import digest
@@ -65,7 +65,7 @@ def page_problems(
 ) -> list[Problem]:
     """Everything wrong with one HTML page of the site (name: its path in the site; attributes: those the
     site's stylesheets show with attr(); charts: gets the id of each chart whose spec was verified)."""
-    read = reader.read(text, attributes, cells_apart=True)
+    read = framed.read(text, attributes, cells_apart=True)
     found = _stamp_problems(name, text, read, ctx)
     visible = _outside_code(text)
     for match in _REFERENCE.finditer(visible):

@@ -291,6 +291,41 @@ class PageReader(FastParser):
                 found[-1].text += more
             found.extend(Piece(text, line + at, element, content, ledger) for text, at, element, content, ledger in new)
 
+    # -- a frame's reading stopped and resumed (framed.py) ---------------------------------------------
+
+    def outside(self) -> tuple | None:
+        """Where a reading may stop and resume from what it kept alone: every token read (none held back,
+        no script's or style's body open), no claim, value, chart, spec, table, row, cell or math being
+        read and no element being recorded. Then the state reading on depends on (whether pieces and
+        labels are kept decides whether a space joins the last one), else None."""
+        if (
+            self.rawdata
+            or self.cdata_elem
+            or self._claim is not None
+            or self._value
+            or self._chart is not None
+            or self._spec is not None
+            or self._table is not None
+            or self._row is not None
+            or self._cell is not None
+            or self._math is not None
+            or self._recording is not None
+            or self.segment_end >= 0
+        ):
+            return None
+        return (self._state(), bool(self.pieces), bool(self.labels))
+
+    def resume(self, state: tuple, pieces: list[Piece], labels: list[Piece], line: int) -> None:
+        """A new reader set to where another stopped (outside() gave `state`), with the pieces and labels
+        it kept, at `line`: what it reads next it reads as that one would have."""
+        (stack, self._hidden, self._ledger, self._labels, self._claims, self._content), _, _ = state
+        self._stack = list(stack)
+        self._open = {}
+        for tag, _, _ in stack:
+            self._open[tag] = self._open.get(tag, 0) + 1
+        self.pieces, self.labels = pieces, labels
+        self.lineno = line
+
     # -- what each element does --------------------------------------------------------------------
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
