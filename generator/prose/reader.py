@@ -67,11 +67,17 @@ _ATTR = re.compile(r"\battr\(\s*([A-Za-z_][\w:-]*)", re.I)
 _FLAT_CODE = re.compile(
     r"""(?:[^<]+|<span(?: class="(?:[^"<>&la]|l(?!edger-)|a(?!rithmatex))*")?>[^<]*</span>)*(?=<)"""
 )
-# A table cell with no markup inside, no entity and no attribute but these (tables.py writes them): in a
-# row outside a figure table its events add its text alone (PageReader.read_ahead).
+# A table cell with no markup inside, no entity and no attribute but these (tables.py and the ledger's
+# pages write them), or holding only code (a run's link in a history's row, its name in code: no text a
+# reader is shown): in a row outside a figure table its events add its text alone (PageReader.read_ahead).
 _PLAIN_CELL = re.compile(
-    r"""<(td|th)(?: style="text-align: (?:left|right|center)")?(?: data-ledger-column="[^"<>&]*")?>([^<&]*)</\1>"""
+    r"""<(td|th)(?: style="text-align: (?:left|right|center)")?(?: data-ledger-column="[^"<>&]*")?"""
+    r"""(?: colspan="[0-9]{1,4}")?>(?:([^<&]*)|<code>[^<]*</code>|<a class="ledger-run" href="[^"<>&]*">"""
+    r"""<code>[^<]*</code></a>)</\1>"""
 )
+_NEXT_ROW = "</tr><tr>"  # a plain row ended and the next begun: two line breaks
+_CELL_ATTRIBUTES = ("style", "data-ledger-column", "colspan", "class", "href")  # those _PLAIN_CELL's may hold
+
 # Elements the theme and the ledger's pages repeat whole from page to page (the navigation, the footer, a
 # run's manifest on each of its claims' pages): read once, given again where the same markup comes in the
 # same state (PageReader.replay). Each with the marks its end is sought by.
@@ -178,7 +184,7 @@ class PageReader(FastParser):
         self.cells_apart = cells_apart  # a table's cells apart: no figure reads across two cells
         self.shortcuts = True  # hidden code passed over (skippable()), plain elements read on a short path (_quiet())
         self._settings = (cells_apart, skip_ledger, shown_attributes, depth)
-        self._cells_plain = shown_attributes.isdisjoint(("style", "data-ledger-column"))  # (_PLAIN_CELL's)
+        self._cells_plain = shown_attributes.isdisjoint(_CELL_ATTRIBUTES)  # none a stylesheet shows
         self._recording: tuple | None = None
         self.skip_ledger = skip_ledger  # the built page read back: the ledger's own elements are its output
         self.claims: list[tuple[int, str, list[str], str]] = []  # line, id, classes, value shown
@@ -209,7 +215,8 @@ class PageReader(FastParser):
     def read_ahead(self, name: str, rawdata: str, at: int) -> int:
         """Inside hidden code, with no claim value, chart spec or claim being read, a code block's text
         and flat spans are nothing the reader keeps: passed over. In a row outside a figure table, plain
-        cells (text, no markup, no attribute a reader is shown) add their text as their events would.
+        cells (text, no markup, no attribute a reader is shown; or code alone, in a run's link or not) add
+        their text as their events would, and so do plain rows after it, one after another.
         (tests/test_tokens.py reads every page of a built site both ways.)"""
         if name != "tr":
             if self.shortcuts and self._hidden and self._claim is None and self._spec is None and not self._value:
@@ -218,18 +225,23 @@ class PageReader(FastParser):
             return at
         if self._hidden or self._math is not None or not self._quiet() or not self._cells_plain:
             return at
-        line, end = self.lineno, at
-        for cell in _PLAIN_CELL.finditer(rawdata, at):
-            if cell.start() != end:
-                break
-            tag, text = cell.group(1), cell.group(2)
-            self._add(CELL if self.cells_apart else "\n", line, tag)
+        line, end, apart = self.lineno, at, CELL if self.cells_apart else "\n"
+        while True:
+            cell = _PLAIN_CELL.match(rawdata, end)
+            if cell is None:
+                if not (rawdata.startswith(_NEXT_ROW, end) and self._stack[-1] == ("tr", "", False)):
+                    return end
+                self._add("\n", line, "tr")  # the row's end and the next one's start, as their events add
+                self._add("\n", line, "tr")
+                end += len(_NEXT_ROW)
+                continue
+            tag, text, start = cell.group(1), cell.group(2), cell.start()
+            self._add(apart, line, tag)
             if text:
-                self._add(text, line, f"<{tag}>")
-                line += text.count("\n")
-            self._add(CELL if self.cells_apart else "\n", line, tag)
+                self._add(text, line + rawdata.count("\n", start, cell.start(2)), f"<{tag}>")
+            line += rawdata.count("\n", start, cell.end())  # (its end tag holds none)
+            self._add(apart, line, tag)
             end = cell.end()
-        return end
 
     # -- elements read before, given again ---------------------------------------------------------
 
