@@ -22,7 +22,7 @@ PAGE = (
     "<!doctype html>\n<html><head><title>{t} - site</title>{head}</head>\n<body>\n"
     '<header><a href="#{i}" class="skip">Skip</a>\n  <div class="topic">\n    {t}\n  </div>{header}</header>\n'
     '<nav><ul><li><a href="../other/">Other 2</a></li></ul></nav>\n<main><article>\n\n'
-    '{begin}<h1 id="{i}">{t}</h1>\n<p>{body}</p><table><tr><td>{t}</td><td>1.5 GB</td></tr></table>{stamp}\n\n'
+    '{begin}<h1 id="{i}">{t}{permalink}</h1>\n<p>{body}</p><table><tr><td>{t}</td><td>1.5 GB</td></tr></table>{stamp}\n\n'
     "</article></main>\n<footer><p>Made with care{footer}</p></footer>\n</body></html>\n"
 )
 TITLES = [
@@ -33,6 +33,7 @@ TITLES = [
 
 def page(title: str, slug: str, **parts: str) -> str:
     values = {"head": "", "header": "", "footer": "", "body": "The value is 3.5 GB/s.", "begin": BEGIN, "stamp": STAMP}
+    values["permalink"] = ""
     values.update(parts)
     return PAGE.format(t=title, i=slug, **{k: v.format(t=title, i=slug) for k, v in values.items()})
 
@@ -44,6 +45,7 @@ def kept(found: reader.PageReader) -> tuple:
 # (what the outside holds, whether a frame is kept for it)
 OUTSIDES = [
     ({}, True),
+    ({"permalink": '<a class="headerlink" href="#{i}" title="Permanent link">&para;</a>'}, True),
     ({"head": '<meta property="og:title" content="{t}"><meta name="description" content="{t} 5 GB">'}, True),
     ({"header": '<span title="{t} is 2 ms" aria-label="{t}">{t}</span>'}, True),
     ({"header": '<span class="ledger-label">{t} 7 GB</span>'}, True),

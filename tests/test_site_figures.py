@@ -21,6 +21,7 @@ TEXTS = [
     f"\u202eBG 5{PAD}\u202c and 4{PAD}ms",
     f"nothing: words{PAD}(and){PAD}signs;{PAD}here{PAD}" * 40 + f"9{PAD}GB",
     f"{reader.CELL}".join(f"cell {n}{PAD}GB{PAD}x{PAD}{n}" for n in range(40)),
+    f"{reader.CELL}".join(("1.5", " -3,000.25 ", "+4", "5e3", "2E-3", "1.5\n", "7", "%", "GB", "3", "x 2", "..")),
 ]
 
 

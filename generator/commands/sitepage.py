@@ -384,6 +384,8 @@ class _Pieces:
 
 _MAY_HOLD = re.compile(r"[0-9A-Za-z\x80-\U0010ffff]")  # a figure needs a digit or a letter (ASCII or not)
 _PART_FIGURES: dict[str, list[numbers.Figure]] = {}  # a part's text -> its figures (parts repeat)
+# Digits, signs and stops alone (a run's number in a cell): no unit, magnitude, currency or word, so no figure.
+_DIGITS = re.compile(r"[\s0-9.,+\-]*")
 # Where a text parts in two that are read alone: a run of white space (ASCII: numbers.normalise reads
 # each as a space) after a sign no figure goes on from (ASCII punctuation), or after a word of ASCII
 # letters that ends no number, magnitude, suffix or ratio sign. numbers.py goes on across two spaces or
@@ -412,7 +414,7 @@ def text_figures(text: str) -> list[tuple[int, numbers.Figure]]:
         for start, part in _parts(stretch) if len(stretch) > 512 else ((0, stretch),):
             figures = _PART_FIGURES.get(part)
             if figures is None:
-                figures = numbers.figures(part) if _MAY_HOLD.search(part) else []
+                figures = numbers.figures(part) if _MAY_HOLD.search(part) and not _DIGITS.fullmatch(part) else []
                 if len(_PART_FIGURES) >= 1 << 16:
                     _PART_FIGURES.clear()
                 _PART_FIGURES[part] = figures

@@ -5,7 +5,7 @@ The ledger writes each kind of generated page through one frame (site/frame.py):
 page outside its stamped content is the theme's but the page's own title and heading id. verify-site
 trusts nothing the build wrote about itself, so the frame is found in the pages alone: read() splits
 a page where its content begins (the stamp's BEGIN mark) and ends (its stamp), takes the page's own
-strings from the heading its content opens with (`<h1 id="ID">TITLE</h1>`, both plain: letters,
+strings from the heading its content opens with (`<h1 id="ID">TITLE`, both plain: letters,
 digits, '.', '_', '-'), and puts a placeholder for each wherever it occurs outside the content.
 
 The first page whose outside reads so is read whole. At the second, the outside is read once, by
@@ -36,7 +36,9 @@ from .reader import Piece
 OFF = "LEDGER_VERIFY_FRAMES"  # "off": every page read whole (tests compare the two)
 _STAMP = f'<span class="{STAMP_CLASS}"'
 _STAMP_END = "></span>"  # the stamp's own end (stamp.py writes no '>' inside it)
-_HEADING = re.compile(r'<h1 id="([A-Za-z0-9][A-Za-z0-9._-]*)">([A-Za-z0-9][A-Za-z0-9._-]*)</h1>')
+_HEADING = re.compile(
+    r'<h1 id="([A-Za-z0-9][A-Za-z0-9._-]*)">([A-Za-z0-9][A-Za-z0-9._-]*)<'
+)  # (a permalink may follow)
 _MARK = "LEDGERFRAME"  # every placeholder starts so (the tokenizer lowers tag and attribute names)
 _PLACES = ("LEDGERFRAMEAX", "LEDGERFRAMEBX")
 # Attributes whose value the reader shows as it is written, or does not read: a placeholder there reads

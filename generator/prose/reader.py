@@ -75,6 +75,7 @@ _PLAIN_CELL = re.compile(
     r"""(?: colspan="[0-9]{1,4}")?>(?:([^<&]*)|<code>[^<]*</code>|<a class="ledger-run" href="[^"<>&]*">"""
     r"""<code>[^<]*</code></a>)</\1>"""
 )
+_ELEMENT = {"td": "<td>", "th": "<th>"}
 _NEXT_ROW = "</tr><tr>"  # a plain row ended and the next begun: two line breaks
 _CELL_ATTRIBUTES = ("style", "data-ledger-column", "colspan", "class", "href")  # those _PLAIN_CELL's may hold
 
@@ -235,13 +236,19 @@ class PageReader(FastParser):
                 self._add("\n", line, "tr")
                 end += len(_NEXT_ROW)
                 continue
-            tag, text, start = cell.group(1), cell.group(2), cell.start()
-            self._add(apart, line, tag)
-            if text:
-                self._add(text, line + rawdata.count("\n", start, cell.start(2)), f"<{tag}>")
-            line += rawdata.count("\n", start, cell.end())  # (its end tag holds none)
-            self._add(apart, line, tag)
-            end = cell.end()
+            tag, text, start, end = cell.group(1), cell.group(2), cell.start(), cell.end()
+            kept = self.labels if self._labels else self.pieces  # what _add does, three times a cell
+            if kept:
+                kept[-1].text += apart
+            else:
+                kept.append(Piece(apart, line, tag, self._content > 0, self._ledger > 0))
+            if text and text.isspace():
+                kept[-1].text += text
+            elif text:
+                at_text = line + rawdata.count("\n", start, cell.start(2))
+                kept.append(Piece(text, at_text, _ELEMENT[tag], self._content > 0, self._ledger > 0))
+            line += rawdata.count("\n", start, end)  # (its end tag holds none)
+            kept[-1].text += apart
 
     # -- elements read before, given again ---------------------------------------------------------
 
@@ -278,11 +285,11 @@ class PageReader(FastParser):
         )
 
     def segment_read(self) -> None:
-        """An element recorded: kept when it added text alone and left the state as it found it."""
+        """An element recorded: kept when it added text alone and left the state as it kept it."""
         assert self._recording is not None  # (set with segment_end)
-        key, pieces, piece_length, labels, label_length, found, line = self._recording
+        key, pieces, piece_length, labels, label_length, kept, line = self._recording
         self.segment_end, self._recording = -1, None
-        if self._marks()[4] != found or not self._quiet() or self._chart is not None or self._math is not None:
+        if self._marks()[4] != kept or not self._quiet() or self._chart is not None or self._math is not None:
             return
         if self._state() != key[1][0]:
             return
@@ -298,10 +305,10 @@ class PageReader(FastParser):
 
     def _give_again(self, suffix: str, added: tuple, label_suffix: str, labels_added: tuple) -> None:
         line = self.lineno
-        for found, more, new in ((self.pieces, suffix, added), (self.labels, label_suffix, labels_added)):
+        for kept, more, new in ((self.pieces, suffix, added), (self.labels, label_suffix, labels_added)):
             if more:
-                found[-1].text += more
-            found.extend(Piece(text, line + at, element, content, ledger) for text, at, element, content, ledger in new)
+                kept[-1].text += more
+            kept.extend(Piece(text, line + at, element, content, ledger) for text, at, element, content, ledger in new)
 
     # -- a frame's reading stopped and resumed (framed.py) ---------------------------------------------
 
