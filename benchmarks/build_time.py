@@ -293,6 +293,7 @@ class Serve:
             text=True,
         )
         self.lines: queue.Queue[str] = queue.Queue()
+        self.missed = 0  # edits written again because no rebuild followed (rebuild_after)
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -316,12 +317,17 @@ class Serve:
         return None
 
     def rebuild_after(self, page: Path, text: str) -> tuple[float, list[str]]:
-        for _ in range(5):  # under load the watcher can miss a write: write it again
+        # MkDocs' watcher now and then misses a write (about one in ten here, either server, no line
+        # logged at all): after 15 s with no rebuild, the same text is written again (counted in .missed)
+        while not self.lines.empty():  # a late line of the last build is not this edit's
+            self.lines.get()
+        for _ in range(8):
             page.write_text(text)
-            done = self.built(timeout=120)
+            done = self.built(timeout=15)
             if done is not None:
                 return done
-        sys.exit(f"mkdocs serve -f {self.config} did not rebuild after an edit")
+            self.missed += 1
+        sys.exit(f"mkdocs serve -f {self.config} did not rebuild after an edit, written 8 times")
 
     def stop(self) -> None:
         self.process.terminate()
@@ -346,7 +352,13 @@ def serve_rebuilds(root: Path, edits: int, edited: str) -> dict[str, tuple[list[
                 time.sleep(1.0)  # past the watcher's debounce, and a distinct mtime
                 seconds, seen = server.rebuild_after(pages[name], original + f"\nA one-line edit, number {edit}.\n")
                 results[name][0].append(seconds)
-                results[name][1].extend(line.split("-  ", 1)[-1].strip() for line in seen if "generated pages:" in line)
+                results[name][1].extend(
+                    line.split("-  ", 1)[-1].strip()
+                    for line in seen
+                    if "generated pages:" in line or "made assets:" in line
+                )
+        missed = ", ".join(f"{name} {server.missed}" for name, server in servers.items())
+        print(f"writes MkDocs' watcher missed, written again after 15 s: {missed}")
         return results
     finally:
         for server in servers.values():
@@ -510,7 +522,7 @@ def report(args, what, edited, times, peaks, sizes, verified, rebuilds, cold, cp
             f"{statistics.median(ratios):.2f}, range {ratios[0]:.2f}–{ratios[-1]:.2f}  (target: at most 1.5)"
         )
         if rebuilds["plugin"][1]:
-            print(f"  the plugin's log: {rebuilds['plugin'][1][-1]}")
+            print(f"  the plugin's log: {'; '.join(rebuilds['plugin'][1][-2:])}")
 
 
 def per_page_cpu(times, cpus, sizes) -> None:

@@ -12,6 +12,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Literal, get_args
 
+from .frozen import quick_init
 from .lang.between import Pooled
 from .lang.units import Unit, UnitTable
 from .rules import WARN_BY_DEFAULT
@@ -32,6 +33,7 @@ class LedgerError(Exception):
     """A problem the user can fix (bad usage, unreadable config): shown without a traceback."""
 
 
+@quick_init
 @dataclass(frozen=True, order=True, slots=True)
 class Source:
     path: str  # relative to the repository root, POSIX separators
@@ -43,6 +45,7 @@ class Source:
         return f"{text}:{self.column}" if self.column else text
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Tolerance:
     text: str  # as written: "5%", "0.01", "precision"
@@ -57,6 +60,7 @@ class Tolerance:
 ALL_REPLICATES = 0  # `replicates: all`: every replicate of the cited run up to it
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Evidence:
     run: str  # measurements/<probe>/<run folder>
@@ -71,6 +75,7 @@ class Evidence:
         return self.replicates != 1
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Citation:
     title: str
@@ -80,6 +85,7 @@ class Citation:
     locator: str = ""  # section, line or page within the source
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CheckSpec:
     """One entry of `checked_by`: the checking claim and the relation it is expected to satisfy."""
@@ -88,6 +94,7 @@ class CheckSpec:
     expects: str = ""  # "" for the plain form (the same quantity); else the relation as written
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CheckResult:
     """The gate's verdict on one check of a claim, decided once (checks.py); the claim page reads it."""
@@ -118,6 +125,7 @@ class CheckResult:
         return self.counts and self.holds is True and self.strength == STRENGTHS[0]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class AssertResult:
     """The gate's verdict on a claim's `asserts:`, decided once (asserted.py); the claim page and show read it."""
@@ -127,6 +135,7 @@ class AssertResult:
     on: str  # what it was judged on: "its 99.6% interval 1.1–1.5× (9 rounds)", "its exact value 4×", or why not
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ClaimInterval:
     """Where a claim's value lies given its noise, decided once (intervals.py); every display reads it."""
@@ -141,6 +150,7 @@ class ClaimInterval:
     runs: int = 1  # replicate runs behind it (replicates: the set's; formula: the fewest of its inputs')
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Prediction:
     """Where the next run's value should land: the between-run prediction interval of a replicate set."""
@@ -151,6 +161,7 @@ class Prediction:
     runs: int  # the replicate runs it is computed from
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Replicas:
     """The replicate set a measured claim rests on, or is judged against (judging/replicates.py): its
@@ -162,6 +173,7 @@ class Replicas:
     cited: bool  # the claim's value is the pooled one (evidence.replicates), not its run's alone
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Claim:
     id: str
@@ -295,6 +307,7 @@ class RunState:
         return "probe changed" if self.changed_code else "too old" if self.too_old else "intact"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Freshness:
     """The gate's verdict on one claim: fresh, warning, failing (not stale) or stale, with the rules."""
@@ -321,6 +334,7 @@ class Freshness:
 FRESH = Freshness("fresh")
 
 
+@quick_init
 @dataclass(frozen=True, order=True, slots=True)
 class Finding:
     where: Source
@@ -345,6 +359,7 @@ def refusal(where: Source, claim_id: str, verb: str, problem: str, fix: str) -> 
     return LedgerError(str(Finding(where, claim_id, verb, problem, fix)))
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PageRef:
     where: Source
@@ -429,6 +444,7 @@ Cause = Literal[
 Outcome = Literal["", "agrees", "drifted", "unstated", "too-loose"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ClaimVerdict:
     """Everything the gate decided about one claim, in one record (Report.verdicts[id]).

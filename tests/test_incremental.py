@@ -25,7 +25,9 @@ pytestmark = pytest.mark.site
 
 BUILT = re.compile(r"Documentation built in")
 COUNTS = re.compile(r"generated pages: (\d+) rendered, (\d+) reused")
+IN_PLACE = re.compile(r"made assets: (\d+) written, (\d+) left in place")
 SHOWN = re.compile(r'data-claim="moe-speedup-b16"><span class="ledger-value">(.*?)</span>')
+ASSET = re.compile(r"(assets/ledger/[\w./-]+\.(?:csv|svg|js|css))")
 LIVERELOAD = re.compile(r"<script>\s*var livereload = .*?</script>", re.DOTALL)
 
 
@@ -98,9 +100,14 @@ def serving(root: Path):
 
 
 def pages_of(server: Serve) -> list[str]:
-    """Every page of the site (the first build's sitemap lists them all), and the search index."""
+    """Every page of the site (the first build's sitemap lists them all), the search index, and every
+    asset the ledger made that a page loads (series data, chart images, scripts: serve leaves them in
+    place when they are the last build's)."""
     sitemap = server.get("sitemap.xml")
-    return sorted(re.findall(r"<loc>http://HOST/(.*?)</loc>", sitemap)) + ["search/search_index.json"]
+    pages = sorted(re.findall(r"<loc>http://HOST/(.*?)</loc>", sitemap))
+    assets = {found for page in pages for found in ASSET.findall(server.get(page))}
+    assert any(name.endswith(".svg") for name in assets)  # a chart's image: an asset the ledger made
+    return pages + ["search/search_index.json", "sitemap.xml", *sorted(assets)]
 
 
 DIGEST = re.compile(r' data-ledger-report="[0-9a-f]{64}"')
@@ -110,6 +117,11 @@ def counts(lines: list[str]) -> tuple[int, int]:
     found = [COUNTS.search(line) for line in lines]
     rendered, reused = next(m for m in found if m).groups()
     return int(rendered), int(reused)
+
+
+def in_place(lines: list[str]) -> tuple[int, int]:
+    found = next(m for m in map(IN_PLACE.search, lines) if m)
+    return int(found.group(1)), int(found.group(2))
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -127,7 +139,8 @@ def test_a_claim_edit_under_serve_changes_exactly_the_pages_a_full_build_changes
         paths = pages_of(server)
         before = server.site(paths)
         edit(claims, 'value: 3.59\n    unit: "×"\n    kind: measured', 'value: 3.61\n    unit: "×"\n    kind: measured')
-        rendered_after, reused_after = counts(server.built())
+        lines = server.built()
+        rendered_after, reused_after = counts(lines)
         after = server.site(paths)
     with serving(tmp_path) as fresh:
         fresh.built()
@@ -140,6 +153,7 @@ def test_a_claim_edit_under_serve_changes_exactly_the_pages_a_full_build_changes
     assert {"", "claim/moe-speedup-b16/", "claims/", "search/search_index.json"} <= changed
     assert "claim/hub-batch-of-one/" not in changed and not any(p.startswith("run/bandwidth/") for p in changed)
     assert reused_after > 0 and rendered_after < rendered  # unchanged claim and run pages were not rendered again
+    assert in_place(lines)[1] == 0  # the assets come from the verdicts: written again
 
 
 def test_a_page_edit_under_serve_reuses_every_generated_page_outside_the_navigation(tmp_path):
@@ -148,12 +162,15 @@ def test_a_page_edit_under_serve_reuses_every_generated_page_outside_the_navigat
         counts(server.built())
         paths = pages_of(server)
         edit(tmp_path / "docs/index.md", "to cite a claim.", "to cite any claim.")  # no reference moves
-        rendered, reused = counts(server.built())
+        lines = server.built()
+        rendered, reused = counts(lines)
         after = server.site(paths)
     with serving(tmp_path) as fresh:
         fresh.built()
         expected = fresh.site(paths)
     assert after == expected
+    written, left = in_place(lines)
+    assert written == 0 and left > 0  # the made assets stood: left in the site folder, served as a fresh build's
     assert rendered == 4  # the navigation's generated pages: claims, fell, measurements, gate
     assert "to cite any claim." in after[""]
 

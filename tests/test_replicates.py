@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 from helpers import RUN_TIME, run_ledger, write_tree
-from helpers_rounds import claim, noisy, rounds_run
+from helpers_rounds import claim, noisy, rewrite_rounds, rounds_run
 
 from generator.gate import check_project
 from generator.judging import replicates
@@ -253,6 +253,40 @@ def test_a_bad_replicates_count_is_invalid(tmp_path, written):
     result = run_ledger("check", "--no-cache", cwd=tmp_path)
     assert result.exit_code == 1
     assert "must be a whole number of runs from 1 to 1000, or `all`" in result.output
+
+
+def test_claims_sharing_a_sets_cells_get_each_the_verdict_and_findings_it_gets_alone(tmp_path):
+    """The gate reads each run's cell once for every claim selecting it (replicates.Reads) and pools a set once
+    per run, selection and count: a claim among many on the same cells is judged exactly as it is alone,
+    whether it cites a set or one run, whichever runs its set holds (a tampered one, one whose rounds contradict
+    its summary) and however its `where` writes the same number (16 and 16.0 read alike, are worded apart)."""
+    runs = a_set(tmp_path, LEVELS_A + LEVELS_B)
+    (tmp_path / runs[0] / "results.csv").write_text("batch,rounds,speedup\n16,9,9.9\n1,9,1.0\n")  # tampered
+    rewrite_rounds(
+        tmp_path,
+        runs[2],
+        lambda lines: [line if not line.startswith("16,") else line.rsplit(",", 1)[0] + ",9.9" for line in lines],
+    )
+    items = [
+        set_claim(runs[k], value, count).replace("batch: 16}", f"batch: {batch}}}").replace("id: s16", f"id: c{n}")
+        for n, (k, batch, value, count) in enumerate(
+            (k, batch, value, count)
+            for k in (1, 2, 5, 5)  # the last run twice: two claims on one run and cells; run 1's set is too short for 3
+            for batch, value in (("16", "3.6"), ("16.0", "3.61"), ("1", "1.0"))
+            for count in ("1", "3", "all")
+        )
+    ]
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + "".join(items)})
+    together = check_project(tmp_path, None, RUN_TIME + timedelta(days=1))
+    assert {f.rule for f in together.findings if f.claim_id} >= {"tampered", "invalid"}
+    for n, item in enumerate(items):  # alone, on the same lines of the same file
+        above = "\n#" * sum(before.count("\n") for before in items[:n])
+        write_tree(tmp_path, {"claims/a.yaml": "claims:" + above + item})
+        alone = check_project(tmp_path, None, RUN_TIME + timedelta(days=1))
+        assert alone.verdicts[f"c{n}"] == together.verdicts[f"c{n}"], item
+        assert [f for f in alone.findings if f.claim_id == f"c{n}"] == [
+            f for f in together.findings if f.claim_id == f"c{n}"
+        ], item
 
 
 # -- judging a re-run against the set -------------------------------------------------------------------

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ..frozen import quick_init
 from ..records import Claim
 
 INPUT, CHECK, RETIREMENT = "input", "checked by", "retired by"
 
 
+@quick_init
 @dataclass(frozen=True, order=True, slots=True)
 class Edge:
     claim_id: str  # the claim that names another

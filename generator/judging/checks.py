@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from ..claims import lineage
 from ..claims.vocabulary import Vocabulary
+from ..frozen import quick_init
 from ..lang import relations, units
 from ..lang.values import (
     allowed_text,
@@ -34,6 +35,7 @@ from ..records import INCONCLUSIVE, CheckResult, CheckSpec, Claim, ClaimInterval
 from .evaluation import Reporter
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Pair:
     """One check being judged: the checked claim and the checking one, the relation, and their units."""
@@ -247,6 +249,7 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
     return result
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Band:
     """The values of the checker that agree with the checked claim, in its unit (ends included)."""
@@ -349,6 +352,7 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Shown:
     """A judged check's two texts (CheckResult.claimed, .found), made when a page reads them: every check of

@@ -11,12 +11,14 @@ claim (its parsed unit and tolerance, value, rows, interval, why it was not comp
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 
 from ..claims import grounding
 from ..claims.vocabulary import Vocabulary
+from ..frozen import quick_init, quick_replace
 from ..lang import between, formula
 from ..lang.units import Unit
 from ..lang.values import (
@@ -87,10 +89,11 @@ def evaluate(
     held = asserted.evaluate(made, stage.vocabulary, stage.failing, stage.report, policy.asserts_level)
     judged = checks.evaluate(checks.Ledger(made, stage.vocabulary, stage.premises, stage.failing, policy, stage.report))
     for claim_id in held.keys() | judged.keys():  # one replace each: these complete the record
-        made[claim_id] = replace(made[claim_id], asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
+        made[claim_id] = quick_replace(made[claim_id], asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
     return Evaluated(stage.findings, made)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SetFound:
     """A measured claim's replicate set, as the evidence stage read it: the set, where the next run should land,
@@ -105,6 +108,7 @@ class SetFound:
 Said = Callable[[], tuple[str, str, str, str]]  # a comparison's (rule, verb, detail, fix), made for its finding
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Made:
     """What every verdict begins with, read before the claim's evidence: the claim, its parsed unit and
@@ -138,6 +142,9 @@ class Stage:
         self.premises: dict[str, tuple[str, ...]] = {}  # claim id -> the inputs that move it (when some do not)
         self.index = intervals.RowIndex()
         self.sets = replicates.Sets(runs)
+        selected = Counter(replicates.selection(c.evidence) for c in by_id.values() if c.evidence is not None)
+        self.reads = replicates.Reads(self.index, {chosen for chosen, claims in selected.items() if claims > 1})
+        self.pooled: dict[tuple, SetFound | None] = {}  # (run path, selection, replicates) -> its set, made once
         self.inferred: dict[
             str, dict[tuple[str, str], list[str]]
         ] = {}  # run -> (file, column) -> claims: exact by inference
@@ -213,18 +220,23 @@ class Stage:
 
     def _replicas(self, claim: Claim, cited: Member, evidence: Evidence) -> SetFound | None:
         """The claim's replicate set (its run's replicates up to it): with `replicates:` its value is pooled
-        over the set and its interval is between-run; either way the set says where the next run should land."""
+        over the set and its interval is between-run; either way the set says where the next run should land.
+        The set's pooled value is made once per run, selection and count (claims citing the same cells of
+        a run share it); each claim citing a set is told of every run its value rests on."""
         run = cited.run
         members = self.sets.upto(run)
         if not evidence.cites_set and len(members) < 2:
             return None
+        key = (run.path, replicates.selection(evidence), evidence.replicates)
+        if not evidence.cites_set and key in self.pooled:
+            return self.pooled[key]  # nothing to tell this claim: the set is only its prediction
         at = claim.at("evidence")
         short = replicates.shortfall(members, evidence.replicates)
         if short:
             fix = f"measure it again (`ledger measure {run.probe_name} --replicates N`), then cite the newest run; or cite fewer"
             self.report(claim, "invalid", at, short, fix)
         chosen = replicates.window(members, evidence.replicates) if evidence.cites_set else members
-        read = [replicates.read_member(member, evidence, self.index) for member in chosen[:-1]] + [cited]
+        read = [self.reads.member(member, evidence) for member in chosen[:-1]] + [cited]
         if evidence.cites_set:  # every run its value rests on is verified, as the cited one is
             for member in read[:-1]:
                 for rule, problem, fix in verdicts.run_findings(
@@ -233,15 +245,9 @@ class Stage:
                     self.report(claim, rule, at, problem, fix)
                 if member.problem:
                     self.report(claim, member.rule, at, member.problem, _rerun(evidence))
-        good = replicates.usable(read, self.states)
-        pooled = between.pool([replicates.run_value(member) for member in good])
-        if pooled is None:
-            return None
-        paths, values = tuple(m.run.path for m in good), tuple(m.value for m in good if m.value is not None)
-        replicas = Replicas(paths, values, pooled, evidence.cites_set)
-        if not evidence.cites_set:
-            return SetFound(replicas, replicates.prediction(pooled))
-        return SetFound(replicas, replicates.prediction(pooled), pooled.value, replicates.confidence(pooled, good))
+        if key not in self.pooled:
+            self.pooled[key] = _set_found(read, self.states, evidence.cites_set)
+        return self.pooled[key]
 
     def _column_unit(self, made: Made, run: Run, evidence: Evidence) -> tuple[Unit | None, float | None]:
         """The unit the run declares for the cited column, and the factor from it to the claim's unit
@@ -461,6 +467,21 @@ class Stage:
         problem = f"stated {stated}, {verb} {found} ({allowed_text(tolerance)} allowed)"
         self.report(claim, rule, claim.at("value"), problem, fix, detail)
         return "drifted"
+
+
+def _set_found(read: list[Member], states: Mapping[str, RunState], cited: bool) -> SetFound | None:
+    """A replicate set's members (the claim's cell in each, the cited run last) pooled: where the next run
+    should land and, when the claim cites the set, its value and between-run interval (None: fewer than
+    two members read from intact data)."""
+    good = replicates.usable(read, states)
+    pooled = between.pool([replicates.run_value(member) for member in good])
+    if pooled is None:
+        return None
+    paths, values = tuple(m.run.path for m in good), tuple(m.value for m in good if m.value is not None)
+    replicas = Replicas(paths, values, pooled, cited)
+    if not cited:
+        return SetFound(replicas, replicates.prediction(pooled))
+    return SetFound(replicas, replicates.prediction(pooled), pooled.value, replicates.confidence(pooled, good))
 
 
 def _drift_said(

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from ..frozen import quick_init
 from ..lang import formula, stats
 from ..lang.values import cell_number, finite_number, parse_number, row_spread, select_row
 from ..records import Cause, Claim, ClaimInterval, ClaimVerdict, Evidence, Run, Table
@@ -35,6 +36,7 @@ RERUN = "rerun the probe"
 NO_INPUT_INTERVAL = "no input has an interval"  # every input is exact (or borrowed, taken as stated)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Found:
     interval: ClaimInterval | None = None
@@ -103,6 +105,7 @@ def _wanted(value: object) -> object:
     return "" if value is None else str(value)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Cell:
     """What a claim's evidence reads in a table: the rows `where` selects, the value, or why there is none."""

@@ -17,9 +17,10 @@ one run, the set still says where the next run should land (the prediction), whe
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 
+from ..frozen import quick_init
 from ..lang import between
 from ..records import ALL_REPLICATES, ClaimInterval, Evidence, Prediction, Run, RunState
 from . import intervals
@@ -86,6 +87,7 @@ class Sets:
         self._runs = runs
         self._sets: dict[tuple, list[Run]] | None = None
         self._keys: dict[str, tuple] = {}  # run path -> its key, made once (many claims cite one run)
+        self._at: dict[str, int] = {}  # run path -> its place in its set
 
     def upto(self, run: Run) -> list[Run]:
         """The replicates of `run` that started before it (or with it), in start order, `run` last."""
@@ -96,11 +98,15 @@ class Sets:
                     self._sets.setdefault(self._key(found), []).append(found)
             for members in self._sets.values():
                 members.sort(key=lambda member: (member.started, member.path))
+                self._at.update((member.path, place) for place, member in enumerate(members))
         if run.problem or run.started is None:
             return [run]
         members = self._sets.get(self._key(run), [run])
         if len(members) == 1 and members[0] is run:  # the commonest set: the run alone
             return [run]
+        place = self._at.get(run.path, -1)
+        if 0 <= place < len(members) and members[place] is run:  # a run of the mapping: the set's start, to it
+            return members[: place + 1]
         ordered = (run.started, run.path)
         return [member for member in members if (member.started, member.path) < ordered] + [run]
 
@@ -132,6 +138,7 @@ def shortfall(members: Sequence[Run], replicates: int) -> str:
     )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Member:
     """One replicate run's view of a claim's cell: its value and within-run interval, or why it has none."""
@@ -157,6 +164,44 @@ def read_member(run: Run, evidence: Evidence, index: intervals.RowIndex) -> Memb
     if found.problem:
         return Member(run, cell.value, found, f"replicate {found.problem}", found.rule)
     return Member(run, cell.value, found)
+
+
+def selection(evidence: Evidence) -> tuple:
+    """What a claim's evidence reads in each run: its file, `where` and column. Each `where` value keeps its
+    type: `1`, `1.0` and `true` are equal keys but select and read differently (and say so differently)."""
+    return evidence.file, tuple((column, type(value), value) for column, value in evidence.where), evidence.column
+
+
+class Reads:
+    """Replicate runs' members, each read once per run and selection however many claims' sets hold it.
+
+    Claims selecting the same cells of a series' runs each pool the set up to the run they cite: without
+    this, every claim re-read the cell (and its raw rounds) of every run before its own. Only selections
+    that `shared` names (read by more than one claim) are kept, and each kept member without its rounds'
+    values (pooling reads an interval's ends, level and round count), so a selection only one claim reads
+    costs no memory."""
+
+    def __init__(self, index: intervals.RowIndex, shared: Collection[tuple]) -> None:
+        self._index, self._shared = index, shared
+        self._kept: dict[tuple, Member] = {}  # (run path, selection) -> its member
+
+    def member(self, run: Run, evidence: Evidence) -> Member:
+        chosen = selection(evidence)
+        if chosen not in self._shared:
+            return read_member(run, evidence, self._index)
+        key = (run.path, chosen)
+        found = self._kept.get(key)
+        if found is None:
+            found = self._kept[key] = _without_rounds(read_member(run, evidence, self._index))
+        return found
+
+
+def _without_rounds(member: Member) -> Member:
+    """The member as pooling reads it: its interval without the per-round values it was computed from."""
+    found = member.found
+    if found is None or found.interval is None or not found.interval.samples:
+        return member
+    return replace(member, found=replace(found, interval=replace(found.interval, samples=())))
 
 
 def run_value(member: Member) -> between.RunValue:

@@ -3,6 +3,7 @@ from the package, so every display can read them (series.py builds them; Report.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -56,6 +57,14 @@ class Series:
 
     def segment(self, index: int) -> range:
         """The indexes of the points in the same segment as point `index`."""
-        number = self.points[index].segment
-        members = [i for i, point in enumerate(self.points) if point.segment == number]
-        return range(members[0], members[-1] + 1)
+        return segment_of(self.points, index)
+
+
+def segment_of(points: tuple[Point, ...], index: int) -> range:
+    """The indexes of the points in the same segment as point `index` (in run order, segments numbered up)."""
+    number = points[index].segment
+    return range(bisect_left(points, number, key=_segment), bisect_right(points, number, key=_segment))
+
+
+def _segment(point: Point) -> int:
+    return point.segment

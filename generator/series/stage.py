@@ -24,6 +24,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from ..frozen import quick_replace
 from ..judging import intervals
 from ..judging.replicates import NOT_DEFINING, SEGMENT_ENVIRONMENT, defining  # noqa: F401  (one definition)
 from ..lang import between, stats
@@ -41,6 +42,7 @@ from .records import (
     Point,
     Series,
     Step,
+    segment_of,
 )
 
 
@@ -52,6 +54,8 @@ class _Shared:
     estimates: tuple[stats.Estimate, ...]
     boundaries: tuple[Boundary, ...]
     found: tuple[changepoint.ChangePoint, ...]  # in segments of MIN_POINTS or more, indexes in the series
+    at: Mapping[str, int]  # run path -> its (first) point
+    means: dict[tuple[int, int, bool], float]  # (start, stop, log scale) -> the mean of those points, made once
 
 
 def build(
@@ -80,7 +84,7 @@ def build(
         if selection not in shared:
             shared[selection] = _shared(groups.get(selection[0], []), evidence, index, read.get(selection, {}))
         line = _series(verdict.claim, shared[selection], verdict.tolerance, verdict.replicas)
-        found[claim_id] = replace(verdict, series=line)
+        found[claim_id] = quick_replace(verdict, series=line)
     return found
 
 
@@ -145,7 +149,10 @@ def _shared(
         ]
         if end - start >= changepoint.MIN_POINTS:
             detected += [_shifted(found, start) for found in segment_changes(points[start:end])]
-    return _Shared(tuple(numbered), tuple(estimates), tuple(segments), tuple(detected))
+    at: dict[str, int] = {}
+    for place, point in enumerate(numbered):
+        at.setdefault(point.run, place)
+    return _Shared(tuple(numbered), tuple(estimates), tuple(segments), tuple(detected), at, {})
 
 
 def _estimate(value: float, interval: ClaimInterval | None) -> stats.Estimate:
@@ -206,10 +213,10 @@ def _series(claim: Claim, shared: _Shared, tolerance: Tolerance, replicas: Repli
     the set's prediction interval (and beyond the tolerance)."""
     assert claim.evidence is not None
     points = shared.points
-    cited = next((i for i, point in enumerate(points) if point.run == claim.evidence.run), -1)
+    cited = shared.at.get(claim.evidence.run, -1)
     if cited < 0:
         return Series(claim.id, points, cited, shared.boundaries)
-    segment = Series(claim.id, points, cited, shared.boundaries).segment(cited)
+    segment = segment_of(points, cited)
     allowed = tolerance.allowed(points[cited].value)  # the claim's tolerance, as the gate decided it
     steps = [
         Step(found.index, found.before, found.after, "t-test", found.p)
@@ -226,7 +233,7 @@ def _series(claim: Claim, shared: _Shared, tolerance: Tolerance, replicas: Repli
     if len(segment) >= changepoint.MIN_POINTS:
         method = DETECTOR
         moved = _moved_level(points, [s for s in steps if s.index in segment], reference, segment, allowed)
-        if moved is not None and judged is not None and _inside_level(judged, points, moved.index, segment):
+        if moved is not None and judged is not None and _inside_level(judged, shared, moved.index, segment):
             moved = None
     elif judged is not None:
         method = PREDICTED
@@ -266,15 +273,19 @@ def _moved_predicted(replicas: Replicas, newest: Point, index: int, cited: int, 
     return Step(index, pooled.value, newest.value, PREDICTION_TEST)
 
 
-def _inside_level(replicas: Replicas, points: tuple[Point, ...], start: int, segment: range) -> bool:
+def _inside_level(replicas: Replicas, shared: _Shared, start: int, segment: range) -> bool:
     """Whether the newest level (from `start` to the segment's end) still lands inside the set's prediction
-    interval for the mean of that many runs: then the detector's step is run-to-run variation."""
+    interval for the mean of that many runs: then the detector's step is run-to-run variation. The level's
+    mean is made once for the claims of a series that share it."""
     pooled = replicas.pooled
-    values = [points[i].value for i in range(start, segment.stop)]
-    if pooled.log and min(values) <= 0:
-        return False
-    mean = pooled.unscaled(statistics.fmean(pooled.scaled(v) for v in values))
-    return between.inside(pooled, mean, len(values))
+    key = (start, segment.stop, pooled.log)
+    mean = shared.means.get(key)
+    if mean is None:
+        values = [shared.points[i].value for i in range(start, segment.stop)]
+        if pooled.log and min(values) <= 0:
+            return False
+        mean = shared.means[key] = pooled.unscaled(statistics.fmean(pooled.scaled(v) for v in values))
+    return between.inside(pooled, mean, segment.stop - start)
 
 
 def _moved_pair(

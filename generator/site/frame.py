@@ -26,7 +26,7 @@ from markdown.extensions import toc as toc_extension
 from mkdocs.commands.build import get_context
 from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.structure.pages import Page
-from mkdocs.utils import write_file
+from mkdocs.utils import get_build_date, write_file
 
 from .incremental import dest_of
 from .pages import md_text
@@ -133,17 +133,29 @@ class Frames:
             f"{self.written} written in {framed} frame{'s' if framed != 1 else ''}, {self.rendered_whole} of them whole"
         )
 
-    def sitemap(self, output: str, srcs: Iterable[str]) -> str:
-        """The theme's sitemap.xml with the pages written here added after those MkDocs rendered (as it
-        lists pages: in the order of its files, where the generated pages come last)."""
+    def sitemap_entries(self, srcs: Iterable[str]) -> str:
+        """The theme's sitemap.xml entries of the pages written here (as MkDocs lists pages: in the order
+        of its files, where the generated pages come last); sitemap() puts them in."""
         pages = (Page(None, File.generated(self.config, src, content=""), self.config).file for src in srcs)
         context = get_context(self.nav, [], self.config)
         context["pages"] = pages  # type: ignore[typeddict-item]  # a generator: one Page at a time
         more = self.env.get_template("sitemap.xml").render(context)
-        start, end = _entries(more), _entries(output)
-        if start is None or end is None:
+        start = _entries(more)
+        return "" if start is None else more[start[0] : start[1]]
+
+    def sitemap_key(self, srcs: Iterable[str]) -> tuple:
+        """What sitemap_entries() depends on: the template's text, the pages, the site's URL and the day
+        (each entry's lastmod is the build date)."""
+        source = self.env.loader.get_source(self.env, "sitemap.xml")[0] if self.env.loader else ""
+        return (source, tuple(srcs), self.config.site_url or "", self.config.use_directory_urls, get_build_date())
+
+    @staticmethod
+    def sitemap(output: str, entries: str) -> str:
+        """MkDocs' sitemap.xml with the entries of the pages written here after those it lists."""
+        end = _entries(output)
+        if not entries or end is None:
             return output
-        return output[: end[1]] + more[start[0] : start[1]] + output[end[1] :]
+        return output[: end[1]] + entries + output[end[1] :]
 
     def _key(self, page: Generated) -> tuple[str, str] | None:
         """(the frame's src, its Markdown): the page's with placeholders for its title and URL parts."""

@@ -6,13 +6,15 @@ MkDocs' page pipeline altogether: the folders holding the claim and run pages ar
 before MkDocs empties the site folder and moved back after (a rename each), keeping only the
 finished pages that are reused. A page is reused only when its own content and the site's frame
 (mkdocs.yml and the navigation) are unchanged and the last build completed; anything else is
-rendered again. The gate's reading of each hand-written page is kept the same way (KeptPages): a
+rendered again. The assets the ledger made are kept the same way while they are the very assets the
+last build wrote (restore_assets). The gate's reading of each hand-written page is kept (KeptPages): a
 one-line edit reads, scans and links again the page edited, and what the edit changes downstream.
 """
 
 from __future__ import annotations
 
 import hashlib
+import operator
 import os
 import shutil
 import tempfile
@@ -30,12 +32,13 @@ from ..prose import references
 from ..prose import scan as prose
 from ..records import Claim, Finding, PageRef, Policy, Report
 from ..trust.digest import CODE_PAGES
-from .render import Generated, Links, claim_src, run_src, url_of
+from .render import ASSETS, Asset, Generated, Links, claim_src, run_src, url_of
 from .watched import signature
 
 T = TypeVar("T")
 
 FOLDERS = (claim_src("x").split("/")[0], run_src("p/r").split("/")[0], CODE_PAGES)  # pages outside the navigation
+HELD_ASSETS = "assets"  # where the made assets' folder (render.ASSETS) waits, beside the held page folders
 
 
 def digest(*parts: str) -> str:
@@ -71,6 +74,8 @@ class Memory:
     read: KeptPages = field(default_factory=lambda: KeptPages())  # the gate's reading of each page
     search: KeptSearch = field(default_factory=lambda: KeptSearch())  # the search plugin's entries of each page
     made: dict[str, tuple[tuple, object]] = field(default_factory=dict)  # what else a build made: name -> (key, it)
+    assets: tuple[Asset, ...] = ()  # the made assets (text, under ASSETS) the last build left in the site folder
+    writing: tuple[Asset, ...] = ()  # those of the build under way
 
     def report_for(
         self, root: Path, policy: Policy, now: datetime, check_all: Callable[[], Report]
@@ -102,17 +107,40 @@ class Memory:
     def hold(self, site: Path) -> None:
         """Before MkDocs empties the site folder: move the generated pages' folders aside."""
         if not self.complete:  # the last build stopped half way: trust nothing it left
-            self.rendered = {}
+            self.rendered, self.assets = {}, ()
         if self.held is not None:
             shutil.rmtree(self.held, ignore_errors=True)
             self.held = None
         self.complete, self.building = False, {}
-        if not self.rendered or not site.is_dir():
+        if not (self.rendered or self.assets) or not site.is_dir():
             return
         self.held = Path(tempfile.mkdtemp(prefix=".ledger-held-", dir=site.parent))
         for name in FOLDERS:
             if (site / name).is_dir():
                 (site / name).rename(self.held / name)
+        if (site / ASSETS).is_dir():
+            (site / ASSETS).rename(self.held / HELD_ASSETS)
+
+    def restore_assets(self, site: Path, made: Sequence[Asset]) -> frozenset[str]:
+        """After MkDocs emptied the site folder (before restore()): the made assets' folder back when this
+        build made the very assets the last one wrote (serve keeps them while the figures, runs and
+        verdicts they come from stand). Returns the paths of those found there: they need no writing.
+        Anything else in the folder goes; copied files (Asset.source) are always copied again."""
+        self.writing = tuple(asset for asset in made if asset.source is None and asset.path.startswith(ASSETS + "/"))
+        held = self.held / HELD_ASSETS if self.held is not None else None
+        same = len(self.writing) == len(self.assets) and all(map(operator.is_, self.writing, self.assets))
+        if held is None or not held.is_dir() or not same or (site / ASSETS).exists():
+            return frozenset()
+        (site / ASSETS).parent.mkdir(parents=True, exist_ok=True)
+        held.rename(site / ASSETS)
+        wanted, found = {asset.path for asset in self.writing}, set()
+        for path in list(files_under(site / ASSETS)):
+            name = path.relative_to(site).as_posix()
+            if name in wanted:
+                found.add(name)
+            else:
+                path.unlink()
+        return frozenset(found)
 
     def restore(self, site: Path, keep: dict[str, Rendered], directory_urls: bool) -> dict[str, Rendered]:
         """After MkDocs emptied the site folder: the held folders back, with only the kept pages in them.
@@ -147,6 +175,7 @@ class Memory:
     def completed(self) -> None:
         """The build finished: what it wrote is what the next one may reuse."""
         self.rendered, self.building, self.complete = self.building, {}, True
+        self.assets, self.writing = self.writing, ()
 
 
 def data_key(root: Path, policy: Policy, now: datetime) -> tuple:

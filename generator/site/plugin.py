@@ -103,13 +103,18 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         for file in self._files(config, files):
             self._in_the_way(files, file.src_uri)
             files.append(file)
-        for src in self.outside:  # in MkDocs' files for the links to them (MkDocs renders none: frame.Written)
-            self._in_the_way(files, src)
-            files.append(frame.written(config, src))
+        written = memory.kept(  # in MkDocs' files for the links to them (MkDocs renders none: frame.Written)
+            "written",
+            (tuple(self.outside), config.docs_dir, config.site_dir, config.use_directory_urls),
+            lambda: [frame.written(config, src) for src in self.outside],
+        )
+        for file in written:
+            self._in_the_way(files, file.src_uri)
+            files.append(file)
         return files
 
     def _in_the_way(self, files, src: str) -> None:
-        if files.get_file_from_path(src) is not None:
+        if src in files.src_uris:  # a generated page's src is already a posix path
             raise PluginError(f"{self.policy.docs_dir}/{src} is in the way of a generated page: rename or move it")
 
     def on_nav(self, nav, config, files):
@@ -135,6 +140,8 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             log.info(f"generated pages outside the navigation: {frames}")
         if self.serving:
             log.info(f"generated pages: {len(self.generated) - len(self.reused)} rendered, {len(self.reused)} reused")
+            texts, kept = len(self.memory.writing), len(self.in_place)  # the text assets (copied files aside)
+            log.info(f"made assets: {texts - kept} written, {kept} left in place")
         return env
 
     def on_page_markdown(self, markdown, page, config, files):
@@ -208,7 +215,11 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         """Static pages the theme renders (404.html) carry the stamp too: every HTML file is the ledger's;
         the sitemap lists the pages written in their frames (MkDocs lists the pages it rendered)."""
         if template_name == "sitemap.xml" and self.frames is not None:
-            return self.frames.sitemap(output_content, self.outside)
+            frames = self.frames
+            entries = self.memory.kept(  # serve: the same pages, the same entries
+                "sitemap", frames.sitemap_key(self.outside), lambda: frames.sitemap_entries(self.outside)
+            )
+            return frames.sitemap(output_content, entries)
         body = re.search(r"<body\b[^>]*>", output_content)
         if template_name.endswith(".html") and body and "</body>" in output_content:
             start, end = body.end(), output_content.rindex("</body>")
@@ -298,22 +309,25 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             done = self.memory.reusable(page) if self.serving else None
             if done is not None and page.src not in files.src_uris:
                 candidates[page.src] = done
-        # reused pages stay in the site folder as the last build wrote them; the rest are rendered
-        self.reused = self.memory.restore(Path(config.site_dir), candidates, config.use_directory_urls)
+        made = self.memory.kept(  # what they are made of: the figures, the runs, the verdicts
+            "assets", (self.site.drawn, self.report.runs, self.report.verdicts, self.report.policy), self.site.assets
+        )
+        # reused pages and assets stay in the site folder as the last build wrote them; the rest are made
+        site = Path(config.site_dir)
+        self.in_place = in_place = self.memory.restore_assets(site, made) if self.serving else frozenset()
+        self.reused = self.memory.restore(site, candidates, config.use_directory_urls)
         found = [
             self._page_file(config, page)
             for page in self.generated.values()
             if page.src not in self.reused and not (self.framed and not page.in_nav)
         ]
         found += [
-            File.generated(config, asset.path, abs_src_path=str(asset.source))
+            InPlace(asset.path, config.docs_dir, config.site_dir, config.use_directory_urls)
+            if asset.path in in_place
+            else File.generated(config, asset.path, abs_src_path=str(asset.source))
             if asset.source is not None
             else File.generated(config, asset.path, content=asset.content)
-            for asset in self.memory.kept(  # what they are made of: the figures, the runs, the verdicts
-                "assets",
-                (self.site.drawn, self.report.runs, self.report.verdicts, self.report.policy),
-                self.site.assets,
-            )
+            for asset in made
         ]
         return found
 
@@ -338,6 +352,14 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         cited = {r.name for r in self.report.page_refs if r.where.path == path and r.kind == "claim"}
         findings = [f for f in self.report.findings if f.where.path == path or f.claim_id in cited]
         return render.page_banner(findings, links)
+
+
+class InPlace(File):
+    """An asset serve's last build wrote, left in the site folder (incremental.Memory.restore_assets):
+    MkDocs neither reads nor copies it."""
+
+    def copy_file(self, dirty: bool = False) -> None:
+        return None
 
 
 def _toc_items(toc):
