@@ -35,3 +35,17 @@ def test_report_pages_read_without_glitches(report_site, page):
 def test_the_glitch_patterns_catch_what_the_issue_saw():
     seen = "7 rounds rounds, 40.00 layers, 64389120 B, 16 sequences of 16 sequences, 528.0 tokens"
     assert all(re.search(pattern, seen) for pattern in GLITCHES.values())
+
+
+def test_a_claim_page_names_its_runs_long_manifest_fields_and_the_run_page_shows_them(report_site):
+    """A claim page's size does not grow with its run's manifest: a long parameter (here the probe's own
+    description of its timing) is named and linked on the claim page, and shown on the run's page."""
+    claim = (report_site / "claim/h200-grid-b1-gb-per-s/index.html").read_text(encoding="utf-8")
+    run = re.search(r'href="\.\./\.\./(run/whole_graph/[^"#]+/)"', claim).group(1)
+    described = html.escape("per sample: decode_steps steps", quote=False)
+    assert re.search(
+        r"\d+ longer parameters \(<a href=\"[^\"]*#parameters\">on the run's page</a>\): [^;]*<code>timing</code>",
+        claim,
+    )
+    assert described not in claim
+    assert described in (report_site / run / "index.html").read_text(encoding="utf-8")

@@ -248,7 +248,14 @@ def test_claim_page_shows_evidence_rows_manifest_lineage_and_citing_pages(built_
     assert "byte_ratio" not in used.split("The row used")[1]
     assert "<tr><td>byte_ratio</td><td " in folded.split("</details>")[0] and ">1.8</td></tr>" in folded
     assert f"<summary>Manifest of {run}</summary>" in page
-    assert f'href="../../run/toy/{run}/#probe-source"' in page
+    assert f'href="../../run/toy/{run}/#probe-source">every code file the run hashes</a>' in page
+    # the probe's own file is one link away: the page of its text, which the build wrote
+    text = re.search(
+        r'The probe\'s source: <a href="\.\./\.\./(code/[0-9a-f]{16}/)"><code>probes/toy.py</code></a>', page
+    )
+    assert text and "(unchanged since the run)" in page
+    assert "probes/toy.py" in (built_site / text.group(1) / "index.html").read_text(encoding="utf-8")
+    assert f'sha256 of each file: <a href="../../run/toy/{run}/#data">' in page
     assert 'checks <a class="ledger-claim-id" href="../m1max-moe-speedup-b16/"' in page
     assert 'retired <a class="ledger-claim-id" href="../batching-not-worth-it/"' in page
     assert '<a href="../../"><code>docs/index.md:3:16</code></a>' in page

@@ -8,6 +8,7 @@ page too (build(page, verdict)): the sections about neighbours then say what the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -24,6 +25,7 @@ from ..lang.values import (
     stated,
 )
 from ..records import INCONCLUSIVE, ClaimVerdict, Report, Table
+from ..trust.digest import code_files, code_page
 from .render import admonition, badge, claim_badges, claim_link, code_value, esc, finding_html, page_banner, run_link
 from .tables import table_html
 from .timeline import SeriesAssets
@@ -165,12 +167,23 @@ def measured(verdict: ClaimVerdict, report: Report | None, links) -> str:
     if table is not None and used:
         out.append(row_used(table, used, evidence))
     out.append(interval_html(verdict))
-    out.append(manifest_summary(run))
-    out.append(
-        f'<p>The probe\'s source: <a href="{esc(links.run(run.path, "probe-source"))}">'
-        f"<code>{esc(run.probe)}</code> on the run's page</a>.</p>"
-    )
+    out.append(manifest_summary(run, links))
+    out.append(probe_line(run, report, links))
     return "".join(out)
+
+
+def probe_line(run, report: Report, links) -> str:
+    """The probe's own file, one link from the claim (the page of its text), and the run page's list of
+    every file the run hashes."""
+    listed = f'<a href="{esc(links.run(run.path, "probe-source"))}">every code file the run hashes</a>'
+    sha = dict(code_files(run)).get(run.probe)
+    if sha is None:
+        return f"<p>The probe's source: <code>{esc(run.probe)}</code>, not in the repository any more; {listed}.</p>"
+    state = report.run_states.get(run.path)
+    changed = state is not None and run.probe in dict(state.changed_code)
+    note = "changed since the run: the text linked is today's" if changed else "unchanged since the run"
+    text = esc(links.to(code_page(run.probe, sha) + ".md"))
+    return f'<p>The probe\'s source: <a href="{text}"><code>{esc(run.probe)}</code></a> ({note}); {listed}.</p>'
 
 
 def row_used(table: Table, used: tuple[int, ...], evidence) -> str:
@@ -196,21 +209,40 @@ def row_used(table: Table, used: tuple[int, ...], evidence) -> str:
     return "".join(out)
 
 
-def manifest_summary(run) -> str:
-    """The manifest's fields as a compact table (the run's page shows the file itself)."""
+SHORT = 80  # characters: a manifest value longer than this is named on a claim page, shown on the run's
+
+
+def manifest_summary(run, links) -> str:
+    """The manifest's short fields as a compact table; its long ones (texts, configurations) and the
+    files' hashes are named and linked to the run's page, which shows them: a claim page does not grow
+    with its run's manifest."""
     rows = [
         ("probe", f"<code>{esc(run.probe)}</code>"),
         ("testbed", esc(run.testbed)),
         ("started", esc(run.started)),
         ("finished", esc(run.finished)),
     ]
-    rows += [(f"parameter {esc(k)}", code_value(v)) for k, v in run.parameters.items()]
-    rows += [(f"environment {esc(k)}", code_value(v)) for k, v in run.environment.items()]
-    rows += [(f"sha256 {esc(name)}", f"<code>{esc(sha[:16])}…</code>") for name, sha in run.declared_files.items()]
+    named = []
+    for label, anchor, fields in (
+        ("parameter", "parameters", run.parameters),
+        ("environment field", "environment", run.environment),
+    ):
+        longer = []
+        for name, value in fields.items():
+            if len(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)) > SHORT:
+                longer.append(f"<code>{esc(name)}</code>")
+            else:
+                rows.append((f"{label.split()[0]} {esc(name)}", code_value(value)))
+        if longer:
+            where = f'<a href="{esc(links.run(run.path, anchor))}">on the run\'s page</a>'
+            named.append(
+                f"{len(longer)} longer {label}{'s' if len(longer) != 1 else ''} ({where}): {', '.join(longer)}"
+            )
+    named.append(f'the sha256 of each file: <a href="{esc(links.run(run.path, "data"))}">on the run\'s page</a>')
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return (
         f'<details class="note"><summary>Manifest of {esc(run.name)}</summary>'
-        f'<div class="ledger-facts"><table><tbody>{body}</tbody></table></div></details>'
+        f'<div class="ledger-facts"><table><tbody>{body}</tbody></table></div><p>{"; ".join(named)}.</p></details>'
     )
 
 

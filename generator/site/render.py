@@ -240,6 +240,7 @@ def page_banner(findings: Iterable[Finding], links: Links) -> str:
 
 
 _SLOT = re.compile(r"(<p>)?LEDGERSLOT(\d+)X(</p>)?")
+_BLOCK = re.compile(r"<(?:p|div|figure|table|ul|ol|dl|details|h[1-6]|pre|blockquote|section)\b")
 
 
 @dataclass
@@ -265,8 +266,8 @@ class Slots:
                 return match.group(0)
             fragment = self.fragments[index]
             opened, closed = match.group(1) or "", match.group(3) or ""
-            if opened and closed and fragment.lstrip().startswith(("<div", "<figure", "<table")):
-                return fragment  # a block on its own line replaces its paragraph
+            if opened and closed and _BLOCK.match(fragment.lstrip()):
+                return fragment  # a block on its own line replaces its paragraph (no <p><p>)
             return opened + fragment + closed
 
         return _SLOT.sub(swap, page_html)
