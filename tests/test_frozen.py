@@ -130,5 +130,5 @@ def test_quick_replace_is_dataclasses_replace(changes):
 
 
 def test_quick_replace_refuses_a_field_the_record_lacks():
-    with pytest.raises(TypeError, match="Quick has no field fifth"):
+    with pytest.raises(TypeError, match="fifth"):
         quick_replace(Quick(1), fifth=5)
