@@ -43,7 +43,18 @@ class Serve:
     def __init__(self, root: Path):
         self.port = free_port()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{self.port}"],
+            # a -W option keeps MkDocs from dropping a log line it printed before ("Documentation built in
+            # 0.61 seconds" twice): its DuplicateFilter is set up only without one
+            [
+                sys.executable,
+                "-W",
+                "ignore::DeprecationWarning",
+                "-m",
+                "mkdocs",
+                "serve",
+                "--dev-addr",
+                f"127.0.0.1:{self.port}",
+            ],
             cwd=root,
             env=_env(),
             stdout=subprocess.DEVNULL,
@@ -229,3 +240,27 @@ def test_a_page_edit_that_changes_the_gate_is_judged_again_under_serve(tmp_path)
         assert "ledger-banner" in both[page] and shown in both[page]
     assert "no-such" in both["gate/"] and "unbound-number" in both["gate/"]
     assert "ledger-banner" in edited[""] and "ledger-banner" not in edited["more/"]  # then more.md was not read
+
+
+def test_serve_compiles_a_template_once_and_again_when_its_source_changes(tmp_path):
+    """KeptTemplates: a template's compiled code is reused by the next build's new Jinja environment
+    (MkDocs makes one per build) only while the template's source is the same."""
+    import jinja2
+
+    from generator.site.incremental import KeptTemplates
+
+    kept = KeptTemplates()
+    compiled = []  # Jinja stores a template's code after compiling it, never after loading it
+    store = kept.dump_bytecode
+    kept.dump_bytecode = lambda bucket: (compiled.append(bucket.key), store(bucket))  # type: ignore[method-assign]
+    (tmp_path / "main.html").write_text("<p>{{ title }}</p>")
+
+    def build() -> str:
+        env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(tmp_path)), auto_reload=False)
+        env.bytecode_cache = kept
+        return env.get_template("main.html").render(title="one")
+
+    assert build() == "<p>one</p>" and len(compiled) == 1
+    assert build() == "<p>one</p>" and len(compiled) == 1  # the next build's environment loaded it
+    (tmp_path / "main.html").write_text("<h1>{{ title }}</h1>")
+    assert build() == "<h1>one</h1>" and len(compiled) == 2  # the edited source compiled again

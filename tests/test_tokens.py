@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 import pytest
 
 from generator.prose import tokens
-from generator.prose.reader import PageReader
+from generator.prose.reader import PageReader, css_attributes
 
 
 def recorder(base):
@@ -109,7 +109,7 @@ def read_both_ways(text: str) -> tuple:
     elements on a short path) and with every token read through every rule."""
     kept = []
     for shortcuts in (True, False):
-        reader = PageReader(cells_apart=True)
+        reader = PageReader(css_attributes(text), cells_apart=True)
         reader.shortcuts = shortcuts
         reader.feed(text)
         reader.close()
@@ -139,6 +139,13 @@ CODE_BODIES = [
     '<td data-ledger-column="x">5</td></tr></table></figure>',
     '<table><tr><td title="9 GB">1</td><td style="content: \'5 GB\'">2</td></tr><tr><td>3</td></table>',
     '<p><span class="ledger-label"><table><tr><td>5 GB</td></tr></table></span></p>',
+    '<table><tr><td>1</td><td><a class="ledger-run" href="../r/"><code>r\n1</code></a></td><td>5 GB</td></tr>'
+    '<tr><td colspan="6">… 6 runs</td></tr><tr><td><code>x\ny</code></td><td>\n3 ms</td></tr></table><p>7 ms</p>',
+    '<table><tr class="ledger-gap"><td colspan="2">… 2 runs</td></tr><tr><td>4 GB</td></tr></tr><tr><td>2</td></table>',
+    '<table><tr><td data-ledger-column="a\nb">9 GB</td><td style="text-align: right">\n\n1 ms</td></tr></table>',
+    "<style>td::after { content: attr(colspan) } a::before { content: attr(href) }</style><table><tr>"
+    '<td colspan="3">2 GB</td><td><a class="ledger-run" href="5 GB"><code>r</code></a></td></tr></table>',
+    '<table><tr><td><a class="ledger-run" href="x"><code>r</code></a><b>6 GB</b></td></tr><tr><td>1</td></tr></table>',
 ]
 
 

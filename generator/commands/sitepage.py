@@ -12,6 +12,7 @@ says what a page may hold) is refused with its line, what the reader sees and th
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import html
 import json
@@ -20,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from ..lang.values import displayed, format_value, parse_number
-from ..prose import numbers, reader
+from ..prose import framed, numbers, reader
 from ..records import Report
 from ..trust import stamp
 from ..trust.digest import digest
@@ -65,7 +66,7 @@ def page_problems(
 ) -> list[Problem]:
     """Everything wrong with one HTML page of the site (name: its path in the site; attributes: those the
     site's stylesheets show with attr(); charts: gets the id of each chart whose spec was verified)."""
-    read = reader.read(text, attributes, cells_apart=True)
+    read = framed.read(text, attributes, cells_apart=True)
     found = _stamp_problems(name, text, read, ctx)
     visible = _outside_code(text)
     for match in _REFERENCE.finditer(visible):
@@ -322,9 +323,13 @@ def _figures(name: str, pieces: list[reader.Piece], ctx: SiteContext, page: str)
     """Each figure a reader sees in these pieces that nothing re-derived holds."""
     generated = page not in ctx.handwritten and page != THEME_404 and page.endswith(".html")
     found = []
-    for piece, figure in _located(pieces):
-        if (generated or (piece.content and piece.ledger)) and figure.text in ctx.shown:
-            continue  # the ledger's renderer wrote it from the Report (a generated page, a banner, a caption)
+    where = _Pieces(pieces)
+    for start, figure in where.figures():
+        if generated and figure.text in ctx.shown:
+            continue  # the ledger's renderer wrote it from the Report (a generated page)
+        piece = where.at(start)
+        if piece.content and piece.ledger and figure.text in ctx.shown:
+            continue  # ... a banner, a caption
         found.append(
             Problem(
                 name,
@@ -342,65 +347,120 @@ def _figures(name: str, pieces: list[reader.Piece], ctx: SiteContext, page: str)
 def _label_problems(name: str, labels: list[reader.Piece], ctx: SiteContext) -> list[Problem]:
     """A label holds only figures an author typed into a label on a hand-written page."""
     found = []
-    for piece, figure in _located(labels):
+    where = _Pieces(labels)
+    for start, figure in where.figures():
         if figure.text not in ctx.labels:
             found.append(
                 Problem(
                     name,
-                    piece.line,
-                    f"{figure.seen!r} is marked as a label in {piece.element}, "
+                    where.at(start).line,
+                    f"{figure.seen!r} is marked as a label in {where.at(start).element}, "
                     "but no hand-written page types that label",
                 )
             )
     return found[:MAX_PER_PAGE]  # fmt: skip
 
 
-def _located(pieces: list[reader.Piece]) -> list[tuple[reader.Piece, numbers.Figure]]:
-    """Each figure of the pieces' joined text with the piece it starts in."""
-    text = "".join(piece.text for piece in pieces)
-    if not text.strip():
-        return []
-    found = cell_figures(text)
-    if not found:
-        return []
-    starts, at = [], 0
-    for piece in pieces:
-        starts.append(at)
-        at += len(piece.text)
-    return [(pieces[_index(starts, figure.start)], figure) for figure in found]
+class _Pieces:
+    """Pieces of text read as one: its figures (where each starts in the joined text), and the piece
+    a place is in (found only for a figure that is refused)."""
+
+    def __init__(self, pieces: list[reader.Piece]):
+        self.pieces = pieces
+        self.starts: list[int] = []
+
+    def figures(self) -> list[tuple[int, numbers.Figure]]:
+        text = "".join(piece.text for piece in self.pieces)
+        return text_figures(text) if not text.isspace() else []
+
+    def at(self, offset: int) -> reader.Piece:
+        if not self.starts:
+            at = 0
+            for piece in self.pieces:
+                self.starts.append(at)
+                at += len(piece.text)
+        return self.pieces[max(0, bisect.bisect_right(self.starts, offset) - 1)]
 
 
 _MAY_HOLD = re.compile(r"[0-9A-Za-z\x80-\U0010ffff]")  # a figure needs a digit or a letter (ASCII or not)
-_CELL_FIGURES: dict[str, list[numbers.Figure]] = {}  # a table cell's text -> its figures (cells repeat)
+_PART_FIGURES: dict[str, list[numbers.Figure]] = {}  # a part's text -> its figures (parts repeat)
+# Digits, signs and stops alone (a run's number in a cell): no unit, magnitude, currency or word, so no figure.
+_DIGITS = re.compile(r"[\s0-9.,+\-]*")
+# Where a text parts in two that are read alone: a run of white space (ASCII: numbers.normalise reads
+# each as a space) after a sign no figure goes on from (ASCII punctuation), or after a word of ASCII
+# letters that ends no number, magnitude, suffix or ratio sign. numbers.py goes on across two spaces or
+# more only after a number, a suffix or a magnitude, a number in words or a ratio sign (_skip_spaces,
+# _PRODUCT), and looks back one or two characters (a space here, or the part's start); a text where
+# bidirectional controls reorder a line is read whole. (Runs of RUN or more, so that parts are few.)
+RUN = 6
+_PART = re.compile(rf"(?<=[!-/:-@\[-`{{-~A-Za-z])[ \t\n\r\f\v]{{{RUN},}}")
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+GOES_ON = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand "
+    "million billion trillion bn mn twice thrice x k m b g t".split()
+)
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
-def cell_figures(text: str) -> list[numbers.Figure]:
-    """numbers.figures(text) for a text whose table cells are apart (reader.CELL between them): no figure
-    reads across a CELL (a line break, a character no figure holds, a line break), so each stretch
-    between two is read alone, once per distinct text."""
-    found: list[numbers.Figure] = []
+def text_figures(text: str) -> list[tuple[int, numbers.Figure]]:
+    """numbers.figures(text) as (where each starts, the figure, its offsets those of its part), for a text
+    whose table cells are apart (reader.CELL between them): no figure reads across a CELL (a line break,
+    a character no figure holds, a line break) nor across a break _PART finds, so each part between two is
+    read alone, once per distinct text."""
+    found: list[tuple[int, numbers.Figure]] = []
     at = 0
     for stretch in text.split(reader.CELL):
-        if _MAY_HOLD.search(stretch):
-            figures = _CELL_FIGURES.get(stretch)
+        for start, part in _parts(stretch) if len(stretch) > 512 else ((0, stretch),):
+            figures = _PART_FIGURES.get(part)
             if figures is None:
-                figures = numbers.figures(stretch)
-                if len(_CELL_FIGURES) >= 1 << 16:
-                    _CELL_FIGURES.clear()
-                _CELL_FIGURES[stretch] = figures
-            found += [dataclasses.replace(f, start=f.start + at, end=f.end + at) for f in figures] if at else figures
+                figures = numbers.figures(part) if _MAY_HOLD.search(part) and not _DIGITS.fullmatch(part) else []
+                if len(_PART_FIGURES) >= 1 << 16:
+                    _PART_FIGURES.clear()
+                _PART_FIGURES[part] = figures
+            if figures:
+                found += [(figure.start + at + start, figure) for figure in figures]
         at += len(stretch) + len(reader.CELL)
     return found
 
 
+def _parts(text: str) -> list[tuple[int, str]]:
+    """(where it starts, a part) for each part of the text _PART and _ends_nothing cut it into."""
+    if _BIDI.search(text):
+        return [(0, text)]
+    found, at = [], 0
+    for cut in _PART.finditer(text):
+        if _ends_nothing(text, cut.start()):
+            found.append((at, text[at : cut.end()]))
+            at = cut.end()
+    found.append((at, text[at:]))
+    return found
+
+
+def _ends_nothing(text: str, end: int) -> bool:
+    """Whether no figure goes on from the character before `end`: ASCII punctuation (_PART's), or the end
+    of a word of ASCII letters, after ASCII that is no letter, digit or '_' (nothing numbers.normalise
+    could drop or fold into a word), that is none of GOES_ON."""
+    start = end - 1
+    if text[start] not in _LETTERS:
+        return True
+    while start and text[start - 1] in _LETTERS:
+        start -= 1
+    if start and not (text[start - 1].isascii() and not text[start - 1].isalnum() and text[start - 1] != "_"):
+        return False
+    return text[start:end].lower() not in GOES_ON
+
+
+def cell_figures(text: str) -> list[numbers.Figure]:
+    """numbers.figures(text) for a text whose table cells are apart (reader.CELL between them)."""
+    return [
+        dataclasses.replace(figure, start=start, end=start + figure.end - figure.start)
+        for start, figure in text_figures(text)
+    ]
+
+
 def _any_figure(pieces: list[reader.Piece]) -> bool:
     return bool(numbers.figures("".join(piece.text for piece in pieces)))
-
-
-def _index(starts: list[int], offset: int) -> int:
-    from bisect import bisect_right
-
-    return max(0, bisect_right(starts, offset) - 1)
 
 
 def _line(text: str, offset: int) -> int:

@@ -67,11 +67,18 @@ _ATTR = re.compile(r"\battr\(\s*([A-Za-z_][\w:-]*)", re.I)
 _FLAT_CODE = re.compile(
     r"""(?:[^<]+|<span(?: class="(?:[^"<>&la]|l(?!edger-)|a(?!rithmatex))*")?>[^<]*</span>)*(?=<)"""
 )
-# A table cell with no markup inside, no entity and no attribute but these (tables.py writes them): in a
-# row outside a figure table its events add its text alone (PageReader.read_ahead).
+# A table cell with no markup inside, no entity and no attribute but these (tables.py and the ledger's
+# pages write them), or holding only code (a run's link in a history's row, its name in code: no text a
+# reader is shown): in a row outside a figure table its events add its text alone (PageReader.read_ahead).
 _PLAIN_CELL = re.compile(
-    r"""<(td|th)(?: style="text-align: (?:left|right|center)")?(?: data-ledger-column="[^"<>&]*")?>([^<&]*)</\1>"""
+    r"""<(td|th)(?: style="text-align: (?:left|right|center)")?(?: data-ledger-column="[^"<>&]*")?"""
+    r"""(?: colspan="[0-9]{1,4}")?>(?:([^<&]*)|<code>[^<]*</code>|<a class="ledger-run" href="[^"<>&]*">"""
+    r"""<code>[^<]*</code></a>)</\1>"""
 )
+_ELEMENT = {"td": "<td>", "th": "<th>"}
+_NEXT_ROW = "</tr><tr>"  # a plain row ended and the next begun: two line breaks
+_CELL_ATTRIBUTES = ("style", "data-ledger-column", "colspan", "class", "href")  # those _PLAIN_CELL's may hold
+
 # Elements the theme and the ledger's pages repeat whole from page to page (the navigation, the footer, a
 # run's manifest on each of its claims' pages): read once, given again where the same markup comes in the
 # same state (PageReader.replay). Each with the marks its end is sought by.
@@ -178,7 +185,7 @@ class PageReader(FastParser):
         self.cells_apart = cells_apart  # a table's cells apart: no figure reads across two cells
         self.shortcuts = True  # hidden code passed over (skippable()), plain elements read on a short path (_quiet())
         self._settings = (cells_apart, skip_ledger, shown_attributes, depth)
-        self._cells_plain = shown_attributes.isdisjoint(("style", "data-ledger-column"))  # (_PLAIN_CELL's)
+        self._cells_plain = shown_attributes.isdisjoint(_CELL_ATTRIBUTES)  # none a stylesheet shows
         self._recording: tuple | None = None
         self.skip_ledger = skip_ledger  # the built page read back: the ledger's own elements are its output
         self.claims: list[tuple[int, str, list[str], str]] = []  # line, id, classes, value shown
@@ -209,7 +216,8 @@ class PageReader(FastParser):
     def read_ahead(self, name: str, rawdata: str, at: int) -> int:
         """Inside hidden code, with no claim value, chart spec or claim being read, a code block's text
         and flat spans are nothing the reader keeps: passed over. In a row outside a figure table, plain
-        cells (text, no markup, no attribute a reader is shown) add their text as their events would.
+        cells (text, no markup, no attribute a reader is shown; or code alone, in a run's link or not) add
+        their text as their events would, and so do plain rows after it, one after another.
         (tests/test_tokens.py reads every page of a built site both ways.)"""
         if name != "tr":
             if self.shortcuts and self._hidden and self._claim is None and self._spec is None and not self._value:
@@ -218,18 +226,29 @@ class PageReader(FastParser):
             return at
         if self._hidden or self._math is not None or not self._quiet() or not self._cells_plain:
             return at
-        line, end = self.lineno, at
-        for cell in _PLAIN_CELL.finditer(rawdata, at):
-            if cell.start() != end:
-                break
-            tag, text = cell.group(1), cell.group(2)
-            self._add(CELL if self.cells_apart else "\n", line, tag)
-            if text:
-                self._add(text, line, f"<{tag}>")
-                line += text.count("\n")
-            self._add(CELL if self.cells_apart else "\n", line, tag)
-            end = cell.end()
-        return end
+        line, end, apart = self.lineno, at, CELL if self.cells_apart else "\n"
+        while True:
+            cell = _PLAIN_CELL.match(rawdata, end)
+            if cell is None:
+                if not (rawdata.startswith(_NEXT_ROW, end) and self._stack[-1] == ("tr", "", False)):
+                    return end
+                self._add("\n", line, "tr")  # the row's end and the next one's start, as their events add
+                self._add("\n", line, "tr")
+                end += len(_NEXT_ROW)
+                continue
+            tag, text, start, end = cell.group(1), cell.group(2), cell.start(), cell.end()
+            kept = self.labels if self._labels else self.pieces  # what _add does, three times a cell
+            if kept:
+                kept[-1].text += apart
+            else:
+                kept.append(Piece(apart, line, tag, self._content > 0, self._ledger > 0))
+            if text and text.isspace():
+                kept[-1].text += text
+            elif text:
+                at_text = line + rawdata.count("\n", start, cell.start(2))
+                kept.append(Piece(text, at_text, _ELEMENT[tag], self._content > 0, self._ledger > 0))
+            line += rawdata.count("\n", start, end)  # (its end tag holds none)
+            kept[-1].text += apart
 
     # -- elements read before, given again ---------------------------------------------------------
 
@@ -266,11 +285,11 @@ class PageReader(FastParser):
         )
 
     def segment_read(self) -> None:
-        """An element recorded: kept when it added text alone and left the state as it found it."""
+        """An element recorded: kept when it added text alone and left the state as it kept it."""
         assert self._recording is not None  # (set with segment_end)
-        key, pieces, piece_length, labels, label_length, found, line = self._recording
+        key, pieces, piece_length, labels, label_length, kept, line = self._recording
         self.segment_end, self._recording = -1, None
-        if self._marks()[4] != found or not self._quiet() or self._chart is not None or self._math is not None:
+        if self._marks()[4] != kept or not self._quiet() or self._chart is not None or self._math is not None:
             return
         if self._state() != key[1][0]:
             return
@@ -286,10 +305,45 @@ class PageReader(FastParser):
 
     def _give_again(self, suffix: str, added: tuple, label_suffix: str, labels_added: tuple) -> None:
         line = self.lineno
-        for found, more, new in ((self.pieces, suffix, added), (self.labels, label_suffix, labels_added)):
+        for kept, more, new in ((self.pieces, suffix, added), (self.labels, label_suffix, labels_added)):
             if more:
-                found[-1].text += more
-            found.extend(Piece(text, line + at, element, content, ledger) for text, at, element, content, ledger in new)
+                kept[-1].text += more
+            kept.extend(Piece(text, line + at, element, content, ledger) for text, at, element, content, ledger in new)
+
+    # -- a frame's reading stopped and resumed (framed.py) ---------------------------------------------
+
+    def outside(self) -> tuple | None:
+        """Where a reading may stop and resume from what it kept alone: every token read (none held back,
+        no script's or style's body open), no claim, value, chart, spec, table, row, cell or math being
+        read and no element being recorded. Then the state reading on depends on (whether pieces and
+        labels are kept decides whether a space joins the last one), else None."""
+        if (
+            self.rawdata
+            or self.cdata_elem
+            or self._claim is not None
+            or self._value
+            or self._chart is not None
+            or self._spec is not None
+            or self._table is not None
+            or self._row is not None
+            or self._cell is not None
+            or self._math is not None
+            or self._recording is not None
+            or self.segment_end >= 0
+        ):
+            return None
+        return (self._state(), bool(self.pieces), bool(self.labels))
+
+    def resume(self, state: tuple, pieces: list[Piece], labels: list[Piece], line: int) -> None:
+        """A new reader set to where another stopped (outside() gave `state`), with the pieces and labels
+        it kept, at `line`: what it reads next it reads as that one would have."""
+        (stack, self._hidden, self._ledger, self._labels, self._claims, self._content), _, _ = state
+        self._stack = list(stack)
+        self._open = {}
+        for tag, _, _ in stack:
+            self._open[tag] = self._open.get(tag, 0) + 1
+        self.pieces, self.labels = pieces, labels
+        self.lineno = line
 
     # -- what each element does --------------------------------------------------------------------
 

@@ -122,6 +122,8 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
 
     def on_env(self, env, config, files):
         """Pages reused from the last build whose frame (mkdocs.yml, navigation) changed are rendered again."""
+        if self.serving:  # templates compiled once a session (Jinja checks each one's source)
+            env.bytecode_cache = self.memory.templates
         self.chrome = incremental.chrome_key(self.config_text, self.nav.items, self.report.ok)
         stale = [src for src, done in self.reused.items() if done.chrome != self.chrome]
         for src in stale:

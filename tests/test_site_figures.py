@@ -1,0 +1,60 @@
+"""The figures verify-site finds in a page's text (sitepage.cell_figures: the text read in parts, each
+distinct part once) are the ones numbers.figures finds in each table cell's stretch of it, at the same
+places: on texts where a figure, a number in words, a magnitude or a ratio sign runs on across white
+space, where invisible or folded characters make a word, and where bidirectional controls reorder it."""
+
+import pytest
+
+from generator.commands import sitepage
+from generator.prose import numbers, reader
+
+PAD = "\n      \n    " * 3  # the theme's indentation between two texts
+FILL = f"Search{PAD}" * 20  # (a text is read in parts from 512 characters)
+TEXTS = [
+    f"Search{PAD}3{PAD}GB{PAD}Claims",
+    f"Search{PAD}three{PAD}times{PAD}faster",
+    f"x{PAD}twenty-one{PAD}ms{PAD}and 2 x{PAD}3{PAD}and 2 ×{PAD}3",
+    f"1.2 million{PAD}rows, 4.5bn{PAD}$, 3k{PAD}req/s, 3 K{PAD}GB, 7 thousand{PAD}tokens",
+    f"$ {PAD}12 and 12 €{PAD}per token and 3 %{PAD}per run, 5 GB/{PAD}s, 3.{PAD}GB, 3,{PAD}ms",
+    f"twen\u200bty{PAD}percent, ſeven{PAD}ms, 3\u200b{PAD}GB, 3 G\u200bB{PAD}x, ½{PAD}GB, ３{PAD}ms",
+    f"TWENTY{PAD}PERCENT, Twice{PAD}as fast, tenfold{PAD}more, a{PAD}million{PAD}rows",
+    f"\u202eBG 5{PAD}\u202c and 4{PAD}ms",
+    f"nothing: words{PAD}(and){PAD}signs;{PAD}here{PAD}" * 40 + f"9{PAD}GB",
+    f"{reader.CELL}".join(f"cell {n}{PAD}GB{PAD}x{PAD}{n}" for n in range(40)),
+    f"{reader.CELL}".join(("1.5", " -3,000.25 ", "+4", "5e3", "2E-3", "1.5\n", "7", "%", "GB", "3", "x 2", "..")),
+]
+
+
+def stretch_figures(text: str) -> list[tuple]:
+    found, at = [], 0
+    for stretch in text.split(reader.CELL):
+        found += [(f.start + at, f.end + at, f.text, f.unit, f.seen) for f in numbers.figures(stretch)]
+        at += len(stretch) + len(reader.CELL)
+    return found
+
+
+@pytest.mark.parametrize("text", [FILL + text + FILL for text in TEXTS])
+def test_the_figures_of_a_text_read_in_parts_are_those_of_it_read_whole(text):
+    for _ in range(2):  # (the second time, every part from the cache)
+        found = [(f.start, f.end, f.text, f.unit, f.seen) for f in sitepage.cell_figures(text)]
+        assert found == stretch_figures(text)
+
+
+def test_a_long_text_of_the_themes_parts_into_many():
+    assert len(sitepage._parts(f"Search{PAD}Claims{PAD}(Gate){PAD}" * 20)) > 40
+    assert len(sitepage._parts(f"3{PAD}twenty{PAD}x{PAD}ſ{PAD}a\u200bb{PAD}" * 20)) == 1
+
+
+def test_no_unit_is_spelled_with_two_spaces_running():
+    assert not [spelling for spelling in numbers.vocabulary().spellings if "  " in spelling]
+
+
+@pytest.mark.site
+def test_the_figures_of_every_page_of_a_built_site_read_in_parts_are_those_read_whole(built_site):
+    for path in sorted(built_site.rglob("*.html")):
+        read = reader.read(path.read_text(encoding="utf-8"), cells_apart=True)
+        for pieces in (read.pieces, read.labels):
+            text = "".join(piece.text for piece in pieces)
+            assert [(f.start, f.end, f.text, f.unit, f.seen) for f in sitepage.cell_figures(text)] == stretch_figures(
+                text
+            ), path
