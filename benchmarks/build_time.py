@@ -37,6 +37,7 @@ import os
 import pstats
 import queue
 import re
+import resource
 import shutil
 import socket
 import statistics
@@ -450,8 +451,8 @@ def main() -> None:
         times: dict[str, list[float]] = {name: [] for name, _, _ in builds}
         peaks: dict[str, list[float]] = {name: [] for name, _, _ in builds}
         cpus: dict[str, list[float]] = {name: [] for name, _, _ in builds}
-        verified: list[float] = []
-        verified_before: list[float] = []
+        verified: list[tuple[float, float]] = []  # (seconds, CPU seconds) of each verify-site
+        verified_before: list[tuple[float, float]] = []
         for _ in range(args.repeat):
             for name, config, code in builds:
                 seconds, peak, cpu = build(root, config, code)
@@ -468,24 +469,27 @@ def main() -> None:
             profile(root, "with-plugin.yml")
     report(args, what, edited, times, peaks, sizes, verified, rebuilds, cold, cpus)
     if verified_before:
-        before, now = statistics.median(verified_before), statistics.median(verified)
+        before, now = (statistics.median(wall for wall, _ in found) for found in (verified_before, verified))
         print(
             f"ledger verify-site with {args.baseline}'s code on the same sites: median {before:.2f} s "
-            f"({_list(verified_before)}); ratio to the build it verifies {before / statistics.median(times['plugin']):.2f}; "
+            f"({_list([wall for wall, _ in verified_before])}); ratio to the build it verifies {before / statistics.median(times['plugin']):.2f}; "
             f"this / baseline {now / before:.3f}"
         )
 
 
-def verify_site(root: Path, config: str, site: str, code: Path = REPO) -> float:
-    """Seconds of `ledger verify-site` on a built site, in a new process (it must find no problem), with
-    the ledger from `code`."""
+def verify_site(root: Path, config: str, site: str, code: Path = REPO) -> tuple[float, float]:
+    """(seconds, CPU seconds) of `ledger verify-site` on a built site, in a new process (it must find no
+    problem), with the ledger from `code`; its CPU time is its own user + system time (the children's
+    usage grows by exactly this child's once it is waited for)."""
     command = [sys.executable, "-m", "generator", "--config", config, "verify-site", site]
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, cwd=root, env=dict(ENV, PYTHONPATH=str(code)), capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"ledger verify-site {site} failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
-    return elapsed
+    return elapsed, (after.ru_utime + after.ru_stime) - (used.ru_utime + used.ru_stime)
 
 
 def page_sizes(root: Path) -> dict[str, list[int]]:
@@ -510,7 +514,7 @@ def _list(values: list[float], unit: str = "s") -> str:
 def report(args, what, edited, times, peaks, sizes, verified, rebuilds, cold, cpus) -> None:
     """Every figure of the run, each ratio against its baseline measured in the same run."""
     if args.repeat:
-        builds(args, what, edited, times, peaks, sizes, verified, cold)
+        builds(args, what, edited, times, peaks, sizes, verified, cold, cpus)
         per_page_cpu(times, cpus, sizes)
     else:
         print(f"{what}; no full builds (--repeat 0); edits under serve to {edited}")
@@ -543,7 +547,7 @@ def per_page_cpu(times, cpus, sizes) -> None:
     )
 
 
-def builds(args, what, edited, times, peaks, sizes, verified, cold) -> None:
+def builds(args, what, edited, times, peaks, sizes, verified, cold, cpus) -> None:
     """The full builds' figures (part 1)."""
     plugin, plain, many = (statistics.median(times[name]) for name in ("plugin", "plain", "pages"))
     pages, plain_count, many_count = sizes["pages"]
@@ -581,10 +585,13 @@ def builds(args, what, edited, times, peaks, sizes, verified, cold) -> None:
                 f" ({len(found)} pages)"
             )
     if verified:
-        checked = statistics.median(verified)
+        checked = statistics.median(wall for wall, _ in verified)
+        spent, built = statistics.median(cpu for _, cpu in verified), statistics.median(cpus["plugin"])
         print(
-            f"ledger verify-site on the site each plugin build wrote: median {checked:.2f} s ({_list(verified)}); "
-            f"ratio verify-site / the build it verifies: {checked / plugin:.2f}  (target: at most 0.5)"
+            f"ledger verify-site on the site each plugin build wrote: median {checked:.2f} s "
+            f"({_list([wall for wall, _ in verified])}); CPU {spent:.2f} s against the build's {built:.2f} s; "
+            f"ratio verify-site / the build it verifies: {checked / plugin:.2f} wall, {spent / built:.2f} CPU  "
+            "(target: at most 0.5)"
         )
 
 
