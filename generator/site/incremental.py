@@ -281,8 +281,8 @@ class KeptPages(PageReading):
 
 class KeptTemplates(jinja2.BytecodeCache):
     """The theme's templates compiled once per serve session: MkDocs makes a new Jinja environment for
-    every build, which parses and compiles each template again (about a third of a plain rebuild here).
-    Jinja keys each template's code by its name, file and a checksum of its source, so a template
+    every build, which parses and compiles each template again (benchmarks/build_time.py's serve edits
+    measure what that costs). Jinja keys each template's code by its name, file and a checksum of its source, so a template
     edited under serve compiles again."""
 
     def __init__(self) -> None:
