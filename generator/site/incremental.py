@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -137,14 +137,7 @@ class Memory:
             return frozenset()
         (site / ASSETS).parent.mkdir(parents=True, exist_ok=True)
         held.rename(site / ASSETS)
-        wanted, found = {asset.path for asset in self.writing}, set()
-        for path in list(files_under(site / ASSETS)):
-            name = path.relative_to(site).as_posix()
-            if name in wanted:
-                found.add(name)
-            else:
-                path.unlink()
-        return frozenset(found)
+        return frozenset(_pruned(site, ASSETS, {asset.path for asset in self.writing}))
 
     def restore(self, site: Path, keep: dict[str, Rendered], directory_urls: bool) -> dict[str, Rendered]:
         """After MkDocs emptied the site folder: the held folders back, with only the kept pages in them.
@@ -161,14 +154,7 @@ class Memory:
             folder = str(site)
             found = {src: keep[src] for dest, src in wanted.items() if os.path.isfile(os.path.join(folder, dest))}
         else:
-            found = {}
-            for name in FOLDERS:
-                for path in list(files_under(site / name)):
-                    src = wanted.get(path.relative_to(site).as_posix())
-                    if src is None:
-                        path.unlink()
-                    else:
-                        found[src] = keep[src]
+            found = {wanted[dest]: keep[wanted[dest]] for name in FOLDERS for dest in _pruned(site, name, wanted)}
         shutil.rmtree(held, ignore_errors=True)
         self.building.update(found)
         return found
@@ -180,6 +166,18 @@ class Memory:
         """The build finished: what it wrote is what the next one may reuse."""
         self.rendered, self.building, self.complete = self.building, {}, True
         self.assets, self.writing = self.writing, ()
+
+
+def _pruned(site: Path, folder: str, wanted: Collection[str]) -> list[str]:
+    """Deletes each file under site/folder whose path in the site is not wanted; the paths of those kept."""
+    kept = []
+    for path in list(files_under(site / folder)):
+        name = path.relative_to(site).as_posix()
+        if name in wanted:
+            kept.append(name)
+        else:
+            path.unlink()
+    return kept
 
 
 def data_key(root: Path, policy: Policy, now: datetime) -> tuple:
