@@ -25,7 +25,7 @@ from ..lang.values import (
     stated,
 )
 from ..records import INCONCLUSIVE, ClaimVerdict, Report, Table
-from ..trust.digest import code_files, code_page
+from ..trust.digest import code_files
 from .render import admonition, badge, claim_badges, claim_link, code_value, esc, finding_html, page_banner, run_link
 from .tables import table_html
 from .timeline import SeriesAssets
@@ -182,7 +182,7 @@ def probe_line(run, report: Report, links) -> str:
     state = report.run_states.get(run.path)
     changed = state is not None and run.probe in dict(state.changed_code)
     note = "changed since the run: the text linked is today's" if changed else "unchanged since the run"
-    text = esc(links.to(code_page(run.probe, sha) + ".md"))
+    text = esc(links.code(run.probe, sha))
     return f'<p>The probe\'s source: <a href="{text}"><code>{esc(run.probe)}</code></a> ({note}); {listed}.</p>'
 
 
@@ -223,21 +223,19 @@ def manifest_summary(run, links) -> str:
         ("finished", esc(run.finished)),
     ]
     named = []
-    for label, anchor, fields in (
-        ("parameter", "parameters", run.parameters),
-        ("environment field", "environment", run.environment),
+    for label, noun, anchor, fields in (
+        ("parameter", "parameter", "parameters", run.parameters),
+        ("environment", "environment field", "environment", run.environment),
     ):
         longer = []
         for name, value in fields.items():
             if len(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)) > SHORT:
                 longer.append(f"<code>{esc(name)}</code>")
             else:
-                rows.append((f"{label.split()[0]} {esc(name)}", code_value(value)))
+                rows.append((f"{label} {esc(name)}", code_value(value)))
         if longer:
             where = f'<a href="{esc(links.run(run.path, anchor))}">on the run\'s page</a>'
-            named.append(
-                f"{len(longer)} longer {label}{'s' if len(longer) != 1 else ''} ({where}): {', '.join(longer)}"
-            )
+            named.append(f"{len(longer)} longer {noun}{'s' if len(longer) != 1 else ''} ({where}): {', '.join(longer)}")
     named.append(f'the sha256 of each file: <a href="{esc(links.run(run.path, "data"))}">on the run\'s page</a>')
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return (

@@ -22,6 +22,7 @@ from ..lang.relations import SHOWN
 from ..lang.values import ONE_RUN, displayed, noise_text, stated
 from ..prose import references
 from ..records import ClaimVerdict, Finding, PageRef, Report, Run
+from ..trust.digest import code_page
 
 # Where the generated pages live (src paths in the docs tree; none is written into docs/).
 CLAIMS_INDEX = "claims/index.md"
@@ -86,6 +87,10 @@ class Links:
 
     def run(self, run_path: str, anchor: str = "") -> str:
         return self.to(run_src(run_path), anchor)
+
+    def code(self, path: str, sha256: str) -> str:
+        """The page of one version of a code file (digest.code_page)."""
+        return self.to(code_page(path, sha256) + ".md")
 
     def asset(self, name: str) -> str:
         return self.to(posixpath.join(ASSETS, name))

@@ -15,7 +15,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
 from ..records import Report, Run, RunState
-from ..trust.digest import code_files, code_page, code_versions
+from ..trust.digest import code_files, code_versions
 from ..trust.verdicts import revision_text
 from .render import Generated, Links, admonition, badge, claim_link, code_value, esc, run_link
 from .tables import frame_of, html_table
@@ -136,7 +136,7 @@ def probe_source(run: Run, verdict: RunState, sources: Mapping[str, str], links:
             else badge("unchanged since the run", "fresh")
         )
         where = (
-            f'<a class="ledger-code-link" href="{esc(links.to(code_page(path, shown[path]) + ".md"))}">its text</a>'
+            f'<a class="ledger-code-link" href="{esc(links.code(path, shown[path]))}">its text</a>'
             if path in shown
             else "not in the repository any more"
         )
