@@ -1,4 +1,4 @@
-"""The figures verify-site finds in a page's text (sitepage.cell_figures: the text read in parts, each
+"""The figures verify-site finds in a page's text (sitepage.text_figures: the text read in parts, each
 distinct part once) are the ones numbers.figures finds in each table cell's stretch of it, at the same
 places: on texts where a figure, a number in words, a magnitude or a ratio sign runs on across white
 space, where invisible or folded characters make a word, and where bidirectional controls reorder it."""
@@ -33,10 +33,15 @@ def stretch_figures(text: str) -> list[tuple]:
     return found
 
 
+def located(text: str) -> list[tuple]:
+    """sitepage.text_figures(text) as numbers.figures gives them: each figure at its place in the text."""
+    return [(at, at + f.end - f.start, f.text, f.unit, f.seen) for at, f in sitepage.text_figures(text)]
+
+
 @pytest.mark.parametrize("text", [FILL + text + FILL for text in TEXTS])
 def test_the_figures_of_a_text_read_in_parts_are_those_of_it_read_whole(text):
     for _ in range(2):  # (the second time, every part from the cache)
-        found = [(f.start, f.end, f.text, f.unit, f.seen) for f in sitepage.cell_figures(text)]
+        found = located(text)
         assert found == stretch_figures(text)
 
 
@@ -55,6 +60,4 @@ def test_the_figures_of_every_page_of_a_built_site_read_in_parts_are_those_read_
         read = reader.read(path.read_text(encoding="utf-8"), cells_apart=True)
         for pieces in (read.pieces, read.labels):
             text = "".join(piece.text for piece in pieces)
-            assert [(f.start, f.end, f.text, f.unit, f.seen) for f in sitepage.cell_figures(text)] == stretch_figures(
-                text
-            ), path
+            assert located(text) == stretch_figures(text), path

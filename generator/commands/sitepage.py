@@ -13,7 +13,6 @@ says what a page may hold) is refused with its line, what the reader sees and th
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import html
 import json
 import math
@@ -449,14 +448,6 @@ def _ends_nothing(text: str, end: int) -> bool:
     if start and not (text[start - 1].isascii() and not text[start - 1].isalnum() and text[start - 1] != "_"):
         return False
     return text[start:end].lower() not in GOES_ON
-
-
-def cell_figures(text: str) -> list[numbers.Figure]:
-    """numbers.figures(text) for a text whose table cells are apart (reader.CELL between them)."""
-    return [
-        dataclasses.replace(figure, start=start, end=start + figure.end - figure.start)
-        for start, figure in text_figures(text)
-    ]
 
 
 def _any_figure(pieces: list[reader.Piece]) -> bool:
