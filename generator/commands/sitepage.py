@@ -18,6 +18,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from itertools import repeat
 
 from ..lang.values import displayed, format_value, parse_number
 from ..prose import framed, numbers, reader
@@ -40,6 +41,8 @@ _CODE_BLOCK = re.compile(
 )
 _CODE_MARK = re.compile(r"ledger-code(?![\w-])")
 _TAG = re.compile(r"<[^>]*>")
+_CITES = re.compile(r'<a [^<>]*?\bdata-claim="([^"<>]*)"')  # the claims a fragment of the ledger's cites
+_CHARTS = re.compile(r'<figure [^<>]*?\bdata-chart="([^"<>]*)"')
 _MISSING = re.compile(r'<span class="ledger-missing" title="([^"]*)"')
 THEME_404 = "404.html"  # stamped by the plugin; other builders write it from the theme alone
 MAX_PER_PAGE = 50  # figures refused one by one on a page; the rest in one line
@@ -98,12 +101,107 @@ def page_problems(
     return found
 
 
+def rendered_passes(
+    name: str,
+    text: str,
+    fragments: list[str],
+    site_pages: frozenset[str],
+    ctx: SiteContext,
+    attributes: frozenset[str],
+    charts: set[str],
+) -> bool:
+    """Whether a generated page passes without reading its fragments: its content is the fragments the
+    ledger renders for it from the fresh Report (commands/rendered.py), in a skeleton that passes and
+    leaves each fragment to read alone (framed.read_around), the claims they cite have pages and its
+    stamp holds. False: read it whole (page_problems), whatever the reason; nothing is refused here, so
+    verify-site's findings are those of a whole reading."""
+    if name in ctx.handwritten or name in ctx.forbid_leads:
+        return False
+    around = framed.read_around(text, fragments, attributes, cells_apart=True)
+    if around is None or around.form.labels or name == THEME_404 or _stamp_problems(name, text, None, ctx):
+        return False  # (a label's figures are refused unless an author typed them: read whole to say so)
+    visible = _outside_code(text)
+    if _REFERENCE.search(visible) or _SLOT.search(visible) or _MISSING.search(visible):
+        return False
+    if name in ctx.code_pages or _CODE_MARK.search(text):
+        return False
+    for fragment in fragments:
+        for cited in _CITES.findall(fragment) if "data-claim=" in fragment else ():
+            claim_id = html.unescape(cited)
+            if not {f"claim/{claim_id}/index.html", f"claim/{claim_id}.html"} & site_pages:
+                return False
+    if not _around_figures_pass(around, ctx.shown):
+        return False
+    charts.update(
+        html.unescape(chart) for part in fragments if "data-chart=" in part for chart in _CHARTS.findall(part)
+    )
+    return True
+
+
+# A form's parts: (part, its probes' spans in it) for those that hold a page's own strings (scanned for each
+# page), and whether the others pass (scanned once), by (form, the figures the ledger shows).
+_FORMS: dict[tuple, tuple[bool, tuple[tuple[str, tuple[tuple[int, int], ...]], ...]]] = {}
+
+
+def _around_figures_pass(around: framed.Around, shown: frozenset[str]) -> bool:
+    """Whether every figure a reader sees on a page read around its fragments is one the ledger shows and
+    none touches a PROBE (where a fragment's edge could join the skeleton's text): the parts of its form's
+    text that hold none of the page's own strings are scanned once for the form, the rest for each page."""
+    key = (around.form, shown)
+    known = _FORMS.get(key)
+    if known is None:
+        if len(_FORMS) >= 256:
+            _FORMS.clear()
+        known = _FORMS[key] = _form_figures(around.form, shown)
+    passes, own = known
+    if not passes:
+        return False
+    for part, probes in own:
+        text = framed.put_back(part, around.strings)
+        spans = [
+            (len(framed.put_back(part[:a], around.strings)), len(framed.put_back(part[:b], around.strings)))
+            for a, b in probes
+        ]
+        if not _figures_pass(text_figures(text), spans, shown):
+            return False
+    return True
+
+
+def _form_figures(form: framed.Form, shown: frozenset[str]) -> tuple[bool, tuple]:
+    """(whether the parts of a form's text that hold no placeholder pass, those that do with their probes)."""
+    probes = [(at, at + len(framed.PROBE)) for at in form.probes]
+    own, at = [], 0
+    for stretch in form.text.split(reader.CELL):
+        for start, part in _parts(stretch, fixed=True) if len(stretch) > 512 else ((0, stretch),):
+            begin = at + start
+            inside = tuple(
+                (max(a, begin) - begin, min(b, begin + len(part)) - begin)
+                for a, b in probes
+                if a < begin + len(part) and b > begin
+            )
+            if framed.MARK in part:
+                own.append((part, inside))
+            elif not _figures_pass(text_figures(part), inside, shown):
+                return False, ()
+        at += len(stretch) + len(reader.CELL)
+    return True, tuple(own)
+
+
+def _figures_pass(figures: list[tuple[int, numbers.Figure]], probes, shown: frozenset[str]) -> bool:
+    for start, figure in figures:
+        end = start + figure.end - figure.start
+        if figure.text not in shown or any(start < b and end > a for a, b in probes):
+            return False
+    return True
+
+
 def _outside_code(text: str) -> str:
     """The page with its code, scripts and styles blanked (line numbers kept), where references are sought.
     Each mark sought holds '{{', 'LEDGERSLOT' or 'ledger-missing', which blanking (spaces) never makes:
-    a page without them (nearly every page) has no match either way, and is not blanked."""
+    a page without them (nearly every page) has no match either way, and is not blanked (its text
+    stands for it: "" where it has none)."""
     if "{{" not in text and "LEDGERSLOT" not in text and "ledger-missing" not in text:
-        return text
+        return ""
     return _CODE.sub(lambda m: "\n".join(" " * len(line) for line in m.group(0).split("\n")), text)
 
 
@@ -165,11 +263,11 @@ def fallback_of(chart_id: str) -> str:
     return f"assets/ledger/charts/{chart_id}.svg"
 
 
-def _stamp_problems(name: str, text: str, read: reader.PageReader, ctx: SiteContext) -> list[Problem]:
+def _stamp_problems(name: str, text: str, read: reader.PageReader | None, ctx: SiteContext) -> list[Problem]:
     found = stamp.read(text)
     if isinstance(found, str):
         return [Problem(name, 0, found)]
-    if not found and name == THEME_404 and not read.claims and not _any_figure(read.pieces):
+    if not found and name == THEME_404 and read and not read.claims and not _any_figure(read.pieces):
         return []  # a builder without plugin events writes the theme's error page itself: it shows no figure
     if not found:
         return [Problem(name, 0, "no ledger stamp: this page was not rendered by the ledger")]
@@ -400,6 +498,7 @@ GOES_ON = frozenset(
     "million billion trillion bn mn twice thrice x k m b g t".split()
 )
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_ASCII_SPACES = " \t\n\r\f\v"
 
 
 def text_figures(text: str) -> list[tuple[int, numbers.Figure]]:
@@ -423,12 +522,19 @@ def text_figures(text: str) -> list[tuple[int, numbers.Figure]]:
     return found
 
 
-def _parts(text: str) -> list[tuple[int, str]]:
-    """(where it starts, a part) for each part of the text _PART and _ends_nothing cut it into."""
+def _parts(text: str, fixed: bool = False) -> list[tuple[int, str]]:
+    """(where it starts, a part) for each part of the text _PART and _ends_nothing cut it into (fixed: a
+    frame's text, cut only where any page's own strings put in place of its placeholders cut it too)."""
     if _BIDI.search(text):
         return [(0, text)]
     found, at = [], 0
     for cut in _PART.finditer(text):
+        if (
+            fixed
+            and framed.MARK
+            in text[max(map(text.rfind, _ASCII_SPACES, repeat(0), repeat(cut.start()))) + 1 : cut.start()]
+        ):
+            continue  # the word before the cut holds a page's own string: whether it cuts depends on the string
         if _ends_nothing(text, cut.start()):
             found.append((at, text[at : cut.end()]))
             at = cut.end()

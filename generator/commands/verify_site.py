@@ -34,17 +34,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..gate import check_project
 from ..inputs import project
 from ..inputs.config import config_file
-from ..records import Report
+from ..records import ClaimVerdict, Report
 from ..series.text import SERIES_ASSETS, asset_path, points_csv
 from ..trust import stamp
 from ..trust.digest import registry as run_registry
 from . import registry, sitefiles, sitepage, sitetext
+from .rendered import Rendered
 from .sitepage import Problem
 
 __all__ = ["Problem", "verify"]
@@ -111,11 +113,15 @@ def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[int, l
     attributes = found.css_attributes
     names = frozenset(found.pages)
     charts: set[str] = set()
+    rendered = Rendered(report, ctx.directory_urls)
     for name in found.pages:
-        problems += sitepage.page_problems(name, found.text(name), names, ctx, attributes, charts)
+        text = found.text(name)
+        fragments = rendered.fragments(name)
+        if fragments is None or not sitepage.rendered_passes(name, text, fragments, names, ctx, attributes, charts):
+            problems += sitepage.page_problems(name, text, names, ctx, attributes, charts)
     for name in sorted(set(ctx.code_pages) - names):
         problems.append(Problem(name, 0, "missing: the page of a version of probe code that run pages link to"))
-    series, series_found = series_problems(site, report)
+    series, series_found = series_problems(site, report, rendered.series_text)
     for name in found.others:
         if name in series:  # byte for byte the ledger's (series_problems)
             continue
@@ -125,16 +131,18 @@ def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[int, l
     return len(found.pages), sorted(problems)
 
 
-def series_problems(site: Path, report: Report) -> tuple[set[str], list[Problem]]:
+def series_problems(
+    site: Path, report: Report, text_of: Callable[[ClaimVerdict], str] | None = None
+) -> tuple[set[str], list[Problem]]:
     """(the series files that are the ledger's, problems): every file under assets/ledger/series must
-    be the CSV of a series the fresh check holds, as the site writes it."""
+    be the CSV of a series the fresh check holds, as the site writes it (text_of: a claim's series CSV)."""
     folder = site / SERIES_ASSETS
     if not folder.is_dir() or folder.is_symlink():
         return set(), []
     expected: dict[str, str] = {}
     for verdict in report.verdicts.values():
         if verdict.series is not None:
-            text = points_csv(verdict.series, verdict.unit)
+            text = text_of(verdict) if text_of else points_csv(verdict.series, verdict.unit)
             expected[asset_path(text)] = text
     same, problems = set(), []
     for path in sorted(folder.rglob("*")):

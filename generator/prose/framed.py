@@ -39,7 +39,7 @@ _STAMP_END = "></span>"  # the stamp's own end (stamp.py writes no '>' inside it
 _HEADING = re.compile(
     r'<h1 id="([A-Za-z0-9][A-Za-z0-9._-]*)">([A-Za-z0-9][A-Za-z0-9._-]*)<'
 )  # (a permalink may follow)
-_MARK = "LEDGERFRAME"  # every placeholder starts so (the tokenizer lowers tag and attribute names)
+MARK = "LEDGERFRAME"  # every placeholder starts so (the tokenizer lowers tag and attribute names)
 _PLACES = ("LEDGERFRAMEAX", "LEDGERFRAMEBX")
 # Attributes whose value the reader shows as it is written, or does not read: a placeholder there reads
 # as the string it stands for. (Any other, such as class, type, id, style, src, is read for what it says.)
@@ -99,19 +99,22 @@ def read(
     return _framed(frame, split, settings)
 
 
-def split_page(page: str) -> Split | None:
+def split_page(page: str, alone: bool = False) -> Split | None:
     """The page's outside and content, its own strings replaced in the outside; None when it has not one
-    BEGIN, then one stamp, then the rest, its content opening with a plain heading, or when the
-    placeholders cannot be told from what the page holds."""
+    BEGIN, then one stamp, then the rest, its content opening with a plain heading (alone: or any, the
+    page then holding no strings of its own), or when the placeholders cannot be told from what the page
+    holds."""
     begin = page.find(BEGIN)
     stamp = page.find(_STAMP, begin)
     if begin < 0 or stamp < 0 or page.count(BEGIN) != 1 or page.count(_STAMP) != 1:
         return None
     end = page.find(_STAMP_END, stamp)
     heading = _HEADING.match(page, begin + len(BEGIN))
-    if end < 0 or heading is None:
+    if end < 0 or (heading is None and not alone):
         return None
     end += len(_STAMP_END)
+    if heading is None:
+        return Split(page[:begin], page[begin:end], page[end:], page[end:], ())
     own = sorted({heading.group(2), heading.group(1)}, key=lambda text: (-len(text), text))
     strings = tuple(zip(_PLACES[: len(own)], own, strict=True))
     before, after = page[:begin], page[end:]
@@ -124,7 +127,7 @@ def split_page(page: str) -> Split | None:
 
 def put_back(text: str, strings: tuple[tuple[str, str], ...]) -> str:
     """The text with the page's own strings in place of the placeholders."""
-    if _MARK in text:
+    if MARK in text:
         for place, own in reversed(strings):
             text = text.replace(place, own)
     return text
@@ -173,7 +176,8 @@ class _Recorder(reader.PageReader):
 
     def handle_starttag(self, tag, attrs):
         for name, value in attrs:
-            if _holds(name) or (value is not None and _holds(value) and name not in SHOWN_AS_WRITTEN):
+            shown = name in SHOWN_AS_WRITTEN or (name == "id" and tag != "figure")  # (a figure table's id is read)
+            if _holds(name) or (value is not None and _holds(value) and not shown):
                 self.safe = False
         self.safe = self.safe and not _holds(tag)
         super().handle_starttag(tag, attrs)
@@ -208,10 +212,10 @@ class _Recorder(reader.PageReader):
 
 
 def _holds(text: str) -> bool:
-    return _MARK in text or _MARK.lower() in text
+    return MARK in text or MARK.lower() in text
 
 
-_ENTITY_BEFORE = re.compile(rf"(?:[A-Za-z0-9&]|&#){_MARK}")  # an entity could run on into the string
+_ENTITY_BEFORE = re.compile(rf"(?:[A-Za-z0-9&]|&#){MARK}")  # an entity could run on into the string
 
 
 def _kept_before(before: str, settings: tuple) -> Frame | None:
@@ -253,4 +257,146 @@ def _kept_after(state: tuple, after: str, settings: tuple) -> tuple | None:
             tuple((p.text, p.line - 1, p.element, p.content, p.ledger) for p in kept[1 if had else 0 :]),
         )
         for kept, had in ((recorder.pieces, has_pieces), (recorder.labels, has_labels))
+    )
+
+
+# -- a generated page around the ledger's own fragments ------------------------------------------------
+#
+# A claim page's content is its builder's skeleton (the headings Markdown made, the chart scripts) with
+# the fragments the ledger rendered for the claim in it. verify-site renders them again from its fresh
+# Report (commands/rendered.py) and passes them here: where the content is exactly those fragments, in
+# order, in a skeleton, the skeleton and the frame around it are read once for every page of that form,
+# with every rule, and the fragments are not read at all. What a page reads as is then the skeleton's
+# pieces and labels; what its fragments read as is the ledger's own rendering (tests/test_around.py
+# reads every page of built sites and attacked copies both ways: verify-site finds the same problems).
+# A fragment reads alone only where the skeleton leaves it so: at each one the reader stands where the
+# content began (every token read, nothing open but what was open there, no label, claim or hidden
+# element around it), and no figure reads across its edges: the skeleton's text on each side ends at a
+# run of two or more spaces holding a line break (numbers.py goes on across such a run only into a unit
+# or a magnitude, and a line break ends a bidirectional run), and a PROBE piece stands for the fragment
+# in what the page is scanned for: "GB" is a unit any figure ending the text before would take, "1" a
+# number any unit or magnitude beginning the text after would follow. A figure that touches the probe
+# means an edge could join: the caller reads the page whole (sitepage.page_problems).
+
+STAMP_ATTRIBUTES = frozenset(
+    {"data-ledger-gate", "data-ledger-report", "data-ledger-path", "data-ledger-page", "hidden"}
+)
+_STAMP_FORM = re.compile(r'<span class="ledger-stamp"(?: data-ledger-[a-z]+="[^"<>&]*")* hidden></span>')
+_CANONICAL_STAMP = f'<span class="{STAMP_CLASS}" hidden></span>'  # read as every stamp of _STAMP_FORM reads
+HOLE = "a fragment the ledger rendered"  # the element of a PROBE piece
+PROBE = "\nGB" + reader.CELL + "1\n"  # a fragment's block edges add a line break before and after it
+_BLOCKS = "|".join(sorted(reader.BLOCK))
+_BLOCK_START = re.compile(rf"<(?:{_BLOCKS})[ \t\n\r\f>]")
+_BLOCK_END = re.compile(rf"</(?:{_BLOCKS})>")
+_SPACES = re.compile(r"[ \t\n\r\f\v]*")
+_APART_BEFORE = re.compile(r"[ \t\n\r\f\v]*\Z")
+_AROUND: dict[tuple, Form | None] = {}  # (reader's settings, outside, skeleton) -> its form, None: read
+
+
+def read_around(
+    page: str, fragments: list[str], shown_attributes: frozenset[str] = frozenset(), cells_apart: bool = False
+) -> Around | None:
+    """The page read as reader.read(page, ...) reads it, but for `fragments` in its content, not read and a
+    PROBE piece in place of each; None where the content is not those fragments in a skeleton read once
+    for its form (or LEDGER_VERIFY_FRAMES=off): then read it with read()."""
+    split = None if os.environ.get(OFF, "") == "off" else split_page(page, alone=True)
+    if split is None or not all(f[:1] == "<" and f[-1:] == ">" for f in fragments):
+        return None
+    attributes = shown_attributes | reader.css_attributes(page)
+    content, at = split.content, len(BEGIN)
+    end = content.rfind(_STAMP)
+    if not attributes.isdisjoint(STAMP_ATTRIBUTES) or not _STAMP_FORM.fullmatch(content, end):
+        return None
+    between = []
+    for fragment in fragments:
+        found = content.find(fragment, at, end)
+        if found < 0 or not (_BLOCK_START.match(fragment) and _BLOCK_END.fullmatch(fragment, fragment.rfind("</"))):
+            return None
+        if not between or not _SPACES.fullmatch(content, at, found):  # (fragments apart by white space alone
+            between.append(content[at:found])  # read as one: a block's edges add line breaks around each)
+        at = found + len(fragment)
+    between.append(content[at:end])
+    skeleton = []
+    for text in between:
+        placed = text
+        for place, own in split.strings:
+            placed = placed.replace(own, place)
+        if put_back(placed, split.strings) != text:
+            return None  # a placeholder's text was on the page already
+        skeleton.append(placed)
+    settings = (attributes, False, cells_apart)
+    key = (settings, split.before, tuple(skeleton), split.after)
+    if key not in _AROUND:
+        if len(_AROUND) >= _MAX_FRAMES:
+            _AROUND.clear()
+        _AROUND[key] = _kept_around(split.before, skeleton, split.after, settings)
+    form = _AROUND[key]
+    return None if form is None else Around(form, split.strings)
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Form:
+    """What reading a page of one form keeps (every page whose outside and skeleton are these, but for its
+    own strings), placeholders in; compared and hashed as itself."""
+
+    pieces: tuple[tuple, ...]  # (text, line, element, content, ledger)
+    labels: tuple[tuple, ...]
+    text: str  # the pieces' text, joined
+    probes: tuple[int, ...]  # where each PROBE starts in it
+
+
+@dataclass(frozen=True, slots=True)
+class Around:
+    """A page read around its fragments: its form's reading, with the page's own strings."""
+
+    form: Form
+    strings: tuple[tuple[str, str], ...]  # (placeholder, the page's string)
+
+    def pieces(self) -> list[Piece]:
+        return [Piece(put_back(text, self.strings), *rest) for text, *rest in self.form.pieces]
+
+    def labels(self) -> list[Piece]:
+        return [Piece(put_back(text, self.strings), *rest) for text, *rest in self.form.labels]
+
+
+def _kept_around(before: str, skeleton: list[str], after: str, settings: tuple) -> Form | None:
+    """What reading a page of this form keeps, a PROBE piece at each fragment, or None where a fragment
+    would not read alone there (the skeleton opens something around it, or its text runs up to it)."""
+    if any(_ENTITY_BEFORE.search(text) for text in (before, *skeleton, after)):
+        return None
+    recorder = _Recorder(*settings)
+    recorder.feed(before)
+    recorder.feed(BEGIN)
+    start = recorder.outside()
+    if start is None or any(start[0][1:5]):  # hidden, the ledger's own, a label or a claim around the content
+        return None
+    probes = []
+    for index, text in enumerate(skeleton):
+        if index:
+            now = recorder.outside()
+            if now is None or now[0] != start[0]:
+                return None
+            recorder.pieces.append(Piece(PROBE, recorder.lineno, HOLE, True, False))
+            probes.append(len(recorder.pieces) - 1)
+        recorder.feed(text)
+    recorder.feed(_CANONICAL_STAMP)
+    recorder.feed(after)
+    recorder.close()
+    if not recorder.safe or recorder.claims or recorder.charts or recorder.tables or recorder.problems:
+        return None
+    pieces = recorder.pieces
+    for index in probes:
+        tail = "".join(piece.text for piece in pieces[max(0, index - 8) : index])
+        head = pieces[index].text[len(PROBE) :] + (pieces[index + 1].text if index + 1 < len(pieces) else "")
+        if not (_APART_BEFORE.search(tail).group(0) and _SPACES.match(head).group(0)):
+            return None  # (with a block's line break, two spaces or more on each side)
+    starts, at = {}, 0
+    for index, piece in enumerate(pieces):
+        starts[index] = at
+        at += len(piece.text)
+    return Form(
+        tuple((p.text, p.line, p.element, p.content, p.ledger) for p in pieces),
+        tuple((p.text, p.line, p.element, p.content, p.ledger) for p in recorder.labels),
+        "".join(piece.text for piece in pieces),
+        tuple(starts[index] for index in probes),
     )

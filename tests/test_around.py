@@ -1,0 +1,154 @@
+"""A generated page read around the ledger's own fragments (prose/framed.read_around, commands/rendered.py)
+is judged as it is read whole: verify-site renders every claim page and index page again from its fresh
+Report; where a built page's content is exactly those fragments in a skeleton, the skeleton is read once
+for its form and the fragments not at all. Every claim page and index page of a built site is read so;
+verify-site reports the same problems both ways (LEDGER_VERIFY_FRAMES=off reads every page whole) on the
+site and on copies whose claim pages were attacked where a fragment meets its skeleton, each attacked
+page stamped again as code inside the build could; and no figure reads across a fragment's edge where
+the probe finds none (numbers.py, on random texts)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from datetime import datetime, timezone
+
+import pytest
+from helpers import run_ledger
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.commands import sitefiles, sitepage, sitetext
+from generator.commands.rendered import Rendered, claim_of
+from generator.gate import check_project
+from generator.prose import framed, numbers, reader
+from generator.trust import stamp
+
+
+def test_claim_of_reads_a_claim_pages_path_either_way():
+    assert claim_of("claim/moe-b16/index.html", True) == "moe-b16"
+    assert claim_of("claim/moe-b16.html", False) == "moe-b16"
+    assert [claim_of(name, True) for name in ("claim/x.html", "claim/x/y/index.html", "run/x/index.html")] == [
+        None, None, None
+    ]  # fmt: skip
+
+
+@pytest.mark.site
+def test_every_claim_page_and_index_of_a_built_site_passes_read_around_its_fragments(built_site):
+    root = built_site.parent
+    report = check_project(root, None, datetime.now(timezone.utc))
+    ctx = sitetext.context(root, report, root / "mkdocs.yml")
+    found = sitefiles.documents(built_site)
+    rendered, names, charts = Rendered(report, ctx.directory_urls), frozenset(found.pages), set()
+    made = {name: rendered.fragments(name) for name in found.pages}
+    passed = [
+        name
+        for name, fragments in made.items()
+        if fragments is not None
+        and sitepage.rendered_passes(name, found.text(name), fragments, names, ctx, found.css_attributes, charts)
+    ]
+    claims = [name for name in found.pages if name.startswith("claim/")]
+    assert len(claims) >= 4 and set(claims) <= set(passed)
+    assert {"claims/index.html", "gate/index.html", "measurements/index.html"} <= set(passed)
+    assert not any(name.startswith(("run/", "code/", "report/")) for name in made if made[name] is not None)
+
+
+def restamped(path, site) -> None:
+    """The page's stamp made again for its edited content, as code inside the build could make it."""
+    text = path.read_text(encoding="utf-8")
+    (mark,) = stamp.read(text)
+    name = path.relative_to(site).as_posix()
+    start = text.index(stamp.BEGIN) + len(stamp.BEGIN)
+    fresh = stamp.page_digest(name, text[start : mark.start])
+    path.write_text(text.replace(mark.page, fresh), encoding="utf-8")
+
+
+def edit_content(site, path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    restamped(path, site)
+
+
+EVIDENCE = '<h2 id="evidence">'
+ATTACKS = {
+    "a figure in a heading": lambda site, p: edit_content(site, p, EVIDENCE, EVIDENCE + "5 GB "),
+    "a unit right after a fragment": lambda site, p: edit_content(site, p, "\n" + EVIDENCE, "GB\n" + EVIDENCE),
+    "a number right before a fragment": lambda site, p: edit_content(site, p, "</h1>\n", "</h1>\n16"),
+    "a fragment inside a label": lambda site, p: edit_content(
+        site, p, "</h1>\n", '</h1>\n<span class="ledger-label">'
+    ),
+    "a fragment inside code": lambda site, p: edit_content(site, p, "</h1>\n", "</h1>\n<code>"),
+    "a fragment inside an attribute": lambda site, p: edit_content(site, p, "</h1>\n", '</h1>\n<p data-x="'),
+    "an edited value": lambda site, p: edit_content(site, p, "</strong>", " 3 GB</strong>"),
+    "a figure in the chart scripts": lambda site, p: edit_content(
+        site, p, '<span class="ledger-stamp"', '<p>2 ms</p><span class="ledger-stamp"'
+    ),
+    "a skeleton between fragments": lambda site, p: edit_content(site, p, "\n" + EVIDENCE, "\n<p>4 GB/s</p>\n" + EVIDENCE),
+}  # fmt: skip
+REFUSED = {"a figure in a heading", "a fragment inside a label", "an edited value", "a figure in the chart scripts",
+           "a skeleton between fragments"}  # fmt: skip
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_verify_site_reports_the_same_problems_read_around_fragments_and_whole(built_site, tmp_path, attack):
+    shutil.copytree(built_site.parent, tmp_path / "ledger", ignore=shutil.ignore_patterns(".cache"))
+    site = tmp_path / "ledger" / "site"
+    pages = sorted((site / "claim").glob("*/index.html"))
+    for page in pages[1:3]:
+        ATTACKS[attack](site, page)
+    found = [
+        run_ledger("--root", str(site.parent), "verify-site", str(site), cwd=site.parent, env={framed.OFF: mode})
+        for mode in ("on", "off")
+    ]
+    assert "Traceback" not in found[0].errors + found[1].errors
+    assert (found[0].exit_code, found[0].output) == (found[1].exit_code, found[1].output)
+    assert ("problem" in found[0].output) == (attack in REFUSED), found[0].output
+
+
+# Texts a figure could be made of, or cut by: numbers, units, magnitudes, signs, words, spaces.
+TOKENS = ["3", "1.5", "16", "$", "-", "x", "×", "%", "GB", "ms", "million", "three", "twice", "as", "per", "B",
+          "run", "runs", "k", "claim-16", "Evidence", "(", ")", ".", ",", ":", "/", "\u200b", "\u202e", " ", "  ",
+          "\n", "\t"]  # fmt: skip
+texts = st.lists(st.sampled_from(TOKENS), max_size=8).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(tail=texts, inside=texts, head=texts, before=st.sampled_from([" ", "\n", "  ", "\t\n"]))
+def test_no_figure_reads_across_a_fragments_edge_where_the_probe_finds_none(tail, inside, head, before):
+    """The skeleton's text before a fragment ends with white space, and after it begins with some; a
+    fragment's block edges add a line break on each side. Where no figure of the text with a PROBE in
+    the fragment's place touches the probe, the figures of the text with any fragment there are the
+    skeleton's own and the fragment's own."""
+    tail, head = tail + before, before + head
+    probed = tail + framed.PROBE + head
+    touching = [
+        (at, f)
+        for at, f in sitepage.text_figures(probed)
+        if at < len(tail) + len(framed.PROBE) and at + f.end - f.start > len(tail)
+    ]
+    if touching:
+        return
+    whole = tail + "\n" + inside + "\n" + head
+    apart = [(at, f.text) for at, f in sitepage.text_figures(tail + reader.CELL + inside + reader.CELL + head)]
+    shift = len(reader.CELL) - 1
+    expected = sorted(
+        at - (shift if at > len(tail) else 0) - (shift if at > len(tail) + len(inside) + len(reader.CELL) else 0)
+        for at, _ in apart
+    )
+    assert sorted(f.text for _, f in sitepage.text_figures(whole)) == sorted(text for _, text in apart)
+    assert sorted(at for at, _ in sitepage.text_figures(whole)) == expected
+
+
+def test_the_probe_finds_a_number_before_a_fragment_and_a_unit_after_one():
+    touches = lambda text: any(  # noqa: E731
+        at < text.index(framed.PROBE) + len(framed.PROBE) and at + f.end - f.start > text.index(framed.PROBE)
+        for at, f in sitepage.text_figures(text)
+    )
+    assert touches("claim 16 " + framed.PROBE + " Evidence")
+    assert touches("Evidence " + framed.PROBE + " GB of data")
+    assert touches("three " + framed.PROBE + " x")
+    assert not touches("claim-16 " + framed.PROBE + " Evidence")
+    assert not touches("Evidence\n" + framed.PROBE + "\nHistory")
+    assert re.fullmatch(r"\nGB\n\x1e\n1\n", framed.PROBE) and numbers.figures("GB") == []
