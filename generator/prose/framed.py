@@ -289,7 +289,7 @@ _BLOCKS = "|".join(sorted(reader.BLOCK))
 _BLOCK_START = re.compile(rf"<(?:{_BLOCKS})[ \t\n\r\f>]")
 _BLOCK_END = re.compile(rf"</(?:{_BLOCKS})>")
 _SPACES = re.compile(r"[ \t\n\r\f\v]*")
-_APART_BEFORE = re.compile(r"[ \t\n\r\f\v]*\Z")
+_ASCII_SPACES = " \t\n\r\f\v"  # what numbers.normalise reads as a space one for one
 _AROUND: dict[tuple, Form | None] = {}  # (reader's settings, outside, skeleton) -> its form, None: read
 
 
@@ -307,7 +307,7 @@ def read_around(
     end = content.rfind(_STAMP)
     if not attributes.isdisjoint(STAMP_ATTRIBUTES) or not _STAMP_FORM.fullmatch(content, end):
         return None
-    between = []
+    between: list[str] = []
     for fragment in fragments:
         found = content.find(fragment, at, end)
         if found < 0 or not (_BLOCK_START.match(fragment) and _BLOCK_END.fullmatch(fragment, fragment.rfind("</"))):
@@ -388,7 +388,7 @@ def _kept_around(before: str, skeleton: list[str], after: str, settings: tuple) 
     for index in probes:
         tail = "".join(piece.text for piece in pieces[max(0, index - 8) : index])
         head = pieces[index].text[len(PROBE) :] + (pieces[index + 1].text if index + 1 < len(pieces) else "")
-        if not (_APART_BEFORE.search(tail).group(0) and _SPACES.match(head).group(0)):
+        if not (tail[-1:] and tail[-1] in _ASCII_SPACES and head[:1] and head[0] in _ASCII_SPACES):
             return None  # (with a block's line break, two spaces or more on each side)
     starts, at = {}, 0
     for index, piece in enumerate(pieces):
