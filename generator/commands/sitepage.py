@@ -26,7 +26,7 @@ from ..records import Report
 from ..trust import stamp
 from ..trust.digest import digest
 from . import chartdata, sitefiles
-from .sitetext import SiteContext
+from .sitetext import Shown, SiteContext
 
 _REFERENCE = re.compile(
     r"""\{\{\s*(?:claim|table|chart)\s*\(\s*(?:["'\u201c\u2018]|&[lr][sd]quo;|&#82(?:16|20);)[^}]*\}\}""",
@@ -143,7 +143,7 @@ def rendered_passes(
 _FORMS: dict[tuple, tuple[bool, tuple[tuple[str, tuple[tuple[int, int], ...]], ...]]] = {}
 
 
-def _around_figures_pass(around: framed.Around, shown: frozenset[str]) -> bool:
+def _around_figures_pass(around: framed.Around, shown: Shown) -> bool:
     """Whether every figure a reader sees on a page read around its fragments is one the ledger shows and
     none touches a PROBE (where a fragment's edge could join the skeleton's text): the parts of its form's
     text that hold none of the page's own strings are scanned once for the form, the rest for each page."""
@@ -167,7 +167,7 @@ def _around_figures_pass(around: framed.Around, shown: frozenset[str]) -> bool:
     return True
 
 
-def _form_figures(form: framed.Form, shown: frozenset[str]) -> tuple[bool, tuple]:
+def _form_figures(form: framed.Form, shown: Shown) -> tuple[bool, tuple]:
     """(whether the parts of a form's text that hold no placeholder pass, those that do with their probes)."""
     probes = [(at, at + len(framed.PROBE)) for at in form.probes]
     own, at = [], 0
@@ -187,7 +187,7 @@ def _form_figures(form: framed.Form, shown: frozenset[str]) -> tuple[bool, tuple
     return True, tuple(own)
 
 
-def _figures_pass(figures: list[tuple[int, numbers.Figure]], probes, shown: frozenset[str]) -> bool:
+def _figures_pass(figures: list[tuple[int, numbers.Figure]], probes, shown: Shown) -> bool:
     for start, figure in figures:
         end = start + figure.end - figure.start
         if figure.text not in shown or any(start < b and end > a for a, b in probes):

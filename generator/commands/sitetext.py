@@ -56,7 +56,7 @@ class SiteContext:
     handwritten: frozenset[str]  # site paths of the hand-written pages (docs/x.md -> x/index.html)
     forbid_leads: frozenset[str]  # site paths of the pages whose front matter forbids leads
     labels: frozenset[str]  # figures typed inside labels on hand-written pages
-    shown: frozenset[str]  # figures the ledger's own pages show, from the Report
+    shown: Shown  # figures the ledger's own pages show, from the Report
     directory_urls: bool
     code: Mapping[str, str] = field(default_factory=dict)  # each code file a run hashes -> the repository's text
     code_pages: Mapping[str, str] = field(default_factory=dict)  # the page of a version of a code file -> the file
@@ -80,7 +80,7 @@ def context(root: Path, report: Report, config: Path) -> SiteContext:
         frozenset(dests.values()),
         frozenset(forbidding),
         frozenset(labels),
-        frozenset(shown(report)),
+        Shown(report),
         directory_urls,
         code,
         pages,
@@ -110,11 +110,41 @@ def _label_figures(text: str) -> Iterator[numbers.Figure]:
 
 def shown(report: Report) -> set[str]:
     """Every figure the ledger's renderer can put on a generated page, from the Report (normalised)."""
-    texts = set(_texts(report))  # a series' points repeat values: each text is scanned once
-    return {figure.text for text in texts if text for figure in numbers.figures(text)}
+    return _figures_of(_texts(report)) | _figures_of(_series_of(report))
+
+
+class Shown:
+    """shown(report), found when asked: the claims' series and the runs' cells (_series_of) only once a
+    figure is not among the rest. Compared and hashed as itself."""
+
+    def __init__(self, report: Report):
+        self._report, self._found = report, _figures_of(_texts(report))
+        self._series: set[str] | None = None
+
+    def __contains__(self, text: object) -> bool:
+        if text in self._found:
+            return True
+        if self._series is None:
+            self._series = _figures_of(_series_of(self._report))
+        return text in self._series
+
+
+def _figures_of(texts: Iterable[str]) -> set[str]:
+    distinct = set(texts)  # a series' points repeat values: each text is scanned once
+    return {figure.text for text in distinct if text for figure in numbers.figures(text)}
+
+
+def _series_of(report: Report) -> Iterator[str]:
+    """The claims' series and the runs' cells with words: most of the texts of a ledger with long series
+    and large runs."""
+    for verdict in report.verdicts.values():
+        if verdict.series is not None:
+            yield from _series_texts(verdict.series, verdict.unit)
+    yield from _cell_words(report.runs.values())
 
 
 def _texts(report: Report) -> Iterable[str]:
+    """What the ledger's pages can show, but for _series_of's."""
     for verdict in report.verdicts.values():
         yield from _verdict_texts(verdict)
     for finding in report.findings:
@@ -129,7 +159,6 @@ def _texts(report: Report) -> Iterable[str]:
     yield from (text for n in range(1, len(report.claims)) for text in (f"{n} claims", f"{n:,} claims"))
     for run in report.runs.values():
         yield from _run_texts(run)
-    yield from _cell_words(report.runs.values())
 
 
 def _verdict_texts(verdict: ClaimVerdict) -> Iterator[str]:
@@ -154,8 +183,6 @@ def _verdict_texts(verdict: ClaimVerdict) -> Iterator[str]:
     if verdict.asserted is not None:
         yield from vars_of(verdict.asserted)
     yield from (verdict.no_rounds, verdict.noise_unknown)
-    if verdict.series is not None:
-        yield from _series_texts(verdict.series, unit)
 
 
 def _series_texts(line: Series, unit: Unit) -> Iterator[str]:
