@@ -1,0 +1,73 @@
+"""Where `ledger verify-site`'s CPU time goes on a built site (not a test): its stages in the order it runs
+them, each page's reading by the kind of page (its first path part) and how it was read.
+
+    .venv/bin/python benchmarks/verify_time.py ROOT [--config mkdocs.yml] [--site site]
+
+ROOT is a built ledger (e.g. one `benchmarks/build_time.py` wrote, or this repository after `make site`).
+Each page is read the way verify-site reads it: rendered again and read around its fragments (claim pages
+and indexes: "render" then "around"), and read whole where that does not hold ("whole"). The same calls as
+commands/verify_site.verify, timed one by one with time.process_time (CPU seconds of this process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+START = time.process_time()
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from generator.commands import sitefiles, sitepage, sitetext, verify_site  # noqa: E402
+from generator.commands.rendered import Rendered  # noqa: E402
+from generator.gate import check_project  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("root", type=Path)
+    parser.add_argument("--config", default="mkdocs.yml")
+    parser.add_argument("--site", default="site")
+    args = parser.parse_args()
+    root, spent = args.root.resolve(), Counter({"imports": time.process_time() - START})
+    config, site = root / args.config, root / args.site
+
+    def timed(stage: str, work):
+        began = time.process_time()
+        found = work()
+        spent[stage] += time.process_time() - began
+        return found
+
+    report = timed("check (a fresh gate)", lambda: check_project(root, config, datetime.now(timezone.utc)))
+    ctx = timed("what pages may show (sitetext.context)", lambda: sitetext.context(root, report, config))
+    found = timed("the site's files (sitefiles.documents)", lambda: sitefiles.documents(site))
+    rendered = timed("rendered: set up", lambda: Rendered(report, ctx.directory_urls))
+    names, charts, pages = frozenset(found.pages), set(), Counter()
+    for name in found.pages:
+        kind = name.split("/")[0] if "/" in name else name
+        text = timed("pages: read from disk", lambda: found.text(name))
+        fragments = timed(f"render {kind}", lambda: rendered.fragments(name))
+        passed = fragments is not None and timed(
+            f"around {kind}",
+            lambda: sitepage.rendered_passes(name, text, fragments, names, ctx, found.css_attributes, charts),
+        )
+        if not passed:
+            timed(f"whole {kind}", lambda: sitepage.page_problems(name, text, names, ctx, found.css_attributes, charts))
+        pages[f"{'around' if passed else 'whole'} {kind}"] += 1
+    timed("series data", lambda: verify_site.series_problems(site, report, rendered.series_text))
+    timed("registry", lambda: verify_site.registry_problems(site, report))
+    total = time.process_time() - START
+    print(f"verify-site's stages on {site} ({len(found.pages)} pages), CPU seconds:")
+    for stage, seconds in sorted(spent.items(), key=lambda item: -item[1]):
+        count = pages.get(stage)
+        if seconds < 0.001 and not count:
+            continue
+        print(f"  {stage:<44} {seconds:8.3f} s{f'  ({count} pages)' if count else ''}")
+    print(f"  {'total':<44} {total:8.3f} s")
+
+
+if __name__ == "__main__":
+    main()
