@@ -35,9 +35,9 @@ def main() -> None:
     root, spent = args.root.resolve(), Counter({"imports": time.process_time() - START})
     config, site = root / args.config, root / args.site
 
-    def timed(stage: str, work):
+    def timed(stage: str, work, *args):
         began = time.process_time()
-        found = work()
+        found = work(*args)
         spent[stage] += time.process_time() - began
         return found
 
@@ -48,14 +48,12 @@ def main() -> None:
     names, charts, pages = frozenset(found.pages), set(), Counter()
     for name in found.pages:
         kind = name.split("/")[0] if "/" in name else name
-        text = timed("pages: read from disk", lambda: found.text(name))
-        fragments = timed(f"render {kind}", lambda: rendered.fragments(name))
-        passed = fragments is not None and timed(
-            f"around {kind}",
-            lambda: sitepage.rendered_passes(name, text, fragments, names, ctx, found.css_attributes, charts),
-        )
+        text = timed("pages: read from disk", found.text, name)
+        fragments = timed(f"render {kind}", rendered.fragments, name)
+        around = (name, text, fragments, names, ctx, found.css_attributes, charts)
+        passed = fragments is not None and timed(f"around {kind}", sitepage.rendered_passes, *around)
         if not passed:
-            timed(f"whole {kind}", lambda: sitepage.page_problems(name, text, names, ctx, found.css_attributes, charts))
+            timed(f"whole {kind}", sitepage.page_problems, name, text, names, ctx, found.css_attributes, charts)
         pages[f"{'around' if passed else 'whole'} {kind}"] += 1
     timed("series data", lambda: verify_site.series_problems(site, report, rendered.series_text))
     timed("registry", lambda: verify_site.registry_problems(site, report))
