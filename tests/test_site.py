@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from helpers import a_run, run_ledger, run_mkdocs, verdict_of, write_tree
 from helpers_site import REPORT, a_ledger, article, read
+from mkdocs.utils import get_relative_url
 
 from generator.inputs.config import DEFAULTS
 from generator.records import Claim, Report, Run, RunState, Source, Table
@@ -72,6 +73,14 @@ def test_run_csv_becomes_typed_frame():
 )
 def test_links_are_relative_to_the_page(src, here, expected):
     assert render.Links(here).to(src) == expected
+
+
+@pytest.mark.parametrize(
+    "url", ["run/toy/r1/", "claim/a/", "claim/a.html", "", ".", "./x/", "a/../b/", "/abs/", "x//y"]
+)
+@pytest.mark.parametrize("here", ["", ".", "claim/a/", "claim/a.html", "claim/v1.2/", "claims/", "a/b/../c/", "//x/"])
+def test_relative_urls_are_mkdocs_own(url, here):
+    assert render.relative_url(url, here) == get_relative_url(url, here)
 
 
 def test_slots_keep_markdown_away_from_our_html():
