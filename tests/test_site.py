@@ -5,21 +5,27 @@ kind and status of claim; the rest build small sites of their own.
 """
 
 import json
+import os
 import re
+import subprocess
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 import altair as alt
 import pandas as pd
 import pytest
-from helpers import a_run, run_ledger, run_mkdocs, verdict_of, write_tree
+from helpers import REPO, a_run, run_ledger, run_mkdocs, verdict_of, write_tree
 from helpers_site import REPORT, a_ledger, article, read
+from mkdocs.utils import get_relative_url
 
 from generator.inputs.config import DEFAULTS
 from generator.records import Claim, Report, Run, RunState, Source, Table
 from generator.runs import sha256_file
 from generator.site import charts, figure_api, render, tables
 from generator.site.pages import md_text
+
+ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
 pytestmark = pytest.mark.site
 
@@ -72,6 +78,33 @@ def test_run_csv_becomes_typed_frame():
 )
 def test_links_are_relative_to_the_page(src, here, expected):
     assert render.Links(here).to(src) == expected
+
+
+@pytest.mark.parametrize(
+    "url", ["run/toy/r1/", "claim/a/", "claim/a.html", "", ".", "./x/", "a/../b/", "/abs/", "x//y"]
+)
+@pytest.mark.parametrize("here", ["", ".", "claim/a/", "claim/a.html", "claim/v1.2/", "claims/", "a/b/../c/", "//x/"])
+def test_relative_urls_are_mkdocs_own(url, here):
+    assert render.relative_url(url, here) == get_relative_url(url, here)
+
+
+CELLS = ["1", "-2", "+3", "0.5", "1e5", "", " 4 ", "nan", "inf", "-Infinity", "true", "false", "a b", "1,000"]
+CELLS += ["9223372036854775807", "9223372036854775808", "-9223372036854775809", "1e400", "\t5\n", "١٢", " ", "-0"]
+
+
+@pytest.mark.parametrize("first", CELLS)
+@pytest.mark.parametrize("second", ["7", "2.5", "", "x", "9223372036854775808", "true"])
+def test_a_run_table_shows_as_its_dataframe_would(first, second):
+    table = Table(("x", "y", "note"), ((first, "1", "a statement longer than thirty characters"), (second, "2", "b")))
+    for shown, highlight in ((None, {0: {"x"}}), (1, {1: {"x", "y"}})):
+        expected = tables.html_table(tables.frame_of(table), max_rows=shown, highlight=highlight)
+        assert tables.table_html(table, max_rows=shown, highlight=highlight) == expected
+
+
+def test_the_generated_pages_import_no_pandas(tmp_path):  # a claim page's row table needs no DataFrame
+    code = "import sys, generator.site.pages\nprint(sorted(m for m in ('pandas', 'numpy') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=ENV)
+    assert done.stdout == "[]\n", done.stderr
 
 
 def test_slots_keep_markdown_away_from_our_html():

@@ -26,7 +26,18 @@ from ..lang.values import (
 )
 from ..records import INCONCLUSIVE, ClaimVerdict, Report, Table
 from ..trust.digest import code_files
-from .render import admonition, badge, claim_badges, claim_link, code_value, esc, finding_html, page_banner, run_link
+from .render import (
+    PerReport,
+    admonition,
+    badge,
+    claim_badges,
+    claim_link,
+    code_value,
+    esc,
+    finding_html,
+    page_banner,
+    run_link,
+)
 from .tables import table_html
 from .timeline import SeriesAssets
 from .timeline import section as history_section
@@ -165,11 +176,19 @@ def measured(verdict: ClaimVerdict, report: Report | None, links) -> str:
     table = run.tables.get(evidence.file)
     used = verdict.rows  # the rows the gate's `where` selected
     if table is not None and used:
-        out.append(row_used(table, used, evidence))
+        named = (*(column for column, _ in evidence.where), evidence.column)  # what row_used reads of evidence
+        key = ("row used", run.path, evidence.file, used, named)
+        out.append(_BY_RUN.get(report, key, lambda: row_used(table, used, evidence)))
     out.append(interval_html(verdict))
-    out.append(manifest_summary(run, links))
+    hrefs = tuple(esc(links.run(run.path, anchor)) for anchor in MANIFEST_ANCHORS)
+    out.append(_BY_RUN.get(report, ("manifest", run.path, hrefs), lambda: manifest_summary(run, hrefs)))
     out.append(probe_line(run, report, links))
     return "".join(out)
+
+
+# What claim pages show of a run, made once per report for every claim page citing it (the same hrefs:
+# claim pages lie at one depth); a claim page reading one row of a run's table shows the same row table.
+_BY_RUN = PerReport(kept=1 << 12)
 
 
 def probe_line(run, report: Report, links) -> str:
@@ -212,10 +231,13 @@ def row_used(table: Table, used: tuple[int, ...], evidence) -> str:
 SHORT = 80  # characters: a manifest value longer than this is named on a claim page, shown on the run's
 
 
-def manifest_summary(run, links) -> str:
+MANIFEST_ANCHORS = ("parameters", "environment", "data")  # the run page's sections a manifest summary links to
+
+
+def manifest_summary(run, hrefs: tuple[str, ...]) -> str:
     """The manifest's short fields as a compact table; its long ones (texts, configurations) and the
     files' hashes are named and linked to the run's page, which shows them: a claim page does not grow
-    with its run's manifest."""
+    with its run's manifest. hrefs: the run page's MANIFEST_ANCHORS, escaped, from the page showing it."""
     rows = [
         ("probe", f"<code>{esc(run.probe)}</code>"),
         ("testbed", esc(run.testbed)),
@@ -223,9 +245,9 @@ def manifest_summary(run, links) -> str:
         ("finished", esc(run.finished)),
     ]
     named = []
-    for label, noun, anchor, fields in (
-        ("parameter", "parameter", "parameters", run.parameters),
-        ("environment", "environment field", "environment", run.environment),
+    for label, noun, href, fields in (
+        ("parameter", "parameter", hrefs[0], run.parameters),
+        ("environment", "environment field", hrefs[1], run.environment),
     ):
         longer = []
         for name, value in fields.items():
@@ -234,9 +256,9 @@ def manifest_summary(run, links) -> str:
             else:
                 rows.append((f"{label} {esc(name)}", code_value(value)))
         if longer:
-            where = f'<a href="{esc(links.run(run.path, anchor))}">on the run\'s page</a>'
+            where = f'<a href="{href}">on the run\'s page</a>'
             named.append(f"{len(longer)} longer {noun}{'s' if len(longer) != 1 else ''} ({where}): {', '.join(longer)}")
-    named.append(f'the sha256 of each file: <a href="{esc(links.run(run.path, "data"))}">on the run\'s page</a>')
+    named.append(f'the sha256 of each file: <a href="{hrefs[2]}">on the run\'s page</a>')
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return (
         f'<details class="note"><summary>Manifest of {esc(run.name)}</summary>'
@@ -277,10 +299,12 @@ def replicate_html(verdict: ClaimVerdict) -> str:
     out = [f"<p><strong>{esc(ONE_RUN[0].upper() + ONE_RUN[1:])}</strong>.</p>"] if verdict.one_run else []
     found, replicas = verdict.prediction, verdict.replicas
     if found is not None and replicas is not None:
-        runs = [f"<code>{esc(path.rsplit('/', 1)[-1])}</code>" for path in replicas.runs]
         # a long set by its ends (the history lists the runs, the series' data holds every one): a page's
         # size does not grow with its history
-        names = ", ".join(runs) if len(runs) <= REPLICATES_NAMED else f"from {runs[0]} to {runs[-1]}"
+        whole = len(replicas.runs) <= REPLICATES_NAMED
+        paths = replicas.runs if whole else (replicas.runs[0], replicas.runs[-1])  # only the names shown
+        runs = [f"<code>{esc(path.rsplit('/', 1)[-1])}</code>" for path in paths]
+        names = ", ".join(runs) if whole else f"from {runs[0]} to {runs[-1]}"
         out.append(
             f"<p>The next run should land in {esc(range_text(found.low, found.high, verdict.unit))} "
             f"({esc(level_text(found.level))} prediction interval of its {found.runs} replicate runs: {names}).</p>"

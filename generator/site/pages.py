@@ -7,6 +7,7 @@ are not navigation entries: the index pages link to them, and the navigation sta
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
@@ -65,7 +66,12 @@ class Page:
 
 def md_text(text: str) -> str:
     """Plain text safe as a Markdown heading: punctuation Markdown reads is backslash-escaped."""
-    return re.sub(r"([\\`*_{}\[\]()#+!<>|~&])", r"\\\1", " ".join(str(text).split()))
+    return _md_text(str(text))
+
+
+@functools.lru_cache(maxsize=1024)  # every claim page has the same headings
+def _md_text(text: str) -> str:
+    return re.sub(r"([\\`*_{}\[\]()#+!<>|~&])", r"\\\1", " ".join(text.split()))
 
 
 def generate(

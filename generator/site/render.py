@@ -6,15 +6,14 @@ the page only after Markdown has run (see Slots), so neither Markdown nor a temp
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from mkdocs.utils import get_relative_url
 
 from ..claims.kinds import FIELD
 from ..inputs import hashcache
@@ -34,9 +33,22 @@ ASSET_FILES = Path(__file__).parent / "assets"  # the CSS and JS shipped with th
 CACHE = hashcache.FOLDER  # the Vega bundle and chart SVGs, made once (Material's plugins use .cache/ too)
 
 
+ESCAPED_LENGTH = 80  # characters: a string up to this long is escaped once and remembered (ids, kinds, units)
+ESCAPED_KEPT = 1 << 15  # strings remembered at most; the memo starts again empty past this
+_escaped: dict[str, str] = {}
+
+
 def esc(text: object) -> str:
     """HTML-escape any value for text or a quoted attribute."""
-    return html.escape(str(text), quote=True)
+    text = str(text)
+    found = _escaped.get(text)
+    if found is None:
+        found = html.escape(text, quote=True)
+        if len(text) <= ESCAPED_LENGTH:  # a page escapes the same short strings as every other page
+            if len(_escaped) >= ESCAPED_KEPT:
+                _escaped.clear()
+            _escaped[text] = found
+    return found
 
 
 def script_json(data: object) -> str:
@@ -54,6 +66,7 @@ def run_src(run_path: str) -> str:
     return "run/" + "/".join(run_path.split("/")[-2:]) + ".md"
 
 
+@functools.lru_cache(maxsize=1 << 15)  # every page links to the same runs and claims
 def url_of(src: str, directory_urls: bool = True) -> str:
     """The URL MkDocs gives a page or file at src (claims/index.md -> claims/)."""
     if not src.endswith(".md"):
@@ -66,6 +79,33 @@ def url_of(src: str, directory_urls: bool = True) -> str:
     return stem + "/"
 
 
+@functools.lru_cache(maxsize=1 << 15)
+def _parts(path: str) -> tuple[str, ...]:
+    """A URL path's parts as mkdocs.utils.get_relative_url normalises them ('..' resolved, no leading '/')."""
+    normal = posixpath.normpath(path if path.startswith("/") else "/" + path)[1:]
+    return tuple(normal.split("/")) if normal else ()
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _base(other: str) -> tuple[str, ...]:
+    """The parts of the folder a page's URL lies in: a last part with a dot is a file."""
+    directory, _, name = other.rpartition("/")
+    return _parts(directory if "." in name else other)
+
+
+def relative_url(url: str, other: str) -> str:
+    """url relative to the page at other: mkdocs.utils.get_relative_url's answer, each path's parts found
+    once (every claim page links to the same runs; tests/test_site.py holds the two to the same answers)."""
+    base, target = _base(other), _parts(url)
+    common = 0
+    for a, b in zip(base, target, strict=False):  # as mkdocs: the shorter one ends it
+        if a != b:
+            break
+        common += 1
+    relative = "/".join(("..",) * (len(base) - common) + target[common:]) or "."
+    return relative + "/" if url.endswith("/") else relative
+
+
 @dataclass(frozen=True, slots=True)
 class Links:
     """Relative links from one page (its URL) to generated pages and assets."""
@@ -75,7 +115,7 @@ class Links:
 
     def to(self, src: str, anchor: str = "") -> str:
         url = url_of(src, self.directory_urls)
-        target = get_relative_url(url or ".", self.here or ".")
+        target = relative_url(url or ".", self.here or ".")
         if target in ("", "."):
             target = "./"
         elif (not url or url.endswith("/")) and not target.endswith("/"):
@@ -169,16 +209,54 @@ def claim_link(claim_id: str, report: Report | None, links: Links) -> str:
     of one record alone), the link alone."""
     if report is None:
         return f'<a class="ledger-claim-id" href="{esc(links.claim(claim_id))}"><code>{esc(claim_id)}</code></a>'
-    verdict = report.verdict(claim_id)
-    if verdict is None:
+    described = _described(claim_id, report)
+    if described is None:
         return f'<code class="ledger-missing">{esc(claim_id)}</code> (no such claim)'
-    claim = verdict.claim
-    value = stated(verdict)
-    shown = f"<del>{esc(value)}</del>" if claim.retired and value else esc(value)
-    return (
-        f'<a class="ledger-claim-id" href="{esc(links.claim(claim_id))}" title="{esc(tooltip(verdict))}">'
-        f"<code>{esc(claim_id)}</code></a>{' ' + shown if shown else ''} {claim_badges(verdict)}"
-    )
+    title, after = described
+    return f'<a class="ledger-claim-id" href="{esc(links.claim(claim_id))}" title="{title}">{after}'
+
+
+class PerReport:
+    """Fragments made once per report and read by many pages (a claim listed on the page of every claim
+    that names it), for one report at a time: a new report, or more than `kept` of them, starts it again."""
+
+    def __init__(self, kept: int) -> None:
+        self.kept = kept
+        self.report: Report | None = None
+        self.made: dict = {}
+
+    def of(self, report: Report) -> dict:
+        if self.report is not report or len(self.made) >= self.kept:
+            self.report, self.made = report, {}
+        return self.made
+
+    def get(self, report: Report, key: Hashable, make: Callable[[], str]) -> str:
+        """make()'s HTML, made once for this report and key (key: everything make reads besides the report)."""
+        made = self.of(report)
+        if key not in made:
+            made[key] = make()
+        return made[key]
+
+
+_described_in = PerReport(kept=1 << 14)
+
+
+def _described(claim_id: str, report: Report) -> tuple[str, str] | None:
+    """A listed claim's link but its href: (the title attribute, what follows the href), or None for no
+    such claim; made once per report, as every page that lists the claim writes it alike."""
+    made = _described_in.of(report)
+    if claim_id not in made:
+        verdict = report.verdict(claim_id)
+        if verdict is None:
+            made[claim_id] = None
+        else:
+            value = stated(verdict)
+            shown = f"<del>{esc(value)}</del>" if verdict.claim.retired and value else esc(value)
+            made[claim_id] = (
+                esc(tooltip(verdict)),
+                f"<code>{esc(claim_id)}</code></a>{' ' + shown if shown else ''} {claim_badges(verdict)}",
+            )
+    return made[claim_id]
 
 
 # -- runs --------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from ..records import Report, Run, RunState
 from ..trust.digest import code_files, code_versions
 from ..trust.verdicts import revision_text
 from .render import Generated, Links, admonition, badge, claim_link, code_value, esc, run_link
-from .tables import frame_of, html_table
+from .tables import table_html
 
 PREVIEW_ROWS = 20
 
@@ -117,8 +117,7 @@ def data_file(run: Run, name: str, verdict: RunState) -> str:
         return head
     if table.problem:
         return head + f"<p>{esc(name)} {esc(table.problem)}</p>"
-    shown = html_table(frame_of(table), max_rows=PREVIEW_ROWS)
-    return head + shown
+    return head + table_html(table, max_rows=PREVIEW_ROWS)  # as html_table(frame_of(table)) shows it
 
 
 def probe_source(run: Run, verdict: RunState, sources: Mapping[str, str], links: Links) -> str:

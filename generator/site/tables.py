@@ -10,16 +10,19 @@ refuses a number with a unit that comes from no claim and no run.
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import re
 from collections.abc import Callable
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..lang.values import format_value
 from ..records import Claim, Table
 from .render import esc
+
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read: a claim page's row table needs none
+    import pandas as pd
 
 ClaimRenderer = Callable[[Claim], str]
 
@@ -30,22 +33,28 @@ def number(value: float, whole: bool = False) -> str:
         return "true" if value else "false"
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "—" if value is None or math.isnan(value) else ("∞" if value > 0 else "−∞")
-    if whole or (isinstance(value, numbers.Integral)):
+    if whole or (type(value) is not float and isinstance(value, numbers.Integral)):  # a float: not Integral
         return f"{int(value):,}"
     return format_value(float(value))
 
 
 def cell(value: object, whole: bool = False, claim: ClaimRenderer | None = None) -> tuple[str, bool]:
     """(HTML, is_number) for one cell."""
+    if isinstance(value, str):  # a run's CSV cells first, without the numbers ABCs (slow to ask)
+        return esc(value), False
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return esc(number(value, whole)), True
     if isinstance(value, Claim):
         return (claim(value) if claim else esc(value.id)), False
     if isinstance(value, bool):
         return number(value), False
     if isinstance(value, numbers.Real):
         return esc(number(float(value) if not isinstance(value, numbers.Integral) else int(value), whole)), True
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—", False
-    return esc(value), False
+    import pandas as pd  # any other value came from a DataFrame: pandas is loaded already
+
+    return ("—", False) if value is pd.NA else (esc(value), False)
 
 
 PROSE_LENGTH = 30  # a text cell this long with a space in it is prose (a statement), not an identifier
@@ -73,6 +82,8 @@ def html_table(
     highlight: row position -> columns whose cells are marked (the row and column a claim uses).
     source: (run, testbed) every row came from, when the figure read one run and kept no run column.
     """
+    import pandas as pd
+
     columns = list(frame.columns)
     kinds = {
         c: "int"
@@ -101,31 +112,38 @@ def table_html(
         return html_table(frame_of(table), max_rows=max_rows, highlight=highlight, source=source)
     kinds = dict(zip(table.columns, (kind for kind, _ in typed_columns), strict=True))
     count = len(table.rows) if max_rows is None else min(max_rows, len(table.rows))
-    rows = (tuple(values[r] for _, values in typed_columns) for r in range(count))
+    by_column = [values for _, values in typed_columns]
+    rows = itertools.islice(zip(*by_column, strict=True), count) if by_column else [()] * count
     return _table(list(table.columns), kinds, rows, len(table.rows), {}, None, max_rows, highlight, source)
 
 
-_INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?inf(?:inity)?", re.IGNORECASE | re.ASCII)
+_SPACE = r"[ \t\n\r\f\v]*"  # around a number: what pandas strips
+_INTEGER = re.compile(rf"{_SPACE}[+-]?\d+{_SPACE}", re.ASCII)
+_NUMBER = re.compile(  # a decimal (an integer too), or an empty cell (NaN)
+    rf"{_SPACE}(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?inf(?:inity)?){_SPACE}|", re.IGNORECASE | re.ASCII
+)
 _INT64 = range(-(2**63), 2**63)
+_INT64_END = float(2**63)
+_BOOLEANS = frozenset(("true", "false"))
 
 
 def column_of(cells: list[str]) -> tuple[str, list]:
     """One CSV column typed as frame_of types it (pandas.to_numeric's rules): ("int", ints), ("number",
-    floats, '' as NaN), ("other", booleans or text); ("", []) for an integer beyond int64. Pure."""
-    if cells and all(cell in ("true", "false") for cell in cells):
+    floats, '' as NaN), ("other", booleans or text); ("", []) for a number column holding an integer beyond
+    int64 (frame_of types it). Pure."""
+    # each test maps over the whole column in C: a run page types every cell of its tables to show 20 rows
+    if cells and all(map(_BOOLEANS.__contains__, cells)):
         return "other", [cell == "true" for cell in cells]
-    kind = "int"
-    for cell in cells:
-        text = cell.strip(" \t\n\r\f\v")
-        if cell == "" or (not _INTEGER.fullmatch(text) and _DECIMAL.fullmatch(text)):
-            kind = "number"
-        elif not _INTEGER.fullmatch(text):
-            return "other", [str(cell) for cell in cells]
-    if kind == "int":
-        numbers_ = [int(cell) for cell in cells]
-        return ("int", numbers_) if all(n in _INT64 for n in numbers_) else ("", [])
-    return "number", [float(cell) if cell != "" else math.nan for cell in cells]
+    if all(map(_INTEGER.fullmatch, cells)):
+        numbers_ = list(map(int, cells))
+        return ("int", numbers_) if not numbers_ or (min(numbers_) in _INT64 and max(numbers_) in _INT64) else ("", [])
+    if not all(map(_NUMBER.fullmatch, cells)):
+        return "other", list(map(str, cells))
+    values = [float(cell) if cell != "" else math.nan for cell in cells] if "" in cells else list(map(float, cells))
+    if any(map(_INT64_END.__le__, map(abs, values))):  # where an integer beyond int64 would be, as a float
+        if any(int(cell) not in _INT64 for cell in filter(_INTEGER.fullmatch, cells)):
+            return "", []  # an integer beyond int64 among decimals: pandas' rules are its own
+    return "number", values
 
 
 def _table(columns, kinds, rows, total, units, claim, max_rows, highlight, source) -> str:  # noqa: PLR0913
@@ -133,17 +151,20 @@ def _table(columns, kinds, rows, total, units, claim, max_rows, highlight, sourc
     head = "".join(f"<th{_align(kinds[c] != 'other')}>{header(c, units)}</th>" for c in columns)
     out = []
     provenance = "run" in columns and "testbed" in columns  # rows the figure API read from runs
+    wholes = [kinds[column] == "int" for column in columns]
+    numbers_at = [f'{_align(True)} data-ledger-column="{esc(column)}"' for column in columns]  # a number's <td>
+    highlight = highlight or {}
     for position, values in enumerate(rows):
-        marked = (highlight or {}).get(position, set())
+        marked = highlight.get(position, ())
         cells = []
-        for column, value in zip(columns, values, strict=True):
-            text, is_number = cell(value, kinds[column] == "int", claim)
-            attrs = _align(is_number) + (f' data-ledger-column="{esc(column)}"' if is_number else "")
-            classes = ["ledger-used"] if column in marked else []
-            if _is_prose(value):
-                classes.append("ledger-text")
-            if classes:
-                attrs += f' class="{" ".join(classes)}"'
+        for column, value, whole, number_attrs in zip(columns, values, wholes, numbers_at, strict=True):
+            text, is_number = cell(value, whole, claim)
+            attrs = number_attrs if is_number else ""
+            prose = _is_prose(value)
+            if column in marked:
+                attrs += ' class="ledger-used ledger-text"' if prose else ' class="ledger-used"'
+            elif prose:
+                attrs += ' class="ledger-text"'
             cells.append(f"<td{attrs}>{text}</td>")
         row_attrs = ' class="ledger-used-row"' if marked else ""
         origin = source
@@ -165,6 +186,8 @@ def _align(is_number: bool) -> str:
 
 def frame_of(table: Table) -> pd.DataFrame:
     """A run's CSV table as a DataFrame: numeric columns as numbers, 'true'/'false' as booleans."""
+    import pandas as pd
+
     frame = pd.DataFrame(list(table.rows), columns=list(table.columns), dtype=object)
     for column in frame.columns:
         frame[column] = typed(frame[column])
@@ -173,6 +196,8 @@ def frame_of(table: Table) -> pd.DataFrame:
 
 def typed(series: pd.Series) -> pd.Series:
     """Strings -> integers, floats or booleans when every cell is one; otherwise left as text."""
+    import pandas as pd
+
     values = list(series)
     if values and all(v in ("true", "false") for v in values):
         return series.map(lambda v: v == "true").astype(bool)

@@ -27,6 +27,7 @@ MIN_POINTS = 3  # a chart from three points on; fewer read better as the table a
 ROLES = ("run", "cited", "kept through")
 MARKS = ("step", "probe changed", "environment changed")
 PARSE = {"n": "number", "value": "number", "low": "number", "high": "number", "started": "date"}
+SHARED_KEPT = 4096  # parts of pages SeriesAssets.shared holds at most (a chart's spec is a few KB)
 T = TypeVar("T")
 
 
@@ -55,10 +56,13 @@ class SeriesAssets:
 
     def shared(self, name: str, series: Series, key: tuple[Hashable, ...], make: Callable[[], T]) -> T:
         """make(), once for the claims whose series have the same points (one tuple) and the same key (the
-        other parts of the series and the unit that make() reads): their notes, their chart's marks."""
+        other parts of the series, the unit and the data URL that make() reads): their chart's marks and
+        spec, their history table's rows. At most SHARED_KEPT at a time."""
         self._made.setdefault(id(series.points), (series.points, {}))  # points kept: ids stay
         full = (name, id(series.points), *key)
         if full not in self._shared:
+            if len(self._shared) >= SHARED_KEPT:  # bounded: what it holds is made again when asked for
+                self._shared.clear()
             self._shared[full] = make()
         return cast(T, self._shared[full])  # stored under this key by this make
 
@@ -179,10 +183,13 @@ def _between(series: Series, index: int) -> str:
 def chart_html(verdict: ClaimVerdict, series: Series, data_url: str, assets: SeriesAssets | None = None) -> str:
     claim = verdict.claim
     label = f"{claim.id}: its value in each run of the same measurement, in time order"
+    assets = assets or SeriesAssets()
+    key = (series.cited, series.kept, series.boundaries, series.steps, verdict.unit, data_url)  # what spec() reads
+    spec_json = assets.shared("spec", series, key, lambda: script_json(spec(verdict, series, data_url, assets)))
     return (
         f'<figure class="ledger-figure ledger-chart ledger-timeline" data-chart="timeline-{esc(claim.id)}">'
         f'<div class="ledger-chart-view" role="img" aria-label="{esc(label)}"></div>'
-        f'<script type="application/json" class="ledger-chart-spec">{script_json(spec(verdict, series, data_url, assets))}</script>'
+        f'<script type="application/json" class="ledger-chart-spec">{spec_json}</script>'
         '<figcaption><span class="ledger-caption-title">Timeline</span>'
         '<span class="ledger-caption-text">Each run\'s value with its interval; the cited run is the large '
         "diamond; between runs, a red dashed rule is a step (the level moved beyond noise and the claim's "
@@ -197,33 +204,45 @@ def table_html(
     """The runs `listed` chooses: run (linked), value, interval, and what happens there; a row says how
     many runs lie between two listed ones, and the series' CSV (data_url) holds them all."""
     key = (series.cited, series.kept, series.boundaries, series.steps, verdict.unit)
-    found = (assets or SeriesAssets()).shared("notes", series, key, lambda: notes(series, verdict.unit))
-    rows, last = [], -1
-    chosen = listed(series, found)
-    for index in chosen:
-        if index > last + 1:
-            skipped = index - last - 1
-            rows.append(f'<tr class="ledger-gap"><td colspan="6">… {gap_text(skipped)}</td></tr>')
-        point = series.points[index]
-        shown, interval = point_text(point, verdict.unit)
-        rows.append(
-            f'<tr><td>{index + 1}</td><td><a class="ledger-run" href="{esc(links.run(point.run))}">'
-            f"<code>{esc(point.run.rsplit('/', 1)[-1])}</code></a></td>"
-            f"<td>{esc(point.started.strftime('%Y-%m-%d %H:%M'))}</td>"
-            f'<td style="text-align: right">{esc(shown)}</td>'
-            f"<td>{esc(interval or '—')}{' (' + esc(point.basis) + ')' if point.basis else ''}</td>"
-            f"<td>{esc('; '.join(found.get(index, [])))}</td></tr>"
-        )
-        last = index
+    chosen, rows = (assets or SeriesAssets()).shared("rows", series, key, lambda: _rows(series, verdict.unit))
+    body = "".join(f"{before}{esc(links.run(run))}{after}" for before, run, after in rows)
     full = ""
     if data_url is not None:
-        some = len(chosen) < len(series.points)
-        lead = listed_text(len(chosen), len(series.points)) if some else ""
+        some = chosen < len(series.points)
+        lead = listed_text(chosen, len(series.points)) if some else ""
         full = f'<p>{esc(lead)}Every run is in <a href="{esc(data_url)}">the series\' data (CSV)</a>.</p>'
     return (
         '<div class="ledger-series"><table><thead><tr><th>#</th><th>run</th><th>started (UTC)</th><th>value</th>'
-        f"<th>interval</th><th>notes</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>{full}"
+        f"<th>interval</th><th>notes</th></tr></thead><tbody>{body}</tbody></table></div>{full}"
     )
+
+
+def _rows(series: Series, unit: Unit) -> tuple[int, list[tuple[str, str, str]]]:
+    """(how many runs the table lists, its rows): each row the HTML before its run link's href, the run,
+    the HTML after it (a gap row has no link: all its HTML is before); the same for every claim page
+    showing this series with the same cited run, so made once for them (SeriesAssets.shared)."""
+    found = notes(series, unit)
+    rows, last = [], -1
+    chosen = listed(series, found)
+    for index in chosen:
+        gap = ""
+        if index > last + 1:
+            gap = f'<tr class="ledger-gap"><td colspan="6">… {gap_text(index - last - 1)}</td></tr>'
+        point = series.points[index]
+        shown, interval = point_text(point, unit)
+        rows.append(
+            (
+                f'{gap}<tr><td>{index + 1}</td><td><a class="ledger-run" href="',
+                point.run,
+                f'"><code>{esc(point.run.rsplit("/", 1)[-1])}</code></a></td>'
+                f"<td>{esc(point.started.strftime('%Y-%m-%d %H:%M'))}</td>"
+                f'<td style="text-align: right">{esc(shown)}</td>'
+                f"<td>{esc(interval or '—')}{' (' + esc(point.basis) + ')' if point.basis else ''}</td>"
+                f"<td>{esc('; '.join(found.get(index, [])))}</td></tr>",
+            )
+        )
+        last = index
+    return len(chosen), rows
 
 
 def section(verdict: ClaimVerdict, links, assets: SeriesAssets | None = None) -> str:
