@@ -125,3 +125,10 @@ def test_verify_site_holds_each_series_csv_to_the_ledger(long_site, tmp_path):
     result = run_ledger(*verify, cwd=copy)
     assert result.exit_code == 1 and "is no series of the ledger's" in result.output, result.output
     assert asset.name in result.output
+
+
+def test_the_timeline_spec_pages_embed_is_the_one_altair_makes():
+    """Kept in the package (timeline.SPEC) so that a claim page renders without Altair: key for key, in order."""
+    from generator.site import timeline
+
+    assert json.dumps(timeline.template()) == json.dumps(timeline.altair_spec())

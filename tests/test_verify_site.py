@@ -181,7 +181,11 @@ def test_project_code_that_changes_what_the_renderer_writes_is_caught_after_the_
     assert re.search(r"index.html:\d+: shows moe-speedup-b16 as '9.59×'; the ledger gives '3.59×'", result.output)
 
 
-def test_verify_site_imports_no_project_code(built_site):
+@pytest.mark.parametrize("fixture", ["built_site", "series_site"])  # (the second draws timelines)
+def test_verify_site_imports_no_project_code(fixture, request):
+    """Nor MkDocs, Altair or pandas: it renders the claim pages again (commands/rendered.py) without them."""
+    built_site = request.getfixturevalue(fixture)
+    built_site = built_site[0] if isinstance(built_site, tuple) else built_site
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "generator", "verify-site", str(built_site)],
         cwd=built_site.parent,

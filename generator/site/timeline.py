@@ -13,7 +13,9 @@ no static SVG: vl-convert costs ~0.3 s a chart, which a site with thousands of c
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Hashable, Iterable
+from pathlib import Path
 from typing import TypeVar, cast
 
 from ..lang.units import Unit
@@ -82,10 +84,20 @@ class SeriesAssets:
         return list(found.values())
 
 
+SPEC = Path(__file__).with_name("timeline.vl.json")  # altair_spec(), kept: a page renders without Altair
+
+
 @functools.lru_cache(maxsize=1)
 def template() -> dict:
     """The timeline's Vega-Lite spec without data (the points layers load the series' CSV, the
-    `marks` dataset is filled per page)."""
+    `marks` dataset is filled per page): altair_spec() as SPEC keeps it, so that rendering a claim page
+    (the build, and verify-site rendering it again) imports no Altair; tests/test_timeline_site.py holds
+    the two equal (refresh: `python -m generator.site.timeline`)."""
+    return json.loads(SPEC.read_text(encoding="utf-8"))
+
+
+def altair_spec() -> dict:
+    """The timeline's spec as Altair makes it."""
     import altair as alt
 
     time = alt.X("started:T", title="run started (UTC)", scale=alt.Scale(type="utc"))
@@ -294,3 +306,7 @@ def since_cited(verdict: ClaimVerdict) -> tuple[str, str]:
         return "", "0"
     share = (moved.after - moved.before) / abs(moved.before) if moved.before else 0.0
     return badge(f"{share:+.1%}" if moved.before else "moved", "warning"), repr(abs(share) if moved.before else 1.0)
+
+
+if __name__ == "__main__":  # write SPEC from Altair (after an Altair upgrade changes its spec)
+    SPEC.write_text(json.dumps(altair_spec(), indent=1) + "\n", encoding="utf-8")
