@@ -4,6 +4,8 @@ places: on texts where a figure, a number in words, a magnitude or a ratio sign 
 space, where invisible or folded characters make a word, and where bidirectional controls reorder it."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from generator.commands import sitepage
 from generator.prose import numbers, reader
@@ -43,6 +45,36 @@ def test_the_figures_of_a_text_read_in_parts_are_those_of_it_read_whole(text):
     for _ in range(2):  # (the second time, every part from the cache)
         found = located(text)
         assert found == stretch_figures(text)
+
+
+def fine_figures(text: str) -> list[tuple]:
+    """The figures of a frame's text read in its fine parts (sitepage._parts(..., fixed=True): cut at every
+    run of two spaces or more that ends nothing), each part alone."""
+    found, at = [], 0
+    for stretch in text.split(reader.CELL):
+        for start, part in sitepage._parts(stretch, fixed=True):
+            found += [(f.start + at + start, f.end + at + start, f.text, f.unit, f.seen) for f in numbers.figures(part)]
+        at += len(stretch) + len(reader.CELL)
+    return found
+
+
+@pytest.mark.parametrize("pad", [PAD, "  ", "\n\n", " \n", "\t\n  "])
+@pytest.mark.parametrize("text", TEXTS)
+def test_the_figures_of_a_text_read_in_its_fine_parts_are_those_of_it_read_whole(text, pad):
+    spaced = text.replace(PAD, pad)
+    assert fine_figures(spaced) == stretch_figures(spaced)
+
+
+WORDS = ["3", "1.5", "$", "-", "x", "×", "%", "GB", "ms", "million", "three", "twice", "as", "per", "k", "B", "(", ".",
+         ",", ":", "Search", "claims", "ſ", "\u200b", "\u202e", "twenty", "fold", "a"]  # fmt: skip
+GAPS = [" ", "  ", "\n\n", " \n ", "\t", "", "-"]
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(GAPS)), max_size=12))
+def test_the_fine_parts_of_any_text_read_as_it_reads_whole(words):
+    text = "".join(word + gap for word, gap in words)
+    assert fine_figures(text) == stretch_figures(text)
 
 
 def test_a_long_text_of_the_themes_parts_into_many():

@@ -118,8 +118,11 @@ def rendered_passes(
     if name in ctx.handwritten or name in ctx.forbid_leads:
         return False
     around = framed.read_around(text, fragments, attributes, cells_apart=True)
-    if around is None or around.form.labels or name == THEME_404 or _stamp_problems(name, text, None, ctx):
+    if around is None or around.form.labels or name == THEME_404:
         return False  # (a label's figures are refused unless an author typed them: read whole to say so)
+    mark = stamp.one(around.content)  # (read_around found the page's one BEGIN and one stamp: read() finds these)
+    if mark is None or _marks_problems(name, [mark], ctx):
+        return False
     visible = _outside_code(text)
     if _REFERENCE.search(visible) or _SLOT.search(visible) or _MISSING.search(visible):
         return False
@@ -172,7 +175,7 @@ def _form_figures(form: framed.Form, shown: Shown) -> tuple[bool, tuple]:
     probes = [(at, at + len(framed.PROBE)) for at in form.probes]
     own, at = [], 0
     for stretch in form.text.split(reader.CELL):
-        for start, part in _parts(stretch, fixed=True) if len(stretch) > 512 else ((0, stretch),):
+        for start, part in _parts(stretch, fixed=True):
             begin = at + start
             inside = tuple(
                 (max(a, begin) - begin, min(b, begin + len(part)) - begin)
@@ -271,6 +274,11 @@ def _stamp_problems(name: str, text: str, read: reader.PageReader | None, ctx: S
         return []  # a builder without plugin events writes the theme's error page itself: it shows no figure
     if not found:
         return [Problem(name, 0, "no ledger stamp: this page was not rendered by the ledger")]
+    return _marks_problems(name, found, ctx)
+
+
+def _marks_problems(name: str, found: list[stamp.Stamp], ctx: SiteContext) -> list[Problem]:
+    """What is wrong with a page's stamps: the gate failed, another report, another page, edited content."""
     expected = digest(ctx.report)
     for mark in found:
         if mark.gate == "fail":
@@ -491,6 +499,9 @@ _DIGITS = re.compile(r"[\s0-9.,+\-]*")
 # bidirectional controls reorder a line is read whole. (Runs of RUN or more, so that parts are few.)
 RUN = 6
 _PART = re.compile(rf"(?<=[!-/:-@\[-`{{-~A-Za-z])[ \t\n\r\f\v]{{{RUN},}}")
+# (A frame's text is cut once for all its pages, at every such run of two or more: numbers.py's rules above
+# hold from two spaces on, and the parts that hold a page's own strings are scanned for each page.)
+_FINE_PART = re.compile(r"(?<=[!-/:-@\[-`{-~A-Za-z])[ \t\n\r\f\v]{2,}")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 GOES_ON = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -528,7 +539,7 @@ def _parts(text: str, fixed: bool = False) -> list[tuple[int, str]]:
     if _BIDI.search(text):
         return [(0, text)]
     found, at = [], 0
-    for cut in _PART.finditer(text):
+    for cut in (_FINE_PART if fixed else _PART).finditer(text):
         if (
             fixed
             and framed.MARK

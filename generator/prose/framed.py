@@ -309,7 +309,9 @@ def read_around(
         return None
     between: list[str] = []
     for fragment in fragments:
-        found = content.find(fragment, at, end)
+        found = content.find(fragment[:64], at, end)  # (a short needle: a long one costs its length to set up)
+        if found >= 0 and not content.startswith(fragment, found):
+            found = content.find(fragment, at, end)
         if found < 0 or not (_BLOCK_START.match(fragment) and _BLOCK_END.fullmatch(fragment, fragment.rfind("</"))):
             return None
         if not between or not _SPACES.fullmatch(content, at, found):  # (fragments apart by white space alone
@@ -331,7 +333,7 @@ def read_around(
             _AROUND.clear()
         _AROUND[key] = _kept_around(split.before, skeleton, split.after, settings)
     form = _AROUND[key]
-    return None if form is None else Around(form, split.strings)
+    return None if form is None else Around(form, split.strings, content)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -351,6 +353,7 @@ class Around:
 
     form: Form
     strings: tuple[tuple[str, str], ...]  # (placeholder, the page's string)
+    content: str  # from BEGIN to the end of its one stamp, as written
 
     def pieces(self) -> list[Piece]:
         return [Piece(put_back(text, self.strings), *rest) for text, *rest in self.form.pieces]

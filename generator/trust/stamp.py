@@ -87,6 +87,17 @@ def read(page_html: str) -> list[Stamp] | str:
     return found
 
 
+def one(content: str) -> Stamp | None:
+    """The stamp of a content that begins with BEGIN and ends with its one stamp (as read() finds it in a
+    page holding one of each), or None where the stamp is malformed."""
+    start = content.rfind('<span class="ledger-stamp"')
+    match = _STAMP.fullmatch(content, start) if content.startswith(BEGIN) and start >= len(BEGIN) else None
+    if match is None:
+        return None
+    path = html.unescape(match.group(3)) if match.group(3) is not None else None
+    return Stamp(match.group(1), match.group(2), path, match.group(4), start, content[len(BEGIN) : start])
+
+
 def registry_json(report: Report) -> str:
     """The registry a site publishes: every run's files and their sha256 (verify-site --against reads it)."""
     retired = dict(report.policy.retired_runs)
