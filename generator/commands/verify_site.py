@@ -19,6 +19,11 @@ builder with the Markdown extension and `ledger pages`, or a tool that skipped t
 - the rendered text of every document is scanned as the prose scan reads a browser's view: a figure
   that no element it re-derived holds fails, with the page, the line, the text and the element
   (sitetext.py says what a generated page and a label may hold);
+- a claim page or an index is first rendered again from the fresh Report (rendered.py): where its
+  content is exactly those fragments in a skeleton that leaves each to read alone, only the skeleton
+  and the theme around it are read, once for every page of that form (prose/framed.read_around); any
+  page that does not read so, or shows anything refused that way, is read whole, so the problems are
+  those of a whole reading;
 - no page may hold a claim, table or chart reference outside code, an unfilled slot, or a reference
   the ledger could not resolve;
 - every code block of the ledger's (a version of a probe's code, one page per digest of its files'
