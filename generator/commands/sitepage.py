@@ -491,6 +491,7 @@ _MAY_HOLD = re.compile(r"[0-9A-Za-z\x80-\U0010ffff]")  # a figure needs a digit 
 _PART_FIGURES: dict[str, list[numbers.Figure]] = {}  # a part's text -> its figures (parts repeat)
 # Digits, signs and stops alone (a run's number in a cell): no unit, magnitude, currency or word, so no figure.
 _DIGITS = re.compile(r"[\s0-9.,+\-]*")
+_NOT_DIGITS = re.compile(r"[^\s0-9.,+\-]")
 # Where a text parts in two that are read alone: a run of white space (ASCII: numbers.normalise reads
 # each as a space) after a sign no figure goes on from (ASCII punctuation), or after a word of ASCII
 # letters that ends no number, magnitude, suffix or ratio sign. numbers.py goes on across two spaces or
@@ -518,18 +519,29 @@ def text_figures(text: str) -> list[tuple[int, numbers.Figure]]:
     a character no figure holds, a line break) nor across a break _PART finds, so each part between two is
     read alone, once per distinct text."""
     found: list[tuple[int, numbers.Figure]] = []
-    at = 0
-    for stretch in text.split(reader.CELL):
-        for start, part in _parts(stretch) if len(stretch) > 512 else ((0, stretch),):
-            figures = _PART_FIGURES.get(part)
-            if figures is None:
-                figures = numbers.figures(part) if _MAY_HOLD.search(part) and not _DIGITS.fullmatch(part) else []
-                if len(_PART_FIGURES) >= 1 << 16:
-                    _PART_FIGURES.clear()
-                _PART_FIGURES[part] = figures
-            if figures:
-                found += [(figure.start + at + start, figure) for figure in figures]
-        at += len(stretch) + len(reader.CELL)
+    mark = _NOT_DIGITS.search(text)
+    while mark is not None:  # only the stretches holding more than digits, signs and stops (_DIGITS) are read
+        before = text.rfind(reader.CELL, 0, mark.start())  # (a CELL is white space: no mark is in one)
+        at = 0 if before < 0 else before + len(reader.CELL)
+        end = text.find(reader.CELL, mark.start())
+        end = len(text) if end < 0 else end
+        found += _stretch_figures(text[at:end], at)
+        mark = _NOT_DIGITS.search(text, end)
+    return found
+
+
+def _stretch_figures(stretch: str, at: int) -> list[tuple[int, numbers.Figure]]:
+    """text_figures of one stretch between two cells, at `at` in the text."""
+    found: list[tuple[int, numbers.Figure]] = []
+    for start, part in _parts(stretch) if len(stretch) > 512 else ((0, stretch),):
+        figures = _PART_FIGURES.get(part)
+        if figures is None:
+            figures = numbers.figures(part) if _MAY_HOLD.search(part) and not _DIGITS.fullmatch(part) else []
+            if len(_PART_FIGURES) >= 1 << 16:
+                _PART_FIGURES.clear()
+            _PART_FIGURES[part] = figures
+        if figures:
+            found += [(figure.start + at + start, figure) for figure in figures]
     return found
 
 

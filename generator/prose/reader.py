@@ -227,6 +227,9 @@ class PageReader(FastParser):
         if self._hidden or self._math is not None or not self._quiet() or not self._cells_plain:
             return at
         line, end, apart = self.lineno, at, CELL if self.cells_apart else "\n"
+        content, ledger = self._content > 0, self._ledger > 0  # (cells and rows change neither)
+        kept = self.labels if self._labels else self.pieces  # what _add does, three times a cell
+        next_break = rawdata.find("\n", at)  # cells that end before it hold no line break to count
         while True:
             cell = _PLAIN_CELL.match(rawdata, end)
             if cell is None:
@@ -237,17 +240,19 @@ class PageReader(FastParser):
                 end += len(_NEXT_ROW)
                 continue
             tag, text, start, end = cell.group(1), cell.group(2), cell.start(), cell.end()
-            kept = self.labels if self._labels else self.pieces  # what _add does, three times a cell
             if kept:
                 kept[-1].text += apart
             else:
-                kept.append(Piece(apart, line, tag, self._content > 0, self._ledger > 0))
+                kept.append(Piece(apart, line, tag, content, ledger))
+            counted = 0 <= next_break < end
             if text and text.isspace():
                 kept[-1].text += text
             elif text:
-                at_text = line + rawdata.count("\n", start, cell.start(2))
-                kept.append(Piece(text, at_text, _ELEMENT[tag], self._content > 0, self._ledger > 0))
-            line += rawdata.count("\n", start, end)  # (its end tag holds none)
+                at_text = line + rawdata.count("\n", start, cell.start(2)) if counted else line
+                kept.append(Piece(text, at_text, _ELEMENT[tag], content, ledger))
+            if counted:
+                line += rawdata.count("\n", start, end)  # (its end tag holds none)
+                next_break = rawdata.find("\n", end)
             kept[-1].text += apart
 
     # -- elements read before, given again ---------------------------------------------------------
