@@ -152,3 +152,40 @@ def test_the_probe_finds_a_number_before_a_fragment_and_a_unit_after_one():
     assert not touches("claim-16 " + framed.PROBE + " Evidence")
     assert not touches("Evidence\n" + framed.PROBE + "\nHistory")
     assert re.fullmatch(r"\nGB\n\x1e\n1\n", framed.PROBE) and numbers.figures("GB") == []
+
+
+FRAGMENT = '<div class="ledger-facts"><p>1.5 GB</p></div>'
+FRAMED_STAMP = '<span class="ledger-stamp" data-ledger-gate="pass" hidden></span>'
+
+
+def around_page(title: str, header: str = "") -> str:
+    """A page whose outside holds its title, and whose content is one fragment under its heading."""
+    return (
+        f"<!doctype html>\n<html><head><title>{title} - site</title></head>\n<body><header>{title}{header}"
+        f'</header>\n<main>{stamp.BEGIN}<h1 id="{title}">{title}</h1>\n{FRAGMENT}\n{FRAMED_STAMP}</main></body></html>\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("title", "header", "marked", "mentions"),
+    [
+        ("claim-1", "", False, False),
+        ("claim-1", " (y)", False, False),
+        ("ledger-code", "", True, False),  # the page's own title is a mark: only there, put back, is it seen
+        ("x-ledger", "-missing", True, False),  # ... or completes one
+        ("xattr", "(y)", False, True),  # ... or an attr( that a stylesheet's content: could show
+        ("claim-2", " ledger-code", True, False),
+    ],
+)
+def test_what_a_pages_outside_holds_is_seen_with_its_own_strings_put_back(title, header, marked, mentions):
+    page = around_page(title, header)
+    framed._OUTSIDES.clear()
+    for _ in range(2):  # (the second time from what was kept)
+        split = framed.split_page(page, alone=True)
+        assert split is not None and split.strings
+        assert framed._outside_holds(split, ("ledger-code", "ledger-missing")) == (mentions, marked)
+    found = framed.read_around(page, [FRAGMENT], cells_apart=True, marks=("ledger-code", "ledger-missing"))
+    assert found is not None and found.marked == marked
+    whole = reader.read(page, cells_apart=True)
+    assert "".join(p.text for p in whole.pieces).count("1.5 GB") == 1  # the fragment, read whole
+    assert "1.5 GB" not in "".join(p.text for p in found.pieces())  # ... and not around it

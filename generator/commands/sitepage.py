@@ -32,6 +32,7 @@ _REFERENCE = re.compile(
     r"""\{\{\s*(?:claim|table|chart)\s*\(\s*(?:["'\u201c\u2018]|&[lr][sd]quo;|&#82(?:16|20);)[^}]*\}\}""",
     re.IGNORECASE,
 )
+_MARKS = ("{{", "LEDGERSLOT", "ledger-missing")  # what every match of _REFERENCE, _SLOT and _MISSING holds
 _CODE = re.compile(r"<(code|pre|script|style|textarea)\b.*?</\1>", re.DOTALL | re.IGNORECASE)
 _SLOT = re.compile(r"LEDGERSLOT\d+X")
 # A version of a probe's code as runpage.code_pages writes it: the file's path, its text highlighted.
@@ -117,17 +118,20 @@ def rendered_passes(
     verify-site's findings are those of a whole reading."""
     if name in ctx.handwritten or name in ctx.forbid_leads:
         return False
-    around = framed.read_around(text, fragments, attributes, cells_apart=True)
+    around = framed.read_around(text, fragments, attributes, cells_apart=True, marks=(*_MARKS, "ledger-code"))
     if around is None or around.form.labels or name == THEME_404:
         return False  # (a label's figures are refused unless an author typed them: read whole to say so)
     mark = stamp.one(around.content)  # (read_around found the page's one BEGIN and one stamp: read() finds these)
     if mark is None or _marks_problems(name, [mark], ctx):
         return False
-    visible = _outside_code(text)
-    if _REFERENCE.search(visible) or _SLOT.search(visible) or _MISSING.search(visible):
-        return False
-    if name in ctx.code_pages or _CODE_MARK.search(text):
-        return False
+    # what _outside_code and code_problems seek, sought in the page's parts (the theme's are ASCII, quick to
+    # search): each mark holds no '<' or '>', so none begins in one part and ends in the next
+    if around.marked or name in ctx.code_pages or "ledger-code" in around.content:
+        return False  # (code_problems' mark, or one _outside_code's regular expressions seek: read whole)
+    if any(mark in around.content for mark in _MARKS):
+        visible = _outside_code(text)
+        if _REFERENCE.search(visible) or _SLOT.search(visible) or _MISSING.search(visible):
+            return False
     for fragment in fragments:
         for cited in _CITES.findall(fragment) if "data-claim=" in fragment else ():
             claim_id = html.unescape(cited)
@@ -203,7 +207,7 @@ def _outside_code(text: str) -> str:
     Each mark sought holds '{{', 'LEDGERSLOT' or 'ledger-missing', which blanking (spaces) never makes:
     a page without them (nearly every page) has no match either way, and is not blanked (its text
     stands for it: "" where it has none)."""
-    if "{{" not in text and "LEDGERSLOT" not in text and "ledger-missing" not in text:
+    if not any(mark in text for mark in _MARKS):
         return ""
     return _CODE.sub(lambda m: "\n".join(" " * len(line) for line in m.group(0).split("\n")), text)
 

@@ -56,6 +56,7 @@ class Split:
     after: str  # the rest, placeholders in
     rest: str  # the rest, as written
     strings: tuple[tuple[str, str], ...]  # (placeholder, the page's string), in the order put in
+    outside: str = ""  # up to BEGIN, as written (where there are strings of its own)
 
 
 @dataclass(slots=True)
@@ -106,23 +107,28 @@ def split_page(page: str, alone: bool = False) -> Split | None:
     holds."""
     begin = page.find(BEGIN)
     stamp = page.find(_STAMP, begin)
-    if begin < 0 or stamp < 0 or page.count(BEGIN) != 1 or page.count(_STAMP) != 1:
-        return None
-    end = page.find(_STAMP_END, stamp)
-    heading = _HEADING.match(page, begin + len(BEGIN))
+    end = page.find(_STAMP_END, stamp) if begin >= 0 and stamp >= 0 else -1
+    heading = _HEADING.match(page, begin + len(BEGIN)) if end >= 0 else None
     if end < 0 or (heading is None and not alone):
         return None
     end += len(_STAMP_END)
+    # one BEGIN, one stamp: counted in the three parts (the theme's are ASCII, quick to search; neither mark
+    # can begin in one part and end in the next, which begin and end with a tag's '<' and '>')
+    outside, content, rest = page[:begin], page[begin:end], page[end:]
+    if outside.count(_STAMP) or content.count(BEGIN) != 1 or content.count(_STAMP) != 1:
+        return None
+    if rest.count(BEGIN) or rest.count(_STAMP):
+        return None
     if heading is None:
-        return Split(page[:begin], page[begin:end], page[end:], page[end:], ())
+        return Split(outside, content, rest, rest, (), outside)
     own = sorted({heading.group(2), heading.group(1)}, key=lambda text: (-len(text), text))
     strings = tuple(zip(_PLACES[: len(own)], own, strict=True))
-    before, after = page[:begin], page[end:]
+    before, after = outside, rest
     for place, text in strings:
         before, after = before.replace(text, place), after.replace(text, place)
-    if put_back(before, strings) != page[:begin] or put_back(after, strings) != page[end:]:
+    if put_back(before, strings) != outside or put_back(after, strings) != rest:
         return None  # a placeholder's text was on the page already
-    return Split(before, page[begin:end], after, page[end:], strings)
+    return Split(before, content, after, rest, strings, outside)
 
 
 def put_back(text: str, strings: tuple[tuple[str, str], ...]) -> str:
@@ -294,16 +300,25 @@ _AROUND: dict[tuple, Form | None] = {}  # (reader's settings, outside, skeleton)
 
 
 def read_around(
-    page: str, fragments: list[str], shown_attributes: frozenset[str] = frozenset(), cells_apart: bool = False
+    page: str,
+    fragments: list[str],
+    shown_attributes: frozenset[str] = frozenset(),
+    cells_apart: bool = False,
+    marks: tuple[str, ...] = (),
 ) -> Around | None:
     """The page read as reader.read(page, ...) reads it, but for `fragments` in its content, not read and a
     PROBE piece in place of each; None where the content is not those fragments in a skeleton read once
-    for its form (or LEDGER_VERIFY_FRAMES=off): then read it with read()."""
+    for its form (or LEDGER_VERIFY_FRAMES=off): then read it with read(). Around.marked: whether the page
+    around its content may hold one of `marks` (strings of no '<' or '>'; the caller seeks them in the
+    content)."""
     split = None if os.environ.get(OFF, "") == "off" else split_page(page, alone=True)
     if split is None or not all(f[:1] == "<" and f[-1:] == ">" for f in fragments):
         return None
-    attributes = shown_attributes | reader.css_attributes(page)
     content, at = split.content, len(BEGIN)
+    parts = (split.outside, content, split.rest)  # the page in three parts: "attr(" and a mark begin and end in one
+    mentions, marked = _outside_holds(split, marks)
+    found_css = mentions or reader.css_attributes(content)
+    attributes = shown_attributes.union(*map(reader.css_attributes, parts)) if found_css else shown_attributes
     end = content.rfind(_STAMP)
     if not attributes.isdisjoint(STAMP_ATTRIBUTES) or not _STAMP_FORM.fullmatch(content, end):
         return None
@@ -333,7 +348,7 @@ def read_around(
             _AROUND.clear()
         _AROUND[key] = _kept_around(split.before, skeleton, split.after, settings)
     form = _AROUND[key]
-    return None if form is None else Around(form, split.strings, content)
+    return None if form is None else Around(form, split.strings, parts, marked)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -353,13 +368,59 @@ class Around:
 
     form: Form
     strings: tuple[tuple[str, str], ...]  # (placeholder, the page's string)
-    content: str  # from BEGIN to the end of its one stamp, as written
+    parts: tuple[str, str, str]  # the page as written: up to BEGIN, from it to the end of its one stamp, the rest
+    marked: bool = True  # whether its outside (parts[0] and [2]) may hold one of read_around's marks
+
+    @property
+    def content(self) -> str:
+        return self.parts[1]
 
     def pieces(self) -> list[Piece]:
         return [Piece(put_back(text, self.strings), *rest) for text, *rest in self.form.pieces]
 
     def labels(self) -> list[Piece]:
         return [Piece(put_back(text, self.strings), *rest) for text, *rest in self.form.labels]
+
+
+_OUTSIDES: dict[tuple, tuple[bool, bool, tuple[str, ...]]] = {}  # (before, after, marks) -> what _outside_holds keeps
+
+
+def _outside_holds(split: Split, marks: tuple[str, ...]) -> tuple[bool, bool]:
+    """(whether the page's outside mentions "attr(", whether it holds one of the marks), each found once for
+    every page whose outside reads so with placeholders, and around each placeholder with the page's own
+    strings put back (a string of letters, digits, '.', '_', '-' may complete a word of either): True may
+    be spurious, False is not."""
+    key = (split.before, split.after, marks)
+    kept = _OUTSIDES.get(key)
+    if kept is None:
+        if len(_OUTSIDES) >= _MAX_FRAMES:
+            _OUTSIDES.clear()
+        outside = (split.before, split.after)
+        windows = tuple(
+            text[max(0, at - _WINDOW) : at + len(place) + _WINDOW]
+            for text in outside
+            for place, _ in split.strings
+            for at in _places(text, place)
+        )
+        mentions = any(map(reader.mentions_attr, outside))
+        kept = _OUTSIDES[key] = (mentions, any(mark in text for text in outside for mark in marks), windows)
+    mentions, marked, windows = kept
+    if windows and not (mentions and marked):
+        near = [put_back(window, split.strings) for window in windows]
+        mentions = mentions or any(map(reader.mentions_attr, near))
+        marked = marked or any(mark in text for text in near for mark in marks)
+    return mentions, marked
+
+
+_WINDOW = 16  # characters each side of a placeholder: more than "attr(" and any mark is long
+
+
+def _places(text: str, place: str) -> list[int]:
+    found, at = [], text.find(place)
+    while at >= 0:
+        found.append(at)
+        at = text.find(place, at + 1)
+    return found
 
 
 def _kept_around(before: str, skeleton: list[str], after: str, settings: tuple) -> Form | None:

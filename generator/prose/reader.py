@@ -116,12 +116,12 @@ def _js_char(match: re.Match) -> str:
 
 def css_attributes(css: str) -> frozenset[str]:
     """The attributes a stylesheet shows with attr(NAME) (in a `content:` value)."""
-    if not css or not _mentions_attr(css):
+    if not css or not mentions_attr(css):
         return frozenset()
     return frozenset(name.lower() for name in _ATTR.findall(css))
 
 
-def _mentions_attr(css: str) -> bool:
+def mentions_attr(css: str) -> bool:
     """Whether 'attr(' is in the text in any letter case, as every match of _ATTR is (sought from each
     'r(' with C calls: a page is not lowered whole)."""
     for mark in ("r(", "R("):
