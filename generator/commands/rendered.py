@@ -22,13 +22,13 @@ class Rendered:
 
     def __init__(self, report: Report, directory_urls: bool):
         self.report, self.directory_urls = report, directory_urls
+        self._indexes: dict[str, list[str]] | None = None
+        self._site = None
         if stack.missing():  # the lean install (the ledger built nothing here without the site stack)
-            self._made = None
             return
         from ..site import claimpage, pages, timeline
 
-        self._made = (claimpage, pages.Page, pages)
-        self._indexes: dict[str, list[str]] | None = None
+        self._site = (claimpage, pages)
         self.series = timeline.SeriesAssets()
         self._index = claimpage.index(report, self.series)
 
@@ -36,27 +36,26 @@ class Rendered:
         """The fragments of the generated page at `name` in the site, a claim's or an index (the claims,
         those that fell, the runs, the gate), in the order the page holds them; None for any other page
         (a run's and a code file's pages cost more to render than to read: they are read)."""
-        if self._made is None:
+        if self._site is None:
             return None
+        claimpage, pages = self._site
         claim_id = claim_of(name, self.directory_urls)
         if claim_id is None:
             if self._indexes is None:
-                indexes = self._made[2].index_pages(self.report, self.directory_urls)
+                indexes = pages.index_pages(self.report, self.directory_urls)
                 self._indexes = {dest_of(page.src, self.directory_urls): page.slots.fragments for page in indexes}
             return self._indexes.get(name)
         verdict = self.report.verdicts.get(claim_id)
         if verdict is None:
             return None
-        claimpage, page, _ = self._made
-        made = claimpage.build(
-            page(f"claim/{claim_id}.md", claim_id, self.directory_urls), verdict, self.report, self._index
-        )
+        page = pages.Page(f"claim/{claim_id}.md", claim_id, self.directory_urls)
+        made = claimpage.build(page, verdict, self.report, self._index)
         return made.slots.fragments
 
     def series_text(self, verdict: ClaimVerdict) -> str:
         """The CSV of a claim's series, as the site writes it (made once for the claims that share it)."""
         assert verdict.series is not None
-        if self._made is None:
+        if self._site is None:
             return points_csv(verdict.series, verdict.unit)
         return self.series.of(verdict.series, verdict.unit).content
 

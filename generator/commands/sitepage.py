@@ -124,8 +124,8 @@ def rendered_passes(
     mark = stamp.one(around.content)  # (read_around found the page's one BEGIN and one stamp: read() finds these)
     if mark is None or _marks_problems(name, [mark], ctx):
         return False
-    # what _outside_code and code_problems seek, sought in the page's parts (the theme's are ASCII, quick to
-    # search): each mark holds no '<' or '>', so none begins in one part and ends in the next
+    # what _outside_code and code_problems seek: around the content, read_around says (around.marked); in it,
+    # sought here (a mark holds no '<' or '>', so none begins outside the content and ends in it)
     if around.marked or name in ctx.code_pages or "ledger-code" in around.content:
         return False  # (code_problems' mark, or one _outside_code's regular expressions seek: read whole)
     if any(mark in around.content for mark in _MARKS):
@@ -270,11 +270,11 @@ def fallback_of(chart_id: str) -> str:
     return f"assets/ledger/charts/{chart_id}.svg"
 
 
-def _stamp_problems(name: str, text: str, read: reader.PageReader | None, ctx: SiteContext) -> list[Problem]:
+def _stamp_problems(name: str, text: str, read: reader.PageReader, ctx: SiteContext) -> list[Problem]:
     found = stamp.read(text)
     if isinstance(found, str):
         return [Problem(name, 0, found)]
-    if not found and name == THEME_404 and read and not read.claims and not _any_figure(read.pieces):
+    if not found and name == THEME_404 and not read.claims and not _any_figure(read.pieces):
         return []  # a builder without plugin events writes the theme's error page itself: it shows no figure
     if not found:
         return [Problem(name, 0, "no ledger stamp: this page was not rendered by the ledger")]
@@ -514,7 +514,6 @@ GOES_ON = frozenset(
     "million billion trillion bn mn twice thrice x k m b g t".split()
 )
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
-_ASCII_SPACES = " \t\n\r\f\v"
 
 
 def text_figures(text: str) -> list[tuple[int, numbers.Figure]]:
@@ -559,7 +558,7 @@ def _parts(text: str, fixed: bool = False) -> list[tuple[int, str]]:
         if (
             fixed
             and framed.MARK
-            in text[max(map(text.rfind, _ASCII_SPACES, repeat(0), repeat(cut.start()))) + 1 : cut.start()]
+            in text[max(map(text.rfind, framed.ASCII_SPACES, repeat(0), repeat(cut.start()))) + 1 : cut.start()]
         ):
             continue  # the word before the cut holds a page's own string: whether it cuts depends on the string
         if _ends_nothing(text, cut.start()):

@@ -47,7 +47,7 @@ from ..gate import check_project
 from ..inputs import project
 from ..inputs.config import config_file
 from ..records import ClaimVerdict, Report
-from ..series.text import SERIES_ASSETS, asset_path, points_csv
+from ..series.text import SERIES_ASSETS, asset_path
 from ..trust import stamp
 from ..trust.digest import registry as run_registry
 from . import registry, sitefiles, sitepage, sitetext
@@ -137,7 +137,7 @@ def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[int, l
 
 
 def series_problems(
-    site: Path, report: Report, text_of: Callable[[ClaimVerdict], str] | None = None
+    site: Path, report: Report, text_of: Callable[[ClaimVerdict], str]
 ) -> tuple[set[str], list[Problem]]:
     """(the series files that are the ledger's, problems): every file under assets/ledger/series must
     be the CSV of a series the fresh check holds, as the site writes it (text_of: a claim's series CSV)."""
@@ -147,7 +147,7 @@ def series_problems(
     expected: dict[str, str] = {}
     for verdict in report.verdicts.values():
         if verdict.series is not None:
-            text = text_of(verdict) if text_of else points_csv(verdict.series, verdict.unit)
+            text = text_of(verdict)
             expected[asset_path(text)] = text
     same, problems = set(), []
     for path in sorted(folder.rglob("*")):

@@ -277,9 +277,10 @@ def _kept_after(state: tuple, after: str, settings: tuple) -> tuple | None:
 # reads every page of built sites and attacked copies both ways: verify-site finds the same problems).
 # A fragment reads alone only where the skeleton leaves it so: at each one the reader stands where the
 # content began (every token read, nothing open but what was open there, no label, claim or hidden
-# element around it), and no figure reads across its edges: the skeleton's text on each side ends at a
-# run of two or more spaces holding a line break (numbers.py goes on across such a run only into a unit
-# or a magnitude, and a line break ends a bidirectional run), and a PROBE piece stands for the fragment
+# element around it), and no figure reads across its edges: the fragment opens and closes with a block
+# (a line break each side) and the skeleton's text on each side ends in white space, so two spaces or
+# more with a line break run there (numbers.py goes on across such a run only into a unit or a
+# magnitude, and a line break ends a bidirectional run), and a PROBE piece stands for the fragment
 # in what the page is scanned for: "GB" is a unit any figure ending the text before would take, "1" a
 # number any unit or magnitude beginning the text after would follow. A figure that touches the probe
 # means an edge could join: the caller reads the page whole (sitepage.page_problems).
@@ -295,7 +296,7 @@ _BLOCKS = "|".join(sorted(reader.BLOCK))
 _BLOCK_START = re.compile(rf"<(?:{_BLOCKS})[ \t\n\r\f>]")
 _BLOCK_END = re.compile(rf"</(?:{_BLOCKS})>")
 _SPACES = re.compile(r"[ \t\n\r\f\v]*")
-_ASCII_SPACES = " \t\n\r\f\v"  # what numbers.normalise reads as a space one for one
+ASCII_SPACES = " \t\n\r\f\v"  # what numbers.normalise reads as a space one for one
 _AROUND: dict[tuple, Form | None] = {}  # (reader's settings, outside, skeleton) -> its form, None: read
 
 
@@ -317,8 +318,9 @@ def read_around(
     content, at = split.content, len(BEGIN)
     parts = (split.outside, content, split.rest)  # the page in three parts: "attr(" and a mark begin and end in one
     mentions, marked = _outside_holds(split, marks)
-    found_css = mentions or reader.css_attributes(content)
-    attributes = shown_attributes.union(*map(reader.css_attributes, parts)) if found_css else shown_attributes
+    attributes = shown_attributes | reader.css_attributes(content)
+    if mentions:  # (the outside's are found as written, where some attr( may be)
+        attributes |= reader.css_attributes(split.outside) | reader.css_attributes(split.rest)
     end = content.rfind(_STAMP)
     if not attributes.isdisjoint(STAMP_ATTRIBUTES) or not _STAMP_FORM.fullmatch(content, end):
         return None
@@ -377,9 +379,6 @@ class Around:
 
     def pieces(self) -> list[Piece]:
         return [Piece(put_back(text, self.strings), *rest) for text, *rest in self.form.pieces]
-
-    def labels(self) -> list[Piece]:
-        return [Piece(put_back(text, self.strings), *rest) for text, *rest in self.form.labels]
 
 
 _OUTSIDES: dict[tuple, tuple[bool, bool, tuple[str, ...]]] = {}  # (before, after, marks) -> what _outside_holds keeps
@@ -452,7 +451,7 @@ def _kept_around(before: str, skeleton: list[str], after: str, settings: tuple) 
     for index in probes:
         tail = "".join(piece.text for piece in pieces[max(0, index - 8) : index])
         head = pieces[index].text[len(PROBE) :] + (pieces[index + 1].text if index + 1 < len(pieces) else "")
-        if not (tail[-1:] and tail[-1] in _ASCII_SPACES and head[:1] and head[0] in _ASCII_SPACES):
+        if not (tail[-1:] and tail[-1] in ASCII_SPACES and head[:1] and head[0] in ASCII_SPACES):
             return None  # (with a block's line break, two spaces or more on each side)
     starts, at = {}, 0
     for index, piece in enumerate(pieces):
