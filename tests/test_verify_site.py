@@ -2,14 +2,19 @@
 whatever built it, and every value and chart row it shows is the ledger's."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+from datetime import datetime, timezone
 
 import pytest
 from helpers import _env, run_ledger, run_mkdocs, write_tree
 from helpers_site import a_ledger, serving
+
+from generator.commands import sitefiles, verify_site
+from generator.gate import check_project
 
 pytestmark = pytest.mark.site
 
@@ -262,3 +267,24 @@ def test_the_ledgers_own_interval_words_and_figure_captions_pass(tmp_path):
     assert "min–max of 7 rounds; no raw rounds" in page and re.search(r"\d+ claims \(\d+ measured, ", page)
     result = verify(tmp_path / "site")
     assert result.exit_code == 0, result.output
+
+
+def test_a_file_that_is_no_regular_file_is_refused_and_a_page_that_cannot_be_read_is_named(
+    built_site, tmp_path, monkeypatch
+):
+    """A pipe would never end a read (refused by its kind); a page is first opened when it is verified, and
+    one that cannot be read then is a problem of its own, not a crash."""
+    site = copy_of(built_site, tmp_path)
+    os.mkfifo(site / "stray.html")
+    result = verify(site)
+    assert result.exit_code == 1
+    assert "stray.html: is not a regular file: verify-site reads files (a pipe or a device would never end)" in (
+        result.output.splitlines()
+    )
+    (site / "stray.html").unlink()
+    report = check_project(site.parent, site.parent / "mkdocs.yml", datetime.now(timezone.utc))
+    listed = sitefiles.documents(site)
+    listed.pages.append("gone/index.html")  # listed, then gone before it is read
+    monkeypatch.setattr(sitefiles, "documents", lambda _site: listed)
+    _, problems = verify_site.verify(site, report, site.parent, site.parent / "mkdocs.yml")
+    assert [str(problem) for problem in problems] == ["gone/index.html: cannot be read (No such file or directory)"]

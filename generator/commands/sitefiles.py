@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,35 +40,43 @@ class Documents:
     css_attributes: frozenset[str] = frozenset()
 
     def text(self, name: str) -> str:
-        return (self.site / name).read_bytes().decode("utf-8", "replace")
+        """The document's text (OSError where it cannot be read: an HTML page is opened first here)."""
+        with open(os.path.join(self.site, name), "rb", buffering=0) as handle:  # (one read: no buffer to fill)
+            return handle.read().decode("utf-8", "replace")
 
 
 def documents(site: Path) -> Documents:
     """Every document of the site, sorted, and every file it refuses (links, too large, unreadable)."""
     found = Documents(site)
     attributes: set[str] = set()
-    for folder, folders, files in os.walk(site):
-        base = Path(folder)
-        for name in sorted(folders):
-            if (base / name).is_symlink():
-                found.problems.append((_name(site, base / name), _LINK))
-        for name in sorted(files):
-            path = base / name
-            relative = _name(site, path)
-            if path.is_symlink():
+    folders = [("", str(site))]  # (its path in the site and a "/", or "" for the site; where it is)
+    while folders:
+        within, folder = folders.pop()
+        try:
+            with os.scandir(folder) as listed:
+                entries = list(listed)
+        except OSError as error:
+            found.problems.append((within.rstrip("/") or ".", unreadable(error)))
+            continue
+        for entry in entries:  # (what a folder lists is known without a call per entry: links, folders)
+            relative = within + entry.name
+            if entry.is_symlink():
                 found.problems.append((relative, _LINK))
-                continue
-            kind, problem = _kind(path)
-            if problem:
-                found.problems.append((relative, problem))
-            elif kind == "html":
-                found.pages.append(relative)
-            elif kind:
-                found.others.append(relative)
-            if name.lower().endswith(".css") and not problem:
-                attributes |= css_attributes(found.text(relative))
+            elif entry.is_dir(follow_symlinks=False):
+                folders.append((relative + "/", entry.path))
+            else:
+                kind, problem = _kind(entry)
+                if problem:
+                    found.problems.append((relative, problem))
+                elif kind == "html":
+                    found.pages.append(relative)
+                elif kind:
+                    found.others.append(relative)
+                if entry.name.lower().endswith(".css") and not problem:
+                    attributes |= css_attributes(found.text(relative))
     found.pages.sort()
     found.others.sort()
+    found.problems.sort()
     found.css_attributes = frozenset(attributes)
     return found
 
@@ -75,18 +84,24 @@ def documents(site: Path) -> Documents:
 _LINK = "is a link: the Pages upload publishes what it points to, which verify-site does not read"
 
 
-def _kind(path: Path) -> tuple[str, str]:
-    """('html' | 'markup' | 'text' | '', problem) for one regular file."""
-    lower = path.name.lower()
+def _kind(entry: os.DirEntry) -> tuple[str, str]:
+    """('html' | 'markup' | 'text' | '', problem) for one file that is no link."""
+    lower = entry.name.lower()
+    named = lower.endswith(HTML_NAMES)  # a page by its name alone: not opened here (read once, when verified)
+    head = b""
     try:
-        size = path.stat().st_size
-        with open(path, "rb") as handle:
-            head = handle.read(_SNIFF)
+        status = entry.stat(follow_symlinks=False)
+        if not stat.S_ISREG(status.st_mode):
+            return "", "is not a regular file: verify-site reads files (a pipe or a device would never end)"
+        size = status.st_size
+        if not named:
+            with open(entry.path, "rb") as handle:
+                head = handle.read(_SNIFF)
     except OSError as error:
-        return "", f"cannot be read ({error.strerror})"
+        return "", unreadable(error)
     kind = (
         "html"
-        if lower.endswith(HTML_NAMES) or _HTML_START.match(head)
+        if named or _HTML_START.match(head)
         else "markup"
         if lower.endswith(MARKUP_NAMES) or _MARKUP_START.match(head)
         else "text"
@@ -98,5 +113,5 @@ def _kind(path: Path) -> tuple[str, str]:
     return kind, ""
 
 
-def _name(site: Path, path: Path) -> str:
-    return path.relative_to(site).as_posix()
+def unreadable(error: OSError) -> str:
+    return f"cannot be read ({error.strerror})"

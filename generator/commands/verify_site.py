@@ -120,7 +120,11 @@ def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[int, l
     charts: set[str] = set()
     rendered = Rendered(report, ctx.directory_urls)
     for name in found.pages:
-        text = found.text(name)
+        try:
+            text = found.text(name)
+        except OSError as error:  # (a page is opened here first: sitefiles.documents goes by its name)
+            problems.append(Problem(name, 0, sitefiles.unreadable(error)))
+            continue
         fragments = rendered.fragments(name)
         if fragments is None or not sitepage.rendered_passes(name, text, fragments, names, ctx, attributes, charts):
             problems += sitepage.page_problems(name, text, names, ctx, attributes, charts)
