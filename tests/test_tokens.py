@@ -1,12 +1,15 @@
 """The fast tokenizer gives HTMLParser's events, token for token: on odd markup (where it hands the rest
 of the page to HTMLParser) and on every page of a real built site (where it reads the whole page)."""
 
+import re
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from generator.prose import tokens
-from generator.prose.reader import PageReader, css_attributes
+from generator.prose.reader import PageReader, css_attributes, mentions_attr
 
 
 def recorder(base):
@@ -162,3 +165,11 @@ def test_every_page_of_a_built_site_is_kept_alike_with_the_readers_shortcuts(bui
     for page in pages:
         skipped, read = read_both_ways(page.read_text(encoding="utf-8"))
         assert skipped == read, page
+
+
+@given(
+    st.lists(st.sampled_from(["attr(", "ATTR(", "aTtR(", "at", "tr", "r(", "(", "A", "İ", "\u212a", " "])).map("".join)
+)
+def test_mentions_attr_finds_attr_in_any_letter_case_as_a_regular_expression_does(text):
+    assert mentions_attr(text) == (re.search(r"attr\(", text, re.IGNORECASE) is not None)
+    assert mentions_attr(text) or not css_attributes(text + "x)")  # every attribute found, found from a mention

@@ -123,13 +123,12 @@ def css_attributes(css: str) -> frozenset[str]:
 
 def mentions_attr(css: str) -> bool:
     """Whether 'attr(' is in the text in any letter case, as every match of _ATTR is (sought from each
-    'r(' with C calls: a page is not lowered whole)."""
-    for mark in ("r(", "R("):
-        at = css.find(mark, 3)
-        while at >= 0:
-            if css[at - 3 : at + 1].lower() == "attr":
-                return True
-            at = css.find(mark, at + 1)
+    '(' with C calls, a character rarer than 'r': a page is not lowered whole)."""
+    at = css.find("(", 4)
+    while at >= 0:
+        if css[at - 4 : at].lower() == "attr":
+            return True
+        at = css.find("(", at + 1)
     return False
 
 
