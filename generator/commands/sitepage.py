@@ -33,6 +33,7 @@ _REFERENCE = re.compile(
     re.IGNORECASE,
 )
 _MARKS = ("{{", "LEDGERSLOT", "ledger-missing")  # what every match of _REFERENCE, _SLOT and _MISSING holds
+_BRACES = re.compile(r"\{\{")  # (sought so: str.find's two-character search is slower on a page)
 _CODE = re.compile(r"<(code|pre|script|style|textarea)\b.*?</\1>", re.DOTALL | re.IGNORECASE)
 _SLOT = re.compile(r"LEDGERSLOT\d+X")
 # A version of a probe's code as runpage.code_pages writes it: the file's path, its text highlighted.
@@ -128,7 +129,7 @@ def rendered_passes(
     # sought here (a mark holds no '<' or '>', so none begins outside the content and ends in it)
     if around.marked or name in ctx.code_pages or "ledger-code" in around.content:
         return False  # (code_problems' mark, or one _outside_code's regular expressions seek: read whole)
-    if any(mark in around.content for mark in _MARKS):
+    if _holds_mark(around.content):
         visible = _outside_code(text)
         if _REFERENCE.search(visible) or _SLOT.search(visible) or _MISSING.search(visible):
             return False
@@ -207,9 +208,14 @@ def _outside_code(text: str) -> str:
     Each mark sought holds '{{', 'LEDGERSLOT' or 'ledger-missing', which blanking (spaces) never makes:
     a page without them (nearly every page) has no match either way, and is not blanked (its text
     stands for it: "" where it has none)."""
-    if not any(mark in text for mark in _MARKS):
+    if not _holds_mark(text):
         return ""
     return _CODE.sub(lambda m: "\n".join(" " * len(line) for line in m.group(0).split("\n")), text)
+
+
+def _holds_mark(text: str) -> bool:
+    """Whether the text holds one of _MARKS."""
+    return _BRACES.search(text) is not None or _MARKS[1] in text or _MARKS[2] in text
 
 
 def code_problems(name: str, text: str, ctx: SiteContext) -> list[Problem]:
