@@ -5,7 +5,9 @@ a browser by its content where the type is unclear, so a document is found both 
 or by the first bytes of any file (markup where an image or a script should be). An HTML document is
 a page (stamped, verified, scanned); an SVG, XML or plain-text document is scanned for figures. A link
 anywhere in the site is refused: the Pages upload publishes what it points to (`tar --dereference`),
-which is not what verify-site read. Stylesheets are read for the attributes their attr() shows.
+which is not what verify-site read, and so is a file that is no regular file (a pipe or a device, whose
+read might never end). A file named as a page is not opened here: it is read once, when verified.
+Stylesheets are read for the attributes their attr() shows.
 """
 
 from __future__ import annotations

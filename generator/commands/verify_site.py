@@ -7,7 +7,8 @@ builder with the Markdown extension and `ledger pages`, or a tool that skipped t
 
 - it reads every file of the site a browser would render as a document, by name in any letter case
   or by its content whatever its name (sitefiles.py), and refuses a link anywhere in the site (the
-  Pages upload publishes what a link points to); a site with no HTML page fails;
+  Pages upload publishes what a link points to), a file that is no regular file (a pipe would never
+  end a read) and one it cannot read; a site with no HTML page fails;
 - every HTML page must carry the ledger's stamp, passing, with a fresh `check()`'s report digest and
   a digest of its own path and content (a page edited or moved after it was rendered fails). The one
   exception is the theme's 404.html from a builder without plugin events: it passes unstamped only
