@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.commands import sitepage
+from generator.commands import sitepage, sitetext
 from generator.prose import numbers, reader
 
 PAD = "\n      \n    " * 3  # the theme's indentation between two texts
@@ -93,3 +93,14 @@ def test_the_figures_of_every_page_of_a_built_site_read_in_parts_are_those_read_
         for pieces in (read.pieces, read.labels):
             text = "".join(piece.text for piece in pieces)
             assert located(text) == stretch_figures(text), path
+
+
+def test_a_count_of_claims_is_found_alone_as_the_whole_set_of_counts_holds_it():
+    """Shown answers "N claims" without making every count (sitetext._a_count): the same answer as the set
+    of every count's figures, for every count a 12,000-claim ledger may give and texts near them."""
+    claims = 12_000
+    counts = sitetext._figures_of(sitetext._count_texts(claims))
+    asked = {*sitetext._count_texts(claims), "0 claims", f"{claims} claims", f"{claims:,} claims", "01 claims"}
+    asked |= {"1,0 claims", "12,00 claims", "3 claim", "3  claims", "1,000claims", "٣ claims", "1.5 claims"}
+    assert [text for text in asked if sitetext._a_count(text, claims) != (text in counts)] == []
+    assert sum(sitetext._a_count(text, claims) for text in asked) == 2 * (claims - 1) - 999  # (n < 1000: one text)

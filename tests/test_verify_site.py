@@ -13,7 +13,7 @@ import pytest
 from helpers import _env, run_ledger, run_mkdocs, write_tree
 from helpers_site import a_ledger, serving
 
-from generator.commands import sitefiles, verify_site
+from generator.commands import sitefiles, sitetext, verify_site
 from generator.gate import check_project
 
 pytestmark = pytest.mark.site
@@ -288,3 +288,12 @@ def test_a_file_that_is_no_regular_file_is_refused_and_a_page_that_cannot_be_rea
     monkeypatch.setattr(sitefiles, "documents", lambda _site: listed)
     _, problems = verify_site.verify(site, report, site.parent, site.parent / "mkdocs.yml")
     assert [str(problem) for problem in problems] == ["gone/index.html: cannot be read (No such file or directory)"]
+
+
+def test_shown_answers_a_count_of_claims_without_making_every_count(built_site):
+    report = check_project(built_site.parent, None, datetime.now(timezone.utc))
+    shown, claims = sitetext.Shown(report), len(report.claims)
+    assert claims > 2 and f"{claims - 1} claims" in shown and "1 claims" in shown
+    assert shown._counts is None  # (each read alone: sitetext._a_count)
+    assert f"{claims} claims" in shown  # the indexes' own count, among the rest
+    assert f"{claims + 1} claims" not in shown and shown._counts is not None

@@ -110,23 +110,56 @@ def _label_figures(text: str) -> Iterator[numbers.Figure]:
 
 def shown(report: Report) -> set[str]:
     """Every figure the ledger's renderer can put on a generated page, from the Report (normalised)."""
-    return _figures_of(_texts(report)) | _figures_of(_series_of(report))
+    counts = _count_texts(len(report.claims))
+    return _figures_of(_texts(report)) | _figures_of(counts) | _figures_of(_series_of(report))
 
 
 class Shown:
-    """shown(report), found when asked: the claims' series and the runs' cells (_series_of) only once a
-    figure is not among the rest. Compared and hashed as itself."""
+    """shown(report), found when asked: the counts of claims a caption may give (_count_texts) only once
+    a figure is neither among the rest nor such a count read alone, the claims' series and the runs' cells
+    (_series_of) only once a figure is not among those either. Compared and hashed as itself."""
 
     def __init__(self, report: Report):
         self._report, self._found = report, _figures_of(_texts(report))
+        self._counts: set[str] | None = None
         self._series: set[str] | None = None
 
     def __contains__(self, text: object) -> bool:
         if text in self._found:
             return True
+        if self._counts is None:
+            if isinstance(text, str) and _a_count(text, len(self._report.claims)):
+                return True
+            self._counts = _figures_of(_count_texts(len(self._report.claims)))
+        if text in self._counts:
+            return True
         if self._series is None:
             self._series = _figures_of(_series_of(self._report))
         return text in self._series
+
+
+_COUNT = re.compile(r"([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+) claims")
+
+
+def _a_count(text: str, claims: int) -> bool:
+    """Whether the text is one of _count_texts(claims) that numbers.py reads as one figure, itself (a figure
+    _figures_of(_count_texts(claims)) holds, found without making the others)."""
+    found = _COUNT.fullmatch(text)
+    if found is None:
+        return False
+    n = int(found.group(1).replace(",", ""))
+    return (
+        0 < n < claims
+        and text in (f"{n} claims", f"{n:,} claims")
+        and text in {figure.text for figure in numbers.figures(text)}
+    )
+
+
+def _count_texts(claims: int) -> Iterator[str]:
+    """A figure's caption counts the claims it drew ("24 claims (24 measured)"); which claims a figure draws
+    is decided at build, so any count up to the ledger's is the ledger's own words (drawing.py writes the
+    count plain: "1000 claims"; a thousands comma reads the same)."""
+    return (text for n in range(1, claims) for text in (f"{n} claims", f"{n:,} claims"))
 
 
 def _figures_of(texts: Iterable[str]) -> set[str]:
@@ -153,10 +186,6 @@ def _texts(report: Report) -> Iterable[str]:
     yield from shown_settings(report.policy).values()
     yield f"{len(report.claims)} claims"  # the indexes count them (counts are figures)
     yield summary(report)  # the gate page's line, with its counts by kind ("1 claim (1 measured; …)")
-    # a figure's caption counts the claims it drew ("24 claims (24 measured)"); which claims a figure draws
-    # is decided at build, so any count up to the ledger's is the ledger's own words
-    # (drawing.py writes the count plain: "1000 claims"; a thousands comma reads the same)
-    yield from (text for n in range(1, len(report.claims)) for text in (f"{n} claims", f"{n:,} claims"))
     for run in report.runs.values():
         yield from _run_texts(run)
 
