@@ -80,6 +80,28 @@ def test_links_are_relative_to_the_page(src, here, expected):
     assert render.Links(here).to(src) == expected
 
 
+def test_links_shared_by_the_pages_of_a_place_are_each_pages_own():
+    """Links kept for a place (depth and first folder) and read by another page there: each page's link as
+    mkdocs finds it from that page, whichever page asked first."""
+    srcs = ["claim/a.md", "claim/b.md", "claim/a/x.md", "claims/index.md", "run/toy/r1.md", "run/toy/r2.md"]
+    srcs += ["index.md", "assets/ledger/x.css", "code/p.py/1.md", "claim/v1.2.md", "a/../claim/b.md", "x//y.md"]
+    heres = ["", ".", "claim/a/", "claim/b/", "claim/c/", "claim/a.html", "claims/", "run/toy/r1/", "run/toy/r2/"]
+    heres += ["run/other/r1/", "claim/v1.2/", "a/b/../c/", "//x/", "code/p.py/1/", "claim/a/x/"]
+    for directory_urls in (True, False):
+        for order in (heres, heres[::-1]):
+            for here in order:
+                links = render.Links(here, directory_urls)
+                for src in srcs if order is heres else srcs[::-1]:
+                    url = render.url_of(src, directory_urls)
+                    expected = get_relative_url(url or ".", here or ".")
+                    if expected in ("", "."):
+                        expected = "./"
+                    elif (not url or url.endswith("/")) and not expected.endswith("/"):
+                        expected += "/"
+                    assert links.to(src) == expected, (src, here, directory_urls)
+                    assert links.to(src, "top") == expected + "#top"
+
+
 @pytest.mark.parametrize(
     "url", ["run/toy/r1/", "claim/a/", "claim/a.html", "", ".", "./x/", "a/../b/", "/abs/", "x//y"]
 )

@@ -61,6 +61,7 @@ def claim_src(claim_id: str) -> str:
     return f"claim/{claim_id}.md"
 
 
+@functools.lru_cache(maxsize=1 << 12)  # many pages link to the same runs
 def run_src(run_path: str) -> str:
     """measurements/<probe>/<run> -> run/<probe>/<run>.md"""
     return "run/" + "/".join(run_path.split("/")[-2:]) + ".md"
@@ -106,21 +107,54 @@ def relative_url(url: str, other: str) -> str:
     return relative + "/" if url.endswith("/") else relative
 
 
+LINKS_KEPT = 1 << 14  # links one place keeps at most; it starts again empty past this
+_places: dict[tuple, dict[str, tuple[str | None, str]]] = {}  # a page's place -> src -> (part, link)
+
+
 @dataclass(frozen=True, slots=True)
 class Links:
     """Relative links from one page (its URL) to generated pages and assets."""
 
     here: str  # the current page's URL, e.g. "claim/moe-speedup-b16/"
     directory_urls: bool = True
+    # The links this page shares with the other pages at its place (its folder's depth and first part), found
+    # once for them all: one into another first folder ("run/..." from "claim/a/") is the same from every
+    # one of them, and one into the same first folder but another second ("claim/b/") from every one but b.
+    _shared: dict[str, tuple[str | None, str]] = field(init=False, repr=False, compare=False)
+    _own: str = field(init=False, repr=False, compare=False)  # its folder's second part ("a"), "" if none
+
+    def __post_init__(self) -> None:
+        base = _base(self.here or ".")
+        place = (len(base), base[:1], self.directory_urls)
+        object.__setattr__(self, "_shared", _places.setdefault(place, {}))
+        object.__setattr__(self, "_own", base[1] if len(base) > 1 else "")
 
     def to(self, src: str, anchor: str = "") -> str:
+        found = self._shared.get(src)
+        # found: (the second part a page must not have for it to hold, None: any page may, the link)
+        target = self._link(src) if found is None or found[0] == self._own else found[1]
+        return target + f"#{anchor}" if anchor else target
+
+    def _link(self, src: str) -> str:
+        """The link to src's page without an anchor, kept for the place when it reads the same from others."""
         url = url_of(src, self.directory_urls)
         target = relative_url(url or ".", self.here or ".")
         if target in ("", "."):
             target = "./"
         elif (not url or url.endswith("/")) and not target.endswith("/"):
             target += "/"
-        return target + (f"#{anchor}" if anchor else "")
+        base, parts = _base(self.here or "."), _parts(url or ".")
+        if not base or not parts or base[0] != parts[0]:  # no part in common: the depth alone decides
+            shared: tuple[str | None, str] | None = (None, target)
+        elif len(base) > 1 and len(parts) > 1 and base[1] != parts[1]:  # the first part alone in common
+            shared = (parts[1], target)
+        else:
+            shared = None
+        if shared is not None:
+            if len(self._shared) >= LINKS_KEPT:
+                self._shared.clear()
+            self._shared[src] = shared
+        return target
 
     def claim(self, claim_id: str) -> str:
         return self.to(claim_src(claim_id))
