@@ -112,6 +112,7 @@ def test_relative_urls_are_mkdocs_own(url, here):
 
 CELLS = ["1", "-2", "+3", "0.5", "1e5", "", " 4 ", "nan", "inf", "-Infinity", "true", "false", "a b", "1,000"]
 CELLS += ["9223372036854775807", "9223372036854775808", "-9223372036854775809", "1e400", "\t5\n", "١٢", " ", "-0"]
+CELLS += ["1.2.3", "e5", "+", "1e", "-.5", ".5E-3", "5.", "1e+5", "--1", "1_0", "1e19", "-9.3e18"]  # plain characters
 
 
 @pytest.mark.parametrize("first", CELLS)
