@@ -4,8 +4,10 @@ Most tests read one site built once (helpers_site.built_site) from a temporary l
 kind and status of claim; the rest build small sites of their own.
 """
 
+import itertools
 import json
 import os
+import posixpath
 import re
 import subprocess
 import sys
@@ -102,12 +104,58 @@ def test_links_shared_by_the_pages_of_a_place_are_each_pages_own():
                     assert links.to(src, "top") == expected + "#top"
 
 
+def test_pages_seen_from_alike_link_alike_into_those_folders():
+    """HTML kept under Links.seen_from(folders) is shared by the pages that give the same key: each of them
+    links to every page in those folders as the others do."""
+    from generator.site.markdown_ext import RootLinks
+
+    srcs = [
+        "run/toy/r1.md",
+        "run/x/r2.md",
+        "code/abc.md",
+        "claim/a.md",
+        "claim/b.md",
+        "assets/ledger/s.csv",
+        "index.md",
+    ]
+    heres = [
+        "",
+        "index.html",
+        "claim/a/",
+        "claim/b/",
+        "claim/a.html",
+        "run/toy/r1/",
+        "run/toy/r2/",
+        "claims/",
+        "x/y/z/",
+    ]
+    pages = [render.Links(here, urls) for here in heres for urls in (True, False)]
+    pages += [RootLinks("", urls, base) for urls in (True, False) for base in ("/", "/docs/")]
+    for folders in (("run",), ("run", "code"), ("claim",), ("assets",)):
+        into = [src for src in srcs if src.split("/", 1)[0] in folders]
+        for one in pages:
+            for other in pages:
+                if one.seen_from(*folders) == other.seen_from(*folders):
+                    assert [one.to(src, "a") for src in into] == [other.to(src, "a") for src in into], (one, other)
+    assert render.Links("claim/a/").seen_from("run") == render.Links("claim/b/").seen_from("run")  # shared
+
+
 @pytest.mark.parametrize(
     "url", ["run/toy/r1/", "claim/a/", "claim/a.html", "", ".", "./x/", "a/../b/", "/abs/", "x//y"]
 )
 @pytest.mark.parametrize("here", ["", ".", "claim/a/", "claim/a.html", "claim/v1.2/", "claims/", "a/b/../c/", "//x/"])
 def test_relative_urls_are_mkdocs_own(url, here):
     assert render.relative_url(url, here) == get_relative_url(url, here)
+
+
+def test_a_paths_parts_are_normpaths_own_for_every_short_path():
+    """_parts skips posixpath.normpath for a path with no '.' and no '//': the same parts for every path of
+    up to six of these characters."""
+    for size in range(7):
+        for letters in itertools.product(["a", "/", "b", ".", "x"], repeat=size):
+            path = "".join(letters)
+            normal = posixpath.normpath(path if path.startswith("/") else "/" + path)[1:]
+            assert render._parts.__wrapped__(path) == (tuple(normal.split("/")) if normal else ()), path
 
 
 CELLS = ["1", "-2", "+3", "0.5", "1e5", "", " 4 ", "nan", "inf", "-Infinity", "true", "false", "a b", "1,000"]

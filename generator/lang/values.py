@@ -10,6 +10,7 @@ import functools
 import math
 import re
 
+from ..frozen import by_identity
 from ..records import AssertResult, Claim, ClaimInterval, ClaimVerdict, Policy, Table, Tolerance
 from . import units
 from .units import Unit
@@ -202,6 +203,7 @@ def unit_gap(unit: str) -> str:
     return units.gap(unit)
 
 
+@by_identity(1 << 14)  # a claim's page, each page listing it and its checks state it alike
 def stated(verdict: ClaimVerdict) -> str:
     """The value as the claim states it, with its unit ('3.59×', '67 tok/s'); '' without a value.
 

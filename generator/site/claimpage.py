@@ -25,7 +25,7 @@ from ..lang.values import (
     stated,
 )
 from ..records import INCONCLUSIVE, ClaimVerdict, Report, Table
-from ..trust.digest import code_files
+from ..trust.digest import CODE_PAGES, code_files
 from .render import (
     PerReport,
     admonition,
@@ -180,14 +180,20 @@ def measured(verdict: ClaimVerdict, report: Report | None, links) -> str:
         key = ("row used", run.path, evidence.file, used, named)
         out.append(_BY_RUN.get(report, key, lambda: row_used(table, used, evidence)))
     out.append(interval_html(verdict))
-    hrefs = tuple(esc(links.run(run.path, anchor)) for anchor in MANIFEST_ANCHORS)
-    out.append(_BY_RUN.get(report, ("manifest", run.path, hrefs), lambda: manifest_summary(run, hrefs)))
-    out.append(probe_line(run, report, links))
+    out.append(
+        _BY_RUN.get(
+            report,
+            ("manifest", run.path, links.seen_from("run")),
+            lambda: manifest_summary(run, tuple(esc(links.run(run.path, anchor)) for anchor in MANIFEST_ANCHORS)),
+        )
+    )
+    where = links.seen_from("run", CODE_PAGES)
+    out.append(_BY_RUN.get(report, ("probe", run.path, where), lambda: probe_line(run, report, links)))
     return "".join(out)
 
 
-# What claim pages show of a run, made once per report for every claim page citing it (the same hrefs:
-# claim pages lie at one depth); a claim page reading one row of a run's table shows the same row table.
+# What claim pages show of a run, made once per report for every claim page citing it (its links read the
+# same from each: Links.seen_from); a claim page reading one row of a run's table shows the same row table.
 _BY_RUN = PerReport(kept=1 << 12)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..claims.kinds import FIELD
+from ..frozen import by_identity
 from ..inputs import hashcache
 from ..lang.relations import SHOWN
 from ..lang.values import ONE_RUN, displayed, noise_text, stated
@@ -43,7 +44,9 @@ def esc(text: object) -> str:
     text = str(text)
     found = _escaped.get(text)
     if found is None:
-        found = html.escape(text, quote=True)
+        # most text holds none of the five: looking for each costs a third of html.escape's five replaces
+        special = "&" in text or "<" in text or ">" in text or '"' in text or "'" in text
+        found = html.escape(text, quote=True) if special else text
         if len(text) <= ESCAPED_LENGTH:  # a page escapes the same short strings as every other page
             if len(_escaped) >= ESCAPED_KEPT:
                 _escaped.clear()
@@ -83,6 +86,9 @@ def url_of(src: str, directory_urls: bool = True) -> str:
 @functools.lru_cache(maxsize=1 << 15)
 def _parts(path: str) -> tuple[str, ...]:
     """A URL path's parts as mkdocs.utils.get_relative_url normalises them ('..' resolved, no leading '/')."""
+    if "." not in path and "//" not in path:  # no part to resolve: normpath would only drop its outer slashes
+        inner = path.strip("/")
+        return tuple(inner.split("/")) if inner else ()
     normal = posixpath.normpath(path if path.startswith("/") else "/" + path)[1:]
     return tuple(normal.split("/")) if normal else ()
 
@@ -122,12 +128,20 @@ class Links:
     # one of them, and one into the same first folder but another second ("claim/b/") from every one but b.
     _shared: dict[str, tuple[str | None, str]] = field(init=False, repr=False, compare=False)
     _own: str = field(init=False, repr=False, compare=False)  # its folder's second part ("a"), "" if none
+    _place: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         base = _base(self.here or ".")
         place = (len(base), base[:1], self.directory_urls)
+        object.__setattr__(self, "_place", place)
         object.__setattr__(self, "_shared", _places.setdefault(place, {}))
         object.__setattr__(self, "_own", base[1] if len(base) > 1 else "")
+
+    def seen_from(self, *folders: str) -> Hashable:
+        """What this page's links into these first folders ("run") depend on, a key for HTML that holds no
+        other links: its place when it lies in none of them (every claim page, for the runs), else the page."""
+        first = self._place[1]  # (its first folder,), () at the root
+        return self._place if first and first[0] not in folders else (self._place, self.here)
 
     def to(self, src: str, anchor: str = "") -> str:
         found = self._shared.get(src)
@@ -185,6 +199,7 @@ def badge(label: str, variant: str) -> str:
     return f'<span class="ledger-badge ledger-badge--{esc(variant)}">{esc(label)}</span>'
 
 
+@by_identity(1 << 14)  # on the claim's own page and beside every link to it
 def claim_badges(verdict: ClaimVerdict) -> str:
     """Kind and status badges: retired and lead claims say so instead of their kind."""
     claim = verdict.claim

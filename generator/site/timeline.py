@@ -30,6 +30,7 @@ ROLES = ("run", "cited", "kept through")
 MARKS = ("step", "probe changed", "environment changed")
 PARSE = {"n": "number", "value": "number", "low": "number", "high": "number", "started": "date"}
 SHARED_KEPT = 4096  # parts of pages SeriesAssets.shared holds at most (a chart's spec is a few KB)
+BODIES_KEPT = 64  # a history table's bodies kept at most, one per place its pages link from (Links.seen_from)
 T = TypeVar("T")
 
 
@@ -216,8 +217,16 @@ def table_html(
     """The runs `listed` chooses: run (linked), value, interval, and what happens there; a row says how
     many runs lie between two listed ones, and the series' CSV (data_url) holds them all."""
     key = (series.cited, series.kept, series.boundaries, series.steps, verdict.unit)
-    chosen, rows = (assets or SeriesAssets()).shared("rows", series, key, lambda: _rows(series, verdict.unit))
-    body = "".join(f"{before}{esc(links.run(run))}{after}" for before, run, after in rows)
+    chosen, rows, bodies = (assets or SeriesAssets()).shared(
+        "rows", series, key, lambda: (*_rows(series, verdict.unit), {})
+    )
+    where = links.seen_from("run")  # the rows' run links read the same from every page there: one body
+    body = bodies.get(where)
+    if body is None:
+        body = "".join(f"{before}{esc(links.run(run))}{after}" for before, run, after in rows)
+        if len(bodies) >= BODIES_KEPT:
+            bodies.clear()
+        bodies[where] = body
     full = ""
     if data_url is not None:
         some = chosen < len(series.points)
