@@ -103,7 +103,11 @@ def _base(other: str) -> tuple[str, ...]:
 def relative_url(url: str, other: str) -> str:
     """url relative to the page at other: mkdocs.utils.get_relative_url's answer, each path's parts found
     once (every claim page links to the same runs; tests/test_site.py holds the two to the same answers)."""
-    base, target = _base(other), _parts(url)
+    return _relative(_base(other), _parts(url), url)
+
+
+def _relative(base: tuple[str, ...], target: tuple[str, ...], url: str) -> str:
+    """relative_url from the parts of the page's folder (base) to those of url (target)."""
     common = 0
     for a, b in zip(base, target, strict=False):  # as mkdocs: the shorter one ends it
         if a != b:
@@ -131,7 +135,7 @@ class Links:
     _place: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        base = _base(self.here or ".")
+        base = _base.__wrapped__(self.here or ".")  # a page's own URL: asked once, not worth remembering
         place = (len(base), base[:1], self.directory_urls)
         object.__setattr__(self, "_place", place)
         object.__setattr__(self, "_shared", _places.setdefault(place, {}))
@@ -152,12 +156,12 @@ class Links:
     def _link(self, src: str) -> str:
         """The link to src's page without an anchor, kept for the place when it reads the same from others."""
         url = url_of(src, self.directory_urls)
-        target = relative_url(url or ".", self.here or ".")
+        base, parts = _base(self.here or "."), _parts(url or ".")
+        target = _relative(base, parts, url or ".")
         if target in ("", "."):
             target = "./"
         elif (not url or url.endswith("/")) and not target.endswith("/"):
             target += "/"
-        base, parts = _base(self.here or "."), _parts(url or ".")
         if not base or not parts or base[0] != parts[0]:  # no part in common: the depth alone decides
             shared: tuple[str | None, str] | None = (None, target)
         elif len(base) > 1 and len(parts) > 1 and base[1] != parts[1]:  # the first part alone in common
@@ -195,6 +199,7 @@ def code_value(value: object) -> str:
     return f'<code class="ledger-prose">{esc(text)}</code>' if prose else f"<code>{esc(text)}</code>"
 
 
+@functools.lru_cache(maxsize=1024, typed=True)  # a few labels, on every page
 def badge(label: str, variant: str) -> str:
     return f'<span class="ledger-badge ledger-badge--{esc(variant)}">{esc(label)}</span>'
 
@@ -346,20 +351,22 @@ def finding_html(finding: Finding, report: Report | None, links: Links) -> str:
 
 def page_banner(findings: Iterable[Finding], links: Links) -> str:
     """The banner atop a page whose claims or references fail the gate ('' when none)."""
-    findings = sorted(set(findings))
-    if not findings:
+    listed = list(findings)
+    if len(listed) > 1:  # one finding (most claim pages with any) needs no hashing and no sorting
+        listed = sorted(set(listed))
+    if not listed:
         return ""
-    failing = [f for f in findings if f.severity == "fail"]
+    failing = [f for f in listed if f.severity == "fail"]
     kind = "failure" if failing else "warning"
     head = (
         f"{len(failing)} gate failure{'s' if len(failing) != 1 else ''} on this page"
         if failing
-        else f"{len(findings)} gate warning{'s' if len(findings) != 1 else ''} on this page"
+        else f"{len(listed)} gate warning{'s' if len(listed) != 1 else ''} on this page"
     )
     items = "".join(
         f"<li><code>{esc(f.where)}</code> {esc(f.claim_id + ': ' if f.claim_id else '')}"
         f"<strong>{esc(f.rule)}</strong>: {esc(f.problem)}</li>"
-        for f in findings
+        for f in listed
     )
     body = (
         f'<ul>{items}</ul><p>The <a href="{esc(links.to(GATE))}">gate report</a> lists every finding '
