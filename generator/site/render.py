@@ -113,12 +113,25 @@ def _relative(base: tuple[str, ...], target: tuple[str, ...], url: str) -> str:
         if a != b:
             break
         common += 1
-    relative = "/".join(("..",) * (len(base) - common) + target[common:]) or "."
+    return _climbing(len(base) - common, target[common:], url)
+
+
+def _climbing(up: int, down: tuple[str, ...], url: str) -> str:
+    """The relative URL up so many folders, then down these parts (with url's last '/')."""
+    relative = "/".join(("..",) * up + down) or "."
     return relative + "/" if url.endswith("/") else relative
 
 
+def _page_link(relative: str, url: str) -> str:
+    """A relative URL as a link to the page at url: './' for the page itself, a folder's with its '/'."""
+    if relative in ("", "."):
+        return "./"
+    return relative + "/" if (not url or url.endswith("/")) and not relative.endswith("/") else relative
+
+
 LINKS_KEPT = 1 << 14  # links one place keeps at most; it starts again empty past this
-_places: dict[tuple, dict[str, tuple[str | None, str]]] = {}  # a page's place -> src -> (part, link)
+Shared = tuple[str | None, str, str | None]  # (a second part, or None; the link from a page without it; with it)
+_places: dict[tuple, dict[str, Shared]] = {}  # a page's place -> src -> how pages there link to it
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,9 +141,9 @@ class Links:
     here: str  # the current page's URL, e.g. "claim/moe-speedup-b16/"
     directory_urls: bool = True
     # The links this page shares with the other pages at its place (its folder's depth and first part), found
-    # once for them all: one into another first folder ("run/..." from "claim/a/") is the same from every
-    # one of them, and one into the same first folder but another second ("claim/b/") from every one but b.
-    _shared: dict[str, tuple[str | None, str]] = field(init=False, repr=False, compare=False)
+    # once for them all: one into another first folder ("run/..." from "claim/a/") is the same from every one
+    # of them; one into the same first folder ("claim/b/") from every one but b, and from b (at depth two).
+    _shared: dict[str, Shared] = field(init=False, repr=False, compare=False)
     _own: str = field(init=False, repr=False, compare=False)  # its folder's second part ("a"), "" if none
     _place: tuple = field(init=False, repr=False, compare=False)
 
@@ -149,30 +162,31 @@ class Links:
 
     def to(self, src: str, anchor: str = "") -> str:
         found = self._shared.get(src)
-        # found: (the second part a page must not have for it to hold, None: any page may, the link)
-        target = self._link(src) if found is None or found[0] == self._own else found[1]
+        if found is None:
+            target = self._link(src)
+        elif found[0] != self._own:  # another second part than this page's, or into another first folder
+            target = found[1]
+        else:
+            target = found[2] if found[2] is not None else self._link(src)
         return target + f"#{anchor}" if anchor else target
 
     def _link(self, src: str) -> str:
-        """The link to src's page without an anchor, kept for the place when it reads the same from others."""
+        """The link to src's page without an anchor, kept for the place where it reads the same from others."""
         url = url_of(src, self.directory_urls)
         base, parts = _base(self.here or "."), _parts(url or ".")
-        target = _relative(base, parts, url or ".")
-        if target in ("", "."):
-            target = "./"
-        elif (not url or url.endswith("/")) and not target.endswith("/"):
-            target += "/"
         if not base or not parts or base[0] != parts[0]:  # no part in common: the depth alone decides
-            shared: tuple[str | None, str] | None = (None, target)
-        elif len(base) > 1 and len(parts) > 1 and base[1] != parts[1]:  # the first part alone in common
-            shared = (parts[1], target)
+            shared: Shared | None = (None, _page_link(_climbing(len(base), parts, url or "."), url), None)
+        elif len(base) > 1 and len(parts) > 1:  # the first part in common: then its second decides
+            other = _page_link(_climbing(len(base) - 1, parts[1:], url or "."), url)  # only the first in common
+            own = _page_link(_climbing(0, parts[2:], url or "."), url) if len(base) == 2 else None  # the folder
+            shared = (parts[1], other, own)
         else:
             shared = None
         if shared is not None:
             if len(self._shared) >= LINKS_KEPT:
                 self._shared.clear()
             self._shared[src] = shared
-        return target
+        return _page_link(_relative(base, parts, url or "."), url)
 
     def claim(self, claim_id: str) -> str:
         return self.to(claim_src(claim_id))

@@ -32,6 +32,7 @@ PARSE = {"n": "number", "value": "number", "low": "number", "high": "number", "s
 SHARED_KEPT = 4096  # parts of pages SeriesAssets.shared holds at most (a chart's spec is a few KB)
 BODIES_KEPT = 64  # a history table's bodies kept at most, one per place its pages link from (Links.seen_from)
 T = TypeVar("T")
+_ABSENT = object()
 
 
 def has_timeline(series: Series | None) -> bool:
@@ -61,19 +62,28 @@ class SeriesAssets:
         """make(), once for the claims whose series have the same points (one tuple) and the same key (the
         other parts of the series, the unit and the data URL that make() reads): their chart's marks and
         spec, their history table's rows. At most SHARED_KEPT at a time."""
-        self._made.setdefault(id(series.points), (series.points, {}))  # points kept: ids stay
+        self._units(series)  # points kept: ids stay
         full = (name, id(series.points), *key)
-        if full not in self._shared:
+        found = self._shared.get(full, _ABSENT)  # its key hashed once (a unit's hash reads Fractions)
+        if found is _ABSENT:
             if len(self._shared) >= SHARED_KEPT:  # bounded: what it holds is made again when asked for
                 self._shared.clear()
-            self._shared[full] = make()
-        return cast(T, self._shared[full])  # stored under this key by this make
+            found = self._shared[full] = make()
+        return cast(T, found)  # stored under this key by this make
 
     def of(self, series: Series, unit: Unit) -> Asset:
-        points, by_unit = self._made.setdefault(id(series.points), (series.points, {}))  # points kept: ids stay
-        if unit not in by_unit:
-            by_unit[unit] = series_asset(series, unit)
-        return by_unit[unit]
+        by_unit = self._units(series)
+        found = by_unit.get(unit)
+        if found is None:
+            found = by_unit[unit] = series_asset(series, unit)
+        return found
+
+    def _units(self, series: Series) -> dict[Unit, Asset]:
+        """The assets of the series' points by unit, its points kept (an id in a key stays theirs)."""
+        made = self._made.get(id(series.points))
+        if made is None:
+            made = self._made[id(series.points)] = (series.points, {})
+        return made[1]
 
     def all(self, verdicts: Iterable[ClaimVerdict]) -> list[Asset]:
         """Every asset the claim pages of these verdicts load, once each."""
