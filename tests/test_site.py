@@ -161,13 +161,14 @@ def test_a_paths_parts_are_normpaths_own_for_every_short_path():
 CELLS = ["1", "-2", "+3", "0.5", "1e5", "", " 4 ", "nan", "inf", "-Infinity", "true", "false", "a b", "1,000"]
 CELLS += ["9223372036854775807", "9223372036854775808", "-9223372036854775809", "1e400", "\t5\n", "١٢", " ", "-0"]
 CELLS += ["1.2.3", "e5", "+", "1e", "-.5", ".5E-3", "5.", "1e+5", "--1", "1_0", "1e19", "-9.3e18"]  # plain characters
+CELLS += ["999999999999999999", "9999999999999999999", "12345678901234567.8", "-99999999999999999", "²", "0x1"]
 
 
 @pytest.mark.parametrize("first", CELLS)
 @pytest.mark.parametrize("second", ["7", "2.5", "", "x", "9223372036854775808", "true"])
 def test_a_run_table_shows_as_its_dataframe_would(first, second):
     table = Table(("x", "y", "note"), ((first, "1", "a statement longer than thirty characters"), (second, "2", "b")))
-    for shown, highlight in ((None, {0: {"x"}}), (1, {1: {"x", "y"}})):
+    for shown, highlight in ((None, {0: {"x"}}), (1, {1: {"x", "y"}}), (None, None), (1, None)):
         expected = tables.html_table(tables.frame_of(table), max_rows=shown, highlight=highlight)
         assert tables.table_html(table, max_rows=shown, highlight=highlight) == expected
 

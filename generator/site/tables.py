@@ -107,12 +107,12 @@ def table_html(
     """A run's CSV table as <table>, exactly as html_table(frame_of(table)) shows it, without a DataFrame
     (a claim page shows one row: typing it costs microseconds, a DataFrame a millisecond)."""
     cells = zip(*table.rows, strict=True) if table.rows else [()] * len(table.columns)  # column by column, in C
-    typed_columns = [column_of(column) for column in cells]
+    count = len(table.rows) if max_rows is None else min(max_rows, len(table.rows))
+    typed_columns = [column_of(column, count) for column in cells]
     if any(kind == "" for kind, _ in typed_columns):  # an integer beyond int64: pandas' own rules
         return html_table(frame_of(table), max_rows=max_rows, highlight=highlight, source=source)
     kinds = dict(zip(table.columns, (kind for kind, _ in typed_columns), strict=True))
-    count = len(table.rows) if max_rows is None else min(max_rows, len(table.rows))
-    shown = [values[:count] for _, values in typed_columns]
+    shown = [values for _, values in typed_columns]
     rows = list(zip(*shown, strict=True)) if shown else [()] * count
     texts = None
     if len(kinds) == len(table.columns):  # each column's cells as cell() writes them, by its kind (names unique)
@@ -141,35 +141,46 @@ _INT64_END = float(2**63)
 _BOOLEANS = frozenset(("true", "false"))
 
 
-def column_of(cells: Sequence[str]) -> tuple[str, list]:
+def column_of(cells: Sequence[str], shown: int | None = None) -> tuple[str, list]:
     """One CSV column typed as frame_of types it (pandas.to_numeric's rules): ("int", ints), ("number",
     floats, '' as NaN), ("other", booleans or text); ("", []) for a number column holding an integer beyond
-    int64 (frame_of types it). Pure."""
+    int64 (frame_of types it). The values of the first `shown` cells (all by default), typed by every cell. Pure."""
     # each test maps over the whole column in C: a run page types every cell of its tables to show 20 rows
+    head = cells if shown is None else cells[:shown]
     if cells and all(map(_BOOLEANS.__contains__, cells)):
-        return "other", [cell == "true" for cell in cells]
+        return "other", [cell == "true" for cell in head]
+    joined = "".join(cells)
+    short = not cells or max(map(len, cells)) <= 18  # no cell reaches 10**18 without an exponent
+    if short and "" not in cells and joined.isascii() and joined.isdigit():  # ASCII digits alone: _INTEGER's
+        return "int", list(map(int, head))  # each within int64
     if all(map(_INTEGER.fullmatch, cells)):
         numbers_ = list(map(int, cells))
-        return ("int", numbers_) if not numbers_ or (min(numbers_) in _INT64 and max(numbers_) in _INT64) else ("", [])
-    values = _plain_numbers(cells)
-    if values is None:
-        if not all(map(_NUMBER.fullmatch, cells)):
-            return "other", list(map(str, cells))
+        if numbers_ and not (min(numbers_) in _INT64 and max(numbers_) in _INT64):
+            return "", []
+        return "int", numbers_[:shown]
+    values = _plain_numbers(cells, joined)
+    if values is not None:
+        if short and "e" not in joined and "E" not in joined:  # every value under 10**18: none beyond int64
+            return "number", values[:shown]
+    elif not all(map(_NUMBER.fullmatch, cells)):
+        return "other", list(map(str, head))
+    else:
         values = [float(cell) if cell != "" else math.nan for cell in cells] if "" in cells else list(map(float, cells))
     if any(map(_INT64_END.__le__, map(abs, values))):  # where an integer beyond int64 would be, as a float
         if any(int(cell) not in _INT64 for cell in filter(_INTEGER.fullmatch, cells)):
             return "", []  # an integer beyond int64 among decimals: pandas' rules are its own
-    return "number", values
+    return "number", values[:shown]
 
 
 _PLAIN = re.compile(r"[0-9.eE+-]*")  # the characters of a plain decimal: no spaces, inf, nan or "_"
 
 
-def _plain_numbers(cells: Sequence[str]) -> list[float] | None:
-    """Every cell as a float when each is a plain decimal, else None: a cell of these characters alone is
-    one float() reads exactly when _NUMBER does (no "_", no spaces, no words), so float() checks them all
-    in one pass of C, where a match per cell costs several times as much (a run's numbers, most of a table)."""
-    if "" in cells or not _PLAIN.fullmatch("".join(cells)):
+def _plain_numbers(cells: Sequence[str], joined: str) -> list[float] | None:
+    """Every cell as a float when each is a plain decimal, else None (joined: the cells, joined): a cell of
+    these characters alone is one float() reads exactly when _NUMBER does (no "_", no spaces, no words), so
+    float() checks them all in one pass of C, where a match per cell costs several times as much (a run's
+    numbers, most of a table)."""
+    if "" in cells or not _PLAIN.fullmatch(joined):
         return None
     try:
         return list(map(float, cells))
