@@ -227,9 +227,11 @@ def table_html(
     """The runs `listed` chooses: run (linked), value, interval, and what happens there; a row says how
     many runs lie between two listed ones, and the series' CSV (data_url) holds them all."""
     key = (series.cited, series.kept, series.boundaries, series.steps, verdict.unit)
-    chosen, rows, bodies = (assets or SeriesAssets()).shared(
-        "rows", series, key, lambda: (*_rows(series, verdict.unit), {})
-    )
+
+    def made() -> tuple[int, list[tuple[str, str, str]], dict[Hashable, str]]:
+        return (*_rows(series, verdict.unit), {})  # the rows, and their body by the place of the pages showing them
+
+    chosen, rows, bodies = (assets or SeriesAssets()).shared("rows", series, key, made)
     where = links.seen_from("run")  # the rows' run links read the same from every page there: one body
     body = bodies.get(where)
     if body is None:
