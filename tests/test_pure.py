@@ -5,7 +5,7 @@ from helpers import REPO  # noqa: F401
 
 from generator.claims.lineage import downstream, input_closure, upstream
 from generator.inputs.config import DEFAULTS
-from generator.lang import units
+from generator.lang import units, values
 from generator.lang.values import format_value, parse_tolerance, precision_of, select_row, show_to, step, within
 from generator.prose.references import find
 from generator.records import Claim, Report, Source, Table, Tolerance
@@ -71,6 +71,19 @@ def test_within(stated, computed, tolerance, expected):
 )
 def test_format_value(value, unit, expected):
     assert format_value(value, units.parse(unit)) == expected
+
+
+def test_format_value_remembers_each_value_in_its_own_unit():
+    """format_value keeps what it made by value and unit: another unit of the same value, a unit made again
+    after the first was let go, 0.0 and -0.0, an int: each reads as a first call makes it."""
+    for _ in range(2):
+        for value in (1536.0, 0.0, -0.0, 1536, 2.5e-7, float("inf")):
+            for text in ("", "B", "KiB", "tokens", "ms", "zorbs"):
+                unit = units.read(text)
+                expected = values._format_value(value, unit)
+                assert format_value(value, unit) == expected
+                assert format_value(value, units.read(text)) == expected
+        assert format_value(1536.0) == values.plain_number(1536.0)
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,10 @@ Most tests read one site built once (helpers_site.built_site) from a temporary l
 kind and status of claim; the rest build small sites of their own.
 """
 
+import itertools
 import json
 import os
+import posixpath
 import re
 import subprocess
 import sys
@@ -80,6 +82,64 @@ def test_links_are_relative_to_the_page(src, here, expected):
     assert render.Links(here).to(src) == expected
 
 
+def test_links_shared_by_the_pages_of_a_place_are_each_pages_own():
+    """Links kept for a place (depth and first folder) and read by another page there: each page's link as
+    mkdocs finds it from that page, whichever page asked first."""
+    srcs = ["claim/a.md", "claim/b.md", "claim/a/x.md", "claims/index.md", "run/toy/r1.md", "run/toy/r2.md"]
+    srcs += ["index.md", "assets/ledger/x.css", "code/p.py/1.md", "claim/v1.2.md", "a/../claim/b.md", "x//y.md"]
+    heres = ["", ".", "claim/a/", "claim/b/", "claim/c/", "claim/a.html", "claims/", "run/toy/r1/", "run/toy/r2/"]
+    heres += ["run/other/r1/", "claim/v1.2/", "a/b/../c/", "//x/", "code/p.py/1/", "claim/a/x/"]
+    for directory_urls in (True, False):
+        for order in (heres, heres[::-1]):
+            for here in order:
+                links = render.Links(here, directory_urls)
+                for src in srcs if order is heres else srcs[::-1]:
+                    url = render.url_of(src, directory_urls)
+                    expected = get_relative_url(url or ".", here or ".")
+                    if expected in ("", "."):
+                        expected = "./"
+                    elif (not url or url.endswith("/")) and not expected.endswith("/"):
+                        expected += "/"
+                    assert links.to(src) == expected, (src, here, directory_urls)
+                    assert links.to(src, "top") == expected + "#top"
+
+
+def test_pages_seen_from_alike_link_alike_into_those_folders():
+    """HTML kept under Links.seen_from(folders) is shared by the pages that give the same key: each of them
+    links to every page in those folders as the others do."""
+    from generator.site.markdown_ext import RootLinks
+
+    srcs = [
+        "run/toy/r1.md",
+        "run/x/r2.md",
+        "code/abc.md",
+        "claim/a.md",
+        "claim/b.md",
+        "assets/ledger/s.csv",
+        "index.md",
+    ]
+    heres = [
+        "",
+        "index.html",
+        "claim/a/",
+        "claim/b/",
+        "claim/a.html",
+        "run/toy/r1/",
+        "run/toy/r2/",
+        "claims/",
+        "x/y/z/",
+    ]
+    pages = [render.Links(here, urls) for here in heres for urls in (True, False)]
+    pages += [RootLinks("", urls, base) for urls in (True, False) for base in ("/", "/docs/")]
+    for folders in (("run",), ("run", "code"), ("claim",), ("assets",)):
+        into = [src for src in srcs if src.split("/", 1)[0] in folders]
+        for one in pages:
+            for other in pages:
+                if one.seen_from(*folders) == other.seen_from(*folders):
+                    assert [one.to(src, "a") for src in into] == [other.to(src, "a") for src in into], (one, other)
+    assert render.Links("claim/a/").seen_from("run") == render.Links("claim/b/").seen_from("run")  # shared
+
+
 @pytest.mark.parametrize(
     "url", ["run/toy/r1/", "claim/a/", "claim/a.html", "", ".", "./x/", "a/../b/", "/abs/", "x//y"]
 )
@@ -88,15 +148,27 @@ def test_relative_urls_are_mkdocs_own(url, here):
     assert render.relative_url(url, here) == get_relative_url(url, here)
 
 
+def test_a_paths_parts_are_normpaths_own_for_every_short_path():
+    """_parts skips posixpath.normpath for a path with no '.' and no '//': the same parts for every path of
+    up to six of these characters."""
+    for size in range(7):
+        for letters in itertools.product(["a", "/", "b", ".", "x"], repeat=size):
+            path = "".join(letters)
+            normal = posixpath.normpath(path if path.startswith("/") else "/" + path)[1:]
+            assert render._parts.__wrapped__(path) == (tuple(normal.split("/")) if normal else ()), path
+
+
 CELLS = ["1", "-2", "+3", "0.5", "1e5", "", " 4 ", "nan", "inf", "-Infinity", "true", "false", "a b", "1,000"]
 CELLS += ["9223372036854775807", "9223372036854775808", "-9223372036854775809", "1e400", "\t5\n", "١٢", " ", "-0"]
+CELLS += ["1.2.3", "e5", "+", "1e", "-.5", ".5E-3", "5.", "1e+5", "--1", "1_0", "1e19", "-9.3e18"]  # plain characters
+CELLS += ["999999999999999999", "9999999999999999999", "12345678901234567.8", "-99999999999999999", "²", "0x1"]
 
 
 @pytest.mark.parametrize("first", CELLS)
 @pytest.mark.parametrize("second", ["7", "2.5", "", "x", "9223372036854775808", "true"])
 def test_a_run_table_shows_as_its_dataframe_would(first, second):
     table = Table(("x", "y", "note"), ((first, "1", "a statement longer than thirty characters"), (second, "2", "b")))
-    for shown, highlight in ((None, {0: {"x"}}), (1, {1: {"x", "y"}})):
+    for shown, highlight in ((None, {0: {"x"}}), (1, {1: {"x", "y"}}), (None, None), (1, None)):
         expected = tables.html_table(tables.frame_of(table), max_rows=shown, highlight=highlight)
         assert tables.table_html(table, max_rows=shown, highlight=highlight) == expected
 

@@ -10,6 +10,7 @@ import functools
 import math
 import re
 
+from ..frozen import by_identity
 from ..records import AssertResult, Claim, ClaimInterval, ClaimVerdict, Policy, Table, Tolerance
 from . import units
 from .units import Unit
@@ -157,10 +158,28 @@ def tolerance_excess(tolerance: Tolerance, stated: float, computed: float, max_s
     return allowed / scale
 
 
+FORMATTED_KEPT = 1 << 14  # values format_value remembers at most; it starts again empty past this
+_formatted: dict[tuple[float, int], tuple[Unit | None, str]] = {}  # (value, id(unit)) -> (unit, text)
+
+
 def format_value(value: float, unit: Unit | None = None) -> str:
     """A value the way a reader wants it, by its parsed unit: 4 significant digits ('3.59×', '28.49 tok/s'),
     counts as whole numbers with separators ('40 layers', '1,234,567 prompts'), bytes with a readable
     prefix ('64.4 MB')."""
+    if type(value) is not float or value == 0:  # only plain floats are remembered (0.0 and -0.0 are one key)
+        return _format_value(value, unit)
+    # every page of a claim, its checks and its series formats the same values; a unit is keyed by its
+    # identity (its hash reads Fractions) and kept beside the text, so a key is never another unit's
+    key = (value, id(unit))
+    found = _formatted.get(key)
+    if found is None or found[0] is not unit:
+        if len(_formatted) >= FORMATTED_KEPT:
+            _formatted.clear()
+        found = _formatted[key] = (unit, _format_value(value, unit))
+    return found[1]
+
+
+def _format_value(value: float, unit: Unit | None) -> str:
     return show(value, unit) if unit is not None and unit.text else plain_number(value)
 
 
@@ -184,6 +203,7 @@ def unit_gap(unit: str) -> str:
     return units.gap(unit)
 
 
+@by_identity(1 << 14)  # a claim's page, each page listing it and its checks state it alike
 def stated(verdict: ClaimVerdict) -> str:
     """The value as the claim states it, with its unit ('3.59×', '67 tok/s'); '' without a value.
 

@@ -25,7 +25,7 @@ from ..lang.values import (
     stated,
 )
 from ..records import INCONCLUSIVE, ClaimVerdict, Report, Table
-from ..trust.digest import code_files
+from ..trust.digest import CODE_PAGES, code_files
 from .render import (
     PerReport,
     admonition,
@@ -172,7 +172,16 @@ def measured(verdict: ClaimVerdict, report: Report | None, links) -> str:
     )
     if run is None:
         return head + f"<code>{esc(evidence.run)}</code>, which does not exist.</p>"
-    out = [head + run_link(run, links) + f" (testbed <code>{esc(run.testbed)}</code>).</p>"]
+    place = links.seen_from("run", CODE_PAGES)  # what follows links only to runs' pages and code files' pages
+    made, shown = _BY_RUN.of(report), ("run", run.path, place)
+    if shown not in made:
+        hrefs = tuple(esc(links.run(run.path, anchor)) for anchor in MANIFEST_ANCHORS)
+        made[shown] = (
+            run_link(run, links) + f" (testbed <code>{esc(run.testbed)}</code>).</p>",
+            manifest_summary(run, hrefs) + probe_line(run, report, links),
+        )
+    link, summary = made[shown]
+    out = [head + link]
     table = run.tables.get(evidence.file)
     used = verdict.rows  # the rows the gate's `where` selected
     if table is not None and used:
@@ -180,14 +189,13 @@ def measured(verdict: ClaimVerdict, report: Report | None, links) -> str:
         key = ("row used", run.path, evidence.file, used, named)
         out.append(_BY_RUN.get(report, key, lambda: row_used(table, used, evidence)))
     out.append(interval_html(verdict))
-    hrefs = tuple(esc(links.run(run.path, anchor)) for anchor in MANIFEST_ANCHORS)
-    out.append(_BY_RUN.get(report, ("manifest", run.path, hrefs), lambda: manifest_summary(run, hrefs)))
-    out.append(probe_line(run, report, links))
+    out.append(summary)
     return "".join(out)
 
 
-# What claim pages show of a run, made once per report for every claim page citing it (the same hrefs:
-# claim pages lie at one depth); a claim page reading one row of a run's table shows the same row table.
+# What claim pages show of a run, made once per report for every claim page citing it (its links read the
+# same from each: Links.seen_from): its link, its manifest's summary and probe line; a claim page reading one
+# row of a run's table shows the same row table.
 _BY_RUN = PerReport(kept=1 << 12)
 
 

@@ -16,6 +16,7 @@ own, and the generated pages come from `ledger pages DOCS_DIR`.
 from __future__ import annotations
 
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -43,6 +44,9 @@ class RootLinks(render.Links):
 
     def to(self, src: str, anchor: str = "") -> str:
         return self.base + render.url_of(src, self.directory_urls) + (f"#{anchor}" if anchor else "")
+
+    def seen_from(self, *folders: str) -> Hashable:
+        return ("root", self.base, self.directory_urls)  # every link starts at base
 
 
 _SITES: dict[tuple[str, str], tuple[tuple, Site]] = {}  # a builder makes a Markdown per page

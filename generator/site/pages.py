@@ -69,9 +69,13 @@ def md_text(text: str) -> str:
     return _md_text(str(text))
 
 
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!<>|~&])")  # the punctuation Markdown reads
+
+
 @functools.lru_cache(maxsize=1024)  # every claim page has the same headings
 def _md_text(text: str) -> str:
-    return re.sub(r"([\\`*_{}\[\]()#+!<>|~&])", r"\\\1", " ".join(text.split()))
+    text = " ".join(text.split())
+    return _MARKDOWN.sub(r"\\\1", text) if _MARKDOWN.search(text) else text  # a title (a claim's id) has none
 
 
 def generate(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..claims.kinds import FIELD
+from ..frozen import by_identity
 from ..inputs import hashcache
 from ..lang.relations import SHOWN
 from ..lang.values import ONE_RUN, displayed, noise_text, stated
@@ -43,7 +44,9 @@ def esc(text: object) -> str:
     text = str(text)
     found = _escaped.get(text)
     if found is None:
-        found = html.escape(text, quote=True)
+        # most text holds none of the five: looking for each costs a third of html.escape's five replaces
+        special = "&" in text or "<" in text or ">" in text or '"' in text or "'" in text
+        found = html.escape(text, quote=True) if special else text
         if len(text) <= ESCAPED_LENGTH:  # a page escapes the same short strings as every other page
             if len(_escaped) >= ESCAPED_KEPT:
                 _escaped.clear()
@@ -61,6 +64,7 @@ def claim_src(claim_id: str) -> str:
     return f"claim/{claim_id}.md"
 
 
+@functools.lru_cache(maxsize=1 << 12)  # many pages link to the same runs
 def run_src(run_path: str) -> str:
     """measurements/<probe>/<run> -> run/<probe>/<run>.md"""
     return "run/" + "/".join(run_path.split("/")[-2:]) + ".md"
@@ -82,6 +86,9 @@ def url_of(src: str, directory_urls: bool = True) -> str:
 @functools.lru_cache(maxsize=1 << 15)
 def _parts(path: str) -> tuple[str, ...]:
     """A URL path's parts as mkdocs.utils.get_relative_url normalises them ('..' resolved, no leading '/')."""
+    if "." not in path and "//" not in path:  # no part to resolve: normpath would only drop its outer slashes
+        inner = path.strip("/")
+        return tuple(inner.split("/")) if inner else ()
     normal = posixpath.normpath(path if path.startswith("/") else "/" + path)[1:]
     return tuple(normal.split("/")) if normal else ()
 
@@ -96,14 +103,35 @@ def _base(other: str) -> tuple[str, ...]:
 def relative_url(url: str, other: str) -> str:
     """url relative to the page at other: mkdocs.utils.get_relative_url's answer, each path's parts found
     once (every claim page links to the same runs; tests/test_site.py holds the two to the same answers)."""
-    base, target = _base(other), _parts(url)
+    return _relative(_base(other), _parts(url), url)
+
+
+def _relative(base: tuple[str, ...], target: tuple[str, ...], url: str) -> str:
+    """relative_url from the parts of the page's folder (base) to those of url (target)."""
     common = 0
     for a, b in zip(base, target, strict=False):  # as mkdocs: the shorter one ends it
         if a != b:
             break
         common += 1
-    relative = "/".join(("..",) * (len(base) - common) + target[common:]) or "."
+    return _climbing(len(base) - common, target[common:], url)
+
+
+def _climbing(up: int, down: tuple[str, ...], url: str) -> str:
+    """The relative URL up so many folders, then down these parts (with url's last '/')."""
+    relative = "/".join(("..",) * up + down) or "."
     return relative + "/" if url.endswith("/") else relative
+
+
+def _page_link(relative: str, url: str) -> str:
+    """A relative URL as a link to the page at url: './' for the page itself, a folder's with its '/'."""
+    if relative in ("", "."):
+        return "./"
+    return relative + "/" if (not url or url.endswith("/")) and not relative.endswith("/") else relative
+
+
+LINKS_KEPT = 1 << 14  # links one place keeps at most; it starts again empty past this
+Shared = tuple[str | None, str, str | None]  # (a second part, or None; the link from a page without it; with it)
+_places: dict[tuple, dict[str, Shared]] = {}  # a page's place -> src -> how pages there link to it
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,15 +140,53 @@ class Links:
 
     here: str  # the current page's URL, e.g. "claim/moe-speedup-b16/"
     directory_urls: bool = True
+    # The links this page shares with the other pages at its place (its folder's depth and first part), found
+    # once for them all: one into another first folder ("run/..." from "claim/a/") is the same from every one
+    # of them; one into the same first folder ("claim/b/") from every one but b, and from b (at depth two).
+    _shared: dict[str, Shared] = field(init=False, repr=False, compare=False)
+    _own: str = field(init=False, repr=False, compare=False)  # its folder's second part ("a"), "" if none
+    _place: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        base = _base.__wrapped__(self.here or ".")  # a page's own URL: asked once, not worth remembering
+        place = (len(base), base[:1], self.directory_urls)
+        object.__setattr__(self, "_place", place)
+        object.__setattr__(self, "_shared", _places.setdefault(place, {}))
+        object.__setattr__(self, "_own", base[1] if len(base) > 1 else "")
+
+    def seen_from(self, *folders: str) -> Hashable:
+        """What this page's links into these first folders ("run") depend on, a key for HTML that holds no
+        other links: its place when it lies in none of them (every claim page, for the runs), else the page."""
+        first = self._place[1]  # (its first folder,), () at the root
+        return self._place if first and first[0] not in folders else (self._place, self.here)
 
     def to(self, src: str, anchor: str = "") -> str:
+        found = self._shared.get(src)
+        if found is None:
+            target = self._link(src)
+        elif found[0] != self._own:  # another second part than this page's, or into another first folder
+            target = found[1]
+        else:
+            target = found[2] if found[2] is not None else self._link(src)
+        return target + f"#{anchor}" if anchor else target
+
+    def _link(self, src: str) -> str:
+        """The link to src's page without an anchor, kept for the place where it reads the same from others."""
         url = url_of(src, self.directory_urls)
-        target = relative_url(url or ".", self.here or ".")
-        if target in ("", "."):
-            target = "./"
-        elif (not url or url.endswith("/")) and not target.endswith("/"):
-            target += "/"
-        return target + (f"#{anchor}" if anchor else "")
+        base, parts = _base(self.here or "."), _parts(url or ".")
+        if not base or not parts or base[0] != parts[0]:  # no part in common: the depth alone decides
+            shared: Shared | None = (None, _page_link(_climbing(len(base), parts, url or "."), url), None)
+        elif len(base) > 1 and len(parts) > 1:  # the first part in common: then its second decides
+            other = _page_link(_climbing(len(base) - 1, parts[1:], url or "."), url)  # only the first in common
+            own = _page_link(_climbing(0, parts[2:], url or "."), url) if len(base) == 2 else None  # the folder
+            shared = (parts[1], other, own)
+        else:
+            shared = None
+        if shared is not None:
+            if len(self._shared) >= LINKS_KEPT:
+                self._shared.clear()
+            self._shared[src] = shared
+        return _page_link(_relative(base, parts, url or "."), url)
 
     def claim(self, claim_id: str) -> str:
         return self.to(claim_src(claim_id))
@@ -147,10 +213,12 @@ def code_value(value: object) -> str:
     return f'<code class="ledger-prose">{esc(text)}</code>' if prose else f"<code>{esc(text)}</code>"
 
 
+@functools.lru_cache(maxsize=1024, typed=True)  # a few labels, on every page
 def badge(label: str, variant: str) -> str:
     return f'<span class="ledger-badge ledger-badge--{esc(variant)}">{esc(label)}</span>'
 
 
+@by_identity(1 << 14)  # on the claim's own page and beside every link to it
 def claim_badges(verdict: ClaimVerdict) -> str:
     """Kind and status badges: retired and lead claims say so instead of their kind."""
     claim = verdict.claim
@@ -297,20 +365,22 @@ def finding_html(finding: Finding, report: Report | None, links: Links) -> str:
 
 def page_banner(findings: Iterable[Finding], links: Links) -> str:
     """The banner atop a page whose claims or references fail the gate ('' when none)."""
-    findings = sorted(set(findings))
-    if not findings:
+    listed = list(findings)
+    if len(listed) > 1:  # one finding (most claim pages with any) needs no hashing and no sorting
+        listed = sorted(set(listed))
+    if not listed:
         return ""
-    failing = [f for f in findings if f.severity == "fail"]
+    failing = [f for f in listed if f.severity == "fail"]
     kind = "failure" if failing else "warning"
     head = (
         f"{len(failing)} gate failure{'s' if len(failing) != 1 else ''} on this page"
         if failing
-        else f"{len(findings)} gate warning{'s' if len(findings) != 1 else ''} on this page"
+        else f"{len(listed)} gate warning{'s' if len(listed) != 1 else ''} on this page"
     )
     items = "".join(
         f"<li><code>{esc(f.where)}</code> {esc(f.claim_id + ': ' if f.claim_id else '')}"
         f"<strong>{esc(f.rule)}</strong>: {esc(f.problem)}</li>"
-        for f in findings
+        for f in listed
     )
     body = (
         f'<ul>{items}</ul><p>The <a href="{esc(links.to(GATE))}">gate report</a> lists every finding '

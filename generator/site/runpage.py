@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
 from ..records import Report, Run, RunState
@@ -180,5 +181,16 @@ def code_pages(page_of, report: Report, sources: Mapping[str, str], directory_ur
 @functools.lru_cache(maxsize=512)
 def code(text: str, language: str) -> str:
     """Highlighted source in Material's code block markup (cached: many runs share a probe)."""
-    lexer = {"python": PythonLexer, "json": JsonLexer}.get(language, TextLexer)()
-    return highlight(text, lexer, HtmlFormatter(cssclass="highlight", wrapcode=True))
+    return highlight(text, _lexer(language), _formatter())
+
+
+# A lexer or formatter keeps no state between texts; each is made once (a formatter makes its stylesheet,
+# a sixth of highlighting a run's manifest) and keeps its span of each token type.
+@functools.cache
+def _lexer(language: str) -> Lexer:
+    return {"python": PythonLexer, "json": JsonLexer}.get(language, TextLexer)()
+
+
+@functools.cache
+def _formatter() -> HtmlFormatter:
+    return HtmlFormatter(cssclass="highlight", wrapcode=True)

@@ -10,14 +10,13 @@ refuses a number with a unit that comes from no claim and no run.
 
 from __future__ import annotations
 
-import itertools
 import math
 import numbers
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..lang.values import format_value
+from ..lang.values import format_value, plain_number
 from ..records import Claim, Table
 from .render import esc
 
@@ -107,14 +106,29 @@ def table_html(
 ) -> str:
     """A run's CSV table as <table>, exactly as html_table(frame_of(table)) shows it, without a DataFrame
     (a claim page shows one row: typing it costs microseconds, a DataFrame a millisecond)."""
-    typed_columns = [column_of([row[i] for row in table.rows]) for i in range(len(table.columns))]
+    cells = zip(*table.rows, strict=True) if table.rows else [()] * len(table.columns)  # column by column, in C
+    count = len(table.rows) if max_rows is None else min(max_rows, len(table.rows))
+    typed_columns = [column_of(column, count) for column in cells]
     if any(kind == "" for kind, _ in typed_columns):  # an integer beyond int64: pandas' own rules
         return html_table(frame_of(table), max_rows=max_rows, highlight=highlight, source=source)
     kinds = dict(zip(table.columns, (kind for kind, _ in typed_columns), strict=True))
-    count = len(table.rows) if max_rows is None else min(max_rows, len(table.rows))
-    by_column = [values for _, values in typed_columns]
-    rows = itertools.islice(zip(*by_column, strict=True), count) if by_column else [()] * count
-    return _table(list(table.columns), kinds, rows, len(table.rows), {}, None, max_rows, highlight, source)
+    shown = [values for _, values in typed_columns]
+    rows = list(zip(*shown, strict=True)) if shown else [()] * count
+    texts = None
+    if len(kinds) == len(table.columns):  # each column's cells as cell() writes them, by its kind (names unique)
+        by_column = [_texts(kind, values) for (kind, _), values in zip(typed_columns, shown, strict=True)]
+        texts = list(zip(*by_column, strict=True)) if by_column else [()] * count
+    return _table(list(table.columns), kinds, rows, len(table.rows), {}, None, max_rows, highlight, source, texts)
+
+
+def _texts(kind: str, values: list) -> list[tuple[str, bool]]:
+    """cell()'s (HTML, is_number) for a typed CSV column's values, without asking each value its type; a
+    number's text is digits, signs and separators (number()), which esc() leaves as they are."""
+    if kind == "int":
+        return [(f"{value:,}", True) for value in values]
+    if kind == "number":  # floats: number() of a finite one is its plain_number (format_value with no unit)
+        return [(plain_number(value) if math.isfinite(value) else number(value), True) for value in values]
+    return [(number(value), False) if isinstance(value, bool) else (esc(value), False) for value in values]
 
 
 _SPACE = r"[ \t\n\r\f\v]*"  # around a number: what pandas strips
@@ -127,38 +141,69 @@ _INT64_END = float(2**63)
 _BOOLEANS = frozenset(("true", "false"))
 
 
-def column_of(cells: list[str]) -> tuple[str, list]:
+def column_of(cells: Sequence[str], shown: int | None = None) -> tuple[str, list]:
     """One CSV column typed as frame_of types it (pandas.to_numeric's rules): ("int", ints), ("number",
     floats, '' as NaN), ("other", booleans or text); ("", []) for a number column holding an integer beyond
-    int64 (frame_of types it). Pure."""
+    int64 (frame_of types it). The values of the first `shown` cells (all by default), typed by every cell. Pure."""
     # each test maps over the whole column in C: a run page types every cell of its tables to show 20 rows
+    head = cells if shown is None else cells[:shown]
     if cells and all(map(_BOOLEANS.__contains__, cells)):
-        return "other", [cell == "true" for cell in cells]
+        return "other", [cell == "true" for cell in head]
+    joined = "".join(cells)
+    short = not cells or max(map(len, cells)) <= 18  # no cell reaches 10**18 without an exponent
+    if short and "" not in cells and joined.isascii() and joined.isdigit():  # ASCII digits alone: _INTEGER's
+        return "int", list(map(int, head))  # each within int64
     if all(map(_INTEGER.fullmatch, cells)):
         numbers_ = list(map(int, cells))
-        return ("int", numbers_) if not numbers_ or (min(numbers_) in _INT64 and max(numbers_) in _INT64) else ("", [])
-    if not all(map(_NUMBER.fullmatch, cells)):
-        return "other", list(map(str, cells))
-    values = [float(cell) if cell != "" else math.nan for cell in cells] if "" in cells else list(map(float, cells))
+        if numbers_ and not (min(numbers_) in _INT64 and max(numbers_) in _INT64):
+            return "", []
+        return "int", numbers_[:shown]
+    values = _plain_numbers(cells, joined)
+    if values is not None:
+        if short and "e" not in joined and "E" not in joined:  # every value under 10**18: none beyond int64
+            return "number", values[:shown]
+    elif not all(map(_NUMBER.fullmatch, cells)):
+        return "other", list(map(str, head))
+    else:
+        values = [float(cell) if cell != "" else math.nan for cell in cells] if "" in cells else list(map(float, cells))
     if any(map(_INT64_END.__le__, map(abs, values))):  # where an integer beyond int64 would be, as a float
         if any(int(cell) not in _INT64 for cell in filter(_INTEGER.fullmatch, cells)):
             return "", []  # an integer beyond int64 among decimals: pandas' rules are its own
-    return "number", values
+    return "number", values[:shown]
 
 
-def _table(columns, kinds, rows, total, units, claim, max_rows, highlight, source) -> str:  # noqa: PLR0913
-    """The <table> for typed rows; kinds: column -> "int", "number" or "other"; source as html_table's."""
+_PLAIN = re.compile(r"[0-9.eE+-]*")  # the characters of a plain decimal: no spaces, inf, nan or "_"
+
+
+def _plain_numbers(cells: Sequence[str], joined: str) -> list[float] | None:
+    """Every cell as a float when each is a plain decimal, else None (joined: the cells, joined): a cell of
+    these characters alone is one float() reads exactly when _NUMBER does (no "_", no spaces, no words), so
+    float() checks them all in one pass of C, where a match per cell costs several times as much (a run's
+    numbers, most of a table)."""
+    if "" in cells or not _PLAIN.fullmatch(joined):
+        return None
+    try:
+        return list(map(float, cells))
+    except ValueError:  # "1.2.3", "e5", "+": not a number, _NUMBER says so too
+        return None
+
+
+def _table(columns, kinds, rows, total, units, claim, max_rows, highlight, source, texts=None) -> str:  # noqa: PLR0913
+    """The <table> for typed rows; kinds: column -> "int", "number" or "other"; source as html_table's;
+    texts: each row's cells as cell() makes them, when the caller has them (else made here)."""
     head = "".join(f"<th{_align(kinds[c] != 'other')}>{header(c, units)}</th>" for c in columns)
     out = []
     provenance = "run" in columns and "testbed" in columns  # rows the figure API read from runs
     wholes = [kinds[column] == "int" for column in columns]
     numbers_at = [f'{_align(True)} data-ledger-column="{esc(column)}"' for column in columns]  # a number's <td>
     highlight = highlight or {}
-    for position, values in enumerate(rows):
+    if texts is None:
+        rows = list(rows)
+        texts = [[cell(value, whole, claim) for value, whole in zip(values, wholes, strict=True)] for values in rows]
+    for position, (values, shown) in enumerate(zip(rows, texts, strict=True)):
         marked = highlight.get(position, ())
         cells = []
-        for column, value, whole, number_attrs in zip(columns, values, wholes, numbers_at, strict=True):
-            text, is_number = cell(value, whole, claim)
+        for column, value, (text, is_number), number_attrs in zip(columns, values, shown, numbers_at, strict=True):
             attrs = number_attrs if is_number else ""
             prose = _is_prose(value)
             if column in marked:

@@ -30,7 +30,9 @@ ROLES = ("run", "cited", "kept through")
 MARKS = ("step", "probe changed", "environment changed")
 PARSE = {"n": "number", "value": "number", "low": "number", "high": "number", "started": "date"}
 SHARED_KEPT = 4096  # parts of pages SeriesAssets.shared holds at most (a chart's spec is a few KB)
+BODIES_KEPT = 64  # a history table's bodies kept at most, one per place its pages link from (Links.seen_from)
 T = TypeVar("T")
+_ABSENT = object()
 
 
 def has_timeline(series: Series | None) -> bool:
@@ -60,19 +62,28 @@ class SeriesAssets:
         """make(), once for the claims whose series have the same points (one tuple) and the same key (the
         other parts of the series, the unit and the data URL that make() reads): their chart's marks and
         spec, their history table's rows. At most SHARED_KEPT at a time."""
-        self._made.setdefault(id(series.points), (series.points, {}))  # points kept: ids stay
+        self._units(series)  # points kept: ids stay
         full = (name, id(series.points), *key)
-        if full not in self._shared:
+        found = self._shared.get(full, _ABSENT)  # its key hashed once (a unit's hash reads Fractions)
+        if found is _ABSENT:
             if len(self._shared) >= SHARED_KEPT:  # bounded: what it holds is made again when asked for
                 self._shared.clear()
-            self._shared[full] = make()
-        return cast(T, self._shared[full])  # stored under this key by this make
+            found = self._shared[full] = make()
+        return cast(T, found)  # stored under this key by this make
 
     def of(self, series: Series, unit: Unit) -> Asset:
-        points, by_unit = self._made.setdefault(id(series.points), (series.points, {}))  # points kept: ids stay
-        if unit not in by_unit:
-            by_unit[unit] = series_asset(series, unit)
-        return by_unit[unit]
+        by_unit = self._units(series)
+        found = by_unit.get(unit)
+        if found is None:
+            found = by_unit[unit] = series_asset(series, unit)
+        return found
+
+    def _units(self, series: Series) -> dict[Unit, Asset]:
+        """The assets of the series' points by unit, its points kept (an id in a key stays theirs)."""
+        made = self._made.get(id(series.points))
+        if made is None:
+            made = self._made[id(series.points)] = (series.points, {})
+        return made[1]
 
     def all(self, verdicts: Iterable[ClaimVerdict]) -> list[Asset]:
         """Every asset the claim pages of these verdicts load, once each."""
@@ -216,8 +227,18 @@ def table_html(
     """The runs `listed` chooses: run (linked), value, interval, and what happens there; a row says how
     many runs lie between two listed ones, and the series' CSV (data_url) holds them all."""
     key = (series.cited, series.kept, series.boundaries, series.steps, verdict.unit)
-    chosen, rows = (assets or SeriesAssets()).shared("rows", series, key, lambda: _rows(series, verdict.unit))
-    body = "".join(f"{before}{esc(links.run(run))}{after}" for before, run, after in rows)
+
+    def made() -> tuple[int, list[tuple[str, str, str]], dict[Hashable, str]]:
+        return (*_rows(series, verdict.unit), {})  # the rows, and their body by the place of the pages showing them
+
+    chosen, rows, bodies = (assets or SeriesAssets()).shared("rows", series, key, made)
+    where = links.seen_from("run")  # the rows' run links read the same from every page there: one body
+    body = bodies.get(where)
+    if body is None:
+        body = "".join(f"{before}{esc(links.run(run))}{after}" for before, run, after in rows)
+        if len(bodies) >= BODIES_KEPT:
+            bodies.clear()
+        bodies[where] = body
     full = ""
     if data_url is not None:
         some = chosen < len(series.points)
