@@ -57,6 +57,7 @@ class _Shared:
     found: tuple[changepoint.ChangePoint, ...]  # in segments of MIN_POINTS or more, indexes in the series
     at: Mapping[str, int]  # run path -> its (first) point
     means: dict[tuple[int, int, bool], float]  # (start, stop, log scale) -> the mean of those points, made once
+    steps: tuple[Step, ...] = ()  # each of `found` as a claim's step (a claim keeps those beyond its tolerance)
 
 
 def build(
@@ -153,7 +154,8 @@ def _shared(
     at: dict[str, int] = {}
     for place, point in enumerate(numbered):
         at.setdefault(point.run, place)
-    return _Shared(tuple(numbered), tuple(estimates), tuple(segments), tuple(detected), at, {})
+    steps = tuple(Step(found.index, found.before, found.after, "t-test", found.p) for found in detected)
+    return _Shared(tuple(numbered), tuple(estimates), tuple(segments), tuple(detected), at, {}, steps)
 
 
 def _estimate(value: float, interval: ClaimInterval | None) -> stats.Estimate:
@@ -219,11 +221,7 @@ def _series(claim: Claim, shared: _Shared, tolerance: Tolerance, replicas: Repli
         return Series(claim.id, points, cited, shared.boundaries)
     segment = segment_of(points, cited)
     allowed = tolerance.allowed(points[cited].value)  # the claim's tolerance, as the gate decided it
-    steps = [
-        Step(found.index, found.before, found.after, "t-test", found.p)
-        for found in shared.found
-        if abs(found.after - found.before) > allowed
-    ]
+    steps = [step for step in shared.steps if abs(step.after - step.before) > allowed]  # (made once: shared)
     kept = -1
     if claim.kept_through:
         kept = next((i for i in segment if points[i].run == claim.kept_through and i > cited), -1)

@@ -15,7 +15,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
-from ..records import Report, Run, RunState
+from ..frozen import by_identity
+from ..records import Claim, Report, Run, RunState
 from ..trust.digest import code_files, code_versions
 from ..trust.verdicts import revision_text
 from .render import Generated, Links, admonition, badge, claim_link, code_value, esc, run_link
@@ -29,7 +30,7 @@ def build(page, run: Run, report: Report, sources: Mapping[str, str]):
     links = page.links
     state = report.run_state(run.path)
     problems = state.reasons
-    cited = [c for c in report.claims if c.evidence and c.evidence.run == run.path]
+    cited = citing(report).get(run.path, [])
     items = "".join(f"<li>{esc(p)}</li>" for p in problems)
     if problems and state.older_code and not state.too_old and not cited:
         page.html(  # history, not a failure: its data is what was measured, with the code of its day
@@ -72,6 +73,16 @@ def build(page, run: Run, report: Report, sources: Mapping[str, str]):
         + (code(manifest, "json") if manifest is not None else "<p>Not readable.</p>")
     )
     return page
+
+
+@by_identity(4)  # every run page of one report asks it
+def citing(report: Report) -> dict[str, list[Claim]]:
+    """Run path -> the claims whose evidence cites it, in the report's order (found once, not once a run)."""
+    found: dict[str, list[Claim]] = {}
+    for claim in report.claims:
+        if claim.evidence:
+            found.setdefault(claim.evidence.run, []).append(claim)
+    return found
 
 
 def facts(run: Run) -> str:
