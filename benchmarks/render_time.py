@@ -128,13 +128,15 @@ def main() -> None:
     now = datetime.now(timezone.utc).replace(microsecond=0)
     with tempfile.TemporaryDirectory() as folder:
         root = args.root.resolve() if args.root else Path(folder) / "ledger"
+        what = "this repository's report" if args.repository else f"{args.claims} claims, {args.runs} runs"
         if not root.exists():
             root.mkdir(parents=True)
             if args.repository:
                 this_repository(root)
             else:
                 ledger(root, args.claims, args.runs)
-        what = "this repository's report" if args.repository else f"{args.claims} claims, {args.runs} runs"
+        elif args.root:  # a ledger written before: --claims and --runs did not make it
+            what = f"the ledger at {root}"
         (Path(folder) / "before").mkdir()
         before = unpacked(args.against, Path(folder) / "before")
         if args.same:
