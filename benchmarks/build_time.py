@@ -23,10 +23,13 @@ the same run:
     .venv/bin/python benchmarks/build_time.py --repeat 0 --edits 9                # the serve edits alone
     .venv/bin/python benchmarks/build_time.py --repository --repeat 0 --edits 9   # on this repository's report
     .venv/bin/python benchmarks/build_time.py --claims 10000 --runs 300 --repeat 2 --edits 0 --verify
+    .venv/bin/python benchmarks/build_time.py --claims 10000 --runs 300 --fewer-runs 30 --repeat 2 --edits 0
     .venv/bin/python benchmarks/build_time.py --repository --repeat 3 --edits 0 --verify
 
 --baseline DIR (e.g. `git archive main | tar -x -C DIR`) times the plugin build with that revision's code
 as well, alternating with this one on the same ledger, and prints the ratio: a change's cost, one session.
+--fewer-runs R writes the same claims and pages over R runs as well and builds them alternating with the
+rest: the cost per generated page against theirs (how a page's cost grows with its history), one run.
 """
 
 from __future__ import annotations
@@ -429,8 +432,14 @@ def main() -> None:
     parser.add_argument(
         "--plain-pages", type=int, default=0, help="plain pages in the baseline (default: as many as generated)"
     )
+    parser.add_argument(
+        "--fewer-runs",
+        type=int,
+        metavar="R",
+        help="also build the same claims over R runs, alternating: the cost per generated page against it",
+    )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, tempfile.TemporaryDirectory() as other:
         root = Path(folder)
         if args.repository:
             edited = this_repository(root)
@@ -440,22 +449,28 @@ def main() -> None:
             edited = "docs/report/page-0.md"
             what = f"ledger: {args.claims} claims, {args.runs} runs, 11 hand-written pages, 1 chart, 1 table"
         cold, _, _ = build(root, "with-plugin.yml")  # fills .cache/ledger (Vega bundle, SVGs) once
-        generated = sum(1 for _ in (root / "site-plugin").rglob("index.html")) - sum(
-            1 for page in (root / "docs").rglob("*.md")
-        )
+        generated = _generated(root)
         plain_pages(root, "plain.yml", args.plain_pages or generated)
-        builds = [("plugin", "with-plugin.yml", REPO), ("plain", "plain.yml", REPO), ("pages", "plain-pages.yml", REPO)]
+        builds = [
+            ("plugin", "with-plugin.yml", REPO, root),
+            ("plain", "plain.yml", REPO, root),
+            ("pages", "plain-pages.yml", REPO, root),
+        ]
         if args.baseline:
             build(root, "with-plugin.yml", args.baseline.resolve())  # its own first build, as this one's above
-            builds.append(("baseline", "with-plugin.yml", args.baseline.resolve()))
-        times: dict[str, list[float]] = {name: [] for name, _, _ in builds}
-        peaks: dict[str, list[float]] = {name: [] for name, _, _ in builds}
-        cpus: dict[str, list[float]] = {name: [] for name, _, _ in builds}
+            builds.append(("baseline", "with-plugin.yml", args.baseline.resolve(), root))
+        if args.fewer_runs and not args.repository:  # the same claims and pages over fewer runs
+            ledger(Path(other), args.claims, args.fewer_runs)
+            build(Path(other), "with-plugin.yml")
+            builds.append(("fewer", "with-plugin.yml", REPO, Path(other)))
+        times: dict[str, list[float]] = {name: [] for name, *_ in builds}
+        peaks: dict[str, list[float]] = {name: [] for name, *_ in builds}
+        cpus: dict[str, list[float]] = {name: [] for name, *_ in builds}
         verified: list[tuple[float, float]] = []  # (seconds, CPU seconds) of each verify-site
         verified_before: list[tuple[float, float]] = []
         for _ in range(args.repeat):
-            for name, config, code in builds:
-                seconds, peak, cpu = build(root, config, code)
+            for name, config, code, where in builds:
+                seconds, peak, cpu = build(where, config, code)
                 times[name].append(seconds)
                 peaks[name].append(peak)
                 cpus[name].append(cpu)
@@ -464,10 +479,13 @@ def main() -> None:
                     if args.baseline:  # the same site, verified by the baseline's code
                         verified_before.append(verify_site(root, "with-plugin.yml", "site-plugin", args.baseline))
         sizes = page_sizes(root)
+        fewer = _generated(Path(other)) if "fewer" in times else 0
         rebuilds = serve_rebuilds(root, args.edits, edited) if args.edits else {}
         if args.profile:
             profile(root, "with-plugin.yml")
     report(args, what, edited, times, peaks, sizes, verified, rebuilds, cold, cpus)
+    if fewer:
+        fewer_runs(args, times, cpus, sizes, fewer)
     if verified_before:
         before, now = (statistics.median(wall for wall, _ in found) for found in (verified_before, verified))
         print(
@@ -475,6 +493,31 @@ def main() -> None:
             f"({_list([wall for wall, _ in verified_before])}); ratio to the build it verifies {before / statistics.median(times['plugin']):.2f}; "
             f"this / baseline {now / before:.3f}"
         )
+
+
+def _generated(root: Path) -> int:
+    """The pages the plugin generated in the site it last built at root (not the hand-written ones)."""
+    return sum(1 for _ in (root / "site-plugin").rglob("index.html")) - sum(1 for _ in (root / "docs").rglob("*.md"))
+
+
+def fewer_runs(args, times, cpus, sizes, fewer: int) -> None:
+    """The cost per generated page against the same claims over fewer runs (issue 31: within 1.2x from 30 runs
+    to 300), both builds' cost above the plain build of the same hand-written pages, measured in this run."""
+    pages, plain_count, _ = sizes["pages"]
+    extra = max(pages - plain_count, 1)
+    found = {}
+    for label, measured in (("CPU", cpus), ("wall", times)):
+        plain = statistics.median(measured["plain"])
+        these = 1000 * (statistics.median(measured["plugin"]) - plain) / extra
+        those = 1000 * (statistics.median(measured["fewer"]) - plain) / max(fewer, 1)
+        found[label] = (these, those)
+    (cpu, cpu_fewer), (wall, wall_fewer) = found["CPU"], found["wall"]
+    print(
+        f"per generated page, {args.runs} runs against {args.fewer_runs} (the same claims and pages; {fewer} "
+        f"generated pages there; builds {_list(times['fewer'])}): {cpu:.2f} ms against {cpu_fewer:.2f} ms CPU, "
+        f"{wall:.2f} against {wall_fewer:.2f} ms wall; ratio {cpu / cpu_fewer:.2f} CPU, {wall / wall_fewer:.2f} wall  "
+        "(target: at most 1.2)"
+    )
 
 
 def verify_site(root: Path, config: str, site: str, code: Path = REPO) -> tuple[float, float]:
