@@ -54,10 +54,10 @@ class _Shared:
     points: tuple[Point, ...]
     estimates: tuple[stats.Estimate, ...]
     boundaries: tuple[Boundary, ...]
-    found: tuple[changepoint.ChangePoint, ...]  # in segments of MIN_POINTS or more, indexes in the series
+    steps: tuple[Step, ...]  # the detector's, in segments of MIN_POINTS or more, indexes in the series (a
+    # claim keeps those beyond its tolerance)
     at: Mapping[str, int]  # run path -> its (first) point
     means: dict[tuple[int, int, bool], float]  # (start, stop, log scale) -> the mean of those points, made once
-    steps: tuple[Step, ...] = ()  # each of `found` as a claim's step (a claim keeps those beyond its tolerance)
 
 
 def build(
@@ -155,7 +155,7 @@ def _shared(
     for place, point in enumerate(numbered):
         at.setdefault(point.run, place)
     steps = tuple(Step(found.index, found.before, found.after, "t-test", found.p) for found in detected)
-    return _Shared(tuple(numbered), tuple(estimates), tuple(segments), tuple(detected), at, {}, steps)
+    return _Shared(tuple(numbered), tuple(estimates), tuple(segments), steps, at, {})
 
 
 def _estimate(value: float, interval: ClaimInterval | None) -> stats.Estimate:
@@ -221,7 +221,7 @@ def _series(claim: Claim, shared: _Shared, tolerance: Tolerance, replicas: Repli
         return Series(claim.id, points, cited, shared.boundaries)
     segment = segment_of(points, cited)
     allowed = tolerance.allowed(points[cited].value)  # the claim's tolerance, as the gate decided it
-    steps = [step for step in shared.steps if abs(step.after - step.before) > allowed]  # (made once: shared)
+    steps = [step for step in shared.steps if abs(step.after - step.before) > allowed]
     kept = -1
     if claim.kept_through:
         kept = next((i for i in segment if points[i].run == claim.kept_through and i > cited), -1)
