@@ -1,17 +1,20 @@
 """Where `ledger verify-site`'s CPU time goes on a built site (not a test): its stages in the order it runs
 them, each page's reading by the kind of page (its first path part) and how it was read.
 
-    .venv/bin/python benchmarks/verify_time.py ROOT [--config mkdocs.yml] [--site site]
+    .venv/bin/python benchmarks/verify_time.py ROOT [--config mkdocs.yml] [--site site] [--gc-default]
 
 ROOT is a built ledger (e.g. one `benchmarks/build_time.py` wrote, or this repository after `make site`).
 Each page is read the way verify-site reads it: rendered again and read around its fragments (claim pages
 and indexes: "render" then "around"), and read whole where that does not hold ("whole"). The same calls as
-commands/verify_site.verify, timed one by one with time.process_time (CPU seconds of this process).
+commands/verify_site.verify, timed one by one with time.process_time (CPU seconds of this process), with
+the collector set as `ledger` sets it (cli.GC_YOUNG; --gc-default: Python's default) and the CPU time spent
+in its collections, which the stages include, printed apart.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from collections import Counter
@@ -21,6 +24,7 @@ from pathlib import Path
 START = time.process_time()
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from generator import cli  # noqa: E402
 from generator.commands import sitefiles, sitepage, sitetext, verify_site  # noqa: E402
 from generator.commands.rendered import Rendered  # noqa: E402
 from generator.gate import check_project  # noqa: E402
@@ -31,7 +35,11 @@ def main() -> None:
     parser.add_argument("root", type=Path)
     parser.add_argument("--config", default="mkdocs.yml")
     parser.add_argument("--site", default="site")
+    parser.add_argument("--gc-default", action="store_true", help="Python's collector thresholds, not ledger's")
     args = parser.parse_args()
+    if not args.gc_default:
+        gc.set_threshold(cli.GC_YOUNG, *gc.get_threshold()[1:])
+    collecting = _collections()
     root, spent = args.root.resolve(), Counter({"imports": time.process_time() - START})
     config, site = root / args.config, root / args.site
 
@@ -65,6 +73,25 @@ def main() -> None:
             continue
         print(f"  {stage:<44} {seconds:8.3f} s{f'  ({count} pages)' if count else ''}")
     print(f"  {'total':<44} {total:8.3f} s")
+    print(
+        f"  {'of which in garbage collections':<44} {collecting[0]:8.3f} s  ({collecting[1]} collections, "
+        f"young threshold {gc.get_threshold()[0]})"
+    )
+
+
+def _collections() -> list:
+    """[CPU seconds in the collector, collections], kept up to date by a gc callback."""
+    spent: list = [0.0, 0, 0.0]
+
+    def callback(phase: str, info: dict) -> None:
+        if phase == "start":
+            spent[2] = time.process_time()
+        else:
+            spent[0] += time.process_time() - spent[2]
+            spent[1] += 1
+
+    gc.callbacks.append(callback)
+    return spent
 
 
 if __name__ == "__main__":

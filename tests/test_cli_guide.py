@@ -62,3 +62,23 @@ def test_help_for_one_verb_lists_its_arguments_and_every_verb(tmp_path):
     assert result.exit_code == 0 and "--format {markdown,json}" in result.output
     result = run_ledger("--help", cwd=tmp_path)
     assert all(verb.name in result.output for verb in VERBS)
+
+
+def test_a_verb_runs_with_the_young_collection_threshold_raised_and_put_back(tmp_path, monkeypatch):
+    import gc
+
+    from generator import cli
+    from generator.commands import schema
+
+    seen = []
+    monkeypatch.setattr(schema, "run_from_args", lambda args: seen.append(gc.get_threshold()) or 0)
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 9, 8)
+        assert cli.main(["schema"]) == 0
+        assert seen == [(cli.GC_YOUNG, 9, 8)] and gc.get_threshold() == (700, 9, 8)
+        with pytest.raises(SystemExit):
+            cli.main(["schema", "--no-such-option"])
+        assert gc.get_threshold() == (700, 9, 8)
+    finally:
+        gc.set_threshold(*before)
