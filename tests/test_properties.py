@@ -290,3 +290,28 @@ def test_two_values_read_alike_only_when_they_are_equal(first, second, unit):
 def test_equal_values_never_drift_under_any_tolerance(value, tolerance):
     parsed = parse_tolerance(tolerance)
     assert within(value, value, parsed)
+
+
+# A chart's row against a run's table: chartdata finds the rows that may hold it by bisection, in the
+# column whose numbers are most apart; it must answer as comparing the row with every row of the table.
+_CELL_NUMBERS = st.sampled_from([0.0, 1.0, 1.0 + 1e-10, 1.0 + 1e-8, 2.5, -2.5, 1e-13, 3e300, float("inf"), 7.0])
+_CELLS = st.one_of(_CELL_NUMBERS.map(repr), st.sampled_from(["", "nan", "x", "1,000", "-0", "inf"]))
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(
+    rows=st.lists(st.lists(_CELLS, min_size=2, max_size=3), max_size=12),
+    shown=st.lists(st.one_of(_CELL_NUMBERS, st.integers(-3, 3), st.just(10**400)), min_size=2, max_size=3),
+)
+def test_a_chart_row_is_in_a_table_exactly_when_some_row_holds_each_of_its_numbers(rows, shown):
+    from generator.commands import chartdata
+    from generator.records import Table
+
+    table = Table(("a", "b", "c"), tuple(map(tuple, rows)))
+    row = dict(zip(("a", "b", "c"), shown, strict=False))
+
+    columns = [(at, name) for at, name in enumerate(table.columns) if name in chartdata._numeric(row)]
+    expected = any(
+        all(at < len(cells) and chartdata._same(row[name], cells[at]) for at, name in columns) for cells in table.rows
+    )
+    assert chartdata._in_table(row, table) == expected

@@ -10,6 +10,7 @@ is not compared: the figure's code computes it, and `ledger diff` lists that cod
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 from collections.abc import Iterator, Mapping
@@ -87,35 +88,54 @@ def _in_table(row: Mapping[str, object], table: Table) -> bool:
     columns are labels a figure may reword; a number is what the page claims)."""
     numeric = _numeric(row)
     columns = [(index, name) for index, name in enumerate(table.columns) if name in numeric]
-    index, name = columns[0]
+    index, name = max(columns, key=lambda column: len(_rows_by_value(table, column[0])[1]))  # the most apart
     value = row[name]
     try:
         first = float(value) if isinstance(value, (int, float)) else math.nan  # (a number: _numeric)
     except OverflowError:
-        first = math.nan
-    for cells in _rows_by_value(table, index).get(first, ()):  # a row equal in the first column: the usual one
-        if all(_same(row[other], cells[at]) for at, other in columns):
-            return True
-    return any(all(_same(row[name], cells[index]) for index, name in columns) for cells in table.rows)
+        return False  # no cell is as close to it as _same asks
+    return any(
+        all(at < len(cells) and _same(row[other], cells[at]) for at, other in columns)
+        for cells in _near(table, index, first)
+    )
 
 
-_BY_VALUE: dict[tuple[int, int], tuple[Table, dict[float, list[tuple[str, ...]]]]] = {}
+_BY_VALUE: dict[tuple[int, int], tuple[Table, dict[float, list[tuple[str, ...]]], list[float]]] = {}
 
 
-def _rows_by_value(table: Table, index: int) -> dict[float, list[tuple[str, ...]]]:
-    """A table's rows by the number in one column (a chart draws many rows of one table)."""
+def _near(table: Table, index: int, number: float) -> Iterator[tuple[str, ...]]:
+    """The table's rows whose number in one column may be `number` as _same compares them (within twice
+    its tolerance: those rows are then compared whole), found by bisection in the rows kept by that number
+    (a chart draws many rows of one table, each checked against every table sharing a column)."""
+    rows, numbers = _rows_by_value(table, index)
+    if math.isnan(number):
+        return
+    if math.isinf(number):
+        yield from rows.get(number, ())
+        return
+    width = max(2e-9 * abs(number), 2e-12)  # (_same: rel_tol 1e-9, abs_tol 1e-12)
+    at = bisect.bisect_left(numbers, number - width)
+    while at < len(numbers) and numbers[at] <= number + width:
+        yield from rows[numbers[at]]
+        at += 1
+
+
+def _rows_by_value(table: Table, index: int) -> tuple[dict[float, list[tuple[str, ...]]], list[float]]:
+    """A table's rows by the number in one column (none for a cell that is no number, or NaN, which no
+    number is close to), and those numbers in order."""
     kept = _BY_VALUE.get((id(table), index))
     if kept is not None and kept[0] is table:
-        return kept[1]
+        return kept[1], kept[2]
     rows: dict[float, list[tuple[str, ...]]] = {}
     for cells in table.rows:
         number = parse_number(cells[index]) if index < len(cells) else None
-        if number is not None:
+        if number is not None and not math.isnan(number):
             rows.setdefault(number, []).append(cells)
     if len(_BY_VALUE) >= 1 << 12:
         _BY_VALUE.clear()
-    _BY_VALUE[(id(table), index)] = (table, rows)
-    return rows
+    numbers = sorted(rows)
+    _BY_VALUE[(id(table), index)] = (table, rows, numbers)
+    return rows, numbers
 
 
 def _same(shown: object, cell: str) -> bool:
@@ -126,5 +146,8 @@ def _same(shown: object, cell: str) -> bool:
         number = parse_number(cell)
         if number is None:
             return False
-        return math.isclose(float(shown), number, rel_tol=1e-9, abs_tol=1e-12)
+        try:
+            return math.isclose(float(shown), number, rel_tol=1e-9, abs_tol=1e-12)
+        except OverflowError:  # an integer past any float: close to no cell
+            return False
     return str(shown) == cell
