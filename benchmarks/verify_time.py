@@ -61,7 +61,10 @@ def main() -> None:
         around = (name, text, fragments, names, ctx, found.css_attributes, charts)
         passed = fragments is not None and timed(f"around {kind}", sitepage.rendered_passes, *around)
         if not passed:
-            timed(f"whole {kind}", sitepage.page_problems, name, text, names, ctx, found.css_attributes, charts)
+            banner = (
+                timed("rendered: banners", rendered.banner, ctx.handwritten[name]) if name in ctx.handwritten else None
+            )
+            timed(f"whole {kind}", sitepage.page_problems, name, text, names, ctx, found.css_attributes, charts, banner)
         pages[f"{'around' if passed else 'whole'} {kind}"] += 1
     timed("series data", lambda: verify_site.series_problems(site, report, rendered.series_text))
     timed("registry", lambda: verify_site.registry_problems(site, report))

@@ -189,3 +189,49 @@ def test_what_a_pages_outside_holds_is_seen_with_its_own_strings_put_back(title,
     whole = reader.read(page, cells_apart=True)
     assert "".join(p.text for p in whole.pieces).count("1.5 GB") == 1  # the fragment, read whole
     assert "1.5 GB" not in "".join(p.text for p in found.pieces())  # ... and not around it
+
+
+# A hand-written page's banner: its list of findings, where it is the ledger's rendering from the fresh
+# Report between the banner's title and its closing sentence, is not read (sitepage._without_list).
+BANNER_END = "</p></div></div><h1"
+BANNER_ATTACKS = {
+    "a figure after the banner": (BANNER_END, "</p></div></div><p>7.77 GB/s</p><h1"),
+    "a unit right after the banner": (BANNER_END, "</p></div></div>GB<h1"),
+    "a figure in the banner's list": ("</li></ul><p>The <a ", "</li><li>9.99× faster</li></ul><p>The <a "),
+    "a figure for words of the list's length": ("<strong>unbound-number</strong>", "<strong>9.99 GB/s more</strong>"),
+    "a figure between the list and its sentence": ("</ul><p>The <a ", "</ul><p>5 GB</p><p>The <a "),
+    "a figure before the banner": (stamp.BEGIN, stamp.BEGIN + "<p>5 GB</p>"),
+    "a number in the banner's title": ("gate warning on this page", "gate warning on this page 16"),
+}
+BANNER_REFUSED = {"a figure after the banner", "a figure in the banner's list", "a figure between the list and its sentence",
+                  "a figure before the banner", "a figure for words of the list's length"}  # fmt: skip
+
+
+@pytest.mark.site
+def test_a_hand_written_pages_banner_list_is_not_read_where_it_is_the_ledgers(built_site):
+    root = built_site.parent
+    report = check_project(root, None, datetime.now(timezone.utc))
+    ctx = sitetext.context(root, report, root / "mkdocs.yml")
+    text = (built_site / "index.html").read_text(encoding="utf-8")
+    banner = Rendered(report, ctx.directory_urls).banner(ctx.handwritten["index.html"])
+    assert banner is not None and banner[1].startswith("<ul><li>") and banner[0] + banner[1] in text
+    assert sitepage._without_list(text, banner) == text.replace(banner[0] + banner[1], banner[0] + "<ul></ul>")
+    other = (banner[0], banner[1].replace("</li>", "</li><li>x</li>"))  # not the ledger's list: read as it is
+    assert sitepage._without_list(text, other) == text
+    apart = text.replace("</ul><p>The <a ", "</ul><p>1</p><p>The <a ")  # the list not then the closing sentence
+    assert sitepage._without_list(apart, banner) == apart
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("attack", sorted(BANNER_ATTACKS))
+def test_verify_site_reports_the_same_problems_with_a_banners_list_unread_and_read(built_site, tmp_path, attack):
+    shutil.copytree(built_site.parent, tmp_path / "ledger", ignore=shutil.ignore_patterns(".cache"))
+    site = tmp_path / "ledger" / "site"
+    edit_content(site, site / "index.html", *BANNER_ATTACKS[attack])
+    found = [
+        run_ledger("--root", str(site.parent), "verify-site", str(site), cwd=site.parent, env={framed.OFF: mode})
+        for mode in ("on", "off")
+    ]
+    assert "Traceback" not in found[0].errors + found[1].errors
+    assert (found[0].exit_code, found[0].output) == (found[1].exit_code, found[1].output)
+    assert ("problem" in found[0].output) == (attack in BANNER_REFUSED), found[0].output

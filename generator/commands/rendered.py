@@ -11,7 +11,10 @@ stack; without it there is nothing to compare, and every page is read whole.
 
 from __future__ import annotations
 
+import os
+
 from ..inputs import stack
+from ..prose import framed
 from ..records import ClaimVerdict, Report
 from ..series.text import points_csv
 from .sitetext import dest_of
@@ -51,6 +54,17 @@ class Rendered:
         page = pages.Page(f"claim/{claim_id}.md", claim_id, self.directory_urls)
         made = claimpage.build(page, verdict, self.report, self._index)
         return made.slots.fragments
+
+    def banner(self, path: str) -> tuple[str, str] | None:
+        """The banner the ledger renders atop the hand-written page from `path` (docs/...md), up to its list,
+        and its list; None without one, without the site stack or with LEDGER_VERIFY_FRAMES=off (every page
+        read whole)."""
+        if self._site is None or os.environ.get(framed.OFF, "") == "off":
+            return None
+        from ..site import render
+
+        opening, items = render.banner_list(render.page_findings(self.report, path))
+        return (opening, items) if items else None
 
     def series_text(self, verdict: ClaimVerdict) -> str:
         """The CSV of a claim's series, as the site writes it (made once for the claims that share it)."""

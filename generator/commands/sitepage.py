@@ -67,10 +67,12 @@ def page_problems(
     ctx: SiteContext,
     attributes: frozenset[str] = frozenset(),
     charts: set[str] | None = None,
+    banner: tuple[str, str] | None = None,
 ) -> list[Problem]:
     """Everything wrong with one HTML page of the site (name: its path in the site; attributes: those the
-    site's stylesheets show with attr(); charts: gets the id of each chart whose spec was verified)."""
-    read = framed.read(text, attributes, cells_apart=True)
+    site's stylesheets show with attr(); charts: gets the id of each chart whose spec was verified; banner:
+    the banner the ledger renders atop this hand-written page, up to its list, and its list)."""
+    read = framed.read(_without_list(text, banner) if banner else text, attributes, cells_apart=True)
     found = _stamp_problems(name, text, read, ctx)
     visible = _outside_code(text)
     for match in _REFERENCE.finditer(visible):
@@ -101,6 +103,21 @@ def page_problems(
     found += _figures(name, read.pieces, ctx, name)
     found += _label_problems(name, read.labels, ctx)
     return found
+
+
+def _without_list(text: str, banner: tuple[str, str]) -> str:
+    """The page to read: its banner's list of findings emptied (its line breaks kept) where its content
+    opens with the banner the ledger renders for it from the fresh Report, the list followed by the banner's
+    closing sentence; else the page as it is. Like a fragment of a generated page, the ledger's own
+    rendering is not read again (site/render.banner_list says why no figure reads across its edges)."""
+    opening, items = banner
+    at = text.find(stamp.BEGIN) + len(stamp.BEGIN)
+    start, end = at + len(opening), at + len(opening) + len(items)
+    if at < len(stamp.BEGIN) or not text.startswith(opening, at) or not text.startswith(items, start):
+        return text
+    if not text.startswith("<p>The <a ", end):
+        return text
+    return f"{text[:start]}<ul>{chr(10) * items.count(chr(10))}</ul>{text[end:]}"
 
 
 def rendered_passes(

@@ -53,7 +53,7 @@ class SiteContext:
     """What every page of one site is verified against."""
 
     report: Report
-    handwritten: frozenset[str]  # site paths of the hand-written pages (docs/x.md -> x/index.html)
+    handwritten: Mapping[str, str]  # site path of each hand-written page -> its Markdown (x/index.html -> docs/x.md)
     forbid_leads: frozenset[str]  # site paths of the pages whose front matter forbids leads
     labels: frozenset[str]  # figures typed inside labels on hand-written pages
     shown: Shown  # figures the ledger's own pages show, from the Report
@@ -77,7 +77,7 @@ def context(root: Path, report: Report, config: Path) -> SiteContext:
     pages = {dest_of(page + ".md", directory_urls): path for page, path, _ in code_versions(report.runs.values())}
     return SiteContext(
         report,
-        frozenset(dests.values()),
+        {dest: path for path, dest in dests.items()},
         frozenset(forbidding),
         frozenset(labels),
         Shown(report),

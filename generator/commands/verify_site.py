@@ -24,7 +24,8 @@ builder with the Markdown extension and `ledger pages`, or a tool that skipped t
   content is exactly those fragments in a skeleton that leaves each to read alone, only the skeleton
   and the theme around it are read, once for every page of that form (prose/framed.read_around); any
   page that does not read so, or shows anything refused that way, is read whole, so the problems are
-  those of a whole reading;
+  those of a whole reading; a hand-written page is read whole but for its banner's list of findings where
+  that is the list the ledger renders for the page (sitepage._without_list);
 - no page may hold a claim, table or chart reference outside code, an unfilled slot, or a reference
   the ledger could not resolve;
 - every code block of the ledger's (a version of a probe's code, one page per digest of its files'
@@ -128,7 +129,8 @@ def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[int, l
             continue
         fragments = rendered.fragments(name)
         if fragments is None or not sitepage.rendered_passes(name, text, fragments, names, ctx, attributes, charts):
-            problems += sitepage.page_problems(name, text, names, ctx, attributes, charts)
+            banner = rendered.banner(ctx.handwritten[name]) if name in ctx.handwritten else None
+            problems += sitepage.page_problems(name, text, names, ctx, attributes, charts, banner)
     for name in sorted(set(ctx.code_pages) - names):
         problems.append(Problem(name, 0, "missing: the page of a version of probe code that run pages link to"))
     series, series_found = series_problems(site, report, rendered.series_text)

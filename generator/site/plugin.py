@@ -350,10 +350,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         """Findings about a hand-written page: its unknown references and the failing claims it cites."""
         if src in self.generated:
             return ""
-        path = f"{self.policy.docs_dir}/{src}"
-        cited = {r.name for r in self.report.page_refs if r.where.path == path and r.kind == "claim"}
-        findings = [f for f in self.report.findings if f.where.path == path or f.claim_id in cited]
-        return render.page_banner(findings, links)
+        return render.page_banner(render.page_findings(self.report, f"{self.policy.docs_dir}/{src}"), links)
 
 
 class InPlace(File):

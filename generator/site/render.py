@@ -363,13 +363,34 @@ def finding_html(finding: Finding, report: Report | None, links: Links) -> str:
     return admonition(kind, title, "".join(lines))
 
 
+def page_findings(report: Report, path: str) -> list[Finding]:
+    """The findings a hand-written page's banner lists (path: docs/...md): its own, and those about the
+    claims it cites."""
+    cited = {r.name for r in report.page_refs if r.where.path == path and r.kind == "claim"}
+    return [f for f in report.findings if f.where.path == path or f.claim_id in cited]
+
+
 def page_banner(findings: Iterable[Finding], links: Links) -> str:
     """The banner atop a page whose claims or references fail the gate ('' when none)."""
+    opening, items = banner_list(findings)
+    if not items:
+        return ""
+    return (
+        f'{opening}{items}<p>The <a href="{esc(links.to(GATE))}">gate report</a> lists every finding '
+        f"with its fix. <code>mkdocs build</code> fails until they are resolved.</p></div></div>"
+    )
+
+
+def banner_list(findings: Iterable[Finding]) -> tuple[str, str]:
+    """A banner's HTML up to its list, and its list of findings (each '' when none). The list of a page
+    verify-site finds as the ledger renders it from the fresh report it need not read: a fixed sentence
+    reads on each side of it (the title's last word, the closing sentence's first), so no figure reads
+    across its edges."""
     listed = list(findings)
     if len(listed) > 1:  # one finding (most claim pages with any) needs no hashing and no sorting
         listed = sorted(set(listed))
     if not listed:
-        return ""
+        return "", ""
     failing = [f for f in listed if f.severity == "fail"]
     kind = "failure" if failing else "warning"
     head = (
@@ -382,11 +403,10 @@ def page_banner(findings: Iterable[Finding], links: Links) -> str:
         f"<strong>{esc(f.rule)}</strong>: {esc(f.problem)}</li>"
         for f in listed
     )
-    body = (
-        f'<ul>{items}</ul><p>The <a href="{esc(links.to(GATE))}">gate report</a> lists every finding '
-        f"with its fix. <code>mkdocs build</code> fails until they are resolved.</p>"
+    opening = (
+        f'<div class="ledger-banner"><div class="admonition {esc(kind)}"><p class="admonition-title">{esc(head)}</p>'
     )
-    return f'<div class="ledger-banner">{admonition(kind, head, body)}</div>'
+    return opening, f"<ul>{items}</ul>"
 
 
 # -- slots: our HTML goes in after Markdown has run --------------------------------------------
