@@ -11,7 +11,7 @@ the same run:
    (resource.getrusage in the build's own process), the size of the claim pages' HTML against the plain
    pages' (claim and run pages are written through the theme's frame, frame.py: not MkDocs' page
    pipeline one by one); the cost per page in CPU time as well (on a shared machine wall time counts the
-   waits for a core);
+   waits for a core), each process's own from its start to its exit, as verify-site's is;
    with --verify, `ledger verify-site` on the site each plugin build wrote, against that build;
 2. `mkdocs serve`: a one-line edit of a hand-written page, rebuilt by a real `mkdocs serve` with the
    plugin and by one without it, both running at once on two copies of the pages, the same edit
@@ -274,7 +274,7 @@ def build(root: Path, config: str, code: Path = REPO) -> tuple[float, float, flo
     """(seconds, peak MiB, CPU seconds) of `mkdocs build -f config` in a new process, with the ledger from
     `code`."""
     command = [sys.executable, "-c", MEASURED_BUILD, "build", "-q", "-f", config]
-    return timed(command, root, dict(ENV, PYTHONPATH=str(code)), f"mkdocs build -f {config}")
+    return timed(command, root, dict(ENV, PYTHONPATH=str(code)), f"mkdocs build -f {config}", whole=True)
 
 
 def free_port() -> int:
