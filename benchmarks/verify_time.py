@@ -56,11 +56,12 @@ def main() -> None:
     names, charts, pages = frozenset(found.pages), set(), Counter()
     for name in found.pages:
         kind = name.split("/")[0] if "/" in name else name
-        text = timed("pages: read from disk", found.text, name)
+        data = timed("pages: read from disk", found.data, name)
         fragments = timed(f"render {kind}", rendered.fragments, name)
-        around = (name, text, fragments, names, ctx, found.css_attributes, charts)
+        around = (name, data, fragments, names, ctx, found.css_attributes, charts)
         passed = fragments is not None and timed(f"around {kind}", sitepage.rendered_passes, *around)
         if not passed:
+            text = timed("pages: decoded to read whole", sitefiles.text_of, data)
             banner = (
                 timed("rendered: banners", rendered.banner, ctx.handwritten[name]) if name in ctx.handwritten else None
             )

@@ -235,3 +235,102 @@ def test_verify_site_reports_the_same_problems_with_a_banners_list_unread_and_re
     assert "Traceback" not in found[0].errors + found[1].errors
     assert (found[0].exit_code, found[0].output) == (found[1].exit_code, found[1].output)
     assert ("problem" in found[0].output) == (attack in BANNER_REFUSED), found[0].output
+
+
+# A page split as one split before (framed._split_as_before): compared with a remembered outside, its own
+# string in each placeholder's place, from its text or its bytes; split_page's checks of its marks kept.
+TITLES = st.sampled_from(["claim-1", "claim-22", "stamp", "begin", "LEDGERFRAMEAX", "x", "a.b_c-d"])
+AROUND_TOKENS = st.lists(
+    st.sampled_from(['<span class="ledger-', '"', " hidden></span>", "x", " ", "<", ">", "stamp", "begin", "-1"]),
+    max_size=4,
+).map("".join)
+
+
+def framed_page(title: str, lead: str = "", tail: str = "") -> str:
+    return (
+        f"<!doctype html>\n<html><head><title>{title} - site</title></head>\n<body><header>{lead}{title}{tail}"
+        f'</header>\n<main>{stamp.BEGIN}<h1 id="{title}">{title}</h1>\n{FRAGMENT}\n{FRAMED_STAMP}</main>'
+        f"<footer>{lead}{title}{tail}</footer></body></html>\n"
+    )
+
+
+def split_afresh(page):
+    """split_page as it splits a page no outside remembered matches."""
+    kept = list(framed._TEMPLATES)
+    framed._TEMPLATES.clear()
+    try:
+        return framed.split_page(page)
+    finally:
+        framed._TEMPLATES[:] = kept
+
+
+def test_a_page_of_a_remembered_outside_is_split_by_comparing_it_from_its_text_or_its_bytes():
+    framed._TEMPLATES.clear()
+    assert framed.split_page(framed_page("claim-1")) is not None  # remembered
+    for page in (framed_page("claim-22"), framed_page("claim-22").encode()):
+        fast = framed._split_as_before(page)
+        assert fast is not None and fast.strings == (("LEDGERFRAMEAX", "claim-22"),)
+        assert framed.put_back(fast.before, fast.strings) == fast.outside
+    assert framed._split_as_before(framed_page("claim-22").replace("site", "sitf")) is None  # one byte apart
+
+
+@settings(max_examples=400, deadline=None)
+@given(first=TITLES, title=TITLES, lead=AROUND_TOKENS, tail=AROUND_TOKENS, bytes_=st.booleans())
+def test_a_page_split_by_comparing_is_split_as_split_page_splits_it(first, title, lead, tail, bytes_):
+    framed._TEMPLATES.clear()
+    framed.split_page(framed_page(first, lead, tail))
+    page = framed_page(title, lead, tail)
+    fast = framed._split_as_before(page.encode() if bytes_ else page)
+    slow = split_afresh(page)
+    if fast is not None:
+        assert slow is not None, page
+        assert (fast.outside, fast.content, fast.rest, fast.strings) == (
+            slow.outside,
+            slow.content,
+            slow.rest,
+            slow.strings,
+        )
+        assert framed.put_back(fast.before, fast.strings) == fast.outside
+        assert framed.put_back(fast.after, fast.strings) == fast.rest
+
+
+@pytest.mark.site
+def test_every_claim_page_of_a_built_site_splits_by_comparing_as_split_page_splits_it(built_site):
+    pages = sorted((built_site / "claim").glob("*/index.html"))
+    framed._TEMPLATES.clear()
+    fast = 0
+    for path in pages:
+        data = path.read_bytes()
+        slow = split_afresh(data.decode("utf-8"))
+        found = framed.split_page(data)
+        assert slow is not None and found is not None
+        assert (found.outside, found.content, found.rest, found.strings) == (
+            slow.outside,
+            slow.content,
+            slow.rest,
+            slow.strings,
+        )
+        fast += framed._split_as_before(data) is not None
+    assert fast == len(pages) >= 4
+
+
+@pytest.mark.parametrize(
+    ("first", "page"),
+    [
+        (framed_page("claim-1", '<span class="ledger-', '"'), framed_page("stamp", '<span class="ledger-', '"')),
+        (
+            framed_page("claim-1", '<span class="ledger-', '" hidden></span>'),
+            framed_page("begin", '<span class="ledger-', '" hidden></span>'),
+        ),
+        (framed_page("claim-1"), framed_page("claim-2") + "<p>5 GB</p>"),  # more after the outside's rest
+        (framed_page("claim-1"), framed_page("claim-2").replace(FRAGMENT, FRAGMENT + stamp.BEGIN)),
+        (framed_page("claim-1"), framed_page("claim-2").replace(FRAGMENT, FRAGMENT + FRAMED_STAMP)),
+    ],
+    ids=["a stamp made with the string", "a BEGIN made with it", "more after", "two BEGINs", "two stamps"],
+)
+def test_a_page_that_is_not_its_remembered_outside_as_split_page_reads_it_is_not_split_by_comparing(first, page):
+    framed._TEMPLATES.clear()
+    assert framed.split_page(first) is not None
+    assert framed._split_as_before(page) is None and framed._split_as_before(page.encode()) is None
+    slow = split_afresh(page)
+    assert slow is None or framed.put_back(slow.after, slow.strings) == slow.rest != framed._TEMPLATES[0][5]

@@ -43,8 +43,17 @@ class Documents:
 
     def text(self, name: str) -> str:
         """The document's text (OSError where it cannot be read: an HTML page is opened first here)."""
+        return text_of(self.data(name))
+
+    def data(self, name: str) -> bytes:
+        """The document's bytes (OSError where it cannot be read)."""
         with open(os.path.join(self.site, name), "rb", buffering=0) as handle:  # (one read: no buffer to fill)
-            return handle.read().decode("utf-8", "replace")
+            return handle.read()
+
+
+def text_of(data: bytes) -> str:
+    """A document's text as verify-site reads it: UTF-8, any byte that is none replaced."""
+    return data.decode("utf-8", "replace")
 
 
 def documents(site: Path) -> Documents:

@@ -122,7 +122,7 @@ def _without_list(text: str, banner: tuple[str, str]) -> str:
 
 def rendered_passes(
     name: str,
-    text: str,
+    page: str | bytes,
     fragments: list[str],
     site_pages: frozenset[str],
     ctx: SiteContext,
@@ -133,10 +133,10 @@ def rendered_passes(
     ledger renders for it from the fresh Report (commands/rendered.py), in a skeleton that passes and
     leaves each fragment to read alone (framed.read_around), the claims they cite have pages and its
     stamp holds. False: read it whole (page_problems), whatever the reason; nothing is refused here, so
-    verify-site's findings are those of a whole reading."""
+    verify-site's findings are those of a whole reading. (page: its text, or its UTF-8 bytes as read.)"""
     if name in ctx.handwritten or name in ctx.forbid_leads:
         return False
-    around = framed.read_around(text, fragments, attributes, cells_apart=True, marks=(*_MARKS, "ledger-code"))
+    around = framed.read_around(page, fragments, attributes, cells_apart=True, marks=(*_MARKS, "ledger-code"))
     if around is None or around.form.labels or name == THEME_404:
         return False  # (a label's figures are refused unless an author typed them: read whole to say so)
     mark = stamp.one(around.content)  # (read_around found the page's one BEGIN and one stamp: read() finds these)
@@ -147,7 +147,7 @@ def rendered_passes(
     if around.marked or name in ctx.code_pages or "ledger-code" in around.content:
         return False  # (code_problems' mark, or one _outside_code's regular expressions seek: read whole)
     if _holds_mark(around.content):
-        visible = _outside_code(text)
+        visible = _outside_code(page.decode("utf-8", "replace") if isinstance(page, bytes) else page)
         if _REFERENCE.search(visible) or _SLOT.search(visible) or _MISSING.search(visible):
             return False
     for fragment in fragments:

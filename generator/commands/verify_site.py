@@ -123,14 +123,14 @@ def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[int, l
     rendered = Rendered(report, ctx.directory_urls)
     for name in found.pages:
         try:
-            text = found.text(name)
+            data = found.data(name)
         except OSError as error:  # (a page is opened here first: sitefiles.documents goes by its name)
             problems.append(Problem(name, 0, sitefiles.unreadable(error)))
             continue
-        fragments = rendered.fragments(name)
-        if fragments is None or not sitepage.rendered_passes(name, text, fragments, names, ctx, attributes, charts):
+        fragments = rendered.fragments(name)  # (a page read around them is compared as its bytes: framed.py)
+        if fragments is None or not sitepage.rendered_passes(name, data, fragments, names, ctx, attributes, charts):
             banner = rendered.banner(ctx.handwritten[name]) if name in ctx.handwritten else None
-            problems += sitepage.page_problems(name, text, names, ctx, attributes, charts, banner)
+            problems += sitepage.page_problems(name, sitefiles.text_of(data), names, ctx, attributes, charts, banner)
     for name in sorted(set(ctx.code_pages) - names):
         problems.append(Problem(name, 0, "missing: the page of a version of probe code that run pages link to"))
     series, series_found = series_problems(site, report, rendered.series_text)

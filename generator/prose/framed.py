@@ -54,9 +54,25 @@ class Split:
     before: str  # up to BEGIN, placeholders in
     content: str  # from BEGIN to the end of the stamp, as written
     after: str  # the rest, placeholders in
-    rest: str  # the rest, as written
     strings: tuple[tuple[str, str], ...]  # (placeholder, the page's string), in the order put in
-    outside: str = ""  # up to BEGIN, as written (where there are strings of its own)
+    page: str | bytes  # the page as written (its text, or its UTF-8 bytes as read)
+    begin: int  # where its content begins in it
+    end: int  # ... and ends
+
+    @property
+    def outside(self) -> str:
+        """Up to BEGIN, as written (cut when asked: most pages never need it)."""
+        return _text(self.page[: self.begin])
+
+    @property
+    def rest(self) -> str:
+        """The rest, as written."""
+        return _text(self.page[self.end :])
+
+
+def _text(page: str | bytes) -> str:
+    """A page's text (its bytes decoded as verify-site reads every page: sitefiles.Documents.text)."""
+    return page.decode("utf-8", "replace") if isinstance(page, bytes) else page
 
 
 @dataclass(slots=True)
@@ -100,11 +116,17 @@ def read(
     return _framed(frame, split, settings)
 
 
-def split_page(page: str, alone: bool = False) -> Split | None:
-    """The page's outside and content, its own strings replaced in the outside; None when it has not one
+def split_page(page: str | bytes, alone: bool = False) -> Split | None:
+    """The page's outside and content (page: its text, or its UTF-8 bytes as read), its own strings replaced
+    in the outside; None when it has not one
     BEGIN, then one stamp, then the rest, its content opening with a plain heading (alone: or any, the
     page then holding no strings of its own), or when the placeholders cannot be told from what the page
     holds."""
+    split = _split_as_before(page)
+    if split is not None:
+        return split
+    if isinstance(page, bytes):
+        page = page.decode("utf-8", "replace")
     begin = page.find(BEGIN)
     stamp = page.find(_STAMP, begin)
     end = page.find(_STAMP_END, stamp) if begin >= 0 and stamp >= 0 else -1
@@ -120,7 +142,7 @@ def split_page(page: str, alone: bool = False) -> Split | None:
     if rest.count(BEGIN) or rest.count(_STAMP):
         return None
     if heading is None:
-        return Split(outside, content, rest, rest, (), outside)
+        return Split(outside, content, rest, (), page, begin, end)
     own = sorted({heading.group(2), heading.group(1)}, key=lambda text: (-len(text), text))
     strings = tuple(zip(_PLACES[: len(own)], own, strict=True))
     before, after = outside, rest
@@ -128,7 +150,114 @@ def split_page(page: str, alone: bool = False) -> Split | None:
         before, after = before.replace(text, place), after.replace(text, place)
     if put_back(before, strings) != outside or put_back(after, strings) != rest:
         return None  # a placeholder's text was on the page already
-    return Split(before, content, after, rest, strings, outside)
+    if len(strings) == 1:
+        _remember(before, after)
+    return Split(before, content, after, strings, page, begin, end)
+
+
+# The outsides of pages split before that held one string of their own (a claim page's id), each as the
+# pieces between its placeholders, newest first: a page of the same form is split by comparing it with
+# these pieces, its own string between each two, nothing searched for or replaced in its outside. A page
+# read from disk is compared as its bytes with the pieces' UTF-8 (a C memcmp: a page's text is most often
+# UCS-2 for one dash in its content, the theme's ASCII, and str compares two kinds a character at a time),
+# and only its content is decoded.
+_TEMPLATES: list[tuple[tuple[str, ...], tuple[bytes, ...], tuple[str, ...], tuple[bytes, ...], str, str]] = []
+_MAX_TEMPLATES = 8
+_OWN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a heading's string (_HEADING's)
+_LONGEST_MARK = max(len(BEGIN), len(_STAMP))
+_AS_BYTES = (BEGIN.encode(), _STAMP.encode(), _STAMP_END.encode(), re.compile(_OWN.pattern.encode()))
+_HEADING_BYTES = re.compile(_HEADING.pattern.encode())
+_AS_TEXT = (BEGIN, _STAMP, _STAMP_END, _OWN)
+
+
+def _remember(before: str, after: str) -> None:
+    if any(kept[4] == before and kept[5] == after for kept in _TEMPLATES):
+        return
+    ahead, behind = tuple(before.split(_PLACES[0])), tuple(after.split(_PLACES[0]))
+    as_bytes = tuple(piece.encode("utf-8", "surrogatepass") for piece in ahead)
+    _TEMPLATES.insert(
+        0, (ahead, as_bytes, behind, tuple(p.encode("utf-8", "surrogatepass") for p in behind), before, after)
+    )
+    del _TEMPLATES[_MAX_TEMPLATES:]
+
+
+def _split_as_before(page: str | bytes) -> Split | None:
+    """The Split of a page (its text, or its UTF-8 bytes as read) whose outside and rest are a remembered
+    before and after with its own string put back in each placeholder's place, or None: split it as
+    split_page does. What a Split is read for is that put_back(before) and put_back(after) are the page's
+    own outside and rest, which this compares exactly (where the string is also in a piece, split_page
+    would have put a placeholder there too: the same text either way; bytes equal to the pieces' UTF-8 are
+    the pieces' text, and each boundary is at an ASCII character). Its marks are checked as split_page
+    checks them: the pieces held no BEGIN or stamp (split_page refused such a page), nor can its string
+    ([A-Za-z0-9._-], no '<' a mark begins with), so a mark outside its content would begin in a piece and
+    run into a string: only there is it sought."""
+    raw = isinstance(page, bytes)
+    begin_mark, stamp_mark, stamp_end, own_pattern = _AS_BYTES if raw else _AS_TEXT
+    heading_pattern = _HEADING_BYTES if raw else _HEADING
+    for ahead, ahead_bytes, behind, behind_bytes, before, after in _TEMPLATES:
+        pieces, rest_pieces = (ahead_bytes, behind_bytes) if raw else (ahead, behind)
+        if not page.startswith(pieces[0]):  # type: ignore[arg-type]
+            continue
+        own = own_pattern.match(page, len(pieces[0])) if len(pieces) > 1 else None  # type: ignore[arg-type]
+        heading = None
+        if own is None:  # no placeholder before the content (or none read here): its heading says
+            heading = heading_pattern.match(page, len(pieces[0]) + len(begin_mark))  # type: ignore[arg-type]
+            if heading is None:
+                continue
+        string = own.group() if own is not None else heading.group(1)  # type: ignore[union-attr]
+        begin, outside_places = _pieces_at(page, 0, pieces, string)
+        if begin < 0 or not page.startswith(begin_mark, begin):  # type: ignore[arg-type]
+            continue
+        heading = heading or heading_pattern.match(page, begin + len(begin_mark))  # type: ignore[arg-type]
+        if heading is None or heading.group(1) != string or heading.group(2) != string:
+            continue
+        stamp = page.find(stamp_mark, begin)  # type: ignore[arg-type]
+        end = page.find(stamp_end, stamp) if stamp >= 0 else -1  # type: ignore[arg-type]
+        if end < 0:
+            continue
+        end += len(stamp_end)
+        if page.find(begin_mark, begin + 1, end) >= 0 or page.find(stamp_mark, stamp + 1, end) >= 0:  # type: ignore[arg-type]
+            return None  # (split_page refuses it)
+        finish, rest_places = _pieces_at(page, end, rest_pieces, string)
+        if finish != len(page):
+            continue
+        marks = (begin_mark, stamp_mark)
+        if _marks_near(page, marks, outside_places, len(string), 0, begin) or _marks_near(
+            page, marks, rest_places, len(string), end, len(page)
+        ):
+            return None
+        text = string.decode("ascii") if isinstance(string, bytes) else string
+        if MARK in text:
+            return None
+        content = page[begin:end].decode("utf-8", "replace") if isinstance(page, bytes) else page[begin:end]
+        return Split(before, content, after, ((_PLACES[0], text),), page, begin, end)
+    return None
+
+
+def _pieces_at(page, at: int, pieces: tuple, string) -> tuple[int, list[int]]:
+    """(where they end, where each copy of the string begins) where the page holds the pieces from `at`
+    with the string between each two; (-1, []) where it does not."""
+    places = []
+    for index, piece in enumerate(pieces):
+        if index:
+            if not page.startswith(string, at):
+                return -1, []
+            places.append(at)
+            at += len(string)
+        if not page.startswith(piece, at):
+            return -1, []
+        at += len(piece)
+    return at, places
+
+
+def _marks_near(page, marks: tuple, places: list[int], length: int, start: int, end: int) -> bool:
+    """Whether a mark (BEGIN or a stamp) is in the page between start and end where one could run into a
+    string of this length at one of these places."""
+    for at in places:
+        low, high = max(start, at - _LONGEST_MARK + 1), min(end, at + length + _LONGEST_MARK - 1)
+        if any(page.find(mark, low, high) >= 0 for mark in marks):
+            return True
+    return False
 
 
 def put_back(text: str, strings: tuple[tuple[str, str], ...]) -> str:
@@ -301,14 +430,14 @@ _AROUND: dict[tuple, Form | None] = {}  # (reader's settings, outside, skeleton)
 
 
 def read_around(
-    page: str,
+    page: str | bytes,
     fragments: list[str],
     shown_attributes: frozenset[str] = frozenset(),
     cells_apart: bool = False,
     marks: tuple[str, ...] = (),
 ) -> Around | None:
-    """The page read as reader.read(page, ...) reads it, but for `fragments` in its content, not read and a
-    PROBE piece in place of each; None where the content is not those fragments in a skeleton read once
+    """The page (its text, or its UTF-8 bytes as read) read as reader.read(page, ...) reads its text, but
+    for `fragments` in its content, not read and a PROBE piece in place of each; None where the content is not those fragments in a skeleton read once
     for its form (or LEDGER_VERIFY_FRAMES=off): then read it with read(). Around.marked: whether the page
     around its content may hold one of `marks` (strings of no '<' or '>'; the caller seeks them in the
     content)."""
@@ -316,7 +445,6 @@ def read_around(
     if split is None or not all(f[:1] == "<" and f[-1:] == ">" for f in fragments):
         return None
     content, at = split.content, len(BEGIN)
-    parts = (split.outside, content, split.rest)  # the page in three parts: "attr(" and a mark begin and end in one
     mentions, marked = _outside_holds(split, marks)
     attributes = shown_attributes | reader.css_attributes(content)
     if mentions:  # (the outside's are found as written, where some attr( may be)
@@ -350,7 +478,7 @@ def read_around(
             _AROUND.clear()
         _AROUND[key] = _kept_around(split.before, skeleton, split.after, settings)
     form = _AROUND[key]
-    return None if form is None else Around(form, split.strings, parts, marked)
+    return None if form is None else Around(form, split.strings, content, marked)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -370,12 +498,8 @@ class Around:
 
     form: Form
     strings: tuple[tuple[str, str], ...]  # (placeholder, the page's string)
-    parts: tuple[str, str, str]  # the page as written: up to BEGIN, from it to the end of its one stamp, the rest
-    marked: bool = True  # whether its outside (parts[0] and [2]) may hold one of read_around's marks
-
-    @property
-    def content(self) -> str:
-        return self.parts[1]
+    content: str  # the page as written from BEGIN to the end of its one stamp
+    marked: bool = True  # whether its outside (before BEGIN and after the stamp) may hold one of read_around's marks
 
     def pieces(self) -> list[Piece]:
         return [Piece(put_back(text, self.strings), *rest) for text, *rest in self.form.pieces]
