@@ -117,11 +117,10 @@ def read(
 
 
 def split_page(page: str | bytes, alone: bool = False) -> Split | None:
-    """The page's outside and content (page: its text, or its UTF-8 bytes as read), its own strings replaced
-    in the outside; None when it has not one
-    BEGIN, then one stamp, then the rest, its content opening with a plain heading (alone: or any, the
-    page then holding no strings of its own), or when the placeholders cannot be told from what the page
-    holds."""
+    """The page's outside and content (page: its text, or its UTF-8 bytes as read), its own strings
+    replaced in the outside; None when it has not one BEGIN, then one stamp, then the rest, its content
+    opening with a plain heading (alone: or any, the page then holding no strings of its own), or when the
+    placeholders cannot be told from what the page holds."""
     split = _split_as_before(page)
     if split is not None:
         return split
@@ -174,11 +173,12 @@ def _remember(before: str, after: str) -> None:
     if any(kept[4] == before and kept[5] == after for kept in _TEMPLATES):
         return
     ahead, behind = tuple(before.split(_PLACES[0])), tuple(after.split(_PLACES[0]))
-    as_bytes = tuple(piece.encode("utf-8", "surrogatepass") for piece in ahead)
-    _TEMPLATES.insert(
-        0, (ahead, as_bytes, behind, tuple(p.encode("utf-8", "surrogatepass") for p in behind), before, after)
-    )
+    _TEMPLATES.insert(0, (ahead, _utf8(ahead), behind, _utf8(behind), before, after))
     del _TEMPLATES[_MAX_TEMPLATES:]
+
+
+def _utf8(pieces: tuple[str, ...]) -> tuple[bytes, ...]:
+    return tuple(piece.encode("utf-8", "surrogatepass") for piece in pieces)
 
 
 def _split_as_before(page: str | bytes) -> Split | None:
@@ -198,17 +198,18 @@ def _split_as_before(page: str | bytes) -> Split | None:
         pieces, rest_pieces = (ahead_bytes, behind_bytes) if raw else (ahead, behind)
         if not page.startswith(pieces[0]):  # type: ignore[arg-type]
             continue
-        own = own_pattern.match(page, len(pieces[0])) if len(pieces) > 1 else None  # type: ignore[arg-type]
-        heading = None
-        if own is None:  # no placeholder before the content (or none read here): its heading says
+        if len(pieces) > 1:  # the string is the first placeholder's (the page's title)
+            own = own_pattern.match(page, len(pieces[0]))  # type: ignore[arg-type]
+            string = own.group() if own is not None else None
+        else:  # no placeholder before the content: its heading names the string
             heading = heading_pattern.match(page, len(pieces[0]) + len(begin_mark))  # type: ignore[arg-type]
-            if heading is None:
-                continue
-        string = own.group() if own is not None else heading.group(1)  # type: ignore[union-attr]
+            string = heading.group(1) if heading is not None else None
+        if string is None:
+            continue
         begin, outside_places = _pieces_at(page, 0, pieces, string)
         if begin < 0 or not page.startswith(begin_mark, begin):  # type: ignore[arg-type]
             continue
-        heading = heading or heading_pattern.match(page, begin + len(begin_mark))  # type: ignore[arg-type]
+        heading = heading_pattern.match(page, begin + len(begin_mark))  # type: ignore[arg-type]
         if heading is None or heading.group(1) != string or heading.group(2) != string:
             continue
         stamp = page.find(stamp_mark, begin)  # type: ignore[arg-type]
@@ -437,10 +438,10 @@ def read_around(
     marks: tuple[str, ...] = (),
 ) -> Around | None:
     """The page (its text, or its UTF-8 bytes as read) read as reader.read(page, ...) reads its text, but
-    for `fragments` in its content, not read and a PROBE piece in place of each; None where the content is not those fragments in a skeleton read once
-    for its form (or LEDGER_VERIFY_FRAMES=off): then read it with read(). Around.marked: whether the page
-    around its content may hold one of `marks` (strings of no '<' or '>'; the caller seeks them in the
-    content)."""
+    for `fragments` in its content, not read and a PROBE piece in place of each; None where the content is
+    not those fragments in a skeleton read once for its form (or LEDGER_VERIFY_FRAMES=off): then read it
+    with read(). Around.marked: whether the page around its content may hold one of `marks` (strings of
+    no '<' or '>'; the caller seeks them in the content)."""
     split = None if os.environ.get(OFF, "") == "off" else split_page(page, alone=True)
     if split is None or not all(f[:1] == "<" and f[-1:] == ">" for f in fragments):
         return None
