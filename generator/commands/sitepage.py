@@ -205,11 +205,22 @@ def _form_figures(form: framed.Form, shown: Shown) -> tuple[bool, tuple]:
                 if a < begin + len(part) and b > begin
             )
             if framed.MARK in part:
-                own.append((part, inside))
+                own.append(_trimmed(part, inside))
             elif not _figures_pass(text_figures(part), inside, shown):
                 return False, ()
         at += len(stretch) + len(reader.CELL)
     return True, tuple(own)
+
+
+def _trimmed(part: str, probes: tuple[tuple[int, int], ...]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """A part scanned for each page, without the white space it begins and ends with (a theme's indenting:
+    most of a title's part), and its probes' spans in what is left: no figure holds an end's white space
+    or reads differently without it, but where bidirectional controls reorder a line up to its end."""
+    if _BIDI.search(part):
+        return part, probes
+    core = part.strip(framed.ASCII_SPACES)
+    lead = len(part) - len(part.lstrip(framed.ASCII_SPACES))
+    return core, tuple((max(a - lead, 0), min(b - lead, len(core))) for a, b in probes)
 
 
 def _figures_pass(figures: list[tuple[int, numbers.Figure]], probes, shown: Shown) -> bool:
