@@ -95,7 +95,8 @@ def _terminated(signum, frame) -> None:
 DEBUG = "LEDGER_DEBUG"  # set: an unexpected error shows its traceback too
 # A verb allocates millions of short-lived objects (a report's records, each page's pieces) and few cycles:
 # the collector's default (a young collection every 700 allocations) spent 9% of verify-site on 10,000
-# claims (benchmarks/verify_time.py --gc says how much now). Set for the verb, then put back.
+# claims (benchmarks/verify_time.py prints its share; --gc-default, Python's own). Set for the verb, then
+# put back.
 GC_YOUNG = 50_000
 
 
