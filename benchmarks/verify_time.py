@@ -7,7 +7,7 @@ ROOT is a built ledger (e.g. one `benchmarks/build_time.py` wrote, or this repos
 Each page is read the way verify-site reads it: rendered again and read around its fragments (claim pages
 and indexes: "render" then "around"), and read whole where that does not hold ("whole"). The same calls as
 commands/verify_site.verify, timed one by one with time.process_time (CPU seconds of this process), with
-the collector set as `ledger` sets it (cli.GC_YOUNG; --gc-default: Python's default) and the CPU time spent
+the collector set as `ledger` sets it (collector.YOUNG; --gc-default: Python's default) and the CPU time spent
 in its collections, which the stages include, printed apart.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 START = time.process_time()
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from generator import cli  # noqa: E402
+from generator import collector  # noqa: E402
 from generator.commands import sitefiles, sitepage, sitetext, verify_site  # noqa: E402
 from generator.commands.rendered import Rendered  # noqa: E402
 from generator.gate import check_project  # noqa: E402
@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--gc-default", action="store_true", help="Python's collector thresholds, not ledger's")
     args = parser.parse_args()
     if not args.gc_default:
-        gc.set_threshold(cli.GC_YOUNG, *gc.get_threshold()[1:])
+        gc.set_threshold(collector.YOUNG, *gc.get_threshold()[1:])
     collecting = _collections()
     root, spent = args.root.resolve(), Counter({"imports": time.process_time() - START})
     config, site = root / args.config, root / args.site

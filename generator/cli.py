@@ -11,7 +11,6 @@ changed. Adding a verb: a row here, its module, and its section in guide/cli.md 
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import signal
 import sys
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from . import collector
 from .inputs import stack
 
 
@@ -93,11 +93,6 @@ def _terminated(signum, frame) -> None:
 
 
 DEBUG = "LEDGER_DEBUG"  # set: an unexpected error shows its traceback too
-# A verb allocates millions of short-lived objects (a report's records, each page's pieces) and few cycles:
-# the collector's default (a young collection every 700 allocations) spent 9% of verify-site on 10,000
-# claims (benchmarks/verify_time.py prints its share; --gc-default, Python's own). Set for the verb, then
-# put back.
-GC_YOUNG = 50_000
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,12 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminated)
-    thresholds = gc.get_threshold()
-    gc.set_threshold(GC_YOUNG, *thresholds[1:])
-    try:
+    with collector.young_threshold_raised():  # (a verb makes many short-lived objects: collector.py)
         return _run(argv)
-    finally:
-        gc.set_threshold(*thresholds)
 
 
 def _run(argv: list[str]) -> int:

@@ -67,7 +67,7 @@ def test_help_for_one_verb_lists_its_arguments_and_every_verb(tmp_path):
 def test_a_verb_runs_with_the_young_collection_threshold_raised_and_put_back(tmp_path, monkeypatch):
     import gc
 
-    from generator import cli
+    from generator import cli, collector
     from generator.commands import schema
 
     seen = []
@@ -76,7 +76,7 @@ def test_a_verb_runs_with_the_young_collection_threshold_raised_and_put_back(tmp
     try:
         gc.set_threshold(700, 9, 8)
         assert cli.main(["schema"]) == 0
-        assert seen == [(cli.GC_YOUNG, 9, 8)] and gc.get_threshold() == (700, 9, 8)
+        assert seen == [(collector.YOUNG, 9, 8)] and gc.get_threshold() == (700, 9, 8)
         with pytest.raises(SystemExit):
             cli.main(["schema", "--no-such-option"])
         assert gc.get_threshold() == (700, 9, 8)
