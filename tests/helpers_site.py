@@ -10,7 +10,9 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from helpers import MEASURED, RUN, TOY_PROBE, a_run, write_tree
+from helpers import MEASURED, RUN, TOY_PROBE, a_run, run_ledger, write_tree
+
+from generator.prose import framed
 
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 BANDWIDTH_ROWS = [
@@ -162,6 +164,17 @@ def a_ledger(root: Path, report: str = REPORT) -> None:
     written = sorted((root / "measurements/toy").iterdir())[-1].relative_to(root).as_posix()
     claims = root / "claims/moe.yaml"
     claims.write_text(claims.read_text().replace(RUN, written))
+
+
+def verify_both_ways(site) -> str:
+    """verify-site's output on the site, read in frames and around what it need not read, and read whole (LEDGER_VERIFY_FRAMES=off): the same."""
+    found = [
+        run_ledger("--root", str(site.parent), "verify-site", str(site), cwd=site.parent, env={framed.OFF: mode})
+        for mode in ("on", "off")
+    ]
+    assert "Traceback" not in found[0].errors + found[1].errors
+    assert (found[0].exit_code, found[0].output) == (found[1].exit_code, found[1].output)
+    return found[0].output
 
 
 def read(site: Path, page: str) -> str:

@@ -12,7 +12,7 @@ import re
 import shutil
 
 import pytest
-from helpers import run_ledger
+from helpers_site import verify_both_ways
 
 from generator.prose import framed, reader
 
@@ -107,17 +107,6 @@ def test_every_page_of_a_built_site_is_read_in_its_frame_as_it_is_whole(built_si
             text = path.read_text(encoding="utf-8")
             assert kept(framed.read(text, cells_apart=True)) == kept(reader.read(text, cells_apart=True)), path
     assert whole_frames()
-
-
-def verify_both_ways(site) -> str:
-    """verify-site's output on the site, read in frames and whole: the same."""
-    found = [
-        run_ledger("--root", str(site.parent), "verify-site", str(site), cwd=site.parent, env={framed.OFF: mode})
-        for mode in ("on", "off")
-    ]
-    assert "Traceback" not in found[0].errors + found[1].errors
-    assert (found[0].exit_code, found[0].output) == (found[1].exit_code, found[1].output)
-    return found[0].output
 
 
 def claim_pages(site) -> list:

@@ -147,7 +147,7 @@ def rendered_passes(
     if around.marked or name in ctx.code_pages or "ledger-code" in around.content:
         return False  # (code_problems' mark, or one _outside_code's regular expressions seek: read whole)
     if _holds_mark(around.content):
-        visible = _outside_code(page.decode("utf-8", "replace") if isinstance(page, bytes) else page)
+        visible = _outside_code(sitefiles.text_of(page) if isinstance(page, bytes) else page)
         if _REFERENCE.search(visible) or _SLOT.search(visible) or _MISSING.search(visible):
             return False
     for fragment in fragments:

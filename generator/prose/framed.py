@@ -125,7 +125,7 @@ def split_page(page: str | bytes, alone: bool = False) -> Split | None:
     if split is not None:
         return split
     if isinstance(page, bytes):
-        page = page.decode("utf-8", "replace")
+        page = _text(page)
     begin = page.find(BEGIN)
     stamp = page.find(_STAMP, begin)
     end = page.find(_STAMP_END, stamp) if begin >= 0 and stamp >= 0 else -1
@@ -164,9 +164,14 @@ _TEMPLATES: list[tuple[tuple[str, ...], tuple[bytes, ...], tuple[str, ...], tupl
 _MAX_TEMPLATES = 8
 _OWN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a heading's string (_HEADING's)
 _LONGEST_MARK = max(len(BEGIN), len(_STAMP))
-_AS_BYTES = (BEGIN.encode(), _STAMP.encode(), _STAMP_END.encode(), re.compile(_OWN.pattern.encode()))
-_HEADING_BYTES = re.compile(_HEADING.pattern.encode())
-_AS_TEXT = (BEGIN, _STAMP, _STAMP_END, _OWN)
+_AS_TEXT = (BEGIN, _STAMP, _STAMP_END, _OWN, _HEADING)  # what a page's text is split by; its bytes, by these:
+_AS_BYTES = (
+    BEGIN.encode(),
+    _STAMP.encode(),
+    _STAMP_END.encode(),
+    re.compile(_OWN.pattern.encode()),
+    re.compile(_HEADING.pattern.encode()),
+)
 
 
 def _remember(before: str, after: str) -> None:
@@ -192,8 +197,7 @@ def _split_as_before(page: str | bytes) -> Split | None:
     ([A-Za-z0-9._-], no '<' a mark begins with), so a mark outside its content would begin in a piece and
     run into a string: only there is it sought."""
     raw = isinstance(page, bytes)
-    begin_mark, stamp_mark, stamp_end, own_pattern = _AS_BYTES if raw else _AS_TEXT
-    heading_pattern = _HEADING_BYTES if raw else _HEADING
+    begin_mark, stamp_mark, stamp_end, own_pattern, heading_pattern = _AS_BYTES if raw else _AS_TEXT
     for ahead, ahead_bytes, behind, behind_bytes, before, after in _TEMPLATES:
         pieces, rest_pieces = (ahead_bytes, behind_bytes) if raw else (ahead, behind)
         if not page.startswith(pieces[0]):  # type: ignore[arg-type]
@@ -230,7 +234,7 @@ def _split_as_before(page: str | bytes) -> Split | None:
         text = string.decode("ascii") if isinstance(string, bytes) else string
         if MARK in text:
             return None
-        content = page[begin:end].decode("utf-8", "replace") if isinstance(page, bytes) else page[begin:end]
+        content = _text(page[begin:end])
         return Split(before, content, after, ((_PLACES[0], text),), page, begin, end)
     return None
 
