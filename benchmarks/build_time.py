@@ -391,8 +391,12 @@ def profile(root: Path, config: str, top: int = 14) -> None:
     stages = [
         ("the gate: check()", "generator/gate.py", "check"),
         ("plugin on_files (gate, figures, generated pages, files)", "generator/site/plugin.py", "on_files"),
-        ("  generated pages made up front (pages.generate: serve, no frames)", "generator/site/pages.py", "generate"),
-        ("  index pages (pages.index_pages)", "generator/site/pages.py", "index_pages"),
+        (
+            "  generated pages made up front (report_pages.generate: serve, no frames)",
+            "generator/site/report_pages.py",
+            "generate",
+        ),
+        ("  index pages (report_pages.index_pages)", "generator/site/report_pages.py", "index_pages"),
         ("  figures drawn (altair)", "generator/site/assemble.py", "draw"),
         ("plugin on_env: claim and run pages written in frames (frame.py)", "generator/site/plugin.py", "on_env"),
         ("  claim pages (claimpage.build)", "generator/site/claimpage.py", "build"),

@@ -44,7 +44,11 @@ import json, sys, time
 from datetime import datetime
 from pathlib import Path
 from generator.gate import check_project
-from generator.site import pages, timeline
+from generator.site import timeline
+try:
+    from generator.site import report_pages as pages
+except ImportError:  # a revision from before site/pages.py was named report_pages.py
+    from generator.site import pages
 
 root, now, what = Path(sys.argv[1]), datetime.fromisoformat(sys.argv[2]), sys.argv[3]
 report = check_project(root, root / "with-plugin.yml", now)

@@ -6,7 +6,7 @@ them, each page's reading by the kind of page (its first path part) and how it w
 ROOT is a built ledger (e.g. one `benchmarks/build_time.py` wrote, or this repository after `make site`).
 Each page is read the way verify-site reads it: rendered again and read around its fragments (claim pages
 and indexes: "render" then "around"), and read whole where that does not hold ("whole"). The same calls as
-commands/verify_site.verify, timed one by one with time.process_time (CPU seconds of this process), with
+generator/verify/whole.verify, timed one by one with time.process_time (CPU seconds of this process), with
 the collector set as `ledger` sets it (collector.YOUNG; --gc-default: Python's default) and the CPU time spent
 in its collections, which the stages include, printed apart.
 """
@@ -25,9 +25,9 @@ START = time.process_time()
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from generator import collector  # noqa: E402
-from generator.commands import sitefiles, sitepage, sitetext, verify_site  # noqa: E402
-from generator.commands.rendered import Rendered  # noqa: E402
 from generator.gate import check_project  # noqa: E402
+from generator.verify import sitefiles, sitepage, sitetext, whole  # noqa: E402
+from generator.verify.expected import Rendered  # noqa: E402
 
 
 def main() -> None:
@@ -67,8 +67,8 @@ def main() -> None:
             )
             timed(f"whole {kind}", sitepage.page_problems, name, text, names, ctx, found.css_attributes, charts, banner)
         pages[f"{'around' if passed else 'whole'} {kind}"] += 1
-    timed("series data", lambda: verify_site.series_problems(site, report, rendered.series_text))
-    timed("registry", lambda: verify_site.registry_problems(site, report))
+    timed("series data", lambda: whole.series_problems(site, report, rendered.series_text))
+    timed("registry", lambda: whole.registry_problems(site, report))
     total = time.process_time() - START
     print(f"verify-site's stages on {site} ({len(found.pages)} pages), CPU seconds:")
     for stage, seconds in sorted(spent.items(), key=lambda item: -item[1]):

@@ -60,15 +60,15 @@ VERBS = (
 
 def parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `only`, the arguments of that verb alone (the others' modules stay unread)."""
-    found = argparse.ArgumentParser(prog="ledger", description="Evidence-tracked claims: the gate and its tools.")
-    found.add_argument("--root", type=Path, default=Path("."), help="project root (default: .)")
-    found.add_argument("--config", type=Path, help="mkdocs.yml holding the policy (default: ROOT/mkdocs.yml)")
-    commands = found.add_subparsers(dest="command", required=True)
+    whole = argparse.ArgumentParser(prog="ledger", description="Evidence-tracked claims: the gate and its tools.")
+    whole.add_argument("--root", type=Path, default=Path("."), help="project root (default: .)")
+    whole.add_argument("--config", type=Path, help="mkdocs.yml holding the policy (default: ROOT/mkdocs.yml)")
+    commands = whole.add_subparsers(dest="command", required=True)
     for verb in VERBS:
         sub = commands.add_parser(verb.name, help=verb.help)
         if only is None or verb.name == only:
             verb.load().setup_arguments(sub)
-    return found
+    return whole
 
 
 def _named_verb(argv: list[str]) -> str | None:

@@ -1,8 +1,8 @@
 """How `ledger`'s verbs set Python's garbage collector, for as long as a verb runs.
 
-A verb allocates millions of short-lived objects (a report's records, each page's pieces) and few cycles:
-the collector's default (a young collection every 700 allocations) spent 9% of verify-site on 10,000
-claims (benchmarks/verify_time.py prints its share; --gc-default, Python's own).
+A verb allocates millions of short-lived objects (a report's records, each page's pieces) and few cycles,
+so the collector's default (a young collection every 700 allocations) costs it a share of its time that
+benchmarks/verify_time.py measures (its --gc-default runs Python's own threshold).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .claims import validate
 from .claims.vocabulary import read_run_units
-from .inputs import attributes, figures, history, load
+from .inputs import attributes, figures, gitlog, load
 from .inputs.config import project_policy
 from .judging import causes, evidence, leads, replicated
 from .prose import references, surfaces
@@ -32,7 +32,7 @@ def check(
     every_run_rounds: bool = False,
     *,
     require_history: bool = False,
-    past: history.History | None = None,
+    past: gitlog.History | None = None,
 ) -> Report:
     """Every finding about the ledger under root, with each claim's verdict (ClaimVerdict) and each run's.
 
@@ -53,13 +53,13 @@ def check(
     read_run_units(
         vocabulary, (c.unit for run in runs.values() for table in run.columns.values() for c in table.values())
     )
-    past = past or history.read(root, policy.measurements_dir)
+    past = past or gitlog.read(root, policy.measurements_dir)
     defined = figures.defined(root)
     findings += [*(finding for _, finding in policy.problems), *refused, *defined.findings]
-    findings += history.findings(past, bool(runs or refused), require_history)
+    findings += gitlog.findings(past, bool(runs or refused), require_history)
     rules, prefix = load.attribute_rules(root, policy.measurements_dir)
     findings += attributes.findings(rules, [prefix + path for path in run_files(runs)], prefix)
-    states = verdicts.run_states(runs, policy, now, history.rewritten(past, runs), past.tracked)
+    states = verdicts.run_states(runs, policy, now, gitlog.rewritten(past, runs), past.tracked)
     evaluated = evidence.evaluate(claims, runs, states, policy, vocabulary, findings)
     findings += evaluated.findings
     judged = series.build(evaluated.verdicts, runs, states)

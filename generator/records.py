@@ -1,7 +1,7 @@
 """Records passed between stages: frozen dataclasses, no I/O.
 
-Besides its own, it imports only leaf tables (modules that import nothing of ours): the rules, the
-units, the run writer's column declarations and the series records.
+Besides its own, it imports the floor (lang/: units, values, relations, rows) and the tables beside it:
+the rules, the run writer's column declarations and a series' points (points.py).
 """
 
 from __future__ import annotations
@@ -14,10 +14,13 @@ from typing import Literal, get_args
 
 from .frozen import quick_init
 from .lang.between import Pooled
+from .lang.relations import INCONCLUSIVE, STRENGTHS
+from .lang.rows import Table
 from .lang.units import Unit, UnitTable
+from .lang.values import Tolerance
+from .points import Point, Series
 from .rules import WARN_BY_DEFAULT
 from .runs import Column
-from .series.records import Point, Series
 
 # The names of claim kinds and statuses, typed: kinds.py holds a row for each (what it means, its fields).
 Kind = Literal["measured", "extrapolated", "borrowed"]
@@ -25,8 +28,6 @@ Status = Literal["asserted", "lead", "refuted", "superseded", "retracted"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 STATUSES: tuple[Status, ...] = get_args(Status)
 RETIRED: frozenset[Status] = frozenset({"refuted", "superseded", "retracted"})
-STRENGTHS = ("agrees", "bounded", "direction")  # a check's strength, strongest first (relations.py)
-INCONCLUSIVE = "inconclusive"  # a check whose measurement cannot tell (its interval reaches past the band): no support
 
 
 class LedgerError(Exception):
@@ -43,18 +44,6 @@ class Source:
     def __str__(self) -> str:
         text = f"{self.path}:{self.line}" if self.line else self.path
         return f"{text}:{self.column}" if self.column else text
-
-
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Tolerance:
-    text: str  # as written: "5%", "0.01", "precision"
-    absolute: float = 0.0
-    relative: float = 0.0  # fraction of the computed value
-
-    def allowed(self, computed: float) -> float:
-        """Largest |stated - computed| this tolerance accepts."""
-        return max(self.absolute, self.relative * abs(computed))
 
 
 ALL_REPLICATES = 0  # `replicates: all`: every replicate of the cited run up to it
@@ -211,13 +200,6 @@ class Claim:
             if name == field_name:
                 return Source(self.where.path, self.where.line + below) if below else self.where
         return self.where
-
-
-@dataclass(frozen=True, slots=True)
-class Table:
-    columns: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    problem: str = ""  # why it could not be read, if it could not
 
 
 @dataclass(frozen=True, slots=True)

@@ -228,8 +228,8 @@ def verdict_of(claim, table=None, **fields):
     """A claim's verdict as the evidence stage would begin it (its unit read with `table`), for pure tests."""
     from generator.inputs.config import DEFAULTS
     from generator.lang import units
-    from generator.lang.values import tolerance_for
     from generator.records import ClaimVerdict
+    from generator.wording import tolerance_for
 
     unit = units.read(claim.unit, table or units.BUILT_IN)
     return ClaimVerdict(claim, unit, tolerance_for(claim, DEFAULTS), **fields)

@@ -26,8 +26,9 @@ from helpers import REPO, RUN_TIME, write_tree
 from helpers_rounds import rounds_run
 
 from generator.lang import stats
-from generator.lang.values import parse_number, spread_columns
-from generator.series.records import Point
+from generator.lang.rows import spread_columns
+from generator.lang.values import parse_number
+from generator.points import Point
 
 Sampler = Callable[[random.Random, int], list[float]]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from helpers import MEASURED, RUN, TOY_PROBE, a_run, run_ledger, write_tree
 
-from generator.prose import framed
+from generator.verify import framed
 
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 BANDWIDTH_ROWS = [

@@ -1,4 +1,4 @@
-"""A generated page read around the ledger's own fragments (prose/framed.read_around, commands/rendered.py)
+"""A generated page read around the ledger's own fragments (verify/framed.read_around, verify/expected.py)
 is judged as it is read whole: verify-site renders every claim page and index page again from its fresh
 Report; where a built page's content is exactly those fragments in a skeleton, the skeleton is read once
 for its form and the fragments not at all. Every claim page and index page of a built site is read so;
@@ -18,11 +18,11 @@ from helpers_site import verify_both_ways
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.commands import sitefiles, sitepage, sitetext
-from generator.commands.rendered import Rendered, claim_of
 from generator.gate import check_project
-from generator.prose import framed, numbers, reader
+from generator.prose import numbers, reader
 from generator.trust import stamp
+from generator.verify import framed, sitefiles, sitepage, sitetext
+from generator.verify.expected import Rendered, claim_of
 
 
 def test_claim_of_reads_a_claim_pages_path_either_way():
@@ -178,7 +178,7 @@ def test_what_a_pages_outside_holds_is_seen_with_its_own_strings_put_back(title,
     for _ in range(2):  # (the second time from what was kept)
         split = framed.split_page(page, alone=True)
         assert split is not None and split.strings
-        assert framed._outside_holds(split, ("ledger-code", "ledger-missing")) == (mentions, marked)
+        assert framed.outside_holds(split, ("ledger-code", "ledger-missing")) == (mentions, marked)
     found = framed.read_around(page, [FRAGMENT], cells_apart=True, marks=("ledger-code", "ledger-missing"))
     assert found is not None and found.marked == marked
     whole = reader.read(page, cells_apart=True)
@@ -187,7 +187,7 @@ def test_what_a_pages_outside_holds_is_seen_with_its_own_strings_put_back(title,
 
 
 # A hand-written page's banner: its list of findings, where it is the ledger's rendering from the fresh
-# Report between the banner's title and its closing sentence, is not read (sitepage._without_list).
+# Report between the banner's title and its closing sentence, is not read (sitepage.without_banner_list).
 BANNER_END = "</p></div></div><h1"
 BANNER_ATTACKS = {
     "a figure after the banner": (BANNER_END, "</p></div></div><p>7.77 GB/s</p><h1"),
@@ -210,11 +210,11 @@ def test_a_hand_written_pages_banner_list_is_not_read_where_it_is_the_ledgers(bu
     text = (built_site / "index.html").read_text(encoding="utf-8")
     banner = Rendered(report, ctx.directory_urls).banner(ctx.handwritten["index.html"])
     assert banner is not None and banner[1].startswith("<ul><li>") and banner[0] + banner[1] in text
-    assert sitepage._without_list(text, banner) == text.replace(banner[0] + banner[1], banner[0] + "<ul></ul>")
+    assert sitepage.without_banner_list(text, banner) == text.replace(banner[0] + banner[1], banner[0] + "<ul></ul>")
     other = (banner[0], banner[1].replace("</li>", "</li><li>x</li>"))  # not the ledger's list: read as it is
-    assert sitepage._without_list(text, other) == text
+    assert sitepage.without_banner_list(text, other) == text
     apart = text.replace("</ul><p>The <a ", "</ul><p>1</p><p>The <a ")  # the list not then the closing sentence
-    assert sitepage._without_list(apart, banner) == apart
+    assert sitepage.without_banner_list(apart, banner) == apart
 
 
 @pytest.mark.site
@@ -227,7 +227,7 @@ def test_verify_site_reports_the_same_problems_with_a_banners_list_unread_and_re
     assert ("problem" in output) == (attack in BANNER_REFUSED), output
 
 
-# A page split as one split before (framed._split_as_before): compared with a remembered outside, its own
+# A page split as one split before (framed.split_as_before): compared with a remembered outside, its own
 # string in each placeholder's place, from its text or its bytes; split_page's checks of its marks kept.
 TITLES = st.sampled_from(["claim-1", "claim-22", "stamp", "begin", "LEDGERFRAMEAX", "x", "a.b_c-d"])
 AROUND_TOKENS = st.lists(
@@ -258,10 +258,10 @@ def test_a_page_of_a_remembered_outside_is_split_by_comparing_it_from_its_text_o
     framed._TEMPLATES.clear()
     assert framed.split_page(framed_page("claim-1")) is not None  # remembered
     for page in (framed_page("claim-22"), framed_page("claim-22").encode()):
-        fast = framed._split_as_before(page)
+        fast = framed.split_as_before(page)
         assert fast is not None and fast.strings == (("LEDGERFRAMEAX", "claim-22"),)
         assert framed.put_back(fast.before, fast.strings) == fast.outside
-    assert framed._split_as_before(framed_page("claim-22").replace("site", "sitf")) is None  # one byte apart
+    assert framed.split_as_before(framed_page("claim-22").replace("site", "sitf")) is None  # one byte apart
 
 
 @settings(max_examples=400, deadline=None)
@@ -270,7 +270,7 @@ def test_a_page_split_by_comparing_is_split_as_split_page_splits_it(first, title
     framed._TEMPLATES.clear()
     framed.split_page(framed_page(first, lead, tail))
     page = framed_page(title, lead, tail)
-    fast = framed._split_as_before(page.encode() if bytes_ else page)
+    fast = framed.split_as_before(page.encode() if bytes_ else page)
     slow = split_afresh(page)
     if fast is not None:
         assert slow is not None, page
@@ -300,7 +300,7 @@ def test_every_claim_page_of_a_built_site_splits_by_comparing_as_split_page_spli
             slow.rest,
             slow.strings,
         )
-        fast += framed._split_as_before(data) is not None
+        fast += framed.split_as_before(data) is not None
     assert fast == len(pages) >= 4
 
 
@@ -321,7 +321,7 @@ def test_every_claim_page_of_a_built_site_splits_by_comparing_as_split_page_spli
 def test_a_page_that_is_not_its_remembered_outside_as_split_page_reads_it_is_not_split_by_comparing(first, page):
     framed._TEMPLATES.clear()
     assert framed.split_page(first) is not None
-    assert framed._split_as_before(page) is None and framed._split_as_before(page.encode()) is None
+    assert framed.split_as_before(page) is None and framed.split_as_before(page.encode()) is None
     slow = split_afresh(page)
     assert slow is None or framed.put_back(slow.after, slow.strings) == slow.rest != framed._TEMPLATES[0][5]
 
@@ -332,10 +332,10 @@ ENDS = st.lists(st.sampled_from([" ", "\n", "\t", "\r", "\x0c", "\x0b"]), max_si
 @settings(max_examples=3000, deadline=None)
 @given(text=texts, before=ENDS, after=ENDS)
 def test_a_texts_figures_are_the_same_without_the_white_space_it_begins_and_ends_with(text, before, after):
-    """What sitepage._trimmed relies on: a form's part scanned for each page may lose the white space at its
+    """What sitepage.trimmed relies on: a form's part scanned for each page may lose the white space at its
     ends (but where a bidirectional control reorders a line up to its end: there it is kept)."""
     core = text.strip(framed.ASCII_SPACES)
-    part, probes = sitepage._trimmed(before + core + after, ((0, len(before) + len(core) + len(after)),))
+    part, probes = sitepage.trimmed(before + core + after, ((0, len(before) + len(core) + len(after)),))
     found = [(at, f.text, f.end - f.start) for at, f in sitepage.text_figures(part)]
     shift = len(before) if part == core else 0
     assert found == [(at - shift, f.text, f.end - f.start) for at, f in sitepage.text_figures(before + core + after)]

@@ -9,9 +9,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from helpers_series import a_series, repository_noise
 
+from generator.points import Point
 from generator.series import changepoint
 from generator.series.changepoint import change_points, student_p, t_test
-from generator.series.records import Point
 from generator.series.stage import segment_changes
 
 
@@ -91,7 +91,7 @@ def test_a_level_that_comes_back_is_two_steps():
 
 def test_the_merge_step_drops_a_weak_point_and_retests_its_neighbours():
     values = [1.0, 1.2, 0.9, 1.1, 1.15, 1.0, 1.2, 1.05, 3.0, 3.02, 2.98, 3.0]  # no level change at 4
-    (found,) = changepoint._merge([4, 8], values, changepoint.P_VALUE, 0.0)
+    (found,) = change_points(values)  # the level before it is all eight points' (none found at 4 stands)
     assert (found.index, found.before, found.after) == (8, pytest.approx(sum(values[:8]) / 8), pytest.approx(3.0))
 
 

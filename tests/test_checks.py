@@ -10,7 +10,8 @@ from helpers import MEASURED, SPEEDUP_ROWS, a_run, ledger, run_ledger, write_tre
 
 from generator.lang import relations
 from generator.lang.units import NO_UNIT
-from generator.records import CheckResult, Claim, ClaimVerdict, Source, Tolerance
+from generator.lang.values import Tolerance
+from generator.records import CheckResult, Claim, ClaimVerdict, Source
 
 KV_RUN_ROWS = [{"dtype": "bf16", "bytes_per_token": 20480}]
 

@@ -10,17 +10,8 @@ from helpers import MEASURED, RUN, RUN_TIME, SPEEDUP_ROWS, a_run, run_ledger, ve
 
 from generator.gate import check_project
 from generator.lang import units
-from generator.records import (
-    AssertResult,
-    CheckResult,
-    CheckSpec,
-    Claim,
-    ClaimInterval,
-    Evidence,
-    Report,
-    Source,
-    Tolerance,
-)
+from generator.lang.values import Tolerance
+from generator.records import AssertResult, CheckResult, CheckSpec, Claim, ClaimInterval, Evidence, Report, Source
 
 PROMPTS = """site_name: t
 plugins:
@@ -113,8 +104,9 @@ def test_check_json_verdicts_carry_the_interval_and_the_strength_of_a_check(tmp_
 
 
 def _page_of(verdict) -> str:
+    from generator.site.report_pages import Page
+
     from generator.site.claimpage import build
-    from generator.site.pages import Page
 
     page = build(Page(f"claim/{verdict.id}.md", verdict.id, True), verdict).done(in_nav=False)
     return "".join(page.slots.fragments)

@@ -38,6 +38,12 @@ def test_every_module_with_a_runner_is_a_row_of_the_verb_table():
     assert runners == {verb.module for verb in VERBS}
 
 
+def test_the_commands_folder_holds_the_verbs_and_inits_helpers_only():
+    """The machinery behind a verb lives in a folder named for what it is (review/, verify/), not here."""
+    others = {path.name for path in COMMANDS.glob("*.py") if "def run_from_args(" not in path.read_text()}
+    assert others == {"__init__.py", "adopt.py", "initfiles.py"}  # adopt and initfiles: `ledger init`'s own
+
+
 @pytest.mark.parametrize("verb", [verb.name for verb in VERBS])
 def test_the_cli_guide_names_every_option_and_choice_of_every_verb(verb):
     text = section(verb)

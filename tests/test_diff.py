@@ -16,8 +16,8 @@ from helpers import (
     write_tree,
 )
 
-from generator.commands.compare import find_renames
 from generator.records import Claim, Source
+from generator.review.renames import find_renames
 
 LATER = datetime(2026, 11, 29, 11, 0, 0, tzinfo=timezone.utc)
 M1_RUN = "measurements/toy/2026-11-29T11-00-00Z-apple-m1-max"

@@ -8,14 +8,16 @@ from helpers import REPO, RUN, RUN_TIME, a_run, run_ledger, write_tree
 
 from generator.gate import check_project
 from generator.inputs.config import DEFAULTS
-from generator.records import FileChange, Run, Source, Table
+from generator.lang.rows import Table
+from generator.records import FileChange, Run, Source
 from generator.trust import verdicts
 
 DECIDERS = {
     "generator/judging/evidence.py",
     "generator/judging/intervals.py",
-    "generator/lang/values.py",
-}  # the evidence stage (intervals.read_cell: the cited run's cell and its replicates'), and values (which defines them)
+    "generator/wording.py",
+}  # the evidence stage (intervals.read_cell: the cited run's cell and its replicates'), and wording (which defines
+# tolerance_for and restates a value with it)
 
 
 def _calls(names: set[str]) -> list[tuple[str, int, str]]:

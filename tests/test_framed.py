@@ -1,4 +1,4 @@
-"""A page read in its frame (generator/prose/framed.py) is read as it is whole: the reader keeps the same
+"""A page read in its frame (generator/verify/framed.py) is read as it is whole: the reader keeps the same
 pieces, labels, claims, charts, tables and problems, on pages written by hand into frames whose outside
 puts the page's own strings in every kind of place, and on every page of a real built site; and
 verify-site reports the same problems both ways (LEDGER_VERIFY_FRAMES=off reads every page whole) on a
@@ -14,7 +14,8 @@ import shutil
 import pytest
 from helpers_site import verify_both_ways
 
-from generator.prose import framed, reader
+from generator.prose import reader
+from generator.verify import framed
 
 BEGIN = '<span class="ledger-begin" hidden></span>'
 STAMP = '<span class="ledger-stamp" data-ledger-gate="pass" hidden></span>'

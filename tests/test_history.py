@@ -12,7 +12,7 @@ import subprocess
 from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
 
 from generator.inputs import attributes
-from generator.inputs.history import parse_log
+from generator.inputs.gitlog import parse_log
 
 IDENTITY = ["-c", "user.name=t", "-c", "user.email=t@t"]
 

@@ -152,7 +152,8 @@ def test_a_figure_refuses_a_run_that_is_not_intact():
     import pytest
 
     from generator.inputs.config import DEFAULTS
-    from generator.records import FileChange, Report, Run, RunState, Source, Table
+    from generator.lang.rows import Table
+    from generator.records import FileChange, Report, Run, RunState, Source
     from generator.site.figure_api import Data, FigureError
     from generator.trust import verdicts
 

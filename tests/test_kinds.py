@@ -11,8 +11,8 @@ from helpers import REPO
 
 from generator.claims import validate
 from generator.claims.kinds import FIELD_NAMES, FIELD_TABLE, KIND_TABLE, STATUS_TABLE
-from generator.claims.vocabulary import Vocabulary
-from generator.lang import units, yamlread
+from generator.inputs.load import RawFile
+from generator.lang import yamlread
 from generator.records import KINDS, RETIRED, STATUSES, Kind, Source, Status
 
 SCHEMA = json.loads((REPO / "schema/claims.schema.json").read_text())
@@ -93,15 +93,21 @@ OTHERS = ("", "status: refuted\n", "status: superseded\nsuperseded_by: b\n", "st
 def test_skipping_the_readers_of_absent_fields_reads_every_claim_as_calling_them_all(kind, others, monkeypatch):
     """validate calls a reader of _NOTHING_WHEN_ABSENT only for a claim that writes one of its fields: each
     claim reads the same, with the same findings, as when every reader is called."""
-    mapping = yamlread.parse(f"id: some-claim\nkind: {kind}\n{others}".encode())
-    assert isinstance(mapping, yamlread.LocatedDict)
+    data = yamlread.parse(f"claims:\n  - id: some-claim\n    kind: {kind}\n{_indented(others)}".encode())
+    raw = [RawFile(Source("claims/c.yaml", 0), data)]
 
     def read() -> tuple:
-        return validate._claim(mapping, Source("claims/c.yaml", 1), "measurements", 0.5, Vocabulary(units.BUILT_IN))
+        claims, findings, _ = validate.claims(raw)
+        return claims, findings
 
     skipping = read()
+    assert skipping[0] or skipping[1]  # a claim read, or why not
     monkeypatch.setattr(validate, "_KIND_READERS", tuple((k, r, None) for k, r, _ in validate._KIND_READERS))
     assert read() == skipping
+
+
+def _indented(fields: str) -> str:
+    return "".join(f"    {line}\n" for line in fields.splitlines())
 
 
 def test_the_claims_guide_has_a_row_for_each_field_and_names_each_kinds_own_fields():

@@ -19,7 +19,8 @@ from test_diff import commit, git
 
 from generator.gate import check, check_pages
 from generator.inputs.config import read_policy
-from generator.lang.values import parse_number, spread_columns
+from generator.lang.rows import spread_columns
+from generator.lang.values import parse_number
 from generator.records import Claim, Report
 from generator.runs import MANIFEST, write_run
 from generator.timing import samples_file

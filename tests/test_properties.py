@@ -304,14 +304,15 @@ _CELLS = st.one_of(_CELL_NUMBERS.map(repr), st.sampled_from(["", "nan", "x", "1,
     shown=st.lists(st.one_of(_CELL_NUMBERS, st.integers(-3, 3), st.just(10**400)), min_size=2, max_size=3),
 )
 def test_a_chart_row_is_in_a_table_exactly_when_some_row_holds_each_of_its_numbers(rows, shown):
-    from generator.commands import chartdata
-    from generator.records import Table
+    from generator.lang.rows import Table
+    from generator.verify import chartdata
 
     table = Table(("a", "b", "c"), tuple(map(tuple, rows)))
     row = dict(zip(("a", "b", "c"), shown, strict=False))
 
-    columns = [(at, name) for at, name in enumerate(table.columns) if name in chartdata._numeric(row)]
+    columns = [(at, name) for at, name in enumerate(table.columns) if name in chartdata.numeric_columns(row)]
     expected = any(
-        all(at < len(cells) and chartdata._same(row[name], cells[at]) for at, name in columns) for cells in table.rows
+        all(at < len(cells) and chartdata.same_value(row[name], cells[at]) for at, name in columns)
+        for cells in table.rows
     )
-    assert chartdata._in_table(row, table) == expected
+    assert chartdata.in_table(row, table) == expected

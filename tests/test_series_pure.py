@@ -6,9 +6,9 @@ import pytest
 from helpers import REPO  # noqa: F401  (puts the repository on sys.path)
 
 from generator.inputs.config import DEFAULTS
+from generator.points import Boundary
 from generator.records import Run, Source
 from generator.rules import WARN_BY_DEFAULT
-from generator.series.records import Boundary
 from generator.series.stage import boundaries, defining
 
 

@@ -22,10 +22,11 @@ from helpers_site import REPORT, a_ledger, article, read
 from mkdocs.utils import get_relative_url
 
 from generator.inputs.config import DEFAULTS
-from generator.records import Claim, Report, Run, RunState, Source, Table
+from generator.lang.rows import Table
+from generator.records import Claim, Report, Run, RunState, Source
 from generator.runs import sha256_file
 from generator.site import charts, figure_api, render, tables
-from generator.site.pages import md_text
+from generator.site.report_pages import md_text
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
@@ -149,13 +150,13 @@ def test_relative_urls_are_mkdocs_own(url, here):
 
 
 def test_a_paths_parts_are_normpaths_own_for_every_short_path():
-    """_parts skips posixpath.normpath for a path with no '.' and no '//': the same parts for every path of
+    """path_parts skips posixpath.normpath for a path with no '.' and no '//': the same parts for every path of
     up to six of these characters."""
     for size in range(7):
         for letters in itertools.product(["a", "/", "b", ".", "x"], repeat=size):
             path = "".join(letters)
             normal = posixpath.normpath(path if path.startswith("/") else "/" + path)[1:]
-            assert render._parts.__wrapped__(path) == (tuple(normal.split("/")) if normal else ()), path
+            assert render.path_parts.__wrapped__(path) == (tuple(normal.split("/")) if normal else ()), path
 
 
 CELLS = ["1", "-2", "+3", "0.5", "1e5", "", " 4 ", "nan", "inf", "-Infinity", "true", "false", "a b", "1,000"]
@@ -174,7 +175,7 @@ def test_a_run_table_shows_as_its_dataframe_would(first, second):
 
 
 def test_the_generated_pages_import_no_pandas(tmp_path):  # a claim page's row table needs no DataFrame
-    code = "import sys, generator.site.pages\nprint(sorted(m for m in ('pandas', 'numpy') if m in sys.modules))"
+    code = "import sys, generator.site.report_pages\nprint(sorted(m for m in ('pandas', 'numpy') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=ENV)
     assert done.stdout == "[]\n", done.stderr
 

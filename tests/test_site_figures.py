@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.commands import sitepage, sitetext
 from generator.prose import numbers, reader
+from generator.verify import sitepage, sitetext
 
 PAD = "\n      \n    " * 3  # the theme's indentation between two texts
 FILL = f"Search{PAD}" * 20  # (a text is read in parts from 512 characters)
@@ -48,11 +48,11 @@ def test_the_figures_of_a_text_read_in_parts_are_those_of_it_read_whole(text):
 
 
 def fine_figures(text: str) -> list[tuple]:
-    """The figures of a frame's text read in its fine parts (sitepage._parts(..., fixed=True): cut at every
+    """The figures of a frame's text read in its fine parts (sitepage.text_parts(..., fixed=True): cut at every
     run of two spaces or more that ends nothing), each part alone."""
     found, at = [], 0
     for stretch in text.split(reader.CELL):
-        for start, part in sitepage._parts(stretch, fixed=True):
+        for start, part in sitepage.text_parts(stretch, fixed=True):
             found += [(f.start + at + start, f.end + at + start, f.text, f.unit, f.seen) for f in numbers.figures(part)]
         at += len(stretch) + len(reader.CELL)
     return found
@@ -78,8 +78,8 @@ def test_the_fine_parts_of_any_text_read_as_it_reads_whole(words):
 
 
 def test_a_long_text_of_the_themes_parts_into_many():
-    assert len(sitepage._parts(f"Search{PAD}Claims{PAD}(Gate){PAD}" * 20)) > 40
-    assert len(sitepage._parts(f"3{PAD}twenty{PAD}x{PAD}ſ{PAD}a\u200bb{PAD}" * 20)) == 1
+    assert len(sitepage.text_parts(f"Search{PAD}Claims{PAD}(Gate){PAD}" * 20)) > 40
+    assert len(sitepage.text_parts(f"3{PAD}twenty{PAD}x{PAD}ſ{PAD}a\u200bb{PAD}" * 20)) == 1
 
 
 def test_no_unit_is_spelled_with_two_spaces_running():
@@ -96,11 +96,11 @@ def test_the_figures_of_every_page_of_a_built_site_read_in_parts_are_those_read_
 
 
 def test_a_count_of_claims_is_found_alone_as_the_whole_set_of_counts_holds_it():
-    """Shown answers "N claims" without making every count (sitetext._a_count): the same answer as the set
+    """Shown answers "N claims" without making every count (sitetext.a_count): the same answer as the set
     of every count's figures, for every count a 12,000-claim ledger may give and texts near them."""
     claims = 12_000
-    counts = sitetext._figures_of(sitetext._count_texts(claims))
-    asked = {*sitetext._count_texts(claims), "0 claims", f"{claims} claims", f"{claims:,} claims", "01 claims"}
+    counts = sitetext.figures_of(sitetext.count_texts(claims))
+    asked = {*sitetext.count_texts(claims), "0 claims", f"{claims} claims", f"{claims:,} claims", "01 claims"}
     asked |= {"1,0 claims", "12,00 claims", "3 claim", "3  claims", "1,000claims", "٣ claims", "1.5 claims"}
-    assert [text for text in asked if sitetext._a_count(text, claims) != (text in counts)] == []
-    assert sum(sitetext._a_count(text, claims) for text in asked) == 2 * (claims - 1) - 999  # (n < 1000: one text)
+    assert [text for text in asked if sitetext.a_count(text, claims) != (text in counts)] == []
+    assert sum(sitetext.a_count(text, claims) for text in asked) == 2 * (claims - 1) - 999  # (n < 1000: one text)

@@ -9,9 +9,9 @@ import pytest
 from helpers import REPO
 
 PACKAGE = REPO / "generator"
-WINGS = ("generator.site", "generator.commands")
+WINGS = ("generator.site", "generator.commands", "generator.review", "generator.verify")
 GATE_STAGES = {"generator.inputs.load", "generator.claims.validate", "generator.judging.evidence"}
-DISPLAYS = {"generator.text", "generator.commands.show", "generator.commands.compare", "generator.commands.difftext"}
+DISPLAYS = {"generator.text", "generator.commands.show", "generator.review.compare", "generator.review.difftext"}
 SITE_STACK = ("mkdocs", "pandas", "altair", "jinja2")
 
 
@@ -36,7 +36,12 @@ def imports_of(path: Path) -> set[str]:
 
 
 MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
-GRAPH = {name: {m for m in imports_of(path) if m in MODULES} for name, path in MODULES.items()}
+# A module's own packages are left out of its imports: Python imports them first whatever it names, and a
+# package's __init__ that gives its entry point imports the modules below it.
+GRAPH = {
+    name: {m for m in imports_of(path) if m in MODULES and m != name and not name.startswith(m + ".")}
+    for name, path in MODULES.items()
+}
 
 
 def test_the_core_never_imports_a_wing():
@@ -61,21 +66,23 @@ def test_no_display_imports_a_gate_stage_to_format_a_number():
 
 
 # The layers, top to bottom: a module imports only from its own layer or one below it. The declared
-# order is the architecture: the entry point, the two wings, the pipeline, then its stages from the last
-# to the first, the pure languages of a claim, and the records every stage passes on.
+# order is the architecture: the entry point, the verbs, the machinery behind two of them (the review of
+# two reports, verify-site's reading of a built site), the site wing, the pipeline, then its stages from
+# the last to the first, the records every stage passes on, and the floor: the pure languages of a claim.
 LAYERS = (
-    ("generator.cli", "generator.__main__"),
+    ("generator.cli", "generator.__main__", "generator.collector"),
     ("generator.commands",),
+    ("generator.review", "generator.verify"),
     ("generator.site",),
     ("generator.gate", "generator.text"),
-    ("generator.prose",),
     ("generator.series",),
     ("generator.judging",),
     ("generator.claims",),
+    ("generator.prose",),
     ("generator.inputs",),
     ("generator.trust",),
-    ("generator.lang",),
-    ("generator.records", "generator.rules", "generator.probe", "generator.runs", "generator.timing", "generator"),
+    ("generator.records", "generator.rules", "generator.probe", "generator.runs", "generator"),
+    ("generator.lang", "generator.frozen", "generator.timing"),
 )
 
 
@@ -92,14 +99,9 @@ def layer_of(name: str) -> int:
 
 
 def upward_imports(graph: dict[str, set[str]]) -> list[str]:
-    """Imports that go up the layers. A leaf of the core (a module importing nothing of ours) closes no
-    cycle, so any core module may import one (records takes its tables from rules and lang.units)."""
-    leaves = {name for name, found in graph.items() if not found - {"generator"} and not name.startswith(WINGS)}
+    """Imports that go up the layers, with no exception."""
     return sorted(
-        f"{name} -> {target}"
-        for name, found in graph.items()
-        for target in found
-        if layer_of(target) < layer_of(name) and target not in leaves
+        f"{name} -> {target}" for name, found in graph.items() for target in found if layer_of(target) < layer_of(name)
     )
 
 
@@ -244,3 +246,60 @@ def test_ledger_check_loads_no_site_stack(tmp_path):
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "generator.gate" in imported and "markdown" in imported  # the measurement works
     assert sorted(m for m in imported if m.split(".")[0] in SITE_STACK) == []
+
+
+def test_no_module_file_name_twice():
+    """One name, one thing: a module's file name is found once under generator/ (the template aside: it is
+    a project's, not the package's)."""
+    names = [path.name for path in MODULES.values() if path.name != "__init__.py" and "template" not in path.parts]
+    assert sorted({name for name in names if names.count(name) > 1}) == []
+
+
+def private_uses(tree: ast.Module) -> list[str]:
+    """Where a test calls a private function of the package: a name with a leading underscore imported from
+    one of its modules, or called as an attribute of a name bound to one (`from generator.verify import
+    framed`, then `framed._split(...)`)."""
+    modules: dict[str, str] = {}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("generator"):
+            for alias in node.names:
+                if alias.name.startswith("_"):
+                    found.append(f"{node.lineno}: {node.module}.{alias.name}")
+                elif f"{node.module}.{alias.name}" in MODULES:
+                    modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in MODULES and alias.asname:
+                    modules[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        called = node.func if isinstance(node, ast.Call) else None
+        while isinstance(called, ast.Attribute) and called.attr.startswith("__"):  # `_f.__wrapped__(...)`
+            called = called.value
+        if (
+            isinstance(called, ast.Attribute)
+            and isinstance(called.value, ast.Name)
+            and called.value.id in modules
+            and called.attr.startswith("_")
+            and not called.attr.startswith("__")
+        ):
+            found.append(f"{node.lineno}: {modules[called.value.id]}.{called.attr}")
+    return found
+
+
+def test_tests_call_no_private_function_of_the_package():
+    """Tests go through a verb or a module's public functions: a private one is free to change."""
+    used = {
+        path.name: private_uses(ast.parse(path.read_text(encoding="utf-8")))
+        for path in sorted((REPO / "tests").glob("*.py"))
+    }
+    assert {name: found for name, found in used.items() if found} == {}
+
+
+def test_a_private_use_is_seen():
+    planted = "from generator.verify import framed\nfrom generator.lang.values import _three\nframed._split(1)\nframed._KEPT\nframed._cut.__wrapped__(2)\n"
+    assert private_uses(ast.parse(planted)) == [
+        "2: generator.lang.values._three",
+        "3: generator.verify.framed._split",
+        "5: generator.verify.framed._cut",
+    ]

@@ -110,8 +110,8 @@ def test_claim_with_an_unknown_unit_is_invalid_and_names_the_nearest(tmp_path):
 def test_a_stated_count_shows_as_a_whole_number_and_bytes_with_a_prefix():
     from helpers import verdict_of
 
-    from generator.lang.values import stated
     from generator.records import Claim, Source
+    from generator.wording import stated
 
     def shown(value: float, written: str, unit: str) -> str:
         where = Source("claims/a.yaml", 1)

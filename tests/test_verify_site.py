@@ -13,8 +13,8 @@ import pytest
 from helpers import _env, run_ledger, run_mkdocs, write_tree
 from helpers_site import a_ledger, serving
 
-from generator.commands import sitefiles, sitetext, verify_site
 from generator.gate import check_project
+from generator.verify import sitefiles, sitetext, verify
 
 pytestmark = pytest.mark.site
 
@@ -188,7 +188,7 @@ def test_project_code_that_changes_what_the_renderer_writes_is_caught_after_the_
 
 @pytest.mark.parametrize("fixture", ["built_site", "series_site"])  # (the second draws timelines)
 def test_verify_site_imports_no_project_code(fixture, request):
-    """Nor MkDocs, Altair or pandas: it renders the claim pages again (commands/rendered.py) without them."""
+    """Nor MkDocs, Altair or pandas: it renders the claim pages again (verify/expected.py) without them."""
     built_site = request.getfixturevalue(fixture)
     built_site = built_site[0] if isinstance(built_site, tuple) else built_site
     done = subprocess.run(
@@ -286,7 +286,7 @@ def test_a_file_that_is_no_regular_file_is_refused_and_a_page_that_cannot_be_rea
     listed = sitefiles.documents(site)
     listed.pages.append("gone/index.html")  # listed, then gone before it is read
     monkeypatch.setattr(sitefiles, "documents", lambda _site: listed)
-    _, problems = verify_site.verify(site, report, site.parent, site.parent / "mkdocs.yml")
+    _, problems = verify(site, report, site.parent, site.parent / "mkdocs.yml")
     assert [str(problem) for problem in problems] == ["gone/index.html: cannot be read (No such file or directory)"]
 
 

@@ -1,1 +1,1 @@
-"""The commands wing: `ledger accept | diff | show` and the git reading behind `diff`."""
+"""The verbs: one module per `ledger` verb (setup_arguments + run_from_args), and `ledger init`'s helpers."""

@@ -19,9 +19,9 @@ from pathlib import Path
 from ..claims import lineage
 from ..gate import check_project
 from ..lang import yamlread
-from ..lang.values import rounded
 from ..records import Claim, ClaimVerdict, Finding, LedgerError, Report, Source, refusal
 from ..rules import STALE_RULES
+from ..wording import rounded
 
 _VALUE_LINE = re.compile(r"^(?P<head>\s*(?:-\s+)?value\s*:[ \t]*)(?P<value>[^#\s][^#\n]*?)(?P<tail>[ \t]*(?:#.*)?)$")
 _KEY_LINE = re.compile(r"^(?P<indent>\s*(?:-\s+)?)(?P<key>[A-Za-z_]+)\s*:")

@@ -1,4 +1,4 @@
-"""`ledger diff BASE [HEAD]`: the gate on two revisions -> what changed, as Markdown or JSON (compare.py)."""
+"""`ledger diff BASE [HEAD]`: the gate on two revisions -> what changed, as Markdown or JSON (generator/review/)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..gate import check_project
 from ..records import LedgerError
-from . import buildcode, compare, difftext, revisions
+from ..review import compare_revisions, difftext
 
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,26 +27,15 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_from_args(args: argparse.Namespace) -> int:
     root, now = args.root.resolve(), datetime.now(timezone.utc)
-    config = revisions.config_path(root, args.config)
-    base = revisions.at_revision(root, args.base, config, now)
-    head = (
-        revisions.at_revision(root, args.head, config, now)
-        if args.head
-        else revisions.working_tree(root, check_project(root, args.config, now), root / config)
-    )
-    policy = head.report.policy
-    changed = revisions.changed_files(root, base.commit, head.commit)
-    code = buildcode.build_code(changed, base.config, head.config, config, policy.docs_dir, policy.probes_dir)
-    changes = compare.compare(base.report, head.report, base.run_blobs, head.run_blobs, code)
+    review = compare_revisions(root, args.base, args.head, args.config, now)
     if args.format == "json":
         if args.max_bytes:
             raise LedgerError("--max-bytes cuts the Markdown diff; JSON is always whole (use --full for a file)")
-        whole = difftext.as_json(changes, base, head)
+        whole = difftext.as_json(review.diff, review.base, review.head)
         print(whole)
     else:
-        whole = difftext.as_markdown(changes, base, head)
-        shown = difftext.as_markdown(changes, base, head, args.max_bytes, str(args.full or ""))
-        print(shown)
+        whole = difftext.as_markdown(review.diff, review.base, review.head)
+        print(difftext.as_markdown(review.diff, review.base, review.head, args.max_bytes, str(args.full or "")))
     if args.full:
         _write(args.full, whole + "\n")
     return 0

@@ -2,9 +2,9 @@
 the commit that added the run), its segments and steps, and its stated value at each commit that
 changed it; `ledger history --changed`: the claims whose series has a step.
 
-The series is the gate's (Report.series, decided once in series.py); the commits come from git:
+The series is the gate's (Report.series, decided once in series/stage.py); the commits come from git:
 the run's, from the gate's run history (history.read, the commit that first added its manifest),
-and the stated values from claimlog.py, read only here, never by the gate.
+and the stated values from review/claimlog.py, read only here, never by the gate.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 
 from ..gate import check_project
-from ..inputs import history as runlog
+from ..inputs import gitlog
 from ..lang.units import Unit
 from ..lang.values import format_value, range_text
+from ..points import Series
 from ..records import ClaimVerdict, LedgerError, Report, Run
-from ..series.records import Series
-from ..series.text import METHODS, notes
+from ..review import claimlog
+from ..series.words import METHODS, notes
 from ..trust import verdicts
-from . import claimlog
 
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,14 +52,18 @@ def run_from_args(args: argparse.Namespace) -> int:
     if line is None:
         raise LedgerError(f"history: {claim.id} has no series: {_why_none(verdict)}")
     root = args.root.resolve()
-    runs = runlog.read(root, report.policy.measurements_dir)
+    runs = gitlog.read(root, report.policy.measurements_dir)
     shown_runs = [point.run for point in line.points] + ([claim.evidence.run] if claim.evidence else [])
     added = {run: _added(runs.first_added.get(f"{run}/manifest.json")) for run in shown_runs}
-    if runs.status != runlog.CHECKED:
+    if runs.status != gitlog.CHECKED:
         added = {run: runs.status for run in added}
+    cited = outside(verdict, line, report)
+    if args.format == "csv":  # the points alone: the stated values by commit are the text's and the JSON's
+        print(as_csv(verdict, line, added, cited, report.runs))
+        return 0
     log = claimlog.read(root, report.policy.claims_dir, claim.id, report.policy.max_claim_file_bytes)
-    shown = {"json": as_json, "csv": as_csv}.get(args.format, as_text)
-    print(shown(verdict, line, added, log, outside(verdict, line, report), report.runs))
+    shown = as_json if args.format == "json" else as_text
+    print(shown(verdict, line, added, log, cited, report.runs))
     return 0
 
 
@@ -212,7 +216,6 @@ def as_csv(
     verdict: ClaimVerdict,
     line: Series,
     added: dict[str, str],
-    log: claimlog.ClaimLog,
     cited: Outside | None = None,
     runs: Mapping[str, Run] | None = None,
 ) -> str:

@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import probe as probe_api
-from ..inputs import hashcache, history
+from ..inputs import gitlog, hashcache
 from ..inputs.config import MAX_REPLICATES, project_policy
 from ..records import LedgerError, Policy, ProbeSpec
 from ..runs import MANIFEST, PARTIAL_PREFIX, link_problem, remove_tree, sha256_file, utc_stamp
@@ -299,7 +299,7 @@ def _replicates(text: str) -> int:
 
 def untracked_code(root: Path, runs: tuple[str, ...]) -> list[str]:
     """The code files the new runs' manifests hash that git does not track (none outside a git work tree)."""
-    tracked = history.tracked_files(root) if runs else None
+    tracked = gitlog.tracked_files(root) if runs else None
     if tracked is None:
         return []
     code: set[str] = set()

@@ -5,7 +5,7 @@ A run may replace a claim's run when it is newer, intact, measured by today's pr
 claim's testbed, and its parameters match except those that say how hard it measured (NOT_DEFINING:
 rounds, warm-up, sample length, stopping rule), and its row and column still exist. A quick-profile
 run never replaces a full one (the profile and shapes differ); every newer run passed over is listed
-with the parameters that differ. Each move is judged with the gate's statistics (noise.py: a rank
+with the parameters that differ. Each move is judged with the gate's statistics (review/noise.py: a rank
 test on raw rounds, else disjoint intervals, and beyond the claim's tolerance); a dependent inherits
 its moved inputs' verdict.
 
@@ -34,11 +34,13 @@ from ..inputs import load
 from ..judging import intervals, replicates
 from ..judging.intervals import read_cell
 from ..lang import between, formula, yamlread
-from ..lang.values import format_pair, format_value, rounded
+from ..lang.values import format_pair, format_value
 from ..prose import surfaces
 from ..records import Claim, ClaimInterval, ClaimVerdict, Report, Run, Source, refusal
-from . import accept, noise
-from .noise import differences
+from ..review import noise
+from ..review.noise import differences
+from ..wording import rounded
+from . import accept
 
 
 @dataclass(frozen=True, slots=True)

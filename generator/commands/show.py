@@ -9,9 +9,10 @@ from datetime import datetime, timezone
 
 from ..claims import lineage
 from ..gate import check_project
-from ..lang.relations import SHOWN
-from ..lang.values import ONE_RUN, assert_text, format_value, noise_text, prediction_text, stated
-from ..records import INCONCLUSIVE, Claim, ClaimVerdict, LedgerError, Report, Run
+from ..lang.relations import INCONCLUSIVE, SHOWN
+from ..lang.values import format_value
+from ..records import Claim, ClaimVerdict, LedgerError, Report, Run
+from ..wording import ONE_RUN, assert_text, noise_text, prediction_text, stated
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
 

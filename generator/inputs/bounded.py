@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..records import Table
+from ..lang.rows import Table
 
 CHUNK = 1 << 20
 NEWLINE = b"\n"

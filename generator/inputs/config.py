@@ -17,8 +17,8 @@ import yaml
 from ..lang import ownunits, yamlread
 from ..lang.relations import MAX_FACTOR
 from ..lang.units import UnitTable
-from ..lang.values import parse_tolerance
-from ..records import Finding, LedgerError, Policy, ProbeSpec, Source, Tolerance
+from ..lang.values import Tolerance, parse_tolerance
+from ..records import Finding, LedgerError, Policy, ProbeSpec, Source
 from ..rules import INTEGRITY, RULES, WARN_BY_DEFAULT, WARNABLE
 from ..runs import PROBE_NAME, TESTBED_PATTERN
 from . import mkdocs_yml

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..lang import yamlread
-from ..records import Finding, Run, Source, Table
+from ..lang.rows import Table
+from ..records import Finding, Run, Source
 from ..runs import MANIFEST, PARTIAL_PREFIX, Manifest, columns_sha256, is_samples
 from ..trust import integrity
 from . import attributes

@@ -5,7 +5,7 @@ Every reader of mkdocs.yml goes through read() (or nodes() for a revision's text
 assembly), the Markdown extensions pages are rendered with (for the prose scan, rendered.py), the
 texts MkDocs shows on every page (site name, description, author, copyright, navigation titles,
 theme and extra strings, each with its line and column) and the build settings a review compares
-(buildcode.py). Composed only: mkdocs.yml's tags never run.
+(review/buildcode.py). Composed only: mkdocs.yml's tags never run.
 """
 
 from __future__ import annotations

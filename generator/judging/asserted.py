@@ -23,9 +23,10 @@ from collections.abc import Mapping
 
 from ..claims.vocabulary import Vocabulary
 from ..lang import units
-from ..lang.values import format_pair, format_value, interval_parts, level_text
+from ..lang.values import format_pair, format_value, level_text
 from ..records import AssertResult, Claim, ClaimInterval, ClaimVerdict
-from .evaluation import Reporter
+from ..wording import interval_parts
+from .reporter import Reporter
 
 DEFAULT_LEVEL = 0.95  # config's asserts_level default, for callers without a policy
 

@@ -22,17 +22,11 @@ from ..claims import lineage
 from ..claims.vocabulary import Vocabulary
 from ..frozen import quick_init
 from ..lang import relations, units
-from ..lang.values import (
-    allowed_text,
-    format_pair,
-    format_value,
-    interval_text,
-    level_text,
-    range_text,
-    tolerance_excess,
-)
-from ..records import INCONCLUSIVE, CheckResult, CheckSpec, Claim, ClaimInterval, ClaimVerdict, Policy
-from .evaluation import Reporter
+from ..lang.relations import INCONCLUSIVE
+from ..lang.values import allowed_text, format_pair, format_value, level_text, range_text, tolerance_excess
+from ..records import CheckResult, CheckSpec, Claim, ClaimInterval, ClaimVerdict, Policy
+from ..wording import interval_text
+from .reporter import Reporter
 
 
 @quick_init

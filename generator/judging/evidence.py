@@ -20,15 +20,9 @@ from ..claims import grounding
 from ..claims.vocabulary import Vocabulary
 from ..frozen import quick_init, quick_replace
 from ..lang import between, formula
+from ..lang.rows import Table
 from ..lang.units import Unit
-from ..lang.values import (
-    allowed_text,
-    format_pair,
-    format_value,
-    tolerance_excess,
-    tolerance_for,
-    within,
-)
+from ..lang.values import Tolerance, allowed_text, format_pair, format_value, tolerance_excess, within
 from ..records import (
     Cause,
     Claim,
@@ -43,13 +37,11 @@ from ..records import (
     Run,
     RunState,
     Source,
-    Table,
-    Tolerance,
 )
 from ..rules import STALE_RULES
 from ..runs import is_samples
-from ..series.records import Point
 from ..trust import verdicts
+from ..wording import tolerance_for
 from . import asserted, checks, intervals, replicates
 from .intervals import Cell, read_cell  # noqa: F401  (refresh reads newer runs through read_cell)
 from .replicates import Member
@@ -213,7 +205,7 @@ class Stage:
             noise_unknown=intervals.measured_noise(found),
             cause="" if state.trusted else "untrusted-run",
             outcome=outcome,
-            point=_point(run, value, found) if not found.problem else None,
+            point=intervals.point(run, value, found) if not found.problem else None,
             replicas=replicas,
             prediction=pooled.prediction if pooled is not None else None,
         )
@@ -592,16 +584,6 @@ def _scaled(interval: ClaimInterval | None, factor: float) -> ClaimInterval | No
         return interval
     samples = tuple((index, value * factor) for index, value in interval.samples)
     return replace(interval, low=interval.low * factor, high=interval.high * factor, samples=samples)
-
-
-def _point(run: Run, value: float, found: intervals.Found) -> Point | None:
-    """The cited run's point of the claim's series, as read here (series/stage.py starts from it)."""
-    if run.started is None:
-        return None
-    interval = found.interval
-    if interval is None:
-        return Point(run.path, run.started, value)
-    return Point(run.path, run.started, value, interval.low, interval.high, interval.basis)
 
 
 def _inputs_first(by_id: Mapping[str, Claim]) -> list[Claim]:

@@ -26,8 +26,10 @@ from dataclasses import dataclass
 
 from ..frozen import quick_init
 from ..lang import formula, stats
-from ..lang.values import cell_number, finite_number, parse_number, row_spread, select_row
-from ..records import Cause, Claim, ClaimInterval, ClaimVerdict, Evidence, Run, Table
+from ..lang.rows import Table, cell_number, row_spread, select_row
+from ..lang.values import finite_number, parse_number
+from ..points import Point
+from ..records import Cause, Claim, ClaimInterval, ClaimVerdict, Evidence, Run
 from ..timing import median_coverage, samples_file
 
 ROUND = "round"  # the samples file's column numbering the rounds (global within a run, for pairing)
@@ -50,7 +52,7 @@ class Found:
 
 class RowIndex:
     """A table's rows grouped by the cells of some columns, read as the `where` values they are compared
-    with (values.matches: numbers as numbers, booleans by their words, text as text), built once per
+    with (rows.matches: numbers as numbers, booleans by their words, text as text), built once per
     table, columns and kinds of value, so a run's samples are scanned once however many claims select
     from them."""
 
@@ -58,7 +60,7 @@ class RowIndex:
         self._groups: dict[tuple, tuple[Table, dict[tuple, tuple[int, ...]]]] = {}
 
     def rows(self, table: Table, where: tuple[tuple[str, object], ...]) -> tuple[int, ...]:
-        """Indexes of the rows whose cells equal every value in `where` (as values.select_row)."""
+        """Indexes of the rows whose cells equal every value in `where` (as rows.select_row)."""
         columns, kinds, wanted = [], [], []
         for column, value in where:
             columns.append(column)
@@ -89,7 +91,7 @@ def _kind(value: object) -> str:
     return "bool" if isinstance(value, bool) else "number" if isinstance(value, (int, float)) else "text"
 
 
-# A cell as values.matches compares it with a value of each kind (None: equals no value).
+# A cell as rows.matches compares it with a value of each kind (None: equals no value).
 _READERS: dict[str, Callable[[str], object]] = {
     "number": parse_number,
     "bool": lambda cell: cell.strip().lower(),
@@ -133,6 +135,17 @@ def read_cell(table: Table | None, evidence: Evidence, index: RowIndex | None = 
         return Cell(rows, cause="many-rows" if rows else "no-row")
     value = cell_number(table, rows[0], evidence.column)
     return Cell(rows, value, "" if value is not None else "not-a-number")
+
+
+def point(run: Run, value: float, found: Found) -> Point | None:
+    """A run's point of a claim's series: its value and interval as measured() read them (the evidence
+    stage makes the cited run's, series/stage.py every other run's); None for a run with no start."""
+    if run.started is None:
+        return None
+    interval = found.interval
+    if interval is None:
+        return Point(run.path, run.started, value)
+    return Point(run.path, run.started, value, interval.low, interval.high, interval.basis)
 
 
 def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float, index: RowIndex) -> Found:

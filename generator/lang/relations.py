@@ -25,10 +25,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..records import INCONCLUSIVE, STRENGTHS
 from . import units
 from .yamlread import NUMBER
 
+STRENGTHS = ("agrees", "bounded", "direction")  # a check's strength, strongest first
+INCONCLUSIVE = "inconclusive"  # a check whose measurement cannot tell (its interval reaches past the band): no support
 AGREES, BOUNDED, DIRECTION = STRENGTHS  # strongest first
 # badges and listings; inconclusive is a verdict shown where a strength is (it supports nothing)
 SHOWN = {AGREES: "agrees", BOUNDED: "bounded", DIRECTION: "direction only", INCONCLUSIVE: "inconclusive"}

@@ -1,7 +1,9 @@
-"""Values: parse and format numbers, units, tolerances and precision; select a row. Pure.
+"""Values: parse and format numbers, units, tolerances and precision. Pure, on the floor: it imports
+nothing of the package but the languages beside it.
 
 The gate's stages and every display (pages, `show`, `diff`) import these, so a value is parsed,
-compared and written the same way everywhere, and no display imports a gate stage.
+compared and written the same way everywhere, and no display imports a gate stage. A claim's verdict
+in words is wording.py's; a run's table and its rows are rows.py's.
 """
 
 from __future__ import annotations
@@ -9,12 +11,25 @@ from __future__ import annotations
 import functools
 import math
 import re
+from dataclasses import dataclass
 
-from ..frozen import by_identity
-from ..records import AssertResult, Claim, ClaimInterval, ClaimVerdict, Policy, Table, Tolerance
+from ..frozen import quick_init
 from . import units
 from .units import Unit
 from .yamlread import NUMBER, UNSIGNED
+
+
+@quick_init
+@dataclass(frozen=True, slots=True)
+class Tolerance:
+    text: str  # as written: "5%", "0.01", "precision"
+    absolute: float = 0.0
+    relative: float = 0.0  # fraction of the computed value
+
+    def allowed(self, computed: float) -> float:
+        """Largest |stated - computed| this tolerance accepts."""
+        return max(self.absolute, self.relative * abs(computed))
+
 
 TOLERANCE_PATTERN = re.compile(rf"^\s*({UNSIGNED})\s*(%?)\s*$", re.ASCII)
 TOLERANCE_HELP = "must be a number, a percentage like '5%', or 'precision'"
@@ -31,15 +46,6 @@ def parse_number(text: str) -> float | None:
         return None
     number = float(text)
     return number if math.isfinite(number) else None
-
-
-def cell_number(table: Table, row: int, column: str) -> float | None:
-    """The one cell reader for the gate and every command: a table's cell as a number (parse_number).
-
-    None when the column is missing or the cell is not a plain finite decimal ('3_7', 'inf', '')."""
-    if column not in table.columns or not 0 <= row < len(table.rows):
-        return None
-    return parse_number(table.rows[row][table.columns.index(column)])
 
 
 def finite_number(value: object) -> float | None:
@@ -93,46 +99,6 @@ def precision_of(value_text: str) -> float:
     decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
     exponent = int(exponent_text or 0)
     return 0.5 * 10.0 ** max(-300, min(0, exponent - decimals))
-
-
-def tolerance_for(claim: Claim, policy: Policy) -> Tolerance:
-    """The claim's own tolerance, else the policy's default."""
-    tolerance = claim.tolerance or policy.default_tolerance
-    if tolerance.text == "precision":
-        return _precision(claim.value_text)
-    return tolerance
-
-
-@functools.lru_cache(maxsize=1 << 16)  # one record per written value, not one per claim
-def _precision(value_text: str) -> Tolerance:
-    return Tolerance("precision", absolute=precision_of(value_text) if value_text else 0.0)
-
-
-def rounded(claim: Claim, computed: float, policy: Policy) -> str:
-    """A computed value restated with as many significant digits as the stated one (at least 3), or
-    more if the tolerance needs them (`ledger accept` and `refresh --write` write it)."""
-    digits = max(3, _significant(claim.value_text)) if claim.value_text else 4
-    for extra in range(0, 14):
-        text = _fixed(computed, digits + extra)
-        restated = Claim(
-            claim.id, claim.kind, claim.where, value=float(text), value_text=text, tolerance=claim.tolerance
-        )
-        if within(float(text), computed, tolerance_for(restated, policy)):
-            return text
-    return repr(computed)
-
-
-def _significant(text: str) -> int:
-    mantissa = text.strip().lower().split("e")[0].lstrip("+-").replace("_", "")
-    digits = mantissa.replace(".", "").lstrip("0")
-    return max(1, len(digits))
-
-
-def _fixed(value: float, significant: int) -> str:
-    if value == 0:
-        return "0"
-    decimals = max(0, significant - 1 - int(math.floor(math.log10(abs(value)))))
-    return f"{value:.{decimals}f}"
 
 
 def allowed_text(tolerance: Tolerance) -> str:
@@ -203,40 +169,6 @@ def unit_gap(unit: str) -> str:
     return units.gap(unit)
 
 
-@by_identity(1 << 14)  # a claim's page, each page listing it and its checks state it alike
-def stated(verdict: ClaimVerdict) -> str:
-    """The value as the claim states it, with its unit ('3.59×', '67 tok/s'); '' without a value.
-
-    Written digits are kept (they carry the precision), except where the unit has a better
-    display: bytes with a readable prefix, counts (a project's own too) with thousands separators.
-    """
-    claim, unit = verdict.claim, verdict.unit
-    if claim.value is None:
-        return _states_shown(claim.states, claim.unit) if claim.states else ""
-    number = claim.value_text or format_value(claim.value)
-    if unit.known and unit.text:
-        if unit.is_bytes and "bit" not in unit.text and abs(claim.value * unit.scale) >= 1e4:
-            return show(claim.value, unit)  # '64.4 MB', not '64389120 B'
-        if unit.is_count and claim.value.is_integer():
-            return show(claim.value, unit)  # '40 layers', never '40.00 layers'
-    return f"{number}{unit_gap(claim.unit)}{claim.unit}"
-
-
-def displayed(verdict: ClaimVerdict) -> str:
-    """The value as a reader sees it in prose and tables: the stated value with only the digits its
-    interval supports ('22 ms' for 22.341 ms with an interval of 17–34 ms; `step`), never more digits
-    than written; the stated value itself (stated()) without an interval. Pages show the full value and
-    interval on hover and on the claim page; the gate compares the stated value."""
-    claim, interval = verdict.claim, verdict.interval
-    if claim.value is None or interval is None:
-        return stated(verdict)
-    quantum = step(claim.value, interval.low, interval.high)
-    if quantum is None or quantum <= precision_of(claim.value_text or repr(claim.value)) * 2:
-        return stated(verdict)
-    halves_up = math.copysign(math.floor(abs(claim.value) / quantum + 0.5), claim.value)  # 28.5 -> 29, not 28
-    return show_to(halves_up * quantum, verdict.unit, quantum)
-
-
 def step(value: float, low: float, high: float) -> float | None:
     """The rounding step an interval supports: the place of its half-width's second significant digit
     when that half-width's three leading digits are 100–354, else of its first (the Particle Data Group's
@@ -273,14 +205,6 @@ def _decimals(value: float, quantum: float) -> str:
     return text.lstrip("-") if text.lstrip("-").strip("0.") == "" else text  # never "-0.0"
 
 
-def _states_shown(states: str, unit: str) -> str:
-    """What a source states with no single figure, as the claim writes it, with its unit: '>= 10 GB/s',
-    'between 5 and 15×'."""
-    if not unit or re.search(r"[^\d.\s]$", states):  # no unit, or the bound ends in its own
-        return states
-    return f"{states}{unit_gap(unit)}{unit}"
-
-
 def level_text(level: float | None) -> str:
     """A coverage as a reader sees it: '99.6%', '98.4%', '99%'; '' when not known."""
     if level is None:
@@ -296,108 +220,6 @@ def range_text(low: float, high: float, unit: Unit | None = None) -> str:
     if text and low_text.endswith(gap + text) and high_text.endswith(gap + text):
         low_text = low_text[: len(low_text) - len(gap + text)]
     return f"{low_text}–{high_text}"
-
-
-BASIS_WORDS = {
-    "rounds": "{n} rounds",
-    "min-max": "min–max of {n} rounds; no raw rounds",
-    "paired": "paired by round, {n} rounds",
-    "formula": "carried through the formula",
-    "replicates": "between {runs} replicate runs",
-}
-ONE_RUN = "one run: the interval does not include run-to-run variation"
-
-
-def interval_text(interval: ClaimInterval | None, unit: Unit | None = None) -> str:
-    """A claim's interval as a reader sees it: '99.6% interval 3.41–3.79× (9 rounds)',
-    '98.4% interval 0.74–1.51× (min–max of 7 rounds; no raw rounds)',
-    '≥ 98% interval 3.1–3.9× (carried through the formula)'; '' without one."""
-    if interval is None:
-        return ""
-    level, ends, words = interval_parts(interval, unit)
-    return f"{level + ' ' if level else ''}interval {ends} ({words})"
-
-
-def interval_parts(interval: ClaimInterval, unit: Unit | None = None) -> tuple[str, str, str]:
-    """(level, ends, how it was found): ('98.4%', '0.74–1.51×', 'min–max of 7 rounds; no raw rounds')."""
-    level = level_text(interval.level)
-    if level and interval.basis == "formula":
-        level = "≥ " + level  # a lower bound (Bonferroni)
-    words = BASIS_WORDS.get(interval.basis, interval.basis).format(n=interval.rounds, runs=interval.runs)
-    if interval.basis == "min-max" and not interval.rounds:
-        words = "min–max; no raw rounds"
-    return level, range_text(interval.low, interval.high, unit), words
-
-
-def noise_text(verdict: ClaimVerdict) -> str:
-    """What a reader is told of a claim's noise: its interval, 'exact' for a value computed from counts,
-    or 'no raw rounds' for a measured claim without raw rounds or a min–max range; else ''. Every display
-    shows ONE_RUN beside it when the interval comes from one run (ClaimVerdict.one_run)."""
-    text = interval_text(verdict.interval, verdict.unit)
-    if text or verdict.exact:
-        return text or "exact"
-    return "no raw rounds" if verdict.no_rounds else ""
-
-
-def prediction_text(verdict: ClaimVerdict) -> str:
-    """'the next run should land in 0.8–1.32× (99% prediction interval of 4 replicate runs)'; '' without a set."""
-    found = verdict.prediction
-    if found is None:
-        return ""
-    ends = range_text(found.low, found.high, verdict.unit)
-    return f"the next run should land in {ends} ({level_text(found.level)} prediction interval of {found.runs} replicate runs)"
-
-
-def assert_text(result: AssertResult) -> str:
-    """A claim's `asserts:` verdict in words: 'asserts > 1: holds: its 99.6% interval is 1.1–1.5× (9 rounds)',
-    'asserts > 1: does not hold: it has no interval: …', 'asserts > 1: not judged: stale (drifted)'."""
-    verdict = "" if result.holds is None else "holds: " if result.holds else "does not hold: "
-    return f"asserts {result.relation}: {verdict}{result.on}"
-
-
-def select_row(table: Table, where: tuple[tuple[str, object], ...]) -> list[int]:
-    """Indexes of the rows whose cells equal every value in `where` (numbers compared as numbers)."""
-    positions = [(table.columns.index(column), value) for column, value in where]
-    return [
-        i for i, row in enumerate(table.rows) if all(matches(row[position], value) for position, value in positions)
-    ]
-
-
-def matches(cell: str, value: object) -> bool:
-    """Whether a CSV cell equals a `where` value: numbers as numbers, booleans by their words."""
-    if isinstance(value, bool):
-        return cell.strip().lower() == str(value).lower()
-    if isinstance(value, (int, float)):
-        number = parse_number(cell)
-        return number is not None and number == finite_number(value)
-    return cell == ("" if value is None else str(value))
-
-
-# -- a row's spread across rounds (runs without raw rounds) ----------------------------------------
-# A measured column X carries its low and high across rounds in the columns X_min and X_max (or
-# X_low and X_high), beside a `rounds` column. Runs with raw rounds have samples instead
-# (intervals.py); this is what a run without them still gives.
-
-SPREAD_SUFFIXES = (("_min", "_max"), ("_low", "_high"))
-
-
-def spread_columns(columns: tuple[str, ...], column: str) -> tuple[str, str] | None:
-    """The (low, high) column names that carry `column`'s spread, if the table has them."""
-    for low, high in SPREAD_SUFFIXES:
-        if column + low in columns and column + high in columns:
-            return column + low, column + high
-    return None
-
-
-def row_spread(table: Table, row: int, column: str) -> tuple[float, float] | None:
-    """(low, high) of one cell across rounds, from its spread columns; None when it has none."""
-    names = spread_columns(table.columns, column)
-    if names is None:
-        return None
-    low, high = (cell_number(table, row, name) for name in names)
-    if low is None or high is None:
-        return None
-    return min(low, high), max(low, high)
 
 
 # -- display by unit -------------------------------------------------------------------------------

@@ -187,7 +187,7 @@ def _figures(text: str, table: units.UnitTable) -> list[Figure]:
         if _MULTIPLIED.search(seen):  # the words _MULTIPLIER needs: a pass over the text saved where none is
             found += [
                 _at(origin, seen, m.start(), m.end(), "fold", text)
-                for m in _matches(_MULTIPLIER_START, _MULTIPLIER, seen)
+                for m in tried_matches(_MULTIPLIER_START, _MULTIPLIER, seen)
             ]
         found.sort(key=lambda figure: figure.start)
     return found
@@ -235,7 +235,7 @@ _WORD_START = re.compile(rf"[{_WORD_LETTERS}](?<![\w-].)")
 _MULTIPLIER_START = re.compile(rf"[{_WORD_LETTERS}\d](?<![\w-].)")
 
 
-def _matches(starts: re.Pattern, pattern: re.Pattern, seen: str) -> list[re.Match]:
+def tried_matches(starts: re.Pattern, pattern: re.Pattern, seen: str) -> list[re.Match]:
     """pattern.finditer(seen), tried only where `starts` finds a place a match can start."""
     found, end = [], 0
     for start in starts.finditer(seen):
@@ -247,7 +247,7 @@ def _matches(starts: re.Pattern, pattern: re.Pattern, seen: str) -> list[re.Matc
 
 def _digit_figures(seen: str, words: Vocabulary) -> list[Span]:
     found = []
-    for match in _matches(_NUMBER_START, _NUMBER, seen):
+    for match in tried_matches(_NUMBER_START, _NUMBER, seen):
         span = _after_number(seen, match.end(), words, bool(match.group("currency")))
         if span is not None and not _modifier(match.group("number") == "1", span[1]):
             found.append((match.start(), *span))
@@ -296,7 +296,7 @@ def _after_number(seen: str, at: int, words: Vocabulary, currency: bool) -> tupl
 def _word_figures(seen: str, words: Vocabulary) -> list[Span]:
     """Numbers spelled out with a unit (three times, twenty percent, two milliseconds) or a magnitude (two million)."""
     found = []
-    for match in _matches(_WORD_START, _WORDS, seen):
+    for match in tried_matches(_WORD_START, _WORDS, seen):
         number = match.group("number").lower()
         unit = _unit(seen, _skip_spaces(seen, match.end()), words)
         if unit is not None and not _modifier(False, unit[1]):

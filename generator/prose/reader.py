@@ -9,7 +9,7 @@ show (title, alt, aria-label, placeholder, a button's or a text field's value), 
 embedded in attributes (`srcdoc`, `data:` URLs of frames and objects), the strings a script or a
 style can write (a CSS `content:`, and the attributes its `attr()` shows), text areas and form
 options, and math a Markdown math extension leaves for the browser to typeset (read as the text it
-becomes). Code and the ledger's own claim links are not prose; the rest is scanned by sitetext.py.
+becomes). Code and the ledger's own claim links are not prose; the rest is scanned by verify/sitetext.py.
 """
 
 from __future__ import annotations
@@ -314,7 +314,7 @@ class PageReader(FastParser):
                 kept[-1].text += more
             kept.extend(Piece(text, line + at, element, content, ledger) for text, at, element, content, ledger in new)
 
-    # -- a frame's reading stopped and resumed (framed.py) ---------------------------------------------
+    # -- a frame's reading stopped and resumed (verify/framed.py) ---------------------------------------------
 
     def outside(self) -> tuple | None:
         """Where a reading may stop and resume from what it kept alone: every token read (none held back,

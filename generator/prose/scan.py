@@ -29,7 +29,7 @@ from . import numbers, references, rendered
 
 MARK_LABEL = '<span class="ledger-label">…</span>'
 PLACEHOLDER = "LEDGERREF"  # what a reference reads as while a page is rendered: no digits, no unit
-RENDER_SECONDS = 5.0  # per page, plus 2 s per MiB (a 4 MiB page of prose renders in 3 s here)
+RENDER_SECONDS = 5.0  # per page, plus 2 s per MiB: a budget, far above what a page of prose needs
 MAX_PER_PAGE = 200  # figures reported one by one on a page; the rest in one finding
 _META = re.compile(r"^[ ]{0,3}[A-Za-z0-9_-]+:")
 _META_MORE = re.compile(r"^(?:[ ]{4}|\t)")

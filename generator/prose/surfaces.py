@@ -7,7 +7,7 @@ can stand in one between markers, which GitHub and other Markdown readers do not
 
     SHA-256 hashes 1 MiB at <!-- ledger: sha256-1mib-throughput -->0.495 GB/s<!-- /ledger -->.
 
-The text between the markers must be the claim's value as the site shows it (values.stated), and
+The text between the markers must be the claim's value as the site shows it (wording.stated), and
 the claim must hold: a marker whose text differs, or whose claim fails the gate, is a lead or
 retired, is `surface-drifted` at its line. `ledger refresh --write` rewrites the text between markers
 (rewrite()), nothing else in the file. Markers in code (fenced blocks, code spans) are examples, not
@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..lang.values import stated
 from ..records import ClaimVerdict, Finding, PageRef, Policy, Source
 from ..runs import KEBAB
+from ..wording import stated
 from . import references, rendered
 from . import scan as prose
 

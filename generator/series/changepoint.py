@@ -20,9 +20,9 @@ No I/O, no clock, no randomness; the standard library only. The method, its defa
   p < P_VALUE = 0.001. Two additions of ours: a level of a single run between two change points is
   an outlier, not a level (the weaker of its change points goes; only the newest level may be one
   run so far); and, as Otava's min_magnitude, the smallest move goes while it is not larger than
-  `min_step` (series.py passes the points' own noise: a step must be larger than one run's).
+  `min_step` (series/stage.py passes the points' own noise: a step must be larger than one run's).
 - **Too short**: the detector is run on MIN_POINTS = 8 points or more. With 7 or fewer the t-test
-  at p < 0.001 has at most 5 degrees of freedom and needs |t| >= 6.9; series.py then uses
+  at p < 0.001 has at most 5 degrees of freedom and needs |t| >= 6.9; series/stage.py then uses
   stats.changed between the cited run and the newest, on their raw rounds.
 """
 
@@ -37,7 +37,7 @@ from ..lang.between import incomplete_beta
 WINDOW = 50  # Otava's window_len
 P_VALUE = 0.001  # Otava's max_pvalue
 WEAK_FACTOR = 10  # the split step's threshold is 10× P_VALUE ("weak" change points), as Otava's
-MIN_POINTS = 8  # shorter series: the pairwise "changed" test instead (series.py)
+MIN_POINTS = 8  # shorter series: the pairwise "changed" test instead (series/stage.py)
 
 
 @dataclass(frozen=True, slots=True)

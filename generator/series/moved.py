@@ -2,7 +2,7 @@
 
 A measured claim's series moved since the run it cites when a step beyond noise and beyond its
 tolerance lies after that run, in its segment, and the newest level still differs from the cited one
-(series.py decides it once). The finding names every page sentence that cites the claim, and the
+(series/stage.py decides it once). The finding names every page sentence that cites the claim, and the
 two ways out: `ledger refresh --write` to the newer run, or `kept:` (the newest run reviewed, and
 why the page keeps the cited run), after which only a step at a later run fires again.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ..lang.values import format_pair
+from ..points import DETECTOR, PREDICTED, Series
 from ..records import Claim, ClaimVerdict, Finding, PageRef, Policy
-from .records import DETECTOR, PREDICTED, Series
 
 RULE = "moved-since-cited"
 

@@ -29,10 +29,8 @@ from ..judging import intervals
 from ..judging.replicates import NOT_DEFINING, SEGMENT_ENVIRONMENT, defining  # noqa: F401  (one definition)
 from ..judging.replicates import selection as selection_of
 from ..lang import between, stats
-from ..lang.values import cell_number
-from ..records import Claim, ClaimInterval, ClaimVerdict, Evidence, Replicas, Run, RunState, Tolerance
-from . import changepoint
-from .records import (
+from ..lang.values import Tolerance
+from ..points import (
     DETECTOR,
     ENVIRONMENT_CHANGED,
     PAIRWISE,
@@ -45,6 +43,8 @@ from .records import (
     Step,
     segment_of,
 )
+from ..records import Claim, ClaimInterval, ClaimVerdict, Evidence, Replicas, Run, RunState
+from . import changepoint
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +115,6 @@ def _shared(
     points: list[Point] = []
     estimates: list[stats.Estimate] = []
     used: list[Run] = []
-    columns = (evidence.column, *(column for column, _ in evidence.where))
     for run in members:
         cited = read.get(run.path)
         if cited is not None and cited.point is not None:
@@ -124,22 +123,15 @@ def _shared(
             used.append(run)
             continue
         table = run.tables.get(evidence.file)
-        if table is None or table.problem or any(column not in table.columns for column in columns):
+        cell = intervals.read_cell(table, evidence, index)
+        if table is None or cell.value is None:
             continue
-        rows = index.rows(table, evidence.where)
-        value = cell_number(table, rows[0], evidence.column) if len(rows) == 1 else None
-        if value is None:
-            continue
-        found = intervals.measured(run, evidence, table, rows[0], value, index)
-        if found.problem:
+        found = intervals.measured(run, evidence, table, cell.rows[0], cell.value, index)
+        made = intervals.point(run, cell.value, found)
+        if found.problem or made is None:
             continue  # its rounds contradict its summary: not a point to judge others by
-        interval = found.interval
-        assert run.started is not None  # _groups keeps only runs with a start
-        if interval is None:
-            points.append(Point(run.path, run.started, value))
-        else:
-            points.append(Point(run.path, run.started, value, interval.low, interval.high, interval.basis))
-        estimates.append(_estimate(value, interval))
+        points.append(made)
+        estimates.append(_estimate(cell.value, found.interval))
         used.append(run)
     segments = boundaries(used)
     starts = [0, *(b.index for b in segments), len(points)]

@@ -19,7 +19,7 @@ from ..judging import leads
 from ..records import Report
 from ..runs import linked_part
 from ..trust import stamp
-from . import drawing, incremental, pages, render
+from . import drawing, incremental, render, report_pages
 from .drawing import Drawn
 from .incremental import Memory
 from .render import Asset, Generated
@@ -62,8 +62,8 @@ class Site:
     def outside(self) -> Iterator[Generated]:
         """The pages left to make, one at a time, in the order of `later`."""
         if self.later:
-            sources = pages.read_sources(self.root, self.report)
-            yield from pages.outside(self.report, sources, self.settings.directory_urls, self.series)
+            sources = report_pages.read_sources(self.root, self.report)
+            yield from report_pages.outside(self.report, sources, self.settings.directory_urls, self.series)
 
     def figures_html(self, wanted: Iterable[str], links: render.Links) -> dict[str, str]:
         """The figures a page refers to, as HTML for that page (links: from the page)."""
@@ -118,12 +118,14 @@ def assemble(
     if memory is not None:
         memory.drawn = drawn
     if later and generate:
-        generated = pages.index_pages(report, settings.directory_urls)
+        generated = report_pages.index_pages(report, settings.directory_urls)
     elif memory is not None and generate:
         generated = _generated(memory, root, report, changed, settings.directory_urls, series)
     elif generate:
-        generated = pages.generate(report, pages.read_sources(root, report), settings.directory_urls, series)
-    outside = tuple(pages.outside_srcs(report)) if later and generate else ()
+        generated = report_pages.generate(
+            report, report_pages.read_sources(root, report), settings.directory_urls, series
+        )
+    outside = tuple(report_pages.outside_srcs(report)) if later and generate else ()
     return Site(root, report, settings, drawn, tuple(problems), tuple(generated), series, outside)
 
 
@@ -134,14 +136,14 @@ def _generated(
     whose citations moved (a page edit), the rest as generated last time."""
     cited = incremental.citations(report)
     if changed or not memory.pages or directory_urls != memory.directory_urls:
-        fresh = pages.generate(report, pages.read_sources(root, report), directory_urls, series)
+        fresh = report_pages.generate(report, report_pages.read_sources(root, report), directory_urls, series)
         memory.pages, memory.keys = {}, {}
     else:
         moved = sorted(i for i in cited.keys() | memory.cited.keys() if cited.get(i) != memory.cited.get(i))
         # the indexes read the claims, runs and policy (unchanged here), the verdicts and the findings
         key = (report.findings, tuple(report.causes.items()), report.verdicts, directory_urls)
-        fresh = list(memory.kept("index pages", key, lambda: pages.index_pages(report, directory_urls)))
-        fresh += pages.claim_pages(report, [i for i in moved if i in report.by_id], directory_urls, series)
+        fresh = list(memory.kept("index pages", key, lambda: report_pages.index_pages(report, directory_urls)))
+        fresh += report_pages.claim_pages(report, [i for i in moved if i in report.by_id], directory_urls, series)
     for page in fresh:
         memory.pages[page.src], memory.keys[page.src] = page, incremental.content_key(page)
     memory.cited, memory.directory_urls = cited, directory_urls

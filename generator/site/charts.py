@@ -52,7 +52,7 @@ def _single_view(spec: dict) -> bool:
 
 
 def svg(spec: dict, cache: Path | None = None) -> str:
-    """The static fallback image, cached by spec and vl-convert version (a chart costs ~0.3 s)."""
+    """The static fallback image, cached by spec and vl-convert version (vl-convert is a chart's slowest step)."""
     text = json.dumps(static_spec(spec), sort_keys=True)
     key = hashlib.sha256(f"{VL_VERSION}\n{text}".encode()).hexdigest()[:32]
     return _cached(cache, f"svg/{key}.svg", lambda: vl_convert.vegalite_to_svg(json.loads(text)))
@@ -60,7 +60,7 @@ def svg(spec: dict, cache: Path | None = None) -> str:
 
 def bundle(cache: Path | None = None) -> str:
     """vega + vega-lite + vega-embed in one classic script, wrapped so nothing but the three
-    globals it assigns (vegaEmbed, vega, vegaLite) leaks into the page (~1 s to make: cached)."""
+    globals it assigns (vegaEmbed, vega, vegaLite) leaks into the page (slow to make: cached)."""
 
     def make() -> str:
         return (

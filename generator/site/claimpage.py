@@ -13,19 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..claims import lineage
-from ..lang.relations import SHOWN
-from ..lang.values import (
-    ONE_RUN,
-    allowed_text,
-    assert_text,
-    format_value,
-    level_text,
-    noise_text,
-    range_text,
-    stated,
-)
-from ..records import INCONCLUSIVE, ClaimVerdict, Report, Table
+from ..lang.relations import INCONCLUSIVE, SHOWN
+from ..lang.rows import Table
+from ..lang.values import allowed_text, format_value, level_text, range_text
+from ..records import ClaimVerdict, Report
 from ..trust.digest import CODE_PAGES, code_files
+from ..wording import ONE_RUN, assert_text, noise_text, stated
 from .render import (
     PerReport,
     admonition,
@@ -67,7 +60,7 @@ def index(report: Report, series: SeriesAssets | None = None) -> Index:
 
 
 def build(page, verdict: ClaimVerdict, report: Report | None = None, found: Index | None = None):
-    """Fill a pages.Page for one claim from its verdict; report and found: the ledger around it."""
+    """Fill a report_pages.Page for one claim from its verdict; report and found: the ledger around it."""
     claim, links = verdict.claim, page.links
     page.html(status_banner(verdict, report, links) + facts(verdict))
     page.heading("Evidence")

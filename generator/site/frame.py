@@ -11,7 +11,7 @@ theme made. The first page of each frame is also rendered whole, as MkDocs rende
 a theme or extension that does more with a title or URL than print it renders every page of that kind
 whole (so does a page whose title or URL is not plain: letters, digits, '.', '_', '-').
 
-MkDocs-specific, as the plugin is: the generated pages themselves come from pages.py (no MkDocs).
+MkDocs-specific, as the plugin is: the generated pages themselves come from report_pages.py (no MkDocs).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_build_date, write_file
 
 from .incremental import dest_of
-from .pages import md_text
 from .render import Generated
+from .report_pages import md_text
 
 log = logging.getLogger("mkdocs.plugins.ledger")
 

@@ -28,7 +28,7 @@ from ..inputs.config import OPTIONS, policy_from_options
 from ..prose import readback, references
 from ..records import LedgerError, Report
 from ..trust import stamp
-from . import assemble, frame, incremental, pages, render
+from . import assemble, frame, incremental, render, report_pages
 
 log = logging.getLogger("mkdocs.plugins.ledger")
 
@@ -192,7 +192,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         html = (self._banner(src, links) if banner else "") + slots.fill(html)
         return stamp.stamped(self.report, html + assemble.chart_scripts(html, links), dest)
 
-    def _generated_content(self, page: pages.Generated, html: str) -> str:
+    def _generated_content(self, page: report_pages.Generated, html: str) -> str:
         """on_page_content of a page written in its frame (frame.py)."""
         urls = self.site.settings.directory_urls
         return self._content(
@@ -245,7 +245,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
                 config.use_directory_urls,
             )
             entries = self.memory.kept(
-                "search", key, lambda: pages.search_entries(self.report, config.use_directory_urls)
+                "search", key, lambda: report_pages.search_entries(self.report, config.use_directory_urls)
             )
             if self.serving:
                 data["docs"] = self.memory.search.merged(data.get("docs", []))
@@ -333,7 +333,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         ]
         return found
 
-    def _page_file(self, config, page: pages.Generated) -> File:
+    def _page_file(self, config, page: report_pages.Generated) -> File:
         inclusion = InclusionLevel.UNDEFINED if page.in_nav else InclusionLevel.NOT_IN_NAV
         return File.generated(config, page.src, content=page.markdown, inclusion=inclusion)
 

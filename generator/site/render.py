@@ -19,10 +19,10 @@ from ..claims.kinds import FIELD
 from ..frozen import by_identity
 from ..inputs import hashcache
 from ..lang.relations import SHOWN
-from ..lang.values import ONE_RUN, displayed, noise_text, stated
 from ..prose import references
 from ..records import ClaimVerdict, Finding, PageRef, Report, Run
 from ..trust.digest import code_page
+from ..wording import ONE_RUN, displayed, noise_text, stated
 
 # Where the generated pages live (src paths in the docs tree; none is written into docs/).
 CLAIMS_INDEX = "claims/index.md"
@@ -84,7 +84,7 @@ def url_of(src: str, directory_urls: bool = True) -> str:
 
 
 @functools.lru_cache(maxsize=1 << 15)
-def _parts(path: str) -> tuple[str, ...]:
+def path_parts(path: str) -> tuple[str, ...]:
     """A URL path's parts as mkdocs.utils.get_relative_url normalises them ('..' resolved, no leading '/')."""
     if "." not in path and "//" not in path:  # no part to resolve: normpath would only drop its outer slashes
         inner = path.strip("/")
@@ -97,13 +97,13 @@ def _parts(path: str) -> tuple[str, ...]:
 def _base(other: str) -> tuple[str, ...]:
     """The parts of the folder a page's URL lies in: a last part with a dot is a file."""
     directory, _, name = other.rpartition("/")
-    return _parts(directory if "." in name else other)
+    return path_parts(directory if "." in name else other)
 
 
 def relative_url(url: str, other: str) -> str:
     """url relative to the page at other: mkdocs.utils.get_relative_url's answer, each path's parts found
     once (every claim page links to the same runs; tests/test_site.py holds the two to the same answers)."""
-    return _relative(_base(other), _parts(url), url)
+    return _relative(_base(other), path_parts(url), url)
 
 
 def _relative(base: tuple[str, ...], target: tuple[str, ...], url: str) -> str:
@@ -173,7 +173,7 @@ class Links:
     def _link(self, src: str) -> str:
         """The link to src's page without an anchor, kept for the place where it reads the same from others."""
         url = url_of(src, self.directory_urls)
-        base, parts = _base(self.here or "."), _parts(url or ".")
+        base, parts = _base(self.here or "."), path_parts(url or ".")
         if not base or not parts or base[0] != parts[0]:  # no part in common: the depth alone decides
             shared: Shared | None = (None, _page_link(_climbing(len(base), parts, url or "."), url), None)
         elif len(base) > 1 and len(parts) > 1:  # the first part in common: then its second decides
@@ -255,7 +255,7 @@ def tooltip(verdict: ClaimVerdict) -> str:
 
 def claim_inline(verdict: ClaimVerdict, links: Links) -> str:
     """A claim as it appears in prose: value and unit with badges, linking to its page; the value
-    with the digits its interval supports (values.displayed), the stated value in the hover text.
+    with the digits its interval supports (wording.displayed), the stated value in the hover text.
 
     A retired claim is struck through with its status; a lead is marked as unverified.
     """

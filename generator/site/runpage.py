@@ -26,7 +26,7 @@ PREVIEW_ROWS = 20
 
 
 def build(page, run: Run, report: Report, sources: Mapping[str, str]):
-    """Fill a pages.Page for one run."""
+    """Fill a report_pages.Page for one run."""
     links = page.links
     state = report.run_state(run.path)
     problems = state.reasons
@@ -65,7 +65,7 @@ def build(page, run: Run, report: Report, sources: Mapping[str, str]):
     for name in sorted(run.declared_files):
         page.html(data_file(run, name, state))
     page.heading("Probe source")
-    page.html(probe_source(run, state, sources, links))
+    page.html(probe_source(run, state, links))
     page.heading("Manifest")
     manifest = sources.get(run.source.path)
     page.html(
@@ -132,7 +132,7 @@ def data_file(run: Run, name: str, verdict: RunState) -> str:
     return head + table_html(table, max_rows=PREVIEW_ROWS)  # as html_table(frame_of(table)) shows it
 
 
-def probe_source(run: Run, verdict: RunState, sources: Mapping[str, str], links: Links) -> str:
+def probe_source(run: Run, verdict: RunState, links: Links) -> str:
     """Each code file the run's manifest hashes: whether it changed since the run, the digest the manifest
     gives, and a link to its text on the page of that version of the file (code_pages())."""
     # the section's heading "Probe source" is the #probe-source anchor
@@ -168,7 +168,7 @@ def code_srcs(report: Report) -> list[str]:
 
 
 def code_pages(page_of, report: Report, sources: Mapping[str, str], directory_urls: bool = True) -> Iterator[Generated]:
-    """One page per version of a code file that a run's manifest hashes (page_of: pages.Page): its text,
+    """One page per version of a code file that a run's manifest hashes (page_of: report_pages.Page): its text,
     highlighted, and the runs that link to it."""
     runs = sorted(report.runs.values(), key=lambda r: r.path)
     for page_path, path, sha in code_versions(runs):

@@ -16,8 +16,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..lang.rows import Table
 from ..lang.values import format_value, plain_number
-from ..records import Claim, Table
+from ..records import Claim
 from .render import esc
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read: a claim page's row table needs none

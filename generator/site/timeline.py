@@ -7,7 +7,7 @@ segment boundaries drawn as rules), made once per process as a Vega-Lite spec; e
 few rows (which point it cites, its steps), so a page stays the same size however long its history.
 It draws offline with the Vega bundle the other charts use (charts.js). Without JavaScript the table
 below it shows the runs where something happens and the last few; the CSV holds every run. There is
-no static SVG: vl-convert costs ~0.3 s a chart, which a site with thousands of claim pages cannot pay.
+no static SVG: vl-convert's cost per chart is more than a site with thousands of claim pages can pay.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from typing import TypeVar, cast
 
 from ..lang.units import Unit
 from ..lang.values import format_value
+from ..points import Series
 from ..records import ClaimVerdict, Report
-from ..series.records import Series
-from ..series.text import METHODS, asset_path, gap_text, listed, listed_text, notes, point_text, points_csv
+from ..series.words import METHODS, asset_path, gap_text, listed, listed_text, notes, point_text, points_csv
 from .render import ASSETS, Asset, badge, esc, script_json
 
 MIN_POINTS = 3  # a chart from three points on; fewer read better as the table alone
@@ -320,7 +320,7 @@ def section(verdict: ClaimVerdict, links, assets: SeriesAssets | None = None) ->
 
 def since_cited(verdict: ClaimVerdict) -> tuple[str, str]:
     """The index's 'moved since cited' cell and its sort key: the relative move of the series' newest
-    level from the cited one (series.py decides it), '' and 0 when it has not moved."""
+    level from the cited one (series/stage.py decides it), '' and 0 when it has not moved."""
     series = verdict.series
     moved = series.moved if series is not None else None
     if moved is None:

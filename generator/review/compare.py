@@ -2,7 +2,7 @@
 
 compare() takes the gate's Report on each revision (revisions.py reads them from git) and returns a
 Diff: claims added, removed, renamed and changed, and the flags a reviewer must read first.
-difftext.py shows a Diff as Markdown or JSON; diff.py is the verb, `ledger diff`.
+difftext.py shows a Diff as Markdown or JSON; commands/diff.py is the verb, `ledger diff`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from ..claims import lineage
 from ..claims.kinds import KIND
 from ..inputs.config import shown_settings, weakened
 from ..lang.relations import SHOWN
-from ..lang.values import allowed_text, stated, within
+from ..lang.values import allowed_text, within
 from ..records import Claim, Policy, Report
 from ..rules import STALE_RULES
 from ..trust.verdicts import commit_text
+from ..wording import stated
 from . import noise
 from .noise import defining
 from .renames import find_renames, renamed_references
@@ -111,7 +112,7 @@ def compare(
     verdicts = noise.review(old_as_new, new_by_id, base, head)
     for new_id, new in new_by_id.items():
         old = old_as_new.get(new_id)
-        flags += _flags(old, new, base, head, old_as_new, new_by_id, quiet)
+        flags += _flags(old, new, base, head, old_as_new, new_by_id)
         moved = verdicts[new_id]
         if old and old.unit != new.unit:
             pass  # the numbers are in different units: the unit-changed flag says how the quantity moved
@@ -240,7 +241,6 @@ def _flags(
     head: Report,
     old_by_id: dict[str, Claim],
     new_by_id: dict[str, Claim],
-    quiet: list[Flag],
 ) -> list[Flag]:
     """What a reviewer must see about one claim (but its value's move: compare() judges that with
     noise.review); old is None when it is new (ids are head ids)."""

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from ..lang.units import Unit
 from ..lang.values import format_value, range_text
-from .records import DETECTOR, PAIRWISE, PREDICTED, Point, Series
+from ..points import DETECTOR, PAIRWISE, PREDICTED, Point, Series
 
 ALL_UP_TO = 24  # a series this long is listed whole; a longer one shows...
 LAST_POINTS = 10  # ...its last runs,

@@ -5,7 +5,7 @@ A claim page's content is its builder's skeleton (the headings Markdown made of 
 Markdown) with the ledger's fragments in it (site/claimpage.py). Rendering them again from the fresh
 Report costs a fraction of reading them: where a built page's content is exactly these fragments in a
 skeleton, the skeleton is read once for every page of its form and the fragments not at all
-(prose/framed.read_around). Anything else about the page is read as before. Rendering needs the site
+(verify/framed.read_around). Anything else about the page is read as before. Rendering needs the site
 stack; without it there is nothing to compare, and every page is read whole.
 """
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 
 from ..inputs import stack
-from ..prose import framed
 from ..records import ClaimVerdict, Report
-from ..series.text import points_csv
+from ..series.words import points_csv
+from . import framed
 from .sitetext import dest_of
 
 
@@ -29,9 +29,9 @@ class Rendered:
         self._site = None
         if stack.missing():  # the lean install (the ledger built nothing here without the site stack)
             return
-        from ..site import claimpage, pages, timeline
+        from ..site import claimpage, report_pages, timeline
 
-        self._site = (claimpage, pages)
+        self._site = (claimpage, report_pages)
         self.series = timeline.SeriesAssets()
         self._index = claimpage.index(report, self.series)
 
@@ -41,17 +41,17 @@ class Rendered:
         (a run's and a code file's pages cost more to render than to read: they are read)."""
         if self._site is None:
             return None
-        claimpage, pages = self._site
+        claimpage, report_pages = self._site
         claim_id = claim_of(name, self.directory_urls)
         if claim_id is None:
             if self._indexes is None:
-                indexes = pages.index_pages(self.report, self.directory_urls)
+                indexes = report_pages.index_pages(self.report, self.directory_urls)
                 self._indexes = {dest_of(page.src, self.directory_urls): page.slots.fragments for page in indexes}
             return self._indexes.get(name)
         verdict = self.report.verdicts.get(claim_id)
         if verdict is None:
             return None
-        page = pages.Page(f"claim/{claim_id}.md", claim_id, self.directory_urls)
+        page = report_pages.Page(f"claim/{claim_id}.md", claim_id, self.directory_urls)
         made = claimpage.build(page, verdict, self.report, self._index)
         return made.slots.fragments
 

@@ -20,12 +20,13 @@ import re
 from dataclasses import dataclass
 from itertools import repeat
 
-from ..lang.values import displayed, format_value, parse_number
-from ..prose import framed, numbers, reader
+from ..lang.values import format_value, parse_number
+from ..prose import numbers, reader
 from ..records import Report
 from ..trust import stamp
 from ..trust.digest import digest
-from . import chartdata, sitefiles
+from ..wording import displayed
+from . import chartdata, framed, sitefiles
 from .sitetext import Shown, SiteContext
 
 _REFERENCE = re.compile(
@@ -72,7 +73,7 @@ def page_problems(
     """Everything wrong with one HTML page of the site (name: its path in the site; attributes: those the
     site's stylesheets show with attr(); charts: gets the id of each chart whose spec was verified; banner:
     the banner the ledger renders atop this hand-written page, up to its list, and its list)."""
-    read = framed.read(_without_list(text, banner) if banner else text, attributes, cells_apart=True)
+    read = framed.read(without_banner_list(text, banner) if banner else text, attributes, cells_apart=True)
     found = _stamp_problems(name, text, read, ctx)
     visible = _outside_code(text)
     for match in _REFERENCE.finditer(visible):
@@ -105,7 +106,7 @@ def page_problems(
     return found
 
 
-def _without_list(text: str, banner: tuple[str, str]) -> str:
+def without_banner_list(text: str, banner: tuple[str, str]) -> str:
     """The page to read: its banner's list of findings emptied (its line breaks kept) where its content
     opens with the banner the ledger renders for it from the fresh Report, the list followed by the banner's
     closing sentence; else the page as it is. Like a fragment of a generated page, the ledger's own
@@ -130,7 +131,7 @@ def rendered_passes(
     charts: set[str],
 ) -> bool:
     """Whether a generated page passes without reading its fragments: its content is the fragments the
-    ledger renders for it from the fresh Report (commands/rendered.py), in a skeleton that passes and
+    ledger renders for it from the fresh Report (verify/expected.py), in a skeleton that passes and
     leaves each fragment to read alone (framed.read_around), the claims they cite have pages and its
     stamp holds. False: read it whole (page_problems), whatever the reason; nothing is refused here, so
     verify-site's findings are those of a whole reading. (page: its text, or its UTF-8 bytes as read.)"""
@@ -197,7 +198,7 @@ def _form_figures(form: framed.Form, shown: Shown) -> tuple[bool, tuple]:
     probes = [(at, at + len(framed.PROBE)) for at in form.probes]
     own, at = [], 0
     for stretch in form.text.split(reader.CELL):
-        for start, part in _parts(stretch, fixed=True):
+        for start, part in text_parts(stretch, fixed=True):
             begin = at + start
             inside = tuple(
                 (max(a, begin) - begin, min(b, begin + len(part)) - begin)
@@ -205,14 +206,14 @@ def _form_figures(form: framed.Form, shown: Shown) -> tuple[bool, tuple]:
                 if a < begin + len(part) and b > begin
             )
             if framed.MARK in part:
-                own.append(_trimmed(part, inside))
+                own.append(trimmed(part, inside))
             elif not _figures_pass(text_figures(part), inside, shown):
                 return False, ()
         at += len(stretch) + len(reader.CELL)
     return True, tuple(own)
 
 
-def _trimmed(part: str, probes: tuple[tuple[int, int], ...]) -> tuple[str, tuple[tuple[int, int], ...]]:
+def trimmed(part: str, probes: tuple[tuple[int, int], ...]) -> tuple[str, tuple[tuple[int, int], ...]]:
     """A part scanned for each page, without the white space it begins and ends with (a theme's indenting:
     most of a title's part), and its probes' spans in what is left: no figure holds an end's white space
     or reads differently without it, but where bidirectional controls reorder a line up to its end."""
@@ -570,7 +571,7 @@ def text_figures(text: str) -> list[tuple[int, numbers.Figure]]:
 def _stretch_figures(stretch: str, at: int) -> list[tuple[int, numbers.Figure]]:
     """text_figures of one stretch between two cells, at `at` in the text."""
     found: list[tuple[int, numbers.Figure]] = []
-    for start, part in _parts(stretch) if len(stretch) > 512 else ((0, stretch),):
+    for start, part in text_parts(stretch) if len(stretch) > 512 else ((0, stretch),):
         figures = _PART_FIGURES.get(part)
         if figures is None:
             figures = numbers.figures(part) if _MAY_HOLD.search(part) and not _DIGITS.fullmatch(part) else []
@@ -582,7 +583,7 @@ def _stretch_figures(stretch: str, at: int) -> list[tuple[int, numbers.Figure]]:
     return found
 
 
-def _parts(text: str, fixed: bool = False) -> list[tuple[int, str]]:
+def text_parts(text: str, fixed: bool = False) -> list[tuple[int, str]]:
     """(where it starts, a part) for each part of the text _PART and _ends_nothing cut it into (fixed: a
     frame's text, cut only where any page's own strings put in place of its placeholders cut it too)."""
     if _BIDI.search(text):

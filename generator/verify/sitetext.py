@@ -23,24 +23,14 @@ from ..inputs import load, mkdocs_yml
 from ..inputs.bounded import repository_texts
 from ..inputs.config import shown_settings
 from ..judging import leads
-from ..lang.values import (
-    ONE_RUN,
-    allowed_text,
-    displayed,
-    format_value,
-    interval_text,
-    level_text,
-    parse_number,
-    prediction_text,
-    range_text,
-    stated,
-)
+from ..lang.values import allowed_text, format_value, level_text, parse_number, range_text
+from ..points import Series
 from ..prose import numbers
 from ..records import ClaimVerdict, Report, Unit
-from ..series.records import Series
-from ..series.text import table_words
+from ..series.words import table_words
 from ..text import summary
 from ..trust.digest import code_versions
+from ..wording import ONE_RUN, displayed, interval_text, prediction_text, stated
 
 _LABEL = re.compile(
     r"""<span\b[^>]*\bclass\s*=\s*["'][^"']*\bledger-label\b[^"']*["'][^>]*>(.*?)</span>""", re.S | re.I
@@ -110,17 +100,17 @@ def _label_figures(text: str) -> Iterator[numbers.Figure]:
 
 def shown(report: Report) -> set[str]:
     """Every figure the ledger's renderer can put on a generated page, from the Report (normalised)."""
-    counts = _count_texts(len(report.claims))
-    return _figures_of(_texts(report)) | _figures_of(counts) | _figures_of(_series_of(report))
+    counts = count_texts(len(report.claims))
+    return figures_of(_texts(report)) | figures_of(counts) | figures_of(_series_of(report))
 
 
 class Shown:
-    """shown(report), found when asked: the counts of claims a caption may give (_count_texts) only once
+    """shown(report), found when asked: the counts of claims a caption may give (count_texts) only once
     a figure is neither among the rest nor such a count read alone, the claims' series and the runs' cells
     (_series_of) only once a figure is not among those either. Compared and hashed as itself."""
 
     def __init__(self, report: Report):
-        self._report, self._found = report, _figures_of(_texts(report))
+        self._report, self._found = report, figures_of(_texts(report))
         self._counts: set[str] | None = None
         self._series: set[str] | None = None
 
@@ -128,22 +118,22 @@ class Shown:
         if text in self._found:
             return True
         if self._counts is None:
-            if isinstance(text, str) and _a_count(text, len(self._report.claims)):
+            if isinstance(text, str) and a_count(text, len(self._report.claims)):
                 return True
-            self._counts = _figures_of(_count_texts(len(self._report.claims)))
+            self._counts = figures_of(count_texts(len(self._report.claims)))
         if text in self._counts:
             return True
         if self._series is None:
-            self._series = _figures_of(_series_of(self._report))
+            self._series = figures_of(_series_of(self._report))
         return text in self._series
 
 
 _COUNT = re.compile(r"([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+) claims")
 
 
-def _a_count(text: str, claims: int) -> bool:
-    """Whether the text is one of _count_texts(claims) that numbers.py reads as one figure, itself (a figure
-    _figures_of(_count_texts(claims)) holds, found without making the others)."""
+def a_count(text: str, claims: int) -> bool:
+    """Whether the text is one of count_texts(claims) that numbers.py reads as one figure, itself (a figure
+    figures_of(count_texts(claims)) holds, found without making the others)."""
     found = _COUNT.fullmatch(text)
     if found is None:
         return False
@@ -155,14 +145,14 @@ def _a_count(text: str, claims: int) -> bool:
     )
 
 
-def _count_texts(claims: int) -> Iterator[str]:
+def count_texts(claims: int) -> Iterator[str]:
     """A figure's caption counts the claims it drew ("24 claims (24 measured)"); which claims a figure draws
     is decided at build, so any count up to the ledger's is the ledger's own words (drawing.py writes the
     count plain: "1000 claims"; a thousands comma reads the same)."""
     return (text for n in range(1, claims) for text in (f"{n} claims", f"{n:,} claims"))
 
 
-def _figures_of(texts: Iterable[str]) -> set[str]:
+def figures_of(texts: Iterable[str]) -> set[str]:
     distinct = set(texts)  # a series' points repeat values: each text is scanned once
     return {figure.text for text in distinct if text for figure in numbers.figures(text)}
 

@@ -1,7 +1,7 @@
 """Series in review: the base's and the head's Reports -> each point a claim's series gains, and
 whether it is a step. Pure.
 
-The head's series (series.py, decided by the gate at head) says where its steps and segment
+The head's series (series/stage.py, decided by the gate at head) says where its steps and segment
 boundaries are; a point is new when its run is not in the claim's series at base. A claim new at
 head has no series at base to gain a point, so it is not listed.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..lang.values import format_value
+from ..points import Series
 from ..records import Report
 from ..series.changepoint import MIN_POINTS
-from ..series.records import Series
 
 
 @dataclass(frozen=True, slots=True)

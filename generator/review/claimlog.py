@@ -1,7 +1,7 @@
 """Claim log: git -> one claim's stated value (and cited run) at each commit that changed it.
 
 Only `ledger history` reads this; the gate never does. Git is read as the gate reads the runs'
-history (history.py: HEAD's first-parent line, a merge's changes against its first parent, oldest
+history (inputs/gitlog.py: HEAD's first-parent line, a merge's changes against its first parent, oldest
 first in topological order, as bytes, replace objects ignored; a shallow clone is not read): one
 `git log --raw` over the claims folder and one `git cat-file --batch` for every version of a claim
 file it names. Claim files are untrusted: each version is read with the gate's YAML reader and size
@@ -14,7 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..inputs import history
+from ..inputs import gitlog
 from ..lang import yamlread
 
 NO_BLOB = "0" * 40
@@ -39,11 +39,11 @@ class ClaimLog:
 
 def read(root: Path, claims_dir: str, claim_id: str, max_bytes: int) -> ClaimLog:
     """Each commit on HEAD's first-parent line where the claim's stated value or cited run changed."""
-    why = history.unreadable(root)
+    why = gitlog.unreadable(root)
     if why:
         return ClaimLog(f"not read: {why}")
     try:
-        log = history.first_parent_log(root, "HEAD", claims_dir, "--format=%x00%H%x09%cI%x09%s")
+        log = gitlog.first_parent_log(root, "HEAD", claims_dir, "--format=%x00%H%x09%cI%x09%s")
     except (OSError, subprocess.SubprocessError):
         return ClaimLog("not read: no commits yet")
     commits = parse_log(log)
@@ -70,7 +70,7 @@ def read(root: Path, claims_dir: str, claim_id: str, max_bytes: int) -> ClaimLog
 def parse_log(log: bytes) -> list[tuple[tuple[str, str, str], dict[str, str]]]:
     """`git log --raw -z --format=%x00%H%x09%cI%x09%s` -> [((commit, date, subject), {path: new blob})]."""
     found: list[tuple[tuple[str, str, str], dict[str, str]]] = []
-    for header, changes in history.raw_entries(log):
+    for header, changes in gitlog.raw_entries(log):
         commit, date, subject = ([part.decode("utf-8", "replace") for part in header.split(b"\t", 2)] + ["", ""])[:3]
         blobs = {
             path: NO_BLOB if parts[4].startswith(b"D") else parts[3].decode("ascii", "replace")
@@ -119,7 +119,7 @@ def _cat(root: Path, blobs: list[str], max_bytes: int) -> dict[str, bytes]:
     """The blobs' contents, one git call; a blob over max_bytes (or missing) is left out."""
     if not blobs:
         return {}
-    data = history.git(root, "cat-file", "--batch", input="".join(f"{blob}\n" for blob in blobs).encode())
+    data = gitlog.git(root, "cat-file", "--batch", input="".join(f"{blob}\n" for blob in blobs).encode())
     found, offset = {}, 0
     for blob in blobs:
         end = data.index(b"\n", offset)

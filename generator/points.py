@@ -1,5 +1,5 @@
-"""Series records: a measured claim's value across runs, its segments and steps. No I/O, no imports
-from the package, so every display can read them (series.py builds them; Report.series holds them)."""
+"""A claim's series: its value across runs (points), their segments and steps. No I/O; beside the
+records (Report.series holds them; series/stage.py builds them), so every stage and display can read them."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from ..gate import check
-from ..inputs import history, load
+from ..inputs import gitlog, load
 from ..inputs.config import DEFAULTS, read_policy
 from ..inputs.hashcache import files_under
 from ..records import LedgerError, Report
@@ -49,7 +49,7 @@ def at_revision(root: Path, name: str, config: str, now: datetime) -> Revision:
         blobs = copy_revision(root, commit, tree)
         try:
             policy = read_policy(tree / config) if (tree / config).is_file() else DEFAULTS
-            past = history.read(root, policy.measurements_dir, commit)
+            past = gitlog.read(root, policy.measurements_dir, commit)
             report = check(tree, policy, now, past=past)
         except LedgerError as error:
             raise LedgerError(f"at {name}: {error}") from None
@@ -176,11 +176,11 @@ def changed_files(root: Path, base: str, head: str) -> list[str]:
 def _git(root: Path, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
     try:
         return subprocess.run(
-            ["git", *history.GIT_OPTIONS, "-c", "core.quotePath=false", *args],
+            ["git", *gitlog.GIT_OPTIONS, "-c", "core.quotePath=false", *args],
             cwd=root,
             input=input,
             capture_output=True,
-            env={**os.environ, **history.SUBSTITUTES_OFF},
+            env={**os.environ, **gitlog.SUBSTITUTES_OFF},
         )
     except FileNotFoundError:
         raise LedgerError("diff: git is not installed (or not on PATH)") from None

@@ -29,9 +29,9 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from ..prose import reader
+from ..prose.reader import Piece
 from ..trust.stamp import BEGIN, STAMP_CLASS
-from . import reader
-from .reader import Piece
 
 OFF = "LEDGER_VERIFY_FRAMES"  # "off": every page read whole (tests compare the two)
 _STAMP = f'<span class="{STAMP_CLASS}"'
@@ -121,7 +121,7 @@ def split_page(page: str | bytes, alone: bool = False) -> Split | None:
     replaced in the outside; None when it has not one BEGIN, then one stamp, then the rest, its content
     opening with a plain heading (alone: or any, the page then holding no strings of its own), or when the
     placeholders cannot be told from what the page holds."""
-    split = _split_as_before(page)
+    split = split_as_before(page)
     if split is not None:
         return split
     if isinstance(page, bytes):
@@ -186,7 +186,7 @@ def _utf8(pieces: tuple[str, ...]) -> tuple[bytes, ...]:
     return tuple(piece.encode("utf-8", "surrogatepass") for piece in pieces)
 
 
-def _split_as_before(page: str | bytes) -> Split | None:
+def split_as_before(page: str | bytes) -> Split | None:
     """The Split of a page (its text, or its UTF-8 bytes as read) whose outside and rest are a remembered
     before and after with its own string put back in each placeholder's place, or None: split it as
     split_page does. What a Split is read for is that put_back(before) and put_back(after) are the page's
@@ -404,7 +404,7 @@ def _kept_after(state: tuple, after: str, settings: tuple) -> tuple | None:
 #
 # A claim page's content is its builder's skeleton (the headings Markdown made, the chart scripts) with
 # the fragments the ledger rendered for the claim in it. verify-site renders them again from its fresh
-# Report (commands/rendered.py) and passes them here: where the content is exactly those fragments, in
+# Report (verify/expected.py) and passes them here: where the content is exactly those fragments, in
 # order, in a skeleton, the skeleton and the frame around it are read once for every page of that form,
 # with every rule, and the fragments are not read at all. What a page reads as is then the skeleton's
 # pieces and labels; what its fragments read as is the ledger's own rendering (tests/test_around.py
@@ -450,7 +450,7 @@ def read_around(
     if split is None or not all(f[:1] == "<" and f[-1:] == ">" for f in fragments):
         return None
     content, at = split.content, len(BEGIN)
-    mentions, marked = _outside_holds(split, marks)
+    mentions, marked = outside_holds(split, marks)
     attributes = shown_attributes | reader.css_attributes(content)
     if mentions:  # (the outside's are found as written, where some attr( may be)
         attributes |= reader.css_attributes(split.outside) | reader.css_attributes(split.rest)
@@ -510,10 +510,10 @@ class Around:
         return [Piece(put_back(text, self.strings), *rest) for text, *rest in self.form.pieces]
 
 
-_OUTSIDES: dict[tuple, tuple[bool, bool, tuple[str, ...]]] = {}  # (before, after, marks) -> what _outside_holds keeps
+_OUTSIDES: dict[tuple, tuple[bool, bool, tuple[str, ...]]] = {}  # (before, after, marks) -> what outside_holds keeps
 
 
-def _outside_holds(split: Split, marks: tuple[str, ...]) -> tuple[bool, bool]:
+def outside_holds(split: Split, marks: tuple[str, ...]) -> tuple[bool, bool]:
     """(whether the page's outside mentions "attr(", whether it holds one of the marks), each found once for
     every page whose outside reads so with placeholders, and around each placeholder with the page's own
     strings put back (a string of letters, digits, '.', '_', '-' may complete a word of either): True may

@@ -15,8 +15,9 @@ import json
 import math
 from collections.abc import Iterator, Mapping
 
+from ..lang.rows import Table
 from ..lang.values import parse_number
-from ..records import Report, Run, Table
+from ..records import Report, Run
 
 MAX_ROWS = 200_000  # rows read from one chart: a spec is read, never executed
 
@@ -67,35 +68,35 @@ def _row_problems(chart_id: str, row: Mapping[str, object], runs: dict, report: 
         if not state.intact:
             return [f"chart {chart_id!r}: a row comes from run {run.path}, which is {state.label}"]
         tables = [table for table in run.tables.values() if not table.problem]
-        shared = [table for table in tables if _numeric(row) & set(table.columns)]
-        if shared and not any(_in_table(row, table) for table in shared):
+        shared = [table for table in tables if numeric_columns(row) & set(table.columns)]
+        if shared and not any(in_table(row, table) for table in shared):
             return [f"chart {chart_id!r}: a row ({shown}) is in no table of run {run.path}"]
     elif "id" in row and "value" in row:
         claim = report.claim(str(row["id"]))
-        if claim is not None and claim.value is not None and not _same(row["value"], str(claim.value)):
+        if claim is not None and claim.value is not None and not same_value(row["value"], str(claim.value)):
             return [
                 f"chart {chart_id!r}: claim {claim.id} is drawn as {row['value']!r}; the ledger gives {claim.value}"
             ]
     return []
 
 
-def _numeric(row: Mapping[str, object]) -> set[str]:
+def numeric_columns(row: Mapping[str, object]) -> set[str]:
     return {name for name, value in row.items() if isinstance(value, (int, float)) and not isinstance(value, bool)}
 
 
-def _in_table(row: Mapping[str, object], table: Table) -> bool:
+def in_table(row: Mapping[str, object], table: Table) -> bool:
     """Whether some row of the table holds every number this row shows in the table's columns (text
     columns are labels a figure may reword; a number is what the page claims)."""
-    numeric = _numeric(row)
+    numeric = numeric_columns(row)
     columns = [(index, name) for index, name in enumerate(table.columns) if name in numeric]
     index, name = max(columns, key=lambda column: len(_rows_by_value(table, column[0])[1]))  # the most apart
     value = row[name]
     try:
-        first = float(value) if isinstance(value, (int, float)) else math.nan  # (a number: _numeric)
+        first = float(value) if isinstance(value, (int, float)) else math.nan  # (a number: numeric_columns)
     except OverflowError:
-        return False  # no cell is as close to it as _same asks
+        return False  # no cell is as close to it as same_value asks
     return any(
-        all(at < len(cells) and _same(row[other], cells[at]) for at, other in columns)
+        all(at < len(cells) and same_value(row[other], cells[at]) for at, other in columns)
         for cells in _near(table, index, first)
     )
 
@@ -104,7 +105,7 @@ _BY_VALUE: dict[tuple[int, int], tuple[Table, dict[float, list[tuple[str, ...]]]
 
 
 def _near(table: Table, index: int, number: float) -> Iterator[tuple[str, ...]]:
-    """The table's rows whose number in one column may be `number` as _same compares them (within twice
+    """The table's rows whose number in one column may be `number` as same_value compares them (within twice
     its tolerance: those rows are then compared whole), found by bisection in the rows kept by that number
     (a chart draws many rows of one table, each checked against every table sharing a column)."""
     rows, numbers = _rows_by_value(table, index)
@@ -113,7 +114,7 @@ def _near(table: Table, index: int, number: float) -> Iterator[tuple[str, ...]]:
     if math.isinf(number):
         yield from rows.get(number, ())
         return
-    width = max(2e-9 * abs(number), 2e-12)  # (_same: rel_tol 1e-9, abs_tol 1e-12)
+    width = max(2e-9 * abs(number), 2e-12)  # (same_value: rel_tol 1e-9, abs_tol 1e-12)
     at = bisect.bisect_left(numbers, number - width)
     while at < len(numbers) and numbers[at] <= number + width:
         yield from rows[numbers[at]]
@@ -138,7 +139,7 @@ def _rows_by_value(table: Table, index: int) -> tuple[dict[float, list[tuple[str
     return rows, numbers
 
 
-def _same(shown: object, cell: str) -> bool:
+def same_value(shown: object, cell: str) -> bool:
     """Whether a chart's value is the table's cell: numbers as numbers, text as text."""
     if isinstance(shown, bool) or shown is None:
         return str(shown).lower() == cell.strip().lower() or (shown is None and cell.strip() == "")

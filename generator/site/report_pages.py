@@ -18,9 +18,9 @@ from ..inputs.bounded import repository_texts
 from ..inputs.config import shown_settings
 from ..judging import causes
 from ..lang.relations import SHOWN
-from ..lang.values import stated
 from ..records import RETIRED, ClaimVerdict, Finding, Report, Run
 from ..text import following_line, held, idle_holds, summary
+from ..wording import stated
 from . import claimpage, runpage, timeline
 from .render import (
     CLAIMS_INDEX,
