@@ -16,6 +16,7 @@ from .frozen import quick_init
 from .lang.between import Pooled
 from .lang.relations import INCONCLUSIVE, STRENGTHS
 from .lang.rows import Table
+from .lang.stability import Stability
 from .lang.units import Unit, UnitTable
 from .lang.values import Tolerance
 from .points import Point, Series
@@ -226,6 +227,7 @@ class Run:
     clean: bool | None = None  # whether the working tree had no uncommitted change to tracked files (None: unknown)
     columns: Mapping[str, Mapping[str, Column]] = field(default_factory=dict, compare=False)  # file -> col -> decl.
     columns_sha256: tuple[str, str] = ("", "")  # (found, listed) sha256 of the declarations; equal when intact
+    machine: Mapping[str, object] | None = field(default=None, compare=False)  # machine.FIELDS; None: not recorded
 
     @property
     def name(self) -> str:
@@ -261,6 +263,7 @@ class RunState:
     rewritten_files: tuple[str, ...] = ()  # those files
     untracked_code: tuple[str, ...] = ()  # code files it hashes that exist but git does not track (`git add`)
     reasons: tuple[str, ...] = ()  # why its data cannot be trusted as it stands, in words (verdicts.reasons)
+    stability: Stability = Stability()  # its rounds and machine record judged (lang/stability.py); never a failure
 
     @property
     def intact(self) -> bool:

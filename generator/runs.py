@@ -8,9 +8,10 @@ A run is a folder  measurements/<probe>/<UTC timestamp>-<testbed>/  holding tidy
 manifest.json that records the probe's code hashes, parameters, environment, times, the hash of
 every data file and what the probe declared of its value columns (`columns`: each one's unit and
 whether it was timed or is exact, with the declaration's own hash, so an edit of it alone reads as
-tampered, as an edit of a data file does) and the repository commit it was measured at (`revision`,
-with whether the working tree was clean). Runs are written to a hidden temporary folder and renamed
-into place when complete; an existing run is never overwritten.
+tampered, as an edit of a data file does), the repository commit it was measured at (`revision`,
+with whether the working tree was clean) and, when `ledger measure` ran it, what the machine was doing
+meanwhile (`machine`: machine.py). Runs are written to a hidden temporary folder and renamed into place
+when complete; an existing run is never overwritten.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal, get_args
+
+from . import machine as machine_record
 
 MANIFEST = "manifest.json"
 FORMAT = 1  # the manifest format write_run writes and the gate reads (integrity.shape refuses another)
@@ -174,6 +177,7 @@ class Manifest:
     columns: Columns = field(default_factory=dict)  # data file -> column -> its declaration (empty: none)
     columns_sha256: str = ""  # of the declarations as written (columns_sha256()); "" when there are none
     revision: Revision | None = None  # the repository commit it was measured at (None: a run from before it was kept)
+    machine: Mapping[str, object] | None = None  # what the machine did meanwhile (machine.FIELDS); None: not recorded
 
     @property
     def folder(self) -> str:
@@ -197,6 +201,8 @@ class Manifest:
             manifest["columns_sha256"] = self.columns_sha256
         if self.revision is not None:
             manifest["revision"] = self.revision.as_json()
+        if self.machine is not None:
+            manifest["machine"] = dict(self.machine)
         return (json.dumps(manifest, indent=2) + "\n").encode()
 
     @classmethod
@@ -215,6 +221,7 @@ class Manifest:
             columns=read_columns(manifest["columns"], "manifest.json columns") if "columns" in manifest else {},
             columns_sha256=str(manifest.get("columns_sha256", "")),
             revision=Revision.read(manifest["revision"]) if "revision" in manifest else None,
+            machine=dict(manifest["machine"]) if "machine" in manifest else None,
         )
 
 
@@ -381,6 +388,7 @@ def write_run(
     measurements: Path | None = None,
     probe_path: str | None = None,
     columns: Columns | None = None,
+    machine: Mapping[str, object] | None = None,
 ) -> Path:
     """Write one measurement run atomically and return its folder.
 
@@ -392,20 +400,11 @@ def write_run(
     probe_path: the probe's own file relative to root (default probes/<probe>.py); it must be in code.
     columns: {"results.csv": {"gb_per_s": Column("GB/s", "timed")}}: the unit of each value column and
       whether it was timed or is exact, for the tables (a samples file's columns are its table's).
+    machine: the machine record (machine.FIELDS); default: the one `ledger measure` is sampling for this
+      process (LEDGER_MACHINE_RECORD), closed now; none when no runner samples it (the run says "not recorded").
     Raises FileExistsError rather than overwrite an existing run; leaves nothing behind on error.
     """
-    if not PROBE_NAME.fullmatch(probe):
-        raise ValueError(f"probe name {probe!r}: use lower-case letters, digits and '_'")
-    if not TESTBED_PATTERN.fullmatch(testbed):
-        raise ValueError(f"testbed {testbed!r}: use lower-case letters, digits and '-'")
-    if not tables:
-        raise ValueError("a run needs at least one table")
-    for name, rows in tables.items():
-        if not FILE_PATTERN.match(name):
-            raise ValueError(f"table name {name!r}: use a plain file name ending in .csv")
-        if not rows:
-            raise ValueError(f"table {name!r} has no rows")
-
+    _check_names(probe, testbed, tables)
     declared = _checked_columns(columns or {}, tables)
     parent = (measurements or root / "measurements") / probe
     _refuse_links(root, sorted(set(code)), measurements, parent)
@@ -427,6 +426,7 @@ def write_run(
         declared,
         columns_sha256(declared) if declared else "",
         revision(root),
+        _machine(machine),
     )
 
     parent.mkdir(parents=True, exist_ok=True)
@@ -446,6 +446,30 @@ def write_run(
         if partial.exists():
             shutil.rmtree(partial)
     return final
+
+
+def _check_names(probe: str, testbed: str, tables: Mapping[str, Sequence[Mapping[str, object]]]) -> None:
+    """ValueError unless the probe, testbed and table names are what a run's folder and files may be named."""
+    if not PROBE_NAME.fullmatch(probe):
+        raise ValueError(f"probe name {probe!r}: use lower-case letters, digits and '_'")
+    if not TESTBED_PATTERN.fullmatch(testbed):
+        raise ValueError(f"testbed {testbed!r}: use lower-case letters, digits and '-'")
+    if not tables:
+        raise ValueError("a run needs at least one table")
+    for name, rows in tables.items():
+        if not FILE_PATTERN.match(name):
+            raise ValueError(f"table name {name!r}: use a plain file name ending in .csv")
+        if not rows:
+            raise ValueError(f"table {name!r} has no rows")
+
+
+def _machine(given: Mapping[str, object] | None) -> dict[str, object] | None:
+    """The record given, else the one the runner is sampling for this process; ValueError when malformed."""
+    found = dict(given) if given is not None else machine_record.from_environment()
+    problems = machine_record.problems(found) if found is not None else []
+    if problems:
+        raise ValueError(f"machine: {'; '.join(problems)}")
+    return found
 
 
 def _checked_columns(columns: Columns, tables: Mapping[str, Sequence[Mapping[str, object]]]) -> Columns:
