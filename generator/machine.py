@@ -277,19 +277,15 @@ def summary(readings: Sequence[Mapping[str, object]]) -> dict[str, object]:
     first, last = readings[0], readings[-1]
     during = readings[1:] or readings
     total = _delta(first, last, "total_s")
-    busy, tree, own = (_delta(first, last, key) for key in ("busy_s", "tree_cpu_s", "runner_cpu_s"))
-    steal = _delta(first, last, "steal_s")
-    usable = total is not None and total > 0
-    other = (busy - tree) / total if usable and busy is not None and tree is not None else None
-    probe = (tree - own) / total if usable and tree is not None and own is not None else None
+    busy, tree, own, steal = (_delta(first, last, key) for key in ("busy_s", "tree_cpu_s", "runner_cpu_s", "steal_s"))
+    share = lambda part: _share(part / total) if part is not None and total else None  # noqa: E731
+    other = busy - tree if busy is not None and tree is not None else None
+    probe = tree - own if tree is not None and own is not None else None
     loads = [x for x in (r.get("load_1m") for r in during) if isinstance(x, (int, float))]
     mhz = [x for r in during for x in _numbers(r.get("mhz"))]
     governors = sorted({g for r in during for g in _texts(r.get("governors"))})
-    hottest = max(
-        ((r["celsius"], r.get("zone")) for r in during if isinstance(r.get("celsius"), (int, float))),
-        key=lambda found: found[0],
-        default=(None, None),
-    )
+    heat = [(float(c), r.get("zone")) for r in during if isinstance(c := r.get("celsius"), (int, float))]
+    hottest = max(heat, key=lambda found: found[0]) if heat else (None, None)
     states = [s for s in (r.get("thermal_state") for r in during) if s in THERMAL_STATES]
     return {
         "sampled_by": SAMPLED_BY,
@@ -298,9 +294,9 @@ def summary(readings: Sequence[Mapping[str, object]]) -> dict[str, object]:
         "cpus": last.get("cpus") if isinstance(last.get("cpus"), int) else None,
         "load_1m_before": _rounded(first.get("load_1m")),
         "load_1m_during": _rounded(max(loads)) if loads else None,
-        "other_cpu_share": _share(other),
-        "probe_cpu_share": _share(probe),
-        "steal_share": _share(steal / total) if usable and steal is not None else None,
+        "other_cpu_share": share(other),
+        "probe_cpu_share": share(probe),
+        "steal_share": share(steal),
         "cpu_mhz_min": _rounded(min(mhz)) if mhz else None,
         "cpu_mhz_max": _rounded(max(mhz)) if mhz else None,
         "governor": ", ".join(governors)[:MAX_TEXT] if governors else None,
@@ -317,8 +313,8 @@ def _delta(first: Mapping[str, object], last: Mapping[str, object], key: str) ->
     return float(after) - float(before)
 
 
-def _share(value: float | None) -> float | None:
-    return None if value is None else round(min(1.0, max(0.0, value)), 4)
+def _share(value: float) -> float:
+    return round(min(1.0, max(0.0, value)), 4)
 
 
 def _rounded(value: object) -> float | None:

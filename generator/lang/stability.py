@@ -31,7 +31,6 @@ something was judged (a machine record or a setting's rounds), and not judged ot
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -104,11 +103,10 @@ class Stability:
 def judge(rounds: Sequence[Rounds], machine: Mapping[str, object] | None, no_rounds: str = "") -> Stability:
     """The run's verdict from its settings' rounds and its machine record (None: not recorded).
     no_rounds: why its rounds could not be read, when they could not."""
-    judged = [(where, values) for where, values in rounds if len(values) >= MIN_ROUNDS]
+    judged = [(where, figures(values)) for where, values in rounds if len(values) >= MIN_ROUNDS]
     signs = [*_machine_signs(machine)] if machine is not None else []
     for kind in ("cv", "extreme", "outliers"):
-        found = [(figure, where) for where, values in judged if (figure := _figure(kind, values)) is not None]
-        over = [(figure, where) for figure, where in found if figure > LIMIT[kind].default]
+        over = [(found[kind], where) for where, found in judged if (found.get(kind) or 0.0) > LIMIT[kind].default]
         if over and len(over) > SETTINGS_SHARE * len(judged):
             worst = max(over, key=lambda pair: pair[0])
             signs.append(Sign(kind, worst[0], LIMIT[kind].default, len(over), worst[1]))
@@ -137,33 +135,31 @@ def _machine_signs(machine: Mapping[str, object]) -> list[Sign]:
     return found
 
 
-def _figure(kind: str, values: Sequence[float]) -> float | None:
-    """A setting's figure for one rounds' sign (None: it cannot be computed from these values)."""
-    if kind == "cv":
-        return coefficient_of_variation(values)
-    if kind == "extreme":
-        return extreme(values)
-    outside = outside_fences(values)
-    return outside / len(values) if outside >= MIN_OUTSIDE else 0.0
-
-
-def coefficient_of_variation(values: Sequence[float]) -> float | None:
-    """The rounds' standard deviation over the absolute value of their mean (None: a mean of 0)."""
-    mean = statistics.fmean(values)
-    return statistics.stdev(values) / abs(mean) if mean else None
-
-
-def extreme(values: Sequence[float]) -> float | None:
-    """How far the farthest round lies from the median, as a ratio >= 1 (None unless every round is positive)."""
-    if min(values) <= 0:
-        return None
-    middle = statistics.median(values)
-    return max(max(values) / middle, middle / min(values))
-
-
-def outside_fences(values: Sequence[float]) -> int:
-    """How many rounds lie outside Tukey's fences, Q1 − 1.5·IQR and Q3 + 1.5·IQR (quartiles by
-    statistics.quantiles' default, Hyndman & Fan's type 6: the inclusive method flags quiet small samples)."""
-    q1, _, q3 = statistics.quantiles(values, n=4)
+def figures(values: Sequence[float]) -> dict[str, float | None]:
+    """A setting's figure for each rounds' sign (None: not computable from these values), from one sort:
+    a check reads thousands of settings."""
+    xs = sorted(values)
+    n = len(xs)
+    mean = math.fsum(xs) / n
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1))
+    middle = xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+    q1, q3 = _quartile(xs, 0.25), _quartile(xs, 0.75)
     low, high = q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1)
-    return sum(1 for value in values if not low <= value <= high or math.isnan(value))
+    outside = sum(1 for x in xs if not low <= x <= high)
+    return {
+        "cv": sd / abs(mean) if mean else None,
+        "extreme": max(xs[-1] / middle, middle / xs[0]) if xs[0] > 0 else None,
+        "outliers": outside / n if outside >= MIN_OUTSIDE else 0.0,
+    }
+
+
+def _quartile(xs: Sequence[float], p: float) -> float:
+    """The p-quantile of sorted values by Hyndman & Fan's type 6, as statistics.quantiles' default takes it:
+    position (n + 1)·p, interpolated between its neighbours, clamped to the ends."""
+    position = (len(xs) + 1) * p
+    below = math.floor(position)
+    if below < 1:
+        return xs[0]
+    if below >= len(xs):
+        return xs[-1]
+    return xs[below - 1] + (position - below) * (xs[below] - xs[below - 1])

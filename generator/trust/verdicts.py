@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
+from operator import itemgetter
 from typing import Literal
 
 from ..lang import stability
@@ -89,16 +90,22 @@ def _settings(samples: Table, name: str, timed: list[str]) -> list[stability.Rou
     """Each setting's rounds of each timed column: rows grouped by the cells that name a setting."""
     keys = [i for i, column in enumerate(samples.columns) if column not in timed and column not in NOT_A_SETTING]
     values = [(column, samples.columns.index(column)) for column in timed if column in samples.columns]
-    groups: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    setting = itemgetter(*keys) if keys else (lambda row: ())
+    groups: dict[object, list[tuple[str, ...]]] = {}
     for row in samples.rows:
-        groups.setdefault(tuple(row[i] for i in keys), []).append(row)
+        groups.setdefault(setting(row), []).append(row)
     found = []
     for cells, rows in groups.items():
-        setting = ", ".join(f"{samples.columns[i]}={cell}" for i, cell in zip(keys, cells, strict=True))
+        named = ", ".join(f"{samples.columns[i]}={cell}" for i, cell in zip(keys, _tuple(cells, keys), strict=True))
         for column, at in values:
-            numbers = tuple(x for x in (parse_number(row[at]) for row in rows) if x is not None)
-            found.append((f"{name} {setting}, {column}" if setting else f"{name} {column}", numbers))
+            numbers = tuple(x for x in map(parse_number, [row[at] for row in rows]) if x is not None)
+            found.append((f"{name} {named}, {column}" if named else f"{name} {column}", numbers))
     return found
+
+
+def _tuple(cells: object, keys: list[int]) -> tuple:
+    """itemgetter's result as a tuple (it gives a single cell for a single key)."""
+    return (cells,) if len(keys) == 1 else tuple(cells)  # type: ignore[arg-type]
 
 
 def _changed_files(run: Run) -> tuple[FileChange, ...]:
@@ -149,17 +156,24 @@ def revision_text(run: Run) -> str:
 def stability_text(found: stability.Stability) -> str:
     """A run's stability in one line: 'unstable: other processes took 64% of the CPU time ... (limit 10%)',
     'stable: ...', or 'not judged: ...'."""
+    return f"{stability_label(found)}: {stability_detail(found)}"
+
+
+def stability_label(found: stability.Stability) -> str:
+    """One word for badges: stable, unstable, not judged."""
+    return "unstable" if found.stable is False else "stable" if found.stable else "not judged"
+
+
+def stability_detail(found: stability.Stability) -> str:
+    """What the verdict rests on: each sign of noise, or what was judged and found quiet."""
     if found.stable is False:
-        return "unstable: " + "; ".join(sign_texts(found))
-    machine = _machine_words(found)
+        return "; ".join(sign_texts(found))
     rounds = (
         f"no sign of noise in the rounds of {found.settings} setting{'s' if found.settings != 1 else ''}"
         if found.settings
         else f"rounds not judged ({found.rounds})"
     )
-    if found.stable:
-        return f"stable: {machine}; {rounds}"
-    return f"not judged: machine not recorded (not measured by `ledger measure`); {rounds}"
+    return f"{_machine_words(found)}; {rounds}"
 
 
 def _machine_words(found: stability.Stability) -> str:
