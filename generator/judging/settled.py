@@ -131,7 +131,8 @@ def said(found: Target, seen: Look, level: float) -> str:
     pooled = seen.pooled
     decisions = ", ".join(f"{name} {_decision_words(name, decision, found)}" for name, decision in seen.decisions)
     change = detectable(pooled)
-    detect = f"; a change between runs of {change:.0%} is detectable" if change is not None else ""
+    shown = f"{change:.2%}" if change is not None and change < 0.01 else f"{change:.0%}"
+    detect = f"; a change between runs of {shown} is detectable" if change is not None else ""
     return (
         f"{head}, {level_text(seen.level)} interval {range_text(pooled.low, pooled.high, unit)} "
         f"({level_text(level)} over every look){detect}: {decisions}"

@@ -98,7 +98,7 @@ def _settings(samples: Table, name: str, timed: list[str]) -> list[stability.Rou
     for cells, rows in groups.items():
         named = ", ".join(f"{samples.columns[i]}={cell}" for i, cell in zip(keys, _tuple(cells, keys), strict=True))
         for column, at in values:
-            numbers = tuple(x for x in map(parse_number, [row[at] for row in rows]) if x is not None)
+            numbers = tuple([x for x in map(parse_number, [row[at] for row in rows]) if x is not None])
             found.append((f"{name} {named}, {column}" if named else f"{name} {column}", numbers))
     return found
 
@@ -167,7 +167,7 @@ def stability_label(found: stability.Stability) -> str:
 def stability_detail(found: stability.Stability) -> str:
     """What the verdict rests on: each sign of noise, or what was judged and found quiet."""
     if found.stable is False:
-        return "; ".join(sign_texts(found))
+        return "; ".join([*sign_texts(found), *([] if found.recorded else [_machine_words(found)])])
     rounds = (
         f"no sign of noise in the rounds of {found.settings} setting{'s' if found.settings != 1 else ''}"
         if found.settings
@@ -188,12 +188,12 @@ SIGN_WORDS = {  # a sign's words: (its figure, its limit, and for the rounds' si
     "load": "other processes took {value:.0%} of the CPU time while it ran (limit {limit:.0%})",
     "steal": "the hypervisor gave {value:.0%} of the CPU time to other machines while it ran (limit {limit:.0%})",
     "thermal": "macOS reported its thermal state {state} while it ran (its cores are throttled)",
-    "cv": "the rounds of {settings} of {of} settings vary by more than {limit:.0%} (coefficient of variation up to "
+    "cv": "in {settings} of {of} settings the rounds vary by more than {limit:.0%} (coefficient of variation up to "
     "{value:.0%}, {where})",
     "extreme": "in {settings} of {of} settings a round lies more than {limit:g}× from the median (up to {value:.2f}×, "
     "{where})",
-    "outliers": "{settings} of {of} settings have more than {limit:.0%} of their rounds outside Tukey's fences (up to "
-    "{value:.0%}, {where})",
+    "outliers": "in {settings} of {of} settings more than {limit:.0%} of the rounds lie outside Tukey's fences (up "
+    "to {value:.0%}, {where})",
 }
 
 
