@@ -79,7 +79,7 @@ def count(rule, cv: float, stated: float, trials: int, most_new: int, seed: int)
     for _ in range(trials):
         made: list[RunValue] = []
 
-        def more() -> RunValue:
+        def more(made: list[RunValue] = made) -> RunValue:
             made.append(draw(rng, cv))
             return made[-1]
 
