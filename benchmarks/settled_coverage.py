@@ -98,6 +98,9 @@ def split(first, more, most_new, question) -> sequential.Look:
     return sequential.settle(first, more, most_new, [question])
 
 
+RULES = (("split", split), ("naive", naive))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trials", type=int, default=2000)
@@ -105,14 +108,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=49)
     args = parser.parse_args(argv)
     print(f"{args.trials} sets a case, at most {args.max_replicates} runs, 5% tolerance, stated at {LEVEL:.0%}")
+    table = []
     for cv, stated in CASES:
-        for name, rule in (("split", split), ("naive", naive)):
-            found = count(rule, cv, stated, args.trials, args.max_replicates, args.seed)
+        found = {name: count(rule, cv, stated, args.trials, args.max_replicates, args.seed) for name, rule in RULES}
+        for name, counted in found.items():
             print(
-                f"CV {cv:.0%}, stated {stated:g}x the planted value, {name}: settled {found.settled / found.sets:.1%} "
-                f"(median {found.runs:g} runs); stopping interval holds the planted value {found.truth:.2%}; "
-                f"coverage benchmark's re-run coverage {found.rerun:.2%}"
+                f"CV {cv:.0%}, stated {stated:g}x the planted value, {name}: settled "
+                f"{counted.settled / counted.sets:.1%} (median {counted.runs:g} runs); stopping interval holds the "
+                f"planted value {counted.truth:.2%}; coverage benchmark's re-run coverage {counted.rerun:.2%}"
             )
+        split_, naive_ = found["split"], found["naive"]
+        table.append(
+            f"| {cv:.0%}, {stated:g}× | {split_.settled / split_.sets:.1%} | {split_.runs:g} | {split_.truth:.2%}, "
+            f"{naive_.truth:.2%} | {split_.rerun:.2%} |"
+        )
+    print("\n".join(table))  # guide/checks.md's table rows
     return 0
 
 
