@@ -39,7 +39,7 @@ THERMAL_STATES = ("nominal", "fair", "serious", "critical")  # macOS's NSProcess
 # The record's fields, one row each: (name, JSON type, meaning). The manifest's shape check, the run page
 # and guide/probes.md (a test holds them to it) read this table.
 FIELDS: tuple[tuple[str, str, str], ...] = (
-    ("sampled_by", "text", "what sampled the machine: `ledger measure`"),
+    ("sampled_by", "text", "what sampled the machine: ledger measure"),
     ("seconds", "number", "the window sampled: from the probe's start to its run being written (s)"),
     ("readings", "integer", "readings of the machine in that window, the first before the probe started"),
     ("cpus", "integer", "the cores the operating system counts"),
