@@ -13,24 +13,19 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import run_ledger, run_mkdocs, run_python
+from helpers import initialised, run_ledger, run_mkdocs, run_python
 
 from generator import machine
 from generator.inputs import load
 from generator.lang.stability import LIMIT
 from generator.trust.verdicts import run_stability, stability_text
 
-SOURCE = "evidence-ledger==0.1.0"
 BUSY = "while True: pass"
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
-    """A fresh `ledger init` project (its probe measured once by `ledger measure`, as init does)."""
-    root = tmp_path_factory.mktemp("noise") / "hashes"
-    result = run_ledger("init", str(root), "--source", SOURCE, cwd=root.parent)
-    assert result.exit_code == 0, result.errors
-    return root
+    return initialised(tmp_path_factory.mktemp("noise"))
 
 
 def runs(root: Path) -> list[Path]:
