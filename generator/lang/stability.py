@@ -107,7 +107,7 @@ def judge(rounds: Sequence[Rounds], machine: Mapping[str, object] | None, no_rou
     judged = [(where, figures(values)) for where, values in rounds if len(values) >= MIN_ROUNDS]
     signs = [*_machine_signs(machine)] if machine is not None else []
     for kind in ("cv", "extreme", "outliers"):
-        over = [(found[kind], where) for where, found in judged if (found.get(kind) or 0.0) > LIMIT[kind].default]
+        over = [(figure, where) for where, found in judged if (figure := found[kind] or 0.0) > LIMIT[kind].default]
         if over and len(over) > SETTINGS_SHARE * len(judged):
             worst = max(over, key=lambda pair: pair[0])
             signs.append(Sign(kind, worst[0], LIMIT[kind].default, len(over), worst[1]))
