@@ -156,14 +156,25 @@ def _process_cpu(pid: int) -> tuple[float, float, list[int]] | None:
 
 
 def _children(pid: int) -> list[int]:
-    found: list[int] = []
+    """A process's children, from each of its threads' `children` file; where the kernel has none
+    (CONFIG_PROC_CHILDREN off), from every process's parent in /proc/*/stat."""
     try:
         threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return found
-    for thread in threads:
-        text = _read(f"/proc/{pid}/task/{thread}/children")
-        found += [int(word) for word in (text or "").split() if word.isdigit()]
+        return []
+    texts = [_read(f"/proc/{pid}/task/{thread}/children") for thread in threads]
+    if texts and all(text is None for text in texts):
+        return _children_by_parent(pid)
+    return [int(word) for text in texts for word in (text or "").split() if word.isdigit()]
+
+
+def _children_by_parent(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        text = _read(f"/proc/{entry}/stat") if entry.isdigit() else None
+        fields = text.rsplit(")", 1)[1].split() if text and ")" in text else []
+        if len(fields) > 1 and fields[1] == str(pid):
+            found.append(int(entry))
     return found
 
 
