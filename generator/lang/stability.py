@@ -7,7 +7,8 @@ one table (LIMITS), each row with its default and its source:
 
 - **load**: other processes took more than 10% of all cores' time while the probe ran (the machine record's
   `other_cpu_share`, from /proc/stat less the runner's own process tree: CPU time, not the load average,
-  which is damped over a minute and counts waiting, not work). 10%: a quiet machine's daemons take about 1%;
+  which is damped over a minute and counts waiting, not work). 10%: runs of `ledger init`'s example probe on
+  this repository's 2-core machine, at moments no one else worked on it, read 1% and 2%;
   a tenth of a two-core machine is a fifth of a core kept from the probe.
 - **steal**: the hypervisor gave more than 10% of all cores' time to other machines (`steal_share`).
 - **thermal**: macOS reported its thermal state serious or critical, above fair (Apple's
@@ -52,7 +53,7 @@ class Limit:
 
 
 LIMITS = (
-    Limit("load", 0.10, "the share of all cores' time other processes took", "a quiet machine takes about 1%", True),
+    Limit("load", 0.10, "the share of all cores' time other processes took", "quiet runs here read 1-2%", True),
     Limit("steal", 0.10, "the share of all cores' time the hypervisor gave to other machines", "as `load`", True),
     Limit("thermal", 1.0, "macOS's thermal state: 0 nominal, 1 fair, 2 serious, 3 critical", "Apple's docs", True),
     Limit("cv", 0.10, "a setting's rounds' standard deviation over their mean", "pyperf check", False),
