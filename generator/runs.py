@@ -403,18 +403,7 @@ def write_run(
       manifest and verified like the tables, never read as one.
     Raises FileExistsError rather than overwrite an existing run; leaves nothing behind on error.
     """
-    if not PROBE_NAME.fullmatch(probe):
-        raise ValueError(f"probe name {probe!r}: use lower-case letters, digits and '_'")
-    if not TESTBED_PATTERN.fullmatch(testbed):
-        raise ValueError(f"testbed {testbed!r}: use lower-case letters, digits and '-'")
-    if not tables:
-        raise ValueError("a run needs at least one table")
-    for name, rows in tables.items():
-        if not FILE_PATTERN.match(name):
-            raise ValueError(f"table name {name!r}: use a plain file name ending in .csv")
-        if not rows:
-            raise ValueError(f"table {name!r} has no rows")
-
+    _check_names(probe, testbed, tables)
     declared = _checked_columns(columns or {}, tables)
     kept = _checked_attachments(attachments or {}, tables)
     parent = (measurements or root / "measurements") / probe
@@ -457,6 +446,21 @@ def write_run(
         if partial.exists():
             shutil.rmtree(partial)
     return final
+
+
+def _check_names(probe: str, testbed: str, tables: Mapping[str, Sequence[Mapping[str, object]]]) -> None:
+    """ValueError unless the probe, the testbed and each table have names a run's folder and files can take."""
+    if not PROBE_NAME.fullmatch(probe):
+        raise ValueError(f"probe name {probe!r}: use lower-case letters, digits and '_'")
+    if not TESTBED_PATTERN.fullmatch(testbed):
+        raise ValueError(f"testbed {testbed!r}: use lower-case letters, digits and '-'")
+    if not tables:
+        raise ValueError("a run needs at least one table")
+    for name, rows in tables.items():
+        if not FILE_PATTERN.match(name):
+            raise ValueError(f"table name {name!r}: use a plain file name ending in .csv")
+        if not rows:
+            raise ValueError(f"table {name!r} has no rows")
 
 
 def _checked_columns(columns: Columns, tables: Mapping[str, Sequence[Mapping[str, object]]]) -> Columns:

@@ -4,7 +4,7 @@ export itself kept in the run, hashed. Standard library only, like the probe API
 TOOLS is the one table of the tools a probe may name (`tool:` under `probes:` in mkdocs.yml): how a probe
 names it, where its command writes its export ({export}), how to tell it is installed and which version
 runs, how to install it, how to keep fewer rounds, and the module that reads its export. A fourth tool is
-a module with recognizes(data) and read(data) -> export.Reading, and a row here (guide/probes.md).
+a module with recognizes(data) and read(data) -> reading.Reading, and a row here (guide/probes.md).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..lang.stats import MAX_ROUNDS
 from ..probe import own_file
 from ..runs import write_run
 from . import google_bench, hyperfine, pytest_bench
-from .export import BadExport, Reading, tables
+from .reading import BadExport, Reading, tables
 
 MAX_EXPORT_BYTES = 256 << 20  # a run's data file may be this large (load.MAX_DATA_BYTES): so may an export
 
@@ -109,7 +109,7 @@ def read(tool: Tool, path: Path, shown: str) -> tuple[Reading, bytes]:
     if len(content) > MAX_EXPORT_BYTES:
         raise ValueError(f"{shown}: larger than {MAX_EXPORT_BYTES >> 20} MiB, the most a run's file may be")
     try:
-        data = json.loads(content.decode("utf-8"), parse_constant=_not_a_number)
+        data = json.loads(content.decode("utf-8"))  # NaN parses: a reader refuses it where it reads a number
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ValueError(f"{shown}: is not JSON ({str(error)[:80]}): a truncated export? run the tool again") from None
     other = next((found for found in TOOLS.values() if found is not tool and found.recognizes(data)), None)
@@ -173,7 +173,3 @@ def write(
         columns=columns,
         attachments={tool.export: content},
     )
-
-
-def _not_a_number(name: str) -> object:
-    raise ValueError(f"{name} is not a number JSON allows")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from .export import Benchmark, Reading, count, fail, listed, member, number, text
+from .reading import Benchmark, Reading, count, fail, listed, member, number, text
 
 TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}  # time_unit as the export writes it
 TIMES = ("real_time", "cpu_time")

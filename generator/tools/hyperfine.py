@@ -8,7 +8,7 @@ it names none in the file). Its mean, standard deviation, user and system times 
 
 from __future__ import annotations
 
-from .export import Benchmark, Reading, fail, key_value, listed, member, number, text
+from .reading import Benchmark, Reading, fail, key_value, listed, member, number, text
 
 UNIT = "s"
 

@@ -1,10 +1,11 @@
 """pytest-benchmark's export (`--benchmark-json=FILE`): each test's rounds, in seconds a call -> a Reading. Pure.
 
 One entry per benchmark under `benchmarks`: `name` (the test with its parameters), `group`, `params` and
-`stats`. With `--benchmark-save-data`, `stats.data` holds every round's time divided by the round's
-`iterations` (seconds a call: the unit of all its times; the file names none). Without it the export keeps
-only statistics: the run's row then holds pytest-benchmark's median, mean and standard deviation over
-`rounds`, with no rounds and no min–max, so a claim on it has no interval and cannot carry `asserts:`.
+`stats`. `stats.data` holds every round's time divided by the round's `iterations` (seconds a call: the
+unit of all its times; the file names none): `--benchmark-json` writes it always, a saved run
+(`--benchmark-save`, `--benchmark-autosave`) only with `--benchmark-save-data`. Without it the run's row
+holds pytest-benchmark's median, mean and standard deviation over `rounds`, with no rounds and no
+min–max, so a claim on it has no interval and cannot carry `asserts:`.
 `machine_info` gives the environment, less the host name (`node`); `commit_info` stays in the export.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from .export import Benchmark, Reading, count, fail, key_value, listed, member, number, text
+from .reading import Benchmark, Reading, count, fail, key_value, listed, member, number, text
 
 UNIT = "s"
 SUMMARY = {"time": "median", "time_mean": "mean", "time_stddev": "stddev"}  # run column -> stats field
@@ -47,7 +48,7 @@ def _benchmark(entry: object, where: str, grouped: bool) -> Benchmark:
     rounds = count(member(stats, "rounds", f"{where}.stats"), f"{where}.stats.rounds")
     iterations = count(member(stats, "iterations", f"{where}.stats"), f"{where}.stats.iterations")
     data = stats.get("data") if isinstance(stats, dict) else None
-    if data is None:  # run without --benchmark-save-data: statistics only
+    if data is None:  # a run pytest-benchmark saved without --benchmark-save-data: statistics only
         summary = {
             column: number(member(stats, field, f"{where}.stats"), f"{where}.stats.{field}")
             for column, field in SUMMARY.items()
