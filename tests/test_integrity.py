@@ -288,3 +288,13 @@ def test_a_committed_export_rewritten_with_its_hash_is_rewritten(tmp_path):
     )
     output = check(tmp_path).output
     assert f"rewritten: {RUN}: hyperfine.json, manifest.json differ from commit" in output and "tampered" not in output
+
+
+def test_the_run_page_lists_the_export_with_its_hash_and_says_the_tables_were_made_from_it(tmp_path):
+    ledger_with_export(tmp_path)
+    assert run_ledger("pages", "out", cwd=tmp_path).exit_code == 0
+    (page,) = (tmp_path / "out/run/toy").glob("*.md")
+    text = page.read_text()
+    export = text.index("<code>hyperfine.json</code>")
+    assert "hash matches" in text[export : text.index("<code>results.csv</code>")]
+    assert "The benchmark tool's own export, kept as the tool wrote it: the run's tables were made from it." in text

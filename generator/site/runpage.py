@@ -127,7 +127,7 @@ def data_file(run: Run, name: str, verdict: RunState) -> str:
     if name in run.attachments:
         return (
             head
-            + "<p>The benchmark tool's own export, kept as the tool wrote it; the tables above are read from it.</p>"
+            + "<p>The benchmark tool's own export, kept as the tool wrote it: the run's tables were made from it.</p>"
         )
     table = run.tables.get(name)
     if table is None:
