@@ -8,20 +8,9 @@ import os
 import subprocess
 from dataclasses import replace
 
-from helpers import (
-    MEASURED,
-    RUN,
-    RUN_TIME,
-    SPEEDUP_KINDS,
-    SPEEDUP_ROWS,
-    TOY_PROBE,
-    a_run,
-    git,
-    run_ledger,
-    write_tree,
-)
+from helpers import MEASURED, RUN, SPEEDUP_KINDS, SPEEDUP_ROWS, a_run, git, run_ledger, write_tree
 
-from generator.runs import Column, columns_sha256, write_run
+from generator.runs import Column, columns_sha256
 
 
 def ledger_with_run(tmp_path, claims: str = MEASURED):
@@ -240,20 +229,8 @@ EXPORT = b'{"results": [{"command": "toy", "times": [0.5, 0.6]}]}\n'  # a tool's
 
 def ledger_with_export(tmp_path, claims: str = MEASURED) -> None:
     """The toy run with a tool's export attached, as `ledger measure` writes a tool probe's run."""
-    write_tree(tmp_path, {"probes/toy.py": TOY_PROBE, "claims/moe.yaml": claims})
-    write_run(
-        tmp_path,
-        "toy",
-        "linux-cpu",
-        {"results.csv": SPEEDUP_ROWS},
-        parameters={},
-        environment={},
-        code=["probes/toy.py"],
-        started=RUN_TIME,
-        finished=RUN_TIME,
-        columns={"results.csv": SPEEDUP_KINDS},
-        attachments={"hyperfine.json": EXPORT},
-    )
+    a_run(tmp_path, SPEEDUP_ROWS, columns=SPEEDUP_KINDS, attachments={"hyperfine.json": EXPORT})
+    write_tree(tmp_path, {"claims/moe.yaml": claims})
 
 
 def test_a_changed_byte_in_an_attached_export_makes_its_claims_tampered(tmp_path):
