@@ -81,7 +81,7 @@ LAYERS = (
     ("generator.prose",),
     ("generator.inputs",),
     ("generator.trust",),
-    ("generator.records", "generator.rules", "generator.probe", "generator.runs", "generator"),
+    ("generator.records", "generator.rules", "generator.probe", "generator.runs", "generator.tools", "generator"),
     ("generator.lang", "generator.frozen", "generator.timing"),
 )
 
