@@ -121,8 +121,11 @@ def machine_html(run: Run, state: RunState) -> str:
     else:
         variant = "fresh" if found.stable else "asserted"
         verdict = f"<p>{badge(stability_label(found), variant)} {esc(stability_detail(found))}.</p>"
-    if run.machine is None:
-        return verdict + "<p>Machine not recorded: the run was not made by <code>ledger measure</code>.</p>"
+    if run.machine is None:  # the verdict's words say so, but for an unstable run's list of signs
+        said = found.stable is False
+        return verdict + (
+            "<p>Machine not recorded: the run was not made by <code>ledger measure</code>.</p>" if said else ""
+        )
     rows = "".join(
         f"<tr><th><code>{esc(name)}</code></th><td>{_recorded(run.machine.get(name))}</td><td>{esc(meaning)}</td></tr>"
         for name, _, meaning in machine.FIELDS
