@@ -99,6 +99,7 @@ class CheckResult:
     # interval neither lies inside the band it is judged with nor outside it); only agrees supports a number
     texts: Callable[[], tuple[str, str]] | None = None  # (claimed, found) made when read: checks.py judges every
     # check of every claim, a page shows few; in place of the two texts above
+    value_agrees: bool = False  # a claim that states a bound: its figure agrees with the check on its own (shown)
 
     @property
     def claimed(self) -> str:

@@ -22,8 +22,16 @@ from ..claims import lineage
 from ..claims.vocabulary import Vocabulary
 from ..frozen import quick_init
 from ..lang import relations, units
-from ..lang.relations import INCONCLUSIVE
-from ..lang.values import allowed_text, format_pair, format_value, level_text, range_text, tolerance_excess
+from ..lang.relations import BOUNDED, INCONCLUSIVE
+from ..lang.values import (
+    Tolerance,
+    allowed_text,
+    format_pair,
+    format_value,
+    level_text,
+    range_text,
+    tolerance_excess,
+)
 from ..records import CheckResult, CheckSpec, Claim, ClaimInterval, ClaimVerdict, Policy
 from ..wording import interval_text
 from .reporter import Reporter
@@ -215,9 +223,15 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
     band = _band(pair, found, ledger)
     if isinstance(band, CheckResult):
         return band  # a tolerance too wide (reported)
+    strength, alone = pair.strength, False
     if band is not None:
         holds = _inside(band.low, band.high, low, high)
         words, expected = band.words, band.words + band.side
+        if band.loose and holds:
+            words, strength = words + band.loose, BOUNDED
+        if claimed is not None and pair.claim.states:  # its figure is shown only where it agrees on its own
+            allowed = check_tolerance(pair.claim, ledger.policy).allowed(found) + 1e-9 * abs(found)
+            alone = _inside(claimed - allowed, claimed + allowed, low, high) is True
     else:
         assert claimed is not None  # _judge reports a check against an unstated value instead
         holds = pair.relation.holds(found, claimed)
@@ -226,7 +240,7 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
         assert spread is not None and band is not None  # a point is inside its band or outside it
         why = _inconclusive(spread, low, high, band, pair.mine)
         return CheckResult(pair.checker.id, words, True, None, why=why, strength=INCONCLUSIVE, texts=shown)
-    result = CheckResult(pair.checker.id, words, True, holds, strength=pair.strength, texts=shown)
+    result = CheckResult(pair.checker.id, words, True, holds, strength=strength, texts=shown, value_agrees=alone)
     if not holds and not pair.claim.retired:
         if claimed is not None:
             stated, given = format_pair(claimed, found, pair.mine)  # values that differ never read alike
@@ -254,6 +268,7 @@ class Band:
     limit: str  # what an inconclusive interval is wider than or reaches past: "the 10% tolerance"
     one: float | None = None  # a ratio's 1×, in the claim's unit, where the band stops at it
     side: str = ""  # which side of 1× it keeps, said where a value outside it is reported: ", above 1×"
+    loose: str = ""  # why what a source states only bounds the value: every value near the check's lies in it
 
 
 def _band(pair: Pair, found: float, ledger: Ledger) -> Band | CheckResult | None:
@@ -262,19 +277,17 @@ def _band(pair: Pair, found: float, ledger: Ledger) -> Band | CheckResult | None
     relation judged on the checker's value alone (above, below)."""
     claim, op = pair.claim, pair.relation.op
     if op == "same" and claim.states:
-        stated = ledger.vocabulary.relation(claim.states)
-        assert stated is not None  # validate read it
-        bound = stated.unit or pair.mine
-        ends = (stated.bound, stated.upper) if stated.op == "between" else _open(stated.op, stated.bound)
-        low, high = (units.convert(end, bound, pair.mine) if math.isfinite(end) else end for end in ends)
+        low, high = stated_band(claim, pair.mine, ledger.vocabulary)
         words = f"what its source states ({claim.states})"
-        return Band(low, high, words, words)  # an interval reaching past it is inconclusive against the same words
+        factor = ledger.policy.max_check_factor
+        loose = ""
+        if _near(found, factor, low, high):  # it constrains nothing the check could give: a bound, never agreement
+            loose = f": too loose, every value within {_number(factor)}× of {pair.checker.id} satisfies it"
+        return Band(low, high, words, words, loose=loose)  # reaching past it is inconclusive against the same words
     claimed = claim.value
     assert claimed is not None  # _judge reports a check against an unstated value instead
     if op == "same":
-        tolerance = claim.tolerance or ledger.policy.check_tolerance
-        if tolerance.text == "precision":
-            tolerance = ledger.policy.check_tolerance
+        tolerance = check_tolerance(claim, ledger.policy)
         max_share = ledger.policy.max_tolerance.relative
         share = tolerance_excess(tolerance, claimed, found, max_share)
         if share is not None:
@@ -307,6 +320,57 @@ def _band(pair: Pair, found: float, ledger: Ledger) -> Band | CheckResult | None
         else:
             one = None  # a stated 1× has no side
     return Band(low, high, pair.relation.describe(), f"a factor of {_number(pair.relation.bound)}", one, side)
+
+
+def stated_band(claim: Claim, unit: units.Unit, vocabulary: Vocabulary) -> tuple[float, float]:
+    """What a borrowed claim's source states (`states:`, `range:`), as the band (low, high) in `unit`."""
+    stated = vocabulary.relation(claim.states)
+    assert stated is not None  # validate read it
+    bound = stated.unit or unit
+    ends = (stated.bound, stated.upper) if stated.op == "between" else _open(stated.op, stated.bound)
+    low, high = (units.convert(end, bound, unit) if math.isfinite(end) else end for end in ends)
+    return low, high
+
+
+def check_tolerance(claim: Claim, policy: Policy) -> Tolerance:
+    """A same-quantity check's tolerance: the checked claim's own, else the policy's check_tolerance (never the
+    `precision` default, which is for a stated value against its own evidence)."""
+    tolerance = claim.tolerance or policy.check_tolerance
+    return policy.check_tolerance if tolerance.text == "precision" else tolerance
+
+
+def allowance(
+    checked: Claim, spec: CheckSpec, value: float, theirs: units.Unit, vocabulary: Vocabulary, policy: Policy
+) -> float | None:
+    """How far a checking value (`value`, in its unit `theirs`) may move while the check that could agree
+    with `checked` still reads it alike: half the band it is judged with (the check tolerance, `within Nx`,
+    a range), or its distance to the one finite end of a bound; None for a check that supports no number (a
+    bound or a direction), a relation or unit that cannot be read, or another dimension. unused-input holds
+    a formula's inputs to the loosest of them: an input that moves the result less supports nothing."""
+    relation = vocabulary.relation(spec.expects) if spec.expects else relations.SAME
+    mine = vocabulary.unit(checked.unit)
+    if relation is None or relation.strength(policy.max_check_factor) != relations.AGREES:
+        return None
+    if not (mine.known and theirs.known) or mine.dimension != theirs.dimension:
+        return None
+    found = units.convert(value, theirs, mine)
+    if relation.op == "same" and checked.states:
+        low, high = stated_band(checked, mine, vocabulary)
+        finite = [end for end in (low, high) if math.isfinite(end)]
+        half = (high - low) / 2 if len(finite) == 2 else abs(found - finite[0]) if finite else None
+    elif checked.value is None:
+        half = None
+    elif relation.op == "same":
+        half = check_tolerance(checked, policy).allowed(found)
+    else:
+        half = (checked.value * relation.bound - checked.value / relation.bound) / 2 if checked.value > 0 else None
+    return units.convert(half, mine, theirs) if half is not None else None
+
+
+def _near(value: float, factor: float, low: float, high: float) -> bool:
+    """Whether every value within `factor` of `value` (same sign) lies in [low, high]."""
+    ends = sorted((value / factor, value * factor))
+    return low <= ends[0] and ends[1] <= high
 
 
 def _open(op: str, bound: float) -> tuple[float, float]:
@@ -473,14 +537,19 @@ def _more_rounds(unsure: list[str], ledger: Ledger) -> str:
 
 
 def _refutation(claim: Claim, ledger: Ledger, supported: set[str]) -> None:
-    """A retirement rests on evidence: every claim named as its retirer reaches a fresh measured run."""
+    """A retirement rests on evidence: every claim named as its retirer reaches a fresh measured run, and a
+    refutation holds only while its refuter's interval lies outside the refuted value's band (_refuted)."""
     if not claim.retired:
         return
     field_name = "superseded_by" if claim.status == "superseded" else "refuted_by"
     for target_id in claim.retired_by:
         target = ledger.by_id.get(target_id)
-        if target is None or ledger.reaches.get(target_id) or target_id in supported:
+        if target is None:
             continue  # a missing one is invalid already
+        if ledger.reaches.get(target_id) or target_id in supported:
+            if claim.status == "refuted":
+                _refuted(claim, target, ledger)
+            continue
         if target.status != "asserted":
             why = f"is {'a lead' if target.status == 'lead' else target.status}"
         elif target_id in ledger.failing:
@@ -497,3 +566,44 @@ def _refutation(claim: Claim, ledger: Ledger, supported: set[str]) -> None:
             f"name a claim measured here (or one a measured check agrees with) in `{field_name}`, "
             "or keep the claim as a lead with a note until something here settles it",
         )
+
+
+def _refuted(claim: Claim, refuter: Claim, ledger: Ledger) -> None:
+    """A measurement that agrees with a value does not refute it: the refuter's interval (its value, without one)
+    must lie wholly outside the refuted claim's band (its stated value within its check tolerance, or what its
+    source states), judged on every build, so a re-measure that moves the refuter across the value is seen. A
+    claim with no figure, or one in another dimension than its refuter, is not compared (its words are refuted)."""
+    mine, theirs = ledger.verdicts[claim.id].unit, ledger.verdicts[refuter.id].unit
+    computed = ledger.verdicts[refuter.id].value
+    value = computed if computed is not None else refuter.value
+    if value is None or (claim.value is None and not claim.states) or not (mine.known and theirs.known):
+        return
+    if mine.dimension != theirs.dimension:
+        return
+    spread = ledger.interval(refuter.id)
+    found = units.convert(value, theirs, mine)
+    low, high = (units.convert(x, theirs, mine) for x in (spread.low, spread.high)) if spread else (found, found)
+    if claim.states:
+        band_low, band_high = stated_band(claim, mine, ledger.vocabulary)
+        band = f"what its source states ({claim.states})"
+        inside, across = f"inside {band}", f"reaching into {band}"
+    else:
+        assert claim.value is not None
+        tolerance = check_tolerance(claim, ledger.policy)
+        allowed = tolerance.allowed(found) + 1e-9 * abs(found)
+        band_low, band_high = claim.value - allowed, claim.value + allowed
+        band = f"{allowed_text(tolerance)} of its stated {format_pair(claim.value, found, mine)[0]}"
+        inside, across = f"within {band}", f"reaching within {band}"
+    where = _inside(band_low, band_high, low, high)
+    if where is False:
+        return  # the refutation holds
+    given = _with_spread(found, spread, theirs, mine)
+    ledger.report(
+        claim,
+        "unsupported-refutation",
+        claim.at("refuted_by"),
+        f"refuted by {refuter.id}, but {refuter.id} gives {given}, {inside if where else across}: "
+        "a measurement that agrees with a claim does not refute it",
+        f"if {refuter.id} is right, the claim stands: make it asserted with `checked_by: [{refuter.id}]`; "
+        "else name a measurement whose interval lies outside its value",
+    )
