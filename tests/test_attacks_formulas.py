@@ -12,7 +12,8 @@ import re
 import pytest
 from helpers import MEASURED, ledger
 
-from generator.lang.formula import evaluate, use
+from generator.lang import formula
+from generator.lang.formula import evaluate
 
 TOLERANCE = 0.10  # a borrowed claim's check tolerance (the policy's default): the share a move must pass
 FAMILIES = ("clamp", "flatten", "cancel", "weak", "overflow", "breaks")
@@ -79,7 +80,7 @@ def dependent(seed: int) -> tuple[str, dict[str, float]]:
 def test_a_generated_formula_that_loses_an_input_names_it_and_an_error_is_never_dependence(seed):
     text, values, family = losing(seed)
     allowed = TOLERANCE * abs(evaluate(text, values))
-    found = use(text, values, allowed)
+    found = formula.use(text, values, allowed)
     assert found.unused == ("lost",), (family, text, found)
     broken = [key for key, _, _ in found.breaks]
     assert broken == (["lost"] if family in ("overflow", "breaks") else []), (family, text, found)
@@ -89,15 +90,15 @@ def test_a_generated_formula_that_loses_an_input_names_it_and_an_error_is_never_
 def test_a_generated_formula_that_depends_on_every_input_uses_them_all_beyond_ten_percent(seed):
     text, values = dependent(seed)
     allowed = TOLERANCE * abs(evaluate(text, values))
-    found = use(text, values, allowed)
+    found = formula.use(text, values, allowed)
     assert found.unused == () and found.breaks == (), (text, found)
 
 
 def test_an_input_that_moves_only_at_ten_times_or_by_less_than_the_checks_tolerance_is_unused():
     values = {"m": 3.6}
-    assert use("3 + 0.02 * m", values, 0.3).unused == ("m",)  # ×2 moves it by 0.072; ×10 would by 0.65
-    assert use("3 + 0.02 * m", values, 0.005).unused == ()  # its own precision: it moves it
-    assert use("max(m, 8)", values, 0.0).unused == ("m",)  # ×2 stops at 7.2: the clamp at 8 never lets go
+    assert formula.use("3 + 0.02 * m", values, 0.3).unused == ("m",)  # ×2 moves it by 0.072; ×10 would by 0.65
+    assert formula.use("3 + 0.02 * m", values, 0.005).unused == ()  # its own precision: it moves it
+    assert formula.use("max(m, 8)", values, 0.0).unused == ("m",)  # ×2 stops at 7.2: the clamp at 8 never lets go
 
 
 # -- through the command line: a formula that checks a borrowed claim --------------------------------------
