@@ -92,9 +92,7 @@ def test_max_check_factor_sets_how_loose_a_bound_may_be(tmp_path):
     ("value", "shown"),
     [(9.0, ">= 2×"), (3.6, "3.6×"), (None, ">= 2×")],  # 9× does not agree with 3.6× on its own; 3.6× does
 )
-def test_a_claim_that_states_a_bound_shows_the_bound_and_its_figure_only_where_it_agrees_alone(
-    tmp_path, value, shown
-):
+def test_a_claim_that_states_a_bound_shows_the_bound_and_its_figure_only_where_it_agrees_alone(tmp_path, value, shown):
     result = ledger(tmp_path, MEASURED + vendor('    states: ">= 2"\n', value))
     assert result.exit_code == 0, result.output
     assert run_ledger("show", "vendor", cwd=tmp_path).output.startswith(f"vendor = {shown} (borrowed, agrees, ")
@@ -129,12 +127,13 @@ def init_project(tmp_path_factory) -> Path:
 
 
 def test_ledger_inits_example_passes_the_too_loose_rule(init_project, tmp_path):
-    """Whatever init's example states (a figure, a bound at some share of the first run), its check agrees, and
-    the rule's edge lies where it says: a lower bound at 0.55× of init's measurement agrees, one at 0.45× does not."""
+    """Whatever init's example states (a figure, a bound at some share of the first run), its check is never too
+    loose, and the rule's edge lies where it says: a lower bound at 0.55× of init's measurement agrees, one at
+    0.45× only bounds (or, where the first run's interval reaches below the bound, each is inconclusive: noise
+    is judged apart, and a busy machine makes init's run noisy)."""
     root = tmp_path / "p"
     shutil.copytree(init_project, root)
     checked = json.loads(run_ledger("check", "--format", "json", cwd=root).output)
-    assert checked["ok"], checked["findings"]
     examples = [
         claim
         for path in sorted((root / "claims").glob("*.yaml"))
@@ -143,10 +142,12 @@ def test_ledger_inits_example_passes_the_too_loose_rule(init_project, tmp_path):
     ]
     assert examples, "init has a borrowed example checked here"
     for claim in examples:
-        assert checked["verdicts"][claim["id"]]["strength"] == "agrees", claim
+        assert checked["verdicts"][claim["id"]]["strength"] in ("agrees", "inconclusive"), claim
+    assert not [f for f in checked["findings"] if "too loose" in f["problem"]], checked["findings"]
     checker = examples[0]["checked_by"][0]
     checker = checker if isinstance(checker, str) else checker["claim"]
-    measured, unit = checked["verdicts"][checker]["computed"], checked["verdicts"][checker]["unit"]
+    found = checked["verdicts"][checker]
+    measured, unit, low = found["computed"], found["unit"], (found["interval"] or {}).get("low", found["computed"])
     for share, strength in ((0.55, "agrees"), (0.45, "bounded")):
         bound = (
             f'claims:\n  - id: at-least\n    unit: "{unit}"\n    kind: borrowed\n    source: {{title: "a vendor"}}\n'
@@ -154,4 +155,5 @@ def test_ledger_inits_example_passes_the_too_loose_rule(init_project, tmp_path):
         )
         write_tree(root, {"claims/bound.yaml": bound})
         verdicts = json.loads(run_ledger("check", "--format", "json", cwd=root).output)["verdicts"]
-        assert verdicts["at-least"]["strength"] == strength, (share, verdicts["at-least"])
+        expected = strength if low >= measured * share else "inconclusive"
+        assert verdicts["at-least"]["strength"] == expected, (share, found, verdicts["at-least"])

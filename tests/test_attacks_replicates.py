@@ -75,7 +75,9 @@ def test_a_copy_no_claim_cites_is_refused_at_its_manifest(tmp_path):
     write_tree(tmp_path, {"claims/toy.yaml": "claims:" + claim("s16", runs[1], "3.6", extra="\n    tolerance: 10%")})
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 1, result.output
-    assert f"{copy}/manifest.json: invalid: run {copy}: samples.csv byte-identical to the timed data of" in result.output
+    assert (
+        f"{copy}/manifest.json: invalid: run {copy}: samples.csv byte-identical to the timed data of" in result.output
+    )
 
 
 def test_exact_tables_may_repeat(tmp_path):
@@ -114,6 +116,4 @@ def test_diff_flags_a_copied_run_the_head_adds(tmp_path):
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-qm", "a third replicate")
     diff = run_ledger("diff", "HEAD~1", "HEAD", cwd=tmp_path).output
-    assert (
-        f"| run refused | `{copy}` | samples.csv byte-identical to the timed data of {runs[0]} |" in diff
-    ), diff
+    assert f"| run refused | `{copy}` | samples.csv byte-identical to the timed data of {runs[0]} |" in diff, diff

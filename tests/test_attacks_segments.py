@@ -41,7 +41,7 @@ def test_a_step_where_the_environment_changes_is_judged_and_says_both(tmp_path, 
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 1 and not result.errors, result.output
     assert (
-        f"claims/moe.yaml:7: moe-speedup-b16: moved-since-cited: cited run " in result.output
+        "claims/moe.yaml:7: moe-speedup-b16: moved-since-cited: cited run " in result.output
         and f"the newest run {name(new[-1])} reads " in result.output
         and f"; the environment changed from run {name(new[0])}: {field} {before} → {after})" in result.output
     ), result.output

@@ -104,9 +104,8 @@ def test_check_json_verdicts_carry_the_interval_and_the_strength_of_a_check(tmp_
 
 
 def _page_of(verdict) -> str:
-    from generator.site.report_pages import Page
-
     from generator.site.claimpage import build
+    from generator.site.report_pages import Page
 
     page = build(Page(f"claim/{verdict.id}.md", verdict.id, True), verdict).done(in_nav=False)
     return "".join(page.slots.fragments)

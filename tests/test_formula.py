@@ -158,11 +158,11 @@ def test_quantities_of_different_dimensions_do_not_add_or_compare(text, inputs, 
         ("(a / a) * b", {"a": 2, "b": 3}, ["a"]),
         ("a + b - b", {"a": 2, "b": 3}, ["b"]),
         ("min(a, b)", {"a": 2, "b": 3}, []),  # min and max are not flagged: scaled, the other one takes over
-        ("max(a, b)", {"a": 2, "b": 15}, []),
-        ("max(a, b)", {"a": 2, "b": 300}, ["a"]),  # more than ten times smaller: it never matters
-        ("a + b", {"a": 0, "b": 3}, []),  # an input of 0 is perturbed to 0.1, 0.5, 2 and 10
+        ("max(a, b)", {"a": 2, "b": 3.5}, []),
+        ("max(a, b)", {"a": 2, "b": 15}, ["a"]),  # more than twice smaller: ×2 never reaches it
+        ("a + b", {"a": 0, "b": 3}, []),  # an input of 0 is perturbed to 0.5 and 2
         ("a * b", {"a": 0, "b": 3}, ["b"]),  # multiplied by an input of exactly 0, b does not move it
-        ("1 / (a - 1)", {"a": 2}, []),  # a perturbation that cannot be evaluated moves the result
+        ("1 / (a - 1)", {"a": 2}, []),  # ×2 moves it (×0.5 cannot be evaluated: fragile-formula, never use)
     ],
 )
 def test_an_input_that_no_perturbation_moves_is_unused(text, values, unused):
@@ -172,10 +172,10 @@ def test_an_input_that_no_perturbation_moves_is_unused(text, values, unused):
 @pytest.mark.parametrize(
     "text, values, allowed, unused",
     [
-        ("a ** 0.0001 * b", {"a": 2, "b": 999}, 0.5, ["a"]),  # x10 moves it by 0.23: inside ±0.5, any a passes
+        ("a ** 0.0001 * b", {"a": 2, "b": 999}, 0.5, ["a"]),  # x2 moves it by 0.07: inside ±0.5, any a passes
         ("a ** 0.0001 * b", {"a": 2, "b": 999}, 0.0, []),
         ("a + b", {"a": 1000, "b": 0.01}, 0.5, ["b"]),
-        ("a + b", {"a": 1000, "b": 0.01}, 0.05, []),
+        ("a + b", {"a": 1000, "b": 0.01}, 0.005, []),
     ],
 )
 def test_an_input_must_move_the_result_beyond_the_claims_tolerance(text, values, allowed, unused):

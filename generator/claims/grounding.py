@@ -146,9 +146,7 @@ def unused_problem(claim: Claim, target: str, allowed_text: str) -> Problem:
     names, head = _named(claim, target)
     named = " and ".join(names)
     moved = (
-        f"whether {named} is multiplied"
-        if len(names) == 1
-        else f"whether {target} is multiplied (as each of {named})"
+        f"whether {named} is multiplied" if len(names) == 1 else f"whether {target} is multiplied (as each of {named})"
     )
     return Problem(
         "unused-input",

@@ -434,7 +434,12 @@ class Stage:
         return made.tolerance.allowed(value), "the claim's tolerance"
 
     def _unused_inputs(
-        self, claim: Claim, values: Mapping[str, float], allowed: tuple[float, str], scaled: formula.Scales, result: float
+        self,
+        claim: Claim,
+        values: Mapping[str, float],
+        allowed: tuple[float, str],
+        scaled: formula.Scales,
+        result: float,
     ) -> None:
         """An input claim that does not move the result beyond `allowed` (the amount, and whose tolerance it is)
         is reported once (under all its names), and grounding reads only those that do; a formula that cannot be

@@ -223,9 +223,7 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     )
 
 
-def _varies(
-    samples: Table | None, name: str, evidence: Evidence, table: Table, row: int, index: RowIndex
-) -> str:
+def _varies(samples: Table | None, name: str, evidence: Evidence, table: Table, row: int, index: RowIndex) -> str:
     """Where a column's own data shows it was timed ("" where it does not): its row's min–max apart, or rounds
     of it in the samples file that differ (a key or a count repeats in every round alike)."""
     spread = row_spread(table, row, evidence.column)

@@ -152,9 +152,11 @@ def run_findings(run: Run, state: RunState, policy: Policy, rerun: str, *, data_
         found.append(("rewritten", problem + " (runs are immutable)", fix))
     if state.copy_of:
         problem = f"run {run.path}: {', '.join(state.copied_files)} {COPIED} {state.copy_of}: {NOT_A_REPLICATE}"
-        found.append(("invalid", problem, f"delete the copy; a replicate is a new run (`{_measure(run)} --replicates N`)"))
-    for change in state.redeclared:
-        problem = f"run {run.path}: {redeclared_text(change)}: the same probe code declares its columns alike"
+        found.append(
+            ("invalid", problem, f"delete the copy; a replicate is a new run (`{_measure(run)} --replicates N`)")
+        )
+    for declared in state.redeclared:
+        problem = f"run {run.path}: {redeclared_text(declared)}: the same probe code declares its columns alike"
         found.append(("invalid", problem, f"delete the run, or measure again (`{_measure(run)}`)"))
     for change in state.changed_files:
         file = f"{run.path}/{change.name}"
