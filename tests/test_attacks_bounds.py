@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import MEASURED, git, ledger, run_ledger, write_tree
+from helpers import MEASURED, git, ledger, run_ledger, run_mkdocs, write_tree
 
 MEASURED_VALUE = 3.6  # what the toy run's speedup column holds at batch 16 (exact: no interval)
 SOURCE = "git+https://example.invalid/evidence-ledger@0123456789abcdef0123456789abcdef01234567"
@@ -116,6 +116,31 @@ def test_diff_shows_the_bound_and_its_strength_not_the_figure_as_agreeing(tmp_pa
     assert "value &gt;= 0.01×" in row and "(measured, bounded, fresh)" in row, row  # Markdown escapes ">"
     assert "9×" not in row and "9.0×" not in row, row
     assert "— 1 failure: 1 only-borrowed" in diff, diff
+
+
+SITE = """
+site_name: bounds
+theme: {name: material, font: false}
+plugins: [search, ledger]
+nav: [index.md]
+"""
+
+
+def test_one_verdict_on_a_bound_the_build_shows_it_and_verify_site_agrees(tmp_path):
+    """The four readers agree: a tight bound builds (shown by the bound, its figure 9× nowhere) and verifies;
+    a loose one fails check, pages and the strict build alike."""
+    ledger(tmp_path, MEASURED + vendor('    states: ">= 2"\n', 9.0))
+    write_tree(tmp_path, {"mkdocs.yml": SITE, "docs/index.md": '# R\n\nThe vendor says {{ claim("vendor") }}.\n'})
+    built = run_mkdocs("build", "--strict", cwd=tmp_path)
+    assert built.exit_code == 0, built.errors
+    page = (tmp_path / "site/index.html").read_text()
+    assert "&gt;= 2×</span>" in page and "9×" not in page and "9.0×" not in page, page
+    verified = run_ledger("verify-site", "site", cwd=tmp_path)
+    assert verified.exit_code == 0, verified.output + verified.errors
+    write_tree(tmp_path, {"claims/moe.yaml": MEASURED + vendor('    states: ">= 1"\n', 9.0)})
+    assert run_ledger("check", cwd=tmp_path).exit_code == 1
+    assert run_ledger("pages", str(tmp_path / "out"), cwd=tmp_path).exit_code == 1
+    assert run_mkdocs("build", "--strict", cwd=tmp_path).exit_code == 1
 
 
 @pytest.fixture(scope="module")

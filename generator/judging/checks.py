@@ -1,5 +1,5 @@
-"""Checks and grounding: claims + computed values + intervals -> contradicted, only-borrowed and
-unsupported-refutation findings, and one CheckResult per `checked_by` entry. Pure.
+"""Checks and grounding: claims + computed values + intervals -> contradicted and only-borrowed findings,
+and one CheckResult per `checked_by` entry. Pure.
 
 A check is a comparison (guide/checks.md) with a strength decided here once: *agrees* (the plain
 form, the same quantity on the same testbed within the check tolerance, or inside what a borrowed
@@ -9,14 +9,16 @@ ratio), *bounded* (the checked value on one side of the checking value, or a wid
 on the checking value's whole interval: one that reaches across an end of the band is *inconclusive*
 (noise never widens agreement) and supports nothing. Both claims are in one dimension, compared after
 unit conversion. Only an asserted claim whose own lineage reaches a fresh measured run counts as a
-check, and only a check that agrees supports a borrowed claim.
+check, and only a check that agrees supports a borrowed claim. A bound or range a source states that every
+value within max_check_factor of the measurement satisfies could not have failed: it only bounds the value.
+The bands themselves are bands.py's; retirements are judged in retirements.py.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ..claims import lineage
 from ..claims.vocabulary import Vocabulary
@@ -24,7 +26,6 @@ from ..frozen import quick_init
 from ..lang import relations, units
 from ..lang.relations import BOUNDED, INCONCLUSIVE
 from ..lang.values import (
-    Tolerance,
     allowed_text,
     format_pair,
     format_value,
@@ -33,7 +34,7 @@ from ..lang.values import (
     tolerance_excess,
 )
 from ..records import CheckResult, CheckSpec, Claim, ClaimInterval, ClaimVerdict, Policy
-from ..wording import interval_text
+from . import bands
 from .reporter import Reporter
 
 
@@ -74,7 +75,8 @@ class Ledger:
 
 
 def evaluate(ledger: Ledger) -> dict[str, tuple[CheckResult, ...]]:
-    """Judge every check, then which claims rest on nothing measured; returns the verdicts."""
+    """Judge every check, then which claims rest on nothing measured; returns the verdicts (retirements.py
+    judges the retirements with them)."""
     by_id = ledger.by_id
     for claim in by_id.values():
         _named_checks(claim, ledger)
@@ -85,9 +87,6 @@ def evaluate(ledger: Ledger) -> dict[str, tuple[CheckResult, ...]]:
             results[claim.id] = tuple(_judge(claim, spec, ledger) for spec in claim.checks)
     for claim in by_id.values():
         _premises(claim, ledger, results.get(claim.id, ()))
-    supported = {claim_id for claim_id, found in results.items() if any(r.supports for r in found)}
-    for claim in by_id.values():
-        _refutation(claim, ledger, supported)
     return results
 
 
@@ -212,7 +211,7 @@ def _direction(pair: Pair, ledger: Ledger) -> CheckResult:
 
 def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
     """Agrees, bounded or inconclusive: the checked claim's value (or what its source states) and the
-    check's, in the claim's unit. An agreement holds on the checker's whole interval (_inside)."""
+    check's, in the claim's unit. An agreement holds on the checker's whole interval (bands.inside)."""
     spread = ledger.interval(pair.checker.id)
     found = units.convert(pair.value, pair.theirs, pair.mine)
     low, high = (
@@ -225,13 +224,13 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
         return band  # a tolerance too wide (reported)
     strength, alone = pair.strength, False
     if band is not None:
-        holds = _inside(band.low, band.high, low, high)
+        holds = bands.inside(band.low, band.high, low, high)
         words, expected = band.words, band.words + band.side
         if band.loose and holds:
             words, strength = words + band.loose, BOUNDED
         if claimed is not None and pair.claim.states:  # its figure is shown only where it agrees on its own
-            allowed = check_tolerance(pair.claim, ledger.policy).allowed(found) + 1e-9 * abs(found)
-            alone = _inside(claimed - allowed, claimed + allowed, low, high) is True
+            allowed = bands.check_tolerance(pair.claim, ledger.policy).allowed(found) + 1e-9 * abs(found)
+            alone = bands.inside(claimed - allowed, claimed + allowed, low, high) is True
     else:
         assert claimed is not None  # _judge reports a check against an unstated value instead
         holds = pair.relation.holds(found, claimed)
@@ -246,7 +245,7 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
             stated, given = format_pair(claimed, found, pair.mine)  # values that differ never read alike
         else:
             stated, given = pair.claim.states, format_value(found, pair.mine)
-        given = _with_spread(found, spread, pair.theirs, pair.mine, given)
+        given = bands.with_interval(found, spread, pair.theirs, pair.mine, given)
         ledger.report(
             pair.claim,
             "contradicted",
@@ -277,17 +276,17 @@ def _band(pair: Pair, found: float, ledger: Ledger) -> Band | CheckResult | None
     relation judged on the checker's value alone (above, below)."""
     claim, op = pair.claim, pair.relation.op
     if op == "same" and claim.states:
-        low, high = stated_band(claim, pair.mine, ledger.vocabulary)
+        low, high = bands.stated(claim, pair.mine, ledger.vocabulary)
         words = f"what its source states ({claim.states})"
         factor = ledger.policy.max_check_factor
         loose = ""
-        if _near(found, factor, low, high):  # it constrains nothing the check could give: a bound, never agreement
+        if bands.near(found, factor, low, high):  # it constrains nothing the check could give: a bound, never agreement
             loose = f": too loose, every value within {_number(factor)}× of {pair.checker.id} satisfies it"
         return Band(low, high, words, words, loose=loose)  # reaching past it is inconclusive against the same words
     claimed = claim.value
     assert claimed is not None  # _judge reports a check against an unstated value instead
     if op == "same":
-        tolerance = check_tolerance(claim, ledger.policy)
+        tolerance = bands.check_tolerance(claim, ledger.policy)
         max_share = ledger.policy.max_tolerance.relative
         share = tolerance_excess(tolerance, claimed, found, max_share)
         if share is not None:
@@ -320,78 +319,6 @@ def _band(pair: Pair, found: float, ledger: Ledger) -> Band | CheckResult | None
         else:
             one = None  # a stated 1× has no side
     return Band(low, high, pair.relation.describe(), f"a factor of {_number(pair.relation.bound)}", one, side)
-
-
-def stated_band(claim: Claim, unit: units.Unit, vocabulary: Vocabulary) -> tuple[float, float]:
-    """What a borrowed claim's source states (`states:`, `range:`), as the band (low, high) in `unit`."""
-    stated = vocabulary.relation(claim.states)
-    assert stated is not None  # validate read it
-    bound = stated.unit or unit
-    ends = (stated.bound, stated.upper) if stated.op == "between" else _open(stated.op, stated.bound)
-    low, high = (units.convert(end, bound, unit) if math.isfinite(end) else end for end in ends)
-    return low, high
-
-
-def check_tolerance(claim: Claim, policy: Policy) -> Tolerance:
-    """A same-quantity check's tolerance: the checked claim's own, else the policy's check_tolerance (never the
-    `precision` default, which is for a stated value against its own evidence)."""
-    tolerance = claim.tolerance or policy.check_tolerance
-    return policy.check_tolerance if tolerance.text == "precision" else tolerance
-
-
-def allowance(
-    checked: Claim, spec: CheckSpec, value: float, theirs: units.Unit, vocabulary: Vocabulary, policy: Policy
-) -> float | None:
-    """How far a checking value (`value`, in its unit `theirs`) may move while the check that could agree
-    with `checked` still reads it alike: half the band it is judged with (the check tolerance, `within Nx`,
-    a range), or its distance to the one finite end of a bound; None for a check that supports no number (a
-    bound or a direction), a relation or unit that cannot be read, or another dimension. unused-input holds
-    a formula's inputs to the loosest of them: an input that moves the result less supports nothing."""
-    relation = vocabulary.relation(spec.expects) if spec.expects else relations.SAME
-    mine = vocabulary.unit(checked.unit)
-    if relation is None or relation.strength(policy.max_check_factor) != relations.AGREES:
-        return None
-    if not (mine.known and theirs.known) or mine.dimension != theirs.dimension:
-        return None
-    found = units.convert(value, theirs, mine)
-    if relation.op == "same" and checked.states:
-        low, high = stated_band(checked, mine, vocabulary)
-        finite = [end for end in (low, high) if math.isfinite(end)]
-        half = (high - low) / 2 if len(finite) == 2 else abs(found - finite[0]) if finite else None
-    elif checked.value is None:
-        half = None
-    elif relation.op == "same":
-        half = check_tolerance(checked, policy).allowed(found)
-    else:
-        half = (checked.value * relation.bound - checked.value / relation.bound) / 2 if checked.value > 0 else None
-    return units.convert(half, mine, theirs) if half is not None else None
-
-
-def _near(value: float, factor: float, low: float, high: float) -> bool:
-    """Whether every value within `factor` of `value` (same sign) lies in [low, high]."""
-    ends = sorted((value / factor, value * factor))
-    return low <= ends[0] and ends[1] <= high
-
-
-def _open(op: str, bound: float) -> tuple[float, float]:
-    """A one-sided bound's ends (an open end just past the bound, as the relation excludes it)."""
-    if op == ">":
-        return math.nextafter(bound, math.inf), math.inf
-    if op == ">=":
-        return bound, math.inf
-    if op == "<":
-        return -math.inf, math.nextafter(bound, -math.inf)
-    return -math.inf, bound
-
-
-def _inside(band_low: float, band_high: float, low: float, high: float) -> bool | None:
-    """Whether the checker's interval [low, high] lies inside the band (True), wholly outside it (False),
-    or reaches across an end (None: inconclusive). A value with no interval is a point: True or False."""
-    if band_low <= low and high <= band_high:
-        return True
-    if high < band_low or low > band_high:
-        return False
-    return None
 
 
 def _inconclusive(spread: ClaimInterval, low: float, high: float, band: Band, unit: units.Unit) -> str:
@@ -427,18 +354,7 @@ class Shown:
 
     def __call__(self) -> tuple[str, str]:
         claimed = format_value(self.claimed, self.mine) if self.claimed is not None else self.states
-        return claimed, _with_spread(self.found, self.spread, self.source, self.target)
-
-
-def _with_spread(
-    found: float, spread: ClaimInterval | None, source: units.Unit, target: units.Unit, text: str = ""
-) -> str:
-    """The check's value in the target unit, with its interval (converted) where it has one."""
-    text = text or format_value(found, target)
-    if spread:
-        low, high = (units.convert(x, source, target) for x in (spread.low, spread.high))
-        text += f" ({interval_text(replace(spread, low=low, high=high), target)})"
-    return text
+        return claimed, bands.with_interval(self.found, self.spread, self.source, self.target)
 
 
 def _fix(checker: Claim) -> str:
@@ -533,77 +449,4 @@ def _more_rounds(unsure: list[str], ledger: Ledger) -> str:
     return (
         f"narrow {', '.join(unsure)}'s interval with more rounds{again}, or state the tolerance (or the "
         "`states:` bound or `range:`) its source supports"
-    )
-
-
-def _refutation(claim: Claim, ledger: Ledger, supported: set[str]) -> None:
-    """A retirement rests on evidence: every claim named as its retirer reaches a fresh measured run, and a
-    refutation holds only while its refuter's interval lies outside the refuted value's band (_refuted)."""
-    if not claim.retired:
-        return
-    field_name = "superseded_by" if claim.status == "superseded" else "refuted_by"
-    for target_id in claim.retired_by:
-        target = ledger.by_id.get(target_id)
-        if target is None:
-            continue  # a missing one is invalid already
-        if ledger.reaches.get(target_id) or target_id in supported:
-            if claim.status == "refuted":
-                _refuted(claim, target, ledger)
-            continue
-        if target.status != "asserted":
-            why = f"is {'a lead' if target.status == 'lead' else target.status}"
-        elif target_id in ledger.failing:
-            why = f"is stale ({', '.join(sorted(set(ledger.failing[target_id])))})"
-        elif target.kind == "borrowed":
-            why = "is borrowed, and no check here agrees with it"
-        else:
-            why = "does not reach a fresh measured run"
-        ledger.report(
-            claim,
-            "unsupported-refutation",
-            claim.at(field_name),
-            f"{claim.status} by {target_id}, which {why}; a retirement must rest on a fresh measured run",
-            f"name a claim measured here (or one a measured check agrees with) in `{field_name}`, "
-            "or keep the claim as a lead with a note until something here settles it",
-        )
-
-
-def _refuted(claim: Claim, refuter: Claim, ledger: Ledger) -> None:
-    """A measurement that agrees with a value does not refute it: the refuter's interval (its value, without one)
-    must lie wholly outside the refuted claim's band (its stated value within its check tolerance, or what its
-    source states), judged on every build, so a re-measure that moves the refuter across the value is seen. A
-    claim with no figure, or one in another dimension than its refuter, is not compared (its words are refuted)."""
-    mine, theirs = ledger.verdicts[claim.id].unit, ledger.verdicts[refuter.id].unit
-    computed = ledger.verdicts[refuter.id].value
-    value = computed if computed is not None else refuter.value
-    if value is None or (claim.value is None and not claim.states) or not (mine.known and theirs.known):
-        return
-    if mine.dimension != theirs.dimension:
-        return
-    spread = ledger.interval(refuter.id)
-    found = units.convert(value, theirs, mine)
-    low, high = (units.convert(x, theirs, mine) for x in (spread.low, spread.high)) if spread else (found, found)
-    if claim.states:
-        band_low, band_high = stated_band(claim, mine, ledger.vocabulary)
-        band = f"what its source states ({claim.states})"
-        inside, across = f"inside {band}", f"reaching into {band}"
-    else:
-        assert claim.value is not None
-        tolerance = check_tolerance(claim, ledger.policy)
-        allowed = tolerance.allowed(found) + 1e-9 * abs(found)
-        band_low, band_high = claim.value - allowed, claim.value + allowed
-        band = f"{allowed_text(tolerance)} of its stated {format_pair(claim.value, found, mine)[0]}"
-        inside, across = f"within {band}", f"reaching within {band}"
-    where = _inside(band_low, band_high, low, high)
-    if where is False:
-        return  # the refutation holds
-    given = _with_spread(found, spread, theirs, mine)
-    ledger.report(
-        claim,
-        "unsupported-refutation",
-        claim.at("refuted_by"),
-        f"refuted by {refuter.id}, but {refuter.id} gives {given}, {inside if where else across}: "
-        "a measurement that agrees with a claim does not refute it",
-        f"if {refuter.id} is right, the claim stands: make it asserted with `checked_by: [{refuter.id}]`; "
-        "else name a measurement whose interval lies outside its value",
     )

@@ -43,7 +43,7 @@ from ..rules import STALE_RULES
 from ..runs import is_samples
 from ..trust import verdicts
 from ..wording import tolerance_for
-from . import asserted, checks, intervals, replicates
+from . import asserted, bands, checks, intervals, replicates, retirements
 from .intervals import Cell, read_cell  # noqa: F401  (refresh reads newer runs through read_cell)
 from .replicates import Member
 
@@ -80,7 +80,9 @@ def evaluate(
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
     made = {claim_id: stage.verdicts[claim_id] for claim_id in by_id}  # in the claims' order
     held = asserted.evaluate(made, stage.vocabulary, stage.failing, stage.report, policy.asserts_level)
-    judged = checks.evaluate(checks.Ledger(made, stage.vocabulary, stage.premises, stage.failing, policy, stage.report))
+    ledger = checks.Ledger(made, stage.vocabulary, stage.premises, stage.failing, policy, stage.report)
+    judged = checks.evaluate(ledger)
+    retirements.judge(ledger, judged)
     for claim_id in held.keys() | judged.keys():  # one replace each: these complete the record
         made[claim_id] = quick_replace(made[claim_id], asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
     return Evaluated(stage.findings, made)
@@ -426,7 +428,7 @@ class Stage:
         found = [
             (allowed, checked.id)
             for checked, spec in self.judges.get(made.claim.id, ())
-            if (allowed := checks.allowance(checked, spec, value, made.unit, self.vocabulary, self.policy)) is not None
+            if (allowed := bands.allowance(checked, spec, value, made.unit, self.vocabulary, self.policy)) is not None
         ]
         if found:
             allowed, checked_id = max(found)
