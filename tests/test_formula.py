@@ -12,7 +12,7 @@ from generator.lang.formula import (
     evaluate,
     evaluate_interval,
     names,
-    unused_inputs,
+    use,
 )
 
 
@@ -166,7 +166,7 @@ def test_quantities_of_different_dimensions_do_not_add_or_compare(text, inputs, 
     ],
 )
 def test_an_input_that_no_perturbation_moves_is_unused(text, values, unused):
-    assert unused_inputs(text, values) == unused
+    assert use(text, values).unused == tuple(unused)
 
 
 @pytest.mark.parametrize(
@@ -179,7 +179,7 @@ def test_an_input_that_no_perturbation_moves_is_unused(text, values, unused):
     ],
 )
 def test_an_input_must_move_the_result_beyond_the_claims_tolerance(text, values, allowed, unused):
-    assert unused_inputs(text, values, allowed) == unused
+    assert use(text, values, allowed).unused == tuple(unused)
 
 
 # -- unused-input is a property of the formula's value: formulas generated to depend on every input, or to
@@ -233,7 +233,7 @@ def _case(seed: int) -> tuple[str, dict[str, float]]:
 def test_a_generated_formula_that_depends_on_every_input_uses_them_all(seed):
     text, values = _case(seed)
     allowed = 1e-6 * abs(evaluate(text, values))  # a tolerance far below any input's share of the result
-    assert unused_inputs(text, values, allowed) == [], text
+    assert use(text, values, allowed).unused == (), text
 
 
 @pytest.mark.parametrize("seed", range(300))
@@ -245,7 +245,7 @@ def test_a_generated_formula_that_flattens_clamps_or_cancels_an_input_names_it(s
     values["lost"] = round(rng.uniform(0.5, 5.0), 3)
     losing = _losing(rng, "lost", text, values["lost"])
     allowed = 1e-6 * abs(evaluate(losing, values))
-    assert unused_inputs(losing, values, allowed) == ["lost"], losing
+    assert use(losing, values, allowed).unused == ("lost",), losing
 
 
 @pytest.mark.parametrize("seed", range(100))
@@ -254,9 +254,9 @@ def test_one_claim_under_two_names_is_perturbed_as_one_and_counted_once(seed):
     values |= {"x": 3.0, "y": 3.0}  # two names of one claim
     groups = {name: (name,) for name in values if name not in "xy"} | {"one-claim": ("x", "y")}
     cancelling = f"({text}) * x / y"  # each name alone moves it; the claim never does
-    assert unused_inputs(cancelling, values, 1e-9, groups=groups) == ["one-claim"]
-    assert unused_inputs(cancelling, values, 1e-9) == []  # perturbing names, not claims, misses it
-    assert unused_inputs(f"({text}) * x * y", values, 1e-9, groups=groups) == []
+    assert use(cancelling, values, 1e-9, groups=groups).unused == ("one-claim",)
+    assert use(cancelling, values, 1e-9).unused == ()  # perturbing names, not claims, misses it
+    assert use(f"({text}) * x * y", values, 1e-9, groups=groups).unused == ()
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ Allowed: numbers, input names (ASCII), + - * / ** (and the typographic − × ÷
 min(...) and max(...) of two or more arguments. Everything else (calls, attributes, indexing,
 comparisons, strings, look-alike letters, ...) is rejected with a FormulaError that says what was
 found. A formula also has a dimension, computed from its inputs' (numbers are dimensionless), and an
-input that no perturbation moves the result of is reported (unused_inputs).
+input that no perturbation moves the result of is reported (use).
 
 A formula is evaluated on quantities (Scales): each input's number times its unit's scale, so the
 arithmetic runs in the base units of each dimension, and the result divided by the scale of the
@@ -389,15 +389,3 @@ def use(
         if not moves:
             unused.append(key)
     return Use(tuple(unused), tuple(breaks))
-
-
-def unused_inputs(
-    text: str,
-    values: Mapping[str, float],
-    allowed: float = 0.0,
-    scales: Scales = PLAIN,
-    groups: Mapping[str, Sequence[str]] | None = None,
-    result: float | None = None,
-) -> list[str]:
-    """The inputs (or groups) that no perturbation moves the result of beyond `allowed` (use().unused)."""
-    return list(use(text, values, allowed, scales, groups, result).unused)
