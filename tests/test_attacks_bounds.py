@@ -133,8 +133,9 @@ def test_one_verdict_on_a_bound_the_build_shows_it_and_verify_site_agrees(tmp_pa
     write_tree(tmp_path, {"mkdocs.yml": SITE, "docs/index.md": '# R\n\nThe vendor says {{ claim("vendor") }}.\n'})
     built = run_mkdocs("build", "--strict", cwd=tmp_path)
     assert built.exit_code == 0, built.errors
-    page = (tmp_path / "site/index.html").read_text()
-    assert "&gt;= 2×</span>" in page and "9×" not in page and "9.0×" not in page, page
+    for path in ("site/index.html", "site/claim/vendor/index.html", "site/claims/index.html"):
+        page = (tmp_path / path).read_text()
+        assert "&gt;= 2" in page and "9×" not in page and "9.0×" not in page, (path, page)
     verified = run_ledger("verify-site", "site", cwd=tmp_path)
     assert verified.exit_code == 0, verified.output + verified.errors
     write_tree(tmp_path, {"claims/moe.yaml": MEASURED + vendor('    states: ">= 1"\n', 9.0)})

@@ -218,7 +218,6 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
         (units.convert(x, pair.theirs, pair.mine) for x in (spread.low, spread.high)) if spread else (found, found)
     )
     claimed = pair.claim.value
-    shown = Shown(claimed, pair.claim.states, pair.mine, found, spread, pair.theirs, pair.mine)
     band = _band(pair, found, ledger)
     if isinstance(band, CheckResult):
         return band  # a tolerance too wide (reported)
@@ -235,14 +234,16 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
         assert claimed is not None  # _judge reports a check against an unstated value instead
         holds = pair.relation.holds(found, claimed)
         words = expected = pair.relation.describe()
+    figure = claimed if alone or not pair.claim.states else None  # a bound is shown as the bound (wording.stated)
+    shown = Shown(figure, pair.claim.states, pair.mine, found, spread, pair.theirs, pair.mine)
     if holds is None:
         assert spread is not None and band is not None  # a point is inside its band or outside it
         why = _inconclusive(spread, low, high, band, pair.mine)
         return CheckResult(pair.checker.id, words, True, None, why=why, strength=INCONCLUSIVE, texts=shown)
     result = CheckResult(pair.checker.id, words, True, holds, strength=strength, texts=shown, value_agrees=alone)
     if not holds and not pair.claim.retired:
-        if claimed is not None:
-            stated, given = format_pair(claimed, found, pair.mine)  # values that differ never read alike
+        if figure is not None:
+            stated, given = format_pair(figure, found, pair.mine)  # values that differ never read alike
         else:
             stated, given = pair.claim.states, format_value(found, pair.mine)
         given = bands.with_interval(found, spread, pair.theirs, pair.mine, given)
