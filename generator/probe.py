@@ -227,12 +227,12 @@ class Measurement:
     def _code(self) -> tuple[list[str], str]:
         if self.code is not None:
             code = sorted(set(self.code))
-            return code, _probe_path(self.probe, code, self.probes_dir)
+            return code, own_file(self.probe, code, self.probes_dir)
         found = set(imported_code(self.root, self.probes_dir))
         main = _main_file()
         if main is not None and self.root.resolve() in main.parents:
             found.add(main.relative_to(self.root.resolve()).as_posix())
-        return sorted(found), _probe_path(self.probe, sorted(found), self.probes_dir, main, self.root)
+        return sorted(found), own_file(self.probe, sorted(found), self.probes_dir, main, self.root)
 
     def __enter__(self) -> Measurement:
         return self
@@ -345,7 +345,7 @@ def finalize(
         started=started,
         finished=finished or datetime.now(timezone.utc),
         measurements=_measurements_override(),
-        probe_path=_probe_path(probe, list(code), probes_dir),
+        probe_path=own_file(probe, list(code), probes_dir),
         columns=columns,
     )
     remove_tree(folder)
@@ -362,9 +362,7 @@ def _json_object(path: Path) -> dict[str, object]:
     return found
 
 
-def _probe_path(
-    probe: str, code: list[str], probes_dir: str, main: Path | None = None, root: Path | None = None
-) -> str:
+def own_file(probe: str, code: list[str], probes_dir: str, main: Path | None = None, root: Path | None = None) -> str:
     """The probe's own file among its code: the running script, else <probes_dir>/<probe>.*, else the first."""
     if main is not None and root is not None and root.resolve() in main.parents:
         relative = main.relative_to(root.resolve()).as_posix()

@@ -227,6 +227,7 @@ class Run:
     clean: bool | None = None  # whether the working tree had no uncommitted change to tracked files (None: unknown)
     columns: Mapping[str, Mapping[str, Column]] = field(default_factory=dict, compare=False)  # file -> col -> decl.
     columns_sha256: tuple[str, str] = ("", "")  # (found, listed) sha256 of the declarations; equal when intact
+    attachments: tuple[str, ...] = ()  # those of declared_files kept as a tool wrote them (its export), not tables
 
     @property
     def name(self) -> str:
@@ -387,12 +388,13 @@ class ProbeSpec:
     """A probe the project declares in mkdocs.yml (`probes:`), run by `ledger measure` in its own process."""
 
     name: str  # lower_snake_case: its runs go to measurements/<name>/
-    command: str  # argv template: {python} {profile} {out} {root} {testbed}; no shell
+    command: str  # argv template: {python} {profile} {out} {root} {testbed} {build} {export}; no shell
     code: tuple[str, ...] = ()  # source files the run's code hash covers (a command writing {out})
     env: tuple[tuple[str, str], ...] = ()  # extra environment variables for its process
     build: str = ""  # argv template run before `command`, into {build}; its inputs are `code`
     replicates: int = 1  # runs `ledger measure` makes of it by default, each in a fresh process
     manual: bool = False  # run only when named (`ledger measure NAME`): it reads other probes' runs
+    tool: str = ""  # a benchmark tool whose export at {export} becomes the run (tools.TOOLS), "" for none
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ manifest.json that records the probe's code hashes, parameters, environment, tim
 every data file and what the probe declared of its value columns (`columns`: each one's unit and
 whether it was timed or is exact, with the declaration's own hash, so an edit of it alone reads as
 tampered, as an edit of a data file does) and the repository commit it was measured at (`revision`,
-with whether the working tree was clean). Runs are written to a hidden temporary folder and renamed
+with whether the working tree was clean), and the hash of every attachment: a file kept as a tool wrote
+it (a benchmark tool's export), verified as a data file is and never read as a table. Runs are written to a hidden temporary folder and renamed
 into place when complete; an existing run is never overwritten.
 """
 
@@ -40,6 +41,7 @@ KEBAB_CASE = re.compile(rf"^{KEBAB}$")
 TESTBED_PATTERN = KEBAB_CASE  # the name probes and `ledger init` projects import
 PROBE_NAME = re.compile(rf"^{SNAKE}$")
 FILE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.csv$")
+ATTACHMENT_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # a plain file name; never a table's (.csv)
 PARTIAL_PREFIX = ".partial-"
 
 ColumnKind = Literal["timed", "exact"]
@@ -174,6 +176,7 @@ class Manifest:
     columns: Columns = field(default_factory=dict)  # data file -> column -> its declaration (empty: none)
     columns_sha256: str = ""  # of the declarations as written (columns_sha256()); "" when there are none
     revision: Revision | None = None  # the repository commit it was measured at (None: a run from before it was kept)
+    attachments: Mapping[str, str] = field(default_factory=dict)  # a file kept as a tool wrote it -> its sha256
 
     @property
     def folder(self) -> str:
@@ -197,6 +200,8 @@ class Manifest:
             manifest["columns_sha256"] = self.columns_sha256
         if self.revision is not None:
             manifest["revision"] = self.revision.as_json()
+        if self.attachments:  # a run without one has no key
+            manifest["attachments"] = {name: {"sha256": sha256} for name, sha256 in self.attachments.items()}
         return (json.dumps(manifest, indent=2) + "\n").encode()
 
     @classmethod
@@ -215,6 +220,7 @@ class Manifest:
             columns=read_columns(manifest["columns"], "manifest.json columns") if "columns" in manifest else {},
             columns_sha256=str(manifest.get("columns_sha256", "")),
             revision=Revision.read(manifest["revision"]) if "revision" in manifest else None,
+            attachments={str(name): entry["sha256"] for name, entry in manifest.get("attachments", {}).items()},
         )
 
 
@@ -381,6 +387,7 @@ def write_run(
     measurements: Path | None = None,
     probe_path: str | None = None,
     columns: Columns | None = None,
+    attachments: Mapping[str, bytes] | None = None,
 ) -> Path:
     """Write one measurement run atomically and return its folder.
 
@@ -392,21 +399,13 @@ def write_run(
     probe_path: the probe's own file relative to root (default probes/<probe>.py); it must be in code.
     columns: {"results.csv": {"gb_per_s": Column("GB/s", "timed")}}: the unit of each value column and
       whether it was timed or is exact, for the tables (a samples file's columns are its table's).
+    attachments: {"hyperfine.json": bytes}: files kept as a tool wrote them (its export), hashed in the
+      manifest and verified like the tables, never read as one.
     Raises FileExistsError rather than overwrite an existing run; leaves nothing behind on error.
     """
-    if not PROBE_NAME.fullmatch(probe):
-        raise ValueError(f"probe name {probe!r}: use lower-case letters, digits and '_'")
-    if not TESTBED_PATTERN.fullmatch(testbed):
-        raise ValueError(f"testbed {testbed!r}: use lower-case letters, digits and '-'")
-    if not tables:
-        raise ValueError("a run needs at least one table")
-    for name, rows in tables.items():
-        if not FILE_PATTERN.match(name):
-            raise ValueError(f"table name {name!r}: use a plain file name ending in .csv")
-        if not rows:
-            raise ValueError(f"table {name!r} has no rows")
-
+    _check_names(probe, testbed, tables)
     declared = _checked_columns(columns or {}, tables)
+    kept = _checked_attachments(attachments or {}, tables)
     parent = (measurements or root / "measurements") / probe
     _refuse_links(root, sorted(set(code)), measurements, parent)
     code_hashes = {path: sha256_file(root / path) for path in sorted(set(code))}
@@ -427,6 +426,7 @@ def write_run(
         declared,
         columns_sha256(declared) if declared else "",
         revision(root),
+        {name: sha256_bytes(content) for name, content in kept.items()},
     )
 
     parent.mkdir(parents=True, exist_ok=True)
@@ -436,7 +436,7 @@ def write_run(
     partial = parent / f"{PARTIAL_PREFIX}{final.name}-{os.getpid()}"
     try:
         partial.mkdir()
-        for name, content in data.items():
+        for name, content in {**data, **kept}.items():
             _write_synced(partial / name, content)
         _write_synced(partial / MANIFEST, manifest.as_bytes())
         if final.exists():
@@ -446,6 +446,21 @@ def write_run(
         if partial.exists():
             shutil.rmtree(partial)
     return final
+
+
+def _check_names(probe: str, testbed: str, tables: Mapping[str, Sequence[Mapping[str, object]]]) -> None:
+    """ValueError unless the probe, the testbed and each table have names a run's folder and files can take."""
+    if not PROBE_NAME.fullmatch(probe):
+        raise ValueError(f"probe name {probe!r}: use lower-case letters, digits and '_'")
+    if not TESTBED_PATTERN.fullmatch(testbed):
+        raise ValueError(f"testbed {testbed!r}: use lower-case letters, digits and '-'")
+    if not tables:
+        raise ValueError("a run needs at least one table")
+    for name, rows in tables.items():
+        if not FILE_PATTERN.match(name):
+            raise ValueError(f"table name {name!r}: use a plain file name ending in .csv")
+        if not rows:
+            raise ValueError(f"table {name!r} has no rows")
 
 
 def _checked_columns(columns: Columns, tables: Mapping[str, Sequence[Mapping[str, object]]]) -> Columns:
@@ -464,6 +479,28 @@ def _checked_columns(columns: Columns, tables: Mapping[str, Sequence[Mapping[str
             if not isinstance(found, Column):
                 raise ValueError(f"columns: {name}, {column}: declare it as Column(unit, kind), not {found!r}")
     return {name: dict(columns[name]) for name in tables if columns.get(name)}  # in the tables' order
+
+
+def attachment_problem(name: object, tables: Iterable[str]) -> str:
+    """What is wrong with an attachment's name ("" when nothing is); the writer and the gate both ask."""
+    if not isinstance(name, str) or not ATTACHMENT_PATTERN.match(name):
+        return f"attachment name {str(name)[:60]!r}: use a plain file name (letters, digits, '_', '.', '-')"
+    if name.endswith(".csv") or name == MANIFEST:
+        return f"attachment name {name!r}: a .csv file is a table and {MANIFEST} the manifest; name it otherwise"
+    if name in tables:
+        return f"attachment name {name!r} is also a table of the run"
+    return ""
+
+
+def _checked_attachments(attachments: Mapping[str, bytes], tables: Mapping[str, object]) -> dict[str, bytes]:
+    """The attachments, once each has a plain name of its own and bytes to keep."""
+    for name, content in attachments.items():
+        why = attachment_problem(name, tables)
+        if why:
+            raise ValueError(why)
+        if not isinstance(content, bytes):
+            raise ValueError(f"attachment {name!r}: give its bytes, as the tool wrote them")
+    return dict(attachments)
 
 
 def _refuse_links(root: Path, code: list[str], measurements: Path | None, parent: Path) -> None:

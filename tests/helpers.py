@@ -41,10 +41,12 @@ def a_run(
     when: datetime = RUN_TIME,
     file: str = "results.csv",
     columns: dict[str, Column] | None = None,
+    attachments: dict[str, bytes] | None = None,
 ) -> str:
     """A real run written by the real run writer, from a stand-in probe file; returns its path.
     columns: the declarations of `file`'s columns; by default the toy columns it has, as a probe would
-    declare them (toy_columns); {}: a run that declares none (no units, no kinds)."""
+    declare them (toy_columns); {}: a run that declares none (no units, no kinds). attachments: files kept
+    as a tool wrote them (a tool probe's export)."""
     if columns is None:
         columns = toy_columns(rows)
     probe_file = root / "probes" / f"{probe}.py"
@@ -61,6 +63,7 @@ def a_run(
         started=when,
         finished=when,
         columns={file: columns} if columns else None,
+        attachments=attachments,
     )
     return path.relative_to(root).as_posix()
 

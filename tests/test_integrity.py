@@ -222,3 +222,56 @@ def test_an_uncited_run_with_an_edited_declaration_is_tampered_at_its_manifest(t
     result = check(tmp_path)
     assert result.exit_code == 1
     assert f"{RUN}/manifest.json: tampered: {RUN}/manifest.json column declarations have sha256" in result.output
+
+
+EXPORT = b'{"results": [{"command": "toy", "times": [0.5, 0.6]}]}\n'  # a tool's export, kept in the run
+
+
+def ledger_with_export(tmp_path, claims: str = MEASURED) -> None:
+    """The toy run with a tool's export attached, as `ledger measure` writes a tool probe's run."""
+    a_run(tmp_path, SPEEDUP_ROWS, columns=SPEEDUP_KINDS, attachments={"hyperfine.json": EXPORT})
+    write_tree(tmp_path, {"claims/moe.yaml": claims})
+
+
+def test_a_changed_byte_in_an_attached_export_makes_its_claims_tampered(tmp_path):
+    ledger_with_export(tmp_path)
+    assert check(tmp_path).exit_code == 0
+    (tmp_path / RUN / "hyperfine.json").write_bytes(EXPORT.replace(b"0.6", b"0.4"))
+    result = check(tmp_path)
+    assert result.exit_code == 1
+    assert (
+        f"claims/moe.yaml:8: moe-speedup-b16: tampered: {RUN}/hyperfine.json has sha256 "
+        f"{hashlib.sha256(EXPORT.replace(b'0.6', b'0.4')).hexdigest()[:12]}…, the manifest says "
+        f"{hashlib.sha256(EXPORT).hexdigest()[:12]}…\n"
+    ) in result.output
+
+
+def test_a_missing_export_of_an_uncited_run_is_tampered_at_its_manifest(tmp_path):
+    ledger_with_export(tmp_path, "claims: []\n")
+    (tmp_path / RUN / "hyperfine.json").unlink()
+    result = check(tmp_path)
+    assert result.exit_code == 1 and f"{RUN}/manifest.json: tampered: {RUN}/hyperfine.json is missing" in result.output
+
+
+def test_a_committed_export_rewritten_with_its_hash_is_rewritten(tmp_path):
+    ledger_with_export(tmp_path)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "measure toy")
+    edited = EXPORT.replace(b"0.6", b"0.4")
+    (tmp_path / RUN / "hyperfine.json").write_bytes(edited)
+    edit_manifest(
+        tmp_path, lambda m: m["attachments"]["hyperfine.json"].update(sha256=hashlib.sha256(edited).hexdigest())
+    )
+    output = check(tmp_path).output
+    assert f"rewritten: {RUN}: hyperfine.json, manifest.json differ from commit" in output and "tampered" not in output
+
+
+def test_the_run_page_lists_the_export_with_its_hash_and_says_the_tables_were_made_from_it(tmp_path):
+    ledger_with_export(tmp_path)
+    assert run_ledger("pages", "out", cwd=tmp_path).exit_code == 0
+    (page,) = (tmp_path / "out/run/toy").glob("*.md")
+    text = page.read_text()
+    export = text.index("<code>hyperfine.json</code>")
+    assert "hash matches" in text[export : text.index("<code>results.csv</code>")]
+    assert "The benchmark tool's own export, kept as the tool wrote it: the run's tables were made from it." in text

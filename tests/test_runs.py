@@ -190,3 +190,57 @@ def test_the_shape_check_refuses_a_malformed_declaration(tmp_path, change, probl
     change(manifest)
     found = shape(manifest)
     assert len(found) == 1 and problem in found[0], found
+
+
+EXPORT = b'{"results": [{"command": "a", "times": [0.5]}]}\n'  # a tool's export, kept byte for byte
+
+
+def test_an_attachment_is_written_as_given_and_hashed_under_attachments_last(tmp_path):
+    write_tree(tmp_path, {"probes/toy.py": TOY_PROBE})
+    run = write(tmp_path, attachments={"hyperfine.json": EXPORT})
+    assert (run / "hyperfine.json").read_bytes() == EXPORT
+    manifest_bytes = (run / "manifest.json").read_bytes()
+    manifest = json.loads(manifest_bytes)
+    assert manifest["attachments"] == {"hyperfine.json": {"sha256": sha256_bytes(EXPORT)}}
+    assert list(manifest)[-1] == "attachments" and "hyperfine.json" not in manifest["files"]
+    assert shape(manifest) == []
+    record = Manifest.read(manifest)
+    assert record.attachments == {"hyperfine.json": sha256_bytes(EXPORT)} and record.as_bytes() == manifest_bytes
+    plain = json.loads((write(tmp_path, started=RUN_TIME.replace(second=1)) / "manifest.json").read_text())
+    assert "attachments" not in plain  # a run without one has no key
+
+
+@pytest.mark.parametrize(
+    "attachments, message",
+    [
+        ({"x.csv": EXPORT}, "attachment name 'x.csv': a .csv file is a table and manifest.json the manifest; name it otherwise"),
+        ({"manifest.json": EXPORT}, "attachment name 'manifest.json': a .csv file is a table and manifest.json the manifest; name it otherwise"),
+        ({"../x.json": EXPORT}, "attachment name '../x.json': use a plain file name (letters, digits, '_', '.', '-')"),
+        ({".x": EXPORT}, "attachment name '.x': use a plain file name (letters, digits, '_', '.', '-')"),
+        ({"x.json": "text"}, "attachment 'x.json': give its bytes, as the tool wrote them"),
+    ],
+)  # fmt: skip
+def test_write_run_refuses_an_attachment_without_a_plain_name_of_its_own_or_bytes(tmp_path, attachments, message):
+    write_tree(tmp_path, {"probes/toy.py": TOY_PROBE})
+    with pytest.raises(ValueError) as error:
+        write(tmp_path, attachments=attachments)
+    assert str(error.value) == message
+    assert not (tmp_path / "measurements").exists()
+
+
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (lambda m: m.update(attachments=[]), '`attachments` must be {name: {"sha256": ...}}'),
+        (lambda m: m["attachments"]["x.json"].update(sha256="0" * 63), "attachments['x.json'] must be {\"sha256\": a 64-digit"),
+        (lambda m: m["attachments"]["x.json"].update(rows=1), "attachments['x.json'] must be {\"sha256\": a 64-digit"),
+        (lambda m: m["attachments"].update({"results.csv": {"sha256": "0" * 64}}), "`attachments`: attachment name 'results.csv'"),
+        (lambda m: m["attachments"].update({"a/b": {"sha256": "0" * 64}}), "`attachments`: attachment name 'a/b': use a plain"),
+    ],
+)  # fmt: skip
+def test_the_shape_check_refuses_a_malformed_attachment(tmp_path, change, problem):
+    write_tree(tmp_path, {"probes/toy.py": TOY_PROBE})
+    manifest = json.loads((write(tmp_path, attachments={"x.json": EXPORT}) / "manifest.json").read_text())
+    change(manifest)
+    found = shape(manifest)
+    assert len(found) == 1 and problem in found[0], found

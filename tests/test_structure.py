@@ -81,7 +81,7 @@ LAYERS = (
     ("generator.prose",),
     ("generator.inputs",),
     ("generator.trust",),
-    ("generator.records", "generator.rules", "generator.probe", "generator.runs", "generator"),
+    ("generator.records", "generator.rules", "generator.probe", "generator.runs", "generator.tools", "generator"),
     ("generator.lang", "generator.frozen", "generator.timing"),
 )
 
@@ -303,3 +303,13 @@ def test_a_private_use_is_seen():
         "3: generator.verify.framed._split",
         "5: generator.verify.framed._cut",
     ]
+
+
+def test_every_package_folder_ships_in_the_wheel():
+    """A folder of the package missing from pyproject.toml's list installs without its modules (a wheel test
+    finds it only minutes later)."""
+    import tomllib
+
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {module_name(path) for path in PACKAGE.rglob("__init__.py") if "template" not in path.parts}
+    assert sorted(folders - listed) == []

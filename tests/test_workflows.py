@@ -108,7 +108,7 @@ def test_ci_runs_the_gate_alone_before_any_build_and_verifies_the_built_site():
     ]
 
 
-def test_ci_installs_chromium_and_a_c_compiler_when_missing(tmp_path):
+def test_ci_installs_chromium_a_c_compiler_and_the_benchmark_tools_when_missing(tmp_path):
     script = (REPO / ".ci/run").read_text()
     prelude = script.split("make lint", 1)[0].replace('cd "$(dirname "$0")/.."', "")
     fake = tmp_path / "bin"
@@ -121,7 +121,8 @@ def test_ci_installs_chromium_and_a_c_compiler_when_missing(tmp_path):
         ["/bin/bash", "-c", prelude], env={"PATH": str(fake), "LOG": str(log)}, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    assert "apt-get install -y -qq chromium gcc libc6-dev" in log.read_text()
+    installs = "apt-get install -y -qq chromium gcc libc6-dev hyperfine g++ pkg-config libbenchmark-dev"
+    assert installs in log.read_text()
 
 
 def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():

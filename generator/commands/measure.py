@@ -6,7 +6,9 @@ command is split like a shell line (no shell runs it) and may name {python} (thi
 fills that empty folder with CSV files and the probe API finalizes it into a run (manifest, hashes,
 atomic rename). A compiled probe's `build` runs first, into an emptied {build} folder; its inputs
 (`code`) are hashed before the build and again after the run, so no run carries other source than
-its binary was built from, and the build command is recorded in the run's environment.
+its binary was built from, and the build command is recorded in the run's environment. A probe that
+is a benchmark tool (`tool:`) writes the tool's export to {export}, and generator.tools makes the run
+from it; `--from FILE` reads an export the tool wrote elsewhere instead of running it.
 """
 
 from __future__ import annotations
@@ -19,17 +21,19 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import probe as probe_api
+from .. import tools
 from ..inputs import gitlog, hashcache
 from ..inputs.config import MAX_REPLICATES, project_policy
 from ..records import LedgerError, Policy, ProbeSpec
 from ..runs import MANIFEST, PARTIAL_PREFIX, link_problem, remove_tree, sha256_file, utc_stamp
 
-PLACEHOLDERS = ("python", "profile", "testbed", "root", "out", "build")
+PLACEHOLDERS = ("python", "profile", "testbed", "root", "out", "build", "export")
 BUILD_DIR = f"{hashcache.FOLDER}/build"  # {build}: a compiled probe's binary, rebuilt before every run; ignored by git
 
 
@@ -54,6 +58,14 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
         "its own run (default: each probe's `replicates:` in mkdocs.yml, else 1)",
     )
     parser.add_argument(
+        "--from",
+        dest="export",
+        type=Path,
+        metavar="FILE",
+        help="run nothing: make the run from FILE, an export the named tool probe's tool wrote elsewhere "
+        "(with --testbed, where it was measured)",
+    )
+    parser.add_argument(
         "--matrix",
         nargs="?",
         const="all",
@@ -70,6 +82,11 @@ def run_from_args(args: argparse.Namespace) -> int:
         print(json.dumps(matrix(policy.testbeds, args.matrix)))
         return 0
     echo = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    if args.export is not None:
+        outcomes = [imported(root, policy, args.probes, args.export, args.profile, args.testbed, args.replicates)]
+        echo(f"{outcomes[0].name}: {', '.join(outcomes[0].runs) or 'FAILED: ' + outcomes[0].problem}")
+        print(summary(outcomes))
+        return 0 if outcomes[0].ok else 1
     outcomes = measure(root, policy, args.probes, args.profile, args.testbed, echo=echo, replicates=args.replicates)
     print(summary(outcomes))
     return 0 if all(outcome.ok for outcome in outcomes) else 1
@@ -142,6 +159,7 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
         "root": str(root),
         "out": str(out),
         "build": str(build_dir),
+        "export": str(out / tools.TOOLS[spec.tool].export) if spec.tool else "",
     }
     clock = time.perf_counter()
     linked = _linked(spec, root, build_dir, out)
@@ -166,10 +184,12 @@ def _build_run_finalize(
     """Build the probe (if it has a build), run it, finalize its {out} folder into a run; '' or what failed."""
     out, build_dir, runs_dir = Path(values["out"]), Path(values["build"]), Path(values["out"]).parent
     argv = command_line(spec, values)
-    writes_folder = "{out}" in spec.command
+    tool = tools.TOOLS.get(spec.tool)
+    writes_folder = "{out}" in spec.command or tool is not None  # a tool's export goes into the folder
     env = _environment(spec, root, policy, profile, testbed)
+    version, problem = tools.installed(tool, argv, root, env) if tool else ("", "")
     inputs = _hashes(root, spec.code) if spec.build else {}
-    problem = _build(spec, build_dir, values, root, env, inputs) if spec.build else ""
+    problem = problem or (_build(spec, build_dir, values, root, env, inputs) if spec.build else "")
     _wait_for_a_new_second(runs_dir)
     if writes_folder:
         out.mkdir(parents=True, exist_ok=False)
@@ -178,7 +198,10 @@ def _build_run_finalize(
     if not problem and spec.build and _hashes(root, spec.code) != inputs:
         # The binary was built from the inputs hashed before the build: a run must not carry newer ones.
         problem = "its inputs changed while it was built or ran; nothing was kept, measure it again"
-    if not problem and writes_folder:
+    if not problem and tool is not None:
+        extra = {"tool": version, "command": spec.command, **({"build": spec.build} if spec.build else {})}
+        problem = _tool_run(spec, root, policy, Path(values["export"]), tool.export, testbed, profile, extra, started)
+    elif not problem and writes_folder:
         try:
             probe_api.finalize(
                 out,
@@ -194,6 +217,76 @@ def _build_run_finalize(
         except (ValueError, OSError) as error:
             problem = f"its output could not be finalized: {error}"
     return problem
+
+
+def _tool_run(
+    spec: ProbeSpec,
+    root: Path,
+    policy: Policy,
+    export: Path,
+    shown: str,
+    testbed: str | None,
+    profile: str,
+    extra: Mapping[str, object],
+    started: datetime | None,
+) -> str:
+    """Write the run of a tool probe's export ('' when written, else why not); extra: what this machine says of
+    the tool (its version, the command as declared), under what the export records itself."""
+    tool = tools.TOOLS[spec.tool]
+    if not export.is_file():
+        return f"{tool.title} wrote no export to {{export}} (`{tool.writes}` writes it there)"
+    machine = probe_api.environment() if started else {}  # an export made elsewhere: only what it says
+    try:
+        tools.write(
+            tool,
+            export,
+            shown,
+            spec.name,
+            root=root,
+            measurements=root / policy.measurements_dir,
+            code=spec.code,
+            testbed=testbed or probe_api.default_testbed(),
+            parameters={"profile": profile},
+            environment={**machine, **extra},
+            probes_dir=policy.probes_dir,
+            started=started,
+        )
+    except FileExistsError:  # the folder is named by the export's own time stamp
+        return f"{shown} made a run of {spec.name} already: one export is one run, never two"
+    except (ValueError, OSError) as error:
+        return f"its export could not be read: {error}"
+    return ""
+
+
+def imported(
+    root: Path,
+    policy: Policy,
+    names: list[str],
+    export: Path,
+    profile: str,
+    testbed: str | None,
+    replicates: int | None,
+) -> Outcome:
+    """`--from FILE`: the run of one tool probe from an export its tool wrote elsewhere; nothing runs."""
+    specs = chosen(policy, names) if len(names) == 1 else []
+    if not specs or not specs[0].tool:
+        raise LedgerError(
+            "--from FILE reads one tool probe's export: name that probe (`ledger measure NAME --from FILE`)"
+        )
+    if not testbed:
+        raise LedgerError(
+            "--from FILE reads an export made elsewhere: name the testbed it was measured on (--testbed NAME)"
+        )
+    if replicates not in (None, 1):
+        raise LedgerError("--from FILE makes one run from one export; --replicates does not apply")
+    spec = specs[0]
+    runs_dir = root / policy.measurements_dir / spec.name
+    before, clock = _runs(runs_dir), time.perf_counter()
+    tool = tools.TOOLS[spec.tool]
+    extra = {"tool": f"{tool.title} (its version is not in the export)", "command": "not recorded: read by --from"}
+    problem = _tool_run(spec, root, policy, export, str(export), testbed, profile, extra, None)
+    written = tuple(f"{policy.measurements_dir}/{spec.name}/{name}" for name in sorted(_runs(runs_dir) - before))
+    return Outcome(spec.name, not problem, time.perf_counter() - clock, () if problem else written, problem)
 
 
 def _environment(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed: str | None) -> dict[str, str]:

@@ -21,6 +21,7 @@ from ..lang.values import Tolerance, parse_tolerance
 from ..records import Finding, LedgerError, Policy, ProbeSpec, Source
 from ..rules import INTEGRITY, RULES, WARN_BY_DEFAULT, WARNABLE
 from ..runs import PROBE_NAME, TESTBED_PATTERN
+from ..tools import TOOLS
 from . import mkdocs_yml
 from .mkdocs_yml import site_settings
 
@@ -140,7 +141,7 @@ def _folder(value: object) -> str:
     return value
 
 
-PROBE_KEYS = ("name", "command", "code", "env", "build", "replicates", "manual")
+PROBE_KEYS = ("name", "command", "code", "env", "build", "replicates", "manual", "tool")
 MAX_REPLICATES = 100  # replicate runs of one probe in one `ledger measure`
 
 
@@ -168,6 +169,7 @@ def _probes(value: object) -> tuple[ProbeSpec, ...]:
         env = item.get("env") or {}
         if not isinstance(env, dict):
             raise ValueError(f"probe {name}: `env` must be a mapping of variable names to values")
+        tool = _tool(name, item.get("tool"), command, code)
         build = _build(name, item.get("build"), command, code)
         try:
             replicates = _replicates(item.get("replicates", 1))
@@ -177,7 +179,7 @@ def _probes(value: object) -> tuple[ProbeSpec, ...]:
         if not isinstance(manual, bool):
             raise ValueError(f"probe {name}: `manual` must be true or false (true: run only when named)")
         environment = tuple((str(k), str(v)) for k, v in env.items())
-        found.append(ProbeSpec(name, command, tuple(code), environment, build, replicates, manual))
+        found.append(ProbeSpec(name, command, tuple(code), environment, build, replicates, manual, tool))
     return tuple(found)
 
 
@@ -194,11 +196,31 @@ def _build(name: str, build: object, command: str, code: list) -> str:
         raise ValueError(
             f"probe {name}: a probe with `build` lists the build's inputs under `code` (they are its code hash)"
         )
-    if "{out}" not in command:
+    if "{out}" not in command and "{export}" not in command:
         raise ValueError(
-            f"probe {name}: a probe with `build` writes {{out}}: ledger measure finalizes it with the inputs' hash"
+            f"probe {name}: a probe with `build` writes {{out}} (or a tool's {{export}}): ledger measure finalizes "
+            "it with the inputs' hash"
         )
     return build
+
+
+def _tool(name: str, tool: object, command: str, code: list) -> str:
+    """A benchmark tool's probe: a tool the ledger reads, a command that writes its export to {export}, and
+    the files it measures under `code` (its code hash: nothing else names them)."""
+    if tool is None:
+        if "{export}" in command:
+            raise ValueError(f"probe {name}: {{export}} is a tool's export: add `tool:` ({', '.join(TOOLS)})")
+        return ""
+    if tool not in TOOLS:
+        raise ValueError(f"probe {name}: `tool` {str(tool)[:40]!r} is not one the ledger reads: {', '.join(TOOLS)}")
+    if "{export}" not in command or "{out}" in command:
+        raise ValueError(
+            f"probe {name}: a {tool} probe's command writes its export to {{export}} (`{TOOLS[tool].writes}`), "
+            "not CSV files to {out}"
+        )
+    if not code:
+        raise ValueError(f"probe {name}: a probe with `tool` lists the files it measures under `code` (its code hash)")
+    return str(tool)
 
 
 def _testbeds(value: object) -> tuple[str, ...]:
@@ -335,9 +357,10 @@ OPTIONS = (
         "probes",
         (list,),
         "the probes `ledger measure` runs, each in its own process: a list of {name, command, code, env, build, "
-        "replicates, manual}; the command may use {python} {profile} {testbed} {root} {out} (a folder to fill with CSVs) "
-        "and {build} (where `build` put the binary); replicates: runs of it per `ledger measure` (default 1); "
-        "manual: true runs it only when named",
+        "replicates, manual, tool}; the command may use {python} {profile} {testbed} {root} {out} (a folder to fill "
+        "with CSVs), {build} (where `build` put the binary) and, with `tool`, {export} (where the benchmark tool "
+        "writes its export); replicates: runs of it per `ledger measure` (default 1); manual: true runs it only when "
+        f"named; tool: {', '.join(TOOLS)}",
         _probes,
         [],
     ),
@@ -465,7 +488,8 @@ def _probe_text(spec: ProbeSpec) -> str:
     env = f", env {' '.join(f'{k}={v}' for k, v in spec.env)}" if spec.env else ""
     replicates = f", {spec.replicates} replicates" if spec.replicates != 1 else ""
     manual = ", when named" if spec.manual else ""
-    return f"{spec.name}: {spec.command}{code}{env}{replicates}{manual}"
+    tool = f", tool {spec.tool}" if spec.tool else ""
+    return f"{spec.name}: {spec.command}{code}{env}{replicates}{manual}{tool}"
 
 
 def policy_from_options(

@@ -162,7 +162,8 @@ def _run(root: Path, run_dir: Path, code_hashes: CodeHashes, cited: Collection[s
         return Run(path, source, problem="manifest.json " + "; ".join(problems))
     record = Manifest.read(manifest)
     declared_code = dict(record.code)
-    declared_files = {name: sha256 for name, (sha256, _) in record.files.items()}
+    # An attachment (a tool's export) is verified as a data file is; not a .csv, it is never parsed.
+    declared_files = {**{name: sha256 for name, (sha256, _) in record.files.items()}, **record.attachments}
     started, _ = integrity.parse_time(record.started)
     finished, _ = integrity.parse_time(record.finished)
     actual_files: dict[str, str | None] = {}
@@ -215,6 +216,7 @@ def _run(root: Path, run_dir: Path, code_hashes: CodeHashes, cited: Collection[s
         columns_sha256=(columns_sha256(record.columns), record.columns_sha256) if record.columns else ("", ""),
         commit=record.revision.commit if record.revision else "",
         clean=record.revision.clean if record.revision else None,
+        attachments=tuple(record.attachments),
     )
 
 

@@ -3,7 +3,7 @@ each run, pooled (lang/between.py). Pure.
 
 Runs of one probe, testbed, defining parameters (all but NOT_DEFINING), code hashes and environment
 segment (SEGMENT_ENVIRONMENT: the backend and its versions, the hardware, the interpreter, an installed
-timer, a compiled probe's build) are **replicates** of each other, wherever and whenever they were made:
+timer, a compiled probe's build, a benchmark tool's version and command) are **replicates** of each other, wherever and whenever they were made:
 each is a fresh process measuring the same thing on the same kind of machine, so the spread of their
 values is the run-to-run variation one run's rounds cannot show. A run whose hardware differs
 (MACHINE_ENVIRONMENT: another CPU model on one testbed name) never joins a set, and `ledger refresh`
@@ -38,12 +38,13 @@ NOT_DEFINING = frozenset(
 )  # fmt: skip
 
 # Manifest environment fields that name what measured: the backend and its versions, the hardware,
-# the interpreter, an installed timer and a compiled probe's build. A change in one starts a segment of
-# a claim's series (series/stage.py) and a new replicate set. Not here: what varies run to run on one
-# machine (load averages, free memory) and the kernel release.
+# the interpreter, an installed timer, a compiled probe's build and a benchmark tool's version and command.
+# A change in one starts a segment of a claim's series (series/stage.py) and a new replicate set. Not here:
+# what varies run to run on one machine (load averages, free memory) and the kernel release.
 SEGMENT_ENVIRONMENT = (
     "backend", "mlx_version", "packages", "device", "device_info", "cpu_model", "cpu", "machine", "cpu_count",
     "memory_total_bytes", "memory_bytes", "os", "python", "python_implementation", "timing", "compiler", "build",
+    "tool", "command",
 )  # fmt: skip
 # The fields among them that name the hardware: a run differing in one was made on another machine.
 MACHINE_ENVIRONMENT = ("device", "device_info", "cpu_model", "cpu", "machine", "cpu_count")

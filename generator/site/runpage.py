@@ -124,6 +124,11 @@ def data_file(run: Run, name: str, verdict: RunState) -> str:
     else:
         state = badge("differs from the manifest", "failing")
     head = f'<p class="ledger-file"><code>{esc(name)}</code> {state} <small>sha256 {esc(declared[:16])}…</small></p>'
+    if name in run.attachments:
+        return (
+            head
+            + "<p>The benchmark tool's own export, kept as the tool wrote it: the run's tables were made from it.</p>"
+        )
     table = run.tables.get(name)
     if table is None:
         return head

@@ -12,7 +12,17 @@ from datetime import datetime, timedelta, timezone
 from pathlib import PurePosixPath
 
 from ..records import Run
-from ..runs import FORMAT, KEBAB, SNAKE, TESTBED_PATTERN, Revision, code_hash, is_samples, read_columns
+from ..runs import (
+    FORMAT,
+    KEBAB,
+    SNAKE,
+    TESTBED_PATTERN,
+    Revision,
+    attachment_problem,
+    code_hash,
+    is_samples,
+    read_columns,
+)
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 # A run's folder as write_run names it: measurements/<probe>/<UTC start>-<testbed>/, ASCII only.
@@ -86,7 +96,7 @@ def shape(manifest: object) -> list[str]:
             Revision.read(manifest["revision"])
         except ValueError as error:
             problems.append(str(error))
-    return problems + columns_shape(manifest)
+    return problems + columns_shape(manifest) + attachments_shape(manifest)
 
 
 def columns_shape(manifest: dict) -> list[str]:
@@ -106,6 +116,26 @@ def columns_shape(manifest: dict) -> list[str]:
     for name in columns:
         if name not in files or is_samples(name):
             problems.append(f"`columns` declares {name[:60]!r}, which is not a table the manifest lists")
+    return problems
+
+
+def attachments_shape(manifest: dict) -> list[str]:
+    """What is wrong with a manifest's attachments (none is fine: a run keeps no tool's export)."""
+    if "attachments" not in manifest:
+        return []
+    attachments = manifest["attachments"]
+    if not isinstance(attachments, dict):
+        return ['`attachments` must be {name: {"sha256": ...}}']
+    listed = manifest.get("files")
+    tables = listed if isinstance(listed, dict) else {}
+    problems = []
+    for name, entry in attachments.items():
+        why = attachment_problem(name, tables)
+        digest = entry.get("sha256") if isinstance(entry, dict) and set(entry) == {"sha256"} else None
+        if why:
+            problems.append(f"`attachments`: {why}")
+        elif not isinstance(digest, str) or not HEX64.match(digest):
+            problems.append(f'attachments[{name[:60]!r}] must be {{"sha256": a 64-digit hex sha256}}')
     return problems
 
 
