@@ -52,18 +52,38 @@ class Series:
     boundaries: tuple[Boundary, ...] = ()
     steps: tuple[Step, ...] = ()  # beyond noise and beyond the claim's tolerance, in order
     method: str = ""  # DETECTOR | PAIRWISE | PREDICTED for the cited run's segment; "" with one point
-    moved: Step | None = None  # the cited (or kept) level -> the newest level, when a step lies between
-    kept: int = -1  # the point `kept.through` names, when it is in the cited run's segment after it
+    moved: Step | None = None  # the cited (or kept) level -> the newest level, when a step lies between, or the
+    # newest run of a later segment (a change of environment) moved against it
+    kept: int = -1  # the point `kept.through` names, when it is after the cited run in its reach
 
     def segment(self, index: int) -> range:
         """The indexes of the points in the same segment as point `index`."""
         return segment_of(self.points, index)
+
+    def reach(self, index: int) -> range:
+        """Point `index`'s segment and every later one reached across a change of environment alone (never a
+        change of probe): a change of environment explains a move, it does not hide one."""
+        return reach_of(self.points, self.boundaries, index)
+
+    def changes_after(self, index: int, upto: int) -> tuple[Boundary, ...]:
+        """The segment boundaries after point `index`'s segment, up to point `upto`."""
+        end = self.segment(index).stop
+        return tuple(boundary for boundary in self.boundaries if end <= boundary.index <= upto)
 
 
 def segment_of(points: tuple[Point, ...], index: int) -> range:
     """The indexes of the points in the same segment as point `index` (in run order, segments numbered up)."""
     number = points[index].segment
     return range(bisect_left(points, number, key=_segment), bisect_right(points, number, key=_segment))
+
+
+def reach_of(points: tuple[Point, ...], boundaries: tuple[Boundary, ...], index: int) -> range:
+    """Series.reach, for a series being built."""
+    start, stop = segment_of(points, index).start, segment_of(points, index).stop
+    for boundary in boundaries:
+        if boundary.index == stop and boundary.reason == ENVIRONMENT_CHANGED:
+            stop = segment_of(points, boundary.index).stop
+    return range(start, stop)
 
 
 def _segment(point: Point) -> int:

@@ -100,6 +100,7 @@ class CheckResult:
     # interval neither lies inside the band it is judged with nor outside it); only agrees supports a number
     texts: Callable[[], tuple[str, str]] | None = None  # (claimed, found) made when read: checks.py judges every
     # check of every claim, a page shows few; in place of the two texts above
+    value_agrees: bool = False  # a claim that states a bound: its figure agrees with the check on its own (shown)
 
     @property
     def claimed(self) -> str:
@@ -251,6 +252,19 @@ class FileChange:
 
 
 @dataclass(frozen=True, slots=True)
+class Redeclared:
+    """A column a run declares otherwise than an earlier run of the same probe code (trust/siblings.py)."""
+
+    file: str
+    column: str
+    earlier: str  # the earlier run's path
+    was_unit: str
+    was_kind: str
+    unit: str
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
 class RunState:
     """The gate's verdict on one run, decided once (integrity.py); every display reads it."""
 
@@ -263,13 +277,24 @@ class RunState:
     rewritten: tuple[str, str] | None = None  # (sha, subject) of the commit that first added files now differing
     rewritten_files: tuple[str, ...] = ()  # those files
     untracked_code: tuple[str, ...] = ()  # code files it hashes that exist but git does not track (`git add`)
+    copy_of: str = ""  # an earlier run whose timed data its own is byte-identical to (trust/siblings.py)
+    copied_files: tuple[str, ...] = ()  # those files
+    redeclared: tuple[Redeclared, ...] = ()  # columns it declares otherwise than an earlier run of its code
     reasons: tuple[str, ...] = ()  # why its data cannot be trusted as it stands, in words (verdicts.reasons)
     stability: Stability = Stability()  # its rounds and machine record judged (lang/stability.py); never a failure
 
     @property
     def intact(self) -> bool:
-        """Every data file is what the manifest says and what git first recorded (intact or tampered)."""
-        return not self.manifest_problem and not self.changed_files and not self.rewritten and not self.untracked_code
+        """Every data file is what the manifest says and what git first recorded (intact or tampered), a
+        measurement of its own (no copy) declared as its probe declares it."""
+        return (
+            not self.manifest_problem
+            and not self.changed_files
+            and not self.rewritten
+            and not self.untracked_code
+            and not self.copy_of
+            and not self.redeclared
+        )
 
     @property
     def trusted(self) -> bool:
@@ -283,11 +308,17 @@ class RunState:
 
     @property
     def label(self) -> str:
-        """One word for badges: intact, tampered (data or manifest), untracked (code not in git), probe changed, too old."""
+        """One word for badges: intact, tampered (data or manifest), untracked (code not in git), copied (another
+        run's timed data), redeclared (columns declared otherwise than its code's earlier runs), probe changed,
+        too old."""
         if self.rewritten:
             return "rewritten"
         if self.untracked_code and not self.manifest_problem and not self.changed_files:
             return "untracked"
+        if self.copy_of and not self.manifest_problem and not self.changed_files:
+            return "copied"
+        if self.redeclared and not self.manifest_problem and not self.changed_files:
+            return "redeclared"
         if not self.intact:
             return "tampered"
         return "probe changed" if self.changed_code else "too old" if self.too_old else "intact"

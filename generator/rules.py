@@ -98,8 +98,15 @@ RULE_TABLE = (
     ),
     Rule(
         "unused-input",
-        "a formula's input claim (under every name it is bound to) that no perturbation (x0.1, x0.5, x2, x10) "
-        "moves the result of beyond the claim's tolerance (cancelled, flattened or clamped): it grounds nothing",
+        "a formula's input claim (under every name it is bound to) that no perturbation (x0.5, x2) moves the "
+        "result of beyond the loosest tolerance judging it (the checks it could agree in, else its own): "
+        "cancelled, flattened, clamped or too weak, it grounds nothing",
+        stale=False,
+    ),
+    Rule(
+        "fragile-formula",
+        "a formula that cannot be evaluated (a division by zero, an overflow, a value that is not real) when one "
+        "of its inputs is multiplied by 0.5 or 2: it says nothing about values near its inputs'",
         stale=False,
     ),
     Rule(

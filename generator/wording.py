@@ -68,14 +68,18 @@ def rounded(claim: Claim, computed: float, policy: Policy) -> str:
 
 @by_identity(1 << 14)  # a claim's page, each page listing it and its checks state it alike
 def stated(verdict: ClaimVerdict) -> str:
-    """The value as the claim states it, with its unit ('3.59×', '67 tok/s'); '' without a value.
+    """The value as the claim states it, with its unit ('3.59×', '67 tok/s'); '' without a value. A claim that
+    states a bound or range (`states:`, `range:`) shows it ('>= 10 GB/s'), and its figure only where a check
+    found that figure agreeing with the measurement on its own (CheckResult.value_agrees).
 
     Written digits are kept (they carry the precision), except where the unit has a better
     display: bytes with a readable prefix, counts (a project's own too) with thousands separators.
     """
     claim, unit = verdict.claim, verdict.unit
+    if claim.states and not any(result.value_agrees for result in verdict.checks):
+        return _states_shown(claim.states, claim.unit)  # a bound is shown as the bound, its figure only where it agrees
     if claim.value is None:
-        return _states_shown(claim.states, claim.unit) if claim.states else ""
+        return ""
     number = claim.value_text or format_value(claim.value)
     if unit.known and unit.text:
         if unit.is_bytes and "bit" not in unit.text and abs(claim.value * unit.scale) >= 1e4:

@@ -110,7 +110,8 @@ def test_a_narrow_interval_reaching_past_the_band_is_inconclusive(project):
 @pytest.mark.parametrize(
     ("extra", "strength", "failure"),
     [
-        ('    states: ">= 10"\n', "agrees", ""),
+        ('    states: ">= 30"\n', "agrees", ""),
+        ('    states: ">= 10"\n', "bounded", "too loose, every value within 2× of m2 satisfies it"),  # from 20.75×
         ('    states: "> 4000 %"\n', "agrees", ""),  # 40 ×, in a unit of its dimension
         ("    range: [40, 45]\n", "agrees", ""),
         ('    states: ">= 50"\n', "", "contradicted: stated >= 50, but m2 gives 41.5×"),
@@ -130,10 +131,10 @@ def test_a_source_that_states_a_bound_or_range_holds_when_the_interval_lies_insi
 
 
 def test_a_claim_that_states_a_bound_is_shown_by_it(project):
-    check(project, borrowed("vendor", "m2", extra='    states: ">= 10"\n'))
+    check(project, borrowed("vendor", "m2", extra='    states: ">= 30"\n'))
     shown = run_ledger("show", "vendor", cwd=project).output
-    assert shown.startswith("vendor = >= 10× (borrowed, agrees, "), shown
-    assert "checked by (agrees: what its source states (>= 10), holds) m2" in shown, shown
+    assert shown.startswith("vendor = >= 30× (borrowed, agrees, "), shown
+    assert "checked by (agrees: what its source states (>= 30), holds) m2" in shown, shown
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from helpers import MEASURED, RUN, SPEEDUP_ROWS, a_run, git, run_ledger, write_t
 
 from generator.inputs import attributes
 from generator.inputs.gitlog import parse_log
+from generator.runs import code_hash
 
 IDENTITY = ["-c", "user.name=t", "-c", "user.email=t@t"]
 
@@ -221,6 +222,7 @@ def test_a_run_whose_code_is_not_a_tracked_file_of_the_probes_is_invalid(tmp_pat
     fields = json.loads(manifest.read_text())
     for path in (".git/config", "../outside.py", "probes/linked.py", "probes/untracked.py", "notes/other.py"):
         fields["probe"]["code"][path] = digest
+    fields["probe"]["sha256"] = code_hash(fields["probe"]["code"])  # the probe version these files name
     manifest.write_text(json.dumps(fields, indent=2))
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 1

@@ -116,7 +116,7 @@ def test_one_claim_under_two_names_is_one_unused_input(project):
     assert (
         "twice-named: unused-input: input sha256-1mib-throughput (as x and y) does not move the result: x / y * b "
         "stays within the claim's tolerance whether sha256-1mib-throughput is multiplied (as each of x and y) by "
-        "0.1, 0.5, 2 or 10"
+        "0.5 or 2"
     ) in output
     assert output.count("twice-named: unused-input") == 1
 

@@ -100,10 +100,12 @@ def test_a_move_within_the_claims_tolerance_is_no_step(tmp_path):
     assert history(tmp_path)["steps"] == []
 
 
-def test_an_environment_change_starts_a_segment_and_is_never_a_step(tmp_path):
+def test_an_environment_change_starts_a_segment_is_never_a_step_and_never_hides_a_move(tmp_path):
     runs = runs_of(tmp_path, LEVEL_A) + runs_of(tmp_path, LEVEL_B, start=8, environment={"backend": "gpu"})
     ledger(tmp_path, runs[2])
-    assert "moved-since-cited" not in run_ledger("check", cwd=tmp_path).output
+    output = run_ledger("check", cwd=tmp_path).output
+    assert f"the newest run {name(runs[-1])} reads 4.4× (+22.2%), against 3.6×" in output, output
+    assert f"; the environment changed from run {name(runs[8])}: backend cpu → gpu) (warning)" in output, output
     found = history(tmp_path)
     assert found["boundaries"] == [{"index": 8, "reason": "environment changed", "changes": ["backend cpu → gpu"]}]
     assert found["steps"] == [] and {p["segment"] for p in found["points"][8:]} == {1}
@@ -143,7 +145,8 @@ def test_kept_naming_a_run_outside_the_series_is_invalid(tmp_path):
     assert result.exit_code == 1
     assert (
         f"claims/moe.yaml:9: moe-speedup-b16: invalid: kept.through {other} is not a run after the cited one in this "
-        "claim's series (same probe, testbed, defining parameters and segment)\n"
+        "claim's series (same probe, testbed, defining parameters and segment, or a later one after a change of "
+        "environment)\n"
         f"  fix: name the newest run you reviewed: `through: {runs[-1]}`"
     ) in result.output
 

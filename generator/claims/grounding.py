@@ -6,7 +6,8 @@ in its unit, the result converted to the claim's unit, so `1 / tok_s` stated in 
 milliseconds per token and `1 - a / b` stated in % is a percentage; a number in a formula is a plain
 number, never a conversion factor. Its testbed is its inputs' testbed: none when none has one;
 `mixed` (MIXED), said explicitly, when they differ. An input claim that no perturbation moves the
-result of grounds nothing.
+result of beyond the tolerance that judges it grounds nothing, and a formula that cannot be evaluated near
+its inputs' values is a finding of its own (fragile-formula).
 """
 
 from __future__ import annotations
@@ -111,39 +112,59 @@ def testbed_problem(claim: Claim, input_testbeds: Mapping[str, str]) -> Problem 
     )
 
 
-def unused_inputs(
+def input_use(
     claim: Claim,
     values: Mapping[str, float],
     allowed: float,
     scaled: formula.Scales = formula.PLAIN,
     result: float | None = None,
-) -> list[str]:
-    """The input claims (ids) that no perturbation (x0.1, x0.5, x2, x10) of the claim, under every name it
-    is bound to, moves the result of beyond the claim's tolerance (`allowed`): whatever their value, the
-    claim would pass, so they ground nothing. result: the formula on `values`, when already evaluated."""
+) -> formula.Use:
+    """Which input claims (ids) no perturbation (x0.5, x2) of the claim, under every name it is bound to, moves
+    the result of beyond `allowed` (the loosest tolerance that judges the claim): whatever their value, the
+    claim would pass, so they ground nothing; and those under which the formula cannot be evaluated.
+    result: the formula on `values`, when already evaluated."""
     groups: dict[str, list[str]] = {}
     for name, target in claim.inputs:
         if name in values:
             groups.setdefault(target, []).append(name)
     try:
-        return formula.unused_inputs(claim.formula, values, allowed, scaled, groups, result)
+        return formula.use(claim.formula, values, allowed, scaled, groups, result)
     except formula.FormulaError:
-        return []  # the evaluation itself is reported
+        return formula.Use()  # the evaluation itself is reported
 
 
-def unused_problem(claim: Claim, target: str) -> Problem:
-    """The finding for an input claim that does not move the result, named with every name it is bound to."""
+def _named(claim: Claim, target: str) -> tuple[list[str], str]:
+    """The names an input claim is bound to, and how a finding names it: 'input s (m)', 'input m (as a and b)'."""
     names = [name for name, bound in claim.inputs if bound == target]
     named = " and ".join(names)
-    if len(names) == 1:
-        head, moved = f"input {named} ({target})", f"whether {named} is multiplied"
-    else:
-        head, moved = f"input {target} (as {named})", f"whether {target} is multiplied (as each of {named})"
+    return names, f"input {named} ({target})" if len(names) == 1 else f"input {target} (as {named})"
+
+
+def unused_problem(claim: Claim, target: str, allowed_text: str) -> Problem:
+    """The finding for an input claim that does not move the result, named with every name it is bound to;
+    allowed_text: the tolerance it was judged against, in words."""
+    names, head = _named(claim, target)
+    named = " and ".join(names)
+    moved = (
+        f"whether {named} is multiplied" if len(names) == 1 else f"whether {target} is multiplied (as each of {named})"
+    )
     return Problem(
         "unused-input",
         "formula",
-        f"{head} does not move the result: {claim.formula} stays within the claim's tolerance "
-        f"{moved} by 0.1, 0.5, 2 or 10",
+        f"{head} does not move the result: {claim.formula} stays within {allowed_text} {moved} by 0.5 or 2",
         f"use {named} in the result, or remove {target} from `inputs` and the formula: an input that cancels out, "
-        "is clamped or flattened grounds nothing",
+        "is clamped or flattened, or moves the result less than the tolerance it is judged with grounds nothing",
+    )
+
+
+def fragile_problem(claim: Claim, target: str, factor: float, error: str) -> Problem:
+    """The finding for a formula that cannot be evaluated when an input claim moves by a plausible factor."""
+    _, head = _named(claim, target)
+    return Problem(
+        "fragile-formula",
+        "formula",
+        f"{claim.formula} cannot be evaluated when {head} is multiplied by {factor:g} ({error}): a formula that "
+        "breaks near its inputs' values says nothing about them, and its break is never taken for dependence",
+        "write the formula so that it holds for values near its inputs' (no division by a difference that can "
+        "reach 0, no power that overflows), or remove the input",
     )

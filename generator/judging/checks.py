@@ -1,5 +1,5 @@
-"""Checks and grounding: claims + computed values + intervals -> contradicted, only-borrowed and
-unsupported-refutation findings, and one CheckResult per `checked_by` entry. Pure.
+"""Checks and grounding: claims + computed values + intervals -> contradicted and only-borrowed findings,
+and one CheckResult per `checked_by` entry. Pure.
 
 A check is a comparison (guide/checks.md) with a strength decided here once: *agrees* (the plain
 form, the same quantity on the same testbed within the check tolerance, or inside what a borrowed
@@ -9,23 +9,32 @@ ratio), *bounded* (the checked value on one side of the checking value, or a wid
 on the checking value's whole interval: one that reaches across an end of the band is *inconclusive*
 (noise never widens agreement) and supports nothing. Both claims are in one dimension, compared after
 unit conversion. Only an asserted claim whose own lineage reaches a fresh measured run counts as a
-check, and only a check that agrees supports a borrowed claim.
+check, and only a check that agrees supports a borrowed claim. A bound or range a source states that every
+value within max_check_factor of the measurement satisfies could not have failed: it only bounds the value.
+The bands themselves are bands.py's; retirements are judged in retirements.py.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ..claims import lineage
 from ..claims.vocabulary import Vocabulary
 from ..frozen import quick_init
 from ..lang import relations, units
-from ..lang.relations import INCONCLUSIVE
-from ..lang.values import allowed_text, format_pair, format_value, level_text, range_text, tolerance_excess
+from ..lang.relations import BOUNDED, INCONCLUSIVE
+from ..lang.values import (
+    allowed_text,
+    format_pair,
+    format_value,
+    level_text,
+    range_text,
+    tolerance_excess,
+)
 from ..records import CheckResult, CheckSpec, Claim, ClaimInterval, ClaimVerdict, Policy
-from ..wording import interval_text
+from . import bands
 from .reporter import Reporter
 
 
@@ -66,7 +75,8 @@ class Ledger:
 
 
 def evaluate(ledger: Ledger) -> dict[str, tuple[CheckResult, ...]]:
-    """Judge every check, then which claims rest on nothing measured; returns the verdicts."""
+    """Judge every check, then which claims rest on nothing measured; returns the verdicts (retirements.py
+    judges the retirements with them)."""
     by_id = ledger.by_id
     for claim in by_id.values():
         _named_checks(claim, ledger)
@@ -77,9 +87,6 @@ def evaluate(ledger: Ledger) -> dict[str, tuple[CheckResult, ...]]:
             results[claim.id] = tuple(_judge(claim, spec, ledger) for spec in claim.checks)
     for claim in by_id.values():
         _premises(claim, ledger, results.get(claim.id, ()))
-    supported = {claim_id for claim_id, found in results.items() if any(r.supports for r in found)}
-    for claim in by_id.values():
-        _refutation(claim, ledger, supported)
     return results
 
 
@@ -204,35 +211,42 @@ def _direction(pair: Pair, ledger: Ledger) -> CheckResult:
 
 def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
     """Agrees, bounded or inconclusive: the checked claim's value (or what its source states) and the
-    check's, in the claim's unit. An agreement holds on the checker's whole interval (_inside)."""
+    check's, in the claim's unit. An agreement holds on the checker's whole interval (bands.inside)."""
     spread = ledger.interval(pair.checker.id)
     found = units.convert(pair.value, pair.theirs, pair.mine)
     low, high = (
         (units.convert(x, pair.theirs, pair.mine) for x in (spread.low, spread.high)) if spread else (found, found)
     )
     claimed = pair.claim.value
-    shown = Shown(claimed, pair.claim.states, pair.mine, found, spread, pair.theirs, pair.mine)
     band = _band(pair, found, ledger)
     if isinstance(band, CheckResult):
         return band  # a tolerance too wide (reported)
+    strength, alone = pair.strength, False
     if band is not None:
-        holds = _inside(band.low, band.high, low, high)
+        holds = bands.inside(band.low, band.high, low, high)
         words, expected = band.words, band.words + band.side
+        if band.loose and holds:
+            words, strength = words + band.loose, BOUNDED
+        if claimed is not None and pair.claim.states:  # its figure is shown only where it agrees on its own
+            allowed = bands.check_tolerance(pair.claim, ledger.policy).allowed(found) + 1e-9 * abs(found)
+            alone = bands.inside(claimed - allowed, claimed + allowed, low, high) is True
     else:
         assert claimed is not None  # _judge reports a check against an unstated value instead
         holds = pair.relation.holds(found, claimed)
         words = expected = pair.relation.describe()
+    figure = claimed if alone or not pair.claim.states else None  # a bound is shown as the bound (wording.stated)
+    shown = Shown(figure, pair.claim.states, pair.mine, found, spread, pair.theirs, pair.mine)
     if holds is None:
         assert spread is not None and band is not None  # a point is inside its band or outside it
         why = _inconclusive(spread, low, high, band, pair.mine)
         return CheckResult(pair.checker.id, words, True, None, why=why, strength=INCONCLUSIVE, texts=shown)
-    result = CheckResult(pair.checker.id, words, True, holds, strength=pair.strength, texts=shown)
+    result = CheckResult(pair.checker.id, words, True, holds, strength=strength, texts=shown, value_agrees=alone)
     if not holds and not pair.claim.retired:
-        if claimed is not None:
-            stated, given = format_pair(claimed, found, pair.mine)  # values that differ never read alike
+        if figure is not None:
+            stated, given = format_pair(figure, found, pair.mine)  # values that differ never read alike
         else:
             stated, given = pair.claim.states, format_value(found, pair.mine)
-        given = _with_spread(found, spread, pair.theirs, pair.mine, given)
+        given = bands.with_interval(found, spread, pair.theirs, pair.mine, given)
         ledger.report(
             pair.claim,
             "contradicted",
@@ -254,6 +268,7 @@ class Band:
     limit: str  # what an inconclusive interval is wider than or reaches past: "the 10% tolerance"
     one: float | None = None  # a ratio's 1×, in the claim's unit, where the band stops at it
     side: str = ""  # which side of 1× it keeps, said where a value outside it is reported: ", above 1×"
+    loose: str = ""  # why what a source states only bounds the value: every value near the check's lies in it
 
 
 def _band(pair: Pair, found: float, ledger: Ledger) -> Band | CheckResult | None:
@@ -262,19 +277,17 @@ def _band(pair: Pair, found: float, ledger: Ledger) -> Band | CheckResult | None
     relation judged on the checker's value alone (above, below)."""
     claim, op = pair.claim, pair.relation.op
     if op == "same" and claim.states:
-        stated = ledger.vocabulary.relation(claim.states)
-        assert stated is not None  # validate read it
-        bound = stated.unit or pair.mine
-        ends = (stated.bound, stated.upper) if stated.op == "between" else _open(stated.op, stated.bound)
-        low, high = (units.convert(end, bound, pair.mine) if math.isfinite(end) else end for end in ends)
+        low, high = bands.stated(claim, pair.mine, ledger.vocabulary)
         words = f"what its source states ({claim.states})"
-        return Band(low, high, words, words)  # an interval reaching past it is inconclusive against the same words
+        factor = ledger.policy.max_check_factor
+        loose = ""
+        if bands.near(found, factor, low, high):  # it constrains nothing the check could give: a bound, never agreement
+            loose = f": too loose, every value within {_number(factor)}× of {pair.checker.id} satisfies it"
+        return Band(low, high, words, words, loose=loose)  # reaching past it is inconclusive against the same words
     claimed = claim.value
     assert claimed is not None  # _judge reports a check against an unstated value instead
     if op == "same":
-        tolerance = claim.tolerance or ledger.policy.check_tolerance
-        if tolerance.text == "precision":
-            tolerance = ledger.policy.check_tolerance
+        tolerance = bands.check_tolerance(claim, ledger.policy)
         max_share = ledger.policy.max_tolerance.relative
         share = tolerance_excess(tolerance, claimed, found, max_share)
         if share is not None:
@@ -307,27 +320,6 @@ def _band(pair: Pair, found: float, ledger: Ledger) -> Band | CheckResult | None
         else:
             one = None  # a stated 1× has no side
     return Band(low, high, pair.relation.describe(), f"a factor of {_number(pair.relation.bound)}", one, side)
-
-
-def _open(op: str, bound: float) -> tuple[float, float]:
-    """A one-sided bound's ends (an open end just past the bound, as the relation excludes it)."""
-    if op == ">":
-        return math.nextafter(bound, math.inf), math.inf
-    if op == ">=":
-        return bound, math.inf
-    if op == "<":
-        return -math.inf, math.nextafter(bound, -math.inf)
-    return -math.inf, bound
-
-
-def _inside(band_low: float, band_high: float, low: float, high: float) -> bool | None:
-    """Whether the checker's interval [low, high] lies inside the band (True), wholly outside it (False),
-    or reaches across an end (None: inconclusive). A value with no interval is a point: True or False."""
-    if band_low <= low and high <= band_high:
-        return True
-    if high < band_low or low > band_high:
-        return False
-    return None
 
 
 def _inconclusive(spread: ClaimInterval, low: float, high: float, band: Band, unit: units.Unit) -> str:
@@ -363,18 +355,7 @@ class Shown:
 
     def __call__(self) -> tuple[str, str]:
         claimed = format_value(self.claimed, self.mine) if self.claimed is not None else self.states
-        return claimed, _with_spread(self.found, self.spread, self.source, self.target)
-
-
-def _with_spread(
-    found: float, spread: ClaimInterval | None, source: units.Unit, target: units.Unit, text: str = ""
-) -> str:
-    """The check's value in the target unit, with its interval (converted) where it has one."""
-    text = text or format_value(found, target)
-    if spread:
-        low, high = (units.convert(x, source, target) for x in (spread.low, spread.high))
-        text += f" ({interval_text(replace(spread, low=low, high=high), target)})"
-    return text
+        return claimed, bands.with_interval(self.found, self.spread, self.source, self.target)
 
 
 def _fix(checker: Claim) -> str:
@@ -470,30 +451,3 @@ def _more_rounds(unsure: list[str], ledger: Ledger) -> str:
         f"narrow {', '.join(unsure)}'s interval with more rounds{again}, or state the tolerance (or the "
         "`states:` bound or `range:`) its source supports"
     )
-
-
-def _refutation(claim: Claim, ledger: Ledger, supported: set[str]) -> None:
-    """A retirement rests on evidence: every claim named as its retirer reaches a fresh measured run."""
-    if not claim.retired:
-        return
-    field_name = "superseded_by" if claim.status == "superseded" else "refuted_by"
-    for target_id in claim.retired_by:
-        target = ledger.by_id.get(target_id)
-        if target is None or ledger.reaches.get(target_id) or target_id in supported:
-            continue  # a missing one is invalid already
-        if target.status != "asserted":
-            why = f"is {'a lead' if target.status == 'lead' else target.status}"
-        elif target_id in ledger.failing:
-            why = f"is stale ({', '.join(sorted(set(ledger.failing[target_id])))})"
-        elif target.kind == "borrowed":
-            why = "is borrowed, and no check here agrees with it"
-        else:
-            why = "does not reach a fresh measured run"
-        ledger.report(
-            claim,
-            "unsupported-refutation",
-            claim.at(field_name),
-            f"{claim.status} by {target_id}, which {why}; a retirement must rest on a fresh measured run",
-            f"name a claim measured here (or one a measured check agrees with) in `{field_name}`, "
-            "or keep the claim as a lead with a note until something here settles it",
-        )

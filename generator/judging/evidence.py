@@ -25,6 +25,7 @@ from ..lang.units import Unit
 from ..lang.values import Tolerance, allowed_text, format_pair, format_value, tolerance_excess, within
 from ..records import (
     Cause,
+    CheckSpec,
     Claim,
     ClaimInterval,
     ClaimVerdict,
@@ -42,7 +43,7 @@ from ..rules import STALE_RULES
 from ..runs import is_samples
 from ..trust import verdicts
 from ..wording import tolerance_for
-from . import asserted, checks, intervals, replicates
+from . import asserted, bands, checks, intervals, replicates, retirements
 from .intervals import Cell, read_cell  # noqa: F401  (refresh reads newer runs through read_cell)
 from .replicates import Member
 
@@ -79,7 +80,9 @@ def evaluate(
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
     made = {claim_id: stage.verdicts[claim_id] for claim_id in by_id}  # in the claims' order
     held = asserted.evaluate(made, stage.vocabulary, stage.failing, stage.report, policy.asserts_level)
-    judged = checks.evaluate(checks.Ledger(made, stage.vocabulary, stage.premises, stage.failing, policy, stage.report))
+    ledger = checks.Ledger(made, stage.vocabulary, stage.premises, stage.failing, policy, stage.report)
+    judged = checks.evaluate(ledger)
+    retirements.judge(ledger, judged)
     for claim_id in held.keys() | judged.keys():  # one replace each: these complete the record
         made[claim_id] = quick_replace(made[claim_id], asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
     return Evaluated(stage.findings, made)
@@ -140,6 +143,10 @@ class Stage:
         self.inferred: dict[
             str, dict[tuple[str, str], list[str]]
         ] = {}  # run -> (file, column) -> claims: exact by inference
+        self.judges: dict[str, list[tuple[Claim, CheckSpec]]] = {}  # checking claim -> the checks it takes part in
+        for checked in by_id.values():
+            for spec in checked.checks if not checked.retired else ():
+                self.judges.setdefault(spec.claim_id, []).append((checked, spec))
 
     def report(self, claim: Claim, rule: str, where: Source, problem: str, fix: str, detail: str = "") -> None:
         severity = self.policy.severity(rule)
@@ -339,7 +346,7 @@ class Stage:
             problem = f"formula cannot be evaluated: {error}"
             self.report(claim, "invalid", claim.at("formula"), problem, "check the formula and its inputs' values")
             return made.verdict(cause="formula-error")
-        self._unused_inputs(claim, values, made.tolerance.allowed(value), scaled, value)
+        self._unused_inputs(claim, values, self._loosest(made, value), scaled, value)
         carried = {name: self._interval(target) for name, target in claim.inputs}
         found = intervals.through_formula(claim.formula, values, carried, value, scaled)
         exact, unknown = intervals.formula_noise(claim, found, self.verdicts)
@@ -356,7 +363,7 @@ class Stage:
             plain = formula.evaluate(claim.formula, values)
         except formula.FormulaError:
             return
-        self._unused_inputs(claim, values, tolerance.allowed(plain), formula.PLAIN, plain)
+        self._unused_inputs(claim, values, (tolerance.allowed(plain), "the claim's tolerance"), formula.PLAIN, plain)
 
     def _inputs(self, claim: Claim) -> tuple[dict[str, float], Cause]:
         """The formula's input values (computed where they have one), or the first reason they cannot be used."""
@@ -415,18 +422,40 @@ class Stage:
                 self.report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
         return grounding.scales(claim, made.unit, given)
 
+    def _loosest(self, made: Made, value: float) -> tuple[float, str]:
+        """The largest move of a formula's result that nothing judging it would see, and whose tolerance that is:
+        the loosest band among the checks it could agree in (checks.allowance), else the claim's own tolerance."""
+        found = [
+            (allowed, checked.id)
+            for checked, spec in self.judges.get(made.claim.id, ())
+            if (allowed := bands.allowance(checked, spec, value, made.unit, self.vocabulary, self.policy)) is not None
+        ]
+        if found:
+            allowed, checked_id = max(found)
+            return allowed, f"the tolerance of its check of {checked_id} (±{format_value(allowed, made.unit)})"
+        return made.tolerance.allowed(value), "the claim's tolerance"
+
     def _unused_inputs(
-        self, claim: Claim, values: Mapping[str, float], allowed: float, scaled: formula.Scales, result: float
+        self,
+        claim: Claim,
+        values: Mapping[str, float],
+        allowed: tuple[float, str],
+        scaled: formula.Scales,
+        result: float,
     ) -> None:
-        """An input claim that does not move the result beyond `allowed` is reported once (under all its
-        names), and grounding reads only those that do. Only an asserted claim is judged: a lead or a
-        retired claim is never a premise."""
-        unused = grounding.unused_inputs(claim, values, allowed, scaled, result) if claim.status == "asserted" else []
-        for target in unused:
-            problem = grounding.unused_problem(claim, target)
+        """An input claim that does not move the result beyond `allowed` (the amount, and whose tolerance it is)
+        is reported once (under all its names), and grounding reads only those that do; a formula that cannot be
+        evaluated when an input moves is reported apart. Only an asserted claim is judged: a lead or a retired
+        claim is never a premise."""
+        if claim.status != "asserted":
+            return
+        found = grounding.input_use(claim, values, allowed[0], scaled, result)
+        problems = [grounding.unused_problem(claim, target, allowed[1]) for target in found.unused]
+        problems += [grounding.fragile_problem(claim, *broken) for broken in found.breaks]
+        for problem in problems:
             self.report(claim, problem.rule, claim.at(problem.field), problem.problem, problem.fix)
-        if unused:
-            self.premises[claim.id] = tuple(dict.fromkeys(t for _, t in claim.inputs if t not in unused))
+        if found.unused:
+            self.premises[claim.id] = tuple(dict.fromkeys(t for _, t in claim.inputs if t not in found.unused))
 
     def compare(self, made: Made, value: float, said: Said) -> Outcome:
         """The stated value against the computed one; said: (rule, verb, detail, fix) for a finding, the

@@ -155,6 +155,13 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     where = _Where(evidence)  # words for a message, made only for one
     declared = run.columns.get(evidence.file, {}).get(evidence.column)
     if declared is not None and declared.kind == "exact":
+        varies = _varies(samples, name, evidence, table, row, index)
+        if varies:  # the run's own rows contradict its declaration: an assertion would hold on nothing
+            return Found(
+                problem=f"{run.path} declares {evidence.file} column {evidence.column} exact, but {varies}: a column "
+                "with rounds or a spread is not exact",
+                fix="measure again with a probe that declares the column timed (guide/probes.md)",
+            )
         return Found(missing="declared exact", exact=True)  # the run says so: its value is its own interval
     timed = declared is not None  # declared timed: no omission can make it exact
     if name not in run.declared_files or samples is None:
@@ -214,6 +221,23 @@ def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float,
     return Found(
         ClaimInterval(interval.low, interval.high, interval.level, "rounds", len(rounds), tuple(rounds), run.path)
     )
+
+
+def _varies(samples: Table | None, name: str, evidence: Evidence, table: Table, row: int, index: RowIndex) -> str:
+    """Where a column's own data shows it was timed ("" where it does not): its row's min–max apart, or rounds
+    of it in the samples file that differ (a key or a count repeats in every round alike)."""
+    spread = row_spread(table, row, evidence.column)
+    if spread is not None and spread[0] != spread[1]:
+        return f"its row's min–max is {spread[0]:g}–{spread[1]:g}"
+    columns = (ROUND, evidence.column, *(c for c, _ in evidence.where))
+    if samples is None or samples.problem or any(c not in samples.columns for c in columns):
+        return ""
+    at = samples.columns.index(evidence.column)
+    found = {parse_number(samples.rows[i][at]) for i in index.rows(samples, evidence.where)} - {None}
+    if len(found) < 2:
+        return ""
+    low, high = min(found), max(found)  # type: ignore[type-var]
+    return f"its {name} holds rounds of it from {low:g} to {high:g}"
 
 
 class _Where:

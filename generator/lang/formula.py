@@ -4,7 +4,7 @@ Allowed: numbers, input names (ASCII), + - * / ** (and the typographic − × ÷
 min(...) and max(...) of two or more arguments. Everything else (calls, attributes, indexing,
 comparisons, strings, look-alike letters, ...) is rejected with a FormulaError that says what was
 found. A formula also has a dimension, computed from its inputs' (numbers are dimensionless), and an
-input that no perturbation moves the result of is reported (unused_inputs).
+input that no perturbation moves the result of is reported (use).
 
 A formula is evaluated on quantities (Scales): each input's number times its unit's scale, so the
 arithmetic runs in the base units of each dimension, and the result divided by the scale of the
@@ -340,20 +340,32 @@ def _same_dimension(node: ast.AST, found: list[Dimension]) -> None:
             raise FormulaError(f"{ast.unparse(node)} {verb} {found[0].describe()} and {other.describe()}")
 
 
-PERTURBATIONS = (0.1, 0.5, 2.0, 10.0)  # each input in turn, times each (an input of 0 is set to each)
+PERTURBATIONS = (0.5, 2.0)  # each input in turn, times each (an input of 0 is set to each): a plausible other value
 
 
-def unused_inputs(
+@dataclass(frozen=True, slots=True)
+class Use:
+    """How a formula's result depends on its inputs near their values: the inputs (or groups) that no
+    perturbation moves it beyond the allowed amount, and those under which it cannot be evaluated at all
+    (key, the factor, the error): a formula that divides by zero or overflows there says nothing about a value
+    near its inputs', and an error is never taken for dependence."""
+
+    unused: tuple[str, ...] = ()
+    breaks: tuple[tuple[str, float, str], ...] = ()
+
+
+def use(
     text: str,
     values: Mapping[str, float],
     allowed: float = 0.0,
     scales: Scales = PLAIN,
     groups: Mapping[str, Sequence[str]] | None = None,
     result: float | None = None,
-) -> list[str]:
-    """The inputs that no perturbation moves the result of by more than `allowed` (the claim's tolerance):
-    'a - a + b' -> ['a']; 'a ** 0.0001 * b' -> ['a'] when b is 999 within ±0.5; min and max move.
+) -> Use:
+    """Each input (or group) moved ×0.5 and ×2 in turn: 'a - a + b' leaves a unused; 'a ** 0.0001 * b' too
+    when b is 999 within ±0.5; min and max move only where the other argument is within a factor of two.
 
+    allowed: the largest move that does not count (the loosest tolerance that judges the result).
     groups: what is perturbed, each key's names together (the names bound to one input claim: with
     a and b both bound to one claim, `a - b` never moves, however the claim does); the keys are returned.
     Default: each name alone. A property of the formula's value, whatever its syntax: an input that a
@@ -361,20 +373,19 @@ def unused_inputs(
     result: the formula on `values` (evaluate(text, values, scales)), when the caller has it already."""
     if result is None:
         result = evaluate(text, values, scales)
-    unused = []
+    unused: list[str] = []
+    breaks: list[tuple[str, float, str]] = []
     for key, members in (groups or {name: (name,) for name in values}).items():
-        points = (
-            {**values, **{name: values[name] * factor if values[name] else factor for name in members}}
-            for factor in PERTURBATIONS
-        )
-        if not any(_moves(text, point, result, allowed, scales) for point in points):
+        moves = False
+        for factor in PERTURBATIONS:
+            point = {**values, **{name: values[name] * factor if values[name] else factor for name in members}}
+            try:
+                moved = evaluate(text, point, scales)
+            except FormulaError as error:
+                if not any(broken[0] == key for broken in breaks):
+                    breaks.append((key, factor, str(error)))
+                continue
+            moves = moves or abs(moved - result) > max(allowed, 1e-9 * max(abs(moved), abs(result)))
+        if not moves:
             unused.append(key)
-    return unused
-
-
-def _moves(text: str, point: Mapping[str, float], result: float, allowed: float, scales: Scales) -> bool:
-    try:
-        moved = evaluate(text, point, scales)
-    except FormulaError:
-        return True  # the result depends on the input, enough to fail
-    return abs(moved - result) > max(allowed, 1e-9 * max(abs(moved), abs(result)))
+    return Use(tuple(unused), tuple(breaks))

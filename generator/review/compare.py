@@ -29,6 +29,8 @@ __all__ = ["find_renames"]  # tests and the diff's readers import it from here
 # Flag -> title, in the order a reviewer reads them.
 FLAGS = {
     "run-rewritten": "run rewritten",  # first: a committed run's bytes changed (the claim column names the run)
+    "run-refused": "run refused",  # a run the head adds that the gate refuses: a copy, tampered, redeclared, ...
+    "run-unit-changed": "column unit changed",  # a run the head adds declares a column in another unit than before
     "policy-weakened": "policy weakened",  # a gate setting now passes what failed (the claim column names it)
     "kind-downgrade": "kind downgraded",
     "new-borrowed": "new borrowed claim",
@@ -148,6 +150,7 @@ def compare(
                     f"{', '.join(state.rewritten_files)} differ from {commit_text(state.rewritten)}",
                 )
             )
+    flags += added_runs(base, head)
     for name, why in weakened(base.policy, head.policy):
         flags.append(Flag("policy-weakened", f"{head.policy.config_path}: {name}", why))
     order = list(FLAGS)
@@ -164,6 +167,38 @@ def compare(
         tuple(remeasured),
         tuple(build_code),
     )
+
+
+RUN_FLAGS = ("run-rewritten", "run-refused", "run-unit-changed")  # flags whose claim column names a run
+
+
+def added_runs(base: Report, head: Report) -> list[Flag]:
+    """What a reviewer must see of each run the head adds: the gate refuses it (its reasons: a copy of another
+    run's timed data, columns declared otherwise than its code's earlier runs, ...), or it declares a column in
+    another unit than the run of its probe before it (a new probe version may; the claims citing it then read
+    another quantity)."""
+    flags = []
+    for path in sorted(set(head.runs) - set(base.runs)):
+        state, run = head.run_state(path), head.runs[path]
+        if not state.intact:
+            flags.append(Flag("run-refused", path, "; ".join(state.reasons)))
+        earlier = [
+            other
+            for other in head.runs.values()
+            if other.probe_name == run.probe_name and other.started and run.started and other.started < run.started
+        ]
+        before = max(earlier, key=lambda other: (other.started, other.path), default=None)
+        if before is None:
+            continue
+        changed = [
+            f"{file} column {column} in {now.unit!r}, where {before.name} declares {was.unit!r}"
+            for file, columns in sorted(run.columns.items())
+            for column, now in sorted(columns.items())
+            if (was := before.columns.get(file, {}).get(column)) is not None and was.unit != now.unit
+        ]
+        if changed:
+            flags.append(Flag("run-unit-changed", path, "; ".join(changed)))
+    return flags
 
 
 def changed_runs(base: Mapping[str, Mapping[str, str]], head: Mapping[str, Mapping[str, str]]) -> dict[str, str]:

@@ -6,7 +6,7 @@ import json
 import re
 from dataclasses import asdict, dataclass
 
-from .compare import COLUMNS, DETAILS, FLAGS, ClaimChange, Diff
+from .compare import COLUMNS, DETAILS, FLAGS, RUN_FLAGS, ClaimChange, Diff
 from .diffseries import new_points
 from .revisions import Revision
 
@@ -62,13 +62,11 @@ def _sections(diff: Diff, base: Revision, head: Revision) -> list[Section]:
     """The Markdown diff's parts: one row per claim (flagged claims first, with runs rewritten), then the
     code that installs or runs, the policy and the runs."""
     flagged, others = _claim_rows(diff, base, head)
-    runs_rewritten = tuple(
-        f"| {FLAGS[f.flag]} | {_code(f.claim_id)} | {_text(f.message)} |  |"
-        for f in diff.flags
-        if f.flag == "run-rewritten"
+    run_rows = tuple(
+        f"| {FLAGS[f.flag]} | {_code(f.claim_id)} | {_text(f.message)} |  |" for f in diff.flags if f.flag in RUN_FLAGS
     )
     found = [
-        Section(("### Flagged for review", "", *REVIEW_HEAD), (*runs_rewritten, *flagged)),
+        Section(("### Flagged for review", "", *REVIEW_HEAD), (*run_rows, *flagged)),
         Section(
             (f"### {CODE_TITLE} (read it as code)", "", "| file or setting | why |", "| --- | --- |"),
             tuple(f"| {_code(path)} | {_text(why)} |" for path, why in diff.build_code),
@@ -95,7 +93,7 @@ def _claim_rows(diff: Diff, base: Revision, head: Revision) -> tuple[tuple[str, 
     its flags, a move within noise, a re-measure, its series' new point, and the fields that changed."""
     flags: dict[str, list] = {}
     for flag in diff.flags:
-        if flag.flag != "run-rewritten":
+        if flag.flag not in RUN_FLAGS:
             flags.setdefault(flag.claim_id, []).append(flag)
     quiet = {flag.claim_id: flag.message for flag in diff.within_noise}
     again = {flag.claim_id: flag.message for flag in diff.remeasured}

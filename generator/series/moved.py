@@ -1,8 +1,9 @@
 """moved-since-cited: claims + their Series + the pages' claim references -> findings. Pure.
 
 A measured claim's series moved since the run it cites when a step beyond noise and beyond its
-tolerance lies after that run, in its segment, and the newest level still differs from the cited one
-(series/stage.py decides it once). The finding names every page sentence that cites the claim, and the
+tolerance lies after that run, in its segment, and the newest level still differs from the cited one, or
+when the newest run after a change of environment differs from it (series/stage.py decides it once; the
+finding says both the move and the change). The finding names every page sentence that cites the claim, and the
 two ways out: `ledger refresh --write` to the newer run, or `kept:` (the newest run reviewed, and
 why the page keeps the cited run), after which only a step at a later run fires again.
 """
@@ -61,11 +62,18 @@ def _moved(verdict: ClaimVerdict, line: Series, refs: list[PageRef], policy: Pol
     claim, moved = verdict.claim, line.moved
     assert moved is not None
     points = line.points
-    cited, newest = points[line.cited], points[line.segment(line.cited)[-1]]
+    cited, newest = points[line.cited], points[line.reach(line.cited)[-1]]
     before, after = format_pair(moved.before, moved.after, verdict.unit)
     change = f" ({(moved.after - moved.before) / abs(moved.before):+.1%})" if moved.before else ""
     p = f" p = {moved.p:.2g}" if moved.p is not None else ""
-    if line.method == DETECTOR:
+    reference = max(line.cited, line.kept)
+    changed = line.changes_after(reference, moved.index)  # a change of environment explains the move; it stays one
+    if changed:
+        how = f"{moved.test}{p}, {'kept' if line.kept >= 0 else 'cited'} run against the newest"
+        level = f"the newest run {_name(newest.run)} reads {after}{change}, against {before}"
+        said = "; ".join(f"from run {_name(points[b.index].run)}: {', '.join(b.changes)}" for b in changed)
+        how += f"; the environment changed {said}"
+    elif line.method == DETECTOR:
         how = f"E-divisive means over {len(line.segment(line.cited))} runs, {moved.test}{p}"
         level = f"its level {before} moved to {after}{change} from run {_name(points[moved.index].run)} on"
     elif line.method == PREDICTED:
@@ -86,13 +94,13 @@ def _moved(verdict: ClaimVerdict, line: Series, refs: list[PageRef], policy: Pol
 
 
 def _stray_kept(claim: Claim, line: Series) -> Finding:
-    later = [point.run for point in line.points[line.cited + 1 :] if point.segment == line.points[line.cited].segment]
+    later = [line.points[i].run for i in line.reach(line.cited) if i > line.cited]
     fix = f"name the newest run you reviewed: `through: {later[-1]}`" if later else "remove `kept` (no run is newer)"
     return Finding(
         claim.at("kept"),
         claim.id,
         "invalid",
         f"kept.through {claim.kept_through} is not a run after the cited one in this claim's series "
-        "(same probe, testbed, defining parameters and segment)",
+        "(same probe, testbed, defining parameters and segment, or a later one after a change of environment)",
         fix,
     )

@@ -8,7 +8,9 @@ point has its interval: the median's from its raw rounds, else the row's min–m
 
 Segments: a point whose run's code hashes differ from the point before starts a new segment (probe
 changed), as does one whose environment differs in a field of SEGMENT_ENVIRONMENT (environment
-changed). Steps are looked for within a segment, never across a boundary.
+changed). Steps are looked for within a segment, never across a boundary; but a change of environment
+explains a move, it never hides one: the newest run of a later segment reached across environment changes
+alone is judged against the cited (or kept) run as a short segment's newest run is (stats.changed).
 
 Steps: in a segment of changepoint.MIN_POINTS points or more, E-divisive means with the t-test and
 weak-point merge (changepoint.py), larger than the points' own noise (segment_changes); in a
@@ -41,6 +43,7 @@ from ..points import (
     Point,
     Series,
     Step,
+    reach_of,
     segment_of,
 )
 from ..records import Claim, ClaimInterval, ClaimVerdict, Evidence, Replicas, Run, RunState
@@ -211,13 +214,14 @@ def _series(claim: Claim, shared: _Shared, tolerance: Tolerance, replicas: Repli
     cited = shared.at.get(claim.evidence.run, -1)
     if cited < 0:
         return Series(claim.id, points, cited, shared.boundaries)
-    segment = segment_of(points, cited)
+    reach = reach_of(points, shared.boundaries, cited)
     allowed = tolerance.allowed(points[cited].value)  # the claim's tolerance, as the gate decided it
     steps = [step for step in shared.steps if abs(step.after - step.before) > allowed]
     kept = -1
     if claim.kept_through:
-        kept = next((i for i in segment if points[i].run == claim.kept_through and i > cited), -1)
+        kept = next((i for i in reach if points[i].run == claim.kept_through and i > cited), -1)
     reference = max(cited, kept)
+    segment = segment_of(points, reference)
     judged = replicas if kept < 0 else None  # a kept run is judged as one run: the set is the cited run's
     if judged is not None:
         allowed = tolerance.allowed(judged.pooled.value)
@@ -234,6 +238,8 @@ def _series(claim: Claim, shared: _Shared, tolerance: Tolerance, replicas: Repli
         method = PAIRWISE if len(segment) > 1 else ""
         moved = _moved_pair(shared.estimates, points, reference, segment[-1], allowed)
         steps = sorted([*steps, moved], key=lambda step: step.index) if moved else steps
+    if moved is None and reach.stop > segment.stop:  # a newer environment: its newest run against the reference
+        moved = _moved_pair(shared.estimates, points, reference, reach[-1], allowed)
     return Series(claim.id, points, cited, shared.boundaries, tuple(steps), method, moved, kept)
 
 

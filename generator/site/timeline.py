@@ -298,10 +298,16 @@ def section(verdict: ClaimVerdict, links, assets: SeriesAssets | None = None) ->
         out.append("<p>The cited run is not among them: its files are not intact.</p>")
     if series.moved is not None:
         moved = series.moved
+        changed = series.changes_after(max(series.cited, series.kept), moved.index)  # explains it, hides nothing
+        said = "; ".join(
+            f"from run <code>{esc(series.points[b.index].run.rsplit('/', 1)[-1])}</code>: {esc(', '.join(b.changes))}"
+            for b in changed
+        )
         out.append(
             f"<p><strong>Moved since cited:</strong> {esc(format_value(moved.before, verdict.unit))} → "
             f"{esc(format_value(moved.after, verdict.unit))} from run "
-            f"<code>{esc(series.points[moved.index].run.rsplit('/', 1)[-1])}</code> on.</p>"
+            f"<code>{esc(series.points[moved.index].run.rsplit('/', 1)[-1])}</code> on"
+            f"{f' (the environment changed {said})' if said else ''}.</p>"
         )
     if claim.kept_through:
         out.append(

@@ -13,7 +13,17 @@ from pathlib import PurePosixPath
 
 from .. import machine
 from ..records import Run
-from ..runs import FORMAT, KEBAB, SNAKE, TESTBED_PATTERN, Revision, attachment_problem, is_samples, read_columns
+from ..runs import (
+    FORMAT,
+    KEBAB,
+    SNAKE,
+    TESTBED_PATTERN,
+    Revision,
+    attachment_problem,
+    code_hash,
+    is_samples,
+    read_columns,
+)
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 # A run's folder as write_run names it: measurements/<probe>/<UTC start>-<testbed>/, ASCII only.
@@ -56,6 +66,12 @@ def shape(manifest: object) -> list[str]:
                 problems.append(f"probe.code[{str(name)[:60]!r}] is not a 64-digit hex sha256")
         if isinstance(path, str) and path not in code:
             problems.append(f"the probe {path[:60]} is not among the hashed code files")
+        named = probe.get("sha256")  # the probe version, written by write_run: read back against its code
+        if named is not None and not problems and named != code_hash(code):
+            problems.append(
+                f"probe.sha256 {str(named)[:16]}… is not the hash of probe.code ({code_hash(code)[:16]}…): the "
+                "manifest names another probe version than the code it lists"
+            )
     files = manifest.get("files")
     if not isinstance(files, dict) or not files:
         problems.append("`files` is missing or empty")

@@ -15,11 +15,14 @@ from typing import Literal
 from ..lang import stability
 from ..lang.rows import Table
 from ..lang.values import parse_number
-from ..records import FRESH, ClaimVerdict, FileChange, Finding, Freshness, Policy, Run, RunState, Source
+from ..records import FRESH, ClaimVerdict, FileChange, Finding, Freshness, Policy, Redeclared, Run, RunState, Source
 from ..rules import RULES, STALE_RULES
 from ..runs import MANIFEST
 from ..timing import CONTEXT_COLUMNS, samples_file
-from . import integrity
+from . import integrity, siblings
+from .siblings import Against
+
+NOTHING = Against()  # a run that says nothing against another
 
 Rewrite = tuple[tuple[str, str], tuple[str, ...]]  # ((sha, subject) of the commit that first added them, files)
 Rewritten = Mapping[str, Rewrite]  # run path -> its rewrite, from history.rewritten
@@ -34,10 +37,12 @@ def run_state(
     now: datetime,
     rewritten: Rewrite | None = None,
     tracked: frozenset[str] | None = None,
+    siblings: Against = NOTHING,
 ) -> RunState:
     """Whether a run's files match its manifest and its first commit, its code is unchanged and it is young enough.
 
-    tracked: the files git tracks (None when unknown): a run's code files must be among them."""
+    tracked: the files git tracks (None when unknown): a run's code files must be among them. siblings: what
+    its data and declarations say against earlier runs (a copy of one, a column declared otherwise)."""
     commit, files = rewritten or (None, ())
     named = integrity.folder_name(run.path)
     if run.problem:
@@ -60,6 +65,9 @@ def run_state(
         rewritten=commit,
         rewritten_files=files,
         changed_files=_changed_files(run),
+        copy_of=siblings.copy_of,
+        copied_files=siblings.copied,
+        redeclared=siblings.redeclared,
         changed_code=tuple(changed_code),
         age_days=age,
         too_old=bool(run.finished and now - run.finished > timedelta(days=policy.max_run_age_days)),
@@ -216,6 +224,9 @@ def reasons(state: RunState) -> tuple[str, ...]:
     """Why a run's data cannot be trusted as it stands (empty when it can), in words, for pages and figures."""
     found = [f"manifest: {state.manifest_problem}"] if state.manifest_problem else []
     found += [f"code file {path} is not tracked by git" for path in state.untracked_code]
+    if state.copy_of:
+        found.append(f"{', '.join(state.copied_files)} {COPIED} {state.copy_of}")
+    found += [redeclared_text(change) for change in state.redeclared]
     found += [f"{change.name} {change_text(change)}" for change in state.changed_files]
     found += [f"{path} {CODE_WORDS[kind]}" for path, kind in state.changed_code]
     if state.rewritten:
@@ -244,6 +255,14 @@ def run_findings(run: Run, state: RunState, policy: Policy, rerun: str, *, data_
         problem = f"{run.path}: {files} differ from {commit_text(state.rewritten)}, the commit that first added them"
         fix = f"restore them (`git checkout {state.rewritten[0]} -- {run.path}`), or {rerun}"
         found.append(("rewritten", problem + " (runs are immutable)", fix))
+    if state.copy_of:
+        problem = f"run {run.path}: {', '.join(state.copied_files)} {COPIED} {state.copy_of}: {NOT_A_REPLICATE}"
+        found.append(
+            ("invalid", problem, f"delete the copy; a replicate is a new run (`{_measure(run)} --replicates N`)")
+        )
+    for declared in state.redeclared:
+        problem = f"run {run.path}: {redeclared_text(declared)}: the same probe code declares its columns alike"
+        found.append(("invalid", problem, f"delete the run, or measure again (`{_measure(run)}`)"))
     for change in state.changed_files:
         file = f"{run.path}/{change.name}"
         found.append(("tampered", f"{file} {change_text(change)}", f"restore it (`git checkout -- {file}`) or {rerun}"))
@@ -258,6 +277,22 @@ def run_findings(run: Run, state: RunState, policy: Policy, rerun: str, *, data_
     return found
 
 
+COPIED = "byte-identical to the timed data of"
+NOT_A_REPLICATE = "a copy of a run is not a new measurement, and never a replicate"
+
+
+def redeclared_text(change: Redeclared) -> str:
+    """'declares results.csv column speedup exact in '×', but RUN, of the same probe code, declares it timed in '×''."""
+    return (
+        f"declares {change.file} column {change.column} {change.kind} in {change.unit!r}, but {change.earlier}, "
+        f"of the same probe code, declares it {change.was_kind} in {change.was_unit!r}"
+    )
+
+
+def _measure(run: Run) -> str:
+    return f"ledger measure {run.probe_name}"
+
+
 def _code(run: Run, policy: Policy) -> list[str]:
     declared = next((spec.code for spec in policy.probes if spec.name == run.probe_name), ())
     return integrity.code_files(run, policy.probes_dir, declared)
@@ -266,7 +301,11 @@ def _code(run: Run, policy: Policy) -> list[str]:
 def run_states(
     runs: Mapping[str, Run], policy: Policy, now: datetime, rewritten: Rewritten, tracked: frozenset[str] | None = None
 ) -> dict[str, RunState]:
-    return {path: run_state(run, policy, now, rewritten.get(path), tracked) for path, run in runs.items()}
+    found = siblings.against(runs)
+    return {
+        path: run_state(run, policy, now, rewritten.get(path), tracked, found.get(path, NOTHING))
+        for path, run in runs.items()
+    }
 
 
 def uncited_run_findings(
