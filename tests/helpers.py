@@ -124,6 +124,14 @@ def project(root: Path, config: str, files: dict[str, str | bytes] | None = None
     return root
 
 
+def initialised(parent: Path, source: str = "evidence-ledger==0.1.0") -> Path:
+    """A fresh `ledger init` project in parent/hashes, its example probe measured once (as init does)."""
+    root = parent / "hashes"
+    result = run_ledger("init", str(root), "--source", source, cwd=parent)
+    assert result.exit_code == 0, result.errors
+    return root
+
+
 def run_mkdocs(*args: str, cwd: Path) -> Result:
     done = subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=cwd, capture_output=True, text=True, env=_env())
     return Result(done.returncode, done.stdout, done.stderr)

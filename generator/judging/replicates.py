@@ -57,12 +57,18 @@ def defining(parameters: Mapping[str, object]) -> dict:
 
 def key(run: Run) -> tuple[str, str, str, str, str]:
     """What replicates share: probe, testbed, defining parameters, code hashes, environment segment."""
+    probe, testbed, parameters, environment = measurement(run)
+    return probe, testbed, parameters, json.dumps(dict(run.declared_code), sort_keys=True), environment
+
+
+def measurement(run: Run) -> tuple[str, str, str, str]:
+    """What replicates share but their code: probe, testbed, defining parameters, environment segment (runs
+    of one measurement by another version of its probe start a set of their own)."""
     environment = {name: run.environment.get(name) for name in SEGMENT_ENVIRONMENT}
     return (
         run.probe_name,
         run.testbed,
         json.dumps(defining(run.parameters), sort_keys=True, default=str),
-        json.dumps(dict(run.declared_code), sort_keys=True),
         json.dumps(environment, sort_keys=True, default=str),
     )
 

@@ -18,6 +18,7 @@ from ..lang.rows import Table
 from ..lang.values import allowed_text, format_value, level_text, range_text
 from ..records import ClaimVerdict, Report
 from ..trust.digest import CODE_PAGES, code_files
+from ..trust.verdicts import stability_detail, stability_label
 from ..wording import ONE_RUN, assert_text, noise_text, stated
 from .render import (
     PerReport,
@@ -171,7 +172,7 @@ def measured(verdict: ClaimVerdict, report: Report | None, links) -> str:
         hrefs = tuple(esc(links.run(run.path, anchor)) for anchor in MANIFEST_ANCHORS)
         made[shown] = (
             run_link(run, links) + f" (testbed <code>{esc(run.testbed)}</code>).</p>",
-            manifest_summary(run, hrefs) + probe_line(run, report, links),
+            stability_line(run, report) + manifest_summary(run, hrefs) + probe_line(run, report, links),
         )
     link, summary = made[shown]
     out = [head + link]
@@ -204,6 +205,13 @@ def probe_line(run, report: Report, links) -> str:
     note = "changed since the run: the text linked is today's" if changed else "unchanged since the run"
     text = esc(links.code(run.probe, sha))
     return f'<p>The probe\'s source: <a href="{text}"><code>{esc(run.probe)}</code></a> ({note}); {listed}.</p>'
+
+
+def stability_line(run, report: Report) -> str:
+    """The cited run's stability, as the gate judged it (its page names every sign and the machine record)."""
+    found = report.run_state(run.path).stability
+    variant = "warning" if found.stable is False else "fresh" if found.stable else "asserted"
+    return f"<p>The run's stability: {badge(stability_label(found), variant)} {esc(stability_detail(found))}.</p>"
 
 
 def row_used(table: Table, used: tuple[int, ...], evidence) -> str:
