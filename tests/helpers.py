@@ -105,6 +105,15 @@ def run_ledger(
     return Result(done.returncode, done.stdout, done.stderr)
 
 
+def init_project(factory, *options: str) -> Path:
+    """A project made by `ledger init` (with its options) in a new temporary folder (factory: pytest's
+    tmp_path_factory), for the tests of a module to share or copy."""
+    root = factory.mktemp("init") / "p"
+    made = run_ledger("init", str(root), *options, cwd=root.parent)
+    assert made.exit_code == 0, made.output + made.errors
+    return root
+
+
 def run_python(
     *args: str | Path, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess:

@@ -36,7 +36,7 @@ from ..judging.intervals import read_cell
 from ..lang import between, formula, yamlread
 from ..lang.values import format_pair, format_value
 from ..prose import surfaces
-from ..records import Claim, ClaimInterval, ClaimVerdict, Report, Run, Source, refusal
+from ..records import Claim, ClaimInterval, ClaimVerdict, Policy, Report, Run, Source, refusal
 from ..review import noise
 from ..review.noise import differences
 from ..wording import rounded
@@ -359,14 +359,17 @@ def write_what_holds(
     the gate fails on nothing refresh did. Returns the plan written, the gate after it and, per claim
     kept, the finding that kept it."""
     failing_before = {(f.claim_id, f.rule) for f in report.failures}
-    surfaces_now = [path for path, _, _ in surface_plan(root, report, result)]
+    surfaces_now = list(_surface_texts(root, report.policy))
     originals = {path: (root / path).read_bytes() for path in [*_claim_files(result, report), *surfaces_now]}
     held: dict[str, str] = {}
     while True:
         if result.moves:
             apply(root, result, report)
-        write_surfaces(root, surface_plan(root, report, result))  # the values the moves written state
         after = check_project(args.root, args.config, datetime.now(timezone.utc))
+        planned = surface_plan(root, after)  # as the site displays the values moved, with their new intervals
+        if planned:
+            write_surfaces(root, planned)
+            after = check_project(args.root, args.config, datetime.now(timezone.utc))
         moved = {move.claim_id for move in result.moves if move.new_run}
         caused = _caused_by(after, moved, failing_before)
         if not caused:
@@ -398,22 +401,25 @@ def _claim_files(result: Plan, report: Report) -> list[str]:
 
 
 def surface_plan(root: Path, report: Report, result: Plan | None = None) -> list[tuple[str, str, list]]:
-    """(surface, its new text, the rewrites) for each surface whose markers' text is not its claim's
-    stated value, with the values the plan's moves state (prose/surfaces.py)."""
+    """(surface, its new text, the rewrites) for each surface whose markers' text is not its claim's value
+    as the site displays it, with the values the plan's moves state (prose/surfaces.py)."""
     claims = dict(report.verdicts)
     for move in result.moves if result else ():
         if move.new_stated and move.claim_id in claims:
             verdict = claims[move.claim_id]
             restated = replace(verdict.claim, value=float(move.new_stated), value_text=move.new_stated)
             claims[move.claim_id] = replace(verdict, claim=restated)
-    policy = report.policy
-    texts, _ = load.surfaces(root, policy.surfaces, policy.docs_dir, config=policy.config_path)  # gate lists problems
     found = []
-    for path, before in texts.items():
+    for path, before in _surface_texts(root, report.policy).items():
         after, changes = surfaces.rewrite(before, path, claims)
         if changes:
             found.append((path, after, changes))
     return found
+
+
+def _surface_texts(root: Path, policy: Policy) -> dict[str, str]:
+    """Each surface's text (the gate lists the ones it cannot read)."""
+    return load.surfaces(root, policy.surfaces, policy.docs_dir, config=policy.config_path)[0]
 
 
 def write_surfaces(root: Path, planned: list[tuple[str, str, list]]) -> list[str]:

@@ -421,10 +421,7 @@ def checks_html(verdict: ClaimVerdict, report: Report | None, links) -> str:
         if result is None:
             label, variant = "not judged", "lead"
             relation, claimed, found, why, strength = spec.expects or "the same quantity", stated(verdict), "", "", ""
-        elif result.strength == INCONCLUSIVE:
-            label, variant = "inconclusive", INCONCLUSIVE  # its why says what would settle it
-        else:
-            label, variant = VERDICT[result.holds]
+        else:  # inconclusive is a verdict shown where a strength is: its why says what would settle it
             relation, claimed, found, why, strength = (
                 result.relation,
                 result.claimed,
@@ -432,6 +429,7 @@ def checks_html(verdict: ClaimVerdict, report: Report | None, links) -> str:
                 result.why,
                 result.strength,
             )
+            label, variant = ("inconclusive", INCONCLUSIVE) if strength == INCONCLUSIVE else VERDICT[result.holds]
         rows.append(
             f"<tr><td>{claim_link(spec.claim_id, report, links)}</td>"
             f"<td>{esc(check.testbed if check else '')}</td><td>{esc(relation)}</td>"
