@@ -20,11 +20,12 @@ import urllib.parse
 from dataclasses import dataclass, field
 
 from . import math
-from .tokens import FastParser
+from .tokens import Tokenizer
 
 LABEL = "ledger-label"
 CODE = frozenset({"code", "pre", "template"})
 RAW = frozenset({"script", "style"})
+UNSHOWN = frozenset({"iframe", "noembed", "noframes"})  # raw text no browser shows (a fallback for what it does)
 VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr", "param"}
 )
@@ -167,7 +168,7 @@ class FigureTable:
     rows: list[TableRow] = field(default_factory=list)
 
 
-class PageReader(FastParser):
+class PageReader(Tokenizer):
     """Feed it a page; read .claims, .charts, .tables, .pieces, .labels and .problems."""
 
     READ_AHEAD = frozenset({*CODE, "tr"})
@@ -180,7 +181,7 @@ class PageReader(FastParser):
         skip_ledger: bool = False,
         cells_apart=False,
     ):
-        super().__init__(convert_charrefs=True)
+        super().__init__()
         self.cells_apart = cells_apart  # a table's cells apart: no figure reads across two cells
         self.shortcuts = True  # hidden code passed over (skippable()), plain elements read on a short path (_quiet())
         self._settings = (cells_apart, skip_ledger, shown_attributes, depth)
@@ -258,7 +259,7 @@ class PageReader(FastParser):
 
     def _state(self) -> tuple:
         """What reading an element depends on beyond its markup, in a quiet state (_quiet())."""
-        return (tuple(self._stack), self._hidden, self._ledger, self._labels, self._claims, self._content)
+        return (tuple(self._stack), self._hidden, self._ledger, self._labels, self._claims, self._content, self.foreign)
 
     def replay(self, rawdata: str, start: int, name: str) -> int:
         if not self._quiet() or self._chart is not None or self._math is not None:
@@ -341,7 +342,7 @@ class PageReader(FastParser):
     def resume(self, state: tuple, pieces: list[Piece], labels: list[Piece], line: int) -> None:
         """A new reader set to where another stopped (outside() gave `state`), with the pieces and labels
         it kept, at `line`: what it reads next it reads as that one would have."""
-        (stack, self._hidden, self._ledger, self._labels, self._claims, self._content), _, _ = state
+        (stack, self._hidden, self._ledger, self._labels, self._claims, self._content, self.foreign), _, _ = state
         self._stack = list(stack)
         self._open = {}
         for tag, _, _ in stack:
@@ -536,6 +537,11 @@ class PageReader(FastParser):
             strings = css_strings(data) if tag == "style" else script_strings(data)
             for text in strings:
                 self._add(f"\n{text}\n", line, f"a string of <{tag}>")
+            return
+        if tag in UNSHOWN:
+            return
+        if tag == "noscript":  # raw text to a browser that runs scripts; a document to one that does not
+            self._embedded(data, True, line, "<noscript>")
             return
         self._add(data, line, f"<{tag}>")
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..lang import units
 from ..records import Claim, Finding, PageRef, Policy, Source
-from . import numbers, references, rendered
+from . import numbers, references, rendered, tokens
 
 MARK_LABEL = '<span class="ledger-label">…</span>'
 PLACEHOLDER = "LEDGERREF"  # what a reference reads as while a page is rendered: no digits, no unit
@@ -292,13 +292,21 @@ def _source_figures(text: str, table: units.UnitTable) -> dict[str, list[int]]:
     return found
 
 
-_HIDDEN = (("<!--", "-->"), ('<span class="ledger-label">', "</span>"), ("<code", "</code>"), ("<pre", "</pre>"))
+_HIDDEN = (('<span class="ledger-label">', "</span>"), ("<code", "</code>"), ("<pre", "</pre>"))
 
 
 def _mask_invisible(text: str) -> str:
-    """The text with HTML comments, labels and inline code and pre elements blanked (offsets and newlines
-    kept); each kind is looked for from the end of the last, and an unclosed one ends its search (linear)."""
+    """The text with HTML comments (ended where a browser ends them: tokens.comment_end), labels and inline
+    code and pre elements blanked (offsets and newlines kept); each kind is looked for from the end of the
+    last, and an unclosed one ends its search (linear)."""
     spans = []
+    at = text.find("<!--")
+    while at >= 0:
+        end = tokens.comment_end(text, at + 4)[1]
+        if end < 0:
+            break
+        spans.append((at, end))
+        at = text.find("<!--", end)
     for opener, closer in _HIDDEN:
         at = text.find(opener)
         while at >= 0:
