@@ -23,6 +23,10 @@ from . import math
 from .tokens import Tokenizer
 
 LABEL = "ledger-label"
+# A figure's caption as its author typed it (its function's docstring): an author's text, though the ledger
+# writes it, so read as prose; a figure in it is no number the ledger rendered (site/drawing.caption_html).
+CAPTIONS = frozenset({"ledger-caption-title", "ledger-caption-text"})
+CAPTION = "the caption of a figure"
 CODE = frozenset({"code", "pre", "template"})
 RAW = frozenset({"script", "style"})
 UNSHOWN = frozenset({"iframe", "noembed", "noframes"})  # raw text no browser shows (a fallback for what it does)
@@ -164,6 +168,8 @@ class TableRow:
 class FigureTable:
     line: int
     id: str
+    runs: tuple[str, ...] = ()  # data-ledger-runs: the runs the figure read
+    claims: tuple[str, ...] = ()  # data-claims: the claims it read
     header: list[str] = field(default_factory=list)
     rows: list[TableRow] = field(default_factory=list)
 
@@ -189,7 +195,7 @@ class PageReader(Tokenizer):
         self._recording: tuple | None = None
         self.skip_ledger = skip_ledger  # the built page read back: the ledger's own elements are its output
         self.claims: list[tuple[int, str, list[str], str]] = []  # line, id, classes, value shown
-        self.charts: list[tuple[int, str, str, str]] = []  # line, chart id, spec JSON, the claims it read
+        self.charts: list[tuple[int, str, str, str, str]] = []  # line, chart id, spec JSON, the claims and runs it read
         self.tables: list[FigureTable] = []
         self.pieces: list[Piece] = []
         self.labels: list[Piece] = []  # text inside an author's <span class="ledger-label">
@@ -373,7 +379,7 @@ class PageReader(Tokenizer):
         if tag in BLOCK:
             self._add(CELL if self.cells_apart and tag in ("td", "th") else "\n", line, tag)
         if tag not in VOID:
-            ours = role != "label" and "ledger-" in values.get("class", "")
+            ours = role not in ("label", "caption") and "ledger-" in values.get("class", "")
             self._stack.append((tag, role, ours))
             self._open[tag] = self._open.get(tag, 0) + 1
             self._hidden += role in ("hide", "claim")
@@ -393,12 +399,22 @@ class PageReader(Tokenizer):
         elif self._value and tag not in VOID:
             self._value += 1
         if tag == "figure" and "data-chart" in values:
-            self._chart = [line, values["data-chart"], values.get("data-claims", "")]
+            self._chart = [
+                line,
+                values["data-chart"],
+                values.get("data-claims", ""),
+                values.get("data-ledger-runs", ""),
+            ]
         if tag == "script" and "ledger-chart-spec" in classes and self._chart is not None:
             self._spec = []
             return "hide"
         if tag == "figure" and "ledger-table" in classes:
-            self._table = FigureTable(line, values.get("id", "").removeprefix("table-"))
+            self._table = FigureTable(
+                line,
+                values.get("id", "").removeprefix("table-"),
+                tuple(values.get("data-ledger-runs", "").split()),
+                tuple(values.get("data-claims", "").split()),
+            )
             self.tables.append(self._table)
         if self._table is not None and tag == "tr" and not self._hidden:
             self._row = TableRow(line, values.get("data-ledger-run", ""), values.get("data-ledger-testbed", ""))
@@ -409,6 +425,8 @@ class PageReader(Tokenizer):
             return "hide"
         if LABEL in classes:
             return "label"
+        if not CAPTIONS.isdisjoint(classes):
+            return "caption"
         if (tag == "script" and values.get("type", "").lower().startswith("math/")) or "arithmatex" in classes:
             self._math = []
             return "math"
@@ -506,7 +524,7 @@ class PageReader(Tokenizer):
             self._add(f"\n{math.as_text(''.join(self._math))}\n", line, f"math in <{tag}>")
             self._math = None
         if tag == "script" and self._spec is not None and self._chart is not None:
-            self.charts.append((self._chart[0], self._chart[1], "".join(self._spec), self._chart[2]))
+            self.charts.append((self._chart[0], self._chart[1], "".join(self._spec), self._chart[2], self._chart[3]))
             self._spec = None
         if tag == "figure":
             self._chart = None
@@ -539,6 +557,9 @@ class PageReader(Tokenizer):
                 self._add(f"\n{text}\n", line, f"a string of <{tag}>")
             return
         if tag in UNSHOWN:
+            return
+        if self._stack and self._stack[-1][1] == "caption":  # the author's text, inside the ledger's figure
+            (self.labels if self._labels else self.pieces).append(Piece(data, line, CAPTION, self._content > 0))
             return
         if tag == "noscript":  # raw text to a browser that runs scripts; a document to one that does not
             self._embedded(data, True, line, "<noscript>")

@@ -131,6 +131,36 @@ def unbound(found: list[TypedFigure], policy: Policy, place: str, fix: str = PAG
     return shown
 
 
+CAPTION_FIX = (
+    "word the caption without it: a caption cannot cite a claim, so show the number in the figure (from a run "
+    "or a claim) or cite its claim on the page"
+)
+
+
+def caption_findings(
+    captions: Mapping[str, tuple[Source, str]], table: units.UnitTable = units.BUILT_IN
+) -> list[Finding]:
+    """A figure typed into a table's or a chart's caption (its function's docstring, shown under it as
+    written): `figure-literal`, in verify-site's words. It is no page's source, so no `warn:` makes it a
+    warning: verify-site refuses it in every mode."""
+    findings = []
+    for key, (where, text) in captions.items():
+        kind, _, figure_id = key.partition(":")
+        for figure in numbers.figures(text, table):
+            at = Source(where.path, where.line + text.count("\n", 0, figure.start))
+            findings.append(
+                Finding(
+                    at,
+                    "",
+                    "figure-literal",
+                    f"{figure.seen or figure.text!r} in the caption of {kind} {figure_id!r} is a figure no claim "
+                    "the ledger re-derived holds",
+                    CAPTION_FIX,
+                )
+            )
+    return findings
+
+
 def claim_text_findings(claims: Iterable[Claim], table: units.UnitTable = units.BUILT_IN) -> list[Finding]:
     """A figure in a claim's statement or note restating a quantity of the claim's own kind (a throughput
     in a throughput's statement): a warning, as the gate keeps only the claim's value true. A figure of

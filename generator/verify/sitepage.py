@@ -5,8 +5,9 @@ The page is read once (prose/reader.py). Its stamp must pass the gate, carry the
 bind the page's path and the content it stamps (trust/stamp.py): a page edited or moved after the
 ledger rendered it no longer gives its digest. Every claim it shows must show the Report's value,
 kind and status (and, on a page that forbids leads, be no lead); every chart row must be a row of
-the intact run it names (chartdata.py); a figure table's number with a unit must be a claim or the
-cell of the run its row names. Then the rendered text: a figure anywhere else on the page (sitetext.py
+the intact run it names, and a figure's other numbers claims' values or cells of the runs it read; a
+figure table's number with a unit must be a claim or a run's cell (site/literals.py: the rule the build
+applies where it draws the figure). Then the rendered text: a figure anywhere else on the page (sitetext.py
 says what a page may hold) is refused with its line, what the reader sees and the element it is in.
 """
 
@@ -15,18 +16,17 @@ from __future__ import annotations
 import bisect
 import html
 import json
-import math
 import re
 from dataclasses import dataclass
 from itertools import repeat
 
-from ..lang.values import format_value, parse_number
 from ..prose import numbers, reader
 from ..records import Report
+from ..site import literals
 from ..trust import stamp
 from ..trust.digest import digest
 from ..wording import displayed
-from . import chartdata, framed, sitefiles
+from . import framed, sitefiles
 from .sitetext import Shown, SiteContext
 
 _REFERENCE = re.compile(
@@ -90,8 +90,8 @@ def page_problems(
     forbids = name in ctx.forbid_leads
     for line, claim_id, classes, value in read.claims:
         found += _claim_problems(name, line, claim_id, classes, value, site_pages, ctx.report, forbids)
-    for line, chart_id, spec, claims in read.charts:
-        wrong = chartdata.problems(chart_id, spec, ctx.report)
+    for line, chart_id, spec, claims, runs in read.charts:
+        wrong = literals.chart_problems(chart_id, spec, ctx.report, runs.split(), claims.split())
         found += [Problem(name, line, what) for what in wrong]
         if charts is not None and not wrong:
             charts.add(chart_id)
@@ -100,7 +100,7 @@ def page_problems(
             name, [reader.Piece(t, line, f"the spec of chart {chart_id!r}", True) for t in _spec_texts(spec)], ctx, name
         )
     for table in read.tables:
-        found += _table_problems(name, table, ctx.report)
+        found += [Problem(name, line, what) for line, what in literals.table_problems(table, ctx.report)]
     found += _figures(name, read.pieces, ctx, name)
     found += _label_problems(name, read.labels, ctx)
     return found
@@ -404,63 +404,6 @@ def _spec_texts(spec: str) -> list[str]:
 
     walk(data, 0)
     return [f"\n{text}\n" for text in found]
-
-
-def _table_problems(name: str, table: reader.FigureTable, report: Report) -> list[Problem]:
-    """A figure table's numbers with a unit (in the cell or its column's header) are claims or run cells."""
-    found = []
-    runs = {(run.name, run.testbed): run for run in report.runs.values()}
-    for row in table.rows:
-        run = runs.get((row.run, row.testbed)) if row.run else None
-        for position, cell in enumerate(row.cells):
-            header = table.header[position] if position < len(table.header) else ""
-            if cell.header or cell.claim or not _is_figure(cell.text, header):
-                continue
-            if run is None:
-                found.append(
-                    Problem(
-                        name,
-                        row.line,
-                        f"table {table.id!r} shows {cell.text.strip()!r} under "
-                        f"{header!r}, a number from no claim and no run (a figure's literal)",
-                    )
-                )
-            elif not report.run_state(run.path).intact or not _in_run(cell, run):
-                found.append(
-                    Problem(
-                        name,
-                        row.line,
-                        f"table {table.id!r} shows {cell.text.strip()!r} under "
-                        f"{header!r}, which is no cell of run {run.path}",
-                    )
-                )
-    return found  # fmt: skip
-
-
-def _is_figure(text: str, header: str) -> bool:
-    """A number a reader reads with a unit: in its own text, or in its column's header "(unit)"."""
-    value = text.strip()
-    if parse_number(value.replace(",", "")) is None:
-        return False  # text: the rendered-text scan reads it
-    unit = re.search(r"\(([^()]+)\)\s*$", header)  # as tables.header writes it: "gb_per_s (GB/s)"
-    return bool(parse_number(value.replace(",", "")) is not None and unit and numbers.figures(f"1 {unit.group(1)}"))
-
-
-def _in_run(cell: reader.TableCell, run) -> bool:
-    number = parse_number(cell.text.strip().replace(",", "").replace("−", "-"))
-    if number is None:
-        return False
-    for table in run.tables.values():
-        if cell.column not in table.columns:
-            continue
-        index = table.columns.index(cell.column)
-        for cells in table.rows:
-            value = parse_number(cells[index])
-            if value is not None and (
-                format_value(value) == cell.text.strip() or math.isclose(value, number, rel_tol=5e-4)
-            ):
-                return True
-    return False
 
 
 def _figures(name: str, pieces: list[reader.Piece], ctx: SiteContext, page: str) -> list[Problem]:
