@@ -38,18 +38,29 @@ def run_from_args(args: argparse.Namespace) -> int:
     project.find(args.root, args.config)
     report = check_project(args.root, args.config, datetime.now(timezone.utc))
     root = args.root.resolve()
-    checked, problems = verify(args.site_dir, report, root, config_file(root, args.config))
+    checked, found = verify(args.site_dir, report, root, config_file(root, args.config))
+    problems = [problem for problem in found if not problem.typed]
+    warned = [problem for problem in found if problem.typed]  # migration mode: what the gate warned about
     lines = [str(problem) for problem in problems] + _against(args.against, report)
-    for line in lines:
+    for line in [str(problem) for problem in warned] + lines:
         print(line)
+    also = f"; {_warnings(warned)}" if warned else ""
     if lines:
         pages = {problem.page for problem in problems}
-        print(f"{len(lines)} problem{'s' if len(lines) != 1 else ''} ({len(pages)} of {checked} pages)")
+        print(f"{len(lines)} problem{'s' if len(lines) != 1 else ''} ({len(pages)} of {checked} pages){also}")
         return 1
     print(
-        f"{checked} pages verified: every one rendered by the ledger from this ledger's report, with the gate passing"
+        f"{checked} pages verified: every one rendered by the ledger from this ledger's report, with the gate "
+        f"passing{also}"
     )
     return 0
+
+
+def _warnings(warned: list) -> str:
+    return (
+        f"{len(warned)} figure{'s' if len(warned) != 1 else ''} typed into pages listed as warnings "
+        "(migration mode: `warn: [unbound-number]`)"
+    )
 
 
 def _against(published: str | None, report: Report) -> list[str]:

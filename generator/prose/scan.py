@@ -54,7 +54,7 @@ class Scan:
     """What the prose scan found: figures by the file they are typed in, and findings."""
 
     findings: tuple[Finding, ...]
-    typed: Mapping[str, tuple[str, ...]]  # page (or mkdocs.yml) -> the figures' texts, for the site build
+    typed: Mapping[str, tuple[tuple[str, Source], ...]]  # page (or mkdocs.yml) -> its figures' texts and places
 
 
 def scan(
@@ -67,7 +67,7 @@ def scan(
     names, configs = rendered.extension_list(policy.markdown_extensions, root)
     table = policy.units  # the project's own units are figures too
     findings: list[Finding] = []
-    typed: dict[str, tuple[str, ...]] = {}
+    typed: dict[str, tuple[tuple[str, Source], ...]] = {}
     ends = time.monotonic() + policy.max_render_seconds  # the whole check's rendering, every page together
     for path, text in pages.items():
         left = ends - time.monotonic()
@@ -84,7 +84,7 @@ def scan(
         found, problem = page_figures(text, path, by_page.get(path, []), names, configs, root, table, left)
         if problem:
             findings.append(problem)
-        typed[path] = tuple(figure.text for figure in found)
+        typed[path] = tuple((figure.text, figure.where) for figure in found)
         findings += unbound(found, policy, "page")
     site = [
         TypedFigure(Source(policy.config_path, line, column + figure.start + 1), figure.text, figure.seen)
@@ -92,7 +92,7 @@ def scan(
         for figure in numbers.figures(value, table)
     ]
     if site:
-        typed[policy.config_path] = tuple(figure.text for figure in site)
+        typed[policy.config_path] = tuple((figure.text, figure.where) for figure in site)
         findings += unbound(site, policy, "site's configuration (shown on every page)", SITE_FIX)
     findings += claim_text_findings(claims, table)
     return Scan(tuple(findings), typed)

@@ -56,9 +56,11 @@ class Problem:
     page: str  # relative to the site folder
     line: int
     what: str
+    typed: str = ""  # migration mode: where the gate warned about this figure (file:line): a warning, not a problem
 
     def __str__(self) -> str:
-        return f"{self.page}:{self.line}: {self.what}" if self.line else f"{self.page}: {self.what}"
+        said = f"{self.page}:{self.line}: {self.what}" if self.line else f"{self.page}: {self.what}"
+        return f"{said}; typed at {self.typed} (warning: warn: [unbound-number])" if self.typed else said
 
 
 def page_problems(
@@ -101,7 +103,7 @@ def page_problems(
         )
     for table in read.tables:
         found += [Problem(name, line, what) for line, what in literals.table_problems(table, ctx.report)]
-    found += _figures(name, read.pieces, ctx, name)
+    found += _figures(name, read.pieces, ctx, name, migrating(name, ctx))
     found += _label_problems(name, read.labels, ctx)
     return found
 
@@ -406,10 +408,32 @@ def _spec_texts(spec: str) -> list[str]:
     return [f"\n{text}\n" for text in found]
 
 
-def _figures(name: str, pieces: list[reader.Piece], ctx: SiteContext, page: str) -> list[Problem]:
-    """Each figure a reader sees in these pieces that nothing re-derived holds."""
+def migrating(name: str, ctx: SiteContext) -> tuple[dict[str, list[str]], dict[str, str]] | None:
+    """In migration mode (`warn: [unbound-number]`), for a hand-written page: what the gate warned about,
+    which verify-site lists as warnings rather than refusing: the figures typed into the page's source,
+    each where it is typed (file:line), and for the text around its content (title, navigation), those
+    typed into any page or mkdocs.yml; None otherwise (every figure refused)."""
+    source = ctx.handwritten.get(name)
+    if source is None or ctx.report.policy.severity("unbound-number") != "warn":
+        return None
+    own: dict[str, list[str]] = {}
+    for text, where in ctx.report.typed.get(source, ()):
+        own.setdefault(text, []).append(f"{where.path}:{where.line}")
+    anywhere = {text: f"{where.path}:{where.line}" for figures in ctx.report.typed.values() for text, where in figures}
+    return own, anywhere
+
+
+def _figures(
+    name: str,
+    pieces: list[reader.Piece],
+    ctx: SiteContext,
+    page: str,
+    typed: tuple[dict[str, list[str]], dict[str, str]] | None = None,
+) -> list[Problem]:
+    """Each figure a reader sees in these pieces that nothing re-derived holds (typed: migrating(); such a
+    figure the gate warned about, once for each time it is typed on the page, is a warning)."""
     generated = page not in ctx.handwritten and page != THEME_404 and page.endswith(".html")
-    found = []
+    found, warned = [], []
     where = _Pieces(pieces)
     for start, figure in where.figures():
         if generated and figure.text in ctx.shown:
@@ -417,18 +441,26 @@ def _figures(name: str, pieces: list[reader.Piece], ctx: SiteContext, page: str)
         piece = where.at(start)
         if piece.content and piece.ledger and figure.text in ctx.shown:
             continue  # ... a banner, a caption
-        found.append(
-            Problem(
-                name,
-                piece.line,
-                f"{figure.seen or figure.text!r} in {piece.element} is a figure no claim "
-                "the ledger re-derived holds (cite a claim, or mark a label on its page)",
-            )
+        what = (
+            f"{figure.seen or figure.text!r} in {piece.element} is a figure no claim "
+            "the ledger re-derived holds (cite a claim, or mark a label on its page)"
         )
+        at = _typed_at(figure.text, piece, typed) if typed is not None else ""
+        (warned if at else found).append(Problem(name, piece.line, what, at))
     if len(found) > MAX_PER_PAGE:
         rest = len(found) - MAX_PER_PAGE
         found = found[:MAX_PER_PAGE] + [Problem(name, found[MAX_PER_PAGE].line, f"and {rest} more such figures")]
-    return found  # fmt: skip
+    return warned + found  # fmt: skip
+
+
+def _typed_at(text: str, piece: reader.Piece, typed: tuple[dict[str, list[str]], dict[str, str]]) -> str:
+    """Where the gate warned about a figure a page shows: its page's source typed it (each time typed
+    excuses one), or, around the content, any page did; '' where it did not (a hook's, a figure's, a theme's)."""
+    own, anywhere = typed
+    if piece.content:
+        places = own.get(text)
+        return places.pop(0) if places else ""
+    return anywhere.get(text, "")
 
 
 def _label_problems(name: str, labels: list[reader.Piece], ctx: SiteContext) -> list[Problem]:
