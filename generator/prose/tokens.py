@@ -198,86 +198,60 @@ class Tokenizer:
         while i < size:
             if self.raw_state:
                 j = self._raw_text(rawdata, i, end)
-                if j < 0:
-                    break
-                line += rawdata.count("\n", i, j)
-                i = j
-                continue
-            j = rawdata.find("<", i)
-            if j < 0 or (j == size - 1 and not end):
-                j = size if j < 0 else j
-                if not end and "&" in rawdata[max(i, j - _LONGEST_NAME - 2) : j]:
-                    cut = rawdata.rfind("&", i, j)  # a reference the input may go on with: wait for it
-                    j = cut if not re.search(r"[\s;]", rawdata[cut:j]) else j
+            else:
+                j = rawdata.find("<", i)
+                last = j < 0 or (j == size - 1 and not end)  # no tag begins before the input's end
+                if last:
+                    j = _text_end(rawdata, i, size if j < 0 else j, end)
                 if i < j:
                     self.lineno = line
                     self.handle_data(decoded(rawdata[i:j]))
                     line += rawdata.count("\n", i, j)
                     i = j
-                break
-            if i < j:
-                self.lineno = line
-                self.handle_data(decoded(rawdata[i:j]))
-                line += rawdata.count("\n", i, j)
-                i = j
-            self.lineno = line
-            after = rawdata[j + 1 : j + 2]
-            tag = None
-            if after in _LETTERS:
-                tag = _START.match(rawdata, j)
-                parsed = start_tag(tag.group(0)) if tag is not None else None
-                if parsed is None:
-                    k = self._tag(rawdata, j, end)
-                    if k < 0:
-                        break
-                    line += rawdata.count("\n", j, k)
-                    i = k
-                    continue
-                assert tag is not None  # (parsed)
-                name, attributes, closes = parsed
-                if name in self.SEGMENTS and not closes and (replayed := self.replay(rawdata, j, name)) > j:
-                    line += rawdata.count("\n", j, replayed)
-                    i = replayed
-                    continue
-                self._start(name, attributes, closes)
-                if not self.raw_state and name in self.READ_AHEAD and not closes:
-                    ahead = self.read_ahead(name, rawdata, tag.end())
-                    if ahead > tag.end():
-                        line += rawdata.count("\n", j, ahead)
-                        i = ahead
-                        continue
-            elif after == "/":
-                tag = _END.match(rawdata, j)
-                if tag is None:
-                    letter = rawdata[j + 2 : j + 3]
-                    k = self._tag(rawdata, j, end) if letter and letter in _LETTERS else self._markup(rawdata, j, end)
-                    if k < 0:
-                        break
-                    if k == self.segment_end:
-                        self.segment_read()
-                    line += rawdata.count("\n", j, k)
-                    i = k
-                    continue
-                name = tag.group(1)
-                self._end(name if name.islower() else name.lower())
-                if tag.end() == self.segment_end:
-                    self.segment_read()
-            elif after == "!" and (tag := _COMMENT.match(rawdata, j) or _DOCTYPE.match(rawdata, j)) is not None:
-                if tag.group(0)[2:3] != "-":
-                    self.handle_decl(tag.group(0)[2:-1])
-                else:
-                    self.handle_comment(tag.group(0)[4:-3].replace("\0", "\ufffd"))
-            else:
-                k = self._markup(rawdata, j, end)
-                if k < 0:
+                if last:
                     break
-                line += rawdata.count("\n", j, k)
-                i = k
-                continue
-            line += rawdata.count("\n", j, tag.end())
-            i = tag.end()
+                self.lineno = line
+                j = self._token(rawdata, j, end)
+            if j < 0:
+                break  # the input may still complete it
+            line += rawdata.count("\n", i, j)
+            i = j
         self.lineno = line
         self.rawdata = rawdata[i:]
+
+    def _token(self, rawdata: str, at: int, end: bool) -> int:
+        """The token that begins with the '<' at `at`, its events given: where it ends (or where what a
+        subclass read or gave again after it ends), or -1 when the input may still complete it."""
+        after = rawdata[at + 1 : at + 2]
+        if after in _LETTERS:
+            tag = _START.match(rawdata, at)
+            parsed = start_tag(tag.group(0)) if tag is not None else None
+            if tag is None or parsed is None:
+                return self._tag(rawdata, at, end)
+            name, attributes, closes = parsed
+            if name in self.SEGMENTS and not closes and (replayed := self.replay(rawdata, at, name)) > at:
+                return replayed
+            self._start(name, attributes, closes)
+            if not self.raw_state and name in self.READ_AHEAD and not closes:
+                return max(self.read_ahead(name, rawdata, tag.end()), tag.end())
+            return tag.end()
+        if after == "/" and (tag := _END.match(rawdata, at)) is not None:
+            name = tag.group(1)
+            self._end(name if name.islower() else name.lower())
+            ends = tag.end()
+        elif after == "/" and rawdata[at + 2 : at + 3] in _LETTERS:
+            ends = self._tag(rawdata, at, end)
+        elif after == "!" and (tag := _COMMENT.match(rawdata, at) or _DOCTYPE.match(rawdata, at)) is not None:
+            if tag.group(0)[2:3] != "-":
+                self.handle_decl(tag.group(0)[2:-1])
+            else:
+                self.handle_comment(tag.group(0)[4:-3].replace("\0", "\ufffd"))
+            return tag.end()
+        else:
+            return self._markup(rawdata, at, end)
+        if ends > 0 and ends == self.segment_end:
+            self.segment_read()
+        return ends
 
     # -- the tree builder's part -----------------------------------------------------------------
 
@@ -479,6 +453,16 @@ class Tokenizer:
         if state == "CDATA":
             return close + 3
         return close  # the end tag: read next, by the tag states
+
+
+def _text_end(rawdata: str, start: int, end_of_text: int, end: bool) -> int:
+    """Where text from `start` that runs to the input's end (or to a '<' it ends with) may be given now:
+    all of it, but for a character reference the input may still go on with."""
+    if not end and "&" in rawdata[max(start, end_of_text - _LONGEST_NAME - 2) : end_of_text]:
+        cut = rawdata.rfind("&", start, end_of_text)
+        if not re.search(r"[\s;]", rawdata[cut:end_of_text]):
+            return cut
+    return end_of_text
 
 
 def comment_end(text: str, at: int) -> tuple[int, int]:
