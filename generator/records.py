@@ -14,6 +14,7 @@ from typing import Literal, get_args
 
 from .frozen import quick_init
 from .lang.between import Pooled
+from .lang.pooling import Shared
 from .lang.relations import INCONCLUSIVE, STRENGTHS
 from .lang.rows import Table
 from .lang.units import Unit, UnitTable
@@ -149,6 +150,8 @@ class Prediction:
     high: float
     level: float
     runs: int  # the replicate runs it is computed from
+    df: int = 0  # the degrees of freedom of its spread (0: runs − 1)
+    cells: int = 1  # the set's settings its spread is pooled over (1: its own: lang/pooling.py)
 
 
 @quick_init
@@ -161,6 +164,7 @@ class Replicas:
     values: tuple[float, ...]  # each run's value of the claim's cell
     pooled: Pooled  # two runs or more: the pooled value, its confidence interval, the prediction's spread
     cited: bool  # the claim's value is the pooled one (evidence.replicates), not its run's alone
+    shared: Shared | None = None  # the variation its cell shares with the set's other cells (lang/pooling.py)
 
 
 @quick_init

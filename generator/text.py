@@ -147,7 +147,14 @@ def _interval(found: ClaimInterval) -> dict:
 
 def _prediction(found: Prediction) -> dict:
     """Where the next run should land: the replicate set's prediction interval."""
-    return {"low": found.low, "high": found.high, "level": found.level, "runs": found.runs}
+    return {
+        "low": found.low,
+        "high": found.high,
+        "level": found.level,
+        "runs": found.runs,
+        "df": found.df or found.runs - 1,  # the degrees of freedom of its spread
+        "pooled_cells": found.cells,  # the set's settings its spread is pooled over (1: its own)
+    }
 
 
 def as_bencher(report: Report) -> str:

@@ -23,7 +23,7 @@ from .lang.values import (
     unit_gap,
     within,
 )
-from .records import AssertResult, Claim, ClaimInterval, ClaimVerdict, Policy
+from .records import AssertResult, Claim, ClaimInterval, ClaimVerdict, Policy, Prediction
 
 
 def tolerance_for(claim: Claim, policy: Policy) -> Tolerance:
@@ -161,7 +161,14 @@ def prediction_text(verdict: ClaimVerdict) -> str:
     if found is None:
         return ""
     ends = range_text(found.low, found.high, verdict.unit)
-    return f"the next run should land in {ends} ({level_text(found.level)} prediction interval of {found.runs} replicate runs)"
+    return f"the next run should land in {ends} ({level_text(found.level)} prediction interval of {found.runs} replicate runs{pooled_text(found)})"
+
+
+def pooled_text(found: Prediction) -> str:
+    """', their spread pooled over 18 settings of the set (36 degrees of freedom)', or '' for a setting's own."""
+    if found.cells <= 1:
+        return ""
+    return f", their spread pooled over {found.cells} settings of the set ({found.df} degrees of freedom)"
 
 
 def assert_text(result: AssertResult) -> str:

@@ -187,10 +187,11 @@ def test_a_claim_citing_a_set_gets_the_pooled_value_and_a_between_run_interval(t
     assert found["replicates"] == runs and found["one_run"] is False
     shown = run_ledger("show", "s16", cwd=tmp_path).output.splitlines()
     assert shown[1].startswith("99% interval ") and shown[1].endswith("× (between 3 replicate runs)")
-    assert (
-        shown[2].startswith("the next run should land in ")
-        and "(99% prediction interval of 3 replicate runs)" in shown[2]
+    assert shown[2].startswith("the next run should land in ") and shown[2].endswith(
+        "(99% prediction interval of 3 replicate runs, their spread pooled over 2 settings of the set "
+        "(4 degrees of freedom))"
     )
+    assert (found["prediction"]["df"], found["prediction"]["pooled_cells"]) == (4, 2)
     assert shown[3].startswith(f"├── replicate run {runs[0]} (linux-cpu, value ")
     assert "one run" not in "\n".join(shown)
 

@@ -18,7 +18,7 @@ from ..lang.rows import Table
 from ..lang.values import allowed_text, format_value, level_text, range_text
 from ..records import ClaimVerdict, Report
 from ..trust.digest import CODE_PAGES, code_files
-from ..wording import ONE_RUN, assert_text, noise_text, stated
+from ..wording import ONE_RUN, assert_text, noise_text, pooled_text, stated
 from .render import (
     PerReport,
     admonition,
@@ -308,7 +308,8 @@ def replicate_html(verdict: ClaimVerdict) -> str:
         names = ", ".join(runs) if whole else f"from {runs[0]} to {runs[-1]}"
         out.append(
             f"<p>The next run should land in {esc(range_text(found.low, found.high, verdict.unit))} "
-            f"({esc(level_text(found.level))} prediction interval of its {found.runs} replicate runs: {names}).</p>"
+            f"({esc(level_text(found.level))} prediction interval of its {found.runs} replicate runs: {names}"
+            f"{esc(pooled_text(found))}).</p>"
         )
     return "".join(out)
 
