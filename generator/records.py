@@ -20,7 +20,7 @@ from .lang.rows import Table
 from .lang.units import Unit, UnitTable
 from .lang.values import Tolerance
 from .points import Point, Series
-from .rules import WARN_BY_DEFAULT
+from .rules import NOTE_BY_DEFAULT, WARN_BY_DEFAULT
 from .runs import Column
 
 # The names of claim kinds and statuses, typed: kinds.py holds a row for each (what it means, its fields).
@@ -361,11 +361,11 @@ class Finding:
     problem: str
     fix: str
     detail: str = ""  # a second line: where the computed value came from
-    severity: str = "fail"  # "fail" or "warn", from the policy
+    severity: str = "fail"  # "fail" or "warn", from the policy; "note" only in what `ledger check` shows beside them
 
     def __str__(self) -> str:
         head = f"{self.where}: {self.claim_id + ': ' if self.claim_id else ''}{self.rule}: {self.problem}"
-        lines = [head + (" (warning)" if self.severity == "warn" else "")]
+        lines = [head + {"warn": " (warning)", "note": " (note)"}.get(self.severity, "")]
         if self.detail:
             lines.append(f"  {self.detail}")
         lines.append(f"  fix: {self.fix}")
@@ -434,6 +434,10 @@ class Policy:
     site_texts: tuple[tuple[int, int, str], ...] = ()  # (line, column, text) on every page: site name, nav
 
     def severity(self, rule: str) -> str:
+        """'fail', 'warn', or for a rule that notes by default (rules.NOTE_BY_DEFAULT) and the policy names in
+        neither list, 'note': shown by `ledger check`, never a finding."""
+        if rule in NOTE_BY_DEFAULT and rule not in self.warn and rule not in self.fail:
+            return "note"
         return "warn" if (rule in self.warn or rule in WARN_BY_DEFAULT) and rule not in self.fail else "fail"
 
 

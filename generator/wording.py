@@ -10,6 +10,8 @@ import math
 import re
 
 from .frozen import by_identity
+from .lang import moves
+from .lang.moves import Change, Judged
 from .lang.units import Unit
 from .lang.values import (
     Tolerance,
@@ -176,3 +178,86 @@ def assert_text(result: AssertResult) -> str:
     'asserts > 1: does not hold: it has no interval: …', 'asserts > 1: not judged: stale (drifted)'."""
     verdict = "" if result.holds is None else "holds: " if result.holds else "does not hold: "
     return f"asserts {result.relation}: {verdict}{result.on}"
+
+
+# -- a move between runs, judged (lang/moves.py): the same words in refresh, diff, history and check -----------
+
+
+def percent_text(share: float, sign: bool = True) -> str:
+    """'−3.1%', '+0.42%', '110%': a relative change as a reader reads it (two significant digits under 1%)."""
+    if not math.isfinite(share):
+        return "any change" if share > 0 else "−100%"
+    value = 100 * share
+    digits = 2 if abs(value) < 1 else 1 if abs(value) < 100 else 0
+    text = f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+    return text.replace("-", "−") + "%"
+
+
+def change_text(change: Change) -> str:
+    """'−3.1% [−4.0, −2.2] (99%, between-run: 3 runs → 1)': the change, its interval at its level, what it is from."""
+    ends = f"[{percent_text(change.low).rstrip('%')}, {percent_text(change.high).rstrip('%')}]"
+    if change.basis == moves.BETWEEN:
+        basis = f"between-run: {change.runs[0]} run{'s' if change.runs[0] != 1 else ''} → {change.runs[1]}"
+    else:
+        basis = change.basis
+    level = level_text(change.level)
+    return f"{percent_text(change.change)} {ends} ({level + ', ' if level else ''}{basis})"
+
+
+STATE_WORDS = {
+    moves.BEYOND: "beyond noise",
+    moves.TOLERANCE: "within tolerance",
+    moves.WITHIN: "within noise",
+    moves.INSUFFICIENT: "insufficient data",
+    moves.UNKNOWN: "noise unknown",
+    moves.UNCHANGED: "unchanged",
+    moves.EXACT_CHANGED: "exact, changed",
+}
+
+
+def judged_text(judged: Judged) -> str:
+    """One move's verdict in words, with its change and interval, and for insufficient data what it could see,
+    why, and what would settle it."""
+    said, change = STATE_WORDS[judged.state], judged.change
+    if change is None or judged.state in (moves.UNCHANGED, moves.EXACT_CHANGED):
+        return said if change is None or judged.state == moves.UNCHANGED else f"{said}: {change_text(change)}"
+    if judged.state in (moves.BEYOND, moves.TOLERANCE):
+        return f"{said}: {change_text(change)}"
+    could = percent_text(change.detectable, sign=False)
+    if judged.state == moves.WITHIN:
+        return f"{said}: {change_text(change)}; a change of {could} or more would be seen"
+    allowed = percent_text(judged.allowed, sign=False)
+    if not math.isfinite(change.detectable):  # an interval of unknown level: nothing says what it could see
+        seen = "the intervals' level is not known, so no change is known to be seen"
+    else:
+        seen = f"only a change over {could} could be seen"
+    return f"{said}: {change_text(change)}; {seen}, {allowed} allowed: {cause_text(judged)}"
+
+
+def cause_text(judged: Judged) -> str:
+    """Why the evidence could not see a change of the tolerance, and what would settle it."""
+    change, allowed = judged.change, percent_text(judged.allowed, sign=False)
+    assert change is not None
+    if judged.cause == moves.LOADED:
+        return (
+            f"measured under load: changes under {percent_text(change.detectable, sign=False)} cannot be seen here; "
+            "measure on a quieter machine"
+        )
+    if judged.cause == moves.ONE_RUN:
+        return (
+            f"one run a side, judged on {'its rounds' if change.basis == moves.WITHIN_RUN else 'their intervals'} "
+            "alone: measure replicate runs (`ledger measure --replicates 3`) and cite them (`replicates: 3`), or "
+            "more rounds"
+        )
+    if judged.cause == moves.WANDERING:
+        return (
+            f"a wandering setting: its runs vary {judged.wandering:.3g}× as much as its set's other settings' "
+            "(judged apart from them); measure it again, or on a quieter machine"
+        )
+    variation = percent_text(math.expm1(change.sigma), sign=False)
+    if judged.cause == moves.FEW_REPLICATES:
+        return f"few replicates: {judged.needed} a side would see {allowed} at this run-to-run variation ({variation})"
+    return (
+        f"a noisy machine: its run-to-run variation ({variation}) hides {allowed} even with "
+        f"{moves.MOST_REPLICATES} replicates a side; measure on a quieter machine"
+    )

@@ -153,7 +153,7 @@ def point(run: Run, value: float, found: Found) -> Point | None:
     interval = found.interval
     if interval is None:
         return Point(run.path, run.started, value)
-    return Point(run.path, run.started, value, interval.low, interval.high, interval.basis)
+    return Point(run.path, run.started, value, interval.low, interval.high, interval.basis, level=interval.level)
 
 
 def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float, index: RowIndex) -> Found:

@@ -14,6 +14,8 @@ from .. import text
 from ..claims import lineage
 from ..claims.kinds import KIND
 from ..inputs.config import shown_settings, weakened
+from ..lang import moves
+from ..lang.moves import Judged
 from ..lang.relations import SHOWN
 from ..lang.values import allowed_text, within
 from ..records import Claim, Policy, Report
@@ -54,6 +56,7 @@ class Flag:
     flag: str  # a key of FLAGS
     claim_id: str
     message: str
+    judged: Judged | None = None  # the move's judgement (lang/moves.py), where the message words one
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,7 @@ class Diff:
     policy: tuple[tuple[str, str, str], ...] = ()  # (setting, at base, at head) for each that changed
     within_noise: tuple[Flag, ...] = ()  # values that moved beyond tolerance but within noise (noise.py)
     remeasured: tuple[Flag, ...] = ()  # runs replaced by a run of the same probe, testbed and parameters
+    insufficient: tuple[Flag, ...] = ()  # re-measures whose evidence could not see a change of the tolerance
     build_code: tuple[tuple[str, str], ...] = ()  # (changed file or setting, why it is code to read)
 
     def only(self, change: str) -> list[ClaimChange]:
@@ -109,6 +113,7 @@ def compare(
     old_as_new = {renames.get(i, i): renamed_references(c, renames) for i, c in old_by_id.items()}
     flags: list[Flag] = []
     quiet: list[Flag] = []
+    insufficient: list[Flag] = []
     remeasured: list[Flag] = []
     changes: list[ClaimChange] = []
     verdicts = noise.review(old_as_new, new_by_id, base, head)
@@ -116,17 +121,12 @@ def compare(
         old = old_as_new.get(new_id)
         flags += _flags(old, new, base, head, old_as_new, new_by_id)
         moved = verdicts[new_id]
-        if old and old.unit != new.unit:
-            pass  # the numbers are in different units: the unit-changed flag says how the quantity moved
-        elif old and old.value is not None and new.value is not None and moved.beyond is not False:
-            # the base's rule: a looser head policy hides no move
-            if not within(old.value, new.value, base.verdicts[old.id].tolerance):
-                flags.append(Flag("value-moved", new_id, _moved(old, new, base, head, moved)))
-        elif old and moved.beyond is False and moved.words not in ("unchanged", "within tolerance"):
-            quiet.append(Flag("value-moved", new_id, _moved(old, new, base, head, moved)))
+        placed = _placed(old, new, base, head, moved) if old else None
+        if placed is not None:
+            {"flag": flags, "insufficient": insufficient, "quiet": quiet}[placed[0]].append(placed[1])
         again = _remeasured(old, new, base, head, moved) if old else ""
         if again:
-            remeasured.append(Flag("re-measured", new_id, again))
+            remeasured.append(Flag("re-measured", new_id, again, moved.judged))
         if old is None:
             changes.append(ClaimChange("added", new_id, new=shown(new, head)))
             continue
@@ -165,6 +165,7 @@ def compare(
         _policy_changes(base.policy, head.policy),
         tuple(quiet),
         tuple(remeasured),
+        tuple(insufficient),
         tuple(build_code),
     )
 
@@ -215,6 +216,28 @@ def changed_runs(base: Mapping[str, Mapping[str, str]], head: Mapping[str, Mappi
         if parts:
             found[path] = "; ".join(parts) + " since the base (runs are immutable)"
     return found
+
+
+def _placed(old: Claim, new: Claim, base: Report, head: Report, moved: noise.Noise) -> tuple[str, Flag] | None:
+    """Where a claim's move goes: flagged (its stated value moved beyond tolerance, beyond noise or unknown), its
+    own list (insufficient data: the evidence could not have seen a change of the tolerance), listed as within
+    noise (moved beyond tolerance, within noise), or nowhere (None)."""
+    if old.unit != new.unit:
+        return None  # the numbers are in different units: the unit-changed flag says how the quantity moved
+    # the base's rule: a looser head policy hides no move
+    stated_moved = (
+        old.value is not None
+        and new.value is not None
+        and not within(old.value, new.value, base.verdicts[old.id].tolerance)
+    )
+    if stated_moved and moved.beyond is not False:
+        return "flag", Flag("value-moved", new.id, _moved(old, new, base, head, moved), moved.judged)
+    if moved.state == moves.INSUFFICIENT:
+        said = f"{stated(base.of(old))} → {stated(head.of(new))}"
+        return "insufficient", Flag("insufficient-data", new.id, said, moved.judged)
+    if stated_moved and moved.beyond is False:
+        return "quiet", Flag("value-moved", new.id, _moved(old, new, base, head, moved), moved.judged)
+    return None
 
 
 def _policy_changes(base: Policy, head: Policy) -> tuple[tuple[str, str, str], ...]:

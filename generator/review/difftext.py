@@ -6,7 +6,9 @@ import json
 import re
 from dataclasses import asdict, dataclass
 
-from .compare import COLUMNS, DETAILS, FLAGS, RUN_FLAGS, ClaimChange, Diff
+from ..text import judged_json
+from ..wording import cause_text, change_text, percent_text
+from .compare import COLUMNS, DETAILS, FLAGS, RUN_FLAGS, ClaimChange, Diff, Flag
 from .diffseries import new_points
 from .revisions import Revision
 
@@ -56,6 +58,26 @@ def as_markdown(diff: Diff, base: Revision, head: Revision, max_bytes: int | Non
 
 
 REVIEW_HEAD = ("| review | claim | what | fields |", "| --- | --- | --- | --- |")
+INSUFFICIENT_TITLE = "Insufficient data (the evidence could not have seen a change of the tolerance)"
+INSUFFICIENT_HEAD = (
+    "| claim | stated | change [interval] | could see | allowed | why, and what would settle it |",
+    "| --- | --- | --- | --- | --- | --- |",
+)
+
+
+def _insufficient_row(flag: Flag) -> str:
+    """A re-measure the evidence could not judge, in the compact table: its change, what it could see, why."""
+    judged = flag.judged
+    if judged is None or judged.change is None:  # a dependent following an input's insufficient data
+        return f"| {_code(flag.claim_id)} | {_text(flag.message)} | — | — | — | {_text('follows its inputs')} |"
+    change = judged.change
+    cells = (
+        change_text(change),
+        percent_text(change.detectable, sign=False),
+        percent_text(judged.allowed, sign=False),
+        cause_text(judged),
+    )
+    return f"| {_code(flag.claim_id)} | {_text(flag.message)} | " + " | ".join(_text(c) for c in cells) + " |"
 
 
 def _sections(diff: Diff, base: Revision, head: Revision) -> list[Section]:
@@ -70,6 +92,10 @@ def _sections(diff: Diff, base: Revision, head: Revision) -> list[Section]:
         Section(
             (f"### {CODE_TITLE} (read it as code)", "", "| file or setting | why |", "| --- | --- |"),
             tuple(f"| {_code(path)} | {_text(why)} |" for path, why in diff.build_code),
+        ),
+        Section(
+            (f"### {INSUFFICIENT_TITLE}", "", *INSUFFICIENT_HEAD),
+            tuple(_insufficient_row(f) for f in diff.insufficient),
         ),
         Section(("### Other changes (listed, not flagged)", "", *REVIEW_HEAD), others),
         Section(
@@ -169,11 +195,28 @@ def as_json(diff: Diff, base: Revision, head: Revision) -> str:
             "base": side(base, diff.base_summary),
             "head": side(head, diff.head_summary),
             "flags": [
-                {"flag": f.flag, "title": FLAGS[f.flag], "claim": f.claim_id, "message": f.message} for f in diff.flags
+                {
+                    "flag": f.flag,
+                    "title": FLAGS[f.flag],
+                    "claim": f.claim_id,
+                    "message": f.message,
+                    **judged_json(f.judged),
+                }
+                for f in diff.flags
             ],
-            "within_noise": [{"claim": f.claim_id, "message": f.message} for f in diff.within_noise],
-            "remeasured": [{"claim": f.claim_id, "message": f.message} for f in diff.remeasured],
-            "series": [asdict(point) for point in new_points(base.report, head.report)],
+            "within_noise": [
+                {"claim": f.claim_id, "message": f.message, **judged_json(f.judged)} for f in diff.within_noise
+            ],
+            "remeasured": [
+                {"claim": f.claim_id, "message": f.message, **judged_json(f.judged)} for f in diff.remeasured
+            ],
+            "insufficient": [
+                {"claim": f.claim_id, "message": f.message, **judged_json(f.judged)} for f in diff.insufficient
+            ],
+            "series": [
+                {**{k: v for k, v in asdict(point).items() if k != "judged"}, **judged_json(point.judged)}
+                for point in new_points(base.report, head.report)
+            ],
             "added": [{"claim": c.claim_id, **c.new} for c in diff.only("added")],
             "removed": [{"claim": c.claim_id, **c.old} for c in diff.only("removed")],
             "renamed": [{"from": c.old_id, "to": c.claim_id} for c in diff.only("renamed")],
