@@ -188,7 +188,7 @@ def judged_json(judged: Judged | None) -> dict[str, object]:
     if judged is None:
         return {}
     change = judged.change
-    found: dict[str, object] = {"verdict": judged.state, "allowed": judged.allowed}
+    found: dict[str, object] = {"state": judged.state, "allowed": judged.allowed}
     if change is not None:
         found["change"] = {
             "value": change.change,

@@ -458,7 +458,7 @@ def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
                 "title": "value moved",
                 "claim": "moe-speedup-b16",
                 "message": "3.59× → 3.21× (-10.6%; 5% allowed; exact, changed)",
-                "verdict": "exact-changed",
+                "state": "exact-changed",
                 "allowed": 0.05,
             },
         ],
@@ -467,7 +467,7 @@ def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
             {
                 "claim": "moe-speedup-b16",
                 "message": "run 2026-11-29T10-00-00Z-linux-cpu → 2026-11-29T11-00-00Z-linux-cpu; exact, changed",
-                "verdict": "exact-changed",
+                "state": "exact-changed",
                 "allowed": 0.05,
             }
         ],
@@ -495,6 +495,7 @@ def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
         "runs": {"added": [LATER_RUN], "removed": []},
         "policy": {},
         "build_code": [],
+        "surface_figures": [],
     }
 
 

@@ -202,7 +202,7 @@ def test_diff_lists_insufficient_data_under_its_own_heading_above_the_listed_cha
     assert "moved within noise" not in text and "| value moved | `speed` |" not in text
     data = json.loads(run_ledger("diff", "HEAD", "--format", "json", cwd=tmp_path).output)
     [found] = [entry for entry in data["insufficient"] if entry["claim"] == "speed"]
-    assert found["verdict"] == "insufficient" and found["cause"] == "one-run"
+    assert found["state"] == "insufficient" and found["cause"] == "one-run"
     assert found["change"]["level"] == pytest.approx(0.875) and found["change"]["low"] < 0 < found["change"]["high"]
 
 

@@ -7,7 +7,7 @@ difftext.py shows a Diff as Markdown or JSON; commands/diff.py is the verb, `led
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .. import text
@@ -85,6 +85,7 @@ class Diff:
     remeasured: tuple[Flag, ...] = ()  # runs replaced by a run of the same probe, testbed and parameters
     insufficient: tuple[Flag, ...] = ()  # re-measures whose evidence could not see a change of the tolerance
     build_code: tuple[tuple[str, str], ...] = ()  # (changed file or setting, why it is code to read)
+    figures: tuple[tuple[str, str, str, str], ...] = ()  # (surface:line, claim, before, after) for each that changed
 
     def only(self, change: str) -> list[ClaimChange]:
         return [c for c in self.changes if c.change == change]
@@ -101,6 +102,7 @@ def compare(
     base_runs: Mapping[str, Mapping[str, str]] | None = None,
     head_runs: Mapping[str, Mapping[str, str]] | None = None,
     build_code: Iterable[tuple[str, str]] = (),
+    figures: Iterable[tuple[str, str, str, str]] = (),
 ) -> Diff:
     """Every difference a reviewer needs between the ledger at base and at head, flags first.
 
@@ -167,6 +169,7 @@ def compare(
         tuple(remeasured),
         tuple(insufficient),
         tuple(build_code),
+        tuple(figures),
     )
 
 
@@ -200,6 +203,28 @@ def added_runs(base: Report, head: Report) -> list[Flag]:
         if changed:
             flags.append(Flag("run-unit-changed", path, "; ".join(changed)))
     return flags
+
+
+def changed_figures(
+    base: Sequence[tuple[str, int, str, str]], head: Sequence[tuple[str, int, str, str]]
+) -> list[tuple[str, str, str, str]]:
+    """('README.md:12', claim, before, after) for each claim's value on a surface whose text changed: the n-th
+    marker of a claim in a file at base against its n-th at head (a value `ledger refresh --write` rewrote)."""
+
+    def numbered(figures: Sequence[tuple[str, int, str, str]]) -> dict[tuple[str, str, int], tuple[int, str]]:
+        seen: dict[tuple[str, str], int] = {}
+        found = {}
+        for path, line, claim_id, written in figures:
+            n = seen[(path, claim_id)] = seen.get((path, claim_id), -1) + 1
+            found[(path, claim_id, n)] = (line, written)
+        return found
+
+    before, after = numbered(base), numbered(head)
+    return [
+        (f"{key[0]}:{after[key][0]}", key[1], before[key][1], after[key][1])
+        for key in after
+        if key in before and before[key][1] != after[key][1]
+    ]
 
 
 def changed_runs(base: Mapping[str, Mapping[str, str]], head: Mapping[str, Mapping[str, str]]) -> dict[str, str]:

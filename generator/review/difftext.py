@@ -99,6 +99,13 @@ def _sections(diff: Diff, base: Revision, head: Revision) -> list[Section]:
         ),
         Section(("### Other changes (listed, not flagged)", "", *REVIEW_HEAD), others),
         Section(
+            ("### Figures on surfaces (README.md, …: the values between their markers)", ""),
+            tuple(
+                f"- {_code(where)} {_code(claim)}: {_text(old)} → **{_text(new)}**"
+                for where, claim, old, new in diff.figures
+            ),
+        ),
+        Section(
             ("### Policy (the gate's settings)", ""),
             tuple(f"- {name}: {_text(old)} → **{_text(new)}**" for name, old, new in diff.policy),
         ),
@@ -233,6 +240,9 @@ def as_json(diff: Diff, base: Revision, head: Revision) -> str:
             "runs": {"added": list(diff.runs_added), "removed": list(diff.runs_removed)},
             "policy": {name: {"old": old, "new": new} for name, old, new in diff.policy},
             "build_code": [{"path": path, "why": why} for path, why in diff.build_code],
+            "surface_figures": [
+                {"where": where, "claim": claim, "old": old, "new": new} for where, claim, old, new in diff.figures
+            ],
         },
         indent=2,
         ensure_ascii=False,
@@ -261,6 +271,8 @@ def _counts(diff: Diff) -> str:
         parts.append("policy changed")
     if diff.build_code:
         parts.append(f"{len(diff.build_code)} {CODE_TITLE.lower()}")
+    if diff.figures:
+        parts.append(f"{len(diff.figures)} figure{'s' if len(diff.figures) != 1 else ''} on surfaces")
     return "**" + " · ".join(parts) + "**" if parts else "No claim or run changed."
 
 
