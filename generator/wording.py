@@ -215,23 +215,23 @@ STATE_WORDS = {
 }
 
 
-def judged_text(judged: Judged) -> str:
+def judged_text(judged: Judged, named: bool = True) -> str:
     """One move's verdict in words, with its change and interval, and for insufficient data what it could see,
-    why, and what would settle it."""
+    why, and what would settle it (named=False: without the verdict's own name, for a line that says it already)."""
     said, change = STATE_WORDS[judged.state], judged.change
-    if change is None or judged.state in (moves.UNCHANGED, moves.EXACT_CHANGED):
-        return said if change is None or judged.state == moves.UNCHANGED else f"{said}: {change_text(change)}"
-    if judged.state in (moves.BEYOND, moves.TOLERANCE):
-        return f"{said}: {change_text(change)}"
-    could = percent_text(change.detectable, sign=False)
+    if change is None or judged.state == moves.UNCHANGED:
+        return said
+    text = change_text(change)
     if judged.state == moves.WITHIN:
-        return f"{said}: {change_text(change)}; a change of {could} or more would be seen"
-    allowed = percent_text(judged.allowed, sign=False)
-    if not math.isfinite(change.detectable):  # an interval of unknown level: nothing says what it could see
-        seen = "the intervals' level is not known, so no change is known to be seen"
-    else:
-        seen = f"only a change over {could} could be seen"
-    return f"{said}: {change_text(change)}; {seen}, {allowed} allowed: {cause_text(judged)}"
+        text += f"; a change of {percent_text(change.detectable, sign=False)} or more would be seen"
+    elif judged.state == moves.INSUFFICIENT:
+        allowed = percent_text(judged.allowed, sign=False)
+        if not math.isfinite(change.detectable):  # an interval of unknown level: nothing says what it could see
+            seen = "the intervals' level is not known, so no change is known to be seen"
+        else:
+            seen = f"only a change over {percent_text(change.detectable, sign=False)} could be seen"
+        text += f"; {seen}, {allowed} allowed: {cause_text(judged)}"
+    return f"{said}: {text}" if named else text
 
 
 def cause_text(judged: Judged) -> str:

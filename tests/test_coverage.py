@@ -86,7 +86,9 @@ def test_runs_that_vary_more_than_their_rounds_say_are_covered_by_the_prediction
     assert manifest["columns"]["summary.csv"]["prediction_coverage"] == {"unit": "%", "kind": "exact"}
     checked = run_ledger("check", "--no-cache", cwd=tmp_path)
     assert checked.exit_code == 0, checked.output
-    assert checked.output.startswith("28 claims (28 measured; 28 asserted) — 0 failures — run history"), checked.output
+    assert checked.output.startswith(
+        "30 claims (28 measured, 2 extrapolated; 30 asserted) — 0 failures — run history"
+    ), checked.output
 
 
 def test_ledger_measure_runs_it_only_when_named(tmp_path):

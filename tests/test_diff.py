@@ -143,8 +143,7 @@ def test_diff_flags_a_value_that_moved_beyond_its_tolerance_and_lists_the_re_mea
         "re-measured (same probe, testbed and defining parameters): "
         "run 2026-11-29T10-00-00Z-linux-cpu → 2026-11-29T11-00-00Z-linux-cpu; "
         "exact, changed; "
-        "new point 3.21× in 2026-11-29T11-00-00Z-linux-cpu: no step, the run the claim cites now "
-        "(under 8 runs, the newest run is compared with the cited one) |"
+        "new point 3.21× in 2026-11-29T11-00-00Z-linux-cpu: **step**, exact, changed |"  # its move, one verdict
     ]
     assert row(result.output, "moe-speedup-b16").endswith(
         f"| value 3.59× → **3.21×**; evidence {RUN} → **{LATER_RUN}** |"
@@ -477,9 +476,11 @@ def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
                 "claim_id": "moe-speedup-b16",
                 "run": LATER_RUN,
                 "value": "3.21×",
-                "verdict": "no step",
-                "what": "the run the claim cites now (under 8 runs, the newest run is compared with the cited one)",
+                "verdict": "step",
+                "what": "exact, changed",
                 "moved": False,
+                "state": "exact-changed",
+                "allowed": 0.05,
             }
         ],
         "added": [],

@@ -153,6 +153,8 @@ def as_text(
         )
     else:
         out.append("moved since cited: no")
+    if line.judged is not None:  # the newest run against the cited set or run, as refresh and diff judge it
+        out.append(f"run {line.points[line.judged_at].run.rsplit('/', 1)[-1]} judged: {judged_text(line.judged)}")
     out += ["", f"stated value by commit ({log.status}):"]
     out += [
         f"- {s.commit[:12]} {s.date[:10]} {s.value or '(no value)'}  run {s.run or '—'}  ({s.subject})"
@@ -195,6 +197,7 @@ def _data(
         "boundaries": [{"index": b.index, "reason": b.reason, "changes": list(b.changes)} for b in line.boundaries],
         "steps": [asdict(s) for s in line.steps],
         "moved": asdict(moved) if moved is not None else None,
+        "judged": {"run": line.points[line.judged_at].run, **judged_json(line.judged)} if line.judged else None,
         "stated": {"status": log.status, "commits": [asdict(s) for s in log.stated]},
     }
 

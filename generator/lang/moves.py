@@ -12,9 +12,9 @@ positive (times and rates are multiplicative), on the values themselves otherwis
   wider) and t takes the set's degrees of freedom: the interval excludes 0 exactly when the new value lands
   outside the set's prediction interval. With a new set of its own, Welch's: each side its own σ̂ and the
   Welch–Satterthwaite degrees of freedom (Welch, *Biometrika* 34, 1947).
-- **Within a run** (`within_runs`: two runs' raw rounds): the Hodges–Lehmann shift of the log rounds and its
-  distribution-free interval (stats.shift_interval), which excludes 0 exactly when the Mann–Whitney test at
-  p < 0.002 finds a change. Labelled within-run: it leaves run-to-run variation out.
+- **Within a run** (`within_runs`: two runs' raw rounds): the medians' move, with the distribution-free interval of
+  the Hodges–Lehmann shift of the log rounds (stats.shift_interval), which excludes 0 exactly when the
+  Mann–Whitney test at p < 0.002 finds a change. Labelled within-run: it leaves run-to-run variation out.
 - **Two intervals** (`apart`: no rounds, a min–max range or an interval on either side): interval arithmetic,
   [new low / old high − 1, new high / old low − 1], at the Bonferroni level of the two; it excludes 0 exactly
   when the two intervals are disjoint.
@@ -121,7 +121,8 @@ def within_runs(old: Sequence[float], new: Sequence[float], p_threshold: float =
     reference = statistics.median(old)
     if not log and not reference:
         return None
-    change, low, high = _relative(log, shift.low, shift.high, shift.estimate, reference)
+    moved = scale(statistics.median(new)) - scale(reference)  # the medians' move: the values a reader sees
+    change, low, high = _relative(log, shift.low, shift.high, moved, reference)
     half = (shift.high - shift.low) / 2
     detect = _detect(half, shift.level)
     detectable = math.expm1(detect) if log else detect / abs(reference)

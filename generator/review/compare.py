@@ -23,6 +23,7 @@ from ..rules import STALE_RULES
 from ..trust.verdicts import commit_text
 from ..wording import stated
 from . import noise
+from .diffseries import NewPoint, new_points
 from .noise import defining
 from .renames import find_renames, renamed_references
 
@@ -86,6 +87,7 @@ class Diff:
     insufficient: tuple[Flag, ...] = ()  # re-measures whose evidence could not see a change of the tolerance
     build_code: tuple[tuple[str, str], ...] = ()  # (changed file or setting, why it is code to read)
     figures: tuple[tuple[str, str, str, str], ...] = ()  # (surface:line, claim, before, after) for each that changed
+    points: tuple[NewPoint, ...] = ()  # each point a claim's series gains, judged (diffseries.py)
 
     def only(self, change: str) -> list[ClaimChange]:
         return [c for c in self.changes if c.change == change]
@@ -170,6 +172,7 @@ def compare(
         tuple(insufficient),
         tuple(build_code),
         tuple(figures),
+        new_points(base, head, _remeasures(old_as_new, new_by_id, base, head, verdicts)),
     )
 
 
@@ -240,6 +243,23 @@ def changed_runs(base: Mapping[str, Mapping[str, str]], head: Mapping[str, Mappi
         parts += [f"{name} was added" for name in sorted(set(now) - set(files))]
         if parts:
             found[path] = "; ".join(parts) + " since the base (runs are immutable)"
+    return found
+
+
+def _remeasures(
+    old_by_id: Mapping[str, Claim],
+    new_by_id: Mapping[str, Claim],
+    base: Report,
+    head: Report,
+    verdicts: Mapping[str, noise.Noise],
+) -> dict[str, Judged]:
+    """Claim id -> the judgement of its move, for each claim moved to a re-measure of its run (same probe, testbed,
+    defining parameters and row): the new point it cites reads as its move does."""
+    found = {}
+    for claim_id, moved in verdicts.items():
+        old, new = old_by_id.get(claim_id), new_by_id.get(claim_id)
+        if moved.judged is not None and old is not None and new is not None and _same_measurement(old, new, base, head):
+            found[claim_id] = moved.judged
     return found
 
 

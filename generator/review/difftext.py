@@ -9,7 +9,6 @@ from dataclasses import asdict, dataclass
 from ..text import judged_json
 from ..wording import cause_text, change_text, percent_text
 from .compare import COLUMNS, DETAILS, FLAGS, RUN_FLAGS, ClaimChange, Diff, Flag
-from .diffseries import new_points
 from .revisions import Revision
 
 CODE_TITLE = "Code that installs or runs"
@@ -130,7 +129,7 @@ def _claim_rows(diff: Diff, base: Revision, head: Revision) -> tuple[tuple[str, 
             flags.setdefault(flag.claim_id, []).append(flag)
     quiet = {flag.claim_id: flag.message for flag in diff.within_noise}
     again = {flag.claim_id: flag.message for flag in diff.remeasured}
-    points = {point.claim_id: point for point in new_points(base.report, head.report)}
+    points = {point.claim_id: point for point in diff.points}
     changes = {
         change.claim_id: change for change in diff.changes if change.change != "changed" or change.changed_fields
     }
@@ -222,7 +221,7 @@ def as_json(diff: Diff, base: Revision, head: Revision) -> str:
             ],
             "series": [
                 {**{k: v for k, v in asdict(point).items() if k != "judged"}, **judged_json(point.judged)}
-                for point in new_points(base.report, head.report)
+                for point in diff.points
             ],
             "added": [{"claim": c.claim_id, **c.new} for c in diff.only("added")],
             "removed": [{"claim": c.claim_id, **c.old} for c in diff.only("removed")],
