@@ -6,7 +6,6 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
-
 from helpers import git, run_ledger, write_tree
 
 from generator.runs import write_run

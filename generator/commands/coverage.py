@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -178,5 +179,5 @@ def main(argv: list[str]) -> int:
     try:
         return run_from_args(args)
     except LedgerError as error:
-        print(f"ledger: {error}", file=__import__("sys").stderr)
+        print(f"ledger: {error}", file=sys.stderr)
         return 1

@@ -143,20 +143,18 @@ def covered(setting: Setting, members: Sequence[Run], file: str, pools: replicat
     within = [(i, j) for i in range(len(values)) for j in range(len(values)) if i != j]
     within_hits = sum(_holds(values[j], values[i].value) for i, j in within)
     evidence = Evidence(members[-1].path, file, setting.where, setting.column)
-    cell_hits = hits = 0
-    cell_widths, widths = [], []
+    held: dict[str, list[bool]] = {"cell": [], "pooled": []}  # each left-out run held, by method
+    widths: dict[str, list[float]] = {"cell": [], "pooled": []}  # each prediction's relative half-width
     for i, left in enumerate(values):
         others = [v for j, v in enumerate(values) if j != i]
         runs = [run for j, run in enumerate(members) if j != i]
         alone = between.pool(others)
         if alone is None:
             return None
-        pooled = _pooled(others, pools, runs, evidence)
-        for found, count, kept in ((alone, 0, cell_widths), (pooled, 1, widths)):
+        for method, found in (("cell", alone), ("pooled", _pooled(others, pools, runs, evidence))):
             low, high = between.prediction(found, 1, left)
-            inside = low <= left.value <= high
-            cell_hits, hits = (cell_hits + inside, hits) if count == 0 else (cell_hits, hits + inside)
-            kept.append((high - low) / 2 / abs(found.value) if found.value else math.inf)
+            held[method].append(low <= left.value <= high)
+            widths[method].append((high - low) / 2 / abs(found.value) if found.value else math.inf)
     own = [(v.high - v.low) / 2 / abs(v.value) for v in values if v.value and v.low is not None and v.high is not None]
     logs = [math.log(v.value) for v in values] if all(v.value > 0 for v in values) else [v.value for v in values]
     levels = [v.level for v in values if v.level is not None]
@@ -166,12 +164,12 @@ def covered(setting: Setting, members: Sequence[Run], file: str, pools: replicat
         within_hits,
         len(within),
         statistics.median(levels) if levels else math.nan,
-        cell_hits,
-        hits,
+        sum(held["cell"]),
+        sum(held["pooled"]),
         len(values),
         statistics.median(own) if own else math.nan,
-        statistics.median(cell_widths),
-        statistics.median(widths),
+        statistics.median(widths["cell"]),
+        statistics.median(widths["pooled"]),
         _half(alone),
         _half(pooled),
         statistics.stdev(logs),
