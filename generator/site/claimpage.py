@@ -341,9 +341,11 @@ def _interval_basis(verdict: ClaimVerdict) -> str:
             f"{rounds}, which covers the median with {level}.</p>"
         )
     if found.basis == "replicates":
+        prediction = verdict.prediction
+        spread = "their spread" + (pooled_text(prediction).removeprefix(", their spread") if prediction else "")
         return (
             f"<p>Interval: {ends}, between runs: the confidence interval ({level}) of the value pooled over "
-            f"{found.runs} replicate runs (the geometric mean of their values; Student's t over their spread, "
+            f"{found.runs} replicate runs (the geometric mean of their values; Student's t over {esc(spread)}, "
             "never narrower than one run's own rounds allow).</p>"
         )
     if found.basis == "paired":
