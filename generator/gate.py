@@ -144,6 +144,7 @@ def _pages(
         *problems,
         *moved.findings(judged, refs, policy),  # it names the sentences citing a claim
         *references.unknown(refs, {c.id for c in claims}, defined.tables, defined.charts, policy),
+        *references.in_headings(pages, refs, policy),
         *leads.lead_premises(pages, refs, {claim_id: found.claim for claim_id, found in judged.items()}, policy),
         *replicated.findings(judged, pages, refs, policy),  # min_replicates and pages' `ledger: {replicates: N}`
         *read.findings,

@@ -290,6 +290,7 @@ def finalize(
     parameters: Mapping[str, object] | None = None,
     probes_dir: str = "probes",
     environment_extra: Mapping[str, object] | None = None,
+    machine: Mapping[str, object] | None = None,
 ) -> Path:
     """Turn a folder of CSV files written by any command into a run, then remove the folder.
 
@@ -300,7 +301,8 @@ def finalize(
     (the unit of each value column and whether it was timed or is exact:
     {"results.csv": {"gb_per_s": {"unit": "GB/s", "kind": "timed"}}}).
     code: the command's source files, relative to root (the probe's own file first or under
-    probes_dir named <probe>.*). Returns the run's folder under root/measurements.
+    probes_dir named <probe>.*). machine: what the machine did while the command ran (`ledger measure`
+    samples it: generator.machine). Returns the run's folder under root/measurements.
     """
     folder = Path(folder)
     if folder.is_symlink():
@@ -347,6 +349,7 @@ def finalize(
         measurements=_measurements_override(),
         probe_path=own_file(probe, list(code), probes_dir),
         columns=columns,
+        machine=machine,
     )
     remove_tree(folder)
     return written

@@ -17,6 +17,7 @@ from .lang.between import Pooled
 from .lang.pooling import Shared
 from .lang.relations import INCONCLUSIVE, STRENGTHS
 from .lang.rows import Table
+from .lang.stability import Stability
 from .lang.units import Unit, UnitTable
 from .lang.values import Tolerance
 from .points import Point, Series
@@ -232,6 +233,7 @@ class Run:
     columns: Mapping[str, Mapping[str, Column]] = field(default_factory=dict, compare=False)  # file -> col -> decl.
     columns_sha256: tuple[str, str] = ("", "")  # (found, listed) sha256 of the declarations; equal when intact
     attachments: tuple[str, ...] = ()  # those of declared_files kept as a tool wrote them (its export), not tables
+    machine: Mapping[str, object] | None = field(default=None, compare=False)  # machine.FIELDS; None: not recorded
 
     @property
     def name(self) -> str:
@@ -283,6 +285,7 @@ class RunState:
     copied_files: tuple[str, ...] = ()  # those files
     redeclared: tuple[Redeclared, ...] = ()  # columns it declares otherwise than an earlier run of its code
     reasons: tuple[str, ...] = ()  # why its data cannot be trusted as it stands, in words (verdicts.reasons)
+    stability: Stability = Stability()  # its rounds and machine record judged (lang/stability.py); never a failure
 
     @property
     def intact(self) -> bool:

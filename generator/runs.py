@@ -8,10 +8,11 @@ A run is a folder  measurements/<probe>/<UTC timestamp>-<testbed>/  holding tidy
 manifest.json that records the probe's code hashes, parameters, environment, times, the hash of
 every data file and what the probe declared of its value columns (`columns`: each one's unit and
 whether it was timed or is exact, with the declaration's own hash, so an edit of it alone reads as
-tampered, as an edit of a data file does) and the repository commit it was measured at (`revision`,
-with whether the working tree was clean), and the hash of every attachment: a file kept as a tool wrote
-it (a benchmark tool's export), verified as a data file is and never read as a table. Runs are written to a hidden temporary folder and renamed
-into place when complete; an existing run is never overwritten.
+tampered, as an edit of a data file does), the repository commit it was measured at (`revision`,
+with whether the working tree was clean), the hash of every attachment (a file kept as a tool wrote it,
+a benchmark tool's export, verified as a data file is and never read as a table) and, when `ledger
+measure` ran it, what the machine was doing meanwhile (`machine`: machine.py). Runs are written to a
+hidden temporary folder and renamed into place when complete; an existing run is never overwritten.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal, get_args
+
+from . import machine as machine_record
 
 MANIFEST = "manifest.json"
 FORMAT = 1  # the manifest format write_run writes and the gate reads (integrity.shape refuses another)
@@ -177,6 +180,7 @@ class Manifest:
     columns_sha256: str = ""  # of the declarations as written (columns_sha256()); "" when there are none
     revision: Revision | None = None  # the repository commit it was measured at (None: a run from before it was kept)
     attachments: Mapping[str, str] = field(default_factory=dict)  # a file kept as a tool wrote it -> its sha256
+    machine: Mapping[str, object] | None = None  # what the machine did meanwhile (machine.FIELDS); None: not recorded
 
     @property
     def folder(self) -> str:
@@ -202,6 +206,8 @@ class Manifest:
             manifest["revision"] = self.revision.as_json()
         if self.attachments:  # a run without one has no key
             manifest["attachments"] = {name: {"sha256": sha256} for name, sha256 in self.attachments.items()}
+        if self.machine is not None:
+            manifest["machine"] = dict(self.machine)
         return (json.dumps(manifest, indent=2) + "\n").encode()
 
     @classmethod
@@ -221,6 +227,7 @@ class Manifest:
             columns_sha256=str(manifest.get("columns_sha256", "")),
             revision=Revision.read(manifest["revision"]) if "revision" in manifest else None,
             attachments={str(name): entry["sha256"] for name, entry in manifest.get("attachments", {}).items()},
+            machine=dict(manifest["machine"]) if "machine" in manifest else None,
         )
 
 
@@ -388,6 +395,7 @@ def write_run(
     probe_path: str | None = None,
     columns: Columns | None = None,
     attachments: Mapping[str, bytes] | None = None,
+    machine: Mapping[str, object] | None = None,
 ) -> Path:
     """Write one measurement run atomically and return its folder.
 
@@ -401,6 +409,8 @@ def write_run(
       whether it was timed or is exact, for the tables (a samples file's columns are its table's).
     attachments: {"hyperfine.json": bytes}: files kept as a tool wrote them (its export), hashed in the
       manifest and verified like the tables, never read as one.
+    machine: the machine record (machine.FIELDS); default: the one `ledger measure` is sampling for this
+      process (LEDGER_MACHINE_RECORD), closed now; none when no runner samples it (the run says "not recorded").
     Raises FileExistsError rather than overwrite an existing run; leaves nothing behind on error.
     """
     _check_names(probe, testbed, tables)
@@ -427,6 +437,7 @@ def write_run(
         columns_sha256(declared) if declared else "",
         revision(root),
         {name: sha256_bytes(content) for name, content in kept.items()},
+        _machine(machine),
     )
 
     parent.mkdir(parents=True, exist_ok=True)
@@ -461,6 +472,15 @@ def _check_names(probe: str, testbed: str, tables: Mapping[str, Sequence[Mapping
             raise ValueError(f"table name {name!r}: use a plain file name ending in .csv")
         if not rows:
             raise ValueError(f"table {name!r} has no rows")
+
+
+def _machine(given: Mapping[str, object] | None) -> dict[str, object] | None:
+    """The record given, else the one the runner is sampling for this process; ValueError when malformed."""
+    found = dict(given) if given is not None else machine_record.from_environment()
+    problems = machine_record.problems(found) if found is not None else []
+    if problems:
+        raise ValueError(f"machine: {'; '.join(problems)}")
+    return found
 
 
 def _checked_columns(columns: Columns, tables: Mapping[str, Sequence[Mapping[str, object]]]) -> Columns:

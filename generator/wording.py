@@ -198,6 +198,7 @@ def change_text(change: Change) -> str:
     ends = f"[{percent_text(change.low).rstrip('%')}, {percent_text(change.high).rstrip('%')}]"
     if change.basis == moves.BETWEEN:
         basis = f"between-run: {change.runs[0]} run{'s' if change.runs[0] != 1 else ''} → {change.runs[1]}"
+        basis += f", from their pooled {format_value(change.reference)}" if math.isfinite(change.reference) else ""
     else:
         basis = change.basis
     level = level_text(change.level)

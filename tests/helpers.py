@@ -105,6 +105,15 @@ def run_ledger(
     return Result(done.returncode, done.stdout, done.stderr)
 
 
+def init_project(factory, *options: str) -> Path:
+    """A project made by `ledger init` (with its options) in a new temporary folder (factory: pytest's
+    tmp_path_factory), for the tests of a module to share or copy."""
+    root = factory.mktemp("init") / "p"
+    made = run_ledger("init", str(root), *options, cwd=root.parent)
+    assert made.exit_code == 0, made.output + made.errors
+    return root
+
+
 def run_python(
     *args: str | Path, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess:
@@ -121,6 +130,14 @@ def project(root: Path, config: str, files: dict[str, str | bytes] | None = None
     """A project `ledger` finds under root: mkdocs.yml holding config, the files (probes, ...), and claims/."""
     write_tree(root, {"mkdocs.yml": config, **(files or {})})
     (root / "claims").mkdir(exist_ok=True)
+    return root
+
+
+def initialised(parent: Path, source: str = "evidence-ledger==0.1.0") -> Path:
+    """A fresh `ledger init` project in parent/hashes, its example probe measured once (as init does)."""
+    root = parent / "hashes"
+    result = run_ledger("init", str(root), "--source", source, cwd=parent)
+    assert result.exit_code == 0, result.errors
     return root
 
 

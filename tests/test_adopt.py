@@ -90,6 +90,7 @@ markdown_extensions:
     "docs/notes/one.md": "---\ntags: [hashing]\n---\n# One note\n\nA note without figures.\n",
     ".gitignore": "/site/\n",
     "requirements.txt": "mkdocs-material\n",
+    "README.md": "# Old site\n\nIts pages load in 40 ms.\n",
 }
 
 
@@ -120,8 +121,13 @@ def test_init_adopt_adds_the_ledger_to_a_material_site_that_then_builds_strict(t
     assert "      - notes/one.md    # a note\n  - Ledger:\n      - claims/index.md\n" in config
     assert "  - tags\n  - ledger:\n" in config
     assert "warn: [unbound-number]" in config  # the old page's typed figures: warnings, counted
+    assert "    surfaces: [README.md]" in config  # the README found is read as the pages are
+    assert "the ledger plugin, last in plugins: (README.md under surfaces:" in out
+    assert (tmp_path / "README.md").read_text() == MATERIAL_SITE["README.md"]
 
-    assert run_ledger("check", cwd=tmp_path).exit_code == 0
+    checked = run_ledger("check", cwd=tmp_path)
+    assert checked.exit_code == 0, checked.output
+    assert "README.md:3:19: unbound-number: '40 ms' is typed into the file" in checked.output
     built = run_mkdocs("build", "--strict", cwd=tmp_path)
     assert built.exit_code == 0, built.errors
     home = (tmp_path / "site/index.html").read_text(encoding="utf-8")

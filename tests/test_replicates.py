@@ -298,7 +298,7 @@ def test_claims_sharing_a_sets_cells_get_each_the_verdict_and_findings_it_gets_a
     [
         (1.0, "10%", "within noise: "),
         (1.0, "2%", "insufficient data: "),
-        (1.3, "2%", "beyond noise: +31.2% [+26.5, +36.2] (99%, between-run: 3 runs → 3) |"),
+        (1.3, "2%", "beyond noise: +31.2% [+26.5, +36.2] (99%, between-run: 3 runs → 3, from their pooled 3.577) |"),
     ],
 )
 def test_a_re_run_of_a_set_reads_within_noise_and_a_planted_step_beyond_it(tmp_path, scale, tolerance, words):
@@ -316,7 +316,7 @@ def test_a_re_run_of_a_set_reads_within_noise_and_a_planted_step_beyond_it(tmp_p
     assert f"{old[-1].rsplit('/', 1)[-1]} → {new[-1].rsplit('/', 1)[-1]}" in row
     assert f"| {words}" in row, row
     if words.startswith("within"):
-        assert "(99%, between-run: 3 runs → 3); a change of " in row and row.endswith(" or more would be seen |")
+        assert "(99%, between-run: 3 runs → 3, from their pooled " in row and row.endswith(" or more would be seen |")
     if words.startswith("insufficient"):
         assert "; only a change over " in row and "2.0% allowed: few replicates: " in row, row
         assert " a side would see 2.0% at this run-to-run variation " in row, row

@@ -118,6 +118,85 @@ def test_refresh_write_moves_a_claim_and_its_readme_figure_together(tmp_path):
     ).read_text() == f"Speedup {marked('moe-speedup-b16', '4.20×')}.\n"  # at the stated precision
 
 
+# 9 rounds of a speedup whose median is 3.591×: its interval (3.1–4.1×, every round) supports one decimal.
+NOISY = {16: [3.1, 3.3, 3.45, 3.5, 3.591, 3.7, 3.8, 3.9, 4.1]}
+
+
+def noisy_project(root, readme: str) -> None:
+    from helpers_rounds import claim, rounds_run
+
+    run = rounds_run(root, NOISY)
+    write_tree(
+        root,
+        {
+            "mkdocs.yml": MKDOCS,
+            "claims/moe.yaml": "claims:" + claim("moe-speedup-b16", run, "3.591"),
+            "README.md": readme,
+        },
+    )
+
+
+@pytest.mark.parametrize("text", ["3.591×", "3.6×"])
+def test_a_marker_may_hold_the_stated_value_or_the_value_as_the_site_displays_it(tmp_path, text):
+    noisy_project(tmp_path, f"Speedup {marked('moe-speedup-b16', text)}.\n")
+    checked = run_ledger("check", cwd=tmp_path)
+    assert checked.exit_code == 0, checked.output
+
+
+def test_a_marker_that_is_neither_form_fails_naming_both_and_refresh_write_writes_the_displayed_one(tmp_path):
+    noisy_project(tmp_path, f"Speedup {marked('moe-speedup-b16', '3.59×')}.\n")
+    checked = run_ledger("check", cwd=tmp_path)
+    assert checked.exit_code == 1
+    assert checked.output.splitlines()[0] == (
+        "README.md:1:41: surface-drifted: '3.59×' stands for moe-speedup-b16, which states '3.591×' "
+        "(the site shows '3.6×')"
+    )
+    written = run_ledger("refresh", "--write", cwd=tmp_path)
+    assert "README.md:1:41: moe-speedup-b16: '3.59×' -> '3.6×'" in written.output
+    assert (tmp_path / "README.md").read_text() == f"Speedup {marked('moe-speedup-b16', '3.6×')}.\n"
+    assert written.exit_code == 0, written.output
+
+
+def test_refresh_write_turns_a_marker_in_the_stated_form_into_the_displayed_one(tmp_path):
+    noisy_project(tmp_path, f"Speedup {marked('moe-speedup-b16', '3.591×')}.\n")
+    shown = run_ledger("refresh", cwd=tmp_path)
+    assert "README.md:1:41: moe-speedup-b16: '3.591×' -> '3.6×'" in shown.output
+    assert run_ledger("refresh", "--write", cwd=tmp_path).exit_code == 0
+    assert (tmp_path / "README.md").read_text() == f"Speedup {marked('moe-speedup-b16', '3.6×')}.\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "column", "seen"),
+    [
+        ("1", "", 9, "'1' is written against the marker of moe-speedup-b16: a reader sees '13.59×'"),
+        ("-", "", 9, "'-' is written against the marker of moe-speedup-b16: a reader sees '-3.59×'"),
+        ("−", "", 9, "'−' is written against the marker of moe-speedup-b16: a reader sees '−3.59×'"),
+        ("2.", "", 9, "'2.' is written against the marker of moe-speedup-b16: a reader sees '2.3.59×'"),
+        ("**7**", "", 11, "'7' is written against the marker of moe-speedup-b16: a reader sees '73.59×'"),
+        ("", "5", 62, "'5' is written against the marker of moe-speedup-b16: a reader sees '3.59×5'"),
+        ("", ".5", 62, "'.5' is written against the marker of moe-speedup-b16: a reader sees '3.59×.5'"),
+        ("", "_+1_", 63, "'+1' is written against the marker of moe-speedup-b16: a reader sees '3.59×+1'"),
+    ],
+)  # fmt: skip
+def test_a_digit_sign_or_number_against_a_marker_fails_at_its_line_and_column(tmp_path, before, after, column, seen):
+    project(tmp_path, f"# Toy\n\nSpeedup {before}{marked('moe-speedup-b16', '3.59×')}{after} here.\n")
+    checked = run_ledger("check", cwd=tmp_path)
+    assert checked.exit_code == 1
+    assert checked.output.splitlines()[:2] == [
+        f"README.md:3:{column}: surface-drifted: {seen}, not its value (the markers do not show)",
+        "  fix: put a space or a word between the marker and the figure beside it, or take the figure out",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"), [("(", ")"), ("about ", "."), ("x", ", then"), ("*", "*-fold"), ("", "-ish")]
+)
+def test_punctuation_and_words_against_a_marker_pass(tmp_path, before, after):
+    project(tmp_path, f"Speedup {before}{marked('moe-speedup-b16', '3.59×')}{after} here.\n")
+    checked = run_ledger("check", cwd=tmp_path)
+    assert checked.exit_code == 0, checked.output
+
+
 def test_a_typed_figure_in_a_surface_is_unbound_and_code_is_not_read(tmp_path):
     project(tmp_path, "# Toy\n\nThe suite runs in about 40 s.\n\n```\n$ ledger measure\n3.4 s\n```\n")
     checked = run_ledger("check", cwd=tmp_path)

@@ -19,8 +19,9 @@ from ..inputs import mkdocs_yml
 from ..records import LedgerError
 from ..runs import link_problem
 
-# What adopting writes of init's bare project: not its mkdocs.yml (edited instead) nor its page.
-LEFT_OUT = ("mkdocs.yml", "docs/index.md")
+# What adopting writes of init's bare project: not its mkdocs.yml (edited instead), its page nor its README
+# (the project's own, where it has one, is listed as a surface instead).
+LEFT_OUT = ("mkdocs.yml", "docs/index.md", "README.md")
 APPENDED = (".gitignore", ".gitattributes")  # each line init's holds, added where missing
 
 # The plugin as adopting adds it: the bare policy, with typed figures on the old pages held as
@@ -33,6 +34,7 @@ PLUGIN = """\
     probes_dir: probes
     probes: []                   # what `ledger measure [NAME...] [--profile P]` runs, one process each
 """
+SURFACES = "    surfaces: [README.md]        # files outside docs/ whose figures the gate holds too\n"
 # The generated pages (generator.site.render's; not imported: adopting needs no site stack).
 CLAIMS_INDEX, FELL, MEASUREMENTS, GATE = "claims/index.md", "claims/fell.md", "measurements/index.md", "gate/index.md"
 NAV = (
@@ -77,7 +79,7 @@ def plan(target: Path, files: dict[str, str]) -> Plan:
         original = config.read_bytes().decode("utf-8")
     except (mkdocs_yml.Malformed, OSError, UnicodeDecodeError) as error:
         raise LedgerError(f"{config}: cannot be read ({error}); fix it, then run `ledger init --adopt` again") from None
-    text, added, skipped = adopted_config(original)
+    text, added, skipped = adopted_config(original, readme=(target / "README.md").is_file())
     if text != original:
         found.extend["mkdocs.yml"] = text
     found.added += added
@@ -100,9 +102,10 @@ def _append_lines(target: Path, path: str, text: str, found: Plan) -> None:
     found.added.append(f"{path}: {', '.join(missing)}")
 
 
-def adopted_config(text: str) -> tuple[str, list[str], list[str]]:
-    """mkdocs.yml's text with the ledger plugin and (in an explicit nav) the generated pages added, by
-    lines inserted at the end of each block: (new text, what was added, 'mkdocs.yml: why' skipped)."""
+def adopted_config(text: str, readme: bool = False) -> tuple[str, list[str], list[str]]:
+    """mkdocs.yml's text with the ledger plugin (its README listed as a surface, where it has one) and (in an
+    explicit nav) the generated pages added, by lines inserted at the end of each block: (new text, what was
+    added, 'mkdocs.yml: why' skipped)."""
     try:
         top = mkdocs_yml.nodes(text)
     except mkdocs_yml.Malformed as error:
@@ -117,16 +120,18 @@ def adopted_config(text: str) -> tuple[str, list[str], list[str]]:
     added: list[str] = []
     skipped: list[str] = []
     edits: list[tuple[int, list[str]]] = []  # (line index to insert before, lines)
+    plugin = (PLUGIN + (SURFACES if readme else "")).splitlines()
+    listed = " (README.md under surfaces:, its figures held as the pages' are)" if readme else ""
     plugins = top.get("plugins")
     if plugins is None:
         kept = ["plugins:\n", "  - search                     # MkDocs' default, kept\n"]
-        edits.append((len(lines), kept + _indented(PLUGIN.splitlines(), 2)))
-        added.append("mkdocs.yml: plugins: search (MkDocs' default, kept) and ledger")
+        edits.append((len(lines), kept + _indented(plugin, 2)))
+        added.append(f"mkdocs.yml: plugins: search (MkDocs' default, kept) and ledger{listed}")
     elif _has_ledger(plugins):
         skipped.append("mkdocs.yml: the ledger plugin is there already")
     elif isinstance(plugins, yaml.SequenceNode) and not plugins.flow_style and plugins.value:
-        edits.append((_block_end(lines, plugins), _indented(PLUGIN.splitlines(), plugins.start_mark.column)))
-        added.append("mkdocs.yml: the ledger plugin, last in plugins:")
+        edits.append((_block_end(lines, plugins), _indented(plugin, plugins.start_mark.column)))
+        added.append(f"mkdocs.yml: the ledger plugin, last in plugins:{listed}")
     else:
         skipped.append("mkdocs.yml: plugins: is not a block list; add `- ledger` under it by hand (guide/adopt.md)")
     nav = top.get("nav")

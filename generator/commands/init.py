@@ -16,16 +16,24 @@ import csv
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from decimal import ROUND_FLOOR, Decimal
 from pathlib import Path
 
 from .. import probe as probe_api
+from .. import text
+from ..gate import check_project
 from ..inputs.config import read_policy
+from ..lang.relations import INCONCLUSIVE
 from ..lang.values import parse_number
-from ..records import LedgerError
+from ..records import LedgerError, Report
 from ..runs import link_problem
 from . import adopt, initfiles, measure
 
 CLAIMS = "claims/hashing.yaml"  # filled from the example's first run
+README = "README.md"  # a surface (mkdocs.yml lists it): filled from the first run too, or kept where one exists
+FILLED = (CLAIMS, README)  # the example's files written once its first run gives their values
 FLEET_WORKFLOW = ".github/workflows/measure.yml"
 FLEET_FILES = (FLEET_WORKFLOW, ".github/workflows/mac-smoke.yml", "requirements-measure.txt")
 FIRST_COMMIT = "A ledger, started by `ledger init`"
@@ -75,16 +83,30 @@ def project_files(target: Path, source: str, site_name: str, *, bare: bool, flee
     return files
 
 
+@dataclass(frozen=True, slots=True)
+class Started:
+    """What init did: the paths written, a README found and kept (listed as a surface), the gate's verdict on
+    the new project (None where it wrote only the fleet's files) and whether it committed."""
+
+    written: list[str]
+    kept: list[str]
+    report: Report | None
+    committed: bool
+
+
 def init(
     target: Path, source: str, site_name: str, echo=print, *, bare: bool = False, fleet: bool = False, git: bool = False
-) -> list[str]:
-    """Write the project under target, measure its first run and fill its claims; the paths written."""
+) -> Started:
+    """Write the project under target, measure its first run, fill its claims and run the gate on it; commit
+    (git) only what passes."""
     files = project_files(target, source, site_name, bare=bare, fleet=fleet)
     whole = "mkdocs.yml" in files
     places = [*files, *(("claims/", "measurements/") if whole else ())]
     linked = next(filter(None, (link_problem(target, target / path, "") for path in places)), "")
     if linked:  # a file written through it would land wherever the link points
         raise LedgerError(linked)
+    kept = [README] if whole and (target / README).is_file() else []  # the project's own: listed, never replaced
+    files = {path: text for path, text in files.items() if path not in kept}
     clashes = sorted(path for path in files if (target / path).exists())
     if whole and ((target / "claims").is_dir() or (target / "measurements").is_dir()):
         clashes.append("claims/ or measurements/")
@@ -93,19 +115,27 @@ def init(
             f"{target}: {', '.join(clashes)} already exist; `ledger init` never overwrites (choose an empty folder)"
         )
     existing = _git_ready(target) if git else False
+    example = CLAIMS in files
     written: list[Path] = []
     try:
         for relative, text in files.items():
-            if relative == CLAIMS:
+            if example and relative in FILLED:
                 continue
             path = target / relative
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             written.append(path)
-        if CLAIMS in files:
-            _measure_example(target, files[CLAIMS], echo)
-        if git:
-            _commit(target, sorted(files) + (["measurements"] if CLAIMS in files else []), existing)
+        report = None
+        if example:
+            echo("measuring the example probe (its run is the claims' evidence):")
+            templates = {path: files[path] for path in FILLED if path in files}
+            written += [target / path for path in templates]
+            report = _example_checked(target, templates, _measure_example(target, templates, echo), echo)
+        elif whole:
+            report = check_project(target, None, datetime.now(timezone.utc))
+        committed = git and (report is None or report.ok)  # a project the gate fails on is left to fix, uncommitted
+        if committed:
+            _commit(target, sorted(files) + (["measurements"] if example else []), existing)
     except BaseException:
         for path in written:
             path.unlink(missing_ok=True)
@@ -114,7 +144,7 @@ def init(
         if git and not existing:
             shutil.rmtree(target / ".git", ignore_errors=True)
         raise
-    return sorted(files)
+    return Started(sorted(files), kept, report, committed)
 
 
 def _number(cell: str) -> float:
@@ -125,15 +155,41 @@ def _number(cell: str) -> float:
     return number
 
 
-def _measure_example(target: Path, claims_template: str, echo) -> None:
-    """Run the example probe once and write its claims with that run's values."""
+def _measure_example(target: Path, templates: dict[str, str], echo) -> str:
+    """Run the example probe once and write its claims (and the README's marker) with that run's values;
+    the run's path."""
     policy = read_policy(target / "mkdocs.yml")
-    echo("measuring the example probe (its run is the claims' evidence):")
     outcomes = measure.measure(target.resolve(), policy, ["hashing"], "default", None, echo=echo)
     if not outcomes[0].ok:
         raise LedgerError(f"the example probe failed ({outcomes[0].problem}); nothing was kept")
     (target / "claims").mkdir(exist_ok=True)
-    (target / CLAIMS).write_text(_filled(claims_template, target, outcomes[0].runs[0]), encoding="utf-8")
+    values = _values(target, outcomes[0].runs[0])
+    for relative, template in templates.items():
+        for marker, value in values.items():
+            template = template.replace(marker, value)
+        (target / relative).write_text(template, encoding="utf-8")
+    return outcomes[0].runs[0]
+
+
+TRIES = 3  # runs of the example probe at most, while its check cannot tell (a machine too busy for one run)
+CHECKED = "sha256-timeit-estimate"  # the example's borrowed claim, which its first run's measurement checks
+
+
+def _example_checked(target: Path, templates: dict[str, str], run: str, echo) -> Report:
+    """The gate on the new project; while the example's check is inconclusive (a run so noisy that its
+    interval reaches below the bound), the probe runs again and its run replaces the one before (which
+    nothing cites or has committed yet): a new project holds one run, as a project measured once does."""
+    report = check_project(target, None, datetime.now(timezone.utc))
+    for _ in range(TRIES - 1):
+        verdict = report.verdicts.get(CHECKED)
+        if verdict is None or verdict.support != INCONCLUSIVE:
+            break
+        why = next((result.why for result in verdict.checks if result.strength == INCONCLUSIVE), "")
+        echo(f"the run is too noisy for the example's check to tell ({why}); measuring again, in its place:")
+        noisy, run = run, _measure_example(target, templates, echo)
+        shutil.rmtree(target / noisy)
+        report = check_project(target, None, datetime.now(timezone.utc))
+    return report
 
 
 def _git(target: Path, *args: str) -> subprocess.CompletedProcess:
@@ -162,24 +218,35 @@ def _commit(target: Path, paths: list[str], existing: bool) -> None:
             raise LedgerError(f"--git: `git {' '.join(args[:2])}` failed: {done.stderr.strip() or done.stdout.strip()}")
 
 
-def _filled(template: str, target: Path, run: str) -> str:
-    """The claims template with the run's path, testbed and values (3 significant digits)."""
+FLOOR_SHARE = 0.7  # the example's borrowed bound: this share of the first run's rate, ...
+FLOOR_LEAST = 0.6  # ... never below the slowest round (so the check agrees), nor below this share (too loose)
+
+
+def _values(target: Path, run: str) -> dict[str, str]:
+    """The template's markers -> the run's path, testbed and values (3 significant digits)."""
     with open(target / run / "results.csv", newline="", encoding="utf-8") as handle:
-        rows = {(row["algorithm"], row["size_kib"]): _number(row["gb_per_s"]) for row in csv.DictReader(handle)}
-    sha256, blake2b = _significant(rows[("sha256", "1024")], 3), _significant(rows[("blake2b", "1024")], 3)
-    testbed = run.rsplit("/", 1)[-1].split("Z-", 1)[1]
-    values = {
+        rows = {(row["algorithm"], row["size_kib"]): row for row in csv.DictReader(handle)}
+    sha256 = _number(rows[("sha256", "1024")]["gb_per_s"])
+    slowest = _number(rows[("sha256", "1024")]["gb_per_s_min"])
+    return {
         "__RUN__": run,
-        "__TESTBED__": testbed,
-        "__SHA256__": sha256,
-        "__BLAKE2B__": blake2b,
+        "__TESTBED__": run.rsplit("/", 1)[-1].split("Z-", 1)[1],
+        "__SHA256__": _significant(sha256, 3),
+        "__BLAKE2B__": _significant(_number(rows[("blake2b", "1024")]["gb_per_s"]), 3),
         # from the measured value, not the rounded one: the gate computes formulas from evidence
-        "__SECONDS__": _significant(1.073741824 / rows[("sha256", "1024")], 3),
-        "__ESTIMATE__": _significant(float(sha256), 2),  # a rounder figure, within its 50% tolerance
+        "__SECONDS__": _significant(1.073741824 / sha256, 3),
+        "__FLOOR__": floor(sha256, slowest),
     }
-    for marker, value in values.items():
-        template = template.replace(marker, value)
-    return template
+
+
+def floor(rate: float, slowest: float) -> str:
+    """The example's lower bound on a rate, at 2 significant digits rounded down: FLOOR_SHARE of it, or the
+    slowest round where that is lower (every interval of its rounds then lies above the bound, so the check
+    agrees however noisy the run), but never below FLOOR_LEAST of it (a bound at or below half the rate
+    constrains nothing a plausible measurement could give)."""
+    bound = Decimal(repr(max(min(FLOOR_SHARE * rate, slowest), FLOOR_LEAST * rate)))
+    step = Decimal(1).scaleb(bound.adjusted() - 1)  # the place of the second significant digit
+    return format(bound.quantize(step, rounding=ROUND_FLOOR).normalize(), "f")
 
 
 def _significant(value: float, digits: int) -> str:
@@ -188,7 +255,7 @@ def _significant(value: float, digits: int) -> str:
 
 
 FULL_NEXT = (
-    "ledger check            # the gate: 0 failures",
+    "ledger check            # the gate, again after every change",
     "mkdocs serve            # the site, live",
     "ledger measure          # a new run of every declared probe",
     "ledger refresh --write  # claims follow the newest runs",
@@ -240,15 +307,25 @@ def run_from_args(args: argparse.Namespace) -> int:
         return _adopt(target, args)
     target.mkdir(parents=True, exist_ok=True)
     name = args.name or target.name.replace("-", " ").replace("_", " ").strip().capitalize() or "Measurements"
-    written = init(target, args.source, name, echo=_progress, bare=args.bare, fleet=args.fleet, git=args.git)
+    started = init(target, args.source, name, echo=_progress, bare=args.bare, fleet=args.fleet, git=args.git)
+    written = started.written
     where = "." if target == Path.cwd().resolve() else str(args.dir or args.root)
-    if "mkdocs.yml" not in written:
+    if started.report is None:
         print(f"wrote {', '.join(written)} in {where}; guide/fleet.md says how to set up its runners")
         if not read_policy(target / "mkdocs.yml").testbeds:
             print("next: declare where it measures, `testbeds: [NAME, ...]` under the ledger plugin in mkdocs.yml")
         return 0
     print(f"a ledger in {where}: {', '.join(sorted({path.split('/')[0] for path in written}))}")
-    if args.git:
+    for path in started.kept:
+        print(f"kept {path} as it was; mkdocs.yml lists it under `surfaces:`, so the gate reads its figures too")
+    report = started.report
+    if not report.ok:  # the verdict it saw, every finding with its fix, as `ledger check` prints them
+        print(text.as_text(report))
+        committed = " (nothing was committed)" if args.git else ""
+        print(f"the gate fails on the new project{committed}: fix what it names above, then run `ledger check`")
+        return 1
+    print(f"ledger check: {text.summary(report)}")
+    if started.committed:
         print("committed them: the gate checks run history from the first run on")
     steps = BARE_NEXT if args.bare else FULL_NEXT
     print("next:\n" + (f"  cd {where}\n" if where != "." else "") + "\n".join(f"  {line}" for line in steps))

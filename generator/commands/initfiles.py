@@ -24,7 +24,7 @@ RENAMED = {
     "gitignore": ".gitignore",
     "gitattributes": ".gitattributes",
 }  # names a wheel would drop or a tool would read
-EXAMPLE = ("probes/hashing.py", "claims/hashing.yaml", "figures/hashing.py", "docs/index.md")
+EXAMPLE = ("probes/hashing.py", "claims/hashing.yaml", "figures/hashing.py", "docs/index.md", "README.md")
 BARE, FLEET = "bare/", "fleet/"  # template subfolders written only with --bare, --fleet
 
 # The example's probe declaration in the template's mkdocs.yml, and what a bare project has instead.

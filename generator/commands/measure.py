@@ -9,6 +9,13 @@ atomic rename). A compiled probe's `build` runs first, into an emptied {build} f
 its binary was built from, and the build command is recorded in the run's environment. A probe that
 is a benchmark tool (`tool:`) writes the tool's export to {export}, and generator.tools makes the run
 from it; `--from FILE` reads an export the tool wrote elsewhere instead of running it.
+its binary was built from, and the build command is recorded in the run's environment.
+
+Around each probe's process the machine is sampled (generator/machine.py: load, the CPU time other
+processes took, frequency, temperature), the run's manifest keeps the record and each new run's stability
+is printed (lang/stability.py). `--until-settled CLAIM...` adds replicates of the probes those claims cite
+until each claim's interval decides its tolerance and `asserts:`, within a count (and time) budget fixed
+first, its level divided among the looks (lang/sequential.py, judging/settled.py).
 """
 
 from __future__ import annotations
@@ -26,15 +33,21 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .. import machine, tools
 from .. import probe as probe_api
-from .. import tools
-from ..inputs import gitlog, hashcache
+from ..gate import check
+from ..inputs import gitlog, hashcache, load
 from ..inputs.config import MAX_REPLICATES, project_policy
+from ..judging import settled
+from ..lang import sequential
 from ..records import LedgerError, Policy, ProbeSpec
 from ..runs import MANIFEST, PARTIAL_PREFIX, link_problem, remove_tree, sha256_file, utc_stamp
+from ..trust import verdicts
 
 PLACEHOLDERS = ("python", "profile", "testbed", "root", "out", "build", "export")
 BUILD_DIR = f"{hashcache.FOLDER}/build"  # {build}: a compiled probe's binary, rebuilt before every run; ignored by git
+MACHINE_DIR = f"{hashcache.FOLDER}/machine"  # the machine's readings while a probe runs (machine.ENV names the file)
+MOST_NEW = 10  # --until-settled's count budget by default: new replicate runs of each probe
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +61,10 @@ class Outcome:
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("probes", nargs="*", metavar="PROBE", help="declared probes to run (default: all)")
-    parser.add_argument("--profile", default="default", help="passed to each probe as {profile} (default: default)")
+    parser.add_argument(
+        "--profile",
+        help="passed to each probe as {profile} (default: default; with --until-settled, the claims' runs' profile)",
+    )
     parser.add_argument("--testbed", help="the testbed name (default: the probe decides, e.g. linux-x86-64)")
     parser.add_argument(
         "--replicates",
@@ -73,6 +89,27 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
         help="measure nothing: print the policy's testbeds (all, or a comma-separated few) as a GitHub Actions "
         'matrix, {"testbed": [...]}, for the fleet workflow (guide/fleet.md)',
     )
+    parser.add_argument(
+        "--until-settled",
+        nargs="+",
+        metavar="CLAIM",
+        help="add replicate runs of the probes these measured claims cite until each claim's interval decides "
+        "its tolerance and `asserts:`, or a budget is spent; the level is divided among the looks (guide/checks.md)",
+    )
+    parser.add_argument(
+        "--max-replicates",
+        type=_budget(int, "a whole number of replicate runs"),
+        default=MOST_NEW,
+        metavar="N",
+        help=f"--until-settled's count budget: new runs of each probe at most (default {MOST_NEW}); fixed before "
+        "the first look, it sets how many looks share the level",
+    )
+    parser.add_argument(
+        "--max-minutes",
+        type=_budget(float, "a number of minutes"),
+        metavar="M",
+        help="--until-settled's time budget: no replicate starts after M minutes (default: none)",
+    )
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -82,12 +119,19 @@ def run_from_args(args: argparse.Namespace) -> int:
         print(json.dumps(matrix(policy.testbeds, args.matrix)))
         return 0
     echo = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    if args.until_settled:
+        if args.probes or args.replicates or args.export is not None:
+            raise LedgerError(
+                "--until-settled names claims and makes its own replicates: name no probe, no --replicates, no --from"
+            )
+        return until_settled(root, policy, args, echo)
+    profile = args.profile or "default"
     if args.export is not None:
-        outcomes = [imported(root, policy, args.probes, args.export, args.profile, args.testbed, args.replicates)]
+        outcomes = [imported(root, policy, args.probes, args.export, profile, args.testbed, args.replicates)]
         echo(f"{outcomes[0].name}: {', '.join(outcomes[0].runs) or 'FAILED: ' + outcomes[0].problem}")
         print(summary(outcomes))
         return 0 if outcomes[0].ok else 1
-    outcomes = measure(root, policy, args.probes, args.profile, args.testbed, echo=echo, replicates=args.replicates)
+    outcomes = measure(root, policy, args.probes, profile, args.testbed, echo=echo, replicates=args.replicates)
     print(summary(outcomes))
     return 0 if all(outcome.ok for outcome in outcomes) else 1
 
@@ -152,6 +196,7 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
     before = _runs(runs_dir)
     out = runs_dir / f"{PARTIAL_PREFIX}out-{os.getpid()}"
     build_dir = root / BUILD_DIR / spec.name
+    readings = root / MACHINE_DIR / f"{spec.name}-{os.getpid()}.json"
     values = {
         "python": sys.executable,
         "profile": profile,
@@ -162,11 +207,11 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
         "export": str(out / tools.TOOLS[spec.tool].export) if spec.tool else "",
     }
     clock = time.perf_counter()
-    linked = _linked(spec, root, build_dir, out)
+    linked = _linked(spec, root, build_dir, out) or link_problem(root, readings, "the machine's readings")
     if linked:
         return Outcome(spec.name, False, time.perf_counter() - clock, (), linked)
     try:
-        problem = _build_run_finalize(spec, root, policy, profile, testbed, values)
+        problem = _build_run_finalize(spec, root, policy, profile, testbed, values, readings)
     finally:  # also when interrupted (Ctrl-C, SIGTERM): no output folder is left behind
         if os.path.lexists(out):
             remove_tree(out)  # a link the probe put in its place is removed, never followed
@@ -179,14 +224,21 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
 
 
 def _build_run_finalize(
-    spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed: str | None, values: dict[str, str]
+    spec: ProbeSpec,
+    root: Path,
+    policy: Policy,
+    profile: str,
+    testbed: str | None,
+    values: dict[str, str],
+    readings: Path,
 ) -> str:
-    """Build the probe (if it has a build), run it, finalize its {out} folder into a run; '' or what failed."""
+    """Build the probe (if it has a build), run it with the machine sampled around it (the readings go to
+    `readings`, which the run writer reads), finalize its {out} folder into a run; '' or what failed."""
     out, build_dir, runs_dir = Path(values["out"]), Path(values["build"]), Path(values["out"]).parent
     argv = command_line(spec, values)
     tool = tools.TOOLS.get(spec.tool)
     writes_folder = "{out}" in spec.command or tool is not None  # a tool's export goes into the folder
-    env = _environment(spec, root, policy, profile, testbed)
+    env = {**_environment(spec, root, policy, profile, testbed), machine.ENV: str(readings)}
     version, problem = tools.installed(tool, argv, root, env) if tool else ("", "")
     inputs = _hashes(root, spec.code) if spec.build else {}
     problem = problem or (_build(spec, build_dir, values, root, env, inputs) if spec.build else "")
@@ -194,13 +246,17 @@ def _build_run_finalize(
     if writes_folder:
         out.mkdir(parents=True, exist_ok=False)
     started = datetime.now(timezone.utc).replace(microsecond=0)
-    problem = problem or _run(argv, root, env)
+    readings.parent.mkdir(parents=True, exist_ok=True)
+    with machine.sampled(readings) as sampling:  # from just before the probe starts to its end
+        problem = problem or _run(argv, root, env)
+        record = sampling.record()
     if not problem and spec.build and _hashes(root, spec.code) != inputs:
         # The binary was built from the inputs hashed before the build: a run must not carry newer ones.
         problem = "its inputs changed while it was built or ran; nothing was kept, measure it again"
     if not problem and tool is not None:
         extra = {"tool": version, "command": spec.command, **({"build": spec.build} if spec.build else {})}
-        problem = _tool_run(spec, root, policy, Path(values["export"]), tool.export, testbed, profile, extra, started)
+        export = Path(values["export"])
+        problem = _tool_run(spec, root, policy, export, tool.export, testbed, profile, extra, started, record)
     elif not problem and writes_folder:
         try:
             probe_api.finalize(
@@ -213,6 +269,7 @@ def _build_run_finalize(
                 parameters={"profile": profile},
                 probes_dir=policy.probes_dir,
                 environment_extra={"build": spec.build} if spec.build else None,  # as declared: flags, no paths
+                machine=record,
             )
         except (ValueError, OSError) as error:
             problem = f"its output could not be finalized: {error}"
@@ -229,13 +286,15 @@ def _tool_run(
     profile: str,
     extra: Mapping[str, object],
     started: datetime | None,
+    record: Mapping[str, object] | None = None,
 ) -> str:
     """Write the run of a tool probe's export ('' when written, else why not); extra: what this machine says of
-    the tool (its version, the command as declared), under what the export records itself."""
+    the tool (its version, the command as declared), under what the export records itself; record: what the
+    machine did while the tool ran (None: an export made elsewhere, not recorded)."""
     tool = tools.TOOLS[spec.tool]
     if not export.is_file():
         return f"{tool.title} wrote no export to {{export}} (`{tool.writes}` writes it there)"
-    machine = probe_api.environment() if started else {}  # an export made elsewhere: only what it says
+    here = probe_api.environment() if started else {}  # an export made elsewhere: only what it says
     try:
         tools.write(
             tool,
@@ -247,9 +306,10 @@ def _tool_run(
             code=spec.code,
             testbed=testbed or probe_api.default_testbed(),
             parameters={"profile": profile},
-            environment={**machine, **extra},
+            environment={**here, **extra},
             probes_dir=policy.probes_dir,
             started=started,
+            machine=record,
         )
     except FileExistsError:  # the folder is named by the export's own time stamp
         return f"{shown} made a run of {spec.name} already: one export is one run, never two"
@@ -362,6 +422,8 @@ def measure(
         outcome = run_probe(spec, root, policy, profile, testbed)
         result = ", ".join(outcome.runs) if outcome.ok else f"FAILED: {outcome.problem}"
         echo(f"[{number}/{len(plan)}] {spec.name}: {outcome.seconds:.1f} s, {result}")
+        for path in outcome.runs:
+            echo(f"  {path.rsplit('/', 1)[-1]}: {_stability(root, path)}")
         for path in untracked_code(root, outcome.runs):
             echo(
                 f"warning: {path} is not tracked by git: its run fails the gate (review cannot see the code "
@@ -377,6 +439,122 @@ def schedule(specs: list[ProbeSpec], replicates: int | None = None) -> list[tupl
     counts = [(spec, replicates or spec.replicates) for spec in specs]
     rounds = max((count for _, count in counts), default=0)
     return [(spec, r, count) for r in range(1, rounds + 1) for spec, count in counts if r <= count]
+
+
+def until_settled(root: Path, policy: Policy, args: argparse.Namespace, echo) -> int:
+    """Replicates of the named claims' probes, the probes taking turns, until every claim's interval decides
+    its questions or the budget is spent; a look after each turn, every claim's last look on stdout.
+    Ctrl-C keeps every replicate finished (each run is written whole or not at all)."""
+    report = check(root, policy, datetime.now(timezone.utc))
+    unknown = [claim_id for claim_id in args.until_settled if report.verdict(claim_id) is None]
+    if unknown:
+        raise LedgerError(f"no claim {unknown[0]!r}; `ledger show ID` finds a claim by its id")
+    named = dict.fromkeys(args.until_settled)
+    targets = {claim_id: settled.target(report.verdicts[claim_id], report.runs, policy) for claim_id in named}
+    specs = chosen(policy, list(dict.fromkeys(found.probe for found in targets.values())))
+    sets = _sets(root, policy, targets)
+    shares = {claim_id: sequential.looks(len(sets[claim_id]), args.max_replicates) for claim_id in targets}
+    made: Counter[str] = Counter()
+    deadline = time.monotonic() + 60 * args.max_minutes if args.max_minutes else None
+    try:
+        while True:
+            looks = {claim_id: _look(found, sets[claim_id], shares[claim_id]) for claim_id, found in targets.items()}
+            for claim_id, found in targets.items():
+                echo("  " + settled.said(found, looks[claim_id], sequential.LEVEL))
+            open_probes = {found.probe for claim_id, found in targets.items() if not looks[claim_id].settled}
+            turn = [spec for spec in specs if spec.name in open_probes and made[spec.name] < args.max_replicates]
+            if not turn or (deadline is not None and time.monotonic() >= deadline):
+                break
+            for spec in turn:
+                made[spec.name] += 1
+                _replicate(
+                    spec, targets, root, policy, args, f"[{spec.name} +{made[spec.name]}/{args.max_replicates}]", echo
+                )
+            sets = _grown(sets, _sets(root, policy, targets), targets, {spec.name for spec in turn})
+    except KeyboardInterrupt:
+        echo("interrupted: every replicate finished before it is kept (a run is written whole or not at all)")
+        raise
+    for claim_id, found in targets.items():
+        print(settled.said(found, looks[claim_id], sequential.LEVEL))
+    spent = [spec.name for spec in specs if made[spec.name] >= args.max_replicates]
+    print(_settled_summary(looks, made, spent))
+    return 0
+
+
+def _replicate(
+    spec: ProbeSpec,
+    targets: dict[str, settled.Target],
+    root: Path,
+    policy: Policy,
+    args: argparse.Namespace,
+    tag: str,
+    echo,
+) -> None:
+    """One more run of a probe, with its claims' profile and testbed unless the command line names them."""
+    found = next(target for target in targets.values() if target.probe == spec.name)
+    echo(f"{tag} ...")
+    outcome = run_probe(spec, root, policy, args.profile or found.profile, args.testbed or found.testbed)
+    if not outcome.ok:
+        raise LedgerError(f"probe {spec.name} failed ({outcome.problem}); every run made before it is kept")
+    for path in outcome.runs:
+        echo(f"{tag} {path}: {_stability(root, path)}")
+
+
+def _grown(before: dict, after: dict, targets: dict[str, settled.Target], ran: set[str]) -> dict:
+    """The sets after a turn; LedgerError when a probe's new run joined none of its claims' sets."""
+    for probe in sorted(ran):
+        mine = [claim_id for claim_id, found in targets.items() if found.probe == probe]
+        if all(len(after[claim_id]) <= len(before[claim_id]) for claim_id in mine):
+            cited = targets[mine[0]].evidence.run
+            raise LedgerError(
+                f"the new run of {probe} is not a replicate of {cited} (its testbed, defining parameters or "
+                "environment differ, or it failed the gate's checks): measure with the profile and testbed that run "
+                "was measured with (--profile, --testbed), on its kind of machine; the runs made are kept"
+            )
+    return after
+
+
+def _stability(root: Path, path: str) -> str:
+    return verdicts.stability_text(verdicts.run_stability(load.one_run(root, path)))
+
+
+def _sets(root: Path, policy: Policy, targets: dict[str, settled.Target]) -> dict[str, list]:
+    """Each target's set as the runs on disk make it now (read afresh: the new runs are in it)."""
+    runs = load.probe_runs(root, policy.measurements_dir, {found.probe for found in targets.values()})
+    states = verdicts.run_states(runs, policy, datetime.now(timezone.utc), {})
+    return {
+        claim_id: settled.values(found, settled.members(found, runs, states)) for claim_id, found in targets.items()
+    }
+
+
+def _look(found: settled.Target, values: list, looks: int) -> sequential.Look:
+    return sequential.look(values, sequential.look_level(sequential.LEVEL, looks), found.questions)
+
+
+def _settled_summary(looks: dict[str, sequential.Look], made: Counter, spent: list[str]) -> str:
+    """'2 of 3 claims settled with 7 new runs; the count budget was spent for moe' and the next step."""
+    done = sum(1 for found in looks.values() if found.settled)
+    text = f"{done} of {len(looks)} claim{'s' if len(looks) != 1 else ''} settled with {sum(made.values())} new run(s)"
+    if done < len(looks):
+        text += f"; the count budget was spent for {', '.join(spent)}" if spent else "; the time budget was spent"
+    return text + f"\nnext: {settled.NEXT}"
+
+
+def _budget(kind, what: str):
+    """An argparse type for a budget: `kind` above 0, else a clear error."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = 0
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"{text!r}: a budget is {what} above 0")
+        if kind is int and value > MAX_REPLICATES:
+            raise argparse.ArgumentTypeError(f"{text!r}: at most {MAX_REPLICATES} replicate runs")
+        return value
+
+    return parse
 
 
 def _replicates(text: str) -> int:

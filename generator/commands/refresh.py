@@ -37,7 +37,7 @@ from ..lang import between, formula, yamlread
 from ..lang.moves import BEYOND, EXACT_CHANGED, INSUFFICIENT, TOLERANCE, UNCHANGED, UNKNOWN, WITHIN
 from ..lang.values import format_pair, format_value
 from ..prose import surfaces
-from ..records import Claim, ClaimInterval, ClaimVerdict, Report, Run, Source, refusal
+from ..records import Claim, ClaimInterval, ClaimVerdict, Policy, Report, Run, Source, refusal
 from ..review import noise
 from ..review.noise import differences
 from ..wording import STATE_WORDS, rounded
@@ -126,18 +126,22 @@ def _judged(report: Report, cited: ClaimVerdict, found: Newer, old_value: float)
     """Against the cited set when it has one (two runs or more), else the two runs' rounds or intervals
     (review/noise.py); a run of another probe version than the cited one's is another measurement, never judged
     against its runs."""
-    replicas, allowed = cited.replicas, cited.tolerance.allowed(old_value)
+    replicas = cited.replicas
+    allowed = cited.tolerance.allowed(replicas.pooled.value if replicas is not None else old_value)  # of its reference
     assert cited.claim.evidence is not None
     current = report.runs[cited.claim.evidence.run]
     if dict(current.declared_code) != dict(found.run.declared_code):
         return noise.another_probe(current, found.run)
+    judged_runs = [*(replicas.runs if replicas is not None else (current.path,)), found.run.path]
+    judged_runs += [member.run.path for member in found.fresh]
+    loaded = replicates.loaded(judged_runs, report.run_states)  # a run's stability verdict: noise at its source
     if replicas is None or not found.fresh:
         exact = cited.exact and found.exact
-        return noise.verdict_of(old_value, cited.interval, found.value, found.interval, allowed, exact)
+        return noise.verdict_of(old_value, cited.interval, found.value, found.interval, allowed, exact, loaded)
     values = [member.value for member in found.fresh if member.value is not None]
     own = replicates.run_value(found.fresh[0]) if len(found.fresh) == 1 else None
     whole = found.pooled if found.pooled is not None and len(found.fresh) == found.pooled.runs > 1 else None
-    return noise.against_set(replicas, values, allowed, own, whole)
+    return noise.against_set(replicas, values, allowed, own, whole, loaded)
 
 
 def _newest(
@@ -376,14 +380,17 @@ def write_what_holds(
     failure is said. Returns the plan written, the gate after it and, per claim kept, the finding that kept it,
     and per claim moved off a stale run, the finding it now has."""
     failing_before = {(f.claim_id, f.rule) for f in report.failures}
-    surfaces_now = [path for path, _, _ in surface_plan(root, report, result)]
+    surfaces_now = list(_surface_texts(root, report.policy))
     originals = {path: (root / path).read_bytes() for path in [*_claim_files(result, report), *surfaces_now]}
     held: dict[str, str] = {}
     while True:
         if result.moves:
             apply(root, result, report)
-        write_surfaces(root, surface_plan(root, report, result))  # the values the moves written state
         after = check_project(args.root, args.config, datetime.now(timezone.utc))
+        planned = surface_plan(root, after)  # as the site displays the values moved, with their new intervals
+        if planned:
+            write_surfaces(root, planned)
+            after = check_project(args.root, args.config, datetime.now(timezone.utc))
         moved = {move.claim_id for move in result.moves if move.new_run}
         caused = _caused_by(after, moved, failing_before)
         stale = {claim_id: why for claim_id, why in caused.items() if not _on_trusted_run(report, claim_id)}
@@ -422,22 +429,25 @@ def _claim_files(result: Plan, report: Report) -> list[str]:
 
 
 def surface_plan(root: Path, report: Report, result: Plan | None = None) -> list[tuple[str, str, list]]:
-    """(surface, its new text, the rewrites) for each surface whose markers' text is not its claim's
-    stated value, with the values the plan's moves state (prose/surfaces.py)."""
+    """(surface, its new text, the rewrites) for each surface whose markers' text is not its claim's value
+    as the site displays it, with the values the plan's moves state (prose/surfaces.py)."""
     claims = dict(report.verdicts)
     for move in result.moves if result else ():
         if move.new_stated and move.claim_id in claims:
             verdict = claims[move.claim_id]
             restated = replace(verdict.claim, value=float(move.new_stated), value_text=move.new_stated)
             claims[move.claim_id] = replace(verdict, claim=restated)
-    policy = report.policy
-    texts, _ = load.surfaces(root, policy.surfaces, policy.docs_dir, config=policy.config_path)  # gate lists problems
     found = []
-    for path, before in texts.items():
+    for path, before in _surface_texts(root, report.policy).items():
         after, changes = surfaces.rewrite(before, path, claims)
         if changes:
             found.append((path, after, changes))
     return found
+
+
+def _surface_texts(root: Path, policy: Policy) -> dict[str, str]:
+    """Each surface's text (the gate lists the ones it cannot read)."""
+    return load.surfaces(root, policy.surfaces, policy.docs_dir, config=policy.config_path)[0]
 
 
 def write_surfaces(root: Path, planned: list[tuple[str, str, list]]) -> list[str]:

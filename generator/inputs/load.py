@@ -118,16 +118,41 @@ def runs(
         if probe_dir.is_symlink():
             refused.append(_linked(root, probe_dir, "a probe's folder"))
             continue
-        for run_dir in sorted(p for p in probe_dir.iterdir() if p.is_dir()):
-            if run_dir.name.startswith((".", PARTIAL_PREFIX)):
-                continue
-            try:
-                run = _run(root, run_dir, code_hashes, cited, budget)
-            except MemoryError:  # a table too large to hold: a finding about this run, not a crash
-                path = _relative(root, run_dir)
-                run = Run(path, Source(f"{path}/{MANIFEST}", 0), problem="needs more memory to read than there is")
-            found[run.path] = run
+        found.update(_probe_runs(root, probe_dir, code_hashes, cited, budget))
     return found, refused
+
+
+def probe_runs(root: Path, measurements_dir: str, probes: Collection[str]) -> dict[str, Run]:
+    """The runs of the named probes alone, raw rounds parsed: what a command reads of the runs it just made
+    (`ledger measure --until-settled`). A linked folder is left out (the gate refuses it)."""
+    found: dict[str, Run] = {}
+    code_hashes: CodeHashes = {}
+    for probe in sorted(probes):
+        folder = root / measurements_dir / probe
+        if folder.is_dir() and not folder.is_symlink() and not (root / measurements_dir).is_symlink():
+            found.update(_probe_runs(root, folder, code_hashes, None, UNBOUNDED))
+    return found
+
+
+def one_run(root: Path, path: str) -> Run:
+    """One run folder (relative to root), read as runs() reads it with its raw rounds parsed."""
+    return _run(root, root / path, {}, None, UNBOUNDED)
+
+
+def _probe_runs(
+    root: Path, probe_dir: Path, code_hashes: CodeHashes, cited: Collection[str] | None, budget: Budget
+) -> dict[str, Run]:
+    found: dict[str, Run] = {}
+    for run_dir in sorted(p for p in probe_dir.iterdir() if p.is_dir()):
+        if run_dir.name.startswith((".", PARTIAL_PREFIX)):
+            continue
+        try:
+            run = _run(root, run_dir, code_hashes, cited, budget)
+        except MemoryError:  # a table too large to hold: a finding about this run, not a crash
+            path = _relative(root, run_dir)
+            run = Run(path, Source(f"{path}/{MANIFEST}", 0), problem="needs more memory to read than there is")
+        found[run.path] = run
+    return found
 
 
 def _linked(root: Path, path: Path, what: str) -> Finding:
@@ -217,6 +242,7 @@ def _run(root: Path, run_dir: Path, code_hashes: CodeHashes, cited: Collection[s
         commit=record.revision.commit if record.revision else "",
         clean=record.revision.clean if record.revision else None,
         attachments=tuple(record.attachments),
+        machine=record.machine,
     )
 
 

@@ -62,12 +62,18 @@ def defining(parameters: Mapping[str, object]) -> dict:
 
 def key(run: Run) -> tuple[str, str, str, str, str]:
     """What replicates share: probe, testbed, defining parameters, code hashes, environment segment."""
+    probe, testbed, parameters, environment = measurement(run)
+    return probe, testbed, parameters, json.dumps(dict(run.declared_code), sort_keys=True), environment
+
+
+def measurement(run: Run) -> tuple[str, str, str, str]:
+    """What replicates share but their code: probe, testbed, defining parameters, environment segment (runs
+    of one measurement by another version of its probe start a set of their own)."""
     environment = {name: run.environment.get(name) for name in SEGMENT_ENVIRONMENT}
     return (
         run.probe_name,
         run.testbed,
         json.dumps(defining(run.parameters), sort_keys=True, default=str),
-        json.dumps(dict(run.declared_code), sort_keys=True),
         json.dumps(environment, sort_keys=True, default=str),
     )
 
@@ -312,3 +318,9 @@ def pool_members(members: Sequence[Member], shared: pooling.Shared | None = None
     their cell pools with others."""
     pooled_with = (shared.variance, shared.df, len(shared.cells)) if shared is not None and shared.pooled else None
     return between.pool([run_value(member) for member in members], shared=pooled_with)
+
+
+def loaded(runs: Collection[str], states: Mapping[str, RunState]) -> bool:
+    """Whether any of the runs was measured under load: its stability verdict says the machine itself was busy
+    (lang/stability.py: other processes or machines took its cores), the cause a move's insufficient data names."""
+    return any(states[run].stability.loaded for run in runs if run in states)

@@ -59,6 +59,7 @@ class Change:
     sigma: float = 0.0  # BETWEEN: the run-to-run standard deviation on the log scale, for the settling advice
     runs: tuple[int, int] = (1, 1)  # runs on each side (old, new)
     df: float = 0.0  # BETWEEN: the degrees of freedom of its t
+    reference: float = math.nan  # BETWEEN: the old set's pooled value the change is from
 
     @property
     def holds_zero(self) -> bool:
@@ -108,7 +109,7 @@ def between_sets(
     detect = _detect(half, old.level, max(1.0, df))
     detectable = math.expm1(detect) if old.log else detect / abs(old.value) if old.value else math.inf
     sigma = old.spread if old.log else 0.0
-    return Change(change, low, high, old.level, BETWEEN, detectable, sigma, (old.runs, m), df)
+    return Change(change, low, high, old.level, BETWEEN, detectable, sigma, (old.runs, m), df, old.value)
 
 
 def within_runs(old: Sequence[float], new: Sequence[float], p_threshold: float = stats.CHANGE_P) -> Change | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 
 from ..records import Finding, PageRef, Policy, Source
@@ -25,6 +25,8 @@ _FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)$", re.M)
 _TWO_RUNS = re.compile(r"^[^`\n]*`[^\n]*[^`\n]`[^\n]*$", re.M)  # a line with two backtick runs or more
 _OPENER = re.compile(r"\{\{[ \t]*")
 MAX_REFERENCE = 400  # characters: a candidate longer than this is reported cut, never matched against
+_ATX = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")  # a line that is a heading
+_SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")  # the line under a heading's text
 
 
 def find(text: str, path: str) -> list[PageRef]:
@@ -219,3 +221,32 @@ def unknown(
                 )
             )
     return findings
+
+
+def in_headings(pages: Mapping[str, str], refs: Iterable[PageRef], policy: Policy) -> list[Finding]:
+    """A claim cited in a heading: the table of contents, the navigation and the page's title repeat a
+    heading as plain text, where the value would stand without the claim's badge and link (and where
+    verify-site refuses every figure)."""
+    found = []
+    lines: dict[str, list[str]] = {}  # the lines of each page that cites a claim, split once
+    for ref in refs:
+        if ref.kind != "claim" or ref.where.path not in pages:
+            continue
+        text = lines.setdefault(ref.where.path, pages[ref.where.path].splitlines())
+        if ref.where.line > len(text):
+            continue
+        line = text[ref.where.line - 1]
+        under = text[ref.where.line] if ref.where.line < len(text) else ""
+        if _ATX.match(line) or (line.strip() and _SETEXT.match(under)):
+            found.append(
+                Finding(
+                    ref.where,
+                    "",
+                    "unbound-number",
+                    f'{{{{ claim("{ref.name}") }}}} in a heading: the table of contents and the navigation repeat '
+                    "a heading as plain text, where its value would stand without the claim's badge and link",
+                    "cite the claim in the text under the heading",
+                    severity=policy.severity("unbound-number"),
+                )
+            )
+    return found

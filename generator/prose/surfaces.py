@@ -7,9 +7,11 @@ can stand in one between markers, which GitHub and other Markdown readers do not
 
     SHA-256 hashes 1 MiB at <!-- ledger: sha256-1mib-throughput -->0.495 GB/s<!-- /ledger -->.
 
-The text between the markers must be the claim's value as the site shows it (wording.stated), and
-the claim must hold: a marker whose text differs, or whose claim fails the gate, is a lead or
-retired, is `surface-drifted` at its line. `ledger refresh --write` rewrites the text between markers
+The text between the markers must be the claim's value, as it states it (wording.stated) or as the site
+displays it (wording.displayed: the digits its interval supports), and the claim must hold: a marker
+whose text is neither, or whose claim fails the gate, is a lead or retired, is `surface-drifted` at its
+line, as is a digit, sign or number written against a marker (a reader sees it join the value: the
+markers do not show). `ledger refresh --write` rewrites the text between markers to the displayed form
 (rewrite()), nothing else in the file. Markers in code (fenced blocks, code spans) are examples, not
 markers. Pure: the gate reads the files and passes their text in.
 """
@@ -23,7 +25,7 @@ from pathlib import Path
 
 from ..records import ClaimVerdict, Finding, PageRef, Policy, Source
 from ..runs import KEBAB
-from ..wording import stated
+from ..wording import displayed, stated
 from . import references, rendered
 from . import scan as prose
 
@@ -103,6 +105,7 @@ def findings(
     for path, text in texts.items():
         marks = markers(text, path)
         found += [f for mark in marks if (f := _marker_finding(mark, claims, failing, policy))]
+        found += [f for mark in marks if mark.claim_id and (f := _glued(text, mark, policy))]
         spans = [PageRef(m.where, "claim", m.claim_id, m.start, m.end) for m in marks if m.claim_id]
         figures, problem = prose.page_figures(text, path, spans, names, configs, root, table)
         found += [problem] if problem else []
@@ -146,12 +149,66 @@ def _problem(mark: Marker, verdict: ClaimVerdict, failing: Mapping[str, str]) ->
             f"{shown}, which the gate does not hold ({failing[claim.id]})",
             f"fix {claim.id} first (`ledger check` lists why)",
         )
-    if mark.text != stated(verdict):
+    if mark.text not in (stated(verdict), displayed(verdict)):
+        said = stated(verdict)
+        shows = f" (the site shows {displayed(verdict)!r})" if displayed(verdict) != said else ""
         return (
-            f"{shown}, which states {stated(verdict)!r}",
+            f"{shown}, which states {said!r}{shows}",
             "`ledger refresh --write` rewrites the text between the markers",
         )
     return "", ""
+
+
+SIGNS = "+-−±"  # what reads as a number's sign
+EMPHASIS = "*_~"  # Markdown's emphasis marks: a reader does not see them between a figure and a marker
+NUMBERISH = frozenset("0123456789.," + SIGNS)  # what a figure written against a marker is read as, to its end
+
+
+def _glued(text: str, mark: Marker, policy: Policy) -> Finding | None:
+    """A digit, sign or number written against the marker pair on either side (emphasis between them
+    aside): the markers do not show, so a reader reads it as part of the claim's value."""
+    before, after = mark.start, mark.end
+    while before > 0 and text[before - 1] in EMPHASIS:
+        before -= 1
+    while after < len(text) and text[after] in EMPHASIS:
+        after += 1
+    left, right = text[max(0, before - 2) : before], text[after : after + 2]
+    if _ends_a_number(left):
+        at = before
+        while at > 0 and text[at - 1] in NUMBERISH:
+            at -= 1
+        written = text[at:before]
+        seen = written + mark.text
+    elif _starts_a_number(right):
+        end = after
+        while end < len(text) and text[end] in NUMBERISH:
+            end += 1
+        at, written = after, text[after:end]
+        seen = mark.text + written
+    else:
+        return None
+    starts = references.line_starts(text)
+    return Finding(
+        Source(mark.where.path, *references.locate(starts, at)),
+        "",
+        RULE,
+        f"{written!r} is written against the marker of {mark.claim_id}: a reader sees {seen!r}, not its value "
+        "(the markers do not show)",
+        "put a space or a word between the marker and the figure beside it, or take the figure out",
+        severity=policy.severity(RULE),
+    )
+
+
+def _ends_a_number(left: str) -> bool:
+    """Whether the last character is a digit or a sign, or a point or comma after a digit."""
+    last = left[-1:]
+    return last.isdigit() or (last != "" and last in SIGNS) or (last in (".", ",") and left[:1].isdigit())
+
+
+def _starts_a_number(right: str) -> bool:
+    """Whether the first character is a digit, or a sign, point or comma before one."""
+    first = right[:1]
+    return first.isdigit() or (first != "" and first in SIGNS + ".," and right[1:2].isdigit())
 
 
 def _references(text: str, path: str, policy: Policy) -> list[Finding]:
@@ -182,8 +239,8 @@ class Rewrite:
 
 
 def rewrite(text: str, path: str, claims: Mapping[str, ClaimVerdict]) -> tuple[str, list[Rewrite]]:
-    """The surface's text with every marker's text set to its claim's stated value (only those whose
-    claim exists, is asserted and states one), and what changed; every other byte is kept."""
+    """The surface's text with every marker's text set to its claim's value as the site displays it (only
+    those whose claim exists, is asserted and states one), and what changed; every other byte is kept."""
     changes: list[Rewrite] = []
     pieces: list[str] = []
     last = 0
@@ -192,7 +249,7 @@ def rewrite(text: str, path: str, claims: Mapping[str, ClaimVerdict]) -> tuple[s
         claim = verdict.claim if verdict is not None else None
         if verdict is None or claim is None or claim.retired or claim.status == "lead" or claim.value is None:
             continue
-        new = stated(verdict)
+        new = displayed(verdict)
         if new == mark.text:
             continue
         changes.append(Rewrite(mark.where, claim.id, mark.text, new))

@@ -71,9 +71,10 @@ def verdict_of(
     new_interval: ClaimInterval | None,
     allowed: float,
     exact: bool = False,
+    loaded: bool = False,
 ) -> Noise:
     """A move between two runs (no replicate set): on their raw rounds where both have them, else their intervals;
-    exact: both values are exact (no noise: a move is a change)."""
+    exact: both values are exact (no noise: a move is a change); loaded: a run of them was measured under load."""
     if old_interval is not None and new_interval is not None and old_interval.samples and new_interval.samples:
         change = moves.within_runs([v for _, v in old_interval.samples], [v for _, v in new_interval.samples])
         p = stats.mann_whitney_p([v for _, v in old_interval.samples], [v for _, v in new_interval.samples])
@@ -82,7 +83,7 @@ def verdict_of(
         level = stats.joint_level([i.level for i in (old_interval, new_interval) if i is not None])
         change = moves.apart(old, _ends(old_interval), new, _ends(new_interval), level)
         how = ""  # the change's own words say it is from the two intervals
-    judged = moves.judge(change, old, new, allowed, exact=exact)
+    judged = moves.judge(change, old, new, allowed, exact=exact, loaded=loaded)
     if judged.state == moves.UNKNOWN:
         return Noise(None, "noise unknown (no raw rounds or interval in either run)", judged)
     return said(judged, how if judged.state not in (moves.UNCHANGED, moves.EXACT_CHANGED) else "")
@@ -98,10 +99,12 @@ def against_set(
     allowed: float,
     own: RunValue | None = None,
     new: between.Pooled | None = None,
+    loaded: bool = False,
 ) -> Noise:
     """New values (one new run's, or each of a new set's runs) judged against the cited run's replicate set: the
     change of their mean from the set's pooled value, with its interval (lang/moves.py); allowed: the claim's
-    tolerance. own: the one new run's within-run interval; new: the new runs pooled (two or more)."""
+    tolerance. own: the one new run's within-run interval; new: the new runs pooled (two or more); loaded: a run
+    of them was measured under load."""
     pooled = replicas.pooled
     change = moves.between_sets(pooled, fresh, own, new)
     if change is None:
@@ -110,7 +113,7 @@ def against_set(
     mean = pooled.unscaled(sum(scale(value) for value in fresh) / len(fresh))
     shared = replicas.shared
     wandering = shared.apart if shared is not None and shared.apart > 1 else 0.0
-    return said(moves.judge(change, pooled.value, mean, allowed, wandering=wandering))
+    return said(moves.judge(change, pooled.value, mean, allowed, wandering=wandering, loaded=loaded))
 
 
 def another_machine(changes: list[str]) -> Noise:
@@ -142,11 +145,10 @@ def inherited(moved: Mapping[str, Noise], inputs: list[str]) -> Noise:
     return Noise(None, f"noise unknown (follows {names})")
 
 
-def remeasured(
-    before: ClaimVerdict, after: ClaimVerdict, base_runs: Mapping[str, Run], head_runs: Mapping[str, Run]
-) -> Noise:
+def remeasured(before: ClaimVerdict, after: ClaimVerdict, base: Report, head: Report) -> Noise:
     """A measured claim whose evidence changed between two revisions: another machine or probe version, a
     re-measure judged against the base's replicate set when it has one, else the two runs' rounds."""
+    base_runs, head_runs = base.runs, head.runs
     old, new = before.claim, after.claim
     assert old.evidence is not None and new.evidence is not None
     old_value = before.value if before.value is not None else old.value  # what each side's evidence computes
@@ -158,11 +160,14 @@ def remeasured(
         return another_machine(changes)
     if first is not None and last is not None and dict(first.declared_code) != dict(last.declared_code):
         return another_probe(first, last)
-    allowed = before.tolerance.allowed(old_value)
     exact = before.exact and after.exact
     replicas = before.replicas
+    allowed = before.tolerance.allowed(replicas.pooled.value if replicas is not None else old_value)  # of its reference
+    judged_runs = [*(replicas.runs if replicas is not None else (old.evidence.run,))]
+    judged_runs += list(after.replicas.runs if after.replicas is not None else (new.evidence.run,))
+    loaded = replicates.loaded(judged_runs, {**base.run_states, **head.run_states})
     if replicas is None:
-        return verdict_of(old_value, before.interval, new_value, after.interval, allowed, exact)
+        return verdict_of(old_value, before.interval, new_value, after.interval, allowed, exact, loaded)
     held = set(replicas.runs)
     fresh_set = after.replicas is not None and after.replicas.cited
     if fresh_set and after.replicas is not None:
@@ -171,14 +176,14 @@ def remeasured(
         at = after.point.value if after.point is not None else new_value  # in the column's unit, as its set's values
         fresh = [at] if new.evidence.run not in held else []
     if not fresh:
-        return verdict_of(old_value, before.interval, new_value, after.interval, allowed, exact)
+        return verdict_of(old_value, before.interval, new_value, after.interval, allowed, exact, loaded)
     interval = after.interval
     own = None
     if len(fresh) == 1 and interval is not None and interval.runs <= 1:
         own = RunValue(new_value, interval.low, interval.high, interval.level)
     whole = fresh_set and after.replicas is not None and len(fresh) == len(after.replicas.runs) > 1
     new_set = after.replicas.pooled if whole and after.replicas is not None else None  # a new set, none of it held
-    return against_set(replicas, fresh, allowed, own, new_set)
+    return against_set(replicas, fresh, allowed, own, new_set, loaded)
 
 
 def review(
@@ -204,7 +209,7 @@ def review(
             pass
         elif new.kind == "measured" and old.evidence and new.evidence and old.evidence != new.evidence:
             # every re-measure is judged, its stated value moved or not: what could the evidence have seen?
-            verdict = remeasured(base.verdicts[old.id], head.verdicts[new.id], base.runs, head.runs)
+            verdict = remeasured(base.verdicts[old.id], head.verdicts[new.id], base, head)
         elif old.value == new.value:
             verdict = Noise(False, "unchanged")
         elif within(old.value, new.value, base.verdicts[old.id].tolerance):  # the base's rule, as diff's

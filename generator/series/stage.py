@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..frozen import quick_replace
-from ..judging import intervals
+from ..judging import intervals, replicates
 from ..judging.replicates import NOT_DEFINING, SEGMENT_ENVIRONMENT, defining  # noqa: F401  (one definition)
 from ..judging.replicates import selection as selection_of
 from ..lang import between, moves, stats
@@ -89,7 +89,7 @@ def build(
     for claim_id, (verdict, evidence, selection) in measured.items():
         if selection not in shared:
             shared[selection] = _shared(groups.get(selection[0], []), evidence, index, read.get(selection, {}))
-        line = _series(verdict.claim, shared[selection], verdict.tolerance, verdict.replicas, verdict.exact)
+        line = _series(verdict.claim, shared[selection], verdict.tolerance, verdict.replicas, verdict.exact, states)
         found[claim_id] = quick_replace(verdict, series=line)
     return found
 
@@ -209,7 +209,12 @@ def _short(value: object) -> str:
 
 
 def _series(
-    claim: Claim, shared: _Shared, tolerance: Tolerance, replicas: Replicas | None = None, exact: bool = False
+    claim: Claim,
+    shared: _Shared,
+    tolerance: Tolerance,
+    replicas: Replicas | None = None,
+    exact: bool = False,
+    states: Mapping[str, RunState] | None = None,
 ) -> Series:
     """One claim's view of a shared series: its cited point, the steps beyond its tolerance, whether it moved.
     With a replicate set up to the cited run (two runs or more), a later run moved only when it lands outside
@@ -242,23 +247,32 @@ def _series(
         method = PREDICTED if judged_set is not None else PAIRWISE if len(segment) > 1 else ""
         at = segment[-1]
         if at > reference:
-            judged = _judged(shared, reference, at, allowed, judged_set, exact)
+            judged = _judged(shared, reference, at, allowed, judged_set, exact, states)
         moved = _step(judged, shared, reference, at)
         steps = sorted([*steps, moved], key=lambda step: step.index) if moved else steps
     if moved is None and reach.stop > segment.stop:  # a newer environment: its newest run against the reference
         at = reach[-1]
-        judged = _judged(shared, reference, at, allowed, None, exact)
+        judged = _judged(shared, reference, at, allowed, None, exact, states)
         moved = _step(judged, shared, reference, at)
     return Series(claim.id, points, cited, shared.boundaries, tuple(steps), method, moved, kept, judged, at)
 
 
 def _judged(
-    shared: _Shared, reference: int, newest: int, allowed: float, replicas: Replicas | None, exact: bool
+    shared: _Shared,
+    reference: int,
+    newest: int,
+    allowed: float,
+    replicas: Replicas | None,
+    exact: bool,
+    states: Mapping[str, RunState] | None = None,
 ) -> Judged:
     """The newest run against the reference: against its replicate set where it has one (the set's prediction),
-    else the two runs' rounds or intervals, as refresh and diff judge a move (review/noise.py)."""
+    else the two runs' rounds or intervals, as refresh and diff judge a move (review/noise.py); a run of them
+    measured under load (its stability verdict) names the cause of insufficient data."""
     points, estimates = shared.points, shared.estimates
     old, new = points[reference], points[newest]
+    judged_runs = [*(replicas.runs if replicas is not None else (old.run,)), new.run]
+    loaded = replicates.loaded(judged_runs, states or {})
     if replicas is not None:
         pooled = replicas.pooled
         own = between.RunValue(new.value, new.low, new.high, new.level) if new.low is not None else None
@@ -266,14 +280,14 @@ def _judged(
         wandering = replicas.shared.apart if replicas.shared is not None and replicas.shared.apart > 1 else 0.0
         if change is None:  # a value at or below 0 where its replicates were all above
             return moves.Judged(moves.BEYOND)
-        return moves.judge(change, pooled.value, new.value, allowed, wandering=wandering)
+        return moves.judge(change, pooled.value, new.value, allowed, wandering=wandering, loaded=loaded)
     first, last = estimates[reference], estimates[newest]
     if first.rounds and last.rounds:
         change = moves.within_runs(first.rounds, last.rounds)
     else:
         level = stats.joint_level([p.level for p in (old, new) if p.low is not None])
         change = moves.apart(old.value, _ends(old), new.value, _ends(new), level)
-    return moves.judge(change, old.value, new.value, allowed, exact=exact)
+    return moves.judge(change, old.value, new.value, allowed, exact=exact, loaded=loaded)
 
 
 def _ends(point: Point) -> tuple[float, float] | None:

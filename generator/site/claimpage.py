@@ -18,6 +18,7 @@ from ..lang.rows import Table
 from ..lang.values import allowed_text, format_value, level_text, range_text
 from ..records import ClaimVerdict, Report
 from ..trust.digest import CODE_PAGES, code_files
+from ..trust.verdicts import stability_detail, stability_label
 from ..wording import ONE_RUN, assert_text, noise_text, pooled_text, stated
 from .render import (
     PerReport,
@@ -171,7 +172,7 @@ def measured(verdict: ClaimVerdict, report: Report | None, links) -> str:
         hrefs = tuple(esc(links.run(run.path, anchor)) for anchor in MANIFEST_ANCHORS)
         made[shown] = (
             run_link(run, links) + f" (testbed <code>{esc(run.testbed)}</code>).</p>",
-            manifest_summary(run, hrefs) + probe_line(run, report, links),
+            stability_line(run, report) + manifest_summary(run, hrefs) + probe_line(run, report, links),
         )
     link, summary = made[shown]
     out = [head + link]
@@ -204,6 +205,13 @@ def probe_line(run, report: Report, links) -> str:
     note = "changed since the run: the text linked is today's" if changed else "unchanged since the run"
     text = esc(links.code(run.probe, sha))
     return f'<p>The probe\'s source: <a href="{text}"><code>{esc(run.probe)}</code></a> ({note}); {listed}.</p>'
+
+
+def stability_line(run, report: Report) -> str:
+    """The cited run's stability, as the gate judged it (its page names every sign and the machine record)."""
+    found = report.run_state(run.path).stability
+    variant = "warning" if found.stable is False else "fresh" if found.stable else "asserted"
+    return f"<p>The run's stability: {badge(stability_label(found), variant)} {esc(stability_detail(found))}.</p>"
 
 
 def row_used(table: Table, used: tuple[int, ...], evidence) -> str:
@@ -416,10 +424,7 @@ def checks_html(verdict: ClaimVerdict, report: Report | None, links) -> str:
         if result is None:
             label, variant = "not judged", "lead"
             relation, claimed, found, why, strength = spec.expects or "the same quantity", stated(verdict), "", "", ""
-        elif result.strength == INCONCLUSIVE:
-            label, variant = "inconclusive", INCONCLUSIVE  # its why says what would settle it
-        else:
-            label, variant = VERDICT[result.holds]
+        else:  # inconclusive is a verdict shown where a strength is: its why says what would settle it
             relation, claimed, found, why, strength = (
                 result.relation,
                 result.claimed,
@@ -427,6 +432,7 @@ def checks_html(verdict: ClaimVerdict, report: Report | None, links) -> str:
                 result.why,
                 result.strength,
             )
+            label, variant = ("inconclusive", INCONCLUSIVE) if strength == INCONCLUSIVE else VERDICT[result.holds]
         rows.append(
             f"<tr><td>{claim_link(spec.claim_id, report, links)}</td>"
             f"<td>{esc(check.testbed if check else '')}</td><td>{esc(relation)}</td>"

@@ -88,6 +88,9 @@ def draw(figure: Figure, report: Report) -> Drawn:
         if figure.kind == "table":
             if not isinstance(result, pd.DataFrame):
                 raise FigureError(f"returned {type(result).__name__}; a table returns a pandas DataFrame")
+            unnamed = unnamed_runs(result, data.used)
+            if unnamed:
+                raise FigureError(unnamed)
         else:
             if not hasattr(result, "to_dict") or not type(result).__module__.startswith("altair"):
                 raise FigureError(f"returned {type(result).__name__}; a chart returns an Altair chart")
@@ -99,6 +102,23 @@ def draw(figure: Figure, report: Report) -> Drawn:
             figure, used=data.used, error=f"{figure.where}: {figure.kind} {figure.id!r} raised {_short(error)}"
         )
     return Drawn(figure, result, data.used)
+
+
+def unnamed_runs(frame: pd.DataFrame, used: Provenance) -> str:
+    """Why verify-site could not hold a table's numbers to their runs: it read several runs and keeps no
+    `run` and `testbed` columns, so no row says which run it is from ('' when it does, or reads one run,
+    whose every row is then its, or shows no number with a unit)."""
+    units = frame.attrs.get("units", {})
+    with_units = [
+        str(column) for column in frame.columns if units.get(column) and pd.api.types.is_numeric_dtype(frame[column])
+    ]
+    if len(used.runs) < 2 or {"run", "testbed"} <= set(frame.columns) or not with_units:
+        return ""
+    return (
+        f"reads {len(used.runs)} runs but keeps no `run` and `testbed` columns: no row says which run it comes "
+        f"from, so verify-site would refuse its numbers with a unit ({', '.join(with_units)}) as literals; keep "
+        "both columns (data.frame gives them), or read one run (`run=`)"
+    )
 
 
 def _short(error: BaseException) -> str:

@@ -28,7 +28,7 @@ from ..inputs.config import OPTIONS, policy_from_options
 from ..prose import readback, references
 from ..records import LedgerError, Report
 from ..trust import stamp
-from . import assemble, frame, incremental, render, report_pages
+from . import assemble, frame, incremental, render, report_pages, staged
 
 log = logging.getLogger("mkdocs.plugins.ledger")
 
@@ -48,9 +48,11 @@ LedgerConfig = type(
 
 class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
     serving = False  # until on_startup says the command is serve
+    dirty = False  # a dirty build keeps what the site folder holds: it is written in place
+    staged: staged.Staged | None = None  # a build's site, written beside the site folder (staged.py)
 
     def on_startup(self, *, command, dirty):
-        self.serving = command == "serve"
+        self.serving, self.dirty = command == "serve", dirty
         self.memory = incremental.Memory()  # kept across serve's builds (on_startup keeps the plugin instance)
 
     def on_config(self, config):
@@ -73,9 +75,16 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         self.policy = replace(policy, **site)
         config.extra_css.append(f"{render.ASSETS}/ledger.css")
         config.extra_javascript.append(f"{render.ASSETS}/ledger.js")
+        site_dir = Path(config.site_dir)
+        self.staged = None if self.serving or self.dirty or site_dir.is_symlink() else staged.beside(site_dir)
+        if self.staged is not None:  # written beside it, swapped in on_post_build: a failed build loses nothing
+            config.site_dir = str(self.staged.new)
         return config
 
     def on_pre_build(self, config):
+        if self.staged is not None:
+            self.staged.begin()
+            log.info(f"building beside {self.staged.final.name}/: it is replaced once the build is complete")
         if self.serving:
             self._memory().hold(Path(config.site_dir))  # before MkDocs empties the site folder
             self.memory.search.built = []  # this build's pages, as the search plugin sees them
@@ -229,7 +238,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             return output_content[:start] + content + output_content[end:]
         return output_content
 
-    @event_priority(-50)  # after the search plugin has written its index
+    @event_priority(-100)  # after the search plugin has written its index; the site is complete
     def on_post_build(self, config):
         if self.serving:
             self.memory.completed()
@@ -251,6 +260,18 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
                 data["docs"] = self.memory.search.merged(data.get("docs", []))
             data.get("docs", []).extend(entries)
             index.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+        if self.staged is not None and not _aborting(config):  # else on_build_error drops it
+            self.staged.swap()
+            config.site_dir = str(self.staged.final)  # for what runs after the build (gh-deploy)
+            self.staged = None
+
+    def on_build_error(self, error):
+        if self.staged is not None:
+            self.staged.abandon()
+            self.staged = None
+
+    def on_shutdown(self):
+        self.on_build_error(None)  # interrupted (Ctrl-C ends a build without on_build_error)
 
     def on_serve(self, server, config, builder):
         # What the gate reads besides the pages (MkDocs watches those): one list, reads.py's.
@@ -351,6 +372,13 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         if src in self.generated:
             return ""
         return render.page_banner(render.page_findings(self.report, f"{self.policy.docs_dir}/{src}"), links)
+
+
+def _aborting(config) -> bool:
+    """Whether MkDocs will stop the build after on_post_build: --strict, with a warning counted (its
+    counter, a handler on the mkdocs logger, exists only under --strict)."""
+    counters = (getattr(handler, "get_counts", None) for handler in logging.getLogger("mkdocs").handlers)
+    return bool(config.strict) and any(counter() for counter in counters if counter is not None)
 
 
 class InPlace(File):

@@ -1,4 +1,5 @@
-"""A measurement run's page: Run + Report -> environment, parameters, data preview, which code it ran.
+"""A measurement run's page: Run + Report -> its stability and machine record, environment, parameters, data
+preview, which code it ran.
 
 A code file's highlighted text is shown once per version of it (code_pages(): one page per digest of
 its path and text, trust/digest.py), linked from each run page whose manifest hashes it: a 1 MB
@@ -15,10 +16,11 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
+from .. import machine
 from ..frozen import by_identity
 from ..records import Claim, Report, Run, RunState
 from ..trust.digest import code_files, code_versions
-from ..trust.verdicts import revision_text
+from ..trust.verdicts import revision_text, sign_texts, stability_detail, stability_label
 from .render import Generated, Links, admonition, badge, claim_link, code_value, esc, run_link
 from .tables import table_html
 
@@ -51,6 +53,8 @@ def build(page, run: Run, report: Report, sources: Mapping[str, str]):
             )
         )
     page.html(facts(run))
+    page.heading("The machine while it ran")
+    page.html(machine_html(run, state))
     page.heading("Claims from this run")
     page.html(
         "<ul>" + "".join(f"<li>{claim_link(c.id, report, links)}</li>" for c in cited) + "</ul>"
@@ -100,6 +104,37 @@ def facts(run: Run) -> str:
     ]
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return f'<div class="ledger-facts"><table><tbody>{body}</tbody></table></div>'
+
+
+def machine_html(run: Run, state: RunState) -> str:
+    """The run's stability verdict (a warning naming each sign when it is unstable) and its machine record,
+    field by field with what each means; "not recorded" for a run `ledger measure` did not make."""
+    found = state.stability
+    if found.stable is False:
+        signs = "".join(f"<li>{esc(sign)}</li>" for sign in sign_texts(found))
+        verdict = admonition(
+            "warning",
+            "Unstable: its numbers may move on a re-run",
+            f"<ul>{signs}</ul><p>Measure it again on a quieter machine (or with more rounds), or cite replicate "
+            "runs: their spread shows the noise one run hides.</p>",
+        )
+    else:
+        variant = "fresh" if found.stable else "asserted"
+        verdict = f"<p>{badge(stability_label(found), variant)} {esc(stability_detail(found))}.</p>"
+    if run.machine is None:  # the verdict's words say so, but for an unstable run's list of signs
+        said = found.stable is False
+        return verdict + (
+            "<p>Machine not recorded: the run was not made by <code>ledger measure</code>.</p>" if said else ""
+        )
+    rows = "".join(
+        f"<tr><th><code>{esc(name)}</code></th><td>{_recorded(run.machine.get(name))}</td><td>{esc(meaning)}</td></tr>"
+        for name, _, meaning in machine.FIELDS
+    )
+    return verdict + f'<div class="ledger-facts"><table><tbody>{rows}</tbody></table></div>'
+
+
+def _recorded(value: object) -> str:
+    return "<em>not readable</em>" if value is None else code_value(value)
 
 
 def mapping_table(values: Mapping[str, object]) -> str:

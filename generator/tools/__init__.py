@@ -145,11 +145,13 @@ def write(
     environment: Mapping[str, object],
     probes_dir: str,
     started: datetime | None,
+    machine: Mapping[str, object] | None = None,
 ) -> Path:
     """Write the run of a tool's export: its tables, the columns' units, the export as an attachment; its folder.
 
     environment: the machine and the tool's version as seen here, under what the export records itself.
     started: when the tool started; None for an export made elsewhere: its own time stamp, else its file's time.
+    machine: what the machine did while the tool ran (`ledger measure` samples it); None: not recorded.
     """
     reading, content = read(tool, export, shown)
     try:
@@ -172,4 +174,5 @@ def write(
         probe_path=own_file(probe, list(code), probes_dir),
         columns=columns,
         attachments={tool.export: content},
+        machine=machine,
     )

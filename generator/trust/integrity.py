@@ -11,6 +11,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from pathlib import PurePosixPath
 
+from .. import machine
 from ..records import Run
 from ..runs import (
     FORMAT,
@@ -96,6 +97,8 @@ def shape(manifest: object) -> list[str]:
             Revision.read(manifest["revision"])
         except ValueError as error:
             problems.append(str(error))
+    if "machine" in manifest:  # absent: the run was not measured by `ledger measure` (not recorded)
+        problems += machine.problems(manifest["machine"])
     return problems + columns_shape(manifest) + attachments_shape(manifest)
 
 

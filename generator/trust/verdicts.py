@@ -9,11 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
+from operator import itemgetter
 from typing import Literal
 
+from ..lang import stability
+from ..lang.rows import Table
+from ..lang.values import parse_number
 from ..records import FRESH, ClaimVerdict, FileChange, Finding, Freshness, Policy, Redeclared, Run, RunState, Source
 from ..rules import RULES, STALE_RULES
 from ..runs import MANIFEST
+from ..timing import CONTEXT_COLUMNS, samples_file
 from . import integrity, siblings
 from .siblings import Against
 
@@ -23,6 +28,7 @@ Rewrite = tuple[tuple[str, str], tuple[str, ...]]  # ((sha, subject) of the comm
 Rewritten = Mapping[str, Rewrite]  # run path -> its rewrite, from history.rewritten
 Problem = tuple[str, str, str]  # (rule, problem, fix)
 CODE_WORDS = {"changed": "changed since the run", "gone": "no longer exists"}  # a changed code file, after its path
+NOT_A_SETTING = frozenset({"round", "reps", *CONTEXT_COLUMNS})  # a samples row's columns that name no setting
 
 
 def run_state(
@@ -66,8 +72,48 @@ def run_state(
         age_days=age,
         too_old=bool(run.finished and now - run.finished > timedelta(days=policy.max_run_age_days)),
         max_age_days=policy.max_run_age_days,
+        stability=run_stability(run),
     )
     return replace(state, reasons=reasons(state))
+
+
+def run_stability(run: Run) -> stability.Stability:
+    """The run's stability: the rounds of each timed column its manifest declares, setting by setting, and
+    its machine record (lang/stability.py judges them)."""
+    rounds: list[stability.Rounds] = []
+    why = "it declares no timed column"
+    for name, declared in run.columns.items():
+        timed = [column for column, found in declared.items() if found.kind == "timed"]
+        samples = run.tables.get(samples_file(name))
+        if not timed:
+            continue
+        if samples is None or samples.problem:
+            why = f"{samples_file(name)} {samples.problem}" if samples is not None else "it keeps no raw rounds"
+            continue
+        rounds += _settings(samples, samples_file(name), timed)
+    return stability.judge(rounds, run.machine, "" if rounds else why)
+
+
+def _settings(samples: Table, name: str, timed: list[str]) -> list[stability.Rounds]:
+    """Each setting's rounds of each timed column: rows grouped by the cells that name a setting."""
+    keys = [i for i, column in enumerate(samples.columns) if column not in timed and column not in NOT_A_SETTING]
+    values = [(column, samples.columns.index(column)) for column in timed if column in samples.columns]
+    setting = itemgetter(*keys) if keys else (lambda row: ())
+    groups: dict[object, list[tuple[str, ...]]] = {}
+    for row in samples.rows:
+        groups.setdefault(setting(row), []).append(row)
+    found = []
+    for cells, rows in groups.items():
+        named = ", ".join(f"{samples.columns[i]}={cell}" for i, cell in zip(keys, _tuple(cells, keys), strict=True))
+        for column, at in values:
+            numbers = tuple([x for x in map(parse_number, [row[at] for row in rows]) if x is not None])
+            found.append((f"{name} {named}, {column}" if named else f"{name} {column}", numbers))
+    return found
+
+
+def _tuple(cells: object, keys: list[int]) -> tuple:
+    """itemgetter's result as a tuple (it gives a single cell for a single key)."""
+    return (cells,) if len(keys) == 1 else tuple(cells)  # type: ignore[arg-type]
 
 
 def _changed_files(run: Run) -> tuple[FileChange, ...]:
@@ -113,6 +159,65 @@ def revision_text(run: Run) -> str:
         return "not recorded"
     state = "tree state unknown" if run.clean is None else "clean" if run.clean else "uncommitted changes"
     return f"commit {run.commit[:12]} ({state})"
+
+
+def stability_text(found: stability.Stability) -> str:
+    """A run's stability in one line: 'unstable: other processes took 64% of the CPU time ... (limit 10%)',
+    'stable: ...', or 'not judged: ...'."""
+    return f"{stability_label(found)}: {stability_detail(found)}"
+
+
+def stability_label(found: stability.Stability) -> str:
+    """One word for badges: stable, unstable, not judged."""
+    return "unstable" if found.stable is False else "stable" if found.stable else "not judged"
+
+
+def stability_detail(found: stability.Stability) -> str:
+    """What the verdict rests on: each sign of noise, or what was judged and found quiet."""
+    if found.stable is False:
+        return "; ".join([*sign_texts(found), *([] if found.recorded else [_machine_words(found)])])
+    rounds = (
+        f"no sign of noise in the rounds of {found.settings} setting{'s' if found.settings != 1 else ''}"
+        if found.settings
+        else f"rounds not judged ({found.rounds})"
+    )
+    return f"{_machine_words(found)}; {rounds}"
+
+
+def _machine_words(found: stability.Stability) -> str:
+    if not found.recorded:
+        return "machine not recorded (not measured by `ledger measure`)"
+    if found.other_cpu_share is None:
+        return "the CPU time other processes took is not readable here"
+    return f"other processes took {found.other_cpu_share:.0%} of the CPU time"
+
+
+SIGN_WORDS = {  # a sign's words: (its figure, its limit, and for the rounds' signs how many settings and which)
+    "load": "other processes took {value:.0%} of the CPU time while it ran (limit {limit:.0%})",
+    "steal": "the hypervisor gave {value:.0%} of the CPU time to other machines while it ran (limit {limit:.0%})",
+    "thermal": "macOS reported its thermal state {state} while it ran (its cores are throttled)",
+    "cv": "in {settings} of {of} settings the rounds vary by more than {limit:.0%} (coefficient of variation up to "
+    "{value:.0%}, {where})",
+    "extreme": "in {settings} of {of} settings a round lies more than {limit:g}× from the median (up to {value:.2f}×, "
+    "{where})",
+    "outliers": "in {settings} of {of} settings more than {limit:.0%} of the rounds lie outside Tukey's fences (up "
+    "to {value:.0%}, {where})",
+}
+
+
+def sign_texts(found: stability.Stability) -> list[str]:
+    """Each sign of noise in words, the machine's first."""
+    return [
+        SIGN_WORDS[sign.kind].format(
+            value=sign.value,
+            limit=sign.limit,
+            settings=sign.settings,
+            of=found.settings,
+            where=sign.where,
+            state=found.thermal_state,
+        )
+        for sign in found.signs
+    ]
 
 
 def reasons(state: RunState) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ runs'), a figure table's cells (claims, or cells of the run each row names). An 
 generated page (a claim's, a run's, the indexes, the gate's), whose every figure the ledger's
 renderer formats from the Report, a figure in its content must be one the Report gives: a claim's
 stated or computed value, interval, tolerance, statement, note or source, a run's recorded cell,
-a finding's words, a setting of the policy. Nothing else: not the chrome around any page (title,
+its stability's words and its machine record, a finding's words, a setting of the policy. Nothing else: not the chrome around any page (title,
 navigation, footer), where no figure of the ledger's belongs.
 """
 
@@ -19,10 +19,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from .. import machine
 from ..inputs import load, mkdocs_yml
 from ..inputs.bounded import repository_texts
 from ..inputs.config import shown_settings
 from ..judging import leads
+from ..lang.stability import Stability
 from ..lang.values import allowed_text, format_value, level_text, parse_number, range_text
 from ..points import Series
 from ..prose import numbers
@@ -30,6 +32,7 @@ from ..records import ClaimVerdict, Report, Unit
 from ..series.words import table_words
 from ..text import summary
 from ..trust.digest import code_versions
+from ..trust.verdicts import sign_texts, stability_detail, stability_text
 from ..wording import ONE_RUN, displayed, interval_text, prediction_text, stated
 
 _LABEL = re.compile(
@@ -178,6 +181,7 @@ def _texts(report: Report) -> Iterable[str]:
     yield summary(report)  # the gate page's line, with its counts by kind ("1 claim (1 measured; …)")
     for run in report.runs.values():
         yield from _run_texts(run)
+        yield from _stability_texts(run, report.run_state(run.path).stability)
 
 
 def _verdict_texts(verdict: ClaimVerdict) -> Iterator[str]:
@@ -234,6 +238,14 @@ def _run_texts(run) -> Iterator[str]:
     for table in run.tables.values():
         yield f"{len(table.rows):,} rows"  # as the measurements page lists each file
         yield from table.columns
+
+
+def _stability_texts(run, found: Stability) -> Iterator[str]:
+    """A run's stability as its page and the claim pages word it, and its machine record field by field."""
+    yield from (stability_text(found), stability_detail(found), *sign_texts(found))
+    if run.machine is not None:
+        yield from (str(value) for value in run.machine.values() if value is not None)
+        yield from (meaning for _, _, meaning in machine.FIELDS)
 
 
 def _cell_words(runs: Iterable) -> Iterator[str]:
