@@ -148,6 +148,7 @@ def verdict_json(verdict: ClaimVerdict) -> dict:
         "interval": _interval(verdict.interval) if verdict.interval is not None else None,
         "prediction": _prediction(verdict.prediction) if verdict.prediction is not None else None,
         "replicates": list(verdict.replicas.runs) if verdict.replicas is not None else [],  # the set, cited last
+        "pooled_with": _pooled_with(verdict),  # the settings of its set its run-to-run spread is pooled with
         "one_run": verdict.one_run,  # its interval does not include run-to-run variation
         "exact": verdict.exact,
         "outcome": verdict.outcome,  # agrees | drifted | unstated | too-loose | "" (not compared: see cause)
@@ -168,6 +169,12 @@ def _interval(found: ClaimInterval) -> dict:
         "rounds": found.rounds,
         "runs": found.runs,  # replicate runs behind it (1: one run's rounds)
     }
+
+
+def _pooled_with(verdict: ClaimVerdict) -> list[str]:
+    """The settings of its set a claim's run-to-run spread is pooled with, itself among them ([]: its own)."""
+    shared = verdict.replicas.shared if verdict.replicas is not None else None
+    return list(shared.cells) if shared is not None and shared.pooled else []
 
 
 def _prediction(found: Prediction) -> dict:

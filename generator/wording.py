@@ -166,6 +166,31 @@ def prediction_text(verdict: ClaimVerdict) -> str:
     return f"the next run should land in {ends} ({level_text(found.level)} prediction interval of {found.runs} replicate runs{pooled_text(found)})"
 
 
+SETTINGS_NAMED = 8  # the settings a claim's spread is pooled with, named up to this many
+
+
+def shared_text(verdict: ClaimVerdict) -> str:
+    """Which settings of its set a claim's run-to-run spread is pooled with ('pooled with 18 settings of its set:
+    batch=1, batch=2, …; Bartlett's p = 0.31'), or why it is judged apart from them; '' without a set."""
+    replicas = verdict.replicas
+    shared = replicas.shared if replicas is not None else None
+    if shared is None:
+        return ""
+    if shared.pooled:
+        names = "; ".join(shared.cells[:SETTINGS_NAMED]) + ("; …" if len(shared.cells) > SETTINGS_NAMED else "")
+        return (
+            f"run-to-run spread pooled with {len(shared.cells)} settings of its set ({names}; Bartlett's p = "
+            f"{shared.p:.2g}, {shared.df} degrees of freedom)"
+        )
+    if shared.apart:
+        side = "noisier" if shared.apart > 1 else "steadier"
+        return (
+            f"run-to-run spread its own: {side} than the rest of its set's settings (its variance {shared.apart:.3g}× "
+            f"theirs, F test p = {shared.apart_p:.2g})"
+        )
+    return "run-to-run spread its own: no setting of its set varies alike"
+
+
 def pooled_text(found: Prediction) -> str:
     """', their spread pooled over 18 settings of the set (36 degrees of freedom)', or '' for a setting's own."""
     if found.cells <= 1:

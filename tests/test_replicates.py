@@ -192,7 +192,9 @@ def test_a_claim_citing_a_set_gets_the_pooled_value_and_a_between_run_interval(t
         "(4 degrees of freedom))"
     )
     assert (found["prediction"]["df"], found["prediction"]["pooled_cells"]) == (4, 2)
-    assert shown[3].startswith(f"├── replicate run {runs[0]} (linux-cpu, value ")
+    assert sorted(found["pooled_with"]) == ["batch=1", "batch=16"]  # which settings, by name
+    assert shown[3].startswith("run-to-run spread pooled with 2 settings of its set (batch=")
+    assert shown[4].startswith(f"├── replicate run {runs[0]} (linux-cpu, value ")
     assert "one run" not in "\n".join(shown)
 
 

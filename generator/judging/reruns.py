@@ -177,6 +177,29 @@ def covered(setting: Setting, members: Sequence[Run], file: str, pools: replicat
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Held:
+    """Leave-one-out on one setting's runs alone: how many the 99% prediction interval of the others held."""
+
+    between_hits: int
+    left_out: int
+
+
+def held_alone(values: Sequence[between.RunValue]) -> Held | None:
+    """Each of one setting's runs left out in turn and held to the prediction interval of the others alone (K − 2
+    degrees of freedom: there is no other setting to pool with); None for fewer than 3 runs. The count a set made
+    by `ledger measure --until-settled` is held to (tests/test_settled.py, benchmarks/settled_coverage.py)."""
+    if len(values) < 3:
+        return None
+    hits = 0
+    for i, left in enumerate(values):
+        found = between.pool([v for j, v in enumerate(values) if j != i])
+        assert found is not None  # two runs or more
+        low, high = between.prediction(found, 1, left)
+        hits += low <= left.value <= high
+    return Held(hits, len(values))
+
+
 def _pooled(
     values: Sequence[between.RunValue], pools: replicates.Pools, runs: Sequence[Run], evidence: Evidence
 ) -> between.Pooled:

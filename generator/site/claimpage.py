@@ -19,7 +19,7 @@ from ..lang.values import allowed_text, format_value, level_text, range_text
 from ..records import ClaimVerdict, Report
 from ..trust.digest import CODE_PAGES, code_files
 from ..trust.verdicts import stability_detail, stability_label
-from ..wording import ONE_RUN, assert_text, noise_text, pooled_text, stated
+from ..wording import ONE_RUN, assert_text, noise_text, pooled_text, shared_text, stated
 from .render import (
     PerReport,
     admonition,
@@ -319,6 +319,9 @@ def replicate_html(verdict: ClaimVerdict) -> str:
             f"({esc(level_text(found.level))} prediction interval of its {found.runs} replicate runs: {names}"
             f"{esc(pooled_text(found))}).</p>"
         )
+        shared = shared_text(verdict)
+        if shared:
+            out.append(f"<p>Its {esc(shared)}.</p>")
     return "".join(out)
 
 
