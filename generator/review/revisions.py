@@ -20,8 +20,22 @@ from ..gate import check
 from ..inputs import gitlog, load
 from ..inputs.config import DEFAULTS, read_policy
 from ..inputs.hashcache import files_under
-from ..records import LedgerError, Report
+from ..prose import surfaces
+from ..records import LedgerError, Policy, Report
 from ..runs import linked_part
+
+Figure = tuple[str, int, str, str]  # (surface, line, claim id, the text between its markers)
+
+
+def surface_figures(root: Path, policy: Policy) -> tuple[Figure, ...]:
+    """Every claim's value standing between markers on the policy's surfaces (prose/surfaces.py), in order."""
+    texts, _ = load.surfaces(root, policy.surfaces, policy.docs_dir, config=policy.config_path)  # the gate refuses
+    return tuple(
+        (path, mark.where.line, mark.claim_id, mark.text)
+        for path, text in sorted(texts.items())
+        for mark in surfaces.markers(text, path)
+        if mark.claim_id
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +45,7 @@ class Revision:
     report: Report
     run_blobs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # run -> file -> git blob id
     config: str = ""  # its mkdocs.yml, as text ("" when it has none)
+    figures: tuple[Figure, ...] = ()  # the claims' values standing between markers on its surfaces (README.md, ...)
 
     @property
     def label(self) -> str:
@@ -54,7 +69,8 @@ def at_revision(root: Path, name: str, config: str, now: datetime) -> Revision:
         except LedgerError as error:
             raise LedgerError(f"at {name}: {error}") from None
         text = (tree / config).read_text("utf-8", errors="replace") if (tree / config).is_file() else ""
-    return Revision(name, commit, report, run_blobs(blobs, policy.measurements_dir), text)
+        figures = surface_figures(tree, policy)
+    return Revision(name, commit, report, run_blobs(blobs, policy.measurements_dir), text, figures)
 
 
 def working_tree(root: Path, report: Report, config: Path) -> Revision:
@@ -67,7 +83,8 @@ def working_tree(root: Path, report: Report, config: Path) -> Revision:
         except load.Unreadable as problem:
             files[path.relative_to(root).as_posix()] = f"unreadable: {problem}"
     text = config.read_text("utf-8", errors="replace") if config.is_file() else ""
-    return Revision("", "", report, run_blobs(files, report.policy.measurements_dir), text)
+    figures = surface_figures(root, report.policy)
+    return Revision("", "", report, run_blobs(files, report.policy.measurements_dir), text, figures)
 
 
 def run_blobs(files: Mapping[str, str], measurements_dir: str) -> dict[str, dict[str, str]]:
