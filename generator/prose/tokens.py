@@ -316,14 +316,14 @@ class Tokenizer:
         where it ends, its event given; -1 when the input ends inside it and may go on."""
         closing = rawdata[at + 1] == "/"
         i = at + (2 if closing else 1)
-        name_end = _TAG_NAME.match(rawdata, i).end()
+        name_end = _past(_TAG_NAME, rawdata, i)
         name = rawdata[i:name_end].lower().replace("\0", "\ufffd")
         attributes: list[tuple[str, str | None]] = []
         seen: set[str] = set()
         i, size = name_end, len(rawdata)
         closes = False
         while True:
-            i = _WHITE.match(rawdata, i).end()
+            i = _past(_WHITE, rawdata, i)
             if i >= size:
                 return -1 if not end else size  # the input ends in a tag: no token
             char = rawdata[i]
@@ -337,12 +337,12 @@ class Tokenizer:
                 i += 1
                 continue
             start = i
-            i = _ATTRIBUTE_NAME.match(rawdata, i + 1).end()  # (a name may begin with '=')
+            i = _past(_ATTRIBUTE_NAME, rawdata, i + 1)  # (a name may begin with '=')
             attribute = rawdata[start:i].lower().replace("\0", "\ufffd")
             value: str | None = None
-            after = _WHITE.match(rawdata, i).end()
+            after = _past(_WHITE, rawdata, i)
             if after < size and rawdata[after] == "=":
-                i = _WHITE.match(rawdata, after + 1).end()
+                i = _past(_WHITE, rawdata, after + 1)
                 if i >= size:
                     return -1 if not end else size
                 quote = rawdata[i]
@@ -352,7 +352,7 @@ class Tokenizer:
                         return -1 if not end else size
                     value, i = rawdata[i + 1 : close], close + 1
                 else:
-                    value_end = _UNQUOTED.match(rawdata, i).end()
+                    value_end = _past(_UNQUOTED, rawdata, i)
                     value, i = rawdata[i:value_end], value_end
                 value = decoded(value.replace("\0", "\ufffd"), attribute=True)
             else:
@@ -453,6 +453,12 @@ class Tokenizer:
         if state == "CDATA":
             return close + 3
         return close  # the end tag: read next, by the tag states
+
+
+def _past(run: re.Pattern[str], text: str, at: int) -> int:
+    """Where a run of the characters one of the standard's states takes (a pattern of them, `*`) ends."""
+    found = run.match(text, at)
+    return found.end() if found else at
 
 
 def _text_end(rawdata: str, start: int, end_of_text: int, end: bool) -> int:

@@ -433,7 +433,8 @@ def _figures(
     """Each figure a reader sees in these pieces that nothing re-derived holds (typed: migrating(); such a
     figure the gate warned about, once for each time it is typed on the page, is a warning)."""
     generated = page not in ctx.handwritten and page != THEME_404 and page.endswith(".html")
-    found, warned = [], []
+    found: list[Problem] = []
+    warned: list[Problem] = []
     where = _Pieces(pieces)
     for start, figure in where.figures():
         if generated and figure.text in ctx.shown:
