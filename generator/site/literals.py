@@ -22,6 +22,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from functools import lru_cache
 
 from ..lang.rows import Table
 from ..lang.values import format_value, parse_number
@@ -190,6 +191,7 @@ class Read:
         self.report = report
         self._numbers: list[float] | None = None
         self._texts: set[str] | None = None
+        self._stated: set[str] | None = None
 
     @property
     def none_holds(self) -> str:
@@ -211,19 +213,23 @@ class Read:
             and any(format_value(value) == shown for value in _near_all(self._numbers, float(number)))
         )
 
-    def holds_text(self, text: str) -> bool:
-        """Whether a text holding a figure is, as written, a cell of one of the runs, or one of the claims as
-        stated or shown, or its statement or note (the ledger's own text, which the gate reads)."""
+    def written(self, text: str) -> bool:
+        """Whether a text is, as written, a cell of one of the runs or a claim's statement or note (the
+        ledger's own text, which the gate reads)."""
         if self._texts is None:
             self._texts = {
                 cell for run in self.runs for table in run.tables.values() for row in table.rows for cell in row
             }
-            for claim in self.claims:
-                verdict = self.report.verdict(claim.id)
-                if verdict is not None:
-                    self._texts |= {stated(verdict), displayed(verdict)}
-                self._texts |= {" ".join(claim.statement.split()), " ".join(claim.note.split())}
+            self._texts |= {" ".join(getattr(claim, name).split()) for claim in self.claims for name in TEXTS}
         return " ".join(text.split()) in self._texts
+
+    def stated(self, text: str) -> bool:
+        """Whether a text is one of the claims' values as stated or as the site shows it (made when first asked:
+        most tables hold no figure in a text that is not the ledger's own)."""
+        if self._stated is None:
+            verdicts = [verdict for claim in self.claims if (verdict := self.report.verdict(claim.id)) is not None]
+            self._stated = {said for verdict in verdicts for said in (stated(verdict), displayed(verdict))}
+        return " ".join(text.split()) in self._stated
 
 
 def table_problems(table: FigureTable, report: Report) -> list[tuple[int, str]]:
@@ -243,7 +249,9 @@ def table_problems(table: FigureTable, report: Report) -> list[tuple[int, str]]:
                     continue
                 if run is None and read.holds(text, TABLE_TOLERANCE):
                     continue
-            elif not numbers.figures(text) or read.holds_text(text) or (run is not None and _text_in_run(text, run)):
+            elif read.written(text) or not _holds_figure(text) or read.stated(text):
+                continue
+            elif run is not None and _text_in_run(text, run):
                 continue
             why = (
                 f"which is no cell of run {run.path}"
@@ -252,6 +260,15 @@ def table_problems(table: FigureTable, report: Report) -> list[tuple[int, str]]:
             )
             found.append((row.line, f"table {table.id!r} shows {text!r} under {header!r}, {why}"))
     return found
+
+
+TEXTS = ("statement", "note")  # a claim's text fields a table may show
+
+
+@lru_cache(maxsize=1 << 14)
+def _holds_figure(text: str) -> bool:
+    """Whether a text holds a figure (cells repeat: a testbed's name on every row)."""
+    return bool(numbers.figures(text))
 
 
 def _is_number(text: str, header: str) -> bool:
