@@ -522,3 +522,54 @@ def test_accept_writes_a_sets_pooled_value_and_refresh_write_moves_the_set_to_th
     moved = check_json(tmp_path)
     assert moved["ok"], moved["findings"]
     assert moved["verdicts"]["s16"]["replicates"] == new  # the window moved with the run: the three new runs
+
+
+# -- the site says what the gate found, and verify-site reads it both ways ------------------------------
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("apart", [True, False])
+def test_a_claim_page_words_its_sets_spread_pooled_or_apart_and_verify_site_reads_it_both_ways(tmp_path, apart):
+    """Four settings in three runs: batch 16's level moves 30% run to run where the others move 0.3% (its spread
+    is judged apart from theirs), or all move alike (pooled). Its page says which, with the F test's or
+    Bartlett's figures, and verify-site (in frames and whole) holds every figure the page shows."""
+    import subprocess
+    import sys
+
+    from helpers import REPO
+    from helpers_site import verify_both_ways
+
+    levels = ((1.0, 1.3, 0.75) if apart else (1.0, 1.003, 0.997), (1.0, 1.003, 0.997))
+    runs = [
+        rounds_run(
+            tmp_path,
+            {
+                16: noisy(3.6 * levels[0][i], cv=0.001, seed=i),
+                **{b: noisy(b * levels[1][i], cv=0.001, seed=10 * b + i) for b in (1, 2, 4)},
+            },
+            when=RUN_TIME + timedelta(hours=i),
+        )
+        for i in range(3)
+    ]
+    write_tree(
+        tmp_path,
+        {
+            "mkdocs.yml": "site_name: t\nplugins:\n  - ledger\n",
+            "docs/index.md": "# t\n",
+            "claims/a.yaml": "claims:" + set_claim(runs[-1], "3.6").replace("5%", "40%"),
+        },
+    )
+    found = check_json(tmp_path)
+    assert found["ok"], found["findings"]
+    value = found["verdicts"]["s16"]["computed"]
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + set_claim(runs[-1], f"{value:.4f}").replace("5%", "40%")})
+    env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    page = (tmp_path / "site/claim/s16/index.html").read_text(encoding="utf-8")
+    words = "run-to-run spread its own: noisier than the rest" if apart else "run-to-run spread pooled with 4 settings"
+    assert words in page
+    assert "F test p = " in page if apart else "Bartlett&#x27;s p = " in page
+    assert "pages verified: every one rendered by the ledger" in verify_both_ways(tmp_path / "site")
