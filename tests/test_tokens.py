@@ -9,7 +9,7 @@ from pathlib import Path
 
 import html5lib
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from generator.prose import rendered, tokens
@@ -179,10 +179,29 @@ PARTS = [
 ]  # fmt: skip
 
 
+# html5lib 1.1 predates the standard's rule (whatwg/html#5113, in Blink, WebKit and Gecko) that an end tag
+# </p> or </br> in SVG or MathML closes it as the start tag does; where one may, browsers are the oracle.
+STALE_ORACLE = re.compile(r"<(?:svg|math)>.*</(?:p|br)>", re.S)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(PARTS), max_size=14).map("".join))
 def test_generated_markup_is_read_as_html5lib_parses_it(text):
+    assume(not STALE_ORACLE.search(text))
     assert read(text) == shown(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "seen"),
+    [
+        ("<svg></p><textarea><p>", "<p>"),  # the textarea is HTML's: its text is shown
+        ("<math></br><textarea><b>5 GB</b>", "<b>5 GB</b>"),
+        ("<svg><g></br><xmp><i>6 ms</i></xmp></g></svg>", "<i>6 ms</i>"),
+        ("<svg><foreignObject></p><textarea>7 ms</textarea></foreignObject></svg>", "7 ms"),
+    ],
+)
+def test_an_end_tag_p_or_br_in_svg_or_math_closes_it_as_browsers_do(text, seen):
+    assert read(text) == _characters(seen)
 
 
 def test_what_the_gate_reads_of_a_page_is_what_a_browser_shows():
