@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from generator.prose import rendered, tokens
-from generator.prose.reader import PageReader, css_attributes, mentions_attr
+from generator.prose.reader import CAPTION, PageReader, css_attributes, mentions_attr
 
 SUITE = Path(__file__).parent / "html5lib-tests" / "tokenizer"
 FILES = sorted(SUITE.glob("*.test"))
@@ -95,13 +95,18 @@ def _characters(text: str) -> list[str]:
 
 def read(document: str) -> list[str]:
     """The text the readers keep of a document's elements (not of attributes, script strings or documents
-    in attributes: what html5lib's tree holds as text), as shown() gives it."""
+    in attributes: what html5lib's tree holds as text; a figure's caption, which they read apart, too), as
+    shown() gives it."""
     found = PageReader()
     found.feed(document)
     found.close()
     kept = found.pieces + found.labels
     return _characters(
-        "".join(p.text for p in kept if p.element.startswith("<") and not p.element.startswith("<noscript>"))
+        "".join(
+            p.text
+            for p in kept
+            if (p.element.startswith("<") or p.element == CAPTION) and not p.element.startswith("<noscript>")
+        )
     )
 
 
