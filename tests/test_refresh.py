@@ -285,16 +285,24 @@ OTHER = """
 """
 
 
-def test_refresh_write_keeps_a_claim_whose_move_would_contradict_a_borrowed_figure_and_moves_the_rest(tmp_path):
-    first = a_run(tmp_path, 3.6, 3.55, 3.65)
-    other = other_run(tmp_path, 2.0)
-    write_tree(tmp_path, {"claims/toy.yaml": CLAIMS.format(run=first) + OTHER.format(run=other) + BORROWED_CHECK})
-    assert run_ledger("check", cwd=tmp_path).exit_code == 0
-    a_run(tmp_path, 4.5, 4.4, 4.6, when=T0 + timedelta(hours=1))  # speed would now contradict their-speed
-    newer = other_run(tmp_path, 2.2, when=T0 + timedelta(hours=1))
-    result = run_ledger("refresh", "--write", cwd=tmp_path)
+def refreshed_beside_a_contradiction(root, also: str = "", rows=None):
+    """`refresh --write` where speed's newer run would contradict their-speed (kept) and other-speed's would
+    move it; `also`: more claims on speed's first run; rows: that newer run's. (first, other, newer, result)"""
+    first = a_run(root, 3.6, 3.55, 3.65)
+    other = other_run(root, 2.0)
+    claims = CLAIMS.format(run=first) + also.format(run=first) + OTHER.format(run=other) + BORROWED_CHECK
+    write_tree(root, {"claims/toy.yaml": claims})
+    assert run_ledger("check", cwd=root).exit_code == 0
+    a_run(root, 4.5, 4.4, 4.6, when=T0 + timedelta(hours=1), rows=rows)  # speed would now contradict their-speed
+    newer = other_run(root, 2.2, when=T0 + timedelta(hours=1))
+    result = run_ledger("refresh", "--write", cwd=root)
     assert result.exit_code == 1, result.output + result.errors
     assert f"kept speed on its cited run ({first}): their-speed: contradicted:" in result.output
+    return first, other, newer, result
+
+
+def test_refresh_write_keeps_a_claim_whose_move_would_contradict_a_borrowed_figure_and_moves_the_rest(tmp_path):
+    first, other, newer, _ = refreshed_beside_a_contradiction(tmp_path)
     text = (tmp_path / "claims/toy.yaml").read_text()
     assert first in text and newer in text and other not in text  # speed kept, other-speed moved
     assert "    value: 2.20\n" in text and "    value: 3.6   # from the first run" in text
@@ -313,20 +321,11 @@ SMALL = """
 
 
 def test_refresh_write_keeps_every_claim_citing_the_run_of_one_it_keeps_and_says_which(tmp_path):
-    first = a_run(tmp_path, 3.6, 3.55, 3.65)
-    other = other_run(tmp_path, 2.0)
-    claims = CLAIMS.format(run=first) + SMALL.format(run=first) + OTHER.format(run=other) + BORROWED_CHECK
-    write_tree(tmp_path, {"claims/toy.yaml": claims})
-    assert run_ledger("check", cwd=tmp_path).exit_code == 0
     rows = [
         {"size": 1, "gb_per_s": 1.2, "gb_per_s_min": 1.15, "gb_per_s_max": 1.25},  # small-speed would move alone
         {"size": 16, "gb_per_s": 4.5, "gb_per_s_min": 4.4, "gb_per_s_max": 4.6},  # speed would contradict their-speed
     ]
-    a_run(tmp_path, 4.5, 4.4, 4.6, when=T0 + timedelta(hours=1), rows=rows)
-    newer = other_run(tmp_path, 2.2, when=T0 + timedelta(hours=1))
-    result = run_ledger("refresh", "--write", cwd=tmp_path)
-    assert result.exit_code == 1, result.output + result.errors
-    assert f"kept speed on its cited run ({first}): their-speed: contradicted:" in result.output
+    first, other, newer, result = refreshed_beside_a_contradiction(tmp_path, SMALL, rows)
     assert (
         f"kept small-speed on its cited run ({first}): it cites {first.rsplit('/', 1)[-1]} with speed, which stays "
         "there: claims citing one run move together"
