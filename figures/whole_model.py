@@ -90,9 +90,9 @@ def m3_ultra_vs_h200(data):
                 "B": batch,
                 "M3 Ultra aggregate": f"m3u-b{batch}-tok-s" if batch <= 32 else None,
                 "M3 Ultra per sequence": f"m3u-b{batch}-per-seq-tok-s" if batch <= 32 else None,
-                "H200 aggregate": f"h200-wg-b{batch}-tok-s",
+                "H200 aggregate": f"h200-grid-b{batch}-tok-s",
                 "H200 per sequence": f"h200-wg-b{batch}-per-seq-tok-s",
-                "CPU aggregate": f"cpu-wg-b{batch}-tok-s" if batch <= 16 else None,
+                "CPU aggregate": f"cpu-grid-b{batch}-tok-s" if batch <= 16 else None,
             }
         )
     return _cells(data, rows)
@@ -106,9 +106,9 @@ def whole_graph_h200_cpu(data):
     rows = [
         {
             "B": batch,
-            "H200 aggregate": f"h200-wg-b{batch}-tok-s",
+            "H200 aggregate": f"h200-grid-b{batch}-tok-s",
             "H200 per sequence": f"h200-wg-b{batch}-per-seq-tok-s",
-            "CPU aggregate": f"cpu-wg-b{batch}-tok-s" if batch <= 16 else None,
+            "CPU aggregate": f"cpu-grid-b{batch}-tok-s" if batch <= 16 else None,
             "CPU per sequence": f"cpu-wg-b{batch}-per-seq-tok-s" if batch <= 16 else None,
         }
         for batch in (1, 2, 4, 8, 16, 32, 64)
@@ -159,7 +159,7 @@ def claims_that_check(data):
         ("m1max-moe-speedup-b16", "MoE layer: speedup at B=16", "moe-speedup-b16"),
         ("m1max-recurrent-speedup-b16", "recurrent state: speedup at B=16", "recurrent-speedup-b16"),
         ("m1max-registers-speedup-b16", "batched matvec: speedup at B=16", "matvec-2048-speedup-b16"),
-        ("m1max-mlx-speedup-b16", "whole model: B=16 over B=1", "wg-speedup-b16"),
+        ("m1max-mlx-speedup-b16", "whole model: B=16 over B=1", "grid-b16-speedup"),
         ("m1max-expected-touched-b16", "experts touched by 16 tokens", None),
         ("m1max-kv-per-token", "KV cache per token", None),
     ]:

@@ -134,7 +134,7 @@ REPORT_PAGES = [
     "claims/fell/",
     "measurements/",
     "gate/",
-    "claim/h200-wg-speedup-b16/",  # a claim page: its evidence row comes from a 40-column CSV
+    "claim/h200-grid-b16-speedup/",  # a claim page: its evidence row comes from a 40-column CSV
 ]
 # A table wider than the text column that does not scroll inside a frame of its own (Material's scroll
 # wrapper, or the table itself with overflow: auto): its header's first cell.
