@@ -151,13 +151,14 @@ def which_b(data):
 @table("memory-limit")
 def memory_limit(data):
     """How many sequences fit in the H200's memory beside the weights, by context
-    The context probe's count from the memory free in each replicate run (it differs from run to run), and
-    the fewest of them: the figure to plan with."""
+    The context probe counts them from the memory free in each replicate run, which differs from run to run:
+    the fewest over the runs is the figure to plan with, the most shows how far the runs spread (each run's
+    own count is on the claims' pages)."""
     rows = [
         {
             "context": f"{context}-token",
             "fewest over the runs": f"h200-ctx-memory-limit-{context}-fewest",
-            **{f"run {n}": f"h200-ctx-memory-limit-{context}-run{n}" for n in (1, 2, 3)},
+            "most": f"h200-ctx-memory-limit-{context}-most",
         }
         for context in CONTEXTS
     ]
@@ -173,15 +174,15 @@ def claims_that_check(data):
     for claim_id, figure, here in [
         ("m1max-read-ceiling", "read ceiling", "read-ceiling"),
         ("m1max-moe-speedup-b16", "MoE layer: speedup at B=16", "moe-speedup-b16"),
-        ("m1max-recurrent-speedup-b16", "recurrent state: speedup at B=16", "recurrent-speedup-b16"),
-        ("m1max-registers-speedup-b16", "batched matvec: speedup at B=16", "matvec-2048-speedup-b16"),
+        ("m1max-recurrent-speedup-b16", "recurrent: speedup at B=16", "recurrent-speedup-b16"),
+        ("m1max-registers-speedup-b16", "matvec: speedup at B=16", "matvec-2048-speedup-b16"),
         ("m1max-mlx-speedup-b16", "whole model: B=16 over B=1", "grid-b16-speedup"),
-        ("m1max-expected-touched-b16", "experts touched by 16 tokens", None),
+        ("m1max-expected-touched-b16", "experts touched at B=16", None),
         ("m1max-kv-per-token", "KV cache per token", None),
     ]:
         claim = data.claim(claim_id)
         by_testbed = {c.testbed: c for c in (data.claim(i) for i in claim.checked_by)}
-        row = {"figure": figure, "write-up (borrowed)": claim}
+        row = {"figure": figure, "write-up": claim}
         for testbed, prefix in (("linux-cpu-amd-epyc", "cpu"), ("nvidia-h200", "h200")):
             row[testbed] = by_testbed.get(testbed) or (data.claim(f"{prefix}-{here}") if here else None)
         rows.append(row)
@@ -209,13 +210,10 @@ def _verdict(interval, target):
 
 @chart("latency-throughput")
 def latency_throughput(data):
-    """Per-sequence latency against aggregate throughput, by batch size, on each testbed
-    Each point is one B (labelled on the median line): the decode step each sequence waits, its median and its
-    90th percentile, against the whole batch's tokens per second, each the geometric mean of the testbed's
-    replicate runs (hover for the claims). Top: the H200 through MLX's CUDA backend with the full-size
-    random-weight model, and dotted, the latency targets the which-B tables judge. Bottom: the CPU with a
-    scaled-down model, whose steps meet none of them. The panels share the throughput axis; each has its own
-    latency axis."""
+    """Latency per token against throughput, by batch size, on each testbed
+    Each point is one B: the step each sequence waits (its median and 90th percentile) against the whole
+    batch's tokens per second, pooled over the testbed's replicate runs (hover for the claims). Top: the H200,
+    with the which-B tables' targets dotted; bottom: the CPU. The panels share the throughput axis."""
     rows = []
     for testbed, (prefix, grid) in GRIDS.items():
         for batch in grid:
@@ -292,12 +290,10 @@ def latency_throughput(data):
 
 @table("which-b-grid")
 def which_b_grid(data):
-    """Which B meets a per-token latency target on the H200: one host, MLX's CUDA backend stepped from Python
-    One row per B of mlx-lm's batch generator at short contexts. Each target's cell is judged on the
-    90th-percentile step's interval between the replicate runs (hover over the p90 step): within when the whole
-    interval meets the target, over when none of it does, borderline when the target lies inside it. The
-    replicates ran one after another on one H200 host, so the cells describe that host and this harness, not
-    H200s in general. Step and p90 cells are the geometric mean of the replicate runs' values."""
+    """Which B meets a per-token latency target: one H200 host, mlx-lm's batch generator on MLX's CUDA backend
+    Each cell is judged on the 90th-percentile step's interval between the replicate runs (hover over the p90
+    step): within when the whole interval meets the target, over when none of it does, borderline when it
+    holds the target. Step cells show the runs' geometric mean."""
     prefix, grid = GRIDS["nvidia-h200"]
     rows = []
     for batch in grid:
