@@ -170,7 +170,7 @@ def test_report_tables_frames_fit_the_text_column_and_the_page_never_scrolls_sid
 # A line break inside a text node: in an identifier or value (code, a key cell, a data table's cell) any
 # break at all; in prose, one between two letters or digits (mid-word). Prose may break at its spaces.
 MID_WORD = r"""() => {
-  const IDENTIFIERS = "code:not(.ledger-prose), .ledger-key, figure.ledger-figure td, .ledger-index td, "
+  const IDENTIFIERS = "code:not(.ledger-prose), .ledger-key, figure.ledger-figure td:not(.ledger-text), .ledger-index td, "
     + ".ledger-series td:not(:last-child), a.ledger-run";
   const word = /[\p{L}\p{N}_]/u;
   const found = [];
