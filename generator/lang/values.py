@@ -213,6 +213,11 @@ def _decimals(value: float, quantum: float) -> str:
     return text.lstrip("-") if text.lstrip("-").strip("0.") == "" else text  # never "-0.0"
 
 
+def counted(count: int, noun: str) -> str:
+    """'1 round', '9 rounds': a count with its noun in the number it takes."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def level_text(level: float | None) -> str:
     """A coverage as a reader sees it: '99.6%', '98.4%', '99%'; '' when not known."""
     if level is None:

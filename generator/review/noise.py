@@ -22,7 +22,7 @@ from ..judging.replicates import defining  # "the same measurement" (NOT_DEFININ
 from ..lang import between, stats
 from ..lang.between import RunValue
 from ..lang.units import Unit
-from ..lang.values import format_value, level_text, range_text, within
+from ..lang.values import counted, format_value, level_text, range_text, within
 from ..records import Claim, ClaimInterval, ClaimVerdict, Replicas, Report, Run
 
 
@@ -67,7 +67,7 @@ def verdict_of(
         return Noise(None, "noise unknown (no raw rounds or interval in either run)")
     if change.test == "Mann–Whitney U":
         assert old_interval is not None and new_interval is not None and change.p is not None
-        how = f"Mann–Whitney p = {change.p:.2g}; {len(old_interval.samples)} → {len(new_interval.samples)} rounds"
+        how = f"Mann–Whitney p = {change.p:.2g}; {len(old_interval.samples)} → {counted(len(new_interval.samples), 'round')}"
     else:
         how = f"intervals {_range(old, old_interval)} → {_range(new, new_interval)}"
     if change.significant and not change.beyond_tolerance:
