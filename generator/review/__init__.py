@@ -39,8 +39,6 @@ def compare_revisions(root: Path, base: str, head: str | None, config: Path | No
         head_side = revisions.working_tree(root, check_project(root, config, now), root / config_name)
     policy = head_side.report.policy
     changed = revisions.changed_files(root, base_side.commit, head_side.commit)
-    code = buildcode.build_code(
-        changed, base_side.config, head_side.config, config_name, policy.docs_dir, policy.probes_dir
-    )
+    code = buildcode.build_code(changed, base_side.config, head_side.config, config_name, policy)
     changes = compare.compare(base_side.report, head_side.report, base_side.run_blobs, head_side.run_blobs, code)
     return Review(changes, base_side, head_side)

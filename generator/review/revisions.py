@@ -16,12 +16,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
+import yaml
+
 from ..gate import check
-from ..inputs import gitlog, load
+from ..inputs import gitlog, load, mkdocs_yml
 from ..inputs.config import DEFAULTS, read_policy
 from ..inputs.hashcache import files_under
+from ..inputs.mkdocs_yml import Composed
 from ..records import LedgerError, Report
 from ..runs import linked_part
+
+NO_CONFIG = Composed({}, (), ())  # a revision without the configuration file
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +35,7 @@ class Revision:
     commit: str  # the full commit id; "" for the working tree
     report: Report
     run_blobs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # run -> file -> git blob id
-    config: str = ""  # its mkdocs.yml, as text ("" when it has none)
+    config: Composed = NO_CONFIG  # its mkdocs.yml with what it inherits, as MkDocs composes it
 
     @property
     def label(self) -> str:
@@ -53,8 +58,8 @@ def at_revision(root: Path, name: str, config: str, now: datetime) -> Revision:
             report = check(tree, policy, now, past=past)
         except LedgerError as error:
             raise LedgerError(f"at {name}: {error}") from None
-        text = (tree / config).read_text("utf-8", errors="replace") if (tree / config).is_file() else ""
-    return Revision(name, commit, report, run_blobs(blobs, policy.measurements_dir), text)
+        composed = configuration(tree / config)
+    return Revision(name, commit, report, run_blobs(blobs, policy.measurements_dir), composed)
 
 
 def working_tree(root: Path, report: Report, config: Path) -> Revision:
@@ -66,8 +71,19 @@ def working_tree(root: Path, report: Report, config: Path) -> Revision:
             files[path.relative_to(root).as_posix()] = load.blob_id(load.read_capped(path, load.MAX_DATA_BYTES))
         except load.Unreadable as problem:
             files[path.relative_to(root).as_posix()] = f"unreadable: {problem}"
-    text = config.read_text("utf-8", errors="replace") if config.is_file() else ""
-    return Revision("", "", report, run_blobs(files, report.policy.measurements_dir), text)
+    return Revision("", "", report, run_blobs(files, report.policy.measurements_dir), configuration(config))
+
+
+def configuration(config: Path) -> Composed:
+    """A revision's configuration as MkDocs composes it (the files it inherits merged in): none where it has
+    no such file, one setting saying why where it cannot be read (a review shows it as changed code)."""
+    if not config.is_file():
+        return NO_CONFIG
+    try:
+        return mkdocs_yml.composed(config) or NO_CONFIG
+    except mkdocs_yml.Malformed as problem:
+        said = yaml.ScalarNode("tag:yaml.org,2002:str", str(problem)[:200])
+        return Composed({f"(unreadable {config.name})": said}, (config.name,), ())
 
 
 def run_blobs(files: Mapping[str, str], measurements_dir: str) -> dict[str, dict[str, str]]:
