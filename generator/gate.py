@@ -33,13 +33,16 @@ def check(
     *,
     require_history: bool = False,
     past: gitlog.History | None = None,
+    every_table: bool = False,
 ) -> Report:
     """Every finding about the ledger under root, with each claim's verdict (ClaimVerdict) and each run's.
 
     Raw rounds are parsed in the runs claims cite and the other runs of their probes (their series);
     `every_run_rounds` parses them in every run (`ledger refresh` judges newer runs against cited ones).
     require_history: git history that cannot be read (a shallow clone, no git) is a failure. past: the
-    runs' history when the files are not a work tree (`ledger diff` reads a revision's own).
+    runs' history when the files are not a work tree (`ledger diff` reads a revision's own). The tables of
+    the runs whose rounds are not parsed are read in bounded memory, counted and not kept, unless
+    every_table: the site, which shows them and lets figures draw them (no verdict reads them).
     """
     budget = load.Budget(policy.max_input_bytes)  # everything this check reads, together
     claims, findings, vocabulary = validate.claims(  # the parsed files are let go once validated: half the peak
@@ -49,7 +52,7 @@ def check(
         policy.units,
     )
     cited = None if every_run_rounds else _with_their_probes(root, {c.evidence.run for c in claims if c.evidence})
-    runs, refused = load.runs(root, policy.measurements_dir, cited, budget)
+    runs, refused = load.runs(root, policy.measurements_dir, cited, budget, every_table)
     read_run_units(
         vocabulary, (c.unit for run in runs.values() for table in run.columns.values() for c in table.values())
     )
@@ -173,12 +176,18 @@ def _with_their_probes(root: Path, cited: set[str]) -> set[str]:
 
 
 def check_project(
-    root: Path, config: Path | None, now: datetime, every_run_rounds: bool = False, *, require_history: bool = False
+    root: Path,
+    config: Path | None,
+    now: datetime,
+    every_run_rounds: bool = False,
+    *,
+    require_history: bool = False,
+    every_table: bool = False,
 ) -> Report:
     """check() on the project --root and --config name: its policy read from mkdocs.yml (or the defaults)."""
     root = root.resolve()
     policy = project_policy(root, config)
-    return check(root, policy, now, every_run_rounds, require_history=require_history)
+    return check(root, policy, now, every_run_rounds, require_history=require_history, every_table=every_table)
 
 
 def run_files(runs) -> list[str]:

@@ -36,7 +36,9 @@ def run_from_args(args: argparse.Namespace) -> int:
         print(f"ledger verify-site: {args.site_dir} is not a folder", file=sys.stderr)
         return 2
     project.find(args.root, args.config)
-    report = check_project(args.root, args.config, datetime.now(timezone.utc))
+    report = check_project(
+        args.root, args.config, datetime.now(timezone.utc), every_table=True
+    )  # as the site read them
     root = args.root.resolve()
     pages, problems = verify(args.site_dir, report, root, config_file(root, args.config))
     lines = [str(problem) for problem in problems] + _against(args.against, report)

@@ -304,7 +304,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
 
     def _check(self) -> Report:
         try:
-            return check(self.root, self.policy, self.now)
+            return check(self.root, self.policy, self.now, every_table=True)  # run pages and figures show them
         except LedgerError as error:
             raise PluginError(str(error)) from None
 
