@@ -47,6 +47,7 @@ COLUMNS = ("value", "kind", "status", "testbed", "evidence", "freshness")  # the
 DETAILS = (
     "statement", "row", "inputs", "source", "checked by", "states", "retired by", "tolerance", "asserts", "note"
 )  # fmt: skip
+FIELDS = (*COLUMNS, *DETAILS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +64,12 @@ class ClaimChange:
     old_id: str = ""  # the id at base; differs from claim_id when renamed
     old: dict[str, str] = field(default_factory=dict)  # shown fields at base; {} when added
     new: dict[str, str] = field(default_factory=dict)  # shown fields at head; {} when removed
+    changed_fields: tuple[str, ...] = field(init=False)  # the shown fields that differ, found once
 
-    @property
-    def changed_fields(self) -> list[str]:
-        return [name for name in (*COLUMNS, *DETAILS) if self.old.get(name, "") != self.new.get(name, "")]
+    def __post_init__(self) -> None:
+        old, new = self.old, self.new
+        changed = tuple(name for name in FIELDS if old.get(name, "") != new.get(name, ""))
+        object.__setattr__(self, "changed_fields", changed)
 
 
 @dataclass(frozen=True, slots=True)
