@@ -9,7 +9,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -103,6 +103,7 @@ def runs(
     cited: Collection[str] | None = None,
     budget: Budget = UNBOUNDED,
     every_table: bool = False,
+    reused: Mapping[str, Run] | None = None,
 ) -> tuple[dict[str, Run], list[Finding]]:
     """Every run folder measurements/<probe>/<run>/ with its manifest, hashes and CSV tables, and the
     folders refused as links (a linked folder's files are not the ones git holds).
@@ -111,21 +112,26 @@ def runs(
     `cited` names (None: every run), so an archive of uncited runs costs a check only its hashing. The
     other tables of a run `cited` does not name are read and checked alike, their rows counted, not kept
     (Table.counted), unless every_table (the site shows them and figures draw them): a run's memory is
-    the stream's, whatever its rows."""
+    the stream's, whatever its rows. `reused`: runs read already from the same bytes (`ledger diff`'s other
+    revision), which the folder does not hold: taken as they are."""
     base = root / measurements_dir
     found: dict[str, Run] = {}
     refused: list[Finding] = []
     linked = next((p for p in (base, *base.parents) if p.is_symlink() and root in (p, *p.parents)), None)
     if linked is not None:
         return found, [_linked(root, linked, "the measurements folder")]
-    if not base.is_dir():
+    if not base.is_dir() and not reused:
         return found, refused
     code_hashes: CodeHashes = {}  # many runs share probe files: hash and place each once
-    for probe_dir in sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")):
+    for probe_dir in (
+        sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")) if base.is_dir() else []
+    ):
         if probe_dir.is_symlink():
             refused.append(_linked(root, probe_dir, "a probe's folder"))
             continue
         found.update(_probe_runs(root, probe_dir, code_hashes, cited, budget, every_table))
+    if reused:  # in the order a folder's runs are read: by probe, then run
+        found = dict(sorted({**found, **reused}.items(), key=lambda item: item[0].split("/")))
     return found, refused
 
 

@@ -157,13 +157,9 @@ def review(
     extrapolated claim with the same formula and inputs inherits its inputs' verdicts. Anything else
     (a new claim, a value edited over the same run, a new formula) is unknown, so it stays flagged."""
     found: dict[str, Noise] = {}
-    graph = {claim_id: {t for _, t in claim.inputs if t in new_by_id} for claim_id, claim in new_by_id.items()}
-    try:
-        order = list(graphlib.TopologicalSorter(graph).static_order())  # inputs first, without recursion
-    except graphlib.CycleError:
-        order = list(new_by_id)  # the gate reports the cycle; inputs not yet judged read as unknown
-    for claim_id in order:
-        old, new = old_by_id.get(claim_id), new_by_id[claim_id]
+    inheriting = []  # extrapolated claims whose move only their inputs' moves explain: judged after them
+    for claim_id, new in new_by_id.items():
+        old = old_by_id.get(claim_id)
         verdict = Noise(None, "noise unknown")
         if old is None or old.value is None or new.value is None:
             pass
@@ -174,9 +170,17 @@ def review(
         elif new.kind == "measured" and old.evidence and new.evidence and old.evidence != new.evidence:
             verdict = remeasured(base.verdicts[old.id], head.verdicts[new.id], base.runs, head.runs)
         elif new.kind == "extrapolated" and (old.formula, old.inputs) == (new.formula, new.inputs):
-            # Only inputs that moved explain a move; with none, the stated value was edited: unknown.
-            moved = {t: found.get(t, Noise(None, "")) for _, t in new.inputs}
-            moved = {t: v for t, v in moved.items() if v.words != "unchanged"}
-            verdict = inherited(moved, list(moved)) if moved else verdict
+            inheriting.append(claim_id)
         found[claim_id] = verdict
+    graph = {claim_id: {t for _, t in new_by_id[claim_id].inputs if t in new_by_id} for claim_id in inheriting}
+    try:
+        order = list(graphlib.TopologicalSorter(graph).static_order())  # inputs first, without recursion
+    except graphlib.CycleError:
+        order = inheriting  # the gate reports the cycle; inputs not yet judged read as unknown
+    for claim_id in (claim_id for claim_id in order if claim_id in graph):
+        # Only inputs that moved explain a move; with none, the stated value was edited: unknown.
+        moved = {t: found.get(t, Noise(None, "")) for _, t in new_by_id[claim_id].inputs}
+        moved = {t: v for t, v in moved.items() if v.words != "unchanged"}
+        if moved:
+            found[claim_id] = inherited(moved, list(moved))
     return found
