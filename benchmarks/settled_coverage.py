@@ -8,7 +8,7 @@ new runs allows). For each set made that way it counts:
 
 - **truth**: how often the interval at which the set stopped holds the planted value (the level the rule
   states, 99%);
-- **re-run**: the coverage benchmark's own figure on the set (benchmarks/coverage.py `covered`: leaving
+- **re-run**: the coverage verb's own figure on the set (generator/judging/reruns.py `held_alone`: leaving
   each run out, whether the prediction interval from the others holds it; stated at 99%, target 94%);
 
 and the same for a naive rule that looks at a 99% interval after every run (the peeking the split
@@ -30,10 +30,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "benchmarks"))
 
-from coverage import covered  # noqa: E402  (the coverage benchmark's leave-one-out count, beside this script)
-
+from generator.judging.reruns import held_alone  # noqa: E402  (the coverage verb's leave-one-out count, one setting)
 from generator.lang import sequential, stats  # noqa: E402
 from generator.lang.between import LEVEL, RunValue  # noqa: E402
 from generator.lang.values import Tolerance, within  # noqa: E402
@@ -88,7 +86,7 @@ def count(rule, cv: float, stated: float, trials: int, most_new: int, seed: int)
         runs.append(found.runs)
         pooled = found.pooled
         truth += pooled is not None and pooled.low <= 1.0 <= pooled.high
-        loo = covered(made[: found.runs]) if found.runs >= 3 else None
+        loo = held_alone(made[: found.runs])
         if loo is not None:
             hits, left_out = hits + loo.between_hits, left_out + loo.left_out
     return Counted(trials, settled, statistics.median(runs), truth / trials, hits / left_out if left_out else math.nan)

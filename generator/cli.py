@@ -49,6 +49,7 @@ VERBS = (
     Verb("measure", "run the probes declared in mkdocs.yml, each in its own process"),
     Verb("refresh", "move claims to the newest intact runs; value changes marked beyond or within noise"),
     Verb("history", "a claim's value across runs and commits, its segments and steps (--changed: each with a step)"),
+    Verb("coverage", "how often each interval holds a left-out run of the probes' replicate sets (--write-run: a run)"),
     Verb("schema", "print the claim files' JSON Schema", needs_ledger=False),
     Verb("pages", "write the generated pages as Markdown, for builders without MkDocs plugins", needs_site=True),
     # It says first whether SITE_DIR is a folder, then looks for the ledger itself.

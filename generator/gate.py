@@ -86,6 +86,7 @@ def check(
     findings += evaluated.findings
     judged = series.build(evaluated.verdicts, runs, states)
     findings += moved.stray_kept(judged)
+    findings += [f for f in moved.insufficient(judged, policy) if f.severity != "note"]  # notes: text.notes shows them
     findings += verdicts.uncited_run_findings(runs, states, {c.evidence.run for c in claims if c.evidence}, policy)
     read = _pages(root, policy, claims, judged, defined, budget)
     findings += read.findings

@@ -7,6 +7,8 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import datetime
 
+from .lang.moves import Judged
+
 PROBE_CHANGED = "probe changed"
 ENVIRONMENT_CHANGED = "environment changed"
 DETECTOR = "e-divisive"  # a segment long enough for changepoint.change_points
@@ -24,6 +26,7 @@ class Point:
     high: float | None = None
     basis: str = ""  # rounds | min-max | "" (intervals.py)
     segment: int = 0
+    level: float | None = None  # its interval's level (None: not known)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,9 @@ class Series:
     moved: Step | None = None  # the cited (or kept) level -> the newest level, when a step lies between, or the
     # newest run of a later segment (a change of environment) moved against it
     kept: int = -1  # the point `kept.through` names, when it is after the cited run in its reach
+    judged: Judged | None = None  # the newest run of its reach against the cited set or (kept) run (lang/moves.py),
+    # where a segment too short for the detector, or a change of environment, has it judged so
+    judged_at: int = -1  # the point judged
 
     def segment(self, index: int) -> range:
         """The indexes of the points in the same segment as point `index`."""

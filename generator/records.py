@@ -14,13 +14,14 @@ from typing import Literal, get_args
 
 from .frozen import quick_init
 from .lang.between import Pooled
+from .lang.pooling import Shared
 from .lang.relations import INCONCLUSIVE, STRENGTHS
 from .lang.rows import Table
 from .lang.stability import Stability
 from .lang.units import Unit, UnitTable
 from .lang.values import Tolerance
 from .points import Point, Series
-from .rules import WARN_BY_DEFAULT
+from .rules import NOTE_BY_DEFAULT, WARN_BY_DEFAULT
 from .runs import Column
 
 # The names of claim kinds and statuses, typed: kinds.py holds a row for each (what it means, its fields).
@@ -150,6 +151,8 @@ class Prediction:
     high: float
     level: float
     runs: int  # the replicate runs it is computed from
+    df: int = 0  # the degrees of freedom of its spread (0: runs − 1)
+    cells: int = 1  # the set's settings its spread is pooled over (1: its own: lang/pooling.py)
 
 
 @quick_init
@@ -162,6 +165,7 @@ class Replicas:
     values: tuple[float, ...]  # each run's value of the claim's cell
     pooled: Pooled  # two runs or more: the pooled value, its confidence interval, the prediction's spread
     cited: bool  # the claim's value is the pooled one (evidence.replicates), not its run's alone
+    shared: Shared | None = None  # the variation its cell shares with the set's other cells (lang/pooling.py)
 
 
 @quick_init
@@ -360,11 +364,11 @@ class Finding:
     problem: str
     fix: str
     detail: str = ""  # a second line: where the computed value came from
-    severity: str = "fail"  # "fail" or "warn", from the policy
+    severity: str = "fail"  # "fail" or "warn", from the policy; "note" only in what `ledger check` shows beside them
 
     def __str__(self) -> str:
         head = f"{self.where}: {self.claim_id + ': ' if self.claim_id else ''}{self.rule}: {self.problem}"
-        lines = [head + (" (warning)" if self.severity == "warn" else "")]
+        lines = [head + {"warn": " (warning)", "note": " (note)"}.get(self.severity, "")]
         if self.detail:
             lines.append(f"  {self.detail}")
         lines.append(f"  fix: {self.fix}")
@@ -434,6 +438,10 @@ class Policy:
     config_files: tuple[str, ...] = ()  # the configuration and each file it inherits (INHERIT), where it has one
 
     def severity(self, rule: str) -> str:
+        """'fail', 'warn', or for a rule that notes by default (rules.NOTE_BY_DEFAULT) and the policy names in
+        neither list, 'note': shown by `ledger check`, never a finding."""
+        if rule in NOTE_BY_DEFAULT and rule not in self.warn and rule not in self.fail:
+            return "note"
         return "warn" if (rule in self.warn or rule in WARN_BY_DEFAULT) and rule not in self.fail else "fail"
 
 

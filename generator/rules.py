@@ -13,6 +13,7 @@ class Rule:
     can_warn: bool = True  # whether policy may turn it into a warning (`warn: [...]`)
     warns: bool = False  # a warning by default; policy may make it fail (`fail: [...]`)
     integrity: bool = False  # it guards the evidence's bytes or where they come from: never a warning
+    notes: bool = False  # a note by default (shown by `ledger check`, never a finding): `warn:`/`fail:` make it one
 
     def __post_init__(self) -> None:
         if self.integrity and self.can_warn:
@@ -124,6 +125,14 @@ RULE_TABLE = (
         warns=True,
     ),
     Rule(
+        "insufficient-data",
+        "a re-measured claim's newest run could not have shown a change of its tolerance (the smallest change the "
+        "evidence detects is larger): neither within noise nor a step; a note by default, never a failure, "
+        "`warn: [insufficient-data]` makes it a warning",
+        stale=False,
+        notes=True,
+    ),
+    Rule(
         "unverified-history",
         "`ledger check --require-history` cannot read the runs' git history (a shallow clone, no git), so a "
         "rewritten run would pass",
@@ -157,4 +166,5 @@ STALE_RULES = frozenset(rule.name for rule in RULE_TABLE if rule.stale)
 WARNABLE = tuple(rule.name for rule in RULE_TABLE if rule.can_warn)
 INTEGRITY = tuple(rule.name for rule in RULE_TABLE if rule.integrity)  # no policy makes these warnings
 WARN_BY_DEFAULT = frozenset(rule.name for rule in RULE_TABLE if rule.warns)
+NOTE_BY_DEFAULT = frozenset(rule.name for rule in RULE_TABLE if rule.notes)  # shown, never findings, unless policy says
 PAGE_RULES = ("unknown-reference", "unbound-number", "lead-premise")  # decided from pages alone (check_pages)

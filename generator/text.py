@@ -7,8 +7,10 @@ import math
 from collections import Counter
 
 from .judging import causes
+from .lang.moves import Judged
 from .records import KINDS, STATUSES, ClaimInterval, ClaimVerdict, Finding, Prediction, Report
 from .rules import PAGE_RULES, RULES
+from .series import moved
 
 
 def summary(report: Report) -> str:
@@ -20,8 +22,19 @@ def summary(report: Report) -> str:
     head = f"{len(report.claims)} claim{'s' if len(report.claims) != 1 else ''}" + (
         f" ({by_kind}; {by_status})" if report.claims else ""
     )
-    parts = [head, _count(report.failures, "failure"), _count(report.warnings, "warning")]
+    parts = [
+        head,
+        _count(report.failures, "failure"),
+        _count(report.warnings, "warning"),
+        _count(notes(report), "note"),
+    ]
     return " — ".join(part for part in parts if part)
+
+
+def notes(report: Report) -> list[Finding]:
+    """What the gate notes and never counts as a finding (a rule that notes by default, rules.NOTE_BY_DEFAULT, which
+    the policy leaves so): each re-measured claim whose newest run could not have shown a change of its tolerance."""
+    return sorted(f for f in moved.insufficient(report.verdicts, report.policy) if f.severity == "note")
 
 
 def _count(findings, noun: str) -> str:
@@ -64,6 +77,7 @@ def as_text(report: Report) -> str:
         if following:  # each in full, as every finding is shown (file:line: ... and its fix)
             lines.append(f"  {following_line(len(following))}:")
             lines += [str(finding) for finding in following]
+    lines += [str(note) for note in notes(report)]
     lines += idle_holds(report)
     history = f" — run history {report.history}" if report.history.startswith("not checked") else ""
     lines.append(summary(report) + history)
@@ -92,6 +106,17 @@ def as_json(report: Report) -> str:
                     "follows_from": _where(report.causes[f]) if f in report.causes else None,
                 }
                 for f in report.findings
+            ],
+            "notes": [
+                {
+                    "path": f.where.path,
+                    "line": f.where.line,
+                    "claim": f.claim_id,
+                    "rule": f.rule,
+                    "problem": f.problem,
+                    "fix": f.fix,
+                }
+                for f in notes(report)
             ],
             "intervals": {v.id: _interval(v.interval) for v in verdicts if v.interval is not None},
             "no_raw_rounds": {v.id: v.no_rounds for v in verdicts if v.no_rounds},  # why it has no raw rounds
@@ -123,6 +148,7 @@ def verdict_json(verdict: ClaimVerdict) -> dict:
         "interval": _interval(verdict.interval) if verdict.interval is not None else None,
         "prediction": _prediction(verdict.prediction) if verdict.prediction is not None else None,
         "replicates": list(verdict.replicas.runs) if verdict.replicas is not None else [],  # the set, cited last
+        "pooled_with": _pooled_with(verdict),  # the settings of its set its run-to-run spread is pooled with
         "one_run": verdict.one_run,  # its interval does not include run-to-run variation
         "exact": verdict.exact,
         "outcome": verdict.outcome,  # agrees | drifted | unstated | too-loose | "" (not compared: see cause)
@@ -145,9 +171,45 @@ def _interval(found: ClaimInterval) -> dict:
     }
 
 
+def _pooled_with(verdict: ClaimVerdict) -> list[str]:
+    """The settings of its set a claim's run-to-run spread is pooled with, itself among them ([]: its own)."""
+    shared = verdict.replicas.shared if verdict.replicas is not None else None
+    return list(shared.cells) if shared is not None and shared.pooled else []
+
+
 def _prediction(found: Prediction) -> dict:
     """Where the next run should land: the replicate set's prediction interval."""
-    return {"low": found.low, "high": found.high, "level": found.level, "runs": found.runs}
+    return {
+        "low": found.low,
+        "high": found.high,
+        "level": found.level,
+        "runs": found.runs,
+        "df": found.df or found.runs - 1,  # the degrees of freedom of its spread
+        "pooled_cells": found.cells,  # the set's settings its spread is pooled over (1: its own)
+    }
+
+
+def judged_json(judged: Judged | None) -> dict[str, object]:
+    """A move's judgement for machines (lang/moves.py): its verdict, change and interval, what it could see, and
+    why not; {} where there is none. `ledger diff --format json` and `ledger history --changed` give it alike."""
+    if judged is None:
+        return {}
+    change = judged.change
+    found: dict[str, object] = {"state": judged.state, "allowed": judged.allowed}
+    if change is not None:
+        found["change"] = {
+            "value": change.change,
+            "low": change.low,
+            "high": change.high,
+            "level": change.level,
+            "basis": change.basis,
+            "detectable": change.detectable if math.isfinite(change.detectable) else None,
+        }
+    if judged.cause:
+        found["cause"] = judged.cause
+    if judged.needed:
+        found["replicates_needed"] = judged.needed
+    return found
 
 
 def as_bencher(report: Report) -> str:
@@ -184,8 +246,8 @@ def _where(finding: Finding) -> dict:
 def as_github(report: Report) -> str:
     """Findings as GitHub Actions annotations (shown on the pull request's lines), then the summary."""
     lines = []
-    for f in report.findings:
-        level = "error" if f.severity == "fail" else "warning"
+    for f in (*report.findings, *notes(report)):
+        level = {"fail": "error", "note": "notice"}.get(f.severity, "warning")
         place = [f"file={_property(f.where.path)}"]
         if f.where.line:
             place.append(f"line={f.where.line}")

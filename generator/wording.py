@@ -10,6 +10,8 @@ import math
 import re
 
 from .frozen import by_identity
+from .lang import moves
+from .lang.moves import Change, Judged
 from .lang.units import Unit
 from .lang.values import (
     Tolerance,
@@ -24,7 +26,7 @@ from .lang.values import (
     unit_gap,
     within,
 )
-from .records import AssertResult, Claim, ClaimInterval, ClaimVerdict, Policy
+from .records import AssertResult, Claim, ClaimInterval, ClaimVerdict, Policy, Prediction
 
 
 def tolerance_for(claim: Claim, policy: Policy) -> Tolerance:
@@ -164,7 +166,39 @@ def prediction_text(verdict: ClaimVerdict) -> str:
     if found is None:
         return ""
     ends = range_text(found.low, found.high, verdict.unit)
-    return f"the next run should land in {ends} ({level_text(found.level)} prediction interval of {found.runs} replicate runs)"
+    return f"the next run should land in {ends} ({level_text(found.level)} prediction interval of {found.runs} replicate runs{pooled_text(found)})"
+
+
+SETTINGS_NAMED = 8  # the settings a claim's spread is pooled with, named up to this many
+
+
+def shared_text(verdict: ClaimVerdict) -> str:
+    """Which settings of its set a claim's run-to-run spread is pooled with ('pooled with 18 settings of its set:
+    batch=1, batch=2, …; Bartlett's p = 0.31'), or why it is judged apart from them; '' without a set."""
+    replicas = verdict.replicas
+    shared = replicas.shared if replicas is not None else None
+    if shared is None:
+        return ""
+    if shared.pooled:
+        names = "; ".join(shared.cells[:SETTINGS_NAMED]) + ("; …" if len(shared.cells) > SETTINGS_NAMED else "")
+        return (
+            f"run-to-run spread pooled with {len(shared.cells)} settings of its set ({names}; Bartlett's p = "
+            f"{shared.p:.2g}, {shared.df} degrees of freedom)"
+        )
+    if shared.apart:
+        side = "noisier" if shared.apart > 1 else "steadier"
+        return (
+            f"run-to-run spread its own: {side} than the rest of its set's settings (its variance {shared.apart:.3g}× "
+            f"theirs, F test p = {shared.apart_p:.2g})"
+        )
+    return "run-to-run spread its own: no setting of its set varies alike"
+
+
+def pooled_text(found: Prediction) -> str:
+    """', their spread pooled over 18 settings of the set (36 degrees of freedom)', or '' for a setting's own."""
+    if found.cells <= 1:
+        return ""
+    return f", their spread pooled over {found.cells} settings of the set ({found.df} degrees of freedom)"
 
 
 def assert_text(result: AssertResult) -> str:
@@ -172,3 +206,87 @@ def assert_text(result: AssertResult) -> str:
     'asserts > 1: does not hold: it has no interval: …', 'asserts > 1: not judged: stale (drifted)'."""
     verdict = "" if result.holds is None else "holds: " if result.holds else "does not hold: "
     return f"asserts {result.relation}: {verdict}{result.on}"
+
+
+# -- a move between runs, judged (lang/moves.py): the same words in refresh, diff, history and check -----------
+
+
+def percent_text(share: float, sign: bool = True) -> str:
+    """'−3.1%', '+0.42%', '110%': a relative change as a reader reads it (two significant digits under 1%)."""
+    if not math.isfinite(share):
+        return "any change" if share > 0 else "−100%"
+    value = 100 * share
+    digits = 2 if abs(value) < 1 else 1 if abs(value) < 100 else 0
+    text = f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+    return text.replace("-", "−") + "%"
+
+
+def change_text(change: Change) -> str:
+    """'−3.1% [−4.0, −2.2] (99%, between-run: 3 runs → 1)': the change, its interval at its level, what it is from."""
+    ends = f"[{percent_text(change.low).rstrip('%')}, {percent_text(change.high).rstrip('%')}]"
+    if change.basis == moves.BETWEEN:
+        basis = f"between-run: {change.runs[0]} run{'s' if change.runs[0] != 1 else ''} → {change.runs[1]}"
+        basis += f", from their pooled {format_value(change.reference)}" if math.isfinite(change.reference) else ""
+    else:
+        basis = change.basis
+    level = level_text(change.level)
+    return f"{percent_text(change.change)} {ends} ({level + ', ' if level else ''}{basis})"
+
+
+STATE_WORDS = {
+    moves.BEYOND: "beyond noise",
+    moves.TOLERANCE: "within tolerance",
+    moves.WITHIN: "within noise",
+    moves.INSUFFICIENT: "insufficient data",
+    moves.UNKNOWN: "noise unknown",
+    moves.UNCHANGED: "unchanged",
+    moves.EXACT_CHANGED: "exact, changed",
+}
+
+
+def judged_text(judged: Judged, named: bool = True) -> str:
+    """One move's verdict in words, with its change and interval, and for insufficient data what it could see,
+    why, and what would settle it (named=False: without the verdict's own name, for a line that says it already)."""
+    said, change = STATE_WORDS[judged.state], judged.change
+    if change is None or judged.state == moves.UNCHANGED:
+        return said
+    text = change_text(change)
+    if judged.state == moves.WITHIN:
+        text += f"; a change of {percent_text(change.detectable, sign=False)} or more would be seen"
+    elif judged.state == moves.INSUFFICIENT:
+        allowed = percent_text(judged.allowed, sign=False)
+        if not math.isfinite(change.detectable):  # an interval of unknown level: nothing says what it could see
+            seen = "the intervals' level is not known, so no change is known to be seen"
+        else:
+            seen = f"only a change over {percent_text(change.detectable, sign=False)} could be seen"
+        text += f"; {seen}, {allowed} allowed: {cause_text(judged)}"
+    return f"{said}: {text}" if named else text
+
+
+def cause_text(judged: Judged) -> str:
+    """Why the evidence could not see a change of the tolerance, and what would settle it."""
+    change, allowed = judged.change, percent_text(judged.allowed, sign=False)
+    assert change is not None
+    if judged.cause == moves.LOADED:
+        return (
+            f"measured under load: changes under {percent_text(change.detectable, sign=False)} cannot be seen here; "
+            "measure on a quieter machine"
+        )
+    if judged.cause == moves.ONE_RUN:
+        return (
+            f"one run a side, judged on {'its rounds' if change.basis == moves.WITHIN_RUN else 'their intervals'} "
+            "alone: measure replicate runs (`ledger measure --replicates 3`) and cite them (`replicates: 3`), or "
+            "more rounds"
+        )
+    if judged.cause == moves.WANDERING:
+        return (
+            f"a wandering setting: its runs vary {judged.wandering:.3g}× as much as its set's other settings' "
+            "(judged apart from them); measure it again, or on a quieter machine"
+        )
+    variation = percent_text(math.expm1(change.sigma), sign=False)
+    if judged.cause == moves.FEW_REPLICATES:
+        return f"few replicates: {judged.needed} a side would see {allowed} at this run-to-run variation ({variation})"
+    return (
+        f"a noisy machine: its run-to-run variation ({variation}) hides {allowed} even with "
+        f"{moves.MOST_REPLICATES} replicates a side; measure on a quieter machine"
+    )

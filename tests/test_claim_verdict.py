@@ -67,6 +67,7 @@ def test_check_json_gives_each_claims_verdict_as_data(tmp_path):
             "interval": None,  # the toy run keeps no raw rounds and no min–max columns
             "prediction": None,  # and it has no replicates
             "replicates": [],
+            "pooled_with": [],
             "one_run": False,  # an exact value: no run-to-run variation to leave out
             "exact": True,
             "outcome": "drifted",

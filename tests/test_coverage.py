@@ -1,9 +1,11 @@
-"""benchmarks/coverage.py on synthetic replicate runs: leave one run out, count how often each kind of
-interval covers it, write a run of its own and claims on it that pass the gate."""
+"""`ledger coverage` and benchmarks/coverage.py (its thin caller) on synthetic replicate runs: leave one run out,
+count how often each kind of interval covers it, write a run of its own and claims on it that pass the gate."""
 
 import csv
 import io
 import json
+import math
+import random
 import shutil
 import subprocess
 import sys
@@ -13,7 +15,13 @@ from helpers import REPO, RUN_TIME, run_ledger
 from helpers_rounds import noisy, rounds_run
 
 SCRIPT = REPO / "benchmarks/coverage.py"
-CODE = ("benchmarks/coverage.py", "generator/lang/between.py")  # what its runs hash
+CODE = (  # what its runs hash
+    "benchmarks/coverage.py",
+    "generator/commands/coverage.py",
+    "generator/judging/reruns.py",
+    "generator/lang/between.py",
+    "generator/lang/pooling.py",
+)
 
 
 def replicates(root, levels: list[float], cv: float = 0.01) -> list[str]:
@@ -34,7 +42,8 @@ plugins:
       probes:
         - name: coverage
           command: "{python} benchmarks/coverage.py toy --claims"
-          code: [benchmarks/coverage.py, generator/lang/between.py]
+          code: [benchmarks/coverage.py, generator/commands/coverage.py, generator/judging/reruns.py,
+                 generator/lang/between.py, generator/lang/pooling.py]
           manual: true
 """
 
@@ -67,6 +76,7 @@ def test_runs_that_vary_more_than_their_rounds_say_are_covered_by_the_prediction
     assert (row["settings"], row["runs"]) == ("3", "5")
     assert float(row["within_coverage"]) < 50 < 99 <= float(row["within_level"])
     assert float(row["prediction_coverage"]) == 100 and float(row["prediction_level"]) == 99
+    assert float(row["cell_prediction_coverage"]) == 100
     assert float(row["within_half_width"]) < float(row["confidence_half_width"]) < float(row["prediction_half_width"])
     assert 5 < float(row["run_to_run_cv"]) < 15
     assert float(row["detectable_5"]) < float(row["detectable_3"])
@@ -76,7 +86,9 @@ def test_runs_that_vary_more_than_their_rounds_say_are_covered_by_the_prediction
     assert manifest["columns"]["summary.csv"]["prediction_coverage"] == {"unit": "%", "kind": "exact"}
     checked = run_ledger("check", "--no-cache", cwd=tmp_path)
     assert checked.exit_code == 0, checked.output
-    assert checked.output.startswith("20 claims (20 measured; 20 asserted) — 0 failures — run history"), checked.output
+    assert checked.output.startswith(
+        "30 claims (28 measured, 2 extrapolated; 30 asserted) — 0 failures — run history"
+    ), checked.output
 
 
 def test_ledger_measure_runs_it_only_when_named(tmp_path):
@@ -140,3 +152,45 @@ def test_it_reads_the_newest_set_of_the_testbed_named_and_never_mixes_cpu_models
         manifest = json.loads((tmp_path / run / "manifest.json").read_text())
         assert manifest["parameters"]["replicate_runs"] == {"toy": expected}
     assert not set(xeon) & {r for p in manifest["parameters"]["replicate_runs"].values() for r in p}
+
+
+def many(root, cv: float, settings: int = 24, runs: int = 5, wandering: int | None = None) -> list[str]:
+    """`runs` runs an hour apart of `settings` settings whose values vary run to run by cv (lognormal) while each
+    run's 15 rounds vary by 1%; the setting `wandering` (if any) varies ten times as much."""
+    rng = random.Random(48)
+    made = []
+    for i in range(runs):
+        levels = {b: math.exp(rng.gauss(0, (10 if b == wandering else 1) * cv)) * b for b in range(1, settings + 1)}
+        settings_rounds = {b: noisy(level, n=15, cv=0.01, seed=1000 * i + b) for b, level in levels.items()}
+        made.append(rounds_run(root, settings_rounds, when=RUN_TIME + timedelta(hours=i)))
+    return made
+
+
+def test_ledger_coverage_prints_each_method_per_column_and_writes_nothing(tmp_path):
+    """Settings that vary alike from run to run: the gate's pooled prediction holds left-out runs near its level and
+    detects a change under six times their variation with 3 replicates, where one setting's runs alone detect
+    only one many times wider."""
+    many(tmp_path, cv=0.04)
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - ledger\n")
+    result = run_ledger("coverage", "toy", cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    table = [[cell.strip() for cell in line.split("|")[1:-1]] for line in result.output.splitlines()]
+    lines = {(row[0], row[1], row[2], row[4]): row for row in table if len(row) == 10}
+    for method in ("within-run", "one setting's runs", "pooled (the gate's)"):
+        assert ("toy", "speedup", "24 × 5", method) in lines, result.output
+    cells = lambda method: lines[("toy", "speedup", "24 × 5", method)][5:10]  # noqa: E731
+    stated, covers, _, pooled_3, _ = cells("pooled (the gate's)")
+    assert stated == "99.0%" and float(covers.rstrip("%")) >= 94, result.output
+    assert float(pooled_3.rstrip("%")) <= 6 * 4.0 < float(cells("one setting's runs")[3].rstrip("%")), result.output
+    assert not (tmp_path / "measurements/coverage").exists()
+
+
+def test_the_coverage_run_says_how_many_settings_each_one_is_pooled_with(tmp_path):
+    many(tmp_path, cv=0.04, wandering=7)
+    done = coverage(tmp_path)
+    assert done.returncode == 0, done.stderr
+    run = done.stdout.splitlines()[-1]
+    rows = list(csv.DictReader(io.StringIO((tmp_path / run / "results.csv").read_text(encoding="utf-8"))))
+    pooled = {row["setting"]: float(row["pooled_cells"]) for row in rows}
+    assert pooled["batch=7"] == 1  # the wandering setting stands alone
+    assert sorted(pooled.values())[len(pooled) // 2] >= 12

@@ -136,15 +136,14 @@ def test_diff_flags_a_value_that_moved_beyond_its_tolerance_and_lists_the_re_mea
     a_run(tmp_path, [{"batch": 1, "speedup": 1.0}, {"batch": 16, "speedup": 3.21}], when=LATER)
     commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("3.59", "3.21").replace(RUN, LATER_RUN)})
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
-    # Neither run has raw rounds or a spread: the move cannot be judged against noise, so it is flagged.
+    # Neither run has raw rounds or a spread, nor rounds: the value is exact, so its move is a change, flagged.
     # The same probe, testbed and parameters: re-measured, not evidence swapped; all of it in the claim's one row.
     assert flagged(result.output) == [
-        "| value moved | `moe-speedup-b16` | 3.59× → 3.21× (-10.6%; 5% allowed); "
+        "| value moved | `moe-speedup-b16` | 3.59× → 3.21× (-10.6%; 5% allowed; exact, changed); "
         "re-measured (same probe, testbed and defining parameters): "
         "run 2026-11-29T10-00-00Z-linux-cpu → 2026-11-29T11-00-00Z-linux-cpu; "
-        "noise unknown (no raw rounds or interval in either run); "
-        "new point 3.21× in 2026-11-29T11-00-00Z-linux-cpu: no step, the run the claim cites now "
-        "(under 8 runs, the newest run is compared with the cited one) |"
+        "exact, changed; "
+        "new point 3.21× in 2026-11-29T11-00-00Z-linux-cpu: **step**, exact, changed |"  # its move, one verdict
     ]
     assert row(result.output, "moe-speedup-b16").endswith(
         f"| value 3.59× → **3.21×**; evidence {RUN} → **{LATER_RUN}** |"
@@ -220,7 +219,8 @@ def test_diff_flags_a_claim_reading_another_row_of_the_same_run(tmp_path):
     commit(tmp_path, {"claims/moe.yaml": MEASURED.replace("batch: 16", "batch: 1").replace("3.59", "1.0")})
     result = run_ledger("diff", base, "HEAD", cwd=tmp_path)
     assert flagged(result.output) == [  # two flags, one row
-        "| value moved, evidence swapped | `moe-speedup-b16` | value moved: 3.59× → 1.0× (-72.1%; 5% allowed); "
+        "| value moved, evidence swapped | `moe-speedup-b16` | value moved: 3.59× → 1.0× (-72.1%; 5% allowed; exact, "
+        "changed); "
         "evidence swapped: row results.csv, batch=16, column speedup → results.csv, batch=1, column speedup |"
     ]
 
@@ -457,25 +457,31 @@ def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
                 "flag": "value-moved",
                 "title": "value moved",
                 "claim": "moe-speedup-b16",
-                "message": "3.59× → 3.21× (-10.6%; 5% allowed)",
+                "message": "3.59× → 3.21× (-10.6%; 5% allowed; exact, changed)",
+                "state": "exact-changed",
+                "allowed": 0.05,
             },
         ],
         "within_noise": [],
         "remeasured": [
             {
                 "claim": "moe-speedup-b16",
-                "message": "run 2026-11-29T10-00-00Z-linux-cpu → 2026-11-29T11-00-00Z-linux-cpu; noise unknown "
-                "(no raw rounds or interval in either run)",
+                "message": "run 2026-11-29T10-00-00Z-linux-cpu → 2026-11-29T11-00-00Z-linux-cpu; exact, changed",
+                "state": "exact-changed",
+                "allowed": 0.05,
             }
         ],
+        "insufficient": [],
         "series": [
             {
                 "claim_id": "moe-speedup-b16",
                 "run": LATER_RUN,
                 "value": "3.21×",
-                "verdict": "no step",
-                "what": "the run the claim cites now (under 8 runs, the newest run is compared with the cited one)",
+                "verdict": "step",
+                "what": "exact, changed",
                 "moved": False,
+                "state": "exact-changed",
+                "allowed": 0.05,
             }
         ],
         "added": [],
@@ -491,6 +497,7 @@ def test_diff_json_gives_flags_and_old_and_new_fields(tmp_path):
         "runs": {"added": [LATER_RUN], "removed": []},
         "policy": {},
         "build_code": [],
+        "surface_figures": [],
     }
 
 

@@ -215,28 +215,36 @@ DOUBLE = """
 
 def test_a_30_percent_re_measure_in_9_rounds_is_beyond_noise_by_the_rank_test(tmp_path):
     refreshed, diff = remeasured(tmp_path, 0.30, DOUBLE)
-    assert "beyond noise (Mann–Whitney p = 0.00016; 9 → 9 rounds)" in refreshed
+    beyond = "beyond noise: +24.3% [+7.0, +60.9] (99.8%, within-run) (Mann–Whitney p = 0.00016; 9 → 9 rounds)"
+    assert beyond in refreshed
     assert "| doubled | (formula) |" in refreshed and "| beyond noise (follows s16) |" in refreshed
+    escaped = beyond.replace("[", "\\[").replace("]", "\\]")
     assert (
-        "| value moved | `s16` | 1.304× → 1.622× (+24.4%; 5% allowed; beyond noise (Mann–Whitney p = 0.00016; "
-        "9 → 9 rounds)); re-measured (same probe, testbed and defining parameters): "
+        f"| value moved | `s16` | 1.304× → 1.622× (+24.4%; 5% allowed; {escaped}); re-measured (same probe, testbed "
+        "and defining parameters): "
     ) in diff
+    # the new point the claim now cites reads as its move does: one verdict, one interval
+    assert "new point 1.622× in 2026-11-29T11-00-00Z-linux-cpu: **step**, +24.3% \\[+7.0, +60.9\\]" in diff
     assert "| value moved | `doubled` |" in diff  # it inherits its input's verdict
     assert "evidence swapped" not in diff
 
 
-def test_a_7_percent_move_of_the_median_of_noisy_rounds_is_within_noise_though_beyond_tolerance(tmp_path):
-    refreshed, diff = remeasured(tmp_path, 0.12, DOUBLE)  # the medians move 7.1%, p = 0.04
-    assert "| 1.304× → 1.397×; stated 1.304 → 1.397 | within noise (Mann–Whitney p = 0.04; 9 → 9 rounds) |" in refreshed
-    assert "| value moved |" not in diff
+def test_a_7_percent_move_of_the_median_of_noisy_rounds_is_insufficient_data_never_within_noise(tmp_path):
+    """The medians move 7.1% (p = 0.04): the rounds could not have shown a change of the 5% tolerance, so it is
+    insufficient data with what they could see, never within noise, in refresh and in the pull-request comment."""
+    refreshed, diff = remeasured(tmp_path, 0.12, DOUBLE)
     assert (
-        "| moved within noise | `s16` | moved within noise: 1.304× → 1.397× (+7.1%; 5% allowed; "
-        "within noise (Mann–Whitney p = 0.04; 9 → 9 rounds)); re-measured"
-    ) in diff
+        "| 1.304× | 1.397× | 1.304 → 1.397 | insufficient data: +7.1% [−7.8, +38.6] (99.8%, within-run); only a "
+        "change over 33.4% could be seen, 5.0% allowed: one run a side, judged on its rounds alone" in refreshed
+    )
+    assert "| doubled | (formula) | 2.608 | 2.794 | 2.6 → 2.79 | insufficient data (follows s16) |" in refreshed
+    assert "| value moved |" not in diff and "within noise" not in diff
     assert (
-        "| moved within noise | `doubled` | moved within noise: 2.6 → 2.79 (+7.3%; 5% allowed; within noise (follows s16)) |"
-        in diff
-    )  # inherited
+        "| `s16` | 1.304× → 1.397× | +7.1% \\[−7.8, +38.6\\] (99.8%, within-run) | 33.4% | 5.0% | one run a side"
+        in (diff)
+    )
+    assert "| `doubled` | 2.6 → 2.79 | — | — | — | follows its inputs |" in diff  # inherited
+    assert "new point 1.397× in 2026-11-29T11-00-00Z-linux-cpu: insufficient data, +7.1%" in diff
 
 
 def test_a_round_without_a_value_is_not_a_round_of_that_column(tmp_path):

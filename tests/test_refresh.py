@@ -2,8 +2,10 @@
 parameters; value changes marked beyond or within noise; --write edits evidence and values together,
 dependents in the same pass, comments kept. `ledger diff` marks value moves on the same terms."""
 
+import json
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from helpers import git, run_ledger, write_tree
 
 from generator.runs import write_run
@@ -36,12 +38,14 @@ claims:
 """
 
 
-def a_run(root, value, low, high, when=T0, testbed="linux-cpu", parameters=None, rows=None):
+def a_run(root, value, low, high, when=T0, testbed="linux-cpu", parameters=None, rows=None, rounds=None):
+    """A run whose size-16 row reads value with its min–max; rounds: the row's round count (its range's level)."""
     if not (root / "probes/toy.py").exists():
         write_tree(root, {"probes/toy.py": "print('toy')\n"})
+    counted = {"rounds": rounds} if rounds else {}
     rows = rows or [
-        {"size": 1, "gb_per_s": 1.0, "gb_per_s_min": 0.9, "gb_per_s_max": 1.1},
-        {"size": 16, "gb_per_s": value, "gb_per_s_min": low, "gb_per_s_max": high},
+        {"size": 1, "gb_per_s": 1.0, "gb_per_s_min": 0.9, "gb_per_s_max": 1.1, **counted},
+        {"size": 16, "gb_per_s": value, "gb_per_s_min": low, "gb_per_s_max": high, **counted},
     ]
     path = write_run(
         root, "toy", testbed, {"results.csv": rows}, parameters=parameters or DEFAULT, environment={},
@@ -63,13 +67,12 @@ def test_refresh_shows_a_move_beyond_noise_and_writes_nothing_without_write(tmp_
     result = run_ledger("refresh", cwd=tmp_path)
     assert result.exit_code == 0, result.errors
     name = lambda path: path.rsplit("/", 1)[1]  # noqa: E731
+    assert "| claim | run | before | after | stated | verdict |" in result.output
     assert (
-        f"| speed | {name(first)} → {name(later)} | 3.6 GB/s → 4.5 GB/s; stated 3.6 → 4.50 | "
-        "beyond noise (intervals 3.5–3.7 → 4.4–4.6) |"
+        f"| speed | {name(first)} → {name(later)} | 3.6 GB/s | 4.5 GB/s | 3.6 → 4.50 | "
+        "beyond noise: +25.0% [+18.9, +31.4] (intervals) |"
     ) in result.output
-    assert (
-        "| seconds | (formula) | 10 s/GB → 8 s/GB; stated 10 → 8.00 | beyond noise (follows speed) |" in result.output
-    )
+    assert "| seconds | (formula) | 10 s/GB | 8 s/GB | 10 → 8.00 | beyond noise (follows speed) |" in result.output
     assert "1 claim(s) move to newer runs (1 beyond noise); 1 dependent(s) recomputed" in result.output
     assert (tmp_path / "claims/toy.yaml").read_text() == before
 
@@ -89,16 +92,35 @@ def test_refresh_write_moves_evidence_and_values_with_dependents_in_one_pass_kee
 
 
 def test_refresh_marks_a_move_within_noise_and_moves_the_stated_value_with_its_run(tmp_path):
-    project(tmp_path)
-    a_run(tmp_path, 3.65, 3.3, 3.9, when=T0 + timedelta(hours=1))
+    """Ranges of 9 rounds each (99.6% of the median): a change of 5% would show, and none does."""
+    first = a_run(tmp_path, 3.6, 3.55, 3.65, rounds=9)
+    write_tree(tmp_path, {"claims/toy.yaml": CLAIMS.format(run=first)})
+    a_run(tmp_path, 3.62, 3.58, 3.66, when=T0 + timedelta(hours=1), rounds=9)
     result = run_ledger("refresh", cwd=tmp_path)
     # Within tolerance and within noise, the stated value still moves to the new run's (at its precision):
-    # the page never shows a stated 3.6 beside a table reading 3.65.
-    assert "| 3.6 GB/s → 3.65 GB/s; stated 3.6 → 3.65 | within noise (intervals 3.5–3.7 → 3.3–3.9) |" in result.output
+    # the page never shows a stated 3.6 beside a table reading 3.62.
     assert (
-        "| seconds | (formula) | 10 s/GB → 9.863 s/GB; stated 10 → 9.86 | within noise (follows speed) |"
-        in result.output
-    )
+        "| 3.6 GB/s | 3.62 GB/s | 3.6 → 3.62 | within noise: +0.56% [−1.9, +3.1] (99.2%, intervals); a change of "
+        "3.7% or more would be seen |"
+    ) in result.output
+    assert "| seconds | (formula) | 10 s/GB | 9.945 s/GB | 10 → 9.94 | within noise (follows speed) |" in result.output
+
+
+def test_a_move_the_evidence_could_not_have_seen_is_insufficient_data_with_what_it_could_see(tmp_path):
+    """Ranges of 5 rounds (93.8% each): the change interval is too wide for the 5% tolerance; refresh says so, not
+    within noise, names the cause and what would settle it, and the dependent follows."""
+    first = a_run(tmp_path, 3.6, 3.3, 3.9, rounds=5)
+    write_tree(tmp_path, {"claims/toy.yaml": CLAIMS.format(run=first)})
+    a_run(tmp_path, 3.65, 3.3, 3.9, when=T0 + timedelta(hours=1), rounds=5)
+    result = run_ledger("refresh", cwd=tmp_path)
+    row = next(line for line in result.output.splitlines() if line.startswith("| speed |"))
+    assert (
+        "| insufficient data: +1.4% [−15.4, +18.2] (87.5%, intervals); only a change over 30.8% could be seen, 5.0% "
+        "allowed: one run a side, judged on their intervals alone: measure replicate runs" in row
+    ), row
+    assert "within noise" not in result.output
+    assert "| seconds | (formula) |" in result.output and "| insufficient data (follows speed) |" in result.output
+    assert "1 claim(s) move to newer runs (1 insufficient data)" in result.output
 
 
 def test_a_quick_run_never_replaces_a_full_one_and_is_listed_with_what_differs(tmp_path):
@@ -132,33 +154,62 @@ def test_refresh_passes_over_a_tampered_run_another_testbed_and_a_run_without_th
     assert "no claim has a newer intact run" in result.output
 
 
-def test_diff_lists_a_move_within_noise_without_flagging_it_and_flags_one_beyond(tmp_path):
-    project(tmp_path)
+def commit(root, message="base"):
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message)
+
+
+def test_diff_lists_a_re_measure_within_noise_with_its_interval_without_flagging_it(tmp_path):
+    """Ranges of 9 rounds: the re-measure could have seen a change of its 5% tolerance, and sees none. (A stated
+    value that moved beyond its tolerance while the change's interval holds 0 is never within noise: the evidence
+    could not have seen that tolerance, so it is insufficient data: the test below.)"""
+    first = a_run(tmp_path, 3.6, 3.55, 3.65, rounds=9)
+    write_tree(tmp_path, {"claims/toy.yaml": CLAIMS.format(run=first)})
     git(tmp_path, "init", "-q")
-    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
-    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
-    a_run(tmp_path, 3.9, 3.4, 4.0, when=T0 + timedelta(hours=1))
+    commit(tmp_path)
+    later = a_run(tmp_path, 3.62, 3.58, 3.66, when=T0 + timedelta(hours=1), rounds=9)
     assert run_ledger("refresh", "--write", cwd=tmp_path).exit_code == 0
     result = run_ledger("diff", "HEAD", cwd=tmp_path)
-    assert "### Other changes (listed, not flagged)" in result.output
+    row = next(line for line in result.output.splitlines() if line.startswith("| re-measured | `speed` |"))
     assert (
-        "| moved within noise | `speed` | moved within noise: 3.6 GB/s → 3.90 GB/s (+8.3%; 5% allowed; "
-        "within noise (intervals 3.5–3.7 → 3.4–4)); re-measured" in result.output
-    )
-    assert "| value moved | `speed` |" not in result.output
-    # The formula and its inputs are unchanged: its value inherits its input's verdict.
+        f"re-measured (same probe, testbed and defining parameters): run {first.rsplit('/', 1)[1]} → "
+        f"{later.rsplit('/', 1)[1]}; within noise: +0.56% \\[−1.9, +3.1\\] (99.2%, intervals); a change of 3.7% or "
+        "more would be seen"
+    ) in row, row
+    assert "| value moved |" not in result.output and "Insufficient data" not in result.output
+
+
+def test_diff_lists_insufficient_data_under_its_own_heading_above_the_listed_changes(tmp_path):
+    """A re-measure whose ranges (5 rounds) could not have seen a change of its tolerance: the pull-request comment
+    lists it in its own compact table above "listed, not flagged", never as within noise, and the JSON says why."""
+    first = a_run(tmp_path, 3.6, 3.3, 3.9, rounds=5)
+    write_tree(tmp_path, {"claims/toy.yaml": CLAIMS.format(run=first)})
+    git(tmp_path, "init", "-q")
+    commit(tmp_path)
+    a_run(tmp_path, 3.9, 3.5, 4.1, when=T0 + timedelta(hours=1), rounds=5)
+    assert run_ledger("refresh", "--write", cwd=tmp_path).exit_code == 0
+    result = run_ledger("diff", "HEAD", cwd=tmp_path)
+    text = result.output
+    heading = "### Insufficient data (the evidence could not have seen a change of the tolerance)"
+    assert heading in text and text.index(heading) < text.index("### Other changes (listed, not flagged)")
+    assert "| claim | stated | change [interval] | could see | allowed | why, and what would settle it |" in text
     assert (
-        "| moved within noise | `seconds` | moved within noise: 10 s/GB → 9.23 s/GB (-7.7%; ±0.5 allowed; "
-        "within noise (follows speed)) | value 10 s/GB → **9.23 s/GB** |"
-    ) in result.output
-    assert "| value moved |" not in result.output
+        "| `speed` | 3.6 GB/s → 3.90 GB/s | +8.3% \\[−10.3, +24.2\\] (87.5%, intervals) | 31.7% | 5.0% | one run a "
+        "side, judged on their intervals alone" in text
+    ), text
+    assert "| `seconds` | 10 s/GB → 9.23 s/GB | — | — | — | follows its inputs |" in text
+    assert "moved within noise" not in text and "| value moved | `speed` |" not in text
+    data = json.loads(run_ledger("diff", "HEAD", "--format", "json", cwd=tmp_path).output)
+    [found] = [entry for entry in data["insufficient"] if entry["claim"] == "speed"]
+    assert found["state"] == "insufficient" and found["cause"] == "one-run"
+    assert found["change"]["level"] == pytest.approx(0.875) and found["change"]["low"] < 0 < found["change"]["high"]
 
 
 def test_an_unchanged_value_on_a_newer_run_reads_unchanged(tmp_path):
     project(tmp_path)
     a_run(tmp_path, 3.6, 3.4, 3.8, when=T0 + timedelta(hours=1))
     result = run_ledger("refresh", cwd=tmp_path)
-    assert "| 3.6 GB/s → 3.6 GB/s; stated 3.6 kept (it reads the new value) | unchanged |" in result.output
+    assert "| 3.6 GB/s | 3.6 GB/s | 3.6 kept | unchanged |" in result.output
 
 
 def test_refresh_reads_cells_as_the_gate_does_so_3_7_is_not_37(tmp_path):

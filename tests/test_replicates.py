@@ -187,11 +187,14 @@ def test_a_claim_citing_a_set_gets_the_pooled_value_and_a_between_run_interval(t
     assert found["replicates"] == runs and found["one_run"] is False
     shown = run_ledger("show", "s16", cwd=tmp_path).output.splitlines()
     assert shown[1].startswith("99% interval ") and shown[1].endswith("× (between 3 replicate runs)")
-    assert (
-        shown[2].startswith("the next run should land in ")
-        and "(99% prediction interval of 3 replicate runs)" in shown[2]
+    assert shown[2].startswith("the next run should land in ") and shown[2].endswith(
+        "(99% prediction interval of 3 replicate runs, their spread pooled over 2 settings of the set "
+        "(4 degrees of freedom))"
     )
-    assert shown[3].startswith(f"├── replicate run {runs[0]} (linux-cpu, value ")
+    assert (found["prediction"]["df"], found["prediction"]["pooled_cells"]) == (4, 2)
+    assert sorted(found["pooled_with"]) == ["batch=1", "batch=16"]  # which settings, by name
+    assert shown[3].startswith("run-to-run spread pooled with 2 settings of its set (batch=")
+    assert shown[4].startswith(f"├── replicate run {runs[0]} (linux-cpu, value ")
     assert "one run" not in "\n".join(shown)
 
 
@@ -292,21 +295,33 @@ def test_claims_sharing_a_sets_cells_get_each_the_verdict_and_findings_it_gets_a
 # -- judging a re-run against the set -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("scale, words", [(1.0, "re-measured, within noise"), (1.3, "beyond noise")])
-def test_a_re_run_of_a_set_reads_within_noise_and_a_planted_step_beyond_it(tmp_path, scale, words):
+@pytest.mark.parametrize(
+    "scale, tolerance, words",
+    [
+        (1.0, "10%", "within noise: "),
+        (1.0, "2%", "insufficient data: "),
+        (1.3, "2%", "beyond noise: +31.2% [+26.5, +36.2] (99%, between-run: 3 runs → 3, from their pooled 3.577) |"),
+    ],
+)
+def test_a_re_run_of_a_set_reads_within_noise_and_a_planted_step_beyond_it(tmp_path, scale, tolerance, words):
+    """A set re-measured by a set of three: within noise where the change it could see is within the tolerance,
+    insufficient data where it is not (and the words say how many replicates a side would see it), a planted ×1.3
+    beyond noise; each with the change's interval, Welch's between the two sets."""
     old = a_set(tmp_path, LEVELS_A)
-    report = check_project(tmp_path, None, RUN_TIME + timedelta(days=1))
-    pooled = report.runs  # the stated value: the set's pooled value, as `ledger accept` would write it
     write_tree(tmp_path, {"claims/a.yaml": "claims:" + set_claim(old[-1], "3.6", extra="")})
     value = check_json(tmp_path)["verdicts"]["s16"]["computed"]
-    write_tree(tmp_path, {"claims/a.yaml": "claims:" + set_claim(old[-1], f"{value:.4f}").replace("5%", "2%")})
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + set_claim(old[-1], f"{value:.4f}").replace("5%", tolerance)})
     new = a_set(tmp_path, LEVELS_B, start=3, scale=scale)
-    assert pooled and check_json(tmp_path)["ok"]
+    assert check_json(tmp_path)["ok"]
     result = run_ledger("refresh", cwd=tmp_path)
     row = next(line for line in result.output.splitlines() if line.startswith("| s16 |"))
     assert f"{old[-1].rsplit('/', 1)[-1]} → {new[-1].rsplit('/', 1)[-1]}" in row
-    assert f"| {words} (3 new runs' mean against the 99% prediction interval " in row
-    assert row.endswith(" of 3 replicate runs) |")
+    assert f"| {words}" in row, row
+    if words.startswith("within"):
+        assert "(99%, between-run: 3 runs → 3, from their pooled " in row and row.endswith(" or more would be seen |")
+    if words.startswith("insufficient"):
+        assert "; only a change over " in row and "2.0% allowed: few replicates: " in row, row
+        assert " a side would see 2.0% at this run-to-run variation " in row, row
 
 
 def test_a_step_after_a_claims_set_moves_it_against_the_prediction_interval(tmp_path):
@@ -507,3 +522,54 @@ def test_accept_writes_a_sets_pooled_value_and_refresh_write_moves_the_set_to_th
     moved = check_json(tmp_path)
     assert moved["ok"], moved["findings"]
     assert moved["verdicts"]["s16"]["replicates"] == new  # the window moved with the run: the three new runs
+
+
+# -- the site says what the gate found, and verify-site reads it both ways ------------------------------
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("apart", [True, False])
+def test_a_claim_page_words_its_sets_spread_pooled_or_apart_and_verify_site_reads_it_both_ways(tmp_path, apart):
+    """Four settings in three runs: batch 16's level moves 30% run to run where the others move 0.3% (its spread
+    is judged apart from theirs), or all move alike (pooled). Its page says which, with the F test's or
+    Bartlett's figures, and verify-site (in frames and whole) holds every figure the page shows."""
+    import subprocess
+    import sys
+
+    from helpers import REPO
+    from helpers_site import verify_both_ways
+
+    levels = ((1.0, 1.3, 0.75) if apart else (1.0, 1.003, 0.997), (1.0, 1.003, 0.997))
+    runs = [
+        rounds_run(
+            tmp_path,
+            {
+                16: noisy(3.6 * levels[0][i], cv=0.001, seed=i),
+                **{b: noisy(b * levels[1][i], cv=0.001, seed=10 * b + i) for b in (1, 2, 4)},
+            },
+            when=RUN_TIME + timedelta(hours=i),
+        )
+        for i in range(3)
+    ]
+    write_tree(
+        tmp_path,
+        {
+            "mkdocs.yml": "site_name: t\nplugins:\n  - ledger\n",
+            "docs/index.md": "# t\n",
+            "claims/a.yaml": "claims:" + set_claim(runs[-1], "3.6").replace("5%", "40%"),
+        },
+    )
+    found = check_json(tmp_path)
+    assert found["ok"], found["findings"]
+    value = found["verdicts"]["s16"]["computed"]
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + set_claim(runs[-1], f"{value:.4f}").replace("5%", "40%")})
+    env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    page = (tmp_path / "site/claim/s16/index.html").read_text(encoding="utf-8")
+    words = "run-to-run spread its own: noisier than the rest" if apart else "run-to-run spread pooled with 4 settings"
+    assert words in page
+    assert "F test p = " in page if apart else "Bartlett&#x27;s p = " in page
+    assert "pages verified: every one rendered by the ledger" in verify_both_ways(tmp_path / "site")

@@ -68,8 +68,8 @@ def test_only_a_rule_that_warns_by_default_can_be_made_to_fail(tmp_path):
     result = run_ledger("check", cwd=tmp_path)
     assert result.exit_code == 1
     assert (
-        "mkdocs.yml:5: invalid: ledger option fail: 'too-old' fails already; rules that warn by default: "
-        "moved-since-cited" in result.output
+        "mkdocs.yml:5: invalid: ledger option fail: 'too-old' fails already; rules that warn or note by default: "
+        "insufficient-data, moved-since-cited" in result.output
     )
 
 

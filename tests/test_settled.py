@@ -14,13 +14,11 @@ from pathlib import Path
 import pytest
 from helpers import REPO, project, run_ledger, write_tree
 
+from generator.judging.reruns import held_alone  # the coverage verb's leave-one-out count, one setting
 from generator.lang import sequential, stats
 from generator.lang.between import LEVEL, RunValue
 from generator.lang.sequential import Question, decide
 from generator.lang.values import Tolerance, within
-
-sys.path.insert(0, str(REPO / "benchmarks"))
-from coverage import covered  # noqa: E402  (the coverage benchmark's leave-one-out count)
 
 # A probe in any language: one setting, 9 rounds around this run's value, drawn with the planted
 # run-to-run spread (its first argument); the run's value is the median of its rounds.
@@ -241,7 +239,7 @@ def test_the_stopping_rule_keeps_its_level_and_peeking_does_not():
 
 
 def test_the_coverage_benchmark_on_sets_made_until_settled_meets_its_target():
-    """benchmarks/coverage.py's own count (leave each run out, hold it to the others' 99% prediction
+    """The coverage verb's own count for one setting (leave each run out, hold it to the others' 99% prediction
     interval) on 300 seeded sets made by the rule, runs drawn as the gate reads them (each the median of 9
     rounds with its order-statistic interval): at least the stated level less five points."""
     rng = random.Random(7)
@@ -257,6 +255,7 @@ def test_the_coverage_benchmark_on_sets_made_until_settled_meets_its_target():
             return made[-1]
 
         found = sequential.settle([], more, 10, [band])
-        counted = covered(made[: found.runs])
+        counted = held_alone(made[: found.runs])
+        assert counted is not None
         hits, left_out = hits + counted.between_hits, left_out + counted.left_out
     assert hits / left_out >= LEVEL - 0.05

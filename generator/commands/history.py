@@ -20,13 +20,16 @@ from datetime import datetime, timezone
 
 from ..gate import check_project
 from ..inputs import gitlog
+from ..lang.moves import Judged
 from ..lang.units import Unit
 from ..lang.values import format_value, range_text
 from ..points import Series
 from ..records import ClaimVerdict, LedgerError, Report, Run
 from ..review import claimlog
 from ..series.words import METHODS, notes
+from ..text import judged_json
 from ..trust import verdicts
+from ..wording import judged_text
 
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:
@@ -150,6 +153,8 @@ def as_text(
         )
     else:
         out.append("moved since cited: no")
+    if line.judged is not None:  # the newest run against the cited set or run, as refresh and diff judge it
+        out.append(f"run {line.points[line.judged_at].run.rsplit('/', 1)[-1]} judged: {judged_text(line.judged)}")
     out += ["", f"stated value by commit ({log.status}):"]
     out += [
         f"- {s.commit[:12]} {s.date[:10]} {s.value or '(no value)'}  run {s.run or '—'}  ({s.subject})"
@@ -192,6 +197,7 @@ def _data(
         "boundaries": [{"index": b.index, "reason": b.reason, "changes": list(b.changes)} for b in line.boundaries],
         "steps": [asdict(s) for s in line.steps],
         "moved": asdict(moved) if moved is not None else None,
+        "judged": {"run": line.points[line.judged_at].run, **judged_json(line.judged)} if line.judged else None,
         "stated": {"status": log.status, "commits": [asdict(s) for s in log.stated]},
     }
 
@@ -264,13 +270,20 @@ def _cell(value: float | None) -> str:
 
 
 def changed(report: Report, form: str) -> str:
-    """The claims whose series has a step (in any segment), with whether it moved since the cited run."""
+    """The claims whose series has a step (in any segment), with whether it moved since the cited run; where the
+    last step is the newest run judged against the cited set or run, its change and interval, as refresh and diff
+    give them (lang/moves.py)."""
     series = {v.id: v.series for v in report.verdicts.values() if v.series is not None}
     found = [(claim_id, line) for claim_id, line in sorted(series.items()) if line.steps]
     if form == "json":
         return json.dumps(
             [
-                {"claim": c, "steps": [asdict(s) for s in line.steps], "moved_since_cited": line.moved is not None}
+                {
+                    "claim": c,
+                    "steps": [asdict(s) for s in line.steps],
+                    "moved_since_cited": line.moved is not None,
+                    **judged_json(_last_judged(line)),
+                }
                 for c, line in found
             ],
             indent=2,
@@ -286,14 +299,21 @@ def changed(report: Report, form: str) -> str:
     for claim_id, line in found:
         unit = report.verdicts[claim_id].unit
         last = line.steps[-1]
+        judged = _last_judged(line)
         lines.append(
             f"{claim_id}: {len(line.steps)} step{'s' if len(line.steps) != 1 else ''}; the last "
             f"{format_value(last.before, unit)} → {format_value(last.after, unit)} at run "
             f"{line.points[last.index].run.rsplit('/', 1)[-1]}"
+            + (f" ({judged_text(judged)})" if judged is not None else "")
             + ("; moved since cited" if line.moved is not None else "")
         )
     lines.append(f"{len(found)} of {len(series)} series have a step")
     return "\n".join(lines)
+
+
+def _last_judged(line: Series) -> Judged | None:
+    """The judgement of the series' last step, when that step is the newest run judged against the cited set or run."""
+    return line.judged if line.steps and line.steps[-1].index == line.judged_at else None
 
 
 def _added(first: tuple[str, str, str] | None) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import graphlib
 import math
-import statistics
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -34,12 +34,13 @@ from ..inputs import load
 from ..judging import intervals, replicates
 from ..judging.intervals import read_cell
 from ..lang import between, formula, yamlread
+from ..lang.moves import BEYOND, EXACT_CHANGED, INSUFFICIENT, TOLERANCE, UNCHANGED, UNKNOWN, WITHIN
 from ..lang.values import format_pair, format_value
 from ..prose import surfaces
 from ..records import Claim, ClaimInterval, ClaimVerdict, Policy, Report, Run, Source, refusal
 from ..review import noise
 from ..review.noise import differences
-from ..wording import rounded
+from ..wording import STATE_WORDS, rounded
 from . import accept
 
 
@@ -52,7 +53,8 @@ class Move:
     new_value: float
     stated: str  # the value as stated now
     new_stated: str  # "" when the stated value stays (still within tolerance)
-    noise: str  # "beyond noise" | "within noise" | "noise unknown" | "follows <ids>"
+    noise: str  # the verdict in words, with the change and its interval (review/noise.py, lang/moves.py)
+    state: str = ""  # lang/moves.py's state ("" where not judged as a re-measure: another machine or probe)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +90,7 @@ def plan(report: Report, held: Collection[str] = ()) -> Plan:
         current = report.runs[claim.evidence.run]
         cited = report.verdicts[claim.id]  # what the gate decided on the cited run (or set)
         old_value = cited.value if cited.value is not None else claim.value if claim.value is not None else math.nan
-        verdict = _judged(cited, found, old_value)
+        verdict = _judged(report, cited, found, old_value)
         new_stated = _restated(claim, found.value, report)
         moves.append(
             Move(
@@ -100,6 +102,7 @@ def plan(report: Report, held: Collection[str] = ()) -> Plan:
                 _stated(claim),
                 new_stated,
                 verdict.words,
+                verdict.state,
             )
         )
         moved[claim.id] = (found.value, verdict)  # formulas read evidence values, as the gate does
@@ -115,20 +118,30 @@ class Newer:
     value: float
     interval: ClaimInterval | None
     fresh: tuple[replicates.Member, ...]  # the runs of it the cited set does not hold, each with its cell
+    exact: bool = False  # its cell is exact (no noise: a move is a change)
+    pooled: between.Pooled | None = None  # the new set pooled, when the claim cites a set
 
 
-def _judged(cited: ClaimVerdict, found: Newer, old_value: float) -> noise.Noise:
-    """Against the cited set's prediction interval when it has one (two runs or more), else the two runs'
-    rounds or intervals (stats.changed)."""
-    replicas, allowed = cited.replicas, cited.tolerance.allowed(old_value)
+def _judged(report: Report, cited: ClaimVerdict, found: Newer, old_value: float) -> noise.Noise:
+    """Against the cited set when it has one (two runs or more), else the two runs' rounds or intervals
+    (review/noise.py); a run of another probe version than the cited one's is another measurement, never judged
+    against its runs."""
+    replicas = cited.replicas
+    allowed = cited.tolerance.allowed(replicas.pooled.value if replicas is not None else old_value)  # of its reference
+    assert cited.claim.evidence is not None
+    current = report.runs[cited.claim.evidence.run]
+    if dict(current.declared_code) != dict(found.run.declared_code):
+        return noise.another_probe(current, found.run)
+    judged_runs = [*(replicas.runs if replicas is not None else (current.path,)), found.run.path]
+    judged_runs += [member.run.path for member in found.fresh]
+    loaded = replicates.loaded(judged_runs, report.run_states)  # a run's stability verdict: noise at its source
     if replicas is None or not found.fresh:
-        return noise.verdict_of(old_value, cited.interval, found.value, found.interval, allowed)
+        exact = cited.exact and found.exact
+        return noise.verdict_of(old_value, cited.interval, found.value, found.interval, allowed, exact, loaded)
     values = [member.value for member in found.fresh if member.value is not None]
-    if replicas.pooled.log and min(values) <= 0:
-        return noise.Noise(True, "beyond noise (a value at or below 0 where its replicates were all above)")
-    mean = replicas.pooled.unscaled(statistics.fmean(replicas.pooled.scaled(value) for value in values))
     own = replicates.run_value(found.fresh[0]) if len(found.fresh) == 1 else None
-    return noise.against_set(replicas, mean, allowed, cited.unit, len(found.fresh), own)
+    whole = found.pooled if found.pooled is not None and len(found.fresh) == found.pooled.runs > 1 else None
+    return noise.against_set(replicas, values, allowed, own, whole, loaded)
 
 
 def _newest(
@@ -184,9 +197,10 @@ def _value_in(run: Run, claim: Claim, report: Report, index: intervals.RowIndex,
         return member.problem.removeprefix("replicate ")
     cited = report.verdicts[claim.id].replicas
     held = set(cited.runs) if cited is not None else {evidence.run}
+    exact = member.found is not None and member.found.exact
     if not evidence.cites_set:
         interval = member.found.interval if member.found is not None else None
-        return Newer(run, member.value, interval, (member,) if run.path not in held else ())
+        return Newer(run, member.value, interval, (member,) if run.path not in held else (), exact)
     members = sets.upto(run)
     short = replicates.shortfall(members, evidence.replicates)
     if short:
@@ -194,11 +208,12 @@ def _value_in(run: Run, claim: Claim, report: Report, index: intervals.RowIndex,
     chosen = replicates.window(members, evidence.replicates)
     read = [*(replicates.read_member(m, evidence, index) for m in chosen[:-1]), member]
     good = replicates.usable(read, report.run_states)
-    pooled = between.pool([replicates.run_value(m) for m in good])
+    shared = replicates.Pools(index).shared([m.run for m in good], evidence) if len(good) > 1 else None
+    pooled = replicates.pool_members(good, shared)  # as the gate pools a set: the spread shared where it is
     if pooled is None:
         return "its replicates' cells cannot be read"
     fresh = tuple(m for m in good if m.run.path not in held)
-    return Newer(run, pooled.value, replicates.confidence(pooled, good), fresh)
+    return Newer(run, pooled.value, replicates.confidence(pooled, good), fresh, exact, pooled)
 
 
 def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> list[Move]:
@@ -243,7 +258,8 @@ def _dependents(report: Report, moved: dict[str, tuple[float, noise.Noise]]) -> 
             continue  # its stated value already reads the new value at its precision
         computed = report.verdicts[claim_id].value
         old = computed if computed is not None else claim.value if claim.value is not None else math.nan
-        found.append(Move(claim_id, "", "", old, value, _stated(claim), new_stated, verdicts[claim_id].words))
+        verdict = verdicts[claim_id]
+        found.append(Move(claim_id, "", "", old, value, _stated(claim), new_stated, verdict.words, verdict.state))
     return found
 
 
@@ -261,34 +277,37 @@ def _stated(claim: Claim) -> str:
 
 
 def as_text(result: Plan, report: Report) -> str:
-    """The value changes as a table, then the runs passed over, then one summary line."""
+    """The value changes as a compact table (claim, run, before, after, change and its interval, verdict), then
+    the runs passed over, then one summary line."""
     lines = []
     if result.moves:
-        lines.append("| claim | run | value | noise |")
-        lines.append("| --- | --- | --- | --- |")
+        lines.append("| claim | run | before | after | stated | verdict |")
+        lines.append("| --- | --- | --- | --- | --- | --- |")
         for move in result.moves:
             verdict = report.verdict(move.claim_id)
             unit = verdict.unit if verdict else None
             run = f"{_name(move.old_run)} → {_name(move.new_run)}" if move.new_run else "(formula)"
             old, new = format_pair(move.old_value, move.new_value, unit)
-            value = f"{old} → {new}"
-            if move.new_stated:
-                value += f"; stated {move.stated} → {move.new_stated}"
-            else:
-                value += f"; stated {move.stated} kept (it reads the new value)"
-            lines.append(f"| {move.claim_id} | {run} | {value} | {move.noise} |")
+            restated = f"{move.stated} → {move.new_stated}" if move.new_stated else f"{move.stated} kept"
+            lines.append(f"| {move.claim_id} | {run} | {old} | {new} | {restated} | {move.noise} |")
     for skip in result.skipped:
         lines.append(f"skipped for {skip.claim_id}: {skip.run}: {skip.why}")
     moved = [m for m in result.moves if m.new_run]
-    beyond = sum(m.noise.startswith("beyond") for m in moved)
     if not moved:
         lines.append("no claim has a newer intact run with the same probe, testbed and parameters")
     else:
+        counts = Counter(m.state for m in moved)
+        said = (
+            ", ".join(f"{counts[state]} {STATE_WORDS[state]}" for state in STATE_ORDER if counts[state])
+            or "none judged"
+        )
         lines.append(
-            f"{len(moved)} claim(s) move to newer runs ({beyond} beyond noise); "
-            f"{len(result.moves) - len(moved)} dependent(s) recomputed"
+            f"{len(moved)} claim(s) move to newer runs ({said}); {len(result.moves) - len(moved)} dependent(s) recomputed"
         )
     return "\n".join(lines)
+
+
+STATE_ORDER = (BEYOND, EXACT_CHANGED, INSUFFICIENT, WITHIN, TOLERANCE, UNCHANGED, UNKNOWN)
 
 
 def _name(path: str) -> str:
@@ -352,12 +371,14 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
 
 def write_what_holds(
     args: argparse.Namespace, root: Path, report: Report, result: Plan
-) -> tuple[Plan, Report, dict[str, str]]:
+) -> tuple[Plan, Report, dict[str, str], dict[str, str]]:
     """Write the moves, check the gate, and undo every move that a new failure follows from (the moved
     claim's own, a dependent's, or a claim it checks: an `asserts:` the new run's interval no longer
     supports, a borrowed figure it now contradicts), keeping that claim on its cited run; again until
-    the gate fails on nothing refresh did. Returns the plan written, the gate after it and, per claim
-    kept, the finding that kept it."""
+    the gate fails on nothing refresh did. A claim whose cited run is already stale (probe changed,
+    tampered, rewritten, too old) is never kept on it: keeping it there is no safer, so it moves and its new
+    failure is said. Returns the plan written, the gate after it and, per claim kept, the finding that kept it,
+    and per claim moved off a stale run, the finding it now has."""
     failing_before = {(f.claim_id, f.rule) for f in report.failures}
     surfaces_now = list(_surface_texts(root, report.policy))
     originals = {path: (root / path).read_bytes() for path in [*_claim_files(result, report), *surfaces_now]}
@@ -372,12 +393,19 @@ def write_what_holds(
             after = check_project(args.root, args.config, datetime.now(timezone.utc))
         moved = {move.claim_id for move in result.moves if move.new_run}
         caused = _caused_by(after, moved, failing_before)
-        if not caused:
-            return result, after, held
+        stale = {claim_id: why for claim_id, why in caused.items() if not _on_trusted_run(report, claim_id)}
+        if len(stale) == len(caused):
+            return result, after, held, stale
         for path, content in originals.items():  # undo every move, then write the ones still held good
             accept.replace_file(root / path, content)
-        held.update(caused)
+        held.update((claim_id, why) for claim_id, why in caused.items() if claim_id not in stale)
         result = plan(report, held)
+
+
+def _on_trusted_run(report: Report, claim_id: str) -> bool:
+    """Whether a measured claim's cited run can still be trusted (intact, its code unchanged, not too old)."""
+    claim = report.claim(claim_id)
+    return claim is not None and claim.evidence is not None and report.run_state(claim.evidence.run).trusted
 
 
 def _caused_by(after: Report, moved: set[str], failing_before: set[tuple[str, str]]) -> dict[str, str]:
@@ -445,13 +473,18 @@ def run_from_args(args: argparse.Namespace) -> int:
         print("\n".join(f"{change}" for change in changes))
     if args.write and (result.moves or planned):
         surfaces_before = [path for path, _, _ in planned]
-        result, after, held = write_what_holds(args, root, report, result)
+        result, after, held, stale = write_what_holds(args, root, report, result)
         rewritten = [path for path in surfaces_before if path not in {p for p, _, _ in surface_plan(root, after)}]
         written = list(dict.fromkeys([*_claim_files(result, report), *rewritten]))  # claim files, then surfaces
         print(f"wrote {', '.join(written) or 'nothing'}")
         for claim_id, why in held.items():
             claim = report.claim(claim_id)
             print(f"kept {claim_id} on its cited run ({claim.evidence.run if claim and claim.evidence else ''}): {why}")
+        for claim_id, why in stale.items():
+            claim = report.claim(claim_id)
+            run = claim.evidence.run if claim and claim.evidence else ""
+            label = report.run_state(run).label if run else ""
+            print(f"moved {claim_id} off its stale run ({run}: {label}), though the gate fails on it now: {why}")
         print(f"ledger check: {text.summary(after)}")
         if held:
             print(f"{len(held)} claim(s) not moved: on the newer run the gate would fail (above); the rest moved")

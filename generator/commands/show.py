@@ -12,7 +12,7 @@ from ..gate import check_project
 from ..lang.relations import INCONCLUSIVE, SHOWN
 from ..lang.values import format_value
 from ..records import Claim, ClaimVerdict, LedgerError, Report, Run
-from ..wording import ONE_RUN, assert_text, noise_text, prediction_text, stated
+from ..wording import ONE_RUN, assert_text, noise_text, prediction_text, shared_text, stated
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
 
@@ -55,6 +55,7 @@ def tree(report: Report, claim_id: str) -> str:
         lines.append(ONE_RUN)
     if verdict.prediction is not None:
         lines.append(prediction_text(verdict))
+        lines += [shared_text(verdict)] if shared_text(verdict) else []
     lines += _draw(_upstream(report, by_id, claim, (claim.id,)), "")
     below = _downstream(report, by_id, claim.id, (claim.id,))
     lines.append("what depends on it:" if below else "what depends on it: nothing")

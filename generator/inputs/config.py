@@ -19,7 +19,7 @@ from ..lang.relations import MAX_FACTOR
 from ..lang.units import UnitTable
 from ..lang.values import Tolerance, parse_tolerance
 from ..records import Finding, LedgerError, Policy, ProbeSpec, Source
-from ..rules import INTEGRITY, RULES, WARN_BY_DEFAULT, WARNABLE
+from ..rules import INTEGRITY, NOTE_BY_DEFAULT, RULES, WARN_BY_DEFAULT, WARNABLE
 from ..runs import PROBE_NAME, TESTBED_PATTERN
 from ..tools import TOOLS
 from . import mkdocs_yml
@@ -101,13 +101,14 @@ def _rules(value: object) -> frozenset[str]:
 
 
 def _failing(value: object) -> frozenset[str]:
-    """Rules that warn by default (rules.WARN_BY_DEFAULT), made failures."""
+    """Rules that warn or note by default (rules.WARN_BY_DEFAULT, NOTE_BY_DEFAULT), made failures."""
     if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
         raise ValueError("must be a list of rule names")
     for rule in value:
-        if rule not in WARN_BY_DEFAULT:
+        if rule not in WARN_BY_DEFAULT | NOTE_BY_DEFAULT:
             raise ValueError(
-                f"{rule!r} fails already; rules that warn by default: {', '.join(sorted(WARN_BY_DEFAULT))}"
+                f"{rule!r} fails already; rules that warn or note by default: "
+                f"{', '.join(sorted(WARN_BY_DEFAULT | NOTE_BY_DEFAULT))}"
             )
     return frozenset(value)
 
@@ -328,11 +329,18 @@ OPTIONS = (
         _factor,
         2.0,
     ),
-    Option("warn", (list,), "rules reported as warnings instead of failures, e.g. [too-old]", _rules, []),
+    Option(
+        "warn",
+        (list,),
+        "rules reported as warnings instead of failures, e.g. [too-old]; or instead of notes, [insufficient-data]",
+        _rules,
+        [],
+    ),
     Option(
         "fail",
         (list,),
-        "rules that warn by default reported as failures instead, e.g. [moved-since-cited] (it wins over `warn`)",
+        "rules that warn or note by default reported as failures instead, e.g. [moved-since-cited] (it wins over "
+        "`warn`)",
         _failing,
         [],
     ),
@@ -437,9 +445,11 @@ _TOLERANCES = ("default_tolerance", "check_tolerance", "max_tolerance")
 def weakened(base: Policy, head: Policy) -> list[tuple[str, str]]:
     """(option, why) for each setting whose change lets something pass that failed at base."""
     found = []
-    softer = sorted(rule for rule in RULES if base.severity(rule) == "fail" and head.severity(rule) == "warn")
+    ranks = {"fail": 2, "warn": 1, "note": 0}
+    softer = sorted(rule for rule in RULES if ranks[head.severity(rule)] < ranks[base.severity(rule)])
     if softer:
-        found.append(("warn" if softer[0] in head.warn else "fail", f"{', '.join(softer)} now only warn"))
+        now = "warn" if all(head.severity(rule) == "warn" for rule in softer) else "warn or note"
+        found.append(("warn" if softer[0] in head.warn else "fail", f"{', '.join(softer)} now only {now}"))
     for name in _LARGER_IS_LOOSER:
         if getattr(head, name) > getattr(base, name):
             found.append(

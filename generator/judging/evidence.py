@@ -20,7 +20,7 @@ from functools import partial
 from ..claims import grounding
 from ..claims.vocabulary import Vocabulary
 from ..frozen import quick_init, quick_replace
-from ..lang import between, formula
+from ..lang import formula
 from ..lang.rows import Table
 from ..lang.units import DIMENSIONLESS, Unit
 from ..lang.values import Tolerance, allowed_text, format_pair, format_value, tolerance_excess, within
@@ -141,6 +141,7 @@ class Stage:
         selected = Counter(replicates.selection(c.evidence) for c in by_id.values() if c.evidence is not None)
         self.reads = replicates.Reads(self.index, {chosen for chosen, claims in selected.items() if claims > 1})
         self.pooled: dict[tuple, SetFound | None] = {}  # (run path, selection, replicates) -> its set, made once
+        self.pools = replicates.Pools(self.index)  # each set's cells of a column, grouped once
         self.inferred: dict[
             str, dict[tuple[str, str], list[str]]
         ] = {}  # run -> (file, column) -> claims: exact by inference
@@ -246,7 +247,7 @@ class Stage:
                 if member.problem:
                     self.report(claim, member.rule, at, member.problem, _rerun(evidence))
         if key not in self.pooled:
-            self.pooled[key] = _set_found(read, self.states, evidence.cites_set)
+            self.pooled[key] = _set_found(read, self.states, evidence, self.pools)
         return self.pooled[key]
 
     def _column_unit(self, made: Made, run: Run, evidence: Evidence) -> tuple[Unit | None, float | None]:
@@ -491,16 +492,20 @@ class Stage:
         return "drifted"
 
 
-def _set_found(read: list[Member], states: Mapping[str, RunState], cited: bool) -> SetFound | None:
-    """A replicate set's members (the claim's cell in each, the cited run last) pooled: where the next run
-    should land and, when the claim cites the set, its value and between-run interval (None: fewer than
-    two members read from intact data)."""
+def _set_found(
+    read: list[Member], states: Mapping[str, RunState], evidence: Evidence, pools: replicates.Pools
+) -> SetFound | None:
+    """A replicate set's members (the claim's cell in each, the cited run last) pooled, its spread shared with
+    the set's other cells where they vary alike: where the next run should land and, when the claim cites the
+    set, its value and between-run interval (None: fewer than two members read from intact data)."""
     good = replicates.usable(read, states)
-    pooled = between.pool([replicates.run_value(member) for member in good])
+    shared = pools.shared([m.run for m in good], evidence) if len(good) > 1 else None
+    pooled = replicates.pool_members(good, shared)
     if pooled is None:
         return None
     paths, values = tuple(m.run.path for m in good), tuple(m.value for m in good if m.value is not None)
-    replicas = Replicas(paths, values, pooled, cited)
+    cited = evidence.cites_set
+    replicas = Replicas(paths, values, pooled, cited, shared)
     if not cited:
         return SetFound(replicas, replicates.prediction(pooled))
     return SetFound(replicas, replicates.prediction(pooled), pooled.value, replicates.confidence(pooled, good))

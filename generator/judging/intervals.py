@@ -61,16 +61,24 @@ class RowIndex:
 
     def rows(self, table: Table, where: tuple[tuple[str, object], ...]) -> tuple[int, ...]:
         """Indexes of the rows whose cells equal every value in `where` (as rows.select_row)."""
-        columns, kinds, wanted = [], [], []
-        for column, value in where:
-            columns.append(column)
-            kinds.append(_kind(value))
-            wanted.append(_wanted(value))
+        wanted = cell_key(where)
+        return () if None in wanted else self.cells(table, where).get(wanted, ())
+
+    def cells(self, table: Table, where: tuple[tuple[str, object], ...]) -> dict[tuple, tuple[int, ...]]:
+        """Every row of the table grouped by its cells in `where`'s columns, each read as the `where` value of
+        that column is (cell_key of a `where` names its group): the cells of a column that a claim's row is one of."""
+        columns = [column for column, _ in where]
+        kinds = [_kind(value) for _, value in where]
         key = (id(table), *columns, *kinds)
         found = self._groups.get(key)
         if found is None:  # the table is kept with its groups, so its id stays its own
             found = self._groups[key] = (table, _grouped(table, columns, kinds))
-        return () if None in wanted else found[1].get(tuple(wanted), ())
+        return found[1]
+
+
+def cell_key(where: tuple[tuple[str, object], ...]) -> tuple:
+    """The group RowIndex.cells files the rows `where` selects under (None in it: it selects none)."""
+    return tuple(_wanted(value) for _, value in where)
 
 
 def _grouped(table: Table, columns: list[str], kinds: list[str]) -> dict[tuple, tuple[int, ...]]:
@@ -145,7 +153,7 @@ def point(run: Run, value: float, found: Found) -> Point | None:
     interval = found.interval
     if interval is None:
         return Point(run.path, run.started, value)
-    return Point(run.path, run.started, value, interval.low, interval.high, interval.basis)
+    return Point(run.path, run.started, value, interval.low, interval.high, interval.basis, level=interval.level)
 
 
 def measured(run: Run, evidence: Evidence, table: Table, row: int, value: float, index: RowIndex) -> Found:

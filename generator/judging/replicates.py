@@ -12,16 +12,21 @@ and `ledger diff` name it as another machine (machine_changes).
 A measured claim's set is its run's replicates up to it (the cited run last): with `replicates: N`
 its value is pooled over the N newest of them (`all`: every one), its interval is between-run; with
 one run, the set still says where the next run should land (the prediction), when it has two runs.
+Its run-to-run variation is estimated with the set's other cells of the same column where they vary alike
+(cells_of, Pools: lang/pooling.py), each cell a row named as the claim's `where` names its own.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import statistics
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..frozen import quick_init
-from ..lang import between
+from ..lang import between, pooling
+from ..lang.rows import cell_number, row_spread
 from ..records import ALL_REPLICATES, ClaimInterval, Evidence, Prediction, Run, RunState
 from . import intervals
 
@@ -229,15 +234,6 @@ def usable(members: Sequence[Member], states: Mapping[str, RunState]) -> list[Me
     ]
 
 
-def pooled_over(
-    runs: Sequence[Run], evidence: Evidence, index: intervals.RowIndex, states: Mapping[str, RunState]
-) -> tuple[list[Member], between.Pooled | None]:
-    """Each run's member (the claim's cell in it) and, from those read from intact data, the pooled value."""
-    members = [read_member(run, evidence, index) for run in runs]
-    good = usable(members, states)
-    return members, between.pool([run_value(member) for member in good])
-
-
 def confidence(pooled: between.Pooled, members: Sequence[Member]) -> ClaimInterval:
     """The pooled value's between-run confidence interval as a claim's interval (basis replicates)."""
     rounds = sum(m.found.interval.rounds for m in members if m.found is not None and m.found.interval is not None)
@@ -247,4 +243,84 @@ def confidence(pooled: between.Pooled, members: Sequence[Member]) -> ClaimInterv
 def prediction(pooled: between.Pooled) -> Prediction:
     """Where one new run of the set should land."""
     low, high = between.prediction(pooled)
-    return Prediction(low, high, pooled.level, pooled.runs)
+    return Prediction(low, high, pooled.level, pooled.runs, pooled.freedom, pooled.cells)
+
+
+# -- the set's other cells: run-to-run variation estimated together where it is shared ----------------------
+
+
+def cells_of(runs: Sequence[Run], evidence: Evidence, index: intervals.RowIndex) -> dict[tuple, pooling.Cell]:
+    """The cells of the claim's column in a set's runs, by their `where` key (intervals.cell_key): every row named
+    as the claim's `where` names its own, once in every run, positive in each (pooled on the log scale), ordered
+    by its rounds' own spread (the median over runs of ln(max/min) of its row) where every cell has one, else
+    by its level."""
+    grouped = []
+    for run in runs:
+        table = run.tables.get(evidence.file)
+        needed = (evidence.column, *(column for column, _ in evidence.where))
+        if table is None or table.problem or any(column not in table.columns for column in needed):
+            return {}
+        grouped.append((table, index.cells(table, evidence.where)))
+    once = [{key for key, rows in groups.items() if len(rows) == 1} for _, groups in grouped]
+    found: dict[tuple, tuple[tuple[float, ...], list[float]]] = {}
+    for key in set.intersection(*once) if once else set():
+        values, spreads = [], []
+        for table, groups in grouped:
+            row = groups[key][0]
+            value = cell_number(table, row, evidence.column)
+            if value is None or value <= 0:
+                break
+            values.append(math.log(value))
+            spread = row_spread(table, row, evidence.column)
+            if spread is not None and spread[0] > 0:
+                spreads.append(math.log(spread[1] / spread[0]))
+        else:
+            found[key] = (tuple(values), spreads)
+    by_spread = all(len(spreads) == len(values) for values, spreads in found.values())
+    columns = [column for column, _ in evidence.where]
+    return {
+        key: pooling.Cell(
+            _cell_name(columns, key),
+            values,
+            statistics.median(spreads) if by_spread else statistics.fmean(values),
+        )
+        for key, (values, spreads) in found.items()
+    }
+
+
+def _cell_name(columns: Sequence[str], key: tuple) -> str:
+    return ", ".join(f"{column}={value:g}" if isinstance(value, float) else f"{column}={value}"
+                     for column, value in zip(columns, key, strict=True)) or "the one row"  # fmt: skip
+
+
+class Pools:
+    """Each set's cells of a column grouped once (pooling.groups), however many claims read the set."""
+
+    def __init__(self, index: intervals.RowIndex) -> None:
+        self._index = index
+        self._found: dict[tuple, dict[tuple, pooling.Shared]] = {}
+
+    def shared(self, runs: Sequence[Run], evidence: Evidence) -> pooling.Shared | None:
+        """The variation the claim's cell shares with its set's other cells (None: it has no cell to share)."""
+        kinds = tuple((column, type(value).__name__) for column, value in evidence.where)
+        key = (tuple(run.path for run in runs), evidence.file, evidence.column, kinds)
+        found = self._found.get(key)
+        if found is None:
+            cells = cells_of(runs, evidence, self._index)
+            by_name = pooling.groups(list(cells.values()))
+            found = self._found[key] = {cell_key: by_name[cell.name] for cell_key, cell in cells.items()
+                                        if cell.name in by_name}  # fmt: skip
+        return found.get(intervals.cell_key(evidence.where))
+
+
+def pool_members(members: Sequence[Member], shared: pooling.Shared | None = None) -> between.Pooled | None:
+    """The members pooled (between.pool), their spread the one they share with the set's other cells (Pools), when
+    their cell pools with others."""
+    pooled_with = (shared.variance, shared.df, len(shared.cells)) if shared is not None and shared.pooled else None
+    return between.pool([run_value(member) for member in members], shared=pooled_with)
+
+
+def loaded(runs: Collection[str], states: Mapping[str, RunState]) -> bool:
+    """Whether any of the runs was measured under load: its stability verdict says the machine itself was busy
+    (lang/stability.py: other processes or machines took its cores), the cause a move's insufficient data names."""
+    return any(states[run].stability.loaded for run in runs if run in states)

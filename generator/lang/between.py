@@ -13,9 +13,12 @@ No I/O, no clock, no global state; the standard library only. Methods and their 
   ((f(high) − f(low)) / (2·z_(1+level)/2))², the normal approximation Cochrane's Handbook (§6.5.2.2) uses
   to read a standard error from a confidence interval. σ̂² = max(s², s_w²) is DerSimonian–Laird's
   truncation of τ² at zero: three runs that agree by chance are no more precise than each run is.
+- **Shared with the set's other cells** (`shared`: lang/pooling.py): where the set's cells vary alike, σ̂ is
+  their pooled standard deviation on ν = Σ(K_i − 1) degrees of freedom instead of this cell's own on K − 1,
+  still never below this cell's within-run one; t is then t_ν.
 - **The pooled value** is the mean on that scale (the geometric mean of the runs' values), the centre of
-  both intervals. **Its confidence interval** is μ̂ ± t_(K−1)·σ̂/√K; **the prediction interval** for the
-  mean of m new runs is μ̂ ± t_(K−1)·σ̂·√(1/K + 1/m) (Hahn & Meeker, *Statistical Intervals*, 1991, §4.4;
+  both intervals. **Its confidence interval** is μ̂ ± t_ν·σ̂/√K; **the prediction interval** for the
+  mean of m new runs is μ̂ ± t_ν·σ̂·√(1/K + 1/m), ν = K − 1 unless shared (Hahn & Meeker, *Statistical Intervals*, 1991, §4.4;
   Meeker, Hahn & Escobar, 2nd ed., 2017, §4.6): where a re-run should land, what `diff`, `refresh` and the
   history judge a new run against. A new run whose own within-run spread is wider than σ̂ widens it.
 - **Student's t** from the regularised incomplete beta function (its continued fraction, Numerical
@@ -23,7 +26,7 @@ No I/O, no clock, no global state; the standard library only. Methods and their 
 - **The change they can detect** (`detectable_change`): seeded simulation of that judgement, as
   stats.detectable_shift does for rounds: K replicate runs with run-to-run coefficient of variation
   cv, then a new run shifted by s; the smallest s that lands outside the prediction interval with
-  probability `power`.
+  probability `power`; with ν degrees of freedom shared (pooled), σ̂² is drawn as σ²·χ²_ν/ν.
 """
 
 from __future__ import annotations
@@ -123,6 +126,13 @@ class Pooled:
     spread: float  # σ̂ on that scale: the larger of the runs' standard deviation and the within-run one
     between: float  # the runs' own standard deviation, on that scale
     within: float  # the within-run standard deviation of one run's value (the floor), on that scale
+    df: int = 0  # the degrees of freedom of `spread`: K − 1, or the pooled cells' (shared); 0: K − 1
+    cells: int = 1  # the cells of the set whose variation `spread` pools (1: this cell's own)
+
+    @property
+    def freedom(self) -> int:
+        """The degrees of freedom its t quantile takes."""
+        return self.df or self.runs - 1
 
     def scaled(self, value: float) -> float:
         """A value on the scale the intervals are computed on."""
@@ -132,8 +142,10 @@ class Pooled:
         return math.exp(value) if self.log else value
 
 
-def pool(runs: Sequence[RunValue], level: float = LEVEL) -> Pooled | None:
-    """The pooled value and confidence interval of K >= 2 replicate runs (None for fewer)."""
+def pool(runs: Sequence[RunValue], level: float = LEVEL, shared: tuple[float, int, int] | None = None) -> Pooled | None:
+    """The pooled value and confidence interval of K >= 2 replicate runs (None for fewer). shared: the log-scale
+    variance the set's cells pool, its degrees of freedom and how many cells (lang/pooling.py), used on the log
+    scale only (a cell with a value at or below 0 keeps its own)."""
     if len(runs) < 2:
         return None
     log = all(_positive(run) for run in runs)
@@ -141,11 +153,14 @@ def pool(runs: Sequence[RunValue], level: float = LEVEL) -> Pooled | None:
     ys = [scale(run.value) for run in runs]
     centre, between = statistics.fmean(ys), statistics.stdev(ys)
     within = within_sd(runs, log)
-    spread = max(between, within)
-    half = t_quantile((1 + level) / 2, len(runs) - 1) * spread / math.sqrt(len(runs))
+    df, cells, spread = len(runs) - 1, 1, between
+    if shared is not None and log and shared[1] > 0:
+        spread, df, cells = math.sqrt(shared[0]), shared[1], shared[2]
+    spread = max(spread, within)
+    half = t_quantile((1 + level) / 2, df) * spread / math.sqrt(len(runs))
     back = math.exp if log else float
     return Pooled(back(centre), back(centre - half), back(centre + half), level, len(runs), log, centre, spread,
-                  between, within)  # fmt: skip
+                  between, within, df, cells)  # fmt: skip
 
 
 def _positive(run: RunValue) -> bool:
@@ -177,7 +192,7 @@ def prediction(pooled: Pooled, new_runs: int = 1, own: RunValue | None = None) -
     if own is not None:
         sd = _sd(own, pooled.log)
         new = max(new, sd if sd is not None else 0.0)
-    t = t_quantile((1 + pooled.level) / 2, pooled.runs - 1)
+    t = t_quantile((1 + pooled.level) / 2, pooled.freedom)
     half = t * math.sqrt(pooled.spread**2 / pooled.runs + new**2 / max(1, new_runs))
     return pooled.unscaled(pooled.centre - half), pooled.unscaled(pooled.centre + half)
 
@@ -198,10 +213,12 @@ def detectable_change(
     new_runs: int = 1,
     trials: int = 2000,
     seed: int = 32,
+    df: int | None = None,
 ) -> float:
     """The smallest relative change of a quantity, between runs, that lands outside the prediction
     interval of `replicates` earlier runs with probability `power`, when run-to-run variation has
     coefficient of variation cv (lognormal) and the change is judged on the mean of new_runs runs.
+    df: the degrees of freedom of the spread when it is pooled over a set's cells (None: K − 1, its own).
 
     Seeded simulation of prediction(): per trial, K runs and the new runs' mean are drawn without the
     change; the change s is found once log(1 + s) lifts that mean past the interval's upper end, so a
@@ -210,13 +227,13 @@ def detectable_change(
     if replicates < 2:
         raise ValueError("a prediction interval needs at least 2 replicate runs")
     sigma = math.sqrt(math.log1p(cv * cv))
-    t = t_quantile((1 + level) / 2, replicates - 1)
+    t = t_quantile((1 + level) / 2, df or replicates - 1)
     rng = random.Random(seed)
     thresholds = []
     for _ in range(trials):
         ys = [rng.gauss(0.0, sigma) for _ in range(replicates)]
         new = statistics.fmean(rng.gauss(0.0, sigma) for _ in range(new_runs))
-        spread = statistics.stdev(ys)
+        spread = statistics.stdev(ys) if not df else sigma * math.sqrt(rng.gammavariate(df / 2, 2.0) / df)
         upper = statistics.fmean(ys) + t * spread * math.sqrt(1 / replicates + 1 / new_runs)
         thresholds.append(math.expm1(upper - new))
     thresholds.sort()

@@ -16,6 +16,12 @@ No I/O, no clock, no global state; the standard library only. Defaults and their
   test at p < 0.002 when both sides have raw rounds and the sample sizes allow such a p at all
   (2 / C(m+n, m) < 0.002: 7 rounds a side or more), otherwise the two intervals do not overlap —
   **and** the move is beyond the claim's tolerance. Ties are broken the least significant way.
+- **The shift between two runs' rounds** (`shift_interval`): the Hodges–Lehmann estimate, the median of the
+  m·n differences b_j − a_i, and its distribution-free interval [D_(c+1), D_(mn−c)] from the same exact U
+  distribution, c the largest U whose two-sided p is below the threshold (Hollander & Wolfe, *Nonparametric
+  Statistical Methods*, 2nd ed., 1999, §4.3): it excludes 0 exactly when the Mann–Whitney test finds a change, so
+  the interval and the verdict never disagree. With too few rounds for that p, the widest, [D_(1), D_(mn)], at its
+  true level (it excludes 0 exactly when the two runs' ranges are disjoint).
 - **Interval arithmetic's level** (`joint_level`): when each input's interval covers its median
   with probability l_i, all of them do at once with probability at least 1 - Σ(1 - l_i)
   (Bonferroni), so an interval carried through a formula is shown with that lower bound.
@@ -27,6 +33,7 @@ import bisect
 import functools
 import math
 import random
+import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -194,6 +201,40 @@ def changed(old: Estimate, new: Estimate, allowed: float, p_threshold: float = C
     return Change(significant and beyond, significant, beyond, "intervals")
 
 
+@dataclass(frozen=True, slots=True)
+class Shift:
+    """The Hodges–Lehmann shift from one run's rounds to another's, and its interval at `level`."""
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+
+
+def shift_interval(a: Sequence[float], b: Sequence[float], p_threshold: float = CHANGE_P) -> Shift:
+    """The shift from rounds a to rounds b (b − a) with the interval that matches the Mann–Whitney test at
+    p_threshold (the widest one, at its true level, when so small a p cannot be reached)."""
+    m, n = len(a), len(b)
+    if not m or not n:
+        raise ValueError("both samples need values")
+    differences = sorted(y - x for x in a for y in b)
+    total = m * n
+    if total <= EXACT_LIMIT:
+        c = critical_u(m, n, p_threshold)
+        if c is None:
+            c, level = 0, 1 - smallest_p(m, n)
+        else:
+            counts = _u_counts(min(m, n), max(m, n))
+            level = 1 - min(1.0, 2 * sum(counts[: c + 1]) / math.comb(m + n, m))
+    else:  # the normal approximation mann_whitney_p uses, continuity corrected
+        sd = math.sqrt(total * (m + n + 1) / 12)
+        z = statistics.NormalDist().inv_cdf(1 - p_threshold / 2)
+        c, level = max(0, math.ceil(total / 2 - 0.5 - z * sd) - 1), 1 - p_threshold
+    middle = total // 2
+    estimate = differences[middle] if total % 2 else (differences[middle - 1] + differences[middle]) / 2
+    return Shift(estimate, differences[c], differences[total - 1 - c], level)
+
+
 # -- what a round count can detect ---------------------------------------------------------------
 
 
@@ -203,7 +244,7 @@ def lognormal_rounds(rng: random.Random, n: int, cv: float, scale: float = 1.0) 
     return [scale * math.exp(rng.gauss(0.0, sigma)) for _ in range(n)]
 
 
-def _critical_u(m: int, n: int, p_threshold: float) -> int | None:
+def critical_u(m: int, n: int, p_threshold: float) -> int | None:
     """The largest u whose two-sided exact p is below the threshold (None: no u is)."""
     if smallest_p(m, n) >= p_threshold or m * n > EXACT_LIMIT:
         return None
@@ -232,7 +273,7 @@ def detectable_shift(
     largest ratio; with intervals, once the shifted run's low end passes the other's high end.
     """
     rng = random.Random(seed)
-    critical = _critical_u(rounds, rounds, p_threshold)
+    critical = critical_u(rounds, rounds, p_threshold)
     thresholds = []
     for _ in range(trials):
         a, b = lognormal_rounds(rng, rounds, cv), lognormal_rounds(rng, rounds, cv)

@@ -40,5 +40,12 @@ def compare_revisions(root: Path, base: str, head: str | None, config: Path | No
     policy = head_side.report.policy
     changed = revisions.changed_files(root, base_side.commit, head_side.commit)
     code = buildcode.build_code(changed, base_side.config, head_side.config, config_name, policy)
-    changes = compare.compare(base_side.report, head_side.report, base_side.run_blobs, head_side.run_blobs, code)
+    changes = compare.compare(
+        base_side.report,
+        head_side.report,
+        base_side.run_blobs,
+        head_side.run_blobs,
+        code,
+        compare.changed_figures(base_side.figures, head_side.figures),
+    )
     return Review(changes, base_side, head_side)

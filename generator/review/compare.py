@@ -7,13 +7,15 @@ difftext.py shows a Diff as Markdown or JSON; commands/diff.py is the verb, `led
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .. import text
 from ..claims import lineage
 from ..claims.kinds import KIND
 from ..inputs.config import shown_settings, weakened
+from ..lang import moves
+from ..lang.moves import Judged
 from ..lang.relations import SHOWN
 from ..lang.values import allowed_text, within
 from ..records import Claim, Policy, Report
@@ -21,6 +23,7 @@ from ..rules import STALE_RULES
 from ..trust.verdicts import commit_text
 from ..wording import stated
 from . import noise
+from .diffseries import NewPoint, new_points
 from .noise import defining
 from .renames import find_renames, renamed_references
 
@@ -55,6 +58,7 @@ class Flag:
     flag: str  # a key of FLAGS
     claim_id: str
     message: str
+    judged: Judged | None = None  # the move's judgement (lang/moves.py), where the message words one
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +82,10 @@ class Diff:
     policy: tuple[tuple[str, str, str], ...] = ()  # (setting, at base, at head) for each that changed
     within_noise: tuple[Flag, ...] = ()  # values that moved beyond tolerance but within noise (noise.py)
     remeasured: tuple[Flag, ...] = ()  # runs replaced by a run of the same probe, testbed and parameters
+    insufficient: tuple[Flag, ...] = ()  # re-measures whose evidence could not see a change of the tolerance
     build_code: tuple[tuple[str, str], ...] = ()  # (changed file or setting, why it is code to read)
+    figures: tuple[tuple[str, str, str, str], ...] = ()  # (surface:line, claim, before, after) for each that changed
+    points: tuple[NewPoint, ...] = ()  # each point a claim's series gains, judged (diffseries.py)
 
     def only(self, change: str) -> list[ClaimChange]:
         return [c for c in self.changes if c.change == change]
@@ -95,6 +102,7 @@ def compare(
     base_runs: Mapping[str, Mapping[str, str]] | None = None,
     head_runs: Mapping[str, Mapping[str, str]] | None = None,
     build_code: Iterable[tuple[str, str]] = (),
+    figures: Iterable[tuple[str, str, str, str]] = (),
 ) -> Diff:
     """Every difference a reviewer needs between the ledger at base and at head, flags first.
 
@@ -109,6 +117,7 @@ def compare(
     )
     flags: list[Flag] = []
     quiet: list[Flag] = []
+    insufficient: list[Flag] = []
     remeasured: list[Flag] = []
     changes: list[ClaimChange] = []
     verdicts = noise.review(old_as_new, new_by_id, base, head)
@@ -116,17 +125,12 @@ def compare(
         old = old_as_new.get(new_id)
         flags += _flags(old, new, base, head, old_as_new, new_by_id)
         moved = verdicts[new_id]
-        if old and old.unit != new.unit:
-            pass  # the numbers are in different units: the unit-changed flag says how the quantity moved
-        elif old and old.value is not None and new.value is not None and moved.beyond is not False:
-            # the base's rule: a looser head policy hides no move
-            if not within(old.value, new.value, base.verdicts[old.id].tolerance):
-                flags.append(Flag("value-moved", new_id, _moved(old, new, base, head, moved)))
-        elif old and moved.beyond is False and moved.words not in ("unchanged", "within tolerance"):
-            quiet.append(Flag("value-moved", new_id, _moved(old, new, base, head, moved)))
+        placed = _placed(old, new, base, head, moved) if old else None
+        if placed is not None:
+            {"flag": flags, "insufficient": insufficient, "quiet": quiet}[placed[0]].append(placed[1])
         again = _remeasured(old, new, base, head, moved) if old else ""
         if again:
-            remeasured.append(Flag("re-measured", new_id, again))
+            remeasured.append(Flag("re-measured", new_id, again, moved.judged))
         if old is None:
             changes.append(ClaimChange("added", new_id, new=shown(new, head)))
             continue
@@ -166,7 +170,10 @@ def compare(
         _policy_changes(base.policy, head.policy),
         tuple(quiet),
         tuple(remeasured),
+        tuple(insufficient),
         tuple(build_code),
+        tuple(figures),
+        new_points(base, head, _remeasures(old_as_new, new_by_id, base, head, verdicts)),
     )
 
 
@@ -202,6 +209,28 @@ def added_runs(base: Report, head: Report) -> list[Flag]:
     return flags
 
 
+def changed_figures(
+    base: Sequence[tuple[str, int, str, str]], head: Sequence[tuple[str, int, str, str]]
+) -> list[tuple[str, str, str, str]]:
+    """('README.md:12', claim, before, after) for each claim's value on a surface whose text changed: the n-th
+    marker of a claim in a file at base against its n-th at head (a value `ledger refresh --write` rewrote)."""
+
+    def numbered(figures: Sequence[tuple[str, int, str, str]]) -> dict[tuple[str, str, int], tuple[int, str]]:
+        seen: dict[tuple[str, str], int] = {}
+        found = {}
+        for path, line, claim_id, written in figures:
+            n = seen[(path, claim_id)] = seen.get((path, claim_id), -1) + 1
+            found[(path, claim_id, n)] = (line, written)
+        return found
+
+    before, after = numbered(base), numbered(head)
+    return [
+        (f"{key[0]}:{after[key][0]}", key[1], before[key][1], after[key][1])
+        for key in after
+        if key in before and before[key][1] != after[key][1]
+    ]
+
+
 def changed_runs(base: Mapping[str, Mapping[str, str]], head: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
     """Run folder -> what differs, for every run the base holds whose files differ at head (a run removed
     whole is listed as removed, not here)."""
@@ -216,6 +245,45 @@ def changed_runs(base: Mapping[str, Mapping[str, str]], head: Mapping[str, Mappi
         if parts:
             found[path] = "; ".join(parts) + " since the base (runs are immutable)"
     return found
+
+
+def _remeasures(
+    old_by_id: Mapping[str, Claim],
+    new_by_id: Mapping[str, Claim],
+    base: Report,
+    head: Report,
+    verdicts: Mapping[str, noise.Noise],
+) -> dict[str, Judged]:
+    """Claim id -> the judgement of its move, for each claim moved to a re-measure of its run (same probe, testbed,
+    defining parameters and row): the new point it cites reads as its move does."""
+    found = {}
+    for claim_id, moved in verdicts.items():
+        old, new = old_by_id.get(claim_id), new_by_id.get(claim_id)
+        if moved.judged is not None and old is not None and new is not None and _same_measurement(old, new, base, head):
+            found[claim_id] = moved.judged
+    return found
+
+
+def _placed(old: Claim, new: Claim, base: Report, head: Report, moved: noise.Noise) -> tuple[str, Flag] | None:
+    """Where a claim's move goes: flagged (its stated value moved beyond tolerance, beyond noise or unknown), its
+    own list (insufficient data: the evidence could not have seen a change of the tolerance), listed as within
+    noise (moved beyond tolerance, within noise), or nowhere (None)."""
+    if old.unit != new.unit:
+        return None  # the numbers are in different units: the unit-changed flag says how the quantity moved
+    # the base's rule: a looser head policy hides no move
+    stated_moved = (
+        old.value is not None
+        and new.value is not None
+        and not within(old.value, new.value, base.verdicts[old.id].tolerance)
+    )
+    if stated_moved and moved.beyond is not False:
+        return "flag", Flag("value-moved", new.id, _moved(old, new, base, head, moved), moved.judged)
+    if moved.state == moves.INSUFFICIENT:
+        said = f"{stated(base.of(old))} → {stated(head.of(new))}"
+        return "insufficient", Flag("insufficient-data", new.id, said, moved.judged)
+    if stated_moved and moved.beyond is False:
+        return "quiet", Flag("value-moved", new.id, _moved(old, new, base, head, moved), moved.judged)
+    return None
 
 
 def _policy_changes(base: Policy, head: Policy) -> tuple[tuple[str, str, str], ...]:

@@ -8,8 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import overload
 
-from .compare import COLUMNS, DETAILS, FLAGS, RUN_FLAGS, ClaimChange, Diff
-from .diffseries import new_points
+from ..text import judged_json
+from ..wording import cause_text, change_text, percent_text
+from .compare import COLUMNS, DETAILS, FLAGS, RUN_FLAGS, ClaimChange, Diff, Flag
 from .revisions import Revision
 
 CODE_TITLE = "Code that installs or runs"
@@ -102,6 +103,26 @@ def _kept(top: list[str], sections: list[Section], bottom: list[str], max_bytes:
 
 
 REVIEW_HEAD = ("| review | claim | what | fields |", "| --- | --- | --- | --- |")
+INSUFFICIENT_TITLE = "Insufficient data (the evidence could not have seen a change of the tolerance)"
+INSUFFICIENT_HEAD = (
+    "| claim | stated | change [interval] | could see | allowed | why, and what would settle it |",
+    "| --- | --- | --- | --- | --- | --- |",
+)
+
+
+def _insufficient_row(flag: Flag) -> str:
+    """A re-measure the evidence could not judge, in the compact table: its change, what it could see, why."""
+    judged = flag.judged
+    if judged is None or judged.change is None:  # a dependent following an input's insufficient data
+        return f"| {_code(flag.claim_id)} | {_text(flag.message)} | — | — | — | {_text('follows its inputs')} |"
+    change = judged.change
+    cells = (
+        change_text(change),
+        percent_text(change.detectable, sign=False),
+        percent_text(judged.allowed, sign=False),
+        cause_text(judged),
+    )
+    return f"| {_code(flag.claim_id)} | {_text(flag.message)} | " + " | ".join(_text(c) for c in cells) + " |"
 
 
 def _sections(diff: Diff, base: Revision, head: Revision) -> list[Section]:
@@ -120,7 +141,18 @@ def _sections(diff: Diff, base: Revision, head: Revision) -> list[Section]:
             (f"### {CODE_TITLE} (read it as code)", "", "| file or setting | why |", "| --- | --- |"),
             tuple(f"| {_code(path)} | {_text(why)} |" for path, why in diff.build_code),
         ),
+        Section(
+            (f"### {INSUFFICIENT_TITLE}", "", *INSUFFICIENT_HEAD),
+            tuple(_insufficient_row(f) for f in diff.insufficient),
+        ),
         Section(("### Other changes (listed, not flagged)", "", *REVIEW_HEAD), others),
+        Section(
+            ("### Figures on surfaces (README.md, …: the values between their markers)", ""),
+            tuple(
+                f"- {_code(where)} {_code(claim)}: {_text(old)} → **{_text(new)}**"
+                for where, claim, old, new in diff.figures
+            ),
+        ),
         Section(
             ("### Policy (the gate's settings)", ""),
             tuple(f"- {name}: {_text(old)} → **{_text(new)}**" for name, old, new in diff.policy),
@@ -147,7 +179,7 @@ def _claim_rows(diff: Diff, base: Revision, head: Revision) -> tuple[Rows, Rows]
             flags.setdefault(flag.claim_id, []).append(flag)
     quiet = {flag.claim_id: flag.message for flag in diff.within_noise}
     again = {flag.claim_id: flag.message for flag in diff.remeasured}
-    points = {point.claim_id: point for point in new_points(base.report, head.report)}
+    points = {point.claim_id: point for point in diff.points}
     changes = {
         change.claim_id: change for change in diff.changes if change.change != "changed" or change.changed_fields
     }
@@ -221,11 +253,28 @@ def as_json(diff: Diff, base: Revision, head: Revision) -> str:
             "base": side(base, diff.base_summary),
             "head": side(head, diff.head_summary),
             "flags": [
-                {"flag": f.flag, "title": FLAGS[f.flag], "claim": f.claim_id, "message": f.message} for f in diff.flags
+                {
+                    "flag": f.flag,
+                    "title": FLAGS[f.flag],
+                    "claim": f.claim_id,
+                    "message": f.message,
+                    **judged_json(f.judged),
+                }
+                for f in diff.flags
             ],
-            "within_noise": [{"claim": f.claim_id, "message": f.message} for f in diff.within_noise],
-            "remeasured": [{"claim": f.claim_id, "message": f.message} for f in diff.remeasured],
-            "series": [asdict(point) for point in new_points(base.report, head.report)],
+            "within_noise": [
+                {"claim": f.claim_id, "message": f.message, **judged_json(f.judged)} for f in diff.within_noise
+            ],
+            "remeasured": [
+                {"claim": f.claim_id, "message": f.message, **judged_json(f.judged)} for f in diff.remeasured
+            ],
+            "insufficient": [
+                {"claim": f.claim_id, "message": f.message, **judged_json(f.judged)} for f in diff.insufficient
+            ],
+            "series": [
+                {**{k: v for k, v in asdict(point).items() if k != "judged"}, **judged_json(point.judged)}
+                for point in diff.points
+            ],
             "added": [{"claim": c.claim_id, **c.new} for c in diff.only("added")],
             "removed": [{"claim": c.claim_id, **c.old} for c in diff.only("removed")],
             "renamed": [{"from": c.old_id, "to": c.claim_id} for c in diff.only("renamed")],
@@ -242,6 +291,9 @@ def as_json(diff: Diff, base: Revision, head: Revision) -> str:
             "runs": {"added": list(diff.runs_added), "removed": list(diff.runs_removed)},
             "policy": {name: {"old": old, "new": new} for name, old, new in diff.policy},
             "build_code": [{"path": path, "why": why} for path, why in diff.build_code],
+            "surface_figures": [
+                {"where": where, "claim": claim, "old": old, "new": new} for where, claim, old, new in diff.figures
+            ],
         },
         indent=2,
         ensure_ascii=False,
@@ -270,6 +322,8 @@ def _counts(diff: Diff) -> str:
         parts.append("policy changed")
     if diff.build_code:
         parts.append(f"{len(diff.build_code)} {CODE_TITLE.lower()}")
+    if diff.figures:
+        parts.append(f"{len(diff.figures)} figure{'s' if len(diff.figures) != 1 else ''} on surfaces")
     return "**" + " · ".join(parts) + "**" if parts else "No claim or run changed."
 
 

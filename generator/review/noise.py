@@ -1,29 +1,32 @@
 """How a move between two runs reads against their noise: one verdict for refresh and diff. Pure.
 
-Both `ledger refresh` and `ledger diff` judge a move the same way. When the cited run has replicates (its
-replicate set up to it holds two runs or more: judging/replicates.py), the new run (or the mean of the new
-runs of a set) is judged against the set's between-run prediction interval: inside it, *re-measured,
-within noise*. Otherwise with the gate's statistics (stats.changed): an exact Mann–Whitney U test on the
-two runs' raw rounds where their sizes allow p < 0.002, else whether the two intervals are disjoint.
-Either way only a move beyond the claim's tolerance counts, and a run on other hardware (another CPU
-model on one testbed name) is named as another machine, never judged as a re-measure. The intervals and
-tolerances are the gate's (Report.verdicts), decided once.
+Both `ledger refresh` and `ledger diff` judge a move with lang/moves.py, as the series stage does for `ledger
+history` and `ledger check`. When the cited run has replicates (its replicate set up to it holds two runs or more:
+judging/replicates.py), the new run (or the mean of the new runs of a set) is judged against the set: the
+log-ratio's interval from the set's pooled spread, which excludes 0 exactly when the new value lands outside the
+set's prediction interval. Otherwise on the two runs' raw rounds (the Hodges–Lehmann shift, whose interval
+excludes 0 exactly when the Mann–Whitney test at p < 0.002 finds a change), else on their two intervals. Every
+move gets its change with an interval and the smallest change the evidence could detect; *within noise* only
+where that is within the claim's tolerance, else *insufficient data* with its cause. A run on other hardware
+(another CPU model on one testbed name) is named as another machine, a run of another probe version as another
+measurement: never judged as a re-measure. The intervals and tolerances are the gate's (Report.verdicts),
+decided once.
 """
 
 from __future__ import annotations
 
 import graphlib
-import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..judging import replicates
 from ..judging.replicates import defining  # "the same measurement" (NOT_DEFINING): refresh, diff, series
-from ..lang import between, stats
+from ..lang import between, moves, stats
 from ..lang.between import RunValue
-from ..lang.units import Unit
-from ..lang.values import counted, format_value, level_text, range_text, within
+from ..lang.moves import Judged
+from ..lang.values import counted, within
 from ..records import Claim, ClaimInterval, ClaimVerdict, Replicas, Report, Run
+from ..wording import judged_text
 
 
 def differences(old: Run, new: Run) -> list[str]:
@@ -43,56 +46,74 @@ def _short(value: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Noise:
-    """The verdict on one move: beyond noise (True), within noise (False), or unknown (None)."""
+    """The verdict on one move: beyond noise (True), not (False), or nothing to judge it by (None), in words,
+    with the judgement it comes from (its state, change, interval and the change it could detect)."""
 
     beyond: bool | None
-    words: str  # "beyond noise (Mann–Whitney p = 0.0004; 9 → 9 rounds)", "within noise (...)", ...
+    words: str  # "beyond noise: +25.0% [+20.1, +30.2] (99.8%, within-run)", "insufficient data: ...", ...
+    judged: Judged | None = None
+
+    @property
+    def state(self) -> str:
+        """lang/moves.py's state; '' for a move not judged as a re-measure (another machine or probe version)."""
+        return self.judged.state if self.judged is not None else ""
 
 
-def estimate(value: float, interval: ClaimInterval | None) -> stats.Estimate:
-    """One run's view of a quantity for stats.changed: its value, raw rounds and interval."""
-    if interval is None:
-        return stats.Estimate(value)
-    return stats.Estimate(value, tuple(v for _, v in interval.samples), interval.low, interval.high)
+def said(judged: Judged, how: str = "") -> Noise:
+    """A judgement as a Noise, in words (how: what else to say, in parentheses)."""
+    return Noise(judged.beyond, judged_text(judged) + (f" ({how})" if how else ""), judged)
 
 
 def verdict_of(
-    old: float, old_interval: ClaimInterval | None, new: float, new_interval: ClaimInterval | None, allowed: float
+    old: float,
+    old_interval: ClaimInterval | None,
+    new: float,
+    new_interval: ClaimInterval | None,
+    allowed: float,
+    exact: bool = False,
+    loaded: bool = False,
 ) -> Noise:
-    """Whether a move from old to new is beyond noise and beyond `allowed` (the claim's tolerance)."""
-    if old == new:
-        return Noise(False, "unchanged")
-    change = stats.changed(estimate(old, old_interval), estimate(new, new_interval), allowed)
-    if change.changed is None:
-        return Noise(None, "noise unknown (no raw rounds or interval in either run)")
-    if change.test == "Mann–Whitney U":
-        assert old_interval is not None and new_interval is not None and change.p is not None
-        how = f"Mann–Whitney p = {change.p:.2g}; {len(old_interval.samples)} → {counted(len(new_interval.samples), 'round')}"
+    """A move between two runs (no replicate set): on their raw rounds where both have them, else their intervals;
+    exact: both values are exact (no noise: a move is a change); loaded: a run of them was measured under load."""
+    if old_interval is not None and new_interval is not None and old_interval.samples and new_interval.samples:
+        change = moves.within_runs([v for _, v in old_interval.samples], [v for _, v in new_interval.samples])
+        p = stats.mann_whitney_p([v for _, v in old_interval.samples], [v for _, v in new_interval.samples])
+        how = f"Mann–Whitney p = {p:.2g}; {len(old_interval.samples)} → {counted(len(new_interval.samples), 'round')}"
     else:
-        how = f"intervals {_range(old, old_interval)} → {_range(new, new_interval)}"
-    if change.significant and not change.beyond_tolerance:
-        return Noise(False, f"within tolerance ({how})")
-    return Noise(change.changed, f"{'beyond' if change.changed else 'within'} noise ({how})")
+        level = stats.joint_level([i.level for i in (old_interval, new_interval) if i is not None])
+        change = moves.apart(old, _ends(old_interval), new, _ends(new_interval), level)
+        how = ""  # the change's own words say it is from the two intervals
+    judged = moves.judge(change, old, new, allowed, exact=exact, loaded=loaded)
+    if judged.state == moves.UNKNOWN:
+        return Noise(None, "noise unknown (no raw rounds or interval in either run)", judged)
+    return said(judged, how if judged.state not in (moves.UNCHANGED, moves.EXACT_CHANGED) else "")
+
+
+def _ends(interval: ClaimInterval | None) -> tuple[float, float] | None:
+    return (interval.low, interval.high) if interval is not None else None
 
 
 def against_set(
-    replicas: Replicas, new: float, allowed: float, unit: Unit | None, new_runs: int = 1, own: RunValue | None = None
+    replicas: Replicas,
+    fresh: list[float],
+    allowed: float,
+    own: RunValue | None = None,
+    new: between.Pooled | None = None,
+    loaded: bool = False,
 ) -> Noise:
-    """A new value (one new run's, or the mean of new_runs new runs) judged against the prediction interval
-    of the cited run's replicate set: inside it, *re-measured, within noise*; outside and beyond the
-    claim's tolerance (`allowed`, from the set's pooled value), beyond noise."""
+    """New values (one new run's, or each of a new set's runs) judged against the cited run's replicate set: the
+    change of their mean from the set's pooled value, with its interval (lang/moves.py); allowed: the claim's
+    tolerance. own: the one new run's within-run interval; new: the new runs pooled (two or more); loaded: a run
+    of them was measured under load."""
     pooled = replicas.pooled
-    low, high = between.prediction(pooled, new_runs, own)
-    runs = f"{new_runs} new runs' mean" if new_runs > 1 else "the new run"
-    how = (
-        f"{runs} against the {level_text(pooled.level)} prediction interval {range_text(low, high, unit)} "
-        f"of {pooled.runs} replicate runs"
-    )
-    if between.inside(pooled, new, new_runs, own):
-        return Noise(False, f"re-measured, within noise ({how})")
-    if abs(new - pooled.value) <= allowed:
-        return Noise(False, f"within tolerance ({how})")
-    return Noise(True, f"beyond noise ({how})")
+    change = moves.between_sets(pooled, fresh, own, new)
+    if change is None:
+        return Noise(True, "beyond noise (a value at or below 0 where its replicates were all above)")
+    scale = pooled.scaled
+    mean = pooled.unscaled(sum(scale(value) for value in fresh) / len(fresh))
+    shared = replicas.shared
+    wandering = shared.apart if shared is not None and shared.apart > 1 else 0.0
+    return said(moves.judge(change, pooled.value, mean, allowed, wandering=wandering, loaded=loaded))
 
 
 def another_machine(changes: list[str]) -> Noise:
@@ -100,51 +121,69 @@ def another_machine(changes: list[str]) -> Noise:
     return Noise(None, f"another machine ({'; '.join(changes)}): not a re-measure")
 
 
+def another_probe(old: Run, new: Run) -> Noise:
+    """A run of another probe version than the cited set's: another measurement, never judged against its runs."""
+    changed = sorted(
+        path
+        for path in old.declared_code.keys() | new.declared_code.keys()
+        if old.declared_code.get(path) != new.declared_code.get(path)
+    )
+    return Noise(None, f"another probe version ({', '.join(changed)} changed): not judged against the cited runs")
+
+
 def inherited(moved: Mapping[str, Noise], inputs: list[str]) -> Noise:
-    """A dependent's verdict from its inputs that moved: beyond when any is, within when all are."""
+    """A dependent's verdict from its inputs that moved: beyond when any is, insufficient data when any is and none
+    is beyond, within when all are within."""
     verdicts = [moved[i] for i in inputs if i in moved]
     names = ", ".join(i for i in inputs if i in moved)
     if any(v.beyond for v in verdicts):
         return Noise(True, f"beyond noise (follows {names})")
+    if any(v.state == moves.INSUFFICIENT for v in verdicts):
+        return Noise(False, f"insufficient data (follows {names})", Judged(moves.INSUFFICIENT))
     if verdicts and all(v.beyond is False for v in verdicts):
         return Noise(False, f"within noise (follows {names})")
     return Noise(None, f"noise unknown (follows {names})")
 
 
-def _range(value: float, interval: ClaimInterval | None) -> str:
-    return format_value(value) if interval is None else range_text(interval.low, interval.high)
-
-
-def remeasured(
-    before: ClaimVerdict, after: ClaimVerdict, base_runs: Mapping[str, Run], head_runs: Mapping[str, Run]
-) -> Noise:
-    """A measured claim whose evidence changed between two revisions: another machine, a re-measure judged
-    against the base's replicate set (its prediction interval) when it has one, else the two runs' rounds."""
+def remeasured(before: ClaimVerdict, after: ClaimVerdict, base: Report, head: Report) -> Noise:
+    """A measured claim whose evidence changed between two revisions: another machine or probe version, a
+    re-measure judged against the base's replicate set when it has one, else the two runs' rounds."""
+    base_runs, head_runs = base.runs, head.runs
     old, new = before.claim, after.claim
-    assert old.evidence is not None and new.evidence is not None and old.value is not None and new.value is not None
+    assert old.evidence is not None and new.evidence is not None
+    old_value = before.value if before.value is not None else old.value  # what each side's evidence computes
+    new_value = after.value if after.value is not None else new.value
+    assert old_value is not None and new_value is not None
     first, last = base_runs.get(old.evidence.run), head_runs.get(new.evidence.run)
     changes = replicates.machine_changes(first, last) if first is not None and last is not None else []
     if changes:
         return another_machine(changes)
-    allowed = before.tolerance.allowed(old.value)
+    if first is not None and last is not None and dict(first.declared_code) != dict(last.declared_code):
+        return another_probe(first, last)
+    exact = before.exact and after.exact
     replicas = before.replicas
+    allowed = before.tolerance.allowed(replicas.pooled.value if replicas is not None else old_value)  # of its reference
+    judged_runs = [*(replicas.runs if replicas is not None else (old.evidence.run,))]
+    judged_runs += list(after.replicas.runs if after.replicas is not None else (new.evidence.run,))
+    loaded = replicates.loaded(judged_runs, {**base.run_states, **head.run_states})
     if replicas is None:
-        return verdict_of(old.value, before.interval, new.value, after.interval, allowed)
+        return verdict_of(old_value, before.interval, new_value, after.interval, allowed, exact, loaded)
     held = set(replicas.runs)
-    if after.replicas is not None and after.replicas.cited:
+    fresh_set = after.replicas is not None and after.replicas.cited
+    if fresh_set and after.replicas is not None:
         fresh = [v for run, v in zip(after.replicas.runs, after.replicas.values, strict=True) if run not in held]
     else:
-        fresh = [new.value] if new.evidence.run not in held else []
+        at = after.point.value if after.point is not None else new_value  # in the column's unit, as its set's values
+        fresh = [at] if new.evidence.run not in held else []
     if not fresh:
-        return verdict_of(old.value, before.interval, new.value, after.interval, allowed)
-    if replicas.pooled.log and min(fresh) <= 0:
-        return Noise(True, "beyond noise (a value at or below 0 where its replicates were all above)")
-    mean = replicas.pooled.unscaled(statistics.fmean(replicas.pooled.scaled(value) for value in fresh))
+        return verdict_of(old_value, before.interval, new_value, after.interval, allowed, exact, loaded)
     interval = after.interval
     own = None
     if len(fresh) == 1 and interval is not None and interval.runs <= 1:
-        own = RunValue(new.value, interval.low, interval.high, interval.level)
-    return against_set(replicas, mean, allowed, after.unit, len(fresh), own)
+        own = RunValue(new_value, interval.low, interval.high, interval.level)
+    whole = fresh_set and after.replicas is not None and len(fresh) == len(after.replicas.runs) > 1
+    new_set = after.replicas.pooled if whole and after.replicas is not None else None  # a new set, none of it held
+    return against_set(replicas, fresh, allowed, own, new_set, loaded)
 
 
 def review(
@@ -152,8 +191,9 @@ def review(
 ) -> dict[str, Noise]:
     """Head claim id -> the noise verdict on its stated value's move from base (ids are head ids).
 
-    A measured claim is judged when its evidence run changed: its two runs' raw rounds (or intervals).
-    A claim whose stated value is unchanged, or moved within its tolerance, is within noise. An
+    A measured claim is judged whenever its evidence changed (a re-measure: its stated value moved or not), against
+    the base's replicate set or on the two runs' raw rounds (or intervals). Any other claim whose stated value is
+    unchanged, or moved within its tolerance, is within noise. An
     extrapolated claim with the same formula and inputs inherits its inputs' verdicts. Anything else
     (a new claim, a value edited over the same run, a new formula) is unknown, so it stays flagged."""
     found: dict[str, Noise] = {}
@@ -163,18 +203,20 @@ def review(
         verdict = Noise(None, "noise unknown")
         if old is None or old.value is None or new.value is None:
             pass
+        elif new.kind == "measured" and old.evidence and new.evidence and old.evidence != new.evidence:
+            # every re-measure is judged, its stated value moved or not: what could the evidence have seen?
+            verdict = remeasured(base.verdicts[old.id], head.verdicts[new.id], base, head)
         elif old.value == new.value:
             verdict = Noise(False, "unchanged")
         elif within(old.value, new.value, base.verdicts[old.id].tolerance):  # the base's rule, as diff's
             verdict = Noise(False, "within tolerance")
-        elif new.kind == "measured" and old.evidence and new.evidence and old.evidence != new.evidence:
-            verdict = remeasured(base.verdicts[old.id], head.verdicts[new.id], base.runs, head.runs)
         elif new.kind == "extrapolated" and (old.formula, old.inputs) == (new.formula, new.inputs):
             inheriting.append(claim_id)
         found[claim_id] = verdict
+    # Ordered inputs first (without recursion) among those alone: a review of 100,000 claims sorts the few.
     graph = {claim_id: {t for _, t in new_by_id[claim_id].inputs if t in new_by_id} for claim_id in inheriting}
     try:
-        order = list(graphlib.TopologicalSorter(graph).static_order())  # inputs first, without recursion
+        order = list(graphlib.TopologicalSorter(graph).static_order())
     except graphlib.CycleError:
         order = inheriting  # the gate reports the cycle; inputs not yet judged read as unknown
     for claim_id in (claim_id for claim_id in order if claim_id in graph):

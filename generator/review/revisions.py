@@ -23,10 +23,23 @@ from ..inputs import gitlog, load, mkdocs_yml
 from ..inputs.config import DEFAULTS, read_policy
 from ..inputs.hashcache import files_under
 from ..inputs.mkdocs_yml import Composed
-from ..records import LedgerError, Report, Run
+from ..prose import surfaces
+from ..records import LedgerError, Policy, Report, Run
 from ..runs import linked_part
 
 NO_CONFIG = Composed({}, (), ())  # a revision without the configuration file
+Figure = tuple[str, int, str, str]  # (surface, line, claim id, the text between its markers)
+
+
+def surface_figures(root: Path, policy: Policy) -> tuple[Figure, ...]:
+    """Every claim's value standing between markers on the policy's surfaces (prose/surfaces.py), in order."""
+    texts, _ = load.surfaces(root, policy.surfaces, policy.docs_dir, config=policy.config_path)  # the gate refuses
+    return tuple(
+        (path, mark.where.line, mark.claim_id, mark.text)
+        for path, text in sorted(texts.items())
+        for mark in surfaces.markers(text, path)
+        if mark.claim_id
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +49,7 @@ class Revision:
     report: Report
     run_blobs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # run -> file -> git blob id
     config: Composed = NO_CONFIG  # its mkdocs.yml with what it inherits, as MkDocs composes it
+    figures: tuple[Figure, ...] = ()  # the claims' values standing between markers on its surfaces (README.md, ...)
     blobs: Mapping[str, str] = field(default_factory=dict)  # a commit's every file -> its blob id ({}: work tree)
 
     def blob(self, root: Path, path: str) -> str:
@@ -88,8 +102,9 @@ def at_revision(root: Path, name: str, config: str, now: datetime, other: Revisi
         except LedgerError as error:
             raise LedgerError(f"at {name}: {error}") from None
         composed = configuration(tree / config)
+        figures = surface_figures(tree, policy)
     blobs = {entry.path: entry.blob for entry in entries}
-    return Revision(name, commit, report, run_blobs(blobs, policy.measurements_dir), composed, blobs)
+    return Revision(name, commit, report, run_blobs(blobs, policy.measurements_dir), composed, figures, blobs)
 
 
 def _run_of(path: str, prefix: str) -> str:
@@ -140,7 +155,9 @@ def working_tree(root: Path, report: Report, config: Path) -> Revision:
             files[relative] = load.blob_id(load.read_capped(path, load.MAX_DATA_BYTES))
         except load.Unreadable as problem:
             files[relative] = f"unreadable: {problem}"
-    return Revision("", "", report, run_blobs(files, report.policy.measurements_dir), configuration(config))
+    figures = surface_figures(root, report.policy)
+    config_read = configuration(config)
+    return Revision("", "", report, run_blobs(files, report.policy.measurements_dir), config_read, figures)
 
 
 def configuration(config: Path) -> Composed:

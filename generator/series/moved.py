@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from ..lang import moves
 from ..lang.values import format_pair
 from ..points import DETECTOR, PREDICTED, Series
 from ..records import Claim, ClaimVerdict, Finding, PageRef, Policy
+from ..wording import judged_text
 
 RULE = "moved-since-cited"
+INSUFFICIENT = "insufficient-data"
 
 
 def findings(verdicts: Mapping[str, ClaimVerdict], refs: Iterable[PageRef], policy: Policy) -> list[Finding]:
@@ -30,6 +33,37 @@ def findings(verdicts: Mapping[str, ClaimVerdict], refs: Iterable[PageRef], poli
         for verdict, line in _judged(verdicts)
         if line.moved is not None
     ]
+
+
+def insufficient(verdicts: Mapping[str, ClaimVerdict], policy: Policy) -> list[Finding]:
+    """insufficient-data for each claim whose newest run, judged against its cited set or run, could not have shown a
+    change of its tolerance and did not move: with the policy's severity, 'note' by default (`ledger check` shows
+    notes beside its findings; the gate keeps only a warning or a failure among them)."""
+    severity = policy.severity(INSUFFICIENT)
+    return [
+        _insufficient(verdict, line, severity)
+        for verdict, line in _judged(verdicts)
+        if line.moved is None and line.judged is not None and line.judged.state == moves.INSUFFICIENT
+    ]
+
+
+def _insufficient(verdict: ClaimVerdict, line: Series, severity: str) -> Finding:
+    claim, judged = verdict.claim, line.judged
+    assert judged is not None and claim.evidence is not None
+    newest = _name(line.points[line.judged_at].run)
+    against = "its cited set" if verdict.replicas is not None and line.kept < 0 else "its cited run"
+    against = "its kept run" if line.kept >= 0 else against
+    problem = f"re-measured by run {newest}, judged against {against}: {judged_text(judged)}"
+    probe = claim.evidence.run.split("/")[1] if claim.evidence.run.count("/") == 2 else "PROBE"
+    count = judged.needed or 3
+    fixes = {
+        moves.FEW_REPLICATES: f"measure {count} replicates (`ledger measure {probe} --replicates {count}`) and cite them "
+        f"(`replicates: {count}`)",
+        moves.ONE_RUN: f"measure replicates (`ledger measure {probe} --replicates 3`) and cite them (`replicates: 3`)",
+        moves.WANDERING: f"measure it again (`ledger measure {probe}`), or on a quieter machine",
+    }
+    fix = fixes.get(judged.cause, "measure on a quieter machine") + "; or state a tolerance the prose can live with"
+    return Finding(claim.at("evidence"), claim.id, INSUFFICIENT, problem, fix, severity=severity)
 
 
 def stray_kept(verdicts: Mapping[str, ClaimVerdict]) -> list[Finding]:

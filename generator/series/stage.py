@@ -27,10 +27,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..frozen import quick_replace
-from ..judging import intervals
+from ..judging import intervals, replicates
 from ..judging.replicates import NOT_DEFINING, SEGMENT_ENVIRONMENT, defining  # noqa: F401  (one definition)
 from ..judging.replicates import selection as selection_of
-from ..lang import between, stats
+from ..lang import between, moves, stats
+from ..lang.moves import Judged
 from ..lang.values import Tolerance
 from ..points import (
     DETECTOR,
@@ -88,7 +89,7 @@ def build(
     for claim_id, (verdict, evidence, selection) in measured.items():
         if selection not in shared:
             shared[selection] = _shared(groups.get(selection[0], []), evidence, index, read.get(selection, {}))
-        line = _series(verdict.claim, shared[selection], verdict.tolerance, verdict.replicas)
+        line = _series(verdict.claim, shared[selection], verdict.tolerance, verdict.replicas, verdict.exact, states)
         found[claim_id] = quick_replace(verdict, series=line)
     return found
 
@@ -120,7 +121,9 @@ def _shared(
     used: list[Run] = []
     for run in members:
         cited = read.get(run.path)
-        if cited is not None and cited.point is not None:
+        # a claim citing a set has the set's interval, not its run's rounds: that run is read as any other
+        own = cited is not None and (cited.interval is None or cited.interval.basis != "replicates")
+        if cited is not None and cited.point is not None and own:
             points.append(cited.point)
             estimates.append(_estimate(cited.point.value, cited.interval))
             used.append(run)
@@ -205,10 +208,18 @@ def _short(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _series(claim: Claim, shared: _Shared, tolerance: Tolerance, replicas: Replicas | None = None) -> Series:
+def _series(
+    claim: Claim,
+    shared: _Shared,
+    tolerance: Tolerance,
+    replicas: Replicas | None = None,
+    exact: bool = False,
+    states: Mapping[str, RunState] | None = None,
+) -> Series:
     """One claim's view of a shared series: its cited point, the steps beyond its tolerance, whether it moved.
     With a replicate set up to the cited run (two runs or more), a later run moved only when it lands outside
-    the set's prediction interval (and beyond the tolerance)."""
+    the set's prediction interval (and beyond the tolerance). A move judged pairwise or against the set is kept
+    whole (lang/moves.py: its change, interval and what it could see), as refresh and diff judge one."""
     assert claim.evidence is not None
     points = shared.points
     cited = shared.at.get(claim.evidence.run, -1)
@@ -222,25 +233,79 @@ def _series(claim: Claim, shared: _Shared, tolerance: Tolerance, replicas: Repli
         kept = next((i for i in reach if points[i].run == claim.kept_through and i > cited), -1)
     reference = max(cited, kept)
     segment = segment_of(points, reference)
-    judged = replicas if kept < 0 else None  # a kept run is judged as one run: the set is the cited run's
-    if judged is not None:
-        allowed = tolerance.allowed(judged.pooled.value)
+    judged_set = replicas if kept < 0 else None  # a kept run is judged as one run: the set is the cited run's
+    if judged_set is not None:
+        allowed = tolerance.allowed(judged_set.pooled.value)
+    judged: Judged | None = None
+    at = -1
     if len(segment) >= changepoint.MIN_POINTS:
         method = DETECTOR
         moved = _moved_level(points, [s for s in steps if s.index in segment], reference, segment, allowed)
-        if moved is not None and judged is not None and _inside_level(judged, shared, moved.index, segment):
+        if moved is not None and judged_set is not None and _inside_level(judged_set, shared, moved.index, segment):
             moved = None
-    elif judged is not None:
-        method = PREDICTED
-        moved = _moved_predicted(judged, points[segment[-1]], segment[-1], cited, allowed)
-        steps = sorted([*steps, moved], key=lambda step: step.index) if moved else steps
     else:
-        method = PAIRWISE if len(segment) > 1 else ""
-        moved = _moved_pair(shared.estimates, points, reference, segment[-1], allowed)
+        method = PREDICTED if judged_set is not None else PAIRWISE if len(segment) > 1 else ""
+        at = segment[-1]
+        if at > reference:
+            judged = _judged(shared, reference, at, allowed, judged_set, exact, states)
+        moved = _step(judged, shared, reference, at)
         steps = sorted([*steps, moved], key=lambda step: step.index) if moved else steps
     if moved is None and reach.stop > segment.stop:  # a newer environment: its newest run against the reference
-        moved = _moved_pair(shared.estimates, points, reference, reach[-1], allowed)
-    return Series(claim.id, points, cited, shared.boundaries, tuple(steps), method, moved, kept)
+        at = reach[-1]
+        judged = _judged(shared, reference, at, allowed, None, exact, states)
+        moved = _step(judged, shared, reference, at)
+    return Series(claim.id, points, cited, shared.boundaries, tuple(steps), method, moved, kept, judged, at)
+
+
+def _judged(
+    shared: _Shared,
+    reference: int,
+    newest: int,
+    allowed: float,
+    replicas: Replicas | None,
+    exact: bool,
+    states: Mapping[str, RunState] | None = None,
+) -> Judged:
+    """The newest run against the reference: against its replicate set where it has one (the set's prediction),
+    else the two runs' rounds or intervals, as refresh and diff judge a move (review/noise.py); a run of them
+    measured under load (its stability verdict) names the cause of insufficient data."""
+    points, estimates = shared.points, shared.estimates
+    old, new = points[reference], points[newest]
+    judged_runs = [*(replicas.runs if replicas is not None else (old.run,)), new.run]
+    loaded = replicates.loaded(judged_runs, states or {})
+    if replicas is not None:
+        pooled = replicas.pooled
+        own = between.RunValue(new.value, new.low, new.high, new.level) if new.low is not None else None
+        change = moves.between_sets(pooled, [new.value], own)
+        wandering = replicas.shared.apart if replicas.shared is not None and replicas.shared.apart > 1 else 0.0
+        if change is None:  # a value at or below 0 where its replicates were all above
+            return moves.Judged(moves.BEYOND)
+        return moves.judge(change, pooled.value, new.value, allowed, wandering=wandering, loaded=loaded)
+    first, last = estimates[reference], estimates[newest]
+    if first.rounds and last.rounds:
+        change = moves.within_runs(first.rounds, last.rounds)
+    else:
+        level = stats.joint_level([p.level for p in (old, new) if p.low is not None])
+        change = moves.apart(old.value, _ends(old), new.value, _ends(new), level)
+    return moves.judge(change, old.value, new.value, allowed, exact=exact, loaded=loaded)
+
+
+def _ends(point: Point) -> tuple[float, float] | None:
+    return (point.low, point.high) if point.low is not None and point.high is not None else None
+
+
+def _step(judged: Judged | None, shared: _Shared, reference: int, newest: int) -> Step | None:
+    """The judged move as a step of the series, when it is one (beyond noise, or an exact value that changed)."""
+    if judged is None or not judged.beyond:
+        return None
+    change, points = judged.change, shared.points
+    basis = change.basis if change is not None else ""
+    test = {moves.BETWEEN: PREDICTION_TEST, moves.WITHIN_RUN: "Mann–Whitney U", moves.INTERVALS: "intervals"}.get(
+        basis, "exact"
+    )
+    first, last = shared.estimates[reference], shared.estimates[newest]
+    p = stats.mann_whitney_p(first.rounds, last.rounds) if basis == moves.WITHIN_RUN else None
+    return Step(newest, points[reference].value, points[newest].value, test, p)
 
 
 def _moved_level(
@@ -261,15 +326,6 @@ def _moved_level(
     return Step(later[0].index, before, newest, later[0].test, later[0].p)
 
 
-def _moved_predicted(replicas: Replicas, newest: Point, index: int, cited: int, allowed: float) -> Step | None:
-    """The newest run against the cited run's replicate set: moved when it lands outside the set's
-    prediction interval and beyond the claim's tolerance of the set's pooled value."""
-    pooled = replicas.pooled
-    if index <= cited or between.inside(pooled, newest.value) or abs(newest.value - pooled.value) <= allowed:
-        return None
-    return Step(index, pooled.value, newest.value, PREDICTION_TEST)
-
-
 def _inside_level(replicas: Replicas, shared: _Shared, start: int, segment: range) -> bool:
     """Whether the newest level (from `start` to the segment's end) still lands inside the set's prediction
     interval for the mean of that many runs: then the detector's step is run-to-run variation. The level's
@@ -283,15 +339,3 @@ def _inside_level(replicas: Replicas, shared: _Shared, start: int, segment: rang
             return False
         mean = shared.means[key] = pooled.unscaled(statistics.fmean(pooled.scaled(v) for v in values))
     return between.inside(pooled, mean, segment.stop - start)
-
-
-def _moved_pair(
-    estimates: tuple[stats.Estimate, ...], points: tuple[Point, ...], reference: int, newest: int, allowed: float
-) -> Step | None:
-    """Too short a segment for the detector: stats.changed between the reference run and the newest."""
-    if newest <= reference:
-        return None
-    change = stats.changed(estimates[reference], estimates[newest], allowed)
-    if not change.changed:
-        return None
-    return Step(newest, points[reference].value, points[newest].value, change.test, change.p)

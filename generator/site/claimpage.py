@@ -19,7 +19,7 @@ from ..lang.values import allowed_text, counted, format_value, level_text, range
 from ..records import ClaimVerdict, Report
 from ..trust.digest import CODE_PAGES, code_files
 from ..trust.verdicts import stability_detail, stability_label
-from ..wording import ONE_RUN, assert_text, noise_text, stated
+from ..wording import ONE_RUN, assert_text, noise_text, pooled_text, shared_text, stated
 from .render import (
     PerReport,
     admonition,
@@ -316,8 +316,12 @@ def replicate_html(verdict: ClaimVerdict) -> str:
         names = ", ".join(runs) if whole else f"from {runs[0]} to {runs[-1]}"
         out.append(
             f"<p>The next run should land in {esc(range_text(found.low, found.high, verdict.unit))} "
-            f"({esc(level_text(found.level))} prediction interval of its {found.runs} replicate runs: {names}).</p>"
+            f"({esc(level_text(found.level))} prediction interval of its {found.runs} replicate runs: {names}"
+            f"{esc(pooled_text(found))}).</p>"
         )
+        shared = shared_text(verdict)
+        if shared:
+            out.append(f"<p>Its {esc(shared)}.</p>")
     return "".join(out)
 
 
@@ -348,9 +352,12 @@ def _interval_basis(verdict: ClaimVerdict) -> str:
             f"{rounds}, which covers the median with {level}.</p>"
         )
     if found.basis == "replicates":
+        prediction = verdict.prediction
+        spread = "their spread" + (pooled_text(prediction).removeprefix(", their spread") if prediction else "")
         return (
             f"<p>Interval: {ends}, between runs: the confidence interval ({level}) of the value pooled over "
-            f"{counted(found.runs, 'replicate run')} (the geometric mean of their values; Student's t over their spread, "
+            f"{counted(found.runs, 'replicate run')} (the geometric mean of their values; Student's t over "
+            f"{esc(spread)}, "
             "never narrower than one run's own rounds allow).</p>"
         )
     if found.basis == "paired":

@@ -33,7 +33,7 @@ from ..series.words import table_words
 from ..text import summary
 from ..trust.digest import code_versions
 from ..trust.verdicts import sign_texts, stability_detail, stability_text
-from ..wording import ONE_RUN, displayed, interval_text, prediction_text, stated
+from ..wording import ONE_RUN, displayed, interval_text, prediction_text, shared_text, stated
 
 _LABEL = re.compile(
     r"""<span\b[^>]*\bclass\s*=\s*["'][^"']*\bledger-label\b[^"']*["'][^>]*>(.*?)</span>""", re.S | re.I
@@ -200,7 +200,7 @@ def _verdict_texts(verdict: ClaimVerdict) -> Iterator[str]:
         yield range_text(verdict.interval.low, verdict.interval.high, unit)
         yield level_text(verdict.interval.level)
         yield interval_text(verdict.interval, unit)  # with its basis: "(29 rounds)", "(between 3 replicate runs)"
-    yield from (prediction_text(verdict), ONE_RUN)
+    yield from (prediction_text(verdict), shared_text(verdict), ONE_RUN)
     for result in verdict.checks:
         yield from (result.relation, result.claimed, result.found, result.why)
     if verdict.asserted is not None:
