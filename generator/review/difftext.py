@@ -21,7 +21,8 @@ class Rows(Sequence[str]):
     it shows, and counts the rest."""
 
     def __init__(self, count: int, make: Callable[[int], str]) -> None:
-        self._count, self._make, self._made = count, make, {}
+        self._count, self._make = count, make
+        self._made: dict[int, str] = {}
 
     def __len__(self) -> int:
         return self._count

@@ -123,9 +123,9 @@ def _alike_runs(root: Path, entries: list[Entry], other: Revision) -> set[str]:
     regular = {entry.path: entry.blob for entry in entries if entry.mode in (b"100644", b"100755")}
     prefix = other.report.policy.measurements_dir.strip("/") + "/"
     for entry in entries:
-        run = _run_of(entry.path, prefix)
-        if run in other.run_blobs:
-            here.setdefault(run, {})[entry.path[len(run) + 1 :]] = regular.get(entry.path, "")
+        folder = _run_of(entry.path, prefix)
+        if folder in other.run_blobs:
+            here.setdefault(folder, {})[entry.path[len(folder) + 1 :]] = regular.get(entry.path, "")
     alike = set()
     for path, files in here.items():
         run = other.report.runs.get(path)
