@@ -50,11 +50,16 @@ def extrapolated(claim_id: str, formula: str, inputs: dict[str, str], value: flo
     )
 
 
-def test_a_percent_formula_gives_the_percentage_or_fails(project):
+def throughputs(project: Path) -> tuple[float, float, dict[str, str]]:
+    """The two hashing throughputs as a formula reads them (their computed values: the stated ones are
+    rounded), and inputs naming them s and b."""
     computed = json.loads(run_ledger("check", "--format", "json", cwd=project).output)["verdicts"]
-    # what the formula reads: the inputs' computed values (their stated ones are rounded)
     sha, blake = computed["sha256-1mib-throughput"]["computed"], computed["blake2b-1mib-throughput"]["computed"]
-    inputs = {"s": "sha256-1mib-throughput", "b": "blake2b-1mib-throughput"}
+    return sha, blake, {"s": "sha256-1mib-throughput", "b": "blake2b-1mib-throughput"}
+
+
+def test_a_percent_formula_gives_the_percentage_or_fails(project):
+    sha, blake, inputs = throughputs(project)
     share = 1 - sha / blake  # a plain fraction
     right = extrapolated("gap-right", "1 - s / b", inputs, round(100 * share, 4), "%")
     as_fraction = extrapolated("gap-fraction", "1 - s / b", inputs, round(share, 6), "%")
@@ -74,9 +79,7 @@ def fix_of(output: str, claim_id: str) -> str:
 
 @pytest.mark.parametrize("written", ["100 * (1 - s / b)", "(1 - s / b) * 100", "(1 - s / b) / 0.01"])
 def test_a_percent_formula_that_converts_itself_gets_a_fix_naming_its_factor(project, written):
-    computed = json.loads(run_ledger("check", "--format", "json", cwd=project).output)["verdicts"]
-    sha, blake = computed["sha256-1mib-throughput"]["computed"], computed["blake2b-1mib-throughput"]["computed"]
-    inputs = {"s": "sha256-1mib-throughput", "b": "blake2b-1mib-throughput"}
+    sha, blake, inputs = throughputs(project)
     output = add_claims(project, extrapolated("gap", written, inputs, round(100 * (1 - sha / blake), 4), "%"))
     factor = "0.01" if "0.01" in written else "100"
     said, fix = fix_of(output, "gap").split(", the stated value: ")
@@ -88,9 +91,7 @@ def test_a_percent_formula_that_converts_itself_gets_a_fix_naming_its_factor(pro
 
 
 def test_a_fraction_stated_under_percent_gets_a_fix_that_states_the_percentage(project):
-    computed = json.loads(run_ledger("check", "--format", "json", cwd=project).output)["verdicts"]
-    sha, blake = computed["sha256-1mib-throughput"]["computed"], computed["blake2b-1mib-throughput"]["computed"]
-    inputs = {"s": "sha256-1mib-throughput", "b": "blake2b-1mib-throughput"}
+    sha, blake, inputs = throughputs(project)
     share = round(1 - sha / blake, 6)
     output = add_claims(project, extrapolated("gap-fraction", "1 - s / b", inputs, share, "%"))
     fix = fix_of(output, "gap-fraction")
