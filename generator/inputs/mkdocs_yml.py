@@ -61,7 +61,7 @@ def _document(text: str, name: str) -> yaml.Node | None:
     except yaml.YAMLError as error:
         raise Malformed(f"malformed YAML: {error}") from None
     except RecursionError:
-        raise Malformed(f"{name}: nested too deeply to read; flatten it") from None
+        raise Malformed("nested too deeply to read; flatten it") from None
     finally:
         loader.dispose()
 
@@ -91,11 +91,11 @@ def composed(config_file: Path) -> Composed | None:
             raise Malformed(f"INHERIT chains more than {MAX_INHERITED} files: {' -> '.join(files)}")
         try:
             text = text_of(path)
-        except Malformed as problem:
+            top = nodes(text, name)
+        except Malformed as problem:  # the config's own named by the caller; an inherited one by its INHERIT
             if not files:
                 raise
             raise Malformed(f"{named_at}: INHERIT {name}: {problem}") from None
-        top = nodes(text, name)
         if top is None:
             if not files:
                 return None
