@@ -54,7 +54,10 @@ def nodes(text: str, name: str = "mkdocs.yml") -> dict[str, yaml.Node] | None:
 
 
 def _document(text: str, name: str) -> yaml.Node | None:
-    loader = yaml.SafeLoader(text)
+    try:  # the reader refuses a control character as it is made
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as error:
+        raise Malformed(f"malformed YAML: {error}") from None
     loader.name = name  # every mark (a node's file, line and column) names the file it is in
     try:
         return loader.get_single_node()

@@ -93,7 +93,7 @@ def scan(
     ]
     for typed_figure in site:  # by the file each is typed in: mkdocs.yml, or a file it inherits
         typed[typed_figure.where.path] = (*typed.get(typed_figure.where.path, ()), typed_figure.text)
-        findings += unbound(site, policy, "site's configuration (shown on every page)", SITE_FIX)
+    findings += unbound(site, policy, "site's configuration (shown on every page)", SITE_FIX)
     findings += claim_text_findings(claims, table)
     return Scan(tuple(findings), typed)
 
