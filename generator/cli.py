@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from . import collector
+from . import __version__, collector
 from .inputs import stack
 
 
@@ -62,6 +62,7 @@ VERBS = (
 def parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `only`, the arguments of that verb alone (the others' modules stay unread)."""
     whole = argparse.ArgumentParser(prog="ledger", description="Evidence-tracked claims: the gate and its tools.")
+    whole.add_argument("--version", action="version", version=f"ledger (evidence-ledger) {__version__}")
     whole.add_argument("--root", type=Path, default=Path("."), help="project root (default: .)")
     whole.add_argument("--config", type=Path, help="mkdocs.yml holding the policy (default: ROOT/mkdocs.yml)")
     commands = whole.add_subparsers(dest="command", required=True)
