@@ -71,6 +71,8 @@ def test_the_sdist_holds_the_sources_and_nothing_of_the_report_or_the_tests(dist
 
 def test_the_version_has_one_source_and_ledger_version_prints_it():
     assert "version = " not in (REPO / "pyproject.toml").read_text().split("[project]")[1].split("[")[0]
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f'pip install "evidence-ledger[site]=={generator.__version__}"' in readme  # the install line, current
     assert run_ledger("--version", cwd=REPO).output == f"ledger (evidence-ledger) {generator.__version__}\n"
 
 
