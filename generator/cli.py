@@ -86,6 +86,16 @@ def _named_verb(argv: list[str]) -> str | None:
     return named if any(verb.name == named for verb in VERBS) else None
 
 
+def _root_named(argv: list[str]) -> bool:
+    """Whether the command line names --root (`--root .` names this folder: nothing is looked for above)."""
+    return any(arg == "--root" or arg.startswith("--root=") for arg in argv)
+
+
+def _a_ledger_here() -> bool:
+    """This folder has what `project.find` looks for first (a ledger, or a config to say what is wrong)."""
+    return Path("mkdocs.yml").exists() or Path("claims").is_dir()
+
+
 class Interrupted(BaseException):
     """SIGTERM, raised where the command is, so it unwinds as Ctrl-C does (its cleanups run)."""
 
@@ -112,6 +122,11 @@ def _run(argv: list[str]) -> int:
         verb = next(v for v in VERBS if v.name == args.command)
         if verb.needs_site and (absent := stack.missing()):
             raise stack.SiteStackMissing(stack.message(absent))
+        args.root_named = _root_named(argv)
+        if verb.needs_ledger and not args.root_named and args.config is None and not _a_ledger_here():
+            from .inputs import project  # only where this folder holds none: the warm path stays lean
+
+            args.root = project.above(Path.cwd()) or args.root
         module = verb.load()
         answered = module.cached(args) if hasattr(module, "cached") else None  # the warm path: nothing else loads
         if answered is not None:
