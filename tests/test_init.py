@@ -419,7 +419,10 @@ def test_a_verb_run_in_a_folder_below_the_ledger_finds_it_as_git_finds_its_repos
     assert (below.exit_code, below.output) == (top.exit_code, top.output) and " — 0 failures" in top.output
     deeper = root / "docs/a/b"
     deeper.mkdir(parents=True)
-    assert run_ledger("show", "sha256-1mib-throughput", cwd=deeper).output == run_ledger("show", "sha256-1mib-throughput", cwd=root).output
+    assert (
+        run_ledger("show", "sha256-1mib-throughput", cwd=deeper).output
+        == run_ledger("show", "sha256-1mib-throughput", cwd=root).output
+    )
     named = run_ledger("--root", ".", "check", cwd=root / "docs")
     assert named.exit_code == 2 and "no ledger in" in named.errors
     (root / "docs/.git").mkdir()  # docs/ is a repository of its own: the search stops at its top

@@ -109,7 +109,9 @@ def test_a_new_user_inits_measures_refreshes_checks_builds_and_a_changed_byte_fa
     env = in_venv(fresh_venv)
     import generator
 
-    assert sh("ledger", "--version", cwd=tmp_path, env=env).stdout == f"ledger (evidence-ledger) {generator.__version__}\n"
+    assert (
+        sh("ledger", "--version", cwd=tmp_path, env=env).stdout == f"ledger (evidence-ledger) {generator.__version__}\n"
+    )
     sh("ledger", "init", "mine", cwd=tmp_path, env=env)
     project = tmp_path / "mine"
     measured = sh("ledger", "measure", cwd=project, env=env)

@@ -276,6 +276,21 @@ def _stated(claim: Claim) -> str:
 # -- showing and writing ---------------------------------------------------------------------------
 
 
+CLAIMS_NAMED = 8  # a skip reason shared by many claims names this many of them
+
+
+def _skipped_lines(skipped: tuple[Skipped, ...]) -> list[str]:
+    """One line per run passed over and why, naming every claim it was passed over for (in order)."""
+    claims: dict[tuple[str, str], list[str]] = {}
+    for skip in skipped:
+        claims.setdefault((skip.run, skip.why), []).append(skip.claim_id)
+    lines = []
+    for (run, why), ids in claims.items():
+        named = ", ".join(ids[:CLAIMS_NAMED]) + (f", … ({len(ids)} claims)" if len(ids) > CLAIMS_NAMED else "")
+        lines.append(f"skipped for {named}: {run}: {why}")
+    return lines
+
+
 def as_text(result: Plan, report: Report) -> str:
     """The value changes as a compact table (claim, run, before, after, change and its interval, verdict), then
     the runs passed over, then one summary line."""
@@ -290,8 +305,7 @@ def as_text(result: Plan, report: Report) -> str:
             old, new = format_pair(move.old_value, move.new_value, unit)
             restated = f"{move.stated} → {move.new_stated}" if move.new_stated else f"{move.stated} kept"
             lines.append(f"| {move.claim_id} | {run} | {old} | {new} | {restated} | {move.noise} |")
-    for skip in result.skipped:
-        lines.append(f"skipped for {skip.claim_id}: {skip.run}: {skip.why}")
+    lines += _skipped_lines(result.skipped)
     moved = [m for m in result.moves if m.new_run]
     if not moved:
         lines.append("no claim has a newer intact run with the same probe, testbed and parameters")

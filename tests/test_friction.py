@@ -1,0 +1,37 @@
+"""The friction a new user met, each item held: findings alike but for their place print once with a count
+in the text output (every one with --full, and always in JSON and GitHub annotations)."""
+
+import json
+
+from helpers import RUN_TIME, run_ledger, write_tree
+from helpers_rounds import claim, noisy, rounds_run
+
+
+def test_findings_alike_but_for_their_place_print_once_with_their_count_and_full_lists_each(tmp_path):
+    run = rounds_run(tmp_path, {b: noisy(b * 1.0, cv=0.01, seed=b) for b in (1, 2, 4, 8, 16)}, when=RUN_TIME)
+    items = [claim(f"c{b}", run, f"{b}", batch=b) for b in (1, 2, 4, 8, 16)]
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + "".join(items)})
+    assert run_ledger("check", "--no-cache", cwd=tmp_path).exit_code == 0
+    results = tmp_path / run / "results.csv"
+    results.write_text(results.read_text() + "\n")  # one hand edit: every claim citing the run is tampered
+    short = run_ledger("check", cwd=tmp_path)
+    full = run_ledger("check", "--full", cwd=tmp_path)
+    assert short.exit_code == full.exit_code == 1
+    assert short.output.count(": tampered: ") == 1
+    assert "  … and 4 more alike at other claims or places (`ledger check --full` lists each)" in short.output
+    assert full.output.count(": tampered: ") == 5 and "more alike" not in full.output
+    assert short.output.splitlines()[-1] == full.output.splitlines()[-1]  # the summary counts all five
+    assert "5 tampered" in short.output.splitlines()[-1]
+    found = json.loads(run_ledger("check", "--format", "json", cwd=tmp_path).output)["findings"]
+    assert [f["claim"] for f in found if f["rule"] == "tampered"] == ["c1", "c2", "c4", "c8", "c16"]
+    github = run_ledger("check", "--format", "github", cwd=tmp_path).output
+    assert github.count("tampered") >= 5
+
+
+def test_two_findings_alike_still_print_each(tmp_path):
+    run = rounds_run(tmp_path, {b: noisy(b * 1.0, cv=0.01, seed=b) for b in (1, 2)}, when=RUN_TIME)
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + claim("c1", run, "1", batch=1) + claim("c2", run, "2", batch=2)})
+    results = tmp_path / run / "results.csv"
+    results.write_text(results.read_text() + "\n")
+    short = run_ledger("check", "--no-cache", cwd=tmp_path)
+    assert short.output.count(": tampered: ") == 2 and "more alike" not in short.output
