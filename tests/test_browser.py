@@ -3,8 +3,8 @@ request refused: charts draw, the console stays clean, every kind of generated p
 from the navigation, and badge links lead to their claims."""
 
 import json
-import re
 import os
+import re
 import shutil
 
 import pytest

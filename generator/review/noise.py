@@ -63,7 +63,7 @@ def _items(values: list) -> str:
 
 def _around(new: str, old: str) -> str:
     """Both texts from a little before where they first differ."""
-    at = next((i for i, (a, b) in enumerate(zip(new, old)) if a != b), min(len(new), len(old)))
+    at = next((i for i, (a, b) in enumerate(zip(new, old, strict=False)) if a != b), min(len(new), len(old)))
     start = max(0, at - 10)
 
     def cut(text: str) -> str:
