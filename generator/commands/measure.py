@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -33,7 +32,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import machine, tools
+from .. import child, machine, tools
 from .. import probe as probe_api
 from ..gate import check
 from ..inputs import gitlog, hashcache, load
@@ -362,11 +361,12 @@ def _environment(spec: ProbeSpec, root: Path, policy: Policy, profile: str, test
 def _run(argv: list[str], root: Path, env: dict[str, str]) -> str:
     """Run a command in the project; '' when it exits 0, else what went wrong."""
     try:
-        # Its output goes to stderr with the progress lines; stdout keeps the summary.
-        done = subprocess.run(argv, cwd=root, env=env, stdout=_stderr_fd())
+        # Its output goes to stderr with the progress lines (until an interruption: child.py); stdout keeps
+        # the summary.
+        status = child.run(argv, root, env)
     except OSError as error:
         return f"cannot start {argv[0]!r}: {error.strerror or error}"
-    return "" if done.returncode == 0 else f"exit status {done.returncode}"
+    return "" if status == 0 else f"exit status {status}"
 
 
 def _build(
@@ -614,13 +614,6 @@ def _wait_for_a_new_second(runs_dir: Path, clock=time.time, sleep=time.sleep) ->
         if not taken:
             return
         sleep(1 - now % 1 + 0.001)
-
-
-def _stderr_fd() -> int | None:
-    try:
-        return sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):  # a stream without a file (captured): inherit stdout
-        return None
 
 
 def _runs(folder: Path) -> set[str]:
