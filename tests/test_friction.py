@@ -35,3 +35,23 @@ def test_two_findings_alike_still_print_each(tmp_path):
     results.write_text(results.read_text() + "\n")
     short = run_ledger("check", "--no-cache", cwd=tmp_path)
     assert short.output.count(": tampered: ") == 2 and "more alike" not in short.output
+
+
+def test_an_uncited_run_whose_probe_is_gone_is_said_and_one_whose_helper_is_gone_is_history(tmp_path):
+    from helpers import a_run
+
+    kept = a_run(tmp_path, [{"batch": 1, "speedup": 1.0}])
+    write_tree(tmp_path, {"claims/a.yaml": "claims: []\n"})
+    assert "orphaned-run" not in run_ledger("check", "--no-cache", cwd=tmp_path).output
+    (tmp_path / "probes/toy.py").unlink()  # the probe renamed away: nothing can measure the run again
+    checked = run_ledger("check", "--no-cache", cwd=tmp_path)
+    assert checked.exit_code == 0  # a warning by default
+    assert (
+        f"{kept}/manifest.json: orphaned-run: run {kept}: its code probes/toy.py no longer exists, and no claim "
+        "cites the run (warning)"
+    ) in checked.output
+    assert "fix: restore the code (`git log --diff-filter=D -- probes/toy.py` finds it), or delete the run" in (
+        checked.output
+    )
+    write_tree(tmp_path, {"mkdocs.yml": "site_name: t\nplugins:\n  - ledger:\n      fail: [orphaned-run]\n"})
+    assert run_ledger("check", "--no-cache", cwd=tmp_path).exit_code == 1

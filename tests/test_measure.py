@@ -119,6 +119,7 @@ def test_a_failing_probe_fails_measure_and_writes_nothing_for_it(tmp_path):
     assert "sh_probe: " in result.errors and "FAILED: exit status 3" in result.errors
     assert "1 run written by 1 probe(s); 1 failed: sh_probe" in result.output
     assert runs(tmp_path, "sh_probe") == []
+    assert not (tmp_path / "measurements/sh_probe").exists()  # nor an empty folder its {out} was made in
 
 
 def test_a_bad_probe_declaration_names_the_option(tmp_path):

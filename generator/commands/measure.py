@@ -192,7 +192,7 @@ def command_line(spec: ProbeSpec, values: dict[str, str], template: str | None =
 def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed: str | None) -> Outcome:
     """Run one probe in its own process (after its build, if it has one) and return the runs it wrote."""
     runs_dir = root / policy.measurements_dir / spec.name
-    before = _runs(runs_dir)
+    before, existed = _runs(runs_dir), runs_dir.is_dir()
     out = runs_dir / f"{PARTIAL_PREFIX}out-{os.getpid()}"
     build_dir = root / BUILD_DIR / spec.name
     readings = root / MACHINE_DIR / f"{spec.name}-{os.getpid()}.json"
@@ -214,6 +214,8 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
     finally:  # also when interrupted (Ctrl-C, SIGTERM): no output folder is left behind
         if os.path.lexists(out):
             remove_tree(out)  # a link the probe put in its place is removed, never followed
+        if not existed and runs_dir.is_dir() and not any(runs_dir.iterdir()):
+            runs_dir.rmdir()  # nor the probe's folder its {out} was made in, where no run came of it
     # A failed probe wrote nothing: a folder that appeared meanwhile is another process's run.
     new = sorted(_runs(runs_dir) - before) if not problem else []
     written = tuple(f"{policy.measurements_dir}/{spec.name}/{name}" for name in new)
@@ -595,7 +597,9 @@ def summary(outcomes: list[Outcome]) -> str:
     if written:
         text += "\nnext: `ledger refresh` shows which claims the new runs move (`--write` applies it)"
     if any(count > 1 for count in Counter(outcome.name for outcome in outcomes if outcome.runs).values()):
-        text += "; a claim pools replicate runs with `replicates: N` under its evidence (guide/claims.md)"
+        text += (
+            "; a claim pools replicate runs with `replicates: N` under its evidence (guide/checks.md#replicate-runs)"
+        )
     return text
 
 
