@@ -55,3 +55,18 @@ def test_an_uncited_run_whose_probe_is_gone_is_said_and_one_whose_helper_is_gone
     )
     write_tree(tmp_path, {"mkdocs.yml": "site_name: t\nplugins:\n  - ledger:\n      fail: [orphaned-run]\n"})
     assert run_ledger("check", "--no-cache", cwd=tmp_path).exit_code == 1
+
+
+def test_a_number_right_after_a_settings_name_is_its_label_and_a_count_elsewhere_a_figure(tmp_path):
+    """'config 4 runs 3× slower': configuration 4, no typed figure but 3×; 'we made 9 runs' is a figure; a
+    setting's number before a unit other than a counted thing stays a figure ('level 3 GB/s')."""
+    config = "site_name: t\nplugins:\n  - ledger\n"
+    pages = {
+        "docs/label.md": "# Label\n\nConfig 4 runs at level 2 steps; preset #3 runs too.\n",
+        "docs/count.md": "# Count\n\nWe made 9 runs.\n",
+        "docs/unit.md": "# Unit\n\nAt level 3 GB/s it stalls.\n",
+    }
+    write_tree(tmp_path, {"mkdocs.yml": config, "claims/a.yaml": "claims: []\n", **pages})
+    found = json.loads(run_ledger("check", "--format", "json", "--no-cache", cwd=tmp_path).output)["findings"]
+    typed = sorted((f["path"], f["problem"].split("'")[1]) for f in found if f["rule"] == "unbound-number")
+    assert typed == [("docs/count.md", "9 runs"), ("docs/unit.md", "3 GB/s")], typed
