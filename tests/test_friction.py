@@ -70,3 +70,38 @@ def test_a_number_right_after_a_settings_name_is_its_label_and_a_count_elsewhere
     found = json.loads(run_ledger("check", "--format", "json", "--no-cache", cwd=tmp_path).output)["findings"]
     typed = sorted((f["path"], f["problem"].split("'")[1]) for f in found if f["rule"] == "unbound-number")
     assert typed == [("docs/count.md", "9 runs"), ("docs/unit.md", "3 GB/s")], typed
+
+
+def test_a_value_in_mb_stated_in_mib_inside_its_tolerance_is_asked_did_you_mean_and_no_surface_gets_it(tmp_path):
+    """4.9% apart, inside a 5% tolerance: the gate agreed and refresh --write copied 'MiB/s' into the README."""
+    from helpers import a_run
+
+    from generator.runs import Column
+
+    run = a_run(
+        tmp_path, [{"size": 1, "rate": 500.0}], columns={"size": Column("", "exact"), "rate": Column("MB/s", "exact")}
+    )
+    item = (
+        "\n  - id: rate\n    value: VALUE\n    unit: UNIT\n    kind: measured\n    testbed: linux-cpu\n"
+        f"    evidence: {{run: {run}, file: results.csv, where: {{size: 1}}, column: rate}}\n    tolerance: 5%\n"
+    )
+    readme = "# R\n\nRate: <!-- ledger: rate -->old<!-- /ledger -->.\n"
+    config = "site_name: t\nplugins:\n  - ledger:\n      surfaces: [README.md]\n"
+    write_tree(tmp_path, {"mkdocs.yml": config, "README.md": readme})
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + item.replace("VALUE", "500").replace("UNIT", "MiB/s")})
+    checked = run_ledger("check", "--no-cache", cwd=tmp_path)
+    assert checked.exit_code == 1
+    assert "rate: unit-mismatch: stated 500 is what the evidence computes in 'MB/s' (500 MB/s), not in 'MiB/s' (" in (
+        checked.output
+    )
+    assert "did you mean 'MB/s'?" in checked.output
+    run_ledger("refresh", "--write", cwd=tmp_path)
+    assert (tmp_path / "README.md").read_text() == readme  # no surface written from it
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + item.replace("VALUE", "500").replace("UNIT", "MB/s")})
+    assert run_ledger("check", "--no-cache", cwd=tmp_path).exit_code == 1  # the README still says 'old'
+    run_ledger("refresh", "--write", cwd=tmp_path)
+    assert "<!-- ledger: rate -->500 MB/s<!-- /ledger -->" in (tmp_path / "README.md").read_text()
+    assert run_ledger("check", "--no-cache", cwd=tmp_path).exit_code == 0
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + item.replace("VALUE", "477").replace("UNIT", "MiB/s")})
+    found = run_ledger("check", "--no-cache", cwd=tmp_path).output  # 500 MB/s is 476.8 MiB/s: it agrees
+    assert "did you mean" not in found and ": rate: " not in found  # (the README's '500 MB/s' is another matter)

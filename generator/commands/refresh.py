@@ -445,7 +445,8 @@ def _claim_files(result: Plan, report: Report) -> list[str]:
 def surface_plan(root: Path, report: Report, result: Plan | None = None) -> list[tuple[str, str, list]]:
     """(surface, its new text, the rewrites) for each surface whose markers' text is not its claim's value
     as the site displays it, with the values the plan's moves state (prose/surfaces.py)."""
-    claims = dict(report.verdicts)
+    unsure = {f.claim_id for f in report.findings if f.rule == "unit-mismatch"}  # "did you mean …?": asked first
+    claims = {claim_id: verdict for claim_id, verdict in report.verdicts.items() if claim_id not in unsure}
     for move in result.moves if result else ():
         if move.new_stated and move.claim_id in claims:
             verdict = claims[move.claim_id]

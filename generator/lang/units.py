@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -468,3 +469,20 @@ _NO_GAP = ("×", "x", "%")
 def gap(unit: str) -> str:
     """The space between a number and its unit: none for ×, x and %, none without a unit."""
     return "" if not unit or unit.strip() in _NO_GAP else " "
+
+
+_SWAPS = {"k": "Ki", "K": "Ki", "M": "Mi", "G": "Gi", "T": "Ti", "P": "Pi", "E": "Ei"}
+_SWAPS_BACK = {"Ki": "k", "Mi": "M", "Gi": "G", "Ti": "T", "Pi": "P", "Ei": "E"}
+_BYTE_PREFIX = re.compile(r"(?<![A-Za-z])([kKMGTPE]i?)(?=B\b|bytes?\b)")
+
+
+def prefix_swapped(text: str) -> str:
+    """The unit with each byte prefix swapped between decimal and binary ('MB/s' -> 'MiB/s', 'GiB' -> 'GB';
+    '' when it has none): the unit a value typed from the other kind of tool would be in."""
+
+    def swap(match: re.Match) -> str:
+        prefix = match.group(1)
+        return _SWAPS_BACK[prefix] if prefix in _SWAPS_BACK else _SWAPS[prefix]
+
+    swapped = _BYTE_PREFIX.sub(swap, text)
+    return swapped if swapped != text else ""
