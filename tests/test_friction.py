@@ -105,3 +105,15 @@ def test_a_value_in_mb_stated_in_mib_inside_its_tolerance_is_asked_did_you_mean_
     write_tree(tmp_path, {"claims/a.yaml": "claims:" + item.replace("VALUE", "477").replace("UNIT", "MiB/s")})
     found = run_ledger("check", "--no-cache", cwd=tmp_path).output  # 500 MB/s is 476.8 MiB/s: it agrees
     assert "did you mean" not in found and ": rate: " not in found  # (the README's '500 MB/s' is another matter)
+
+
+def test_an_unbound_number_a_claim_states_names_that_claim_in_its_fix(tmp_path):
+    from helpers import MEASURED, SPEEDUP_ROWS, a_run
+
+    a_run(tmp_path, SPEEDUP_ROWS)
+    page = "# P\n\nThe speedup is 3.59× at 16, and 7.5× elsewhere.\n"
+    write_tree(tmp_path, {"claims/moe.yaml": MEASURED, "docs/index.md": page})
+    found = json.loads(run_ledger("check", "--format", "json", "--no-cache", cwd=tmp_path).output)["findings"]
+    fixes = {f["problem"].split("'")[1]: f["fix"] for f in found if f["rule"] == "unbound-number"}
+    assert fixes["3.59×"].startswith('cite {{ claim("moe-speedup-b16") }}, which states 3.59×; or mark a label')
+    assert fixes["7.5×"].startswith("cite the claim that holds it with")
