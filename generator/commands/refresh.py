@@ -203,7 +203,8 @@ def _value_in(run: Run, claim: Claim, report: Report, index: intervals.RowIndex,
     exact = member.found is not None and member.found.exact
     if not evidence.cites_set:
         current = report.runs[evidence.run]
-        made = [m for m in sets.upto(run) if current.started is not None and m.started > current.started]
+        since = current.started
+        made = [m for m in sets.upto(run) if since is not None and m.started is not None and m.started > since]
         if len(made) >= 2:  # a set measured since (`ledger measure --replicates N`): offer it, pooled
             offered = _value_in(
                 run, replace(claim, evidence=replace(evidence, replicates=len(made))), report, index, sets
