@@ -28,7 +28,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -81,6 +81,12 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
         "(with --testbed, where it was measured)",
     )
     parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a smoke test: run the probes (quick profile unless --profile), check each writes a valid run, keep "
+        "nothing (the runs go to a scratch folder, never measurements/)",
+    )
+    parser.add_argument(
         "--matrix",
         nargs="?",
         const="all",
@@ -130,9 +136,46 @@ def run_from_args(args: argparse.Namespace) -> int:
         echo(f"{outcomes[0].name}: {', '.join(outcomes[0].runs) or 'FAILED: ' + outcomes[0].problem}")
         print(summary(outcomes))
         return 0 if outcomes[0].ok else 1
+    if args.smoke:
+        return smoke(root, policy, args, echo)
     outcomes = measure(root, policy, args.probes, profile, args.testbed, echo=echo, replicates=args.replicates)
     print(summary(outcomes))
     return 0 if all(outcome.ok for outcome in outcomes) else 1
+
+
+SMOKE_DIR = f"{hashcache.FOLDER}/smoke"  # --smoke's runs, removed when it ends
+
+
+def smoke(root: Path, policy: Policy, args: argparse.Namespace, echo) -> int:
+    """Each probe run once into a scratch measurements folder (LEDGER_MEASUREMENTS points at it), its run read
+    back as the gate reads runs, then removed: whether the probes work, with nothing kept. A probe that writes
+    into measurements/ anyway (it ignores LEDGER_MEASUREMENTS) fails, its run named."""
+    if args.replicates not in (None, 1) or args.export is not None:
+        raise LedgerError("--smoke runs each probe once and keeps nothing: no --replicates, no --from")
+    scratch = root / SMOKE_DIR
+    if os.path.lexists(scratch):
+        remove_tree(scratch)
+    real = root / policy.measurements_dir
+    before = {p.relative_to(root).as_posix() for p in real.glob("*/*")} if real.is_dir() else set()
+    trial = replace(policy, measurements_dir=SMOKE_DIR)
+    try:
+        outcomes = measure(root, trial, args.probes, args.profile or "quick", args.testbed, echo=echo)
+        for outcome in outcomes:
+            for path in outcome.runs:
+                problem = load.one_run(root, path).problem
+                echo(f"{outcome.name}: {'its run reads back: ' + problem if problem else 'a valid run'} (not kept)")
+    finally:
+        if os.path.lexists(scratch):
+            remove_tree(scratch)
+    after = {p.relative_to(root).as_posix() for p in real.glob("*/*")} if real.is_dir() else set()
+    strays = sorted(after - before)
+    for stray in strays:
+        echo(f"{stray}: written into {policy.measurements_dir}/ by a probe that ignores LEDGER_MEASUREMENTS: "
+             "delete it, it is a smoke test's")  # fmt: skip
+    ok = all(outcome.ok for outcome in outcomes) and not strays
+    worked = sum(1 for outcome in outcomes if outcome.ok)
+    print(f"smoke test: {worked} of {len(outcomes)} probe run(s) wrote a valid run; nothing kept")
+    return 0 if ok else 1
 
 
 def chosen(policy: Policy, names: list[str]) -> list[ProbeSpec]:
