@@ -11,8 +11,8 @@ OPERATORS = {  # label on the page -> claim-id stem
     "512×2048 projection": "matvec-512",
     "2048×2048 projection": "matvec-2048",
     "8192×2048 projection": "matvec-8192",
-    "248320×2048 output head": "matvec-head",
-    "MoE experts (top-8 of 256)": "moe",
+    "248320×2048 head": "matvec-head",
+    "MoE layer, top-8 of 256": "moe",
     "Gated DeltaNet state": "recurrent",
 }
 LOG2 = alt.Scale(type="log", base=2)
@@ -35,8 +35,8 @@ def _label(operator: str) -> str:
         "proj_512": "512×2048 projection",
         "proj_2048": "2048×2048 projection",
         "proj_8192": "8192×2048 projection",
-        "head": "248320×2048 output head",
-        "moe": "MoE experts (top-8 of 256)",
+        "head": "248320×2048 head",
+        "moe": "MoE layer, top-8 of 256",
         "recurrent": "Gated DeltaNet state",
     }
     return names.get(operator, operator)
@@ -48,8 +48,8 @@ def flat_line(data):
     Median ms per token over the interleaved rounds, log scales; solid lines are one batched call, dashed
     lines B separate calls. A line that stays flat as B grows is
     batching on paper: the work per token did not shrink. On the CPU neither line falls beyond its
-    rounds' noise (MLX's 4-bit CPU kernels are compute-bound there); on the H200 the batched line
-    falls steeply from B=8 on, and the separate calls fall a little for the smaller matrices."""
+    rounds' noise (why is a hypothesis: testbeds.md); on the H200 the batched line falls steeply from
+    B=8 on, and the separate calls fall a little for the smaller matrices."""
     frame = kernel_rows(data)
     frame["call"] = frame["mode"].map({"batched": "one batched call", "looped": "B separate calls"})
     return (
@@ -83,7 +83,8 @@ def flat_line(data):
 @chart("utilization")
 def utilization(data):
     """Bandwidth used at B=1, as a share of each testbed's read ceiling
-    The lower an operator sits at B=1, the more room batching has to raise its bandwidth. Bars are
+    The lower an operator sits at B=1, the more room the ceiling leaves its bandwidth to grow (a bound, not
+    a forecast of the gain: batching.md). Bars are
     extrapolated claims (B=1 bandwidth measured by the kernel probes ÷ the ceiling measured by the
     bandwidth probe); the M1 Max bars are the write-up's borrowed figures."""
     rows = []
@@ -93,8 +94,8 @@ def utilization(data):
             rows.append({"operator": label, "testbed": testbed, "percent": claim.value, "kind": claim.kind})
     for label, claim_id in [
         ("Gated DeltaNet state", "m1max-recurrent-b1-utilization"),
-        ("MoE experts (top-8 of 256)", "m1max-moe-b1-utilization"),
-        ("248320×2048 output head", "m1max-head-b1-utilization"),
+        ("MoE layer, top-8 of 256", "m1max-moe-b1-utilization"),
+        ("248320×2048 head", "m1max-head-b1-utilization"),
     ]:
         claim = data.claim(claim_id)
         rows.append({"operator": label, "testbed": claim.testbed, "percent": claim.value, "kind": "borrowed"})
@@ -137,9 +138,9 @@ def speedup_vs_prediction(data):
                     }
                 )
     for label, predicted, measured in [
-        ("MoE experts (top-8 of 256)", "m1max-moe-predicted-b16", "m1max-moe-speedup-b16"),
+        ("MoE layer, top-8 of 256", "m1max-moe-predicted-b16", "m1max-moe-speedup-b16"),
         ("Gated DeltaNet state", "m1max-recurrent-predicted-b16", "m1max-recurrent-speedup-b16"),
-        ("248320×2048 output head", "m1max-head-ratio-ceiling", "m1max-head-speedup"),
+        ("248320×2048 head", "m1max-head-ratio-ceiling", "m1max-head-speedup"),
     ]:
         rows.append(
             {
@@ -211,7 +212,7 @@ def formula_per_operator_b16(data):
         "byte ratio": "byte-ratio-b16",
         "predicted": "bound-b16",
         "measured": "speedup-b16",
-        "B separate calls": "looped-speedup-b16",
+        "separate calls": "looped-speedup-b16",
     }
     return _per_operator(data, columns)
 
@@ -229,7 +230,7 @@ def _per_operator(data, columns):
 @table("formula-h200-b256")
 def formula_h200_b256(data):
     """The same on the H200 at B=256
-    Byte ratio, the formula's prediction, the measured speedup, and how much of the prediction it reached."""
+    Byte ratio, the formula's prediction, the measured speedup, and the share of the prediction it achieved."""
     rows = [
         {
             "operator": label,
@@ -237,7 +238,7 @@ def formula_h200_b256(data):
             "bandwidth ratio": f"h200-{stem}-bandwidth-ratio-b256",
             "predicted": f"h200-{stem}-bound-b256",
             "measured": f"h200-{stem}-speedup-b256",
-            "share of prediction": f"h200-{stem}-achieved-b256",
+            "achieved": f"h200-{stem}-achieved-b256",
         }
         for label, stem in OPERATORS.items()
     ]

@@ -49,7 +49,7 @@ def retired_claims(data):
         rows.append(
             {
                 "what it said": claim.statement,
-                "figure": claim,
+                "figure": claim if claim.value is not None else None,  # a claim with no figure: its words are the row's
                 "retired by": retirers[0],
                 "also retired by": retirers[1] if len(retirers) > 1 else None,
             }

@@ -7,7 +7,7 @@ The CLI and the MkDocs plugin both call check() and differ only in how they show
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -16,13 +16,23 @@ from .claims.vocabulary import read_run_units
 from .inputs import attributes, figures, gitlog, load
 from .inputs.config import project_policy
 from .judging import causes, evidence, leads, replicated
+from .lang.stability import Stability
 from .prose import references, surfaces
 from .prose import scan as prose
-from .records import Claim, ClaimVerdict, Finding, PageRef, Policy, Report, Source
+from .records import Claim, ClaimVerdict, Finding, PageRef, Policy, Report, Run, Source
 from .rules import PAGE_RULES
 from .series import moved
 from .series import stage as series
 from .trust import verdicts
+
+
+@dataclass(frozen=True, slots=True)
+class Reused:
+    """Runs another check read from the same bytes, taken as they are (`ledger diff` reads a run once)."""
+
+    runs: Mapping[str, Run] = field(default_factory=dict)
+    stability: Mapping[str, Stability] = field(default_factory=dict)  # as that check judged each
+    size: int = 0  # their bytes, counted against this check's input cap
 
 
 def check(
@@ -33,13 +43,19 @@ def check(
     *,
     require_history: bool = False,
     past: gitlog.History | None = None,
+    every_table: bool = False,
+    reused: Reused | None = None,
 ) -> Report:
     """Every finding about the ledger under root, with each claim's verdict (ClaimVerdict) and each run's.
 
     Raw rounds are parsed in the runs claims cite and the other runs of their probes (their series);
     `every_run_rounds` parses them in every run (`ledger refresh` judges newer runs against cited ones).
     require_history: git history that cannot be read (a shallow clone, no git) is a failure. past: the
-    runs' history when the files are not a work tree (`ledger diff` reads a revision's own).
+    runs' history when the files are not a work tree (`ledger diff` reads a revision's own). The tables of
+    the runs whose rounds are not parsed are read in bounded memory, counted and not kept, unless
+    every_table: the site, which shows them and lets figures draw them (no verdict reads them). reused: runs
+    another check read from the same bytes (`ledger diff`'s other revision: review/revisions.py), taken as they
+    are with their stability, their bytes counted against the input cap.
     """
     budget = load.Budget(policy.max_input_bytes)  # everything this check reads, together
     claims, findings, vocabulary = validate.claims(  # the parsed files are let go once validated: half the peak
@@ -48,8 +64,14 @@ def check(
         policy.max_tolerance.relative,
         policy.units,
     )
-    cited = None if every_run_rounds else _with_their_probes(root, {c.evidence.run for c in claims if c.evidence})
-    runs, refused = load.runs(root, policy.measurements_dir, cited, budget)
+    reused = reused or Reused()
+    budget.left = max(0, budget.left - reused.size)
+    cited = (
+        None
+        if every_run_rounds
+        else _with_their_probes(root, {c.evidence.run for c in claims if c.evidence}, reused.runs)
+    )
+    runs, refused = load.runs(root, policy.measurements_dir, cited, budget, every_table, reused.runs)
     read_run_units(
         vocabulary, (c.unit for run in runs.values() for table in run.columns.values() for c in table.values())
     )
@@ -59,7 +81,7 @@ def check(
     findings += gitlog.findings(past, bool(runs or refused), require_history)
     rules, prefix = load.attribute_rules(root, policy.measurements_dir)
     findings += attributes.findings(rules, [prefix + path for path in run_files(runs)], prefix)
-    states = verdicts.run_states(runs, policy, now, gitlog.rewritten(past, runs), past.tracked)
+    states = verdicts.run_states(runs, policy, now, gitlog.rewritten(past, runs), past.tracked, reused.stability)
     evaluated = evidence.evaluate(claims, runs, states, policy, vocabulary, findings)
     findings += evaluated.findings
     judged = series.build(evaluated.verdicts, runs, states)
@@ -163,23 +185,32 @@ def _surfaces(
     return [*unreadable, *surfaces.findings(texts, judged, failing, policy, root)]
 
 
-def _with_their_probes(root: Path, cited: set[str]) -> set[str]:
-    """The cited runs and every other run of their probes: a claim's series reads their raw rounds too."""
+def _with_their_probes(root: Path, cited: set[str], reused: Mapping[str, Run]) -> set[str]:
+    """The cited runs and every other run of their probes (those reused too): a claim's series reads their raw
+    rounds too."""
     found = set(cited)
-    for probe in {path.rsplit("/", 1)[0] for path in cited}:
+    probes = {path.rsplit("/", 1)[0] for path in cited}
+    for probe in probes:
         folder = root / probe
         if folder.is_dir() and not folder.is_symlink():  # a linked probe folder is refused by load.runs
             found |= {f"{probe}/{entry.name}" for entry in folder.iterdir()}
+    found |= {path for path in reused if path.rsplit("/", 1)[0] in probes}
     return found
 
 
 def check_project(
-    root: Path, config: Path | None, now: datetime, every_run_rounds: bool = False, *, require_history: bool = False
+    root: Path,
+    config: Path | None,
+    now: datetime,
+    every_run_rounds: bool = False,
+    *,
+    require_history: bool = False,
+    every_table: bool = False,
 ) -> Report:
     """check() on the project --root and --config name: its policy read from mkdocs.yml (or the defaults)."""
     root = root.resolve()
     policy = project_policy(root, config)
-    return check(root, policy, now, every_run_rounds, require_history=require_history)
+    return check(root, policy, now, every_run_rounds, require_history=require_history, every_table=every_table)
 
 
 def run_files(runs) -> list[str]:

@@ -434,7 +434,8 @@ class Policy:
     problems: tuple[tuple[str, Finding], ...] = ()  # (option, finding): bad settings in mkdocs.yml, each at its line
     config_path: str = "mkdocs.yml"  # the rest of mkdocs.yml, beside the plugin's options:
     markdown_extensions: tuple[tuple[str, str], ...] = ()  # (name, options as JSON) pages render with
-    site_texts: tuple[tuple[int, int, str], ...] = ()  # (line, column, text) on every page: site name, nav
+    site_texts: tuple[tuple[str, int, int, str], ...] = ()  # (file, line, column, text) on every page: site name, nav
+    config_files: tuple[str, ...] = ()  # the configuration and each file it inherits (INHERIT), where it has one
 
     def severity(self, rule: str) -> str:
         """'fail', 'warn', or for a rule that notes by default (rules.NOTE_BY_DEFAULT) and the policy names in

@@ -15,6 +15,7 @@ from .lang.moves import Change, Judged
 from .lang.units import Unit
 from .lang.values import (
     Tolerance,
+    counted,
     format_value,
     level_text,
     precision_of,
@@ -115,11 +116,11 @@ def _states_shown(states: str, unit: str) -> str:
 
 
 BASIS_WORDS = {
-    "rounds": "{n} rounds",
-    "min-max": "min–max of {n} rounds; no raw rounds",
-    "paired": "paired by round, {n} rounds",
+    "rounds": "{rounds}",
+    "min-max": "min–max of {rounds}; no raw rounds",
+    "paired": "paired by round, {rounds}",
     "formula": "carried through the formula",
-    "replicates": "between {runs} replicate runs",
+    "replicates": "between {runs}",
 }
 
 
@@ -141,7 +142,9 @@ def interval_parts(interval: ClaimInterval, unit: Unit | None = None) -> tuple[s
     level = level_text(interval.level)
     if level and interval.basis == "formula":
         level = "≥ " + level  # a lower bound (Bonferroni)
-    words = BASIS_WORDS.get(interval.basis, interval.basis).format(n=interval.rounds, runs=interval.runs)
+    words = BASIS_WORDS.get(interval.basis, interval.basis).format(
+        rounds=counted(interval.rounds, "round"), runs=counted(interval.runs, "replicate run")
+    )
     if interval.basis == "min-max" and not interval.rounds:
         words = "min–max; no raw rounds"
     return level, range_text(interval.low, interval.high, unit), words

@@ -147,7 +147,7 @@ def test_a_claim_that_states_a_bound_is_shown_by_it(project):
         ("    range: [15, 5]\n", "`range: [15, 5]`: the first number must be smaller than the second"),
         ("    range: [1, two]\n", "`range` must be two finite numbers"),
         ('    states: "above"\n', "`states: above` compares with another claim; a source states a bound"),
-        ('    states: ">= 10 GB/s"\n', "`states: >= 10 GB/s` is in bytes per second, the claim in"),
+        ('    states: ">= 10 GB/s"\n', "`states: >= 10 GB/s` states bytes per second (GB/s), the claim "),
     ],
 )
 def test_a_bound_or_range_that_cannot_be_read_is_invalid_at_its_line(project, extra, why):

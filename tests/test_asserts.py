@@ -301,7 +301,7 @@ def test_not_significant_can_be_a_warning(tmp_path):
         ('asserts: "bigger"', "cannot read relation 'bigger'"),
         ("asserts: above", "`asserts: above` compares with another claim; `asserts` bounds the claim's own value"),
         ("asserts: 1", "`asserts` must be text, found 1"),
-        ('asserts: "> 10 GB/s"', "`asserts: > 10 GB/s` is in bytes per second, the claim in a plain ratio (×)"),
+        ('asserts: "> 10 GB/s"', "`asserts: > 10 GB/s` states bytes per second (GB/s), the claim a plain ratio (×)"),
         ('asserts: "> 10 furlongs"', "in '> 10 furlongs': unknown unit 'furlongs'; did you mean 'rounds'?"),
         ('asserts: "between 2 and 1"', "in 'between 2 and 1': the first number must be smaller than the second"),
         ('asserts: "> 1e999"', "1e999 is not a finite number"),

@@ -64,8 +64,27 @@ def test_math_a_markdown_math_extension_renders_is_read_as_the_text_it_becomes(t
         ("It takes 2½ GB more.\n", "'2½ GB'"),
         ("It reaches ٣٫٥٪ more.\n", "'٣٫٥٪'"),
         ("It reaches 5 GB\u0301/s.\n", "'5 GB\u0301/s'"),
+        ("It takes 1\u202f234 ms.\n", "'1 234 ms'"),  # quoted with the space a reader sees
+        ("It takes 12\u2009345\u2009678 B.\n", "'12 345 678 B'"),
+        ("It takes 1\u00a0234.5 GB.\n", "'1 234.5 GB'"),
+        ("It takes 1'234 ms.\n", '"1\'234 ms"'),
+        ("It takes 1\u2019234 ms.\n", "'1\u2019234 ms'"),
+        ("It takes 1_234 ms.\n", "'1_234 ms'"),
     ],
-    ids=["decimal-comma", "arabic-separator", "fraction", "mixed-fraction", "arabic-digits", "combining-mark"],
+    ids=[
+        "decimal-comma",
+        "arabic-separator",
+        "fraction",
+        "mixed-fraction",
+        "arabic-digits",
+        "combining-mark",
+        "narrow-space-groups",
+        "thin-space-groups",
+        "no-break-space-groups",
+        "apostrophe-groups",
+        "right-quote-groups",
+        "underscore-groups",
+    ],  # fmt: skip
 )
 def test_a_figure_is_quoted_as_the_reader_sees_it(tmp_path, page, seen):
     result = check(tmp_path, page)

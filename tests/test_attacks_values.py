@@ -71,7 +71,8 @@ ATTACKS = {
         f"    checked_by: {TOUCHED}",
         '    checked_by: [{claim: cpu-moe-speedup-b16, expects: "below"}]',
         "claims/writeup-batching.yaml:172: m1max-expected-touched-b16: invalid: checked_by cpu-moe-speedup-b16 with "
-        "`expects: below` compares a plain ratio (×) with this claim's a count of experts (experts)",
+        "`expects: below` compares cpu-moe-speedup-b16's value, a plain ratio (×), with this claim's, a count of "
+        "experts",
     ),
     "a bound in a unit that is not one": (
         BATCHING,

@@ -135,7 +135,7 @@ REPORT_PAGES = [
     "claims/fell/",
     "measurements/",
     "gate/",
-    "claim/h200-wg-speedup-b16/",  # a claim page: its evidence row comes from a 40-column CSV
+    "claim/h200-grid-b16-speedup/",  # a claim page: its evidence row comes from a 40-column CSV
 ]
 # A table wider than the text column that does not scroll inside a frame of its own (Material's scroll
 # wrapper, or the table itself with overflow: auto): its header's first cell.
@@ -171,7 +171,7 @@ def test_report_tables_frames_fit_the_text_column_and_the_page_never_scrolls_sid
 # A line break inside a text node: in an identifier or value (code, a key cell, a data table's cell) any
 # break at all; in prose, one between two letters or digits (mid-word). Prose may break at its spaces.
 MID_WORD = r"""() => {
-  const IDENTIFIERS = "code:not(.ledger-prose), .ledger-key, figure.ledger-figure td, .ledger-index td, "
+  const IDENTIFIERS = "code:not(.ledger-prose), .ledger-key, figure.ledger-figure td:not(.ledger-text), .ledger-index td, "
     + ".ledger-series td:not(:last-child), a.ledger-run";
   const word = /[\p{L}\p{N}_]/u;
   const found = [];
@@ -227,6 +227,86 @@ def test_generated_tables_never_break_an_identifier_and_index_rows_are_one_line(
             page.close()
     assert broken == {}
     assert rows > 500 and taller == [] and len(heights) == 1  # every row one line, all the same height
+
+
+# A figure table's cell whose value and badge do not sit on one line (its id and its text).
+TWO_LINE_CELLS = """() => [...document.querySelectorAll("article figure.ledger-figure td")]
+  .filter(td => td.querySelector("a.ledger-claim .ledger-badge"))
+  .filter(td => {
+    const boxes = [...td.querySelectorAll(".ledger-value, .ledger-badge")].map(e => e.getBoundingClientRect());
+    const tall = Math.max(...boxes.map(b => b.bottom)) - Math.min(...boxes.map(b => b.top));
+    return tall > 1.5 * parseFloat(getComputedStyle(td).lineHeight);
+  }).map(td => td.closest("figure").id + ": " + td.innerText)"""
+# A sentence's punctuation that a line break left alone after a claim's badge.
+LONE_MARKS = """() => [...document.querySelectorAll("article a.ledger-claim")].filter(a => {
+    const next = a.nextSibling;
+    if (!next || next.nodeType !== 3 || !/^[.,;:)]/.test(next.data)) return false;
+    const range = document.createRange(); range.setStart(next, 0); range.setEnd(next, 1);
+    const mark = range.getClientRects()[0], boxes = a.getClientRects(), last = boxes[boxes.length - 1];
+    return mark && last && mark.top > last.top + last.height / 2;
+  }).map(a => a.dataset.claim + " " + a.nextSibling.data.slice(0, 12))"""
+# An identifier (code outside a block and outside a table's prose, a run's link) broken over two lines, or one
+# whose text carries an invisible break point (a soft hyphen, a zero-width space): copied, it would differ.
+BROKEN_IDS = """() => [...document.querySelectorAll("article code:not(.ledger-prose), article a.ledger-run")]
+  .filter(e => !e.closest("pre"))
+  .filter(e => e.getClientRects().length > 1 || /[\u00ad\u200b\u2060]/.test(e.textContent))
+  .map(e => e.textContent)"""
+REPORT_TEXT = ["", "report/batching/", "report/batch-of-one/", "report/testbeds/", "report/method/"]
+
+
+def test_report_tables_keep_each_value_with_its_badge_and_identifiers_whole(report_site, browser):
+    with serving(report_site) as base:
+        found = {}
+        for width in (1280, 1024, 390):
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            for path in REPORT_TEXT:
+                page.goto(base + path)
+                checks = {"broken ids": BROKEN_IDS, "lone marks": LONE_MARKS}
+                if width >= 1024:
+                    checks["two-line cells"] = TWO_LINE_CELLS
+                for name, script in checks.items():
+                    if page.evaluate(script):
+                        found[f"{width} {path or 'index'} {name}"] = page.evaluate(script)[:4]
+            page.close()
+    assert found == {}
+
+
+# The lead chart's parts in its view: the box of the plotted marks, the legend and the view's own box.
+CHART_PARTS = """() => {
+  const figure = document.querySelector("figure.ledger-chart");
+  const view = figure.querySelector(".ledger-chart-view");
+  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const lines = [...view.querySelectorAll(".mark-line.role-mark path")].map(box);
+  const labels = [...view.querySelectorAll(".mark-text.role-mark text")].filter(e => e.textContent.startsWith("B="));
+  return {view: box(view), scrolls: view.scrollWidth > view.clientWidth, lines, labels: labels.map(box),
+          legend: [...view.querySelectorAll(".role-legend")].map(box), chart: box(view.querySelector("svg"))};
+}"""
+
+
+def test_the_lead_charts_curves_and_legend_are_on_a_phones_screen_and_its_labels_apart(report_site, browser):
+    with serving(report_site) as base:
+        seen = {}
+        for width, height in ((390, 844), (1280, 900)):
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(base)
+            page.wait_for_selector("figure.ledger-chart.ledger-chart--live svg .mark-line path", timeout=15000)
+            page.evaluate("document.querySelector('figure.ledger-chart').scrollIntoView()")
+            seen[width] = page.evaluate(CHART_PARTS)
+            page.close()
+    phone = seen[390]
+    assert not phone["scrolls"] and len(phone["lines"]) >= 4 and phone["legend"]
+    inside = [part for part in [*phone["lines"], *phone["legend"]] if part[0] < 0 or part[2] > 390]
+    assert inside == []  # every curve and the legend within the screen's width: nothing scrolls sideways
+    assert phone["chart"][3] - phone["chart"][1] < 844 - 100  # and the whole chart on one screen below the header
+    for width, parts in seen.items():
+        labels = parts["labels"]
+        overlaps = [
+            (a, b)
+            for i, a in enumerate(labels)
+            for b in labels[i + 1 :]
+            if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+        ]
+        assert len(labels) >= 14 and overlaps == [], width
 
 
 def test_a_timeline_draws_offline_on_a_claim_page(series_site, browser):

@@ -121,3 +121,25 @@ def test_a_changed_probe_comes_before_the_borrowed_and_formula_claims_that_rest_
     assert lines[4] == "  fix: re-measure moe-speedup-b16: `ledger measure toy`, then `ledger refresh --write`"
     assert lines[5].startswith("claims/a.yaml:12: a-formula: formula-drifted: input moe-speedup-b16 is stale")
     assert lines[7].startswith("3 claims")
+
+
+def test_a_chain_of_five_thousand_failing_claims_is_reported_each_with_its_cause(tmp_path):
+    """The grouping climbs a lineage in a loop: 5,000 claims, each resting on the one before, under Python's
+    default recursion limit (the command line sets none)."""
+    chain = "".join(
+        f"  - id: c-{i}\n    kind: extrapolated\n    formula: a\n"
+        f"    inputs: {{a: {'moe-speedup-b16' if i == 1 else f'c-{i - 1}'}}}\n    value: {3.5 if i == 1 else 3.6}\n"
+        for i in range(1, 5001)
+    )
+    a_run(tmp_path, SPEEDUP_ROWS, columns=SPEEDUP_KINDS)
+    write_tree(tmp_path, {"claims/moe.yaml": MEASURED + chain})
+    checked = run_ledger("check", cwd=tmp_path)
+    assert checked.exit_code == 1, checked.errors
+    lines = checked.output.splitlines()
+    assert lines[0] == "claims/moe.yaml:18: c-1: formula-drifted: stated 3.5, formula gives 3.6 (±0.05 allowed)"
+    assert lines[3] == "  … and 4999 findings that follow from it:"
+    assert lines[4] == "claims/moe.yaml:22: c-2: formula-drifted: input c-1 is stale (formula-drifted)"
+    assert lines[-1].startswith("5001 claims (1 measured, 5000 extrapolated; 5001 asserted) — 5000 failures")
+    found = json.loads(run_ledger("check", "--format", "json", cwd=tmp_path).output)["findings"]
+    cause = {"path": "claims/moe.yaml", "line": 18, "column": 0, "rule": "formula-drifted"}
+    assert len(found) == 5000 and [f["follows_from"] for f in found] == [None] + [cause] * 4999

@@ -94,8 +94,9 @@ def test_plain_check_across_dimensions_is_invalid(tmp_path):
     )
     result = ledger(tmp_path, claims)
     assert (
-        "claims/moe.yaml:20: m1-tok-s: invalid: checked_by moe-speedup-b16 in the plain form compares a plain "
-        "ratio (×) with this claim's tokens per second (tok/s): its value cannot enter\n"
+        "claims/moe.yaml:20: m1-tok-s: invalid: checked_by moe-speedup-b16 in the plain form compares "
+        "moe-speedup-b16's value, a plain ratio (×), with this claim's, tokens per second (tok/s): its value cannot "
+        "enter\n"
     ) in result.output
 
 
@@ -171,8 +172,9 @@ def test_a_check_of_another_dimension_is_invalid_whatever_the_relation(tmp_path)
     # The report's old case: an engine's tok/s "checked" by a flatness ratio its value never enters.
     result = ledger(tmp_path, borrowed("65.7", ">= 0.9", unit="tok/s"))
     assert (
-        "claims/moe.yaml:20: m1-speedup: invalid: checked_by moe-speedup-b16 with `expects: >= 0.9` compares a plain "
-        "ratio (×) with this claim's tokens per second (tok/s): its value cannot enter\n"
+        "claims/moe.yaml:20: m1-speedup: invalid: checked_by moe-speedup-b16 with `expects: >= 0.9` compares "
+        "moe-speedup-b16's value, a plain ratio (×), with this claim's, tokens per second (tok/s): its value cannot "
+        "enter\n"
         "  fix: name a check of the same quantity (units convert: KB and B compare); if nothing here measures it, "
         "remove the check and mark the claim `status: lead` with a note on what the check showed\n"
     ) in result.output
@@ -200,8 +202,8 @@ def test_a_relation_with_a_unit_of_another_dimension_is_invalid(tmp_path):
     )
     result = ledger(tmp_path, claims)
     assert (
-        "claims/moe.yaml:20: m1-speedup: invalid: check by moe-speedup-b16: `expects: > 10 GB/s` is in bytes per "
-        "second, moe-speedup-b16 in a plain ratio (×)\n"
+        "claims/moe.yaml:20: m1-speedup: invalid: check by moe-speedup-b16: `expects: > 10 GB/s` states bytes per "
+        "second (GB/s), moe-speedup-b16 a plain ratio (×)\n"
     ) in result.output
 
 

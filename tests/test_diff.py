@@ -334,7 +334,7 @@ def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp
         == f"""\
 ## Ledger diff: {base[:12]} → working tree
 
-**1 flagged · 1 added · runs: 1 added · policy changed · 2 code that installs or runs**
+**1 flagged · 1 added · runs: 1 added · policy changed · 3 code that installs or runs**
 
 ### Flagged for review
 
@@ -348,6 +348,7 @@ def test_diff_against_a_revision_without_a_ledger_lists_every_claim_as_added(tmp
 | --- | --- |
 | `probes/toy.py` | a probe: \\`ledger measure\\` runs it on the measuring machine |
 | mkdocs.yml: plugins | loads code into the build or the reader's browser |
+| mkdocs.yml: site\\_name | MkDocs writes it into every page as HTML, or it decides what the build reads and writes |
 
 ### Other changes (listed, not flagged)
 

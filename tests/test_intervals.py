@@ -6,7 +6,7 @@ import json
 from datetime import timedelta
 
 import pytest
-from helpers import RUN_TIME, a_run, git, run_ledger, write_tree
+from helpers import MEASURED, RUN_TIME, a_run, git, run_ledger, write_tree
 from helpers_rounds import claim, noisy, rewrite_rounds, rounds_run
 
 from generator.inputs import load
@@ -255,3 +255,11 @@ def test_a_round_without_a_value_is_not_a_round_of_that_column(tmp_path):
     result, data_json = check_json(tmp_path)
     assert result.exit_code == 0, result.output
     assert data_json["intervals"]["s16"]["rounds"] == 9
+
+
+def test_an_interval_over_one_round_says_one_round(tmp_path):
+    """'(min–max of 1 rounds)': the count takes its noun in the number it is."""
+    a_run(tmp_path, [{"batch": 16, "speedup": 3.6, "speedup_min": 3.5, "speedup_max": 3.7, "rounds": 1}])
+    write_tree(tmp_path, {"claims/moe.yaml": MEASURED})
+    shown = run_ledger("show", "moe-speedup-b16", cwd=tmp_path).output
+    assert "interval 3.5–3.7× (min–max of 1 round; no raw rounds)" in shown, shown

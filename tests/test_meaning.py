@@ -50,11 +50,16 @@ def extrapolated(claim_id: str, formula: str, inputs: dict[str, str], value: flo
     )
 
 
-def test_a_percent_formula_gives_the_percentage_or_fails(project):
+def throughputs(project: Path) -> tuple[float, float, dict[str, str]]:
+    """The two hashing throughputs as a formula reads them (their computed values: the stated ones are
+    rounded), and inputs naming them s and b."""
     computed = json.loads(run_ledger("check", "--format", "json", cwd=project).output)["verdicts"]
-    # what the formula reads: the inputs' computed values (their stated ones are rounded)
     sha, blake = computed["sha256-1mib-throughput"]["computed"], computed["blake2b-1mib-throughput"]["computed"]
-    inputs = {"s": "sha256-1mib-throughput", "b": "blake2b-1mib-throughput"}
+    return sha, blake, {"s": "sha256-1mib-throughput", "b": "blake2b-1mib-throughput"}
+
+
+def test_a_percent_formula_gives_the_percentage_or_fails(project):
+    sha, blake, inputs = throughputs(project)
     share = 1 - sha / blake  # a plain fraction
     right = extrapolated("gap-right", "1 - s / b", inputs, round(100 * share, 4), "%")
     as_fraction = extrapolated("gap-fraction", "1 - s / b", inputs, round(share, 6), "%")
@@ -63,6 +68,43 @@ def test_a_percent_formula_gives_the_percentage_or_fails(project):
     found = re.search(r"gap-fraction: formula-drifted: stated (\S+)%, formula gives (\S+)%", output)
     assert found, output  # the quantity in %, a hundred times the fraction stated with a % sign
     assert float(found[2]) == pytest.approx(100 * float(found[1]), rel=0.02)
+
+
+def fix_of(output: str, claim_id: str) -> str:
+    """The fix line under a claim's formula-drifted finding."""
+    found = re.search(rf"{claim_id}: formula-drifted: .*\n.*\n  fix: (.*)", output)
+    assert found, output
+    return found[1]
+
+
+@pytest.mark.parametrize("written", ["100 * (1 - s / b)", "(1 - s / b) * 100", "(1 - s / b) / 0.01"])
+def test_a_percent_formula_that_converts_itself_gets_a_fix_naming_its_factor(project, written):
+    sha, blake, inputs = throughputs(project)
+    output = add_claims(project, extrapolated("gap", written, inputs, round(100 * (1 - sha / blake), 4), "%"))
+    factor = "0.01" if "0.01" in written else "100"
+    said, fix = fix_of(output, "gap").split(", the stated value: ")
+    assert said.startswith("the formula's plain numbers give ")
+    assert fix == (
+        f"it converts units itself with the factor {factor}, but a formula is evaluated in its inputs' units and its "
+        f"result converted to '%', so drop that factor from `{written}`"
+    )
+
+
+def test_a_fraction_stated_under_percent_gets_a_fix_that_states_the_percentage(project):
+    sha, blake, inputs = throughputs(project)
+    share = round(1 - sha / blake, 6)
+    output = add_claims(project, extrapolated("gap-fraction", "1 - s / b", inputs, share, "%"))
+    fix = fix_of(output, "gap-fraction")
+    assert "conversion factor" not in fix and "drop" not in fix, fix  # the formula writes none
+    found = re.fullmatch(
+        r"the formula's plain numbers give (\S+), the stated value in its inputs' units; in '%' that is (\S+)%: "
+        r"state the value in '%' \(`ledger accept gap-fraction` writes (\S+)\), or state the claim as a plain "
+        r"ratio \(`unit: '×'`\)",
+        fix,
+    )
+    assert found, fix
+    assert float(found[1]) == pytest.approx(share, rel=1e-3) and found[2] == found[3]
+    assert float(found[3]) == pytest.approx(100 * share, rel=1e-3)  # the percentage, never a hundredfold one
 
 
 def test_a_formula_in_another_dimension_than_its_unit_is_refused_naming_both(project):

@@ -68,6 +68,9 @@ def test_within(stated, computed, tolerance, expected):
         (143141, "", "143141"),
         (0, "%", "0%"),
         (72.02, "%", "72.02%"),
+        (1e290, "GB", "1e+284 PB"),  # an extreme exponent, short: never hundreds of digits
+        (1e300, "GB", "1e+300 GB"),  # beyond what a float holds in bytes: as written, never a crash
+        (1.5e300, "requests", "1.5e+300 requests"),
     ],
 )
 def test_format_value(value, unit, expected):
@@ -122,6 +125,10 @@ def test_the_step_an_interval_supports(value, low, high, expected):
         (1.5, "GB", 0.1, "1.5 GB"),
         (1.5, "GiB", 0.1, "1.5 GiB"),
         (-0.0, "ms", 0.1, "0.0 ms"),  # never '-0.0'
+        (1.2e300, "×", 1e299, "1.2e+300×"),  # extreme exponents: the digits the step has, never hundreds
+        (1.2e20, "requests", 1e19, "1.2e+20 requests"),
+        (1.234e-300, "s", 1e-302, "1.23e-300 s"),
+        (1.2e300, "B", 1e299, "1.2e+285 PB"),
     ],
 )
 def test_a_rounded_value_is_written_with_its_steps_decimals_by_unit(value, unit, quantum, expected):

@@ -273,6 +273,27 @@ def test_data_cited_takes_the_newest_run_a_claim_cites_per_testbed_not_a_newer_u
     assert cited.used.claims == ()  # reading the claims' runs does not make the figure cite the claims
 
 
+def test_data_gives_a_figure_the_interval_the_gate_decided_for_a_claim_and_records_the_claim():
+    import dataclasses
+
+    from generator.records import ClaimInterval
+
+    between = ClaimInterval(43.8, 51.5, 0.99, "replicates", rounds=120, runs=3)
+    judged = Claim("p90", "measured", Source("c.yaml", 1), value=47.5, value_text="47.5", unit="ms")
+    bare = Claim("bare", "borrowed", Source("c.yaml", 9), value=3.0, value_text="3", unit="ms")
+    report = dataclasses.replace(
+        figure_report({"measurements/bw/linux-1": [{"x": 1}]}),
+        claims=(judged, bare),
+        verdicts={"p90": verdict_of(judged, interval=between), "bare": verdict_of(bare)},
+    )
+    data = figure_api.Data(report)
+    assert data.interval("p90") == between  # what the claim's badge shows on hover, as decided once
+    assert data.interval("bare") is None
+    assert data.used.claims == (judged, bare)  # the caption names the claims a figure judged by
+    with pytest.raises(figure_api.FigureError, match="no claim 'nope'"):
+        data.interval("nope")
+
+
 def test_figure_that_asks_for_missing_data_or_returns_the_wrong_thing_says_where():
     report = figure_report({"measurements/bw/linux-1": [{"x": 1}]})
     where = Source("figures/f.py", 4)

@@ -321,7 +321,8 @@ def test_a_declared_unit_refuses_another_dimension_in_checks_and_formulas(tmp_pa
     assert result.exit_code == 1
     assert (
         "claims/energy.yaml:14: energy-kwh: invalid: checked_by energy-per-prompt in the plain form compares "
-        "joules per prompt (J/prompt) with this claim's joules per token (kWh/token): its value cannot enter"
+        "energy-per-prompt's value, joules per prompt (J/prompt), with this claim's, joules per token (kWh/token): "
+        "its value cannot enter"
     ) in result.output
     assert (
         "claims/energy.yaml:21: prompt-rate: invalid: formula watts / energy gives prompts per second, but the "
@@ -380,3 +381,28 @@ def test_a_project_that_declared_mtok_before_the_table_had_it_keeps_working_and_
     assert units.convert(2.0, units.parse("Mtok", table), units.parse("tokens")) == pytest.approx(2e6)
     with pytest.raises(ownunits.DeclarationError, match="'Mtok' is already a unit"):
         ownunits.read({"Mtok": {"dimension": "tokens", "scale": 1000}}.items())
+
+
+def test_a_check_across_currencies_names_each_amount_once_in_a_sentence(tmp_path):
+    """'compares an amount in USD (USD) with this claim's an amount in EUR' said each unit twice and lost a
+    word: each claim's quantity is said once, with whose value it is."""
+    from generator.runs import Column
+
+    run = a_run(
+        tmp_path,
+        [{"batch": 1, "cost": 3.5}],
+        probe="price",
+        columns={"batch": Column("", "exact"), "cost": Column("USD", "exact")},
+    )
+    claims = (
+        "claims:\n  - id: cost-usd\n    kind: measured\n    value: 3.5\n    unit: USD\n"
+        f"    evidence: {{run: {run}, file: results.csv, where: {{batch: 1}}, column: cost}}\n"
+        "  - id: cost-eur\n    kind: borrowed\n    value: 3.2\n    unit: EUR\n    source: {title: t}\n"
+        "    checked_by: [cost-usd]\n"
+    )
+    write_tree(tmp_path, {"claims/c.yaml": claims})
+    result = run_ledger("check", cwd=tmp_path)
+    assert (
+        "claims/c.yaml:12: cost-eur: invalid: checked_by cost-usd in the plain form compares cost-usd's value, an "
+        "amount in USD, with this claim's, an amount in EUR: its value cannot enter\n"
+    ) in result.output, result.output

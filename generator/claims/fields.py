@@ -317,7 +317,7 @@ def read_bound(value: object, field_name: str, check: Problems, unit: str, vocab
     if mine.dimension != bound.dimension:
         check.add(
             field_name,
-            f"`{field_name}: {value.strip()}` is in {bound.describe()}, the claim in {mine.describe()} ({unit or 'no unit'})",
+            f"`{field_name}: {value.strip()}` states {bound.described()}, the claim {mine.described()}",
             f"write the bound in {unit or 'the claim’s unit (a plain number)'}, or in a unit that converts to it",
         )
         return ""

@@ -10,6 +10,10 @@ from pathlib import Path
 from ..records import LedgerError
 from ..review import compare_revisions, difftext
 
+# What it prints by default: a pull-request comment's worth (65,536 characters), whatever changed; the counts
+# stay whole, each section keeps its first rows, and --full writes the whole diff to a file.
+MAX_BYTES = 60_000
+
 
 def setup_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("base", metavar="BASE", help="the revision to compare with, e.g. origin/main")
@@ -19,23 +23,29 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-bytes",
         type=_positive,
         metavar="N",
-        help="print at most N bytes of Markdown: the counts whole, the first rows of each section (a job summary "
-        "over 1 MiB is dropped, a comment over 65,536 characters refused)",
+        help=f"print at most N bytes of Markdown (default {MAX_BYTES:,}): the counts whole, the first rows of each "
+        "section (a job summary over 1 MiB is dropped, a comment over 65,536 characters refused)",
     )
-    parser.add_argument("--full", type=Path, metavar="FILE", help="also write the whole diff to FILE (a CI artifact)")
+    parser.add_argument(
+        "--full", type=Path, metavar="FILE", help="also write the whole diff to FILE, however long (a CI artifact)"
+    )
 
 
 def run_from_args(args: argparse.Namespace) -> int:
+    import gc
+
     root, now = args.root.resolve(), datetime.now(timezone.utc)
+    gc.disable()  # two gates' records, few cycles: collecting costs more than it frees (as `ledger check`)
     review = compare_revisions(root, args.base, args.head, args.config, now)
     if args.format == "json":
         if args.max_bytes:
             raise LedgerError("--max-bytes cuts the Markdown diff; JSON is always whole (use --full for a file)")
         whole = difftext.as_json(review.diff, review.base, review.head)
         print(whole)
-    else:
-        whole = difftext.as_markdown(review.diff, review.base, review.head)
-        print(difftext.as_markdown(review.diff, review.base, review.head, args.max_bytes, str(args.full or "")))
+    else:  # the whole made only where it is written: cut, the diff makes the rows it shows
+        cut = args.max_bytes or MAX_BYTES
+        print(difftext.as_markdown(review.diff, review.base, review.head, cut, str(args.full or "")))
+        whole = difftext.as_markdown(review.diff, review.base, review.head) if args.full else ""
     if args.full:
         _write(args.full, whole + "\n")
     return 0

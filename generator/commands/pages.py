@@ -33,7 +33,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         raise LedgerError(linked)
     if root.is_relative_to(out):  # replaced whole, it would take the project with it
         raise LedgerError(f"OUT_DIR {args.out_dir} holds the project; name a folder of its own (e.g. built-docs)")
-    report = check_project(root, args.config, datetime.now(timezone.utc))
+    report = check_project(root, args.config, datetime.now(timezone.utc), every_table=True)  # run pages show them
     docs = root / report.policy.docs_dir
     if out != docs and out.is_relative_to(docs):
         raise LedgerError(

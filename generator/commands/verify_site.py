@@ -36,30 +36,51 @@ def run_from_args(args: argparse.Namespace) -> int:
         print(f"ledger verify-site: {args.site_dir} is not a folder", file=sys.stderr)
         return 2
     project.find(args.root, args.config)
-    report = check_project(args.root, args.config, datetime.now(timezone.utc))
+    report = check_project(
+        args.root, args.config, datetime.now(timezone.utc), every_table=True
+    )  # as the site read them
     root = args.root.resolve()
-    checked, problems = verify(args.site_dir, report, root, config_file(root, args.config))
+    pages, problems = verify(args.site_dir, report, root, config_file(root, args.config))
     lines = [str(problem) for problem in problems] + _against(args.against, report)
     for line in lines:
         print(line)
     if lines:
-        pages = {problem.page for problem in problems}
-        print(f"{len(lines)} problem{'s' if len(lines) != 1 else ''} ({len(pages)} of {checked} pages)")
+        checked = set(pages)
+        print(_counted(len(lines), [problem.page for problem in problems if problem.page in checked], len(pages)))
         return 1
     print(
-        f"{checked} pages verified: every one rendered by the ledger from this ledger's report, with the gate passing"
+        f"{len(pages)} pages verified: every one rendered by the ledger from this ledger's report, with the gate "
+        "passing"
     )
     return 0
 
 
+def _counted(problems: int, on_pages: list[str], checked: int) -> str:
+    """'3 problems (2 of 40 pages; 1 elsewhere: ...)': the pages with problems counted among the pages checked
+    (on_pages: the page of each problem on one), the rest (the site's other files, --against's) apart."""
+    where = f"{len(set(on_pages))} of {checked} page{'s' if checked != 1 else ''}"
+    if problems > len(on_pages):
+        where += f"; {problems - len(on_pages)} elsewhere: the site's other files, or the runs it published before"
+    return f"{problems} problem{'s' if problems != 1 else ''} ({where})"
+
+
 def _against(published: str | None, report: Report) -> list[str]:
     """Problems with the runs the previous site published (--against), its notes printed."""
-    if not published:
+    if published is None:
         return []
     try:
         before, note = registry.published(published)
     except registry.Unavailable as error:
-        return [f"--against {published}: the published registry cannot be read: {error}"]
+        named = published or "''"  # an empty value, shown as one
+        return [f"--against {named}: the published registry cannot be read: {error}"]
+    except registry.Empty as empty:
+        if not report.runs:
+            return []
+        return [
+            f"--against {published}: the published registry {empty.where} lists no run, while this ledger holds "
+            f"{len(report.runs):,}: a site publishes every run it holds, so there is nothing to hold them to (if the "
+            "previous site truly published none, publish once without --against)"
+        ]
     if note:
         print(f"note: {note}")
     if before is None:

@@ -541,29 +541,32 @@ def read_policy(config_file: Path) -> Policy:
     name = config_file.name
     if not config_file.exists():
         raise LedgerError(f"{config_file}: not found; run from the project root or pass --config")
-    # Compose only: mkdocs.yml may carry !!python/name tags that we must neither run nor reject.
+    # Compose only: mkdocs.yml may carry !!python/name tags that we must neither run nor reject. Read as MkDocs
+    # composes it: the files it inherits (INHERIT) merged in, so the policy is the one the build uses.
     try:
-        top = mkdocs_yml.read(config_file)
+        found = mkdocs_yml.composed(config_file)
     except mkdocs_yml.Malformed as problem:
         raise LedgerError(f"{name}: {problem}") from None
-    if top is None:
+    if found is None:
         raise LedgerError(f"{name}: expected a mapping at the top level")
+    top = found.top
     docs_dir = top["docs_dir"].value if isinstance(top.get("docs_dir"), yaml.ScalarNode) else "docs"
-    site = site_settings(top, name)
+    site = site_settings(found, name)
     options_node = _plugin_options(top.get("plugins"))
     if options_node is None:
         return replace(DEFAULTS, docs_dir=docs_dir, **site)
-    where = f"{name}:{options_node.start_mark.line + 1}"
+    file = options_node.start_mark.name  # mkdocs.yml, or the file it inherits the plugin's entry from
+    where = f"{file}:{options_node.start_mark.line + 1}"
     try:
         options = yamlread.build(options_node)
     except yamlread.YamlProblem as problem:
-        raise LedgerError(f"{name}:{problem.line}: {problem.message}") from None
+        raise LedgerError(f"{file}:{problem.line}: {problem.message}") from None
     if options is None:
         options = {}
     if not isinstance(options, dict):
         raise LedgerError(f"{where}: the ledger plugin's options must be a mapping")
     lines = dict(getattr(options, "key_lines", {}))
-    return replace(policy_from_options(dict(options), docs_dir, name, lines, options_node.start_mark.line + 1), **site)
+    return replace(policy_from_options(dict(options), docs_dir, file, lines, options_node.start_mark.line + 1), **site)
 
 
 def config_file(root: Path, config: Path | None) -> Path:

@@ -9,7 +9,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -98,27 +98,40 @@ CodeHashes = dict[str, tuple[str | None, str]]  # code path -> (its sha256 now, 
 
 
 def runs(
-    root: Path, measurements_dir: str, cited: Collection[str] | None = None, budget: Budget = UNBOUNDED
+    root: Path,
+    measurements_dir: str,
+    cited: Collection[str] | None = None,
+    budget: Budget = UNBOUNDED,
+    every_table: bool = False,
+    reused: Mapping[str, Run] | None = None,
 ) -> tuple[dict[str, Run], list[Finding]]:
     """Every run folder measurements/<probe>/<run>/ with its manifest, hashes and CSV tables, and the
     folders refused as links (a linked folder's files are not the ones git holds).
 
     Raw rounds (samples.csv, NAME.samples.csv) are hashed in every run but parsed only in the runs
-    `cited` names (None: every run), so an archive of uncited runs costs a check only its hashing."""
+    `cited` names (None: every run), so an archive of uncited runs costs a check only its hashing. The
+    other tables of a run `cited` does not name are read and checked alike, their rows counted, not kept
+    (Table.counted), unless every_table (the site shows them and figures draw them): a run's memory is
+    the stream's, whatever its rows. `reused`: runs read already from the same bytes (`ledger diff`'s other
+    revision), which the folder does not hold: taken as they are."""
     base = root / measurements_dir
     found: dict[str, Run] = {}
     refused: list[Finding] = []
     linked = next((p for p in (base, *base.parents) if p.is_symlink() and root in (p, *p.parents)), None)
     if linked is not None:
         return found, [_linked(root, linked, "the measurements folder")]
-    if not base.is_dir():
+    if not base.is_dir() and not reused:
         return found, refused
     code_hashes: CodeHashes = {}  # many runs share probe files: hash and place each once
-    for probe_dir in sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")):
+    for probe_dir in (
+        sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")) if base.is_dir() else []
+    ):
         if probe_dir.is_symlink():
             refused.append(_linked(root, probe_dir, "a probe's folder"))
             continue
-        found.update(_probe_runs(root, probe_dir, code_hashes, cited, budget))
+        found.update(_probe_runs(root, probe_dir, code_hashes, cited, budget, every_table))
+    if reused:  # in the order a folder's runs are read: by probe, then run
+        found = dict(sorted({**found, **reused}.items(), key=lambda item: item[0].split("/")))
     return found, refused
 
 
@@ -140,14 +153,19 @@ def one_run(root: Path, path: str) -> Run:
 
 
 def _probe_runs(
-    root: Path, probe_dir: Path, code_hashes: CodeHashes, cited: Collection[str] | None, budget: Budget
+    root: Path,
+    probe_dir: Path,
+    code_hashes: CodeHashes,
+    cited: Collection[str] | None,
+    budget: Budget,
+    every_table: bool = True,
 ) -> dict[str, Run]:
     found: dict[str, Run] = {}
     for run_dir in sorted(p for p in probe_dir.iterdir() if p.is_dir()):
         if run_dir.name.startswith((".", PARTIAL_PREFIX)):
             continue
         try:
-            run = _run(root, run_dir, code_hashes, cited, budget)
+            run = _run(root, run_dir, code_hashes, cited, budget, every_table)
         except MemoryError:  # a table too large to hold: a finding about this run, not a crash
             path = _relative(root, run_dir)
             run = Run(path, Source(f"{path}/{MANIFEST}", 0), problem="needs more memory to read than there is")
@@ -165,7 +183,14 @@ def _linked(root: Path, path: Path, what: str) -> Finding:
     )
 
 
-def _run(root: Path, run_dir: Path, code_hashes: CodeHashes, cited: Collection[str] | None, budget: Budget) -> Run:
+def _run(
+    root: Path,
+    run_dir: Path,
+    code_hashes: CodeHashes,
+    cited: Collection[str] | None,
+    budget: Budget,
+    every_table: bool = True,
+) -> Run:
     path = _relative(root, run_dir)
     rounds_wanted = cited is None or path in cited
     source = Source(f"{path}/{MANIFEST}", 0)
@@ -191,32 +216,9 @@ def _run(root: Path, run_dir: Path, code_hashes: CodeHashes, cited: Collection[s
     declared_files = {**{name: sha256 for name, (sha256, _) in record.files.items()}, **record.attachments}
     started, _ = integrity.parse_time(record.started)
     finished, _ = integrity.parse_time(record.finished)
-    actual_files: dict[str, str | None] = {}
-    blob_ids = {MANIFEST: blob_id(manifest_bytes)}
-    tables: dict[str, Table] = {}
     present = {entry.name for entry in run_dir.iterdir() if entry.name != MANIFEST}
-    for name in declared_files:
-        data_path = run_dir / name
-        if "/" in name or "\\" in name or name.startswith(".") or name not in present:
-            actual_files[name] = None
-            continue
-        if data_path.is_symlink():
-            actual_files[name] = None
-            tables[name] = Table((), (), problem="is a link: a run's files are committed as they are")
-            continue
-        try:
-            parse = name.endswith(".csv") and (rounds_wanted or not is_samples(name))
-            data = reading.data_file(data_path, MAX_DATA_BYTES, budget, parse=parse)
-        except (Unreadable, OSError) as problem:
-            actual_files[name] = None
-            tables[name] = Table((), (), problem=str(problem))
-            continue
-        actual_files[name] = data.sha256
-        blob_ids[name] = data.blob
-        if data.table is not None:
-            tables[name] = data.table
-        if is_samples(name) and not rounds_wanted:
-            tables[name] = Table((), (), problem=NOT_PARSED)
+    actual_files, blob_ids, tables = _data_files(run_dir, declared_files, present, budget, rounds_wanted, every_table)
+    blob_ids = {MANIFEST: blob_id(manifest_bytes), **blob_ids}
     unlisted = tuple(sorted(present - set(declared_files)))
     current_code, code_problems = _code_now(root, declared_code, code_hashes)
     return Run(
@@ -244,6 +246,39 @@ def _run(root: Path, run_dir: Path, code_hashes: CodeHashes, cited: Collection[s
         attachments=tuple(record.attachments),
         machine=record.machine,
     )
+
+
+def _data_files(
+    run_dir: Path, declared: Collection[str], present: set[str], budget: Budget, rounds_wanted: bool, keep_all: bool
+) -> tuple[dict[str, str | None], dict[str, str], dict[str, Table]]:
+    """A run's declared data files read: (each one's sha256, None where it cannot be read; each one's git blob
+    id; its tables). A table is kept where its run's rounds are wanted or keep_all, else its rows are counted."""
+    actual_files: dict[str, str | None] = {}
+    blob_ids: dict[str, str] = {}
+    tables: dict[str, Table] = {}
+    for name in declared:
+        data_path = run_dir / name
+        if "/" in name or "\\" in name or name.startswith(".") or name not in present:
+            actual_files[name] = None
+            continue
+        if data_path.is_symlink():
+            actual_files[name] = None
+            tables[name] = Table((), (), problem="is a link: a run's files are committed as they are")
+            continue
+        try:
+            parse = name.endswith(".csv") and (rounds_wanted or not is_samples(name))
+            data = reading.data_file(data_path, MAX_DATA_BYTES, budget, parse=parse, keep=rounds_wanted or keep_all)
+        except (Unreadable, OSError) as problem:
+            actual_files[name] = None
+            tables[name] = Table((), (), problem=str(problem))
+            continue
+        actual_files[name] = data.sha256
+        blob_ids[name] = data.blob
+        if data.table is not None:
+            tables[name] = data.table
+        if is_samples(name) and not rounds_wanted:
+            tables[name] = Table((), (), problem=NOT_PARSED)
+    return actual_files, blob_ids, tables
 
 
 def _code_now(

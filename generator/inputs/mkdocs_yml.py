@@ -1,16 +1,22 @@
-"""mkdocs.yml, its one reader: the file -> its top-level nodes -> what the ledger reads besides the plugin's options.
+"""mkdocs.yml, its one reader: the file and the files it inherits -> its top-level nodes, as MkDocs composes them
+-> what the ledger reads besides the plugin's options.
 
-Every reader of mkdocs.yml goes through read() (or nodes() for a revision's text): the policy
-(config.py), whether a folder holds a ledger (project.py), the site's URL settings (the site
-assembly), the Markdown extensions pages are rendered with (for the prose scan, rendered.py), the
-texts MkDocs shows on every page (site name, description, author, copyright, navigation titles,
-theme and extra strings, each with its line and column) and the build settings a review compares
-(review/buildcode.py). Composed only: mkdocs.yml's tags never run.
+Every reader of mkdocs.yml goes through read() or composed() (nodes() reads one text alone: `ledger init
+--adopt` edits the file itself): the policy (config.py), whether a folder holds a ledger (project.py), the
+site's URL settings (the site assembly), the Markdown extensions pages are rendered with (for the prose
+scan, rendered.py), the texts MkDocs shows on every page (site name, description, author, copyright,
+navigation titles, theme and extra strings, each with its file, line and column) and the build settings a
+review compares (review/buildcode.py). As MkDocs does (mkdocs/utils/yaml.py), a file's `INHERIT: PATH`
+(relative to that file) names a parent, read first and merged under it: a mapping merged key by key, any
+other value replaced. Every node keeps the file it came from (its mark's name, relative to mkdocs.yml's
+folder). Composed only: the files' tags never run.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -19,6 +25,8 @@ import yaml
 from .bounded import Unreadable, read_capped
 
 MAX_CONFIG_BYTES = 1 << 20
+MAX_INHERITED = 16  # files one configuration inherits, one from the next (MkDocs sets no limit; a loop has none)
+INHERIT = "INHERIT"
 
 # What MkDocs shows on every page from mkdocs.yml: scanned for typed figures like page prose.
 SITE_TEXT_KEYS = ("site_name", "site_description", "site_author", "copyright", "nav", "theme", "extra")
@@ -36,43 +44,133 @@ def text_of(config_file: Path) -> str:
         raise Malformed(str(problem)) from None
 
 
-def nodes(text: str) -> dict[str, yaml.Node] | None:
-    """The top-level nodes by key, composed only; None when the top is not a mapping. Raises Malformed."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as error:
-        raise Malformed(f"malformed YAML: {error}") from None
-    except RecursionError:
-        raise Malformed("nested too deeply to read; flatten it") from None
+def nodes(text: str, name: str = "mkdocs.yml") -> dict[str, yaml.Node] | None:
+    """One file's top-level nodes by key, composed only, each marked with `name`; None when the top is not
+    a mapping. Raises Malformed."""
+    node = _document(text, name)
     if not isinstance(node, yaml.MappingNode):
         return None
     return {key.value: value for key, value in node.value if isinstance(key, yaml.ScalarNode)}
 
 
-def read(config_file: Path) -> dict[str, yaml.Node] | None:
-    """mkdocs.yml's top-level nodes (None when the top is not a mapping). Raises Malformed."""
-    return nodes(text_of(config_file))
-
-
-def read_site(config_file: Path, text: str | None = None) -> dict:
-    """The Policy fields read from the rest of mkdocs.yml (for the plugin, which gets options from MkDocs);
-    text: the file's text, when the caller has read it already."""
+def _document(text: str, name: str) -> yaml.Node | None:
+    try:  # the reader refuses a control character as it is made
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as error:
+        raise Malformed(f"malformed YAML: {error}") from None
+    loader.name = name  # every mark (a node's file, line and column) names the file it is in
     try:
-        top = nodes(text_of(config_file) if text is None else text) or {}
+        return loader.get_single_node()
+    except yaml.YAMLError as error:
+        raise Malformed(f"malformed YAML: {error}") from None
+    except RecursionError:
+        raise Malformed("nested too deeply to read; flatten it") from None
+    finally:
+        loader.dispose()
+
+
+@dataclass(frozen=True, slots=True)
+class Composed:
+    """A configuration as MkDocs composes it: the top-level nodes, and the files read, the config first."""
+
+    top: dict[str, yaml.Node]
+    files: tuple[str, ...]  # relative to the config's folder, as its marks name them: ("mkdocs.yml", "base.yml")
+    texts: tuple[str, ...]  # each file's text, in the same order
+
+
+def composed(config_file: Path) -> Composed | None:
+    """The configuration with every file it inherits merged in, as MkDocs merges them (None when its top is
+    not a mapping). Raises Malformed: a file that cannot be read, a loop of INHERITs, too many of them."""
+    folder = config_file.parent
+    files: list[str] = []
+    texts: list[str] = []
+    chain: list[dict[str, yaml.Node]] = []
+    path, named_at = config_file, ""
+    while True:
+        name = Path(os.path.relpath(path, folder)).as_posix()
+        if name in files:
+            raise Malformed(f"INHERIT loops: {' -> '.join([*files, name])}")
+        if len(files) > MAX_INHERITED:
+            raise Malformed(f"INHERIT chains more than {MAX_INHERITED} files: {' -> '.join(files)}")
+        try:
+            text = text_of(path)
+            top = nodes(text, name)
+        except Malformed as problem:  # the config's own named by the caller; an inherited one by its INHERIT
+            if not files:
+                raise
+            raise Malformed(f"{named_at}: INHERIT {name}: {problem}") from None
+        if top is None:
+            if not files:
+                return None
+            raise Malformed(f"{named_at}: INHERIT {name}: expected a mapping at the top level")
+        files.append(name)
+        texts.append(text)
+        parent = top.pop(INHERIT, None)
+        chain.append(top)
+        if parent is None:
+            break
+        named_at = f"{name}:{parent.start_mark.line + 1}"
+        if not isinstance(parent, yaml.ScalarNode):
+            raise Malformed(f"{named_at}: INHERIT must name a file (a path relative to {name})")
+        path = Path(os.path.normpath(path.parent / parent.value))
+    merged: dict[str, yaml.Node] = {}
+    for top in reversed(chain):  # the furthest parent first, each child merged over it
+        merged = _merged(merged, top)
+    return Composed(merged, tuple(files), tuple(texts))
+
+
+def _merged(parent: dict[str, yaml.Node], child: dict[str, yaml.Node]) -> dict[str, yaml.Node]:
+    """mergedeep's REPLACE strategy, which MkDocs uses: a mapping in both merged key by key, else the child's."""
+    found = dict(parent)
+    for key, node in child.items():
+        under = found.get(key)
+        if isinstance(under, yaml.MappingNode) and isinstance(node, yaml.MappingNode):
+            inner = _merged(_keyed(under), _keyed(node))
+            node = yaml.MappingNode(node.tag, list(_unkeyed(inner, under, node)), node.start_mark, node.end_mark)
+        found[key] = node
+    return found
+
+
+def _keyed(node: yaml.MappingNode) -> dict[str, yaml.Node]:
+    return {key.value: value for key, value in node.value if isinstance(key, yaml.ScalarNode)}
+
+
+def _unkeyed(inner: dict[str, yaml.Node], *sides: yaml.MappingNode):
+    """(key node, value node) pairs for a merged mapping, each key node from the side that gave its value."""
+    keys = {key.value: key for side in sides for key, _ in side.value if isinstance(key, yaml.ScalarNode)}
+    return ((keys[name], value) for name, value in inner.items())
+
+
+def read(config_file: Path) -> dict[str, yaml.Node] | None:
+    """The configuration's top-level nodes, with what it inherits (None when the top is not a mapping).
+    Raises Malformed."""
+    found = composed(config_file)
+    return None if found is None else found.top
+
+
+def read_site(config_file: Path) -> dict:
+    """The Policy fields read from the rest of the configuration (for the plugin, which gets options from
+    MkDocs)."""
+    try:
+        found = composed(config_file)
     except Malformed:
         return {"config_path": config_file.name}
-    return site_settings(top, config_file.name)
+    if found is None:
+        return {"config_path": config_file.name}
+    return site_settings(found, config_file.name)
 
 
-def site_settings(top: dict, name: str) -> dict:
-    """config_path, markdown_extensions and site_texts from mkdocs.yml's top-level nodes."""
-    texts: list[tuple[int, int, str]] = []
+def site_settings(found: Composed, name: str) -> dict:
+    """config_path, config_files, markdown_extensions and site_texts from a composed configuration."""
+    texts: list[tuple[str, int, int, str]] = []
     for key in SITE_TEXT_KEYS:
-        if key in top:
-            _texts(top[key], texts, titles_only=key == "nav")
+        if key in found.top:
+            _texts(found.top[key], texts, titles_only=key == "nav")
+    folder = Path(name).parent
     return {
         "config_path": name,
-        "markdown_extensions": _extensions(top.get("markdown_extensions")),
+        "config_files": tuple((folder / file).as_posix() for file in found.files),
+        "markdown_extensions": _extensions(found.top.get("markdown_extensions")),
         "site_texts": tuple(texts),
     }
 
@@ -92,7 +190,7 @@ def _texts(node: yaml.Node, found: list, titles_only: bool, depth: int = 0) -> N
     if isinstance(node, yaml.ScalarNode):
         if not titles_only and node.tag == "tag:yaml.org,2002:str" and node.value:
             quoted = 1 if node.style in ("'", '"') else 0
-            found.append((node.start_mark.line + 1, node.start_mark.column + quoted, node.value))
+            found.append((node.start_mark.name, node.start_mark.line + 1, node.start_mark.column + quoted, node.value))
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
             _texts(item, found, titles_only, depth + 1)

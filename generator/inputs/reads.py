@@ -24,15 +24,24 @@ def data_folders(policy: Policy) -> tuple[str, ...]:
     return tuple(dict.fromkeys((policy.claims_dir, policy.measurements_dir, policy.probes_dir, FIGURES)))
 
 
+def as_data(policy: Policy) -> tuple[str, ...]:
+    """The folders whose files the gate reads as data and nothing runs: claims and runs (a review lists no
+    file in them as code: buildcode.py)."""
+    return tuple(dict.fromkeys((policy.claims_dir, policy.measurements_dir)))
+
+
 def folders(policy: Policy) -> tuple[str, ...]:
     """Every folder the gate reads: data_folders() and the pages."""
     return tuple(dict.fromkeys((*data_folders(policy), policy.docs_dir)))
 
 
 def files(policy: Policy) -> tuple[str, ...]:
-    """Single files the gate reads: every declared probe's code (it may lie outside probes_dir), and
-    the surfaces (README.md, ...: files outside docs/ read with the prose rules)."""
-    return tuple(sorted({*(path for spec in policy.probes for path in spec.code), *policy.surfaces}))
+    """Single files the gate reads: every declared probe's code (it may lie outside probes_dir), the
+    surfaces (README.md, ...: files outside docs/ read with the prose rules) and the files the configuration
+    inherits (INHERIT: the policy is read from them too)."""
+    return tuple(
+        sorted({*(path for spec in policy.probes for path in spec.code), *policy.surfaces, *policy.config_files})
+    )
 
 
 def declared_code(runs: Iterable[Run] | Mapping[str, Run]) -> tuple[str, ...]:

@@ -42,24 +42,59 @@ def follows(
     lost_roots = {claim_id: _file_cause(where, findings) for claim_id, where in lost.items()}
     cited = {ref.where: ref.name for ref in refs if ref.kind == "claim"}
 
-    def root(finding: Finding, seen: frozenset[str]) -> Finding:
+    def upstream(claim_id: str, seen: set[str] | frozenset[str]) -> Finding | None:
+        """The finding a consequence on claim_id follows from: its first failing target's own cause (else its
+        first finding), skipping the claims in `seen`."""
+        for target in names.get(claim_id, ()):
+            if target in failing and target not in seen:
+                return next((f for f in failing[target] if f.rule not in CONSEQUENCES), failing[target][0])
+        return None
+
+    def first_step(finding: Finding) -> Finding | None:
+        """A finding's cause where it is not a consequence's climb (None: climb the lineage, or none)."""
         if finding.rule == "unknown-reference" and cited.get(finding.where) in lost_roots:
             return lost_roots[cited[finding.where]] or finding
-        named = names.get(finding.claim_id, [])
         if finding.rule == "invalid":
-            cause = next((lost_roots[target] for target in named if lost_roots.get(target)), None)
-            return cause or finding
+            named = names.get(finding.claim_id, [])
+            return next((lost_roots[target] for target in named if lost_roots.get(target)), None) or finding
         if finding.rule not in CONSEQUENCES or finding.severity != "fail":
             return finding
-        for target in named:
-            if target in failing and target not in seen:
-                upstream = next((f for f in failing[target] if f.rule not in CONSEQUENCES), failing[target][0])
-                return root(upstream, seen | {finding.claim_id})
-        return finding
+        return None
 
+    def exact(finding: Finding) -> Finding:
+        """The climb as a walk that never takes a claim twice (a cycle of claims vouching for each other)."""
+        seen: set[str] = set()
+        while (cause := first_step(finding)) is None:
+            step = upstream(finding.claim_id, seen)
+            if step is None:
+                return finding
+            seen.add(finding.claim_id)
+            finding = step
+        return cause
+
+    # The climb is a loop, never a recursion: a lineage of thousands of failing claims is one walk each, and
+    # each finding's root is found once (a walk stops at a finding whose root is known). A walk that comes
+    # back to a claim it took is a cycle: its first finding climbs as `exact` does, and nothing is kept of it.
+    known: dict[Finding, Finding] = {}  # roots found on walks without a cycle (a cycle's depend on the walk)
     found = {}
     for finding in findings:
-        cause = root(finding, frozenset())
+        path: list[Finding] = []
+        taken: set[str] = set()
+        current, cause = finding, None
+        while cause is None:
+            cause = known.get(current) or first_step(current)
+            if cause is not None:
+                break
+            step = upstream(current.claim_id, frozenset())
+            taken.add(current.claim_id)
+            path.append(current)
+            if step is None:
+                cause = current
+            elif step.claim_id in taken:
+                path, cause = [], exact(finding)
+            else:
+                current = step
+        known.update(dict.fromkeys(path, cause))
         if cause != finding:
             found[finding] = cause
     return _rooted(found)

@@ -159,8 +159,8 @@ def _judge(claim: Claim, spec: CheckSpec, ledger: Ledger) -> CheckResult:
             claim,
             "invalid",
             claim.at("checked_by"),
-            f"checked_by {checker.id} {form}compares {theirs.describe()} ({checker.unit or 'no unit'}) "
-            f"with this claim's {mine.describe()} ({claim.unit or 'no unit'}): its value cannot enter",
+            f"checked_by {checker.id} {form}compares {checker.id}'s value, {theirs.described()}, with this claim's, "
+            f"{mine.described()}: its value cannot enter",
             "name a check of the same quantity (units convert: KB and B compare); if nothing here measures it, "
             "remove the check and mark the claim `status: lead` with a note on what the check showed",
         )
@@ -187,8 +187,8 @@ def _direction(pair: Pair, ledger: Ledger) -> CheckResult:
             pair.claim,
             "invalid",
             pair.claim.at("checked_by"),
-            f"check by {pair.checker.id}: `expects: {pair.relation.text}` is in {bound_unit.describe()}, "
-            f"{pair.checker.id} in {pair.theirs.describe()} ({pair.checker.unit or 'no unit'})",
+            f"check by {pair.checker.id}: `expects: {pair.relation.text}` states {bound_unit.described()}, "
+            f"{pair.checker.id} {pair.theirs.described()}",
             f"write the bound in {pair.checker.unit or 'the check’s unit'}",
         )
         return CheckResult(

@@ -11,6 +11,7 @@ claim (its parsed unit and tolerance, value, rows, interval, why it was not comp
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -21,7 +22,7 @@ from ..claims.vocabulary import Vocabulary
 from ..frozen import quick_init, quick_replace
 from ..lang import formula, units
 from ..lang.rows import Table
-from ..lang.units import Unit
+from ..lang.units import DIMENSIONLESS, Unit
 from ..lang.values import Tolerance, allowed_text, format_pair, format_value, tolerance_excess, within
 from ..records import (
     Cause,
@@ -595,22 +596,43 @@ def undeclared(
 
 
 def _converting_fix(made: Made, values: Mapping[str, float], scaled: formula.Scales) -> str:
-    """The fix for a formula written to convert units itself (`100 * a / b` in %, `1000 / tok_s` in
-    ms/token): its plain numbers give the stated value, its quantities do not ("" otherwise)."""
+    """The fix for a formula whose plain numbers give the stated value while its quantities do not ("" where they
+    do not give it either): a formula written to convert units itself (`100 * a / b` in %, `1000 / tok_s` in
+    ms/token) drops the factor it writes, named; one that writes none states a value in its inputs' units (a
+    fraction under %), which the claim's unit states otherwise."""
     claim = made.claim
     if scaled == formula.PLAIN or claim.value is None:
         return ""
     try:
         plain = formula.evaluate(claim.formula, values)
+        computed = formula.evaluate(claim.formula, values, scaled)
     except formula.FormulaError:
         return ""
-    if not within(claim.value, plain, made.tolerance):
+    if not within(claim.value, plain, made.tolerance) or plain == 0 or computed == 0:
         return ""
-    return (
-        f"the formula's plain numbers give {format_value(plain, made.unit)}: it converts units itself, but a formula "
-        f"is evaluated in its inputs' units and its result converted to {claim.unit!r}, so drop its conversion "
-        "factor (`100 *` for %, `1000 /` for ms)"
+    factor = computed / plain  # what the unit conversion multiplies the plain result by
+    written = next(
+        (n for n in formula.numbers(claim.formula) if n > 0 and any(_near(n, f) for f in (factor, 1 / factor))),
+        None,
     )
+    said = f"the formula's plain numbers give {format_value(plain)}, the stated value"
+    if written is not None:
+        return (
+            f"{said}: it converts units itself with the factor {format_value(written)}, but a formula is evaluated "
+            f"in its inputs' units and its result converted to {claim.unit!r}, so drop that factor from "
+            f"`{claim.formula}`"
+        )
+    other = "as a plain ratio (`unit: '×'`)" if made.unit.dimension == DIMENSIONLESS else "in its inputs' unit"
+    return (
+        f"{said} in its inputs' units; in {claim.unit!r} that is {format_value(computed, made.unit)}: state the "
+        f"value in {claim.unit!r} (`ledger accept {claim.id}` writes {format_value(computed)}), or state the claim "
+        f"{other}"
+    )
+
+
+def _near(number: float, factor: float) -> bool:
+    """Whether a number written in a formula is the conversion factor (to a part in a million)."""
+    return math.isclose(number, factor, rel_tol=1e-6)
 
 
 def _rerun(evidence: Evidence | None) -> str:

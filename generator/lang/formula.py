@@ -92,6 +92,15 @@ def _ascii_only(text: str) -> None:
 
 
 @functools.lru_cache(maxsize=1 << 12)  # a ledger writes a few formulas many times
+def numbers(text: str) -> tuple[float, ...]:
+    """The numbers written in a formula, in order ('100 * a / b' -> (100.0,))."""
+    return tuple(
+        float(node.value)
+        for node in ast.walk(parse(text))
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
+    )
+
+
 def names(text: str) -> frozenset[str]:
     """The input names a formula uses."""
     return frozenset({node.id for node in ast.walk(parse(text)) if isinstance(node, ast.Name)} - set(_FUNCTIONS))

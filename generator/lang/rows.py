@@ -18,6 +18,12 @@ class Table:
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     problem: str = ""  # why it could not be read, if it could not
+    counted: int | None = None  # rows read and counted but not kept (a run no claim reads: bounded memory)
+
+    @property
+    def row_count(self) -> int:
+        """Its rows, kept or only counted."""
+        return len(self.rows) if self.counted is None else self.counted
 
 
 def cell_number(table: Table, row: int, column: str) -> float | None:

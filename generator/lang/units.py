@@ -305,6 +305,12 @@ class Unit:
         """The dimension in words, for messages: 'a count of tokens', 'bytes per second'."""
         return self.dimension.describe()
 
+    def described(self) -> str:
+        """The dimension in words with the unit as written, said once: 'bytes per second (GB/s)', 'an amount in
+        USD', 'a count of tokens', 'a plain ratio (no unit)'."""
+        words = self.describe()
+        return words if self.text and self.text in words.split() else f"{words} ({self.text or 'no unit'})"
+
 
 NO_UNIT = Unit("", Dimension(), 1.0)  # a plain number
 

@@ -193,16 +193,29 @@ def show_to(value: float, unit: Unit | None, quantum: float) -> str:
         name, size = _byte_prefix(count, binary="i" in text)
         return f"{_decimals(count / size, quantum_bytes / size)} {name}"
     number = _decimals(value, quantum)
+    if "e" in number:
+        return f"{number}{units.gap(text)}{text.strip()}".strip()  # an extreme value: its digits, never hundreds
     if unit is not None and unit.known and unit.is_count:
         whole, dot, fraction = number.partition(".")
         number = f"{int(whole):,}{dot}{fraction}" if whole.lstrip("-").isdigit() else number
     return f"{number}{units.gap(text)}{text.strip()}".strip()
 
 
+SHORT_FROM = 15  # digits beyond which a number is written with an exponent (1.23e+300, never 300 digits)
+
+
 def _decimals(value: float, quantum: float) -> str:
     places = max(0, -math.floor(math.log10(quantum) + 1e-9))
+    if (value and abs(value) >= 10.0**SHORT_FROM) or places > SHORT_FROM:
+        kept = max(0, math.floor(math.log10(abs(value))) - math.floor(math.log10(quantum) + 1e-9)) if value else 0
+        return f"{value:.{kept}e}"
     text = f"{value:.{places}f}"
     return text.lstrip("-") if text.lstrip("-").strip("0.") == "" else text  # never "-0.0"
+
+
+def counted(count: int, noun: str) -> str:
+    """'1 round', '9 rounds': a count with its noun in the number it takes."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def level_text(level: float | None) -> str:
@@ -250,7 +263,7 @@ def show(value: float, unit: Unit) -> str:
         return f"{plain_number(value)}{units.gap(unit_text)}{unit_text}"
     if unit.is_count and abs(value - round(value)) < 1e-9 * max(1.0, abs(value)) and abs(value) < 1e15:
         return f"{int(round(value)):,}{units.gap(unit_text)}{unit_text.strip()}"
-    if unit.is_bytes and "bit" not in unit.text:  # bits stay bits
+    if unit.is_bytes and "bit" not in unit.text and math.isfinite(value * unit.scale):  # bits stay bits
         return readable_bytes(value * unit.scale, binary="i" in unit.text)
     return f"{plain_number(value)}{units.gap(unit_text)}{unit_text.strip()}"
 
@@ -277,6 +290,8 @@ def _three(number: float) -> str:
     """Three significant digits, trailing zeros dropped: 64.389 -> '64.4', 20.48 -> '20.5'."""
     if number == 0:
         return "0"
+    if abs(number) >= 10.0**SHORT_FROM or not math.isfinite(number):
+        return f"{number:.3g}"
     digits = max(0, 2 - int(math.floor(math.log10(abs(number)))))
     text = f"{number:.{digits}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text

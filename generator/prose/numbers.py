@@ -57,10 +57,15 @@ _MULTIPLIER = re.compile(
 )
 # A number starts a figure unless glued to a word, a decimal point, '=', '/', '^' or '×' before it, or
 # to a '-' that follows a letter (35B-A3B, top-8); a '-' after a digit or a space is a range or a sign.
+# Digits grouped by thousands (1,234; 1'234; 1_234; 1 234 with a thin or no-break space, which figures()
+# reads as ' between digits) are one number, quoted whole: one separator throughout, groups of three.
 _NUMBER = re.compile(
     rf"(?<![\w.=/^×])(?<![A-Za-z]-)(?P<sign>[+±-]?)(?P<currency>[{CURRENCY_SIGNS}] ?)?"
-    rf"(?=(?P<number>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?![,\d])|\d+(?:[.,]\d+)?(?:[eE][+-]?\d+)?|\.\d+))(?P=number)"
+    rf"(?=(?P<number>\d{{1,3}}(?P<group>[,'’_])\d{{3}}(?:(?P=group)\d{{3}})*(?:\.\d+)?(?![,'’_]?\d)"
+    rf"|\d+(?:[.,]\d+)?(?:[eE][+-]?\d+)?|\.\d+))(?P=number)"
 )
+# A space a typesetter puts between digit groups (no-break, figure, thin, narrow no-break): a separator.
+_GROUP_SPACES = frozenset("\u00a0\u2007\u2009\u202f")
 _RATE_WORD = re.compile(r"/[A-Za-zµ]+")  # 20 MB/frame, 3 KB/token: a rate over any counted thing
 _LOOK_ALIKE = {
     "−": "-", "‐": "-", "‑": "-", "‒": "-", "–": "-", "﹣": "-", "－": "-",
@@ -179,6 +184,8 @@ def _figures(text: str, table: units.UnitTable) -> list[Figure]:
     if not text:
         return []
     seen, origin = normalise(text)
+    if not _GROUP_SPACES.isdisjoint(text):
+        seen = _grouped(seen, origin, text)
     words = vocabulary(table)
     found = [_at(origin, seen, *span, text) for span in _digit_figures(seen, words)] if _DIGIT.search(seen) else []
     lowered = seen.lower()
@@ -191,6 +198,21 @@ def _figures(text: str, table: units.UnitTable) -> list[Figure]:
             ]
         found.sort(key=lambda figure: figure.start)
     return found
+
+
+def _grouped(seen: str, origin: Sequence[int], text: str) -> str:
+    """seen with each typesetter's space between two digits (1 234 ms with a thin space) read as the group
+    separator ' (a plain space between numbers still parts them: batch 16 256 tokens)."""
+    chars = list(seen)
+    for at in range(1, len(chars) - 1):
+        if (
+            chars[at] == " "
+            and text[origin[at]] in _GROUP_SPACES
+            and chars[at - 1].isdigit()
+            and chars[at + 1].isdigit()
+        ):
+            chars[at] = "'"
+    return "".join(chars)
 
 
 def _at(origin: Sequence[int], seen: str, start: int, end: int, unit: str, text: str) -> Figure:

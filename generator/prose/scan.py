@@ -89,13 +89,13 @@ def scan(
         typed[path] = tuple(figure.text for figure in found)
         findings += unbound(found, policy, "page", holders=holders)
     site = [
-        TypedFigure(Source(policy.config_path, line, column + figure.start + 1), figure.text, figure.seen)
-        for line, column, value in policy.site_texts
+        TypedFigure(Source(file, line, column + figure.start + 1), figure.text, figure.seen)
+        for file, line, column, value in policy.site_texts
         for figure in numbers.figures(value, table)
     ]
-    if site:
-        typed[policy.config_path] = tuple(figure.text for figure in site)
-        findings += unbound(site, policy, "site's configuration (shown on every page)", SITE_FIX)
+    for typed_figure in site:  # by the file each is typed in: mkdocs.yml, or a file it inherits
+        typed[typed_figure.where.path] = (*typed.get(typed_figure.where.path, ()), typed_figure.text)
+    findings += unbound(site, policy, "site's configuration (shown on every page)", SITE_FIX)
     findings += claim_text_findings(claims, table)
     return Scan(tuple(findings), typed)
 

@@ -32,16 +32,14 @@ def compare_revisions(root: Path, base: str, head: str | None, config: Path | No
     """The base revision against the head (the working tree, checked as `ledger check` does, where head
     is None), each side's gate run at `now`."""
     config_name = revisions.config_path(root, config)
-    base_side = revisions.at_revision(root, base, config_name, now)
     if head:
         head_side = revisions.at_revision(root, head, config_name, now)
     else:
         head_side = revisions.working_tree(root, check_project(root, config, now), root / config_name)
+    base_side = revisions.at_revision(root, base, config_name, now, other=head_side)  # its runs alike read once
     policy = head_side.report.policy
     changed = revisions.changed_files(root, base_side.commit, head_side.commit)
-    code = buildcode.build_code(
-        changed, base_side.config, head_side.config, config_name, policy.docs_dir, policy.probes_dir
-    )
+    code = buildcode.build_code(changed, base_side.config, head_side.config, config_name, policy)
     changes = compare.compare(
         base_side.report,
         head_side.report,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from typing import overload
 
 from ..text import judged_json
 from ..wording import cause_text, change_text, percent_text
@@ -14,19 +16,53 @@ from .revisions import Revision
 CODE_TITLE = "Code that installs or runs"
 
 
+class Rows(Sequence[str]):
+    """A section's rows, each made when it is first read: a cut diff of 100,000 claims makes the few hundred
+    it shows, and counts the rest."""
+
+    def __init__(self, count: int, make: Callable[[int], str]) -> None:
+        self._count, self._make = count, make
+        self._made: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        if index not in self._made:
+            self._made[index] = self._make(index)
+        return self._made[index]
+
+
 @dataclass(frozen=True, slots=True)
 class Section:
     """One part of the Markdown diff: its heading (and table header), its rows, what follows them."""
 
     head: tuple[str, ...]
-    rows: tuple[str, ...]
+    rows: Sequence[str]
     tail: tuple[str, ...] = ("",)
 
     def lines(self, keep: int | None = None, more: str = "") -> list[str]:
-        shown = self.rows if keep is None else self.rows[:keep]
+        shown = list(self.rows) if keep is None else self.rows[:keep]
         cut = len(self.rows) - len(shown)
-        note = ["", f"*…and {cut:,} more {more}*"] if cut else []
-        return [*self.head, *shown, *note, *self.tail]
+        return [*self.head, *shown, *self._note(cut, more), *self.tail]
+
+    @staticmethod
+    def _note(cut: int, more: str) -> list[str]:
+        return ["", f"*…and {cut:,} more {more}*"] if cut else []
+
+    def size(self, keep: int, rows_size: int, more: str) -> int:
+        """The bytes of lines(keep, more) joined by newlines, rows_size being its first `keep` rows' (each with
+        its newline): what the cut adds up without joining the text."""
+        fixed = [*self.head, *self._note(len(self.rows) - min(keep, len(self.rows)), more), *self.tail]
+        return sum(len(line.encode()) + 1 for line in fixed) + rows_size
 
 
 def as_markdown(diff: Diff, base: Revision, head: Revision, max_bytes: int | None = None, whole: str = "") -> str:
@@ -34,26 +70,37 @@ def as_markdown(diff: Diff, base: Revision, head: Revision, max_bytes: int | Non
 
     max_bytes: the most it may take (GitHub drops a job summary over 1 MiB and refuses a comment over
     65,536 characters): the counts stay whole and each section keeps its first rows, saying how many
-    more there are and where the whole diff is (`whole`)."""
+    more there are and where the whole diff is (`whole`). Only the rows shown are made: its time and
+    memory follow what it prints, not the claims that changed."""
     top = [f"## Ledger diff: {_text(base.label)} → {_text(head.label)}", "", _counts(diff), ""]
     sections = _sections(diff, base, head)
     bottom = [f"Gate at base: {_text(diff.base_summary)}  ", f"Gate at head: {_text(diff.head_summary)}"]
-    text = "\n".join([*top, *(line for section in sections for line in section.lines()), *bottom])
-    if max_bytes is None or len(text.encode()) <= max_bytes:
-        return text
-    more = (
-        f"(cut to keep this under {max_bytes:,} bytes; the whole diff: {whole or '`ledger diff` without --max-bytes'})"
-    )
+    more = f"(cut to keep this under {max_bytes or 0:,} bytes; the whole diff: {whole or '`ledger diff --full FILE`'})"
+    keep = None if max_bytes is None else _kept(top, sections, bottom, max_bytes, more)
+    body = (line for section in sections for line in section.lines(keep, more))
+    return "\n".join([*top, *body, *bottom])
 
-    def cut(keep: int) -> str:
-        body = (line for section in sections for line in section.lines(keep, more))
-        return "\n".join([*top, *body, *bottom])
 
-    low, high = 0, max((len(section.rows) for section in sections), default=0)
-    while low < high:  # the most rows per section that still fit
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if len(cut(middle).encode()) <= max_bytes else (low, middle - 1)
-    return cut(low)
+def _kept(top: list[str], sections: list[Section], bottom: list[str], max_bytes: int, more: str) -> int | None:
+    """The most rows each section keeps so the diff takes at most max_bytes (None: every row fits), rows made
+    one at a time, each section's in turn."""
+    outside = sum(len(line.encode()) + 1 for line in (*top, *bottom)) - 1  # the last line has no newline
+
+    def size(keep: int, rows: list[int]) -> int:
+        return outside + sum(section.size(keep, made, more) for section, made in zip(sections, rows, strict=True))
+
+    longest = max((len(section.rows) for section in sections), default=0)
+    rows = [0] * len(sections)  # the bytes of each section's first `keep` rows
+    keep = 0
+    while keep < longest:
+        grown = [
+            made + len(section.rows[keep].encode()) + 1 if keep < len(section.rows) else made
+            for section, made in zip(sections, rows, strict=True)
+        ]
+        if size(keep + 1, grown) > max_bytes:
+            return keep
+        keep, rows = keep + 1, grown
+    return None
 
 
 REVIEW_HEAD = ("| review | claim | what | fields |", "| --- | --- | --- | --- |")
@@ -86,8 +133,11 @@ def _sections(diff: Diff, base: Revision, head: Revision) -> list[Section]:
     run_rows = tuple(
         f"| {FLAGS[f.flag]} | {_code(f.claim_id)} | {_text(f.message)} |  |" for f in diff.flags if f.flag in RUN_FLAGS
     )
+    first = Rows(
+        len(run_rows) + len(flagged), lambda i: run_rows[i] if i < len(run_rows) else flagged[i - len(run_rows)]
+    )
     found = [
-        Section(("### Flagged for review", "", *REVIEW_HEAD), (*run_rows, *flagged)),
+        Section(("### Flagged for review", "", *REVIEW_HEAD), first),
         Section(
             (f"### {CODE_TITLE} (read it as code)", "", "| file or setting | why |", "| --- | --- |"),
             tuple(f"| {_code(path)} | {_text(why)} |" for path, why in diff.build_code),
@@ -120,9 +170,10 @@ def _sections(diff: Diff, base: Revision, head: Revision) -> list[Section]:
     return [section for section in found if section.rows]
 
 
-def _claim_rows(diff: Diff, base: Revision, head: Revision) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _claim_rows(diff: Diff, base: Revision, head: Revision) -> tuple[Rows, Rows]:
     """(flagged rows, the other rows): one row per claim, everything the review says of it in that row:
-    its flags, a move within noise, a re-measure, its series' new point, and the fields that changed."""
+    its flags, a move within noise, a re-measure, its series' new point, and the fields that changed; each
+    row made when it is read."""
     flags: dict[str, list] = {}
     for flag in diff.flags:
         if flag.flag not in RUN_FLAGS:
@@ -136,8 +187,9 @@ def _claim_rows(diff: Diff, base: Revision, head: Revision) -> tuple[tuple[str, 
     ids = list(dict.fromkeys([*flags, *quiet, *again, *points, *changes]))
     order = list(FLAGS)
     flagged = sorted((i for i in ids if i in flags), key=lambda i: order.index(flags[i][0].flag))
-    rows = {}
-    for claim_id in ids:
+    others = [i for i in ids if i not in flags]
+
+    def row(claim_id: str) -> str:
         own = flags.get(claim_id, [])  # one flag: its name is in the review column already
         what = [f.message for f in own] if len(own) == 1 else [f"{FLAGS[f.flag]}: {f.message}" for f in own]
         what += [f"moved within noise: {quiet[claim_id]}"] if claim_id in quiet else []
@@ -155,8 +207,9 @@ def _claim_rows(diff: Diff, base: Revision, head: Revision) -> tuple[tuple[str, 
         ]
         label = ", ".join(dict.fromkeys(word for word in review if word)) or ("changed" if change else "new point")
         name = _code(claim_id) + (f" (was {_code(change.old_id)})" if change and change.change == "renamed" else "")
-        rows[claim_id] = f"| {label} | {name} | {'; '.join(what)} | {_fields(change)} |"
-    return tuple(rows[i] for i in flagged), tuple(rows[i] for i in ids if i not in flags)
+        return f"| {label} | {name} | {'; '.join(what)} | {_fields(change)} |"
+
+    return Rows(len(flagged), lambda i: row(flagged[i])), Rows(len(others), lambda i: row(others[i]))
 
 
 def _point(point) -> str:

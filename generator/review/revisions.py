@@ -11,19 +11,23 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
-from ..gate import check
-from ..inputs import gitlog, load
+import yaml
+
+from ..gate import Reused, check
+from ..inputs import gitlog, load, mkdocs_yml
 from ..inputs.config import DEFAULTS, read_policy
 from ..inputs.hashcache import files_under
+from ..inputs.mkdocs_yml import Composed
 from ..prose import surfaces
-from ..records import LedgerError, Policy, Report
+from ..records import LedgerError, Policy, Report, Run
 from ..runs import linked_part
 
+NO_CONFIG = Composed({}, (), ())  # a revision without the configuration file
 Figure = tuple[str, int, str, str]  # (surface, line, claim id, the text between its markers)
 
 
@@ -44,8 +48,21 @@ class Revision:
     commit: str  # the full commit id; "" for the working tree
     report: Report
     run_blobs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # run -> file -> git blob id
-    config: str = ""  # its mkdocs.yml, as text ("" when it has none)
+    config: Composed = NO_CONFIG  # its mkdocs.yml with what it inherits, as MkDocs composes it
     figures: tuple[Figure, ...] = ()  # the claims' values standing between markers on its surfaces (README.md, ...)
+    blobs: Mapping[str, str] = field(default_factory=dict)  # a commit's every file -> its blob id ({}: work tree)
+
+    def blob(self, root: Path, path: str) -> str:
+        """The blob id of a file as this revision holds it ('' where it holds none, or a link)."""
+        if self.commit:
+            return self.blobs.get(path, "")
+        file = root / path
+        if file.is_symlink() or not file.is_file():
+            return ""
+        try:
+            return load.blob_id(load.read_capped(file, load.MAX_CODE_BYTES))
+        except load.Unreadable:
+            return ""
 
     @property
     def label(self) -> str:
@@ -55,36 +72,104 @@ class Revision:
         return short if self.commit.startswith(self.name) else f"{self.name} ({short})"
 
 
-def at_revision(root: Path, name: str, config: str, now: datetime) -> Revision:
+def at_revision(root: Path, name: str, config: str, now: datetime, other: Revision | None = None) -> Revision:
     """The gate's report on the files one git revision holds under root (copied to a temporary folder),
-    with the runs' history read from that revision, as `ledger check` reads it on a checkout of it."""
+    with the runs' history read from that revision, as `ledger check` reads it on a checkout of it.
+
+    other: the revision it is compared with, read already. A run folder whose every file, and the code it
+    declares, is byte for byte the other side's is neither copied nor read again: the gate takes the other
+    side's reading of it (a review of a change to thousands of claims reads its runs once)."""
     commit = resolve(root, name)
+    entries = listing(root, commit)
+    alike = _alike_runs(root, entries, other) if other is not None else set()
+    prefix = other.report.policy.measurements_dir.strip("/") + "/" if other is not None else ""
+    skipped = {entry.path for entry in entries if alike and _run_of(entry.path, prefix) in alike}
     with tempfile.TemporaryDirectory(prefix="ledger-diff-") as folder:
         tree = Path(folder)
-        blobs = copy_revision(root, commit, tree)
+        copy_revision(root, entries, tree, skip=skipped)
         try:
             policy = read_policy(tree / config) if (tree / config).is_file() else DEFAULTS
+            if alike and other is not None and policy.measurements_dir != other.report.policy.measurements_dir:
+                copy_revision(root, [e for e in entries if e.path in skipped], tree)  # not runs on this side
+                alike, skipped = set(), set()
             past = gitlog.read(root, policy.measurements_dir, commit)
-            report = check(tree, policy, now, past=past)
+            reused = Reused(
+                {path: other.report.runs[path] for path in alike} if other is not None else {},
+                {path: other.report.run_states[path].stability for path in alike} if other is not None else {},
+                sum(entry.size for entry in entries if entry.path in skipped),
+            )
+            report = check(tree, policy, now, past=past, reused=reused)
         except LedgerError as error:
             raise LedgerError(f"at {name}: {error}") from None
-        text = (tree / config).read_text("utf-8", errors="replace") if (tree / config).is_file() else ""
+        composed = configuration(tree / config)
         figures = surface_figures(tree, policy)
-    return Revision(name, commit, report, run_blobs(blobs, policy.measurements_dir), text, figures)
+    blobs = {entry.path: entry.blob for entry in entries}
+    return Revision(name, commit, report, run_blobs(blobs, policy.measurements_dir), composed, figures, blobs)
+
+
+def _run_of(path: str, prefix: str) -> str:
+    """The run folder (measurements/PROBE/RUN, prefix: the measurements folder and /) a file is in, else ''."""
+    if not path.startswith(prefix):
+        return ""
+    parts = path[len(prefix) :].split("/")
+    return prefix + "/".join(parts[:2]) if len(parts) >= 3 else ""
+
+
+def _alike_runs(root: Path, entries: list[Entry], other: Revision) -> set[str]:
+    """The run folders this revision holds byte for byte as `other` holds them, files and declared code
+    alike, whose reading on the other side is whole (every table kept, rounds parsed): what need not be
+    read again."""
+    here: dict[str, dict[str, str]] = {}
+    regular = {entry.path: entry.blob for entry in entries if entry.mode in (b"100644", b"100755")}
+    prefix = other.report.policy.measurements_dir.strip("/") + "/"
+    for entry in entries:
+        folder = _run_of(entry.path, prefix)
+        if folder in other.run_blobs:
+            here.setdefault(folder, {})[entry.path[len(folder) + 1 :]] = regular.get(entry.path, "")
+    alike = set()
+    for path, files in here.items():
+        run = other.report.runs.get(path)
+        if run is None or run.problem or run.unlisted or files != other.run_blobs[path] or not _whole(run):
+            continue
+        if all(regular.get(code) and regular[code] == other.blob(root, code) for code in run.declared_code):
+            alike.add(path)
+    return alike
+
+
+def _whole(run: Run) -> bool:
+    return all(table.counted is None and table.problem != load.NOT_PARSED for table in run.tables.values())
 
 
 def working_tree(root: Path, report: Report, config: Path) -> Revision:
-    """The working tree as a Revision: its runs' files hashed as git would store them."""
+    """The working tree as a Revision: its runs' files hashed as git would store them (the check hashed most
+    of them as it read them: those ids are taken, the rest hashed here)."""
     files: dict[str, str] = {}
     base = root / report.policy.measurements_dir
+    read = {f"{path}/{name}": blob for path, run in report.runs.items() for name, blob in run.blob_ids.items()}
     for path in sorted(files_under(base)) if base.is_dir() else []:
+        relative = path.relative_to(root).as_posix()
+        if relative in read:
+            files[relative] = read[relative]
+            continue
         try:
-            files[path.relative_to(root).as_posix()] = load.blob_id(load.read_capped(path, load.MAX_DATA_BYTES))
+            files[relative] = load.blob_id(load.read_capped(path, load.MAX_DATA_BYTES))
         except load.Unreadable as problem:
-            files[path.relative_to(root).as_posix()] = f"unreadable: {problem}"
-    text = config.read_text("utf-8", errors="replace") if config.is_file() else ""
+            files[relative] = f"unreadable: {problem}"
     figures = surface_figures(root, report.policy)
-    return Revision("", "", report, run_blobs(files, report.policy.measurements_dir), text, figures)
+    config_read = configuration(config)
+    return Revision("", "", report, run_blobs(files, report.policy.measurements_dir), config_read, figures)
+
+
+def configuration(config: Path) -> Composed:
+    """A revision's configuration as MkDocs composes it (the files it inherits merged in): none where it has
+    no such file, one setting saying why where it cannot be read (a review shows it as changed code)."""
+    if not config.is_file():
+        return NO_CONFIG
+    try:
+        return mkdocs_yml.composed(config) or NO_CONFIG
+    except mkdocs_yml.Malformed as problem:
+        said = yaml.ScalarNode("tag:yaml.org,2002:str", str(problem)[:200])
+        return Composed({f"(unreadable {config.name})": said}, (config.name,), ())
 
 
 def run_blobs(files: Mapping[str, str], measurements_dir: str) -> dict[str, dict[str, str]]:
@@ -129,18 +214,27 @@ def resolve(root: Path, name: str) -> str:
     return found.stdout.decode().strip()
 
 
-def copy_revision(root: Path, commit: str, dest: Path) -> dict[str, str]:
-    """Write every file that commit holds under root into dest, read from git's object store; returns
-    each file's path and blob id."""
-    listing = _git(root, "ls-tree", "-r", "-z", commit, "--", ".")
-    if listing.returncode != 0:
-        raise LedgerError(f"diff: git ls-tree {commit}: {_first_line(listing.stderr)}")
-    entries = []  # (mode, object id, path)
-    for record in listing.stdout.split(b"\0"):
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One file a commit holds: its mode, blob id and size as git lists them, and its path under root."""
+
+    mode: bytes
+    blob: str
+    size: int
+    path: str  # relative to root, with /
+
+
+def listing(root: Path, commit: str) -> list[Entry]:
+    """Every file that commit holds under root (a path git would not check out left out)."""
+    found = _git(root, "ls-tree", "-r", "-l", "-z", commit, "--", ".")
+    if found.returncode != 0:
+        raise LedgerError(f"diff: git ls-tree {commit}: {_first_line(found.stderr)}")
+    entries = []
+    for record in found.stdout.split(b"\0"):
         if not record:
             continue
         meta, _, path = record.partition(b"\t")
-        mode, kind, object_id = meta.split(b" ")
+        mode, kind, object_id, size = meta.split()
         parts = PurePosixPath(os.fsdecode(path)).parts
         if (
             kind == b"blob"
@@ -148,32 +242,35 @@ def copy_revision(root: Path, commit: str, dest: Path) -> dict[str, str]:
             and not any(p in ("", ".", "..", ".git") or "/" in p for p in parts)
             and not path.startswith(b"/")
         ):
-            entries.append((mode, object_id, Path(*parts)))
-    if not entries:
-        return {}
-    batch = _git(root, "cat-file", "--batch", input=b"".join(oid + b"\n" for _, oid, _ in entries))
+            entries.append(Entry(mode, object_id.decode(), int(size) if size.isdigit() else 0, "/".join(parts)))
+    return entries
+
+
+def copy_revision(root: Path, entries: list[Entry], dest: Path, skip: Collection[str] = ()) -> None:
+    """Write each listed file (but those in `skip`) into dest, read from git's object store."""
+    wanted = [entry for entry in entries if entry.path not in skip]
+    if not wanted:
+        return
+    batch = _git(root, "cat-file", "--batch", input=b"".join(entry.blob.encode() + b"\n" for entry in wanted))
     if batch.returncode != 0:
         raise LedgerError(f"diff: git cat-file: {_first_line(batch.stderr)}")
     data, offset = batch.stdout, 0
-    blobs = {}
-    for mode, object_id, relative in entries:
+    for entry in wanted:
         end = data.index(b"\n", offset)
         header = data[offset:end].split(b" ")
         if len(header) != 3:
-            raise LedgerError(f"diff: git has no object {object_id.decode()} for {relative}")
+            raise LedgerError(f"diff: git has no object {entry.blob} for {entry.path}")
         size = int(header[2])
         content = data[end + 1 : end + 1 + size]
         offset = end + 1 + size + 1
-        target = dest / relative
+        target = dest / entry.path
         if linked_part(dest, target) is not None:  # a crafted tree: a file below one of its own links
-            raise LedgerError(f"diff: {relative} lies below a link in the same tree; git would not check it out")
+            raise LedgerError(f"diff: {entry.path} lies below a link in the same tree; git would not check it out")
         target.parent.mkdir(parents=True, exist_ok=True)
-        if mode == b"120000":
+        if entry.mode == b"120000":
             os.symlink(os.fsdecode(content), target)
         else:
             target.write_bytes(content)
-        blobs[relative.as_posix()] = object_id.decode()
-    return blobs
 
 
 def changed_files(root: Path, base: str, head: str) -> list[str]:

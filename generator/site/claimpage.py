@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ..claims import lineage
 from ..lang.relations import INCONCLUSIVE, SHOWN
 from ..lang.rows import Table
-from ..lang.values import allowed_text, format_value, level_text, range_text
+from ..lang.values import allowed_text, counted, format_value, level_text, range_text
 from ..records import ClaimVerdict, Report
 from ..trust.digest import CODE_PAGES, code_files
 from ..trust.verdicts import stability_detail, stability_label
@@ -342,11 +342,11 @@ def _interval_basis(verdict: ClaimVerdict) -> str:
     level = esc(level_text(found.level)) or "an unknown share"
     if found.basis == "rounds":
         return (
-            f"<p>Interval: {ends}, the median's order-statistic interval of its {found.rounds} raw rounds "
+            f"<p>Interval: {ends}, the median's order-statistic interval of its {counted(found.rounds, 'raw round')} "
             f"(covers the median with {level}).</p>"
         )
     if found.basis == "min-max":
-        rounds = f"{found.rounds} rounds" if found.rounds else "its rounds"
+        rounds = counted(found.rounds, "round") if found.rounds else "its rounds"
         return (
             f"<p>No raw rounds ({esc(missing)}): the interval {ends} is the row's min–max range over "
             f"{rounds}, which covers the median with {level}.</p>"
@@ -356,13 +356,14 @@ def _interval_basis(verdict: ClaimVerdict) -> str:
         spread = "their spread" + (pooled_text(prediction).removeprefix(", their spread") if prediction else "")
         return (
             f"<p>Interval: {ends}, between runs: the confidence interval ({level}) of the value pooled over "
-            f"{found.runs} replicate runs (the geometric mean of their values; Student's t over {esc(spread)}, "
+            f"{counted(found.runs, 'replicate run')} (the geometric mean of their values; Student's t over "
+            f"{esc(spread)}, "
             "never narrower than one run's own rounds allow).</p>"
         )
     if found.basis == "paired":
         return (
             f"<p>Interval: {ends}, carried through the formula paired by round: the formula over each of the "
-            f"{found.rounds} rounds its inputs share in one run, then the median's interval ({level}).</p>"
+            f"{counted(found.rounds, 'round')} its inputs share in one run, then the median's interval ({level}).</p>"
         )
     return (
         f"<p>Interval: {ends}, carried through the formula by interval arithmetic over its inputs' intervals "

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..records import KINDS, Claim, LedgerError, Report, Run
+from ..records import KINDS, Claim, ClaimInterval, LedgerError, Report, Run
 from .tables import frame_of
 
 
@@ -124,6 +124,14 @@ class Data:
             raise FigureError(f"no claim {claim_id!r}")
         self._claims.setdefault(found.id, found)
         return found
+
+    def interval(self, claim_id: str) -> ClaimInterval | None:
+        """Where the gate puts a claim's value given its noise (its badge shows the same on hover): between
+        its replicate runs (`basis == "replicates"`), else its rounds' or its inputs'; None where it has none.
+        A figure that decides by it (a cell within, over or borderline) decides as the claim's page reads."""
+        self.claim(claim_id)
+        verdict = self._report.verdict(claim_id)
+        return verdict.interval if verdict is not None else None
 
     def claims(
         self,

@@ -67,7 +67,7 @@ def project(root: Path, base_url: str = "") -> Site:
     if cached and cached[0] == (policy, folders, _code(root, cached[1].report)):
         return cached[1]
     started = time.time_ns()
-    report = check(root, policy, datetime.now(timezone.utc))
+    report = check(root, policy, datetime.now(timezone.utc), every_table=True)  # run pages and figures show them
     urls = assemble.settings(root / "mkdocs.yml")
     site = assemble.assemble(root, report, replace(urls, base_url=base_url) if base_url else urls, generate=False)
     code = _code(root, report)  # the runs' code, wherever it lives, by its stats after the check

@@ -58,8 +58,9 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
     def on_config(self, config):
         config_file = Path(config.config_file_path)
         self.root = config_file.resolve().parent
-        try:  # MkDocs has read it; this reads what the gate reads besides the plugin's options
-            self.config_text = mkdocs_yml.text_of(config_file)
+        try:  # MkDocs has read it and what it inherits; the texts of them all are the key of what it sets
+            found = mkdocs_yml.composed(config_file)
+            self.config_text = "\0".join(found.texts) if found else mkdocs_yml.text_of(config_file)
         except mkdocs_yml.Malformed:  # over the gate's size cap: its stats stand for it in the frame's key
             self.config_text = f"{config_file.stat().st_size} {config_file.stat().st_mtime_ns}"
         docs_dir = Path(config.docs_dir).resolve().relative_to(self.root).as_posix()
@@ -70,7 +71,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         site = self._memory().kept(  # serve: mkdocs.yml read again when its text changed
             "mkdocs.yml",
             (config_file.name, self.config_text),
-            lambda: mkdocs_yml.read_site(config_file, self.config_text),
+            lambda: mkdocs_yml.read_site(config_file),
         )
         self.policy = replace(policy, **site)
         config.extra_css.append(f"{render.ASSETS}/ledger.css")
@@ -303,7 +304,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
 
     def _check(self) -> Report:
         try:
-            return check(self.root, self.policy, self.now)
+            return check(self.root, self.policy, self.now, every_table=True)  # run pages and figures show them
         except LedgerError as error:
             raise PluginError(str(error)) from None
 

@@ -364,7 +364,7 @@ def measurements_index(report: Report, directory_urls: bool) -> Generated:
                 if state.older_code and not state.too_old and not cited[run.path]
                 else badge(state.label, "fresh" if state.trusted else "stale")
             )
-            files = ", ".join(f"{esc(name)} ({len(t.rows):,} rows)" for name, t in sorted(run.tables.items()))
+            files = ", ".join(f"{esc(name)} ({t.row_count:,} rows)" for name, t in sorted(run.tables.items()))
             rows.append(
                 f'<tr><td>{run_link(run, page.links)}</td><td class="ledger-key">{esc(run.testbed)}</td>'
                 f'<td class="ledger-key">{esc(_when(run.started))}</td><td>{files}</td>'

@@ -38,11 +38,13 @@ def run_state(
     rewritten: Rewrite | None = None,
     tracked: frozenset[str] | None = None,
     siblings: Against = NOTHING,
+    steady: stability.Stability | None = None,
 ) -> RunState:
     """Whether a run's files match its manifest and its first commit, its code is unchanged and it is young enough.
 
     tracked: the files git tracks (None when unknown): a run's code files must be among them. siblings: what
-    its data and declarations say against earlier runs (a copy of one, a column declared otherwise)."""
+    its data and declarations say against earlier runs (a copy of one, a column declared otherwise). steady: its
+    stability, judged already of this very run (run_stability is a function of the run alone)."""
     commit, files = rewritten or (None, ())
     named = integrity.folder_name(run.path)
     if run.problem:
@@ -72,7 +74,7 @@ def run_state(
         age_days=age,
         too_old=bool(run.finished and now - run.finished > timedelta(days=policy.max_run_age_days)),
         max_age_days=policy.max_run_age_days,
-        stability=run_stability(run),
+        stability=steady if steady is not None else run_stability(run),
     )
     return replace(state, reasons=reasons(state))
 
@@ -299,11 +301,17 @@ def _code(run: Run, policy: Policy) -> list[str]:
 
 
 def run_states(
-    runs: Mapping[str, Run], policy: Policy, now: datetime, rewritten: Rewritten, tracked: frozenset[str] | None = None
+    runs: Mapping[str, Run],
+    policy: Policy,
+    now: datetime,
+    rewritten: Rewritten,
+    tracked: frozenset[str] | None = None,
+    judged: Mapping[str, stability.Stability] | None = None,
 ) -> dict[str, RunState]:
-    found = siblings.against(runs)
+    """Each run's state; judged: the stability of runs another check judged, the very same Run records."""
+    found, judged = siblings.against(runs), judged or {}
     return {
-        path: run_state(run, policy, now, rewritten.get(path), tracked, found.get(path, NOTHING))
+        path: run_state(run, policy, now, rewritten.get(path), tracked, found.get(path, NOTHING), judged.get(path))
         for path, run in runs.items()
     }
 

@@ -7,9 +7,10 @@ registry the previous site published, so a run that was rewritten after it was p
 accident, or an unreviewed force-push to main) is refused before it replaces the published one, and so
 is a published run that is gone, unless it was retired explicitly (deleting a run and citing a new one
 would otherwise replace a number's evidence unnoticed). Nothing published yet (a first publish: no
-site at the address at all) passes with a note; a site that is there without a registry, a registry
-that cannot be read for any other reason (network, malformed), or a local path that does not exist
-fails: publish does not guess.
+site at a site's address at all) passes with a note; a site that is there without a registry, a registry
+that cannot be read for any other reason (network, malformed), a registry file named that is not there
+(a local path or an address ending in .json), an empty --against, and a registry that lists no run while
+the ledger holds runs fail: publish does not guess.
 """
 
 from __future__ import annotations
@@ -30,14 +31,31 @@ class Unavailable(Exception):
     """The previous registry exists but cannot be read: publishing must stop."""
 
 
+class Empty(Exception):
+    """The previous registry lists no run: nothing to hold a ledger's runs to (an error where it holds some)."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.where = where
+
+
 def published(source: str) -> tuple[dict[str, dict[str, str]] | None, str]:
     """(runs, note): the runs a previous site published, or None and why there is nothing to compare."""
+    if not source.strip():
+        raise Unavailable(
+            "names no registry (an empty value: is the variable holding the published site's address set?)"
+        )
     if source.startswith(("http://", "https://")):
         url = source if source.endswith(".json") else source.rstrip("/") + "/" + REGISTRY
         try:
             with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:  # noqa: S310 (http(s) only)
                 data = response.read(MAX_BYTES + 1)
         except urllib.error.HTTPError as error:
+            if error.code == 404 and source.endswith(".json"):
+                raise Unavailable(
+                    f"{url}: HTTP 404: no registry at the file --against names (for a first publish, name the "
+                    "site's address: a site that is not there yet is a first publish)"
+                ) from None
             if error.code == 404 and not _site_there(source, url):
                 return None, f"no site published at {source} yet (HTTP 404): a first publish, nothing to compare"
             if error.code == 404:
@@ -67,12 +85,13 @@ def published(source: str) -> tuple[dict[str, dict[str, str]] | None, str]:
             raise ValueError("runs is not a mapping of run folders to files")
     except (ValueError, KeyError, TypeError, RecursionError) as error:
         raise Unavailable(f"{where}: not a registry of runs ({error})") from None
+    if not runs:
+        raise Empty(where)
     return {str(run): {str(k): str(v) for k, v in files.items()} for run, files in runs.items()}, ""
 
 
-def _site_there(source: str, registry_url: str) -> bool:
+def _site_there(root: str, registry_url: str) -> bool:
     """Whether a site answers at the address the registry should be under (its root page)."""
-    root = source if not source.endswith(".json") else registry_url.rsplit("/" + REGISTRY, 1)[0] + "/"
     try:
         with urllib.request.urlopen(root, timeout=TIMEOUT_S) as response:  # noqa: S310 (http(s) only)
             return 200 <= response.status < 400

@@ -1,4 +1,4 @@
-"""A whole built site against a fresh Report -> (pages checked, every problem): verify-site's reading,
+"""A whole built site against a fresh Report -> (the pages checked, every problem): verify-site's reading,
 each page by sitepage.py, the claim pages and indexes around what expected.py renders again."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from .expected import Rendered
 from .sitepage import Problem
 
 
-def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[int, list[Problem]]:
-    """(HTML pages checked, every problem found) for the site under `site`, against a fresh Report."""
+def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[list[str], list[Problem]]:
+    """(the HTML pages checked, every problem found) for the site under `site`, against a fresh Report."""
     found = sitefiles.documents(site)
     problems = [Problem(path, 0, what) for path, what in found.problems]
     if not found.pages:
@@ -46,7 +46,7 @@ def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[int, l
         if name not in {sitepage.fallback_of(chart_id) for chart_id in charts}:  # drawn from a verified spec
             problems += sitepage.document_problems(name, found.text(name), ctx)
     problems += series_found + registry_problems(site, report)
-    return len(found.pages), sorted(problems)
+    return found.pages, sorted(problems)
 
 
 def series_problems(
