@@ -6,6 +6,7 @@ generator/__init__.py, which `ledger --version` prints. The release workflow run
 suite's install test on Linux and macOS before it publishes (tests/test_workflows.py lints it)."""
 
 import email
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -23,16 +24,24 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
+    """Built from a copy of the working tree's files (a build writes egg-info into its source tree: builds
+    running side by side, or a test beside them, must not share one)."""
+    source, out = tmp_path_factory.mktemp("source"), tmp_path_factory.mktemp("dist")
+    for name in tracked("."):
+        if (REPO / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, source / name)
     done = subprocess.run(
-        [sys.executable, "-m", "build", "--outdir", str(out), str(REPO)], capture_output=True, text=True, cwd=out
+        [sys.executable, "-m", "build", "--outdir", str(out), str(source)], capture_output=True, text=True, cwd=out
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return out
 
 
 def tracked(under: str) -> set[str]:
-    listed = subprocess.run(["git", "ls-files", under], cwd=REPO, capture_output=True, text=True, check=True)
+    """The files under a folder git tracks or would (new files not yet added, never ignored ones)."""
+    command = ["git", "ls-files", "--cached", "--others", "--exclude-standard", under]
+    listed = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=True)
     return set(listed.stdout.split())
 
 
