@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from . import collector
+from . import __version__, collector
 from .inputs import stack
 
 
@@ -62,6 +62,7 @@ VERBS = (
 def parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `only`, the arguments of that verb alone (the others' modules stay unread)."""
     whole = argparse.ArgumentParser(prog="ledger", description="Evidence-tracked claims: the gate and its tools.")
+    whole.add_argument("--version", action="version", version=f"ledger (evidence-ledger) {__version__}")
     whole.add_argument("--root", type=Path, default=Path("."), help="project root (default: .)")
     whole.add_argument("--config", type=Path, help="mkdocs.yml holding the policy (default: ROOT/mkdocs.yml)")
     commands = whole.add_subparsers(dest="command", required=True)
@@ -83,6 +84,16 @@ def _named_verb(argv: list[str]) -> str | None:
     except SystemExit:  # a malformed line: the whole parser says what is wrong
         return None
     return named if any(verb.name == named for verb in VERBS) else None
+
+
+def _root_named(argv: list[str]) -> bool:
+    """Whether the command line names --root (`--root .` names this folder: nothing is looked for above)."""
+    return any(arg == "--root" or arg.startswith("--root=") for arg in argv)
+
+
+def _a_ledger_here() -> bool:
+    """This folder has what `project.find` looks for first (a ledger, or a config to say what is wrong)."""
+    return Path("mkdocs.yml").exists() or Path("claims").is_dir()
 
 
 class Interrupted(BaseException):
@@ -111,6 +122,11 @@ def _run(argv: list[str]) -> int:
         verb = next(v for v in VERBS if v.name == args.command)
         if verb.needs_site and (absent := stack.missing()):
             raise stack.SiteStackMissing(stack.message(absent))
+        args.root_named = _root_named(argv)
+        if verb.needs_ledger and not args.root_named and args.config is None and not _a_ledger_here():
+            from .inputs import project  # only where this folder holds none: the warm path stays lean
+
+            args.root = project.above(Path.cwd()) or args.root
         module = verb.load()
         answered = module.cached(args) if hasattr(module, "cached") else None  # the warm path: nothing else loads
         if answered is not None:

@@ -133,6 +133,13 @@ RULE_TABLE = (
         notes=True,
     ),
     Rule(
+        "orphaned-run",
+        "a run no claim cites whose probe code no longer exists (renamed, moved or deleted): nothing here can measure "
+        "it again; a warning by default",
+        stale=False,
+        warns=True,
+    ),
+    Rule(
         "unverified-history",
         "`ledger check --require-history` cannot read the runs' git history (a shallow clone, no git), so a "
         "rewritten run would pass",

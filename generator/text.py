@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 
 from .judging import causes
 from .lang.moves import Judged
+from .lang.units import Unit
 from .records import KINDS, STATUSES, ClaimInterval, ClaimVerdict, Finding, Prediction, Report
 from .rules import PAGE_RULES, RULES
 from .series import moved
@@ -68,20 +70,56 @@ def following_line(count: int) -> str:
     return f"… and {count} finding{'s' if count != 1 else ''} that follow{'' if count != 1 else 's'} from it"
 
 
-def as_text(report: Report) -> str:
+ALIKE_FROM = 3  # this many findings alike (rule, problem and fix; another place) print as one, with a count
+
+
+def as_text(report: Report, full: bool = False) -> str:
     """Every finding, each root cause first (by file and line) with what follows from it after it,
-    announced by one line (judging/causes.py), the policy's idle holds, then the summary line."""
+    announced by one line (judging/causes.py), the policy's idle holds, then the summary line. Findings
+    alike but for their place (one untracked file, one line per claim citing its run) print once with
+    their count, unless full."""
     lines = []
-    for cause, following in causes.grouped(report.findings, report.causes):
-        lines.append(str(cause))
-        if following:  # each in full, as every finding is shown (file:line: ... and its fix)
+    grouped = causes.grouped(report.findings, report.causes)
+    alone = [cause for cause, following in grouped if not following]
+    shown = _alike(alone, full)
+    for cause, following in grouped:
+        if following:
+            lines.append(str(cause))
             lines.append(f"  {following_line(len(following))}:")
-            lines += [str(finding) for finding in following]
+            lines += _with_counts(_alike(following, full))
+        elif cause in shown:
+            lines += _with_counts({cause: shown[cause]})
     lines += [str(note) for note in notes(report)]
     lines += idle_holds(report)
     history = f" — run history {report.history}" if report.history.startswith("not checked") else ""
     lines.append(summary(report) + history)
     return "\n".join(lines)
+
+
+def _alike(findings: list[Finding], full: bool) -> dict[Finding, int]:
+    """Each finding shown, in order, with how many more alike it stands for (0: itself alone)."""
+    if full:
+        return dict.fromkeys(findings, 0)
+    groups: dict[tuple, list[Finding]] = {}
+    for finding in findings:
+        key = (finding.rule, finding.severity, finding.problem, finding.detail, finding.fix)
+        groups.setdefault(key, []).append(finding)
+    shown: dict[Finding, int] = {}
+    for group in groups.values():
+        if len(group) >= ALIKE_FROM:
+            shown[group[0]] = len(group) - 1
+        else:
+            shown.update(dict.fromkeys(group, 0))
+    return {finding: shown[finding] for finding in findings if finding in shown}
+
+
+def _with_counts(shown: dict[Finding, int]) -> list[str]:
+    lines = []
+    for finding, more in shown.items():
+        lines.append(str(finding))
+        if more:
+            lines.append(f"  … and {more} more alike at other claims or places (`ledger check --full` lists each)")
+    return lines
 
 
 def as_json(report: Report) -> str:
@@ -229,8 +267,35 @@ def as_bencher(report: Report) -> str:
         interval = verdict.interval
         if interval is not None and math.isfinite(interval.low) and math.isfinite(interval.high):
             metric |= {"lower_value": interval.low, "upper_value": interval.high}
-        found[claim.id] = {claim.unit or "value": metric}
+        found[claim.id] = {bencher_measure(verdict.unit): metric}
     return json.dumps(found, indent=2, ensure_ascii=False)
+
+
+# Quantities named by their dimension in Bencher measures; any other is its dimension in words
+_QUANTITIES = {
+    "bytes per second": "throughput",
+    "seconds": "time",
+    "bytes": "size",
+    "a plain ratio": "ratio",
+    "joules per second": "power",
+    "joules": "energy",
+}
+
+
+def bencher_measure(unit: Unit) -> str:
+    """A Bencher measure's slug naming the quantity and its unit ('throughput-gb-s', 'time-ms', 'ratio-x'):
+    never Bencher's built-in `latency` (ns) or `throughput` (ops/s), whose units the claims' may not be, and
+    never one measure for every ratio of every probe."""
+    if not unit.known:
+        return _slug(f"value {unit.text}")
+    words = unit.describe().removeprefix("a count of ")
+    quantity = _QUANTITIES.get(words, words)
+    spelled = unit.text.replace("×", "x").replace("%", "percent").replace("µ", "u") or "none"
+    return _slug(f"{quantity} {spelled}")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def _where(finding: Finding) -> dict:

@@ -29,6 +29,7 @@ NEEDS = (
     ("actions/upload-artifact", {}, "an artifact of this run"),
     ("actions/cache", {}, "restores and saves a folder through the runner's cache service (pip's, here)"),
     ("actions/download-artifact", {}, "artifacts of this same run (another run's would need actions: read)"),
+    ("pypa/gh-action-pypi-publish", {"id-token": "write"}, "publishes to PyPI as a trusted publisher (OIDC)"),
     ("the ledger diff comment", {"pull-requests": "write"}, "creates or updates a pull-request comment"),
     ("git push", {"contents": "write"}, "pushes a branch"),
     ("gh pr create", {"pull-requests": "write"}, "opens a pull request"),

@@ -77,7 +77,7 @@ def test_many_slow_pages_together_are_bounded_by_the_checks_render_budget(tmp_pa
     config = CONFIG.replace("  - ledger\n", "  - ledger:\n      max_render_seconds: 4\n")
     project(tmp_path, config, {f"docs/slow-{n}.md": SLOW_PAGE for n in range(8)})  # 8 pages x 5 s each alone
     started = time.monotonic()
-    process = ledger(tmp_path, "check", "--no-cache")
+    process = ledger(tmp_path, "check", "--no-cache", "--full")  # each page named
     try:
         output, errors = process.communicate(timeout=25)
     except subprocess.TimeoutExpired:
@@ -97,3 +97,30 @@ def test_a_page_that_vanishes_or_a_folder_in_a_files_place_is_a_finding(tmp_path
     output, errors = process.communicate(timeout=120)
     assert process.returncode == 1 and "Traceback" not in errors
     assert "docs/gone.md" in output and "docs/folder.md" in output and "claims/folder.yaml" in output
+
+
+def test_ctrl_c_at_a_terminal_reaches_the_probe_too_and_shows_no_traceback_of_it(tmp_path):
+    """Ctrl-C at a terminal signals the whole foreground process group: the Python probe unwinds with its own
+    KeyboardInterrupt, whose traceback is not shown; `ledger measure` ends with its one line, no partial folder."""
+    config = CONFIG.replace(
+        "  - ledger\n", "  - ledger:\n      probes:\n        - {name: slow, command: '{python} probes/slow.py {out}'}\n"
+    )
+    probe = "import sys, time\nprint('measuring', flush=True)\ntime.sleep(60)\n"
+    project(tmp_path, config, {"probes/slow.py": probe})
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "generator", "measure"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,  # its own group, as a terminal's job is
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not list((tmp_path / "measurements/slow").glob(".partial-*")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)  # the probe has started and printed
+    os.killpg(process.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+    _, errors = process.communicate(timeout=60)
+    assert process.returncode == 130, errors
+    one_line(errors, "interrupted")
+    assert "measuring" in errors  # what the probe printed before is shown
+    assert "KeyboardInterrupt" not in errors and "time.sleep" not in errors
+    assert not list((tmp_path / "measurements").rglob(".partial-*"))

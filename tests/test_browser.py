@@ -4,6 +4,7 @@ from the navigation, and badge links lead to their claims."""
 
 import json
 import os
+import re
 import shutil
 
 import pytest
@@ -326,6 +327,9 @@ def test_a_timeline_draws_offline_on_a_claim_page(series_site, browser):
         figure = page.query_selector("figure.ledger-timeline")
         assert len(figure.query_selector_all(".mark-symbol.role-mark path")) == 12  # a point per run (not the legends)
         assert len(figure.query_selector_all(".mark-rule.role-mark line")) == 12 + 1  # the intervals, the step
+        labels = [t.text_content() for t in figure.query_selector_all(".role-axis-label text")]
+        times = [label for label in labels if re.fullmatch(r"2026-\d\d-\d\d \d\d:\d\d", label)]
+        assert times and all(0 <= int(t[11:13]) < 24 for t in times), labels  # 24-hour UTC, as the runs name it
         spec = json.loads(figure.query_selector("script.ledger-chart-spec").text_content())
         urls = {layer["data"]["url"] for layer in spec["layer"] if "url" in layer.get("data", {})}
         assert len(urls) == 1 and "points" not in spec.get("datasets", {})

@@ -405,3 +405,42 @@ def test_init_where_the_gate_fails_prints_every_finding_keeps_the_files_and_comm
         "the gate fails on the new project (nothing was committed): fix what it names above, then run `ledger check`"
     )
     assert (tmp_path / "mkdocs.yml").is_file() and not (tmp_path / ".git").exists()
+
+
+def test_a_verb_run_in_a_folder_below_the_ledger_finds_it_as_git_finds_its_repository(tmp_path):
+    """`cd docs && ledger check` checks the ledger above (its mkdocs.yml declares the plugin), with the same
+    verdict as from its top; the search stops at the top of the git repository, and `--root .` looks
+    nowhere else."""
+    made = run_ledger("init", "mine", cwd=tmp_path)
+    assert made.exit_code == 0, made.errors
+    root = tmp_path / "mine"
+    top = run_ledger("check", cwd=root)
+    below = run_ledger("check", cwd=root / "docs")
+    assert (below.exit_code, below.output) == (top.exit_code, top.output) and " — 0 failures" in top.output
+    deeper = root / "docs/a/b"
+    deeper.mkdir(parents=True)
+    assert (
+        run_ledger("show", "sha256-1mib-throughput", cwd=deeper).output
+        == run_ledger("show", "sha256-1mib-throughput", cwd=root).output
+    )
+    named = run_ledger("--root", ".", "check", cwd=root / "docs")
+    assert named.exit_code == 2 and "no ledger in" in named.errors
+    (root / "docs/.git").mkdir()  # docs/ is a repository of its own: the search stops at its top
+    stopped = run_ledger("check", cwd=root / "docs")
+    assert stopped.exit_code == 2 and "no ledger in" in stopped.errors
+
+
+def test_init_inside_a_ledger_refuses_naming_it_unless_root_names_the_folder(tmp_path):
+    made = run_ledger("init", "mine", cwd=tmp_path)
+    assert made.exit_code == 0, made.errors
+    root = tmp_path / "mine"
+    before = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+    refused = run_ledger("init", cwd=root / "docs")
+    assert refused.exit_code == 2
+    assert f"is inside the ledger at {root}" in refused.errors and "`ledger --root . init`" in refused.errors
+    refused = run_ledger("init", "sub", cwd=root)
+    assert refused.exit_code == 2 and "`ledger --root sub init`" in refused.errors
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == before  # nothing written
+    named = run_ledger("--root", "sub", "init", cwd=root)
+    assert named.exit_code == 0, named.errors
+    assert (root / "sub/mkdocs.yml").is_file()

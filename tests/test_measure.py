@@ -119,6 +119,7 @@ def test_a_failing_probe_fails_measure_and_writes_nothing_for_it(tmp_path):
     assert "sh_probe: " in result.errors and "FAILED: exit status 3" in result.errors
     assert "1 run written by 1 probe(s); 1 failed: sh_probe" in result.output
     assert runs(tmp_path, "sh_probe") == []
+    assert not (tmp_path / "measurements/sh_probe").exists()  # nor an empty folder its {out} was made in
 
 
 def test_a_bad_probe_declaration_names_the_option(tmp_path):
@@ -254,3 +255,35 @@ def test_a_bad_build_declaration_names_what_to_fix(tmp_path, entry, problem):
     project(tmp_path, f"site_name: t\nplugins:\n  - ledger:\n      probes:\n        - {entry}\n", PROBES)
     result = run_ledger("measure", cwd=tmp_path)
     assert result.exit_code == 2 and problem in result.errors, result.errors
+
+
+def test_measure_smoke_runs_each_probe_checks_its_run_and_keeps_nothing(tmp_path):
+    """A probe run by hand as a smoke test wrote a run into measurements/: --smoke runs it into a scratch folder,
+    reads the run back, removes it, and fails naming any run a probe wrote into measurements/ regardless."""
+    root = tmp_path / "p"
+    assert run_ledger("init", str(root), cwd=tmp_path).exit_code == 0
+    before = sorted((root / "measurements").rglob("*"))
+    done = run_ledger("measure", "--smoke", cwd=root)
+    assert done.exit_code == 0, done.errors
+    assert "hashing: a valid run (not kept)" in done.errors
+    assert done.output.strip() == "smoke test: 1 of 1 probe run(s) wrote a valid run; nothing kept"
+    assert sorted((root / "measurements").rglob("*")) == before
+    assert not (root / ".cache/ledger/smoke").exists()
+    stubborn = (  # a probe that names its folder itself, as this repository's probes/session.py does (--out)
+        "import sys\nfrom datetime import datetime, timezone\nfrom pathlib import Path\n"
+        "from generator.runs import write_run\nnow = datetime.now(timezone.utc)\n"
+        "write_run(Path(sys.argv[1]), 'stubborn', 'x', {'r.csv': [{'a': 1}]}, parameters={}, environment={},\n"
+        "          started=now, finished=now, code=['probes/stubborn.py'], measurements=Path(sys.argv[1]) / 'measurements')\n"
+    )
+    write_tree(root, {"probes/stubborn.py": stubborn})
+    config = re.sub(
+        r"(?m)^      probes:.*\n",
+        lambda m: (
+            m.group(0) + "        - {name: stubborn, command: '{python} probes/stubborn.py {root}', manual: true}\n"
+        ),
+        (root / "mkdocs.yml").read_text(),
+    )
+    write_tree(root, {"mkdocs.yml": config})
+    done = run_ledger("measure", "stubborn", "--smoke", cwd=root)
+    assert done.exit_code == 1
+    assert "written into measurements/ by a probe that ignores LEDGER_MEASUREMENTS" in done.errors

@@ -107,6 +107,11 @@ def in_venv(bin_dir: Path) -> dict:
 
 def test_a_new_user_inits_measures_refreshes_checks_builds_and_a_changed_byte_fails_the_gate(fresh_venv, tmp_path):
     env = in_venv(fresh_venv)
+    import generator
+
+    assert (
+        sh("ledger", "--version", cwd=tmp_path, env=env).stdout == f"ledger (evidence-ledger) {generator.__version__}\n"
+    )
     sh("ledger", "init", "mine", cwd=tmp_path, env=env)
     project = tmp_path / "mine"
     measured = sh("ledger", "measure", cwd=project, env=env)

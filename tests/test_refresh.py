@@ -334,3 +334,24 @@ def test_refresh_write_keeps_every_claim_citing_the_run_of_one_it_keeps_and_says
     assert text.count(first) == 2 and newer in text and other not in text  # the run's two claims stay together
     assert "    value: 1.0\n" in text and "    value: 2.20\n" in text
     assert run_ledger("check", cwd=tmp_path).exit_code == 0
+
+
+def test_a_long_parameter_is_shown_where_it_differs_and_one_reason_is_said_once_for_every_claim(tmp_path):
+    """A list of sizes that differs only in its last value says what it adds and drops (a cut at 40 characters
+    hid it); three claims passed over a run for one reason get one line naming them."""
+    long = [2**k for k in range(14)]
+    first = a_run(tmp_path, 3.6, 3.5, 3.7, parameters={**DEFAULT, "sizes": long})
+    more = "".join(
+        CLAIMS.split("\n  - id: seconds")[0].split("claims:")[1].replace("id: speed", f"id: speed{n}") for n in (2, 3)
+    )
+    write_tree(tmp_path, {"claims/toy.yaml": CLAIMS.format(run=first) + more.format(run=first)})
+    later = a_run(
+        tmp_path, 3.7, 3.6, 3.8, when=T0 + timedelta(hours=1), parameters={**DEFAULT, "sizes": [*long[:-1], 10**4]}
+    )
+    result = run_ledger("refresh", cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    assert (
+        f"skipped for speed, speed2, speed3: {later}: parameters differ: sizes adds 10000 and drops 8192 "
+        "(of 14 values before, 14 now)" in result.output
+    ), result.output
+    assert result.output.count("skipped for") == 1

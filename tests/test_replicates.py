@@ -574,3 +574,25 @@ def test_a_claim_page_words_its_sets_spread_pooled_or_apart_and_verify_site_read
     assert words in page
     assert "F test p = " in page if apart else "Bartlett&#x27;s p = " in page
     assert "pages verified: every one rendered by the ledger" in verify_both_ways(tmp_path / "site")
+
+
+@pytest.mark.parametrize("block", [False, True], ids=["flow", "block"])
+def test_refresh_after_a_set_is_measured_offers_the_set_and_write_pools_it(tmp_path, block):
+    """A claim on one run; then `ledger measure --replicates 3` made three: refresh moves it onto the set
+    (`replicates: 3`), not onto the newest run alone, and the gate then pools the three."""
+    (old,) = a_set(tmp_path, LEVELS_A[:1])
+    new = a_set(tmp_path, LEVELS_B, start=3)
+    item = claim("s16", old, "3.6", extra="").replace("5%", "10%")
+    if block:
+        item = item.replace(
+            f"    evidence: {{run: {old}, file: results.csv, where: {{batch: 16}}, column: speedup}}\n",
+            f"    evidence:\n      run: {old}\n      file: results.csv\n      where: {{batch: 16}}\n      column: speedup\n",
+        )
+    write_tree(tmp_path, {"claims/a.yaml": "claims:" + item})
+    shown = run_ledger("refresh", cwd=tmp_path)
+    assert "(set of 3: `replicates: 3`)" in shown.output, shown.output
+    assert run_ledger("refresh", "--write", cwd=tmp_path).exit_code == 0
+    text = (tmp_path / "claims/a.yaml").read_text()
+    assert new[-1] in text and "replicates: 3" in text
+    found = check_json(tmp_path)["verdicts"]["s16"]
+    assert found["replicates"] == new and found["interval"]["basis"] == "replicates"

@@ -330,7 +330,22 @@ def test_check_format_bencher_writes_every_measured_and_extrapolated_claim_with_
     found = json.loads(done.output)
     jsonschema.validate(found, BMF_SCHEMA)
     assert sorted(found) == ["doubled", "moe-speedup-b16"]  # not the retired claim, not the borrowed lead
-    assert found["moe-speedup-b16"] == {"×": {"value": 3.6, "lower_value": 3.5, "upper_value": 3.7}}
-    assert found["doubled"]["×"]["value"] == 7.2
-    assert found["doubled"]["×"]["lower_value"] == pytest.approx(7.0)
-    assert found["doubled"]["×"]["upper_value"] == pytest.approx(7.4)
+    # the measure names the quantity and its unit: never one measure "×" for every ratio, never Bencher's own
+    # `latency` (ns) or `throughput` (ops/s) in other units
+    assert found["moe-speedup-b16"] == {"ratio-x": {"value": 3.6, "lower_value": 3.5, "upper_value": 3.7}}
+    assert found["doubled"]["ratio-x"]["value"] == 7.2
+    assert found["doubled"]["ratio-x"]["lower_value"] == pytest.approx(7.0)
+    assert found["doubled"]["ratio-x"]["upper_value"] == pytest.approx(7.4)
+
+
+@pytest.mark.parametrize(
+    "unit, measure",
+    [("GB/s", "throughput-gb-s"), ("MB/s", "throughput-mb-s"), ("ms", "time-ms"), ("ns", "time-ns"),
+     ("tok/s", "tokens-per-second-tok-s"), ("%", "ratio-percent"), ("W", "power-w"), ("GiB", "size-gib")],
+)  # fmt: skip
+def test_a_bencher_measure_is_a_slug_of_the_quantity_and_its_unit(tmp_path, unit, measure):
+    rows = [{"batch": 1, "speedup": 1.0}, {"batch": 16, "speedup": 3.6}]
+    a_run(tmp_path, rows)
+    write_tree(tmp_path, {"claims/moe.yaml": MEASURED.replace('unit: "×"', f'unit: "{unit}"')})
+    run = json.loads(run_ledger("check", "--format", "bencher", cwd=tmp_path).output)
+    assert list(run["moe-speedup-b16"]) == [measure]

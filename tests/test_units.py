@@ -357,6 +357,32 @@ def test_a_claim_in_an_undeclared_unit_says_where_to_declare_it(tmp_path):
     ) in result.output
 
 
+@pytest.mark.parametrize(
+    "text, same, factor",
+    [
+        ("Mtok", "tokens", 1e6), ("ktok/s", "tok/s", 1e3), ("Mtokens/s", "tokens/s", 1e6),
+        ("krequests/s", "requests/s", 1e3), ("Gops", "operations", 1e9), ("tokens/s/W", "tokens/J", 1.0),
+        ("Mtok/s/W", "tok/J", 1e6), ("GB/s/W", "bytes/J", 1e9),
+    ],
+)  # fmt: skip
+def test_units_people_type_parse_prefixed_counts_and_rates_per_watt(text, same, factor):
+    """Counts take k, M, G, T (a thousand requests; no thousandth of a token); a/b/c reads left to right."""
+    assert units.convert(1.0, units.parse(text), units.parse(same)) == pytest.approx(factor)
+
+
+@pytest.mark.parametrize("text", ["mtok", "µtokens", "tokens/s/", "a/b/c"])
+def test_no_fraction_of_a_count_and_no_empty_part_is_a_unit(text):
+    with pytest.raises(units.UnitError):
+        units.parse(text)
+
+
+def test_a_project_that_declared_mtok_before_the_table_had_it_keeps_working_and_a_clash_is_still_refused():
+    table = ownunits.read({"Mtok": {"dimension": "tokens", "scale": 1000000}}.items())
+    assert units.convert(2.0, units.parse("Mtok", table), units.parse("tokens")) == pytest.approx(2e6)
+    with pytest.raises(ownunits.DeclarationError, match="'Mtok' is already a unit"):
+        ownunits.read({"Mtok": {"dimension": "tokens", "scale": 1000}}.items())
+
+
 def test_a_check_across_currencies_names_each_amount_once_in_a_sentence(tmp_path):
     """'compares an amount in USD (USD) with this claim's an amount in EUR' said each unit twice and lost a
     word: each claim's quantity is said once, with whose value it is."""

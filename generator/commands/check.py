@@ -26,6 +26,11 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
         "measured and extrapolated claim's value and interval in Bencher Metric Format (JSON), for a dashboard",
     )
     parser.add_argument(
+        "--full",
+        action="store_true",
+        help="text: every finding on its own lines (findings alike but for their place otherwise print once, counted)",
+    )
+    parser.add_argument(
         "--no-cache",
         action="store_true",
         help=f"ignore and keep no check cache ({hashcache.FOLDER}/{hashcache.NAME}); CI uses this",
@@ -68,7 +73,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     gc.disable()  # a short-lived process making many objects and few cycles: collection costs more than it frees
     report = check_project(root, args.config, datetime.now(timezone.utc), require_history=args.require_history)
     formats = {"json": text.as_json, "github": text.as_github, "bencher": text.as_bencher}
-    output = formats.get(args.format, text.as_text)(report)
+    output = formats[args.format](report) if args.format in formats else text.as_text(report, full=args.full)
     print(output)
     exit_code = 0 if report.ok else 1
     if cache.path:
@@ -85,7 +90,7 @@ def run_from_args(args: argparse.Namespace) -> int:
 def _context(args: argparse.Namespace, root: Path) -> list:
     """What the verdict depends on besides the files: the root, the arguments, the day."""
     day = datetime.now(timezone.utc).date().isoformat()
-    return [str(root), str(args.config or ""), args.format, args.require_history, day]
+    return [str(root), str(args.config or ""), args.format, args.full, args.require_history, day]
 
 
 def _note_a_missing_site_stack(plugin: str) -> None:

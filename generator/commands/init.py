@@ -24,6 +24,7 @@ from pathlib import Path
 from .. import probe as probe_api
 from .. import text
 from ..gate import check_project
+from ..inputs import project
 from ..inputs.config import read_policy
 from ..lang.relations import INCONCLUSIVE
 from ..lang.values import parse_number
@@ -297,8 +298,23 @@ def _progress(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+def _refuse_inside_a_ledger(target: Path, args: argparse.Namespace) -> None:
+    """A folder inside a ledger gets no second one quietly (`cd docs && ledger init`): name it with --root."""
+    if getattr(args, "root_named", True):
+        return
+    inside = project.above(target.parent)
+    if inside is not None:
+        here = args.dir or "."
+        raise LedgerError(
+            f"{target} is inside the ledger at {inside} (its mkdocs.yml declares the ledger plugin), and "
+            f"`ledger init` would start a second ledger in it; that ledger's commands work from any folder below "
+            f"it. To start a separate ledger here anyway, name the folder: `ledger --root {here} init`"
+        )
+
+
 def run_from_args(args: argparse.Namespace) -> int:
     target = Path(args.dir or args.root).resolve()
+    _refuse_inside_a_ledger(target, args)
     initfiles.requirement(args.source, initfiles.SITE_EXTRA)  # refuses a source pip could not read, before writing
     warning = initfiles.source_warning(args.source)
     if warning:

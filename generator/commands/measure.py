@@ -24,16 +24,15 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 import sys
 import time
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import machine, tools
+from .. import child, machine, tools
 from .. import probe as probe_api
 from ..gate import check
 from ..inputs import gitlog, hashcache, load
@@ -80,6 +79,12 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="run nothing: make the run from FILE, an export the named tool probe's tool wrote elsewhere "
         "(with --testbed, where it was measured)",
+    )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a smoke test: run the probes (quick profile unless --profile), check each writes a valid run, keep "
+        "nothing (the runs go to a scratch folder, never measurements/)",
     )
     parser.add_argument(
         "--matrix",
@@ -131,9 +136,46 @@ def run_from_args(args: argparse.Namespace) -> int:
         echo(f"{outcomes[0].name}: {', '.join(outcomes[0].runs) or 'FAILED: ' + outcomes[0].problem}")
         print(summary(outcomes))
         return 0 if outcomes[0].ok else 1
+    if args.smoke:
+        return smoke(root, policy, args, echo)
     outcomes = measure(root, policy, args.probes, profile, args.testbed, echo=echo, replicates=args.replicates)
     print(summary(outcomes))
     return 0 if all(outcome.ok for outcome in outcomes) else 1
+
+
+SMOKE_DIR = f"{hashcache.FOLDER}/smoke"  # --smoke's runs, removed when it ends
+
+
+def smoke(root: Path, policy: Policy, args: argparse.Namespace, echo) -> int:
+    """Each probe run once into a scratch measurements folder (LEDGER_MEASUREMENTS points at it), its run read
+    back as the gate reads runs, then removed: whether the probes work, with nothing kept. A probe that writes
+    into measurements/ anyway (it ignores LEDGER_MEASUREMENTS) fails, its run named."""
+    if args.replicates not in (None, 1) or args.export is not None:
+        raise LedgerError("--smoke runs each probe once and keeps nothing: no --replicates, no --from")
+    scratch = root / SMOKE_DIR
+    if os.path.lexists(scratch):
+        remove_tree(scratch)
+    real = root / policy.measurements_dir
+    before = {p.relative_to(root).as_posix() for p in real.glob("*/*")} if real.is_dir() else set()
+    trial = replace(policy, measurements_dir=SMOKE_DIR)
+    try:
+        outcomes = measure(root, trial, args.probes, args.profile or "quick", args.testbed, echo=echo)
+        for outcome in outcomes:
+            for path in outcome.runs:
+                problem = load.one_run(root, path).problem
+                echo(f"{outcome.name}: {'its run reads back: ' + problem if problem else 'a valid run'} (not kept)")
+    finally:
+        if os.path.lexists(scratch):
+            remove_tree(scratch)
+    after = {p.relative_to(root).as_posix() for p in real.glob("*/*")} if real.is_dir() else set()
+    strays = sorted(after - before)
+    for stray in strays:
+        echo(f"{stray}: written into {policy.measurements_dir}/ by a probe that ignores LEDGER_MEASUREMENTS: "
+             "delete it, it is a smoke test's")  # fmt: skip
+    ok = all(outcome.ok for outcome in outcomes) and not strays
+    worked = sum(1 for outcome in outcomes if outcome.ok)
+    print(f"smoke test: {worked} of {len(outcomes)} probe run(s) wrote a valid run; nothing kept")
+    return 0 if ok else 1
 
 
 def chosen(policy: Policy, names: list[str]) -> list[ProbeSpec]:
@@ -193,7 +235,7 @@ def command_line(spec: ProbeSpec, values: dict[str, str], template: str | None =
 def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed: str | None) -> Outcome:
     """Run one probe in its own process (after its build, if it has one) and return the runs it wrote."""
     runs_dir = root / policy.measurements_dir / spec.name
-    before = _runs(runs_dir)
+    before, existed = _runs(runs_dir), runs_dir.is_dir()
     out = runs_dir / f"{PARTIAL_PREFIX}out-{os.getpid()}"
     build_dir = root / BUILD_DIR / spec.name
     readings = root / MACHINE_DIR / f"{spec.name}-{os.getpid()}.json"
@@ -215,6 +257,8 @@ def run_probe(spec: ProbeSpec, root: Path, policy: Policy, profile: str, testbed
     finally:  # also when interrupted (Ctrl-C, SIGTERM): no output folder is left behind
         if os.path.lexists(out):
             remove_tree(out)  # a link the probe put in its place is removed, never followed
+        if not existed and runs_dir.is_dir() and not any(runs_dir.iterdir()):
+            runs_dir.rmdir()  # nor the probe's folder its {out} was made in, where no run came of it
     # A failed probe wrote nothing: a folder that appeared meanwhile is another process's run.
     new = sorted(_runs(runs_dir) - before) if not problem else []
     written = tuple(f"{policy.measurements_dir}/{spec.name}/{name}" for name in new)
@@ -362,11 +406,12 @@ def _environment(spec: ProbeSpec, root: Path, policy: Policy, profile: str, test
 def _run(argv: list[str], root: Path, env: dict[str, str]) -> str:
     """Run a command in the project; '' when it exits 0, else what went wrong."""
     try:
-        # Its output goes to stderr with the progress lines; stdout keeps the summary.
-        done = subprocess.run(argv, cwd=root, env=env, stdout=_stderr_fd())
+        # Its output goes to stderr with the progress lines (until an interruption: child.py); stdout keeps
+        # the summary.
+        status = child.run(argv, root, env)
     except OSError as error:
         return f"cannot start {argv[0]!r}: {error.strerror or error}"
-    return "" if done.returncode == 0 else f"exit status {done.returncode}"
+    return "" if status == 0 else f"exit status {status}"
 
 
 def _build(
@@ -595,7 +640,9 @@ def summary(outcomes: list[Outcome]) -> str:
     if written:
         text += "\nnext: `ledger refresh` shows which claims the new runs move (`--write` applies it)"
     if any(count > 1 for count in Counter(outcome.name for outcome in outcomes if outcome.runs).values()):
-        text += "; a claim pools replicate runs with `replicates: N` under its evidence (guide/claims.md)"
+        text += (
+            "; a claim pools replicate runs with `replicates: N` under its evidence (guide/checks.md#replicate-runs)"
+        )
     return text
 
 
@@ -614,13 +661,6 @@ def _wait_for_a_new_second(runs_dir: Path, clock=time.time, sleep=time.sleep) ->
         if not taken:
             return
         sleep(1 - now % 1 + 0.001)
-
-
-def _stderr_fd() -> int | None:
-    try:
-        return sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):  # a stream without a file (captured): inherit stdout
-        return None
 
 
 def _runs(folder: Path) -> set[str]:

@@ -56,6 +56,7 @@ class Move:
     new_stated: str  # "" when the stated value stays (still within tolerance)
     noise: str  # the verdict in words, with the change and its interval (review/noise.py, lang/moves.py)
     state: str = ""  # lang/moves.py's state ("" where not judged as a re-measure: another machine or probe)
+    replicates: int = 0  # a claim on one run moved onto the replicate set just measured: `replicates:` to write
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +105,7 @@ def plan(report: Report, held: Collection[str] = ()) -> Plan:
                 new_stated,
                 verdict.words,
                 verdict.state,
+                found.offered,
             )
         )
         moved[claim.id] = (found.value, verdict)  # formulas read evidence values, as the gate does
@@ -121,6 +123,7 @@ class Newer:
     fresh: tuple[replicates.Member, ...]  # the runs of it the cited set does not hold, each with its cell
     exact: bool = False  # its cell is exact (no noise: a move is a change)
     pooled: between.Pooled | None = None  # the new set pooled, when the claim cites a set
+    offered: int = 0  # a claim on one run: the replicates newer than its run, pooled (`ledger measure --replicates`)
 
 
 def _judged(report: Report, cited: ClaimVerdict, found: Newer, old_value: float) -> noise.Noise:
@@ -200,6 +203,15 @@ def _value_in(run: Run, claim: Claim, report: Report, index: intervals.RowIndex,
     held = set(cited.runs) if cited is not None else {evidence.run}
     exact = member.found is not None and member.found.exact
     if not evidence.cites_set:
+        current = report.runs[evidence.run]
+        since = current.started
+        made = [m for m in sets.upto(run) if since is not None and m.started is not None and m.started > since]
+        if len(made) >= 2:  # a set measured since (`ledger measure --replicates N`): offer it, pooled
+            offered = _value_in(
+                run, replace(claim, evidence=replace(evidence, replicates=len(made))), report, index, sets
+            )
+            if isinstance(offered, Newer):
+                return replace(offered, offered=len(made))
         interval = member.found.interval if member.found is not None else None
         return Newer(run, member.value, interval, (member,) if run.path not in held else (), exact)
     members = sets.upto(run)
@@ -277,6 +289,21 @@ def _stated(claim: Claim) -> str:
 # -- showing and writing ---------------------------------------------------------------------------
 
 
+CLAIMS_NAMED = 8  # a skip reason shared by many claims names this many of them
+
+
+def _skipped_lines(skipped: tuple[Skipped, ...]) -> list[str]:
+    """One line per run passed over and why, naming every claim it was passed over for (in order)."""
+    claims: dict[tuple[str, str], list[str]] = {}
+    for skip in skipped:
+        claims.setdefault((skip.run, skip.why), []).append(skip.claim_id)
+    lines = []
+    for (run, why), ids in claims.items():
+        named = ", ".join(ids[:CLAIMS_NAMED]) + (f", … ({len(ids)} claims)" if len(ids) > CLAIMS_NAMED else "")
+        lines.append(f"skipped for {named}: {run}: {why}")
+    return lines
+
+
 def as_text(result: Plan, report: Report) -> str:
     """The value changes as a compact table (claim, run, before, after, change and its interval, verdict), then
     the runs passed over, then one summary line."""
@@ -288,11 +315,11 @@ def as_text(result: Plan, report: Report) -> str:
             verdict = report.verdict(move.claim_id)
             unit = verdict.unit if verdict else None
             run = f"{_name(move.old_run)} → {_name(move.new_run)}" if move.new_run else "(formula)"
+            run += f" (set of {move.replicates}: `replicates: {move.replicates}`)" if move.replicates else ""
             old, new = format_pair(move.old_value, move.new_value, unit)
             restated = f"{move.stated} → {move.new_stated}" if move.new_stated else f"{move.stated} kept"
             lines.append(f"| {move.claim_id} | {run} | {old} | {new} | {restated} | {move.noise} |")
-    for skip in result.skipped:
-        lines.append(f"skipped for {skip.claim_id}: {skip.run}: {skip.why}")
+    lines += _skipped_lines(result.skipped)
     moved = [m for m in result.moves if m.new_run]
     if not moved:
         lines.append("no claim has a newer intact run with the same probe, testbed and parameters")
@@ -339,11 +366,20 @@ def apply(root: Path, result: Plan, report: Report) -> list[str]:
 
 
 def _move_run(lines: list[str], claim: Claim, move: Move, path: str) -> None:
-    """Rewrite only the old path's text, on the first line at or after `evidence:` that holds it."""
+    """Rewrite only the old path's text, on the first line at or after `evidence:` that holds it (and, for a
+    set offered, `replicates: N` after it: in the flow mapping, or on a line of its own below `run:`)."""
     start = claim.at("evidence").line - 1
     for index in range(start, min(len(lines), start + 12)):
         if move.old_run in lines[index]:
-            lines[index] = lines[index].replace(move.old_run, move.new_run, 1)
+            new = move.new_run
+            line = lines[index]
+            if move.replicates and line.lstrip().startswith("run:"):
+                indent = line[: len(line) - len(line.lstrip())]
+                ending = "\r\n" if line.endswith("\r\n") else "\n"
+                lines.insert(index + 1, f"{indent}replicates: {move.replicates}{ending}")
+            elif move.replicates:
+                new = f"{move.new_run}, replicates: {move.replicates}"
+            lines[index] = line.replace(move.old_run, new, 1)
             return
     problem = "evidence.run is not written as plain text"
     raise refusal(Source(path, start + 1), claim.id, "refresh", problem, f"set it to {move.new_run} by hand")
@@ -452,7 +488,8 @@ def _claim_files(result: Plan, report: Report) -> list[str]:
 def surface_plan(root: Path, report: Report, result: Plan | None = None) -> list[tuple[str, str, list]]:
     """(surface, its new text, the rewrites) for each surface whose markers' text is not its claim's value
     as the site displays it, with the values the plan's moves state (prose/surfaces.py)."""
-    claims = dict(report.verdicts)
+    unsure = {f.claim_id for f in report.findings if f.rule == "unit-mismatch"}  # "did you mean …?": asked first
+    claims = {claim_id: verdict for claim_id, verdict in report.verdicts.items() if claim_id not in unsure}
     for move in result.moves if result else ():
         if move.new_stated and move.claim_id in claims:
             verdict = claims[move.claim_id]

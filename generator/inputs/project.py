@@ -1,4 +1,5 @@
-"""Whether there is a ledger where --root and --config point: claims/ or the plugin in mkdocs.yml."""
+"""Whether there is a ledger where --root and --config point (claims/ or the plugin in mkdocs.yml), and
+which folder above holds one (as git finds its repository from a folder inside it)."""
 
 from __future__ import annotations
 
@@ -31,3 +32,14 @@ def declares_plugin(config: Path) -> bool:
     except mkdocs_yml.Malformed:
         return True
     return top is not None and _plugin_options(top.get("plugins")) is not None
+
+
+def above(start: Path) -> Path | None:
+    """The nearest folder from start upward whose mkdocs.yml declares the ledger plugin, stopping at the
+    top of the git repository start is in (the folder holding .git); None where there is none."""
+    for folder in (start, *start.parents):
+        if declares_plugin(folder / "mkdocs.yml"):
+            return folder
+        if (folder / ".git").exists():
+            return None
+    return None

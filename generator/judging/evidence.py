@@ -20,7 +20,7 @@ from functools import partial
 from ..claims import grounding
 from ..claims.vocabulary import Vocabulary
 from ..frozen import quick_init, quick_replace
-from ..lang import formula
+from ..lang import formula, units
 from ..lang.rows import Table
 from ..lang.units import DIMENSIONLESS, Unit
 from ..lang.values import Tolerance, allowed_text, format_pair, format_value, tolerance_excess, within
@@ -483,6 +483,20 @@ class Stage:
                 detail,
             )
             return "too-loose"
+        meant = _meant_unit(claim.value, value, unit, self.vocabulary)
+        if meant is not None:
+            other, in_other = meant
+            self.report(
+                claim,
+                "unit-mismatch",
+                claim.at("unit"),
+                f"stated {format_value(claim.value)} is what the evidence computes in {other.text!r} "
+                f"({format_value(in_other, other)}), not in {unit.text!r} ({format_value(value, unit)}): "
+                f"did you mean {other.text!r}?",
+                f"write `unit: {other.text}` if the value was read in {other.text}, or state it in {unit.text} "
+                f"({format_value(value, unit)})",
+            )
+            return "drifted"
         if within(claim.value, value, tolerance):
             return "agrees"
         rule, verb, detail, fix = said()
@@ -490,6 +504,23 @@ class Stage:
         problem = f"stated {stated}, {verb} {found} ({allowed_text(tolerance)} allowed)"
         self.report(claim, rule, claim.at("value"), problem, fix, detail)
         return "drifted"
+
+
+CLOSER = 4  # the stated value is this many times closer to the evidence read in the other unit than in its own
+
+
+def _meant_unit(stated: float, value: float, unit: Unit, vocabulary: Vocabulary) -> tuple[Unit, float] | None:
+    """(the unit, the evidence's value in it) where the stated value is the evidence's value in the unit with its
+    byte prefix swapped (MB/s for MiB/s: 4.9% apart, inside a 5% tolerance) far better than in its own."""
+    other_text = units.prefix_swapped(unit.text) if unit.known else ""
+    if not other_text or value == 0:
+        return None
+    other = units.read(other_text, vocabulary.table)
+    if not other.known or other.dimension != unit.dimension:
+        return None
+    in_other = units.convert(value, unit, other)
+    own, theirs = abs(stated - value) / abs(value), abs(stated - in_other) / abs(in_other)
+    return (other, in_other) if theirs * CLOSER < own else None
 
 
 def _set_found(

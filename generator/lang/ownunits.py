@@ -155,7 +155,12 @@ def _resolved(declared: tuple[UnitSpec, ...]) -> list[Declared]:
         unit = Declared(spec.name, spec.scale * of.scale, of.dimension, spec.prefixes == "si")
         taken = {text for other in found for text in other.spellings()}
         clash = next(
-            (text for text in unit.spellings() if text in BUILT_IN.terms or text in RATIOS or text in taken), ""
+            (
+                text
+                for text, term in unit.spellings().items()
+                if (text in BUILT_IN.terms and not _same(BUILT_IN.terms[text], term)) or text in RATIOS or text in taken
+            ),
+            "",
         )
         if clash:
             raise DeclarationError(spec.name, f"{clash!r} is already a unit", "choose another spelling")
@@ -163,6 +168,12 @@ def _resolved(declared: tuple[UnitSpec, ...]) -> list[Declared]:
         _prefixed_reading(unit, {**BUILT_IN.terms, **taken_terms})
         found.append(unit)
     return found
+
+
+def _same(built_in: Term, declared: Term) -> bool:
+    """A declaration of what the table already reads the same way (Mtok: a million tokens) is no clash: a
+    project that declared it before the table had it keeps working."""
+    return built_in[1] == declared[1] and math.isclose(built_in[0], declared[0], rel_tol=1e-9)
 
 
 _PREFIXES = {**SI, **BINARY, **SI_NAMES, **BINARY_NAMES}  # symbols and spelled out: Mtok, kilorows, gibibits

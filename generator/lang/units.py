@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -93,6 +94,7 @@ COUNTS = {
     "samples": ("sample",), "frames": ("frame",), "queries": ("query",), "batches": ("batch",), "pixels": ("pixel",),
     "iterations": ("iteration", "iters", "iter"),
 }  # fmt: skip
+COUNT_PREFIXES = {"k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}  # on counts: no fractions of a token (mtok is no unit)
 SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
 # Currencies: ISO 4217 codes in legal tender on 2026-11-30 (CLDR's territory data, read with Babel
@@ -231,6 +233,8 @@ def _built_in() -> dict[str, Term]:
     for plural, others in COUNTS.items():
         for spelling in (plural, *others):
             add(spelling, 1.0, Dimension(((plural, one),)))
+            for prefix, factor in COUNT_PREFIXES.items():  # Mtok, krequests: thousands and millions of a thing
+                add(prefix + spelling, factor, Dimension(((plural, one),)))
     for code in CURRENCIES:
         add(code, 1.0, Dimension(((code, one),)))
     for sign, code in CURRENCY_SIGNS.items():
@@ -391,13 +395,17 @@ def _parse(text: str, table: UnitTable) -> Unit:
     terms = table.terms
     if text in terms:  # a rate written as one word (it/s) is a term of its own
         return Unit(written, terms[text][1], terms[text][0])
-    if "/" in text:
-        top, _, bottom = text.partition("/")
-        numerator = (1.0, DIMENSIONLESS) if top.strip() == "1" else _term(top.strip(), terms)
-        denominator = _term(bottom.strip(), terms)
-        if "/" in bottom or numerator is None or denominator is None:
+    if "/" in text:  # left to right, as written: tokens/s/W is tokens per second per watt
+        top, *bottoms = (part.strip() for part in text.split("/"))
+        found = (1.0, DIMENSIONLESS) if top == "1" else _term(top, terms)
+        for bottom in bottoms:
+            denominator = _term(bottom, terms)
+            if found is None or denominator is None:
+                raise UnitError(_unknown(text, table))
+            found = (found[0] / denominator[0], found[1] / denominator[1])
+        if found is None:
             raise UnitError(_unknown(text, table))
-        return Unit(written, numerator[1] / denominator[1], numerator[0] / denominator[0])
+        return Unit(written, found[1], found[0])
     term = _term(text, terms)
     if term is None:
         raise UnitError(_unknown(text, table))
@@ -467,3 +475,20 @@ _NO_GAP = ("×", "x", "%")
 def gap(unit: str) -> str:
     """The space between a number and its unit: none for ×, x and %, none without a unit."""
     return "" if not unit or unit.strip() in _NO_GAP else " "
+
+
+_SWAPS = {"k": "Ki", "K": "Ki", "M": "Mi", "G": "Gi", "T": "Ti", "P": "Pi", "E": "Ei"}
+_SWAPS_BACK = {"Ki": "k", "Mi": "M", "Gi": "G", "Ti": "T", "Pi": "P", "Ei": "E"}
+_BYTE_PREFIX = re.compile(r"(?<![A-Za-z])([kKMGTPE]i?)(?=B\b|bytes?\b)")
+
+
+def prefix_swapped(text: str) -> str:
+    """The unit with each byte prefix swapped between decimal and binary ('MB/s' -> 'MiB/s', 'GiB' -> 'GB';
+    '' when it has none): the unit a value typed from the other kind of tool would be in."""
+
+    def swap(match: re.Match) -> str:
+        prefix = match.group(1)
+        return _SWAPS_BACK[prefix] if prefix in _SWAPS_BACK else _SWAPS[prefix]
+
+    swapped = _BYTE_PREFIX.sub(swap, text)
+    return swapped if swapped != text else ""

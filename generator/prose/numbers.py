@@ -267,13 +267,38 @@ def tried_matches(starts: re.Pattern, pattern: re.Pattern, seen: str) -> list[re
     return found
 
 
+# A setting's name right before a number makes the number its label, as B=16 and -O2 are: "config 4 runs 3×
+# slower" is configuration 4, not four runs ("we made 9 runs" is a figure).
+_SETTING = re.compile(
+    r"(?<![\w-])(?:level|preset|config|configuration|profile|mode|setting|tier|variant|option|scenario)"
+    r" ?(?:no\. ?|#)?$",
+    re.IGNORECASE,
+)
+SETTING_REACH = 24  # characters before a number where its setting's name is looked for
+
+
 def _digit_figures(seen: str, words: Vocabulary) -> list[Span]:
     found = []
     for match in tried_matches(_NUMBER_START, _NUMBER, seen):
         span = _after_number(seen, match.end(), words, bool(match.group("currency")))
-        if span is not None and not _modifier(match.group("number") == "1", span[1]):
+        if (
+            span is not None
+            and not _modifier(match.group("number") == "1", span[1])
+            and not _label(seen, match, span[1])
+        ):
             found.append((match.start(), *span))
     return found
+
+
+_COUNTED = frozenset(spelling for plural, others in units.COUNTS.items() for spelling in (plural, *others))
+
+
+def _label(seen: str, match: re.Match, unit: str) -> bool:
+    """A plain number right after a setting's name and before a counted thing ('config 4 runs', 'preset #2
+    steps'): the setting's label. Before any other unit it stays a figure ('level 3 GB/s')."""
+    if match.group("currency") or match.group("sign") or unit.strip() not in _COUNTED:
+        return False
+    return bool(_SETTING.search(seen, max(0, match.start() - SETTING_REACH), match.start()))
 
 
 def _modifier(one: bool, unit: str) -> bool:

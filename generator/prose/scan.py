@@ -61,6 +61,8 @@ def scan(
     pages: Mapping[str, str], refs: Iterable[PageRef], policy: Policy, root: Path, claims: Iterable[Claim] = ()
 ) -> Scan:
     """Figures typed into pages, into what MkDocs shows from mkdocs.yml, and into claim statements and notes."""
+    claims = tuple(claims)
+    holders = _holders(claims, policy.units)
     by_page: dict[str, list[PageRef]] = {}
     for ref in refs:
         by_page.setdefault(ref.where.path, []).append(ref)
@@ -85,7 +87,7 @@ def scan(
         if problem:
             findings.append(problem)
         typed[path] = tuple((figure.text, figure.where) for figure in found)
-        findings += unbound(found, policy, "page")
+        findings += unbound(found, policy, "page", holders=holders)
     site = [
         TypedFigure(Source(file, line, column + figure.start + 1), figure.text, figure.seen)
         for file, line, column, value in policy.site_texts
@@ -101,20 +103,47 @@ def scan(
     return Scan(tuple(findings), typed)
 
 
+def _holders(claims: Iterable[Claim], table: units.UnitTable) -> dict[str, tuple[str, ...]]:
+    """Each figure text an asserted claim states (its value and unit as a page would type them) -> the claims."""
+    found: dict[str, list[str]] = {}
+    for claim in claims:
+        if claim.value is None or claim.status != "asserted" or not isinstance(claim.unit, str):
+            continue
+        value = claim.value_text or f"{claim.value:g}"
+        joined = f"{value}{claim.unit}" if claim.unit in ("×", "%") else f"{value} {claim.unit}"
+        for figure in numbers.figures(joined, table)[:1]:
+            found.setdefault(figure.text, []).append(claim.id)
+    return {text: tuple(ids) for text, ids in found.items()}
+
+
+def _citing(ids: tuple[str, ...], shown: str) -> str:
+    if not ids:
+        return PAGE_FIX
+    named = " or ".join(f'{{{{ claim("{claim_id}") }}}}' for claim_id in ids[:3])
+    return f"cite {named}, which states {shown}; or mark a label: {MARK_LABEL}"
+
+
 PAGE_FIX = f'cite the claim that holds it with {{{{ claim("some-id") }}}}, or mark a label: {MARK_LABEL}'
 SITE_FIX = "word it without the figure: mkdocs.yml cannot cite a claim (a label like B=16 is fine)"
 
 
-def unbound(found: list[TypedFigure], policy: Policy, place: str, fix: str = PAGE_FIX) -> list[Finding]:
+def unbound(
+    found: list[TypedFigure],
+    policy: Policy,
+    place: str,
+    fix: str = PAGE_FIX,
+    holders: Mapping[str, tuple[str, ...]] | None = None,
+) -> list[Finding]:
     """An unbound-number finding for each figure typed into a page (or a surface, or the site's
-    configuration: `place`), the first MAX_PER_PAGE one by one and the rest in one."""
+    configuration: `place`), the first MAX_PER_PAGE one by one and the rest in one; where a claim states
+    the figure (holders: figure text -> claim ids), the fix names it."""
     shown = [
         Finding(
             typed.where,
             "",
             "unbound-number",
             f"{typed.shown!r} is typed into the {place}; the gate cannot keep it true",
-            fix,
+            _citing(holders.get(typed.text, ()), typed.shown) if holders else fix,
             severity=policy.severity("unbound-number"),
         )
         for typed in found[:MAX_PER_PAGE]

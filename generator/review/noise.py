@@ -30,18 +30,47 @@ from ..wording import judged_text
 
 
 def differences(old: Run, new: Run) -> list[str]:
-    """'profile quick ≠ default' for each defining parameter that differs (new first)."""
+    """'profile quick ≠ default' for each defining parameter that differs (new first); a long value is
+    shown where it differs: a list by what it gains and loses, a text around its first difference."""
     before, after = defining(old.parameters), defining(new.parameters)
     return [
-        f"{key} {_short(after.get(key, '(none)'))} ≠ {_short(before.get(key, '(none)'))}"
+        f"{key} {_difference(after.get(key, '(none)'), before.get(key, '(none)'))}"
         for key in sorted(before.keys() | after.keys())
         if before.get(key) != after.get(key)
     ]
 
 
-def _short(value: object) -> str:
-    shown = str(value)
-    return shown if len(shown) <= 40 else shown[:37] + "..."
+SHORT = 40  # a value up to this many characters is shown whole
+
+
+def _difference(new: object, old: object) -> str:
+    if len(str(new)) <= SHORT and len(str(old)) <= SHORT:
+        return f"{new} ≠ {old}"
+    if isinstance(new, list) and isinstance(old, list):
+        gained = [x for x in new if x not in old]
+        lost = [x for x in old if x not in new]
+        if not gained and not lost:
+            return f"the same {len(new)} values in another order or count ({_around(str(new), str(old))})"
+        parts = ([f"adds {_items(gained)}"] if gained else []) + ([f"drops {_items(lost)}"] if lost else [])
+        return " and ".join(parts) + f" (of {len(old)} values before, {len(new)} now)"
+    return _around(str(new), str(old))
+
+
+def _items(values: list) -> str:
+    shown = ", ".join(str(v) for v in values[:8])
+    return shown + (f", … ({len(values)} in all)" if len(values) > 8 else "")
+
+
+def _around(new: str, old: str) -> str:
+    """Both texts from a little before where they first differ."""
+    at = next((i for i, (a, b) in enumerate(zip(new, old, strict=False)) if a != b), min(len(new), len(old)))
+    start = max(0, at - 10)
+
+    def cut(text: str) -> str:
+        part = text[start : start + SHORT]
+        return ("…" if start else "") + part + ("…" if start + SHORT < len(text) else "")
+
+    return f"{cut(new)} ≠ {cut(old)}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -95,6 +95,7 @@ class SeriesAssets:
         return list(found.values())
 
 
+UTC_AXIS = {"format": "%Y-%m-%d %H:%M"}  # 24-hour UTC (Vega's default: 12-hour, no AM/PM)
 SPEC = Path(__file__).with_name("timeline.vl.json")  # altair_spec(), kept: a page renders without Altair
 
 
@@ -111,7 +112,7 @@ def altair_spec() -> dict:
     """The timeline's spec as Altair makes it."""
     import altair as alt
 
-    time = alt.X("started:T", title="run started (UTC)", scale=alt.Scale(type="utc"))
+    time = alt.X("started:T", title="run started (UTC)", scale=alt.Scale(type="utc"), axis=alt.Axis(**UTC_AXIS))
     base = alt.Chart(alt.Data(name="points")).encode(x=time)
     bars = base.mark_rule(strokeWidth=2, opacity=0.5).encode(
         y=alt.Y("low:Q", title="value", scale=alt.Scale(zero=False)), y2="high:Q", color=alt.Color("segment:N")
@@ -130,7 +131,7 @@ def altair_spec() -> dict:
         alt.Chart(alt.Data(name="marks"))
         .mark_rule(strokeWidth=2)
         .encode(
-            x="at:T",
+            x=alt.X("at:T", axis=alt.Axis(**UTC_AXIS)),
             strokeDash=alt.StrokeDash(
                 "kind:N",
                 title="between runs",

@@ -323,12 +323,27 @@ def uncited_run_findings(
     findings = []
     for path, run in sorted(runs.items()):
         state = states[path]
+        gone = [code for code, kind in state.changed_code if kind == "gone"] if path not in cited else []
+        if gone and (len(gone) == len(run.declared_code) or _undeclared(run, policy)):  # the probe, not a helper
+            findings.append(
+                Finding(
+                    Source(run.source.path, 0), "", "orphaned-run",
+                    f"run {run.path}: its code {', '.join(gone)} no longer exists, and no claim cites the run",
+                    f"restore the code (`git log --diff-filter=D -- {gone[0]}` finds it), or delete the run",
+                    severity=policy.severity("orphaned-run"),
+                )
+            )  # fmt: skip
         if path in cited or state.intact:
             continue
         rerun = f"delete the run if nothing needs it, or measure again (`ledger measure {run.probe_name}`)"
         for rule, problem, fix in run_findings(run, state, policy, rerun, data_only=True):
             findings.append(Finding(Source(run.source.path, 0), "", rule, problem, fix, severity=policy.severity(rule)))
     return findings
+
+
+def _undeclared(run: Run, policy: Policy) -> bool:
+    """The run's probe is declared no more (mkdocs.yml declares probes, none of that name)."""
+    return bool(policy.probes) and all(spec.name != run.probe_name for spec in policy.probes)
 
 
 def claim_freshness(findings: Iterable[Finding]) -> dict[str, Freshness]:
