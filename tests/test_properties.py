@@ -305,7 +305,7 @@ _CELLS = st.one_of(_CELL_NUMBERS.map(repr), st.sampled_from(["", "nan", "x", "1,
 )
 def test_a_chart_row_is_in_a_table_exactly_when_some_row_holds_each_of_its_numbers(rows, shown):
     from generator.lang.rows import Table
-    from generator.site import literals
+    from generator.prose import literals
 
     table = Table(("a", "b", "c"), tuple(map(tuple, rows)))
     row = dict(zip(("a", "b", "c"), shown, strict=False))

@@ -115,8 +115,8 @@ MAX_LITERALS = 5  # a figure's literals named one by one in its error
 def literal_problems(figure: Figure, result: Any, used: Provenance, report: Report) -> list[str]:
     """Each number of a drawn figure that no run and no claim it read holds, in verify-site's words (the
     table read as the page shows it: literals.py is the rule both apply)."""
-    from ..prose import reader
-    from . import literals, tables
+    from ..prose import literals, reader
+    from . import tables
 
     runs, claims = tuple(run.path for run in used.runs), tuple(claim.id for claim in used.claims)
     if figure.kind == "chart":

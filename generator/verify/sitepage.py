@@ -6,7 +6,7 @@ bind the page's path and the content it stamps (trust/stamp.py): a page edited o
 ledger rendered it no longer gives its digest. Every claim it shows must show the Report's value,
 kind and status (and, on a page that forbids leads, be no lead); every chart row must be a row of
 the intact run it names, and a figure's other numbers claims' values or cells of the runs it read; a
-figure table's number with a unit must be a claim or a run's cell (site/literals.py: the rule the build
+figure table's number with a unit must be a claim or a run's cell (prose/literals.py: the rule the build
 applies where it draws the figure). Then the rendered text: a figure anywhere else on the page (sitetext.py
 says what a page may hold) is refused with its line, what the reader sees and the element it is in.
 """
@@ -20,9 +20,8 @@ import re
 from dataclasses import dataclass
 from itertools import repeat
 
-from ..prose import numbers, reader
+from ..prose import literals, numbers, reader
 from ..records import Report
-from ..site import literals
 from ..trust import stamp
 from ..trust.digest import digest
 from ..wording import displayed

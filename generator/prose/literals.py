@@ -26,10 +26,10 @@ from functools import lru_cache
 
 from ..lang.rows import Table
 from ..lang.values import format_value, parse_number
-from ..prose import numbers
-from ..prose.reader import FigureTable, TableCell
 from ..records import Report, Run
 from ..wording import displayed, stated
+from . import numbers
+from .reader import FigureTable, TableCell
 
 MAX_ROWS = 200_000  # rows read from one chart: a spec is read, never executed
 
