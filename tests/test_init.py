@@ -317,6 +317,8 @@ def test_init_bare_writes_no_example_and_passes_the_gate(tmp_path):
     written = sorted(path.relative_to(project).as_posix() for path in project.rglob("*") if path.is_file())
     assert written == [
         ".gitattributes",
+        ".github/pages.py",
+        ".github/workflows/preview.yml",
         ".github/workflows/publish.yml",
         ".github/workflows/review.yml",
         ".gitignore",
