@@ -63,8 +63,8 @@ lint: ruff
 	$(VENV)/bin/mypy
 
 ruff: $(VENV)/.test
-	$(VENV)/bin/ruff format --check generator tests figures benchmarks scripts
-	$(VENV)/bin/ruff check generator tests figures benchmarks scripts
+	$(VENV)/bin/ruff format --check generator tests figures benchmarks scripts .github
+	$(VENV)/bin/ruff check generator tests figures benchmarks scripts .github
 
 measure: $(VENV)/.probes
 	$(VENV)/bin/ledger measure $(PROBE) --profile $(PROFILE)

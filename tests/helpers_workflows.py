@@ -33,6 +33,10 @@ NEEDS = (
     ("the ledger diff comment", {"pull-requests": "write"}, "creates or updates a pull-request comment"),
     ("git push", {"contents": "write"}, "pushes a branch"),
     ("gh pr create", {"pull-requests": "write"}, "opens a pull request"),
+    ("another run's artifact", {"actions": "read"}, "downloads an artifact of another run (run-id)"),
+    ("pages.py publish", {"contents": "write"}, "pushes the site or a preview to the gh-pages branch"),
+    ("pages.py remove", {"contents": "write"}, "pushes the gh-pages branch without a preview"),
+    ("gh api", {"pull-requests": "read"}, "reads pull requests (their number, state and labels)"),
 )
 LEVELS = {"none": 0, "read": 1, "write": 2}
 
@@ -50,8 +54,9 @@ def what_steps_do(step: dict) -> list[str]:
         action = step["uses"].split("@")[0]
         script = (step.get("with") or {}).get("script", "")
         comment = action == "actions/github-script" and re.search(r"\.(create|update)Comment\(", script)
-        found.append("the ledger diff comment" if comment else action)
-    for command in ("git push", "gh pr create"):
+        another_run = action == "actions/download-artifact" and "run-id" in (step.get("with") or {})
+        found.append("the ledger diff comment" if comment else "another run's artifact" if another_run else action)
+    for command in ("git push", "gh pr create", "pages.py publish", "pages.py remove", "gh api"):
         if command in step.get("run", ""):
             found.append(command)
     return found

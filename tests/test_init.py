@@ -199,7 +199,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     write_tree(tmp_path, {"claims/many.yaml": "claims:\n" + many})
     env = {**__import__("os").environ, "PYTHONPATH": str(REPO)}
     process = subprocess.Popen(
-        [sys.executable, "-m", "generator", "check"],
+        [sys.executable, "-m", "generator", "check", "--full"],  # every finding: more than a pipe holds
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -317,6 +317,8 @@ def test_init_bare_writes_no_example_and_passes_the_gate(tmp_path):
     written = sorted(path.relative_to(project).as_posix() for path in project.rglob("*") if path.is_file())
     assert written == [
         ".gitattributes",
+        ".github/pages.py",
+        ".github/workflows/preview.yml",
         ".github/workflows/publish.yml",
         ".github/workflows/review.yml",
         ".gitignore",

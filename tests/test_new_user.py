@@ -118,7 +118,11 @@ def test_a_new_user_inits_measures_refreshes_checks_builds_and_a_changed_byte_fa
     assert "1 run written by 1 probe(s)" in measured.stdout
     runs = sorted((project / "measurements/hashing").iterdir())
     assert len(runs) == 2
-    sh("ledger", "refresh", "--write", cwd=project, env=env)
+    refreshed = sh("ledger", "refresh", "--write", cwd=project, env=env, check=False)
+    # A loaded machine can make the second run so much faster than init's that the example's borrowed bound no
+    # longer constrains it: refresh then keeps that claim on its run and says so (exit 1); the rest move.
+    held = "not moved: on the newer run the gate would fail (above); the rest moved" in refreshed.stdout
+    assert refreshed.returncode == 0 or (refreshed.returncode == 1 and held), refreshed.stdout + refreshed.stderr
     new_run = runs[-1].relative_to(project).as_posix()
     assert new_run in (project / "claims/hashing.yaml").read_text()
     checked = sh("ledger", "check", cwd=project, env=env)

@@ -48,7 +48,8 @@ def test_a_segment_starts_where_the_code_or_the_environment_changes(runs, expect
 
 
 def test_rules_that_warn_by_default_warn_under_the_default_policy():
-    assert WARN_BY_DEFAULT == {"moved-since-cited", "undeclared-kind", "unit-undeclared"}
+    assert WARN_BY_DEFAULT == {"moved-since-cited", "orphaned-run", "undeclared-kind", "unit-undeclared"}
+    assert DEFAULTS.severity("orphaned-run") == "warn"
     assert DEFAULTS.severity("undeclared-kind") == "warn"
     assert DEFAULTS.severity("unit-undeclared") == "warn"
     assert replace(DEFAULTS, fail=frozenset({"unit-undeclared"})).severity("unit-undeclared") == "fail"

@@ -283,7 +283,7 @@ def test_a_file_that_is_no_regular_file_is_refused_and_a_page_that_cannot_be_rea
         result.output.splitlines()
     )
     (site / "stray.html").unlink()
-    report = check_project(site.parent, site.parent / "mkdocs.yml", datetime.now(timezone.utc))
+    report = check_project(site.parent, site.parent / "mkdocs.yml", datetime.now(timezone.utc), every_table=True)
     listed = sitefiles.documents(site)
     listed.pages.append("gone/index.html")  # listed, then gone before it is read
     monkeypatch.setattr(sitefiles, "documents", lambda _site: listed)

@@ -26,6 +26,8 @@ EXPECTED = {
     "worktree of the base, in a project the base's requirements.txt installed",
     ("publish.yml", "build", "actions/setup-python", "with.cache-dependency-path"): CACHE_KEY,
     ("publish.yml", "build", "python -m", "only in the template"): INSTALL,
+    ("preview.yml", "preview", "make setup", "only in ours"): INSTALL,
+    ("preview.yml", "preview", "python -m", "only in the template"): INSTALL,
 }
 
 
@@ -62,13 +64,18 @@ def test_the_comparison_finds_a_missing_step_a_changed_field_and_a_changed_trigg
     }
 
 
-@pytest.mark.parametrize("name", ["review.yml", "publish.yml"])
+@pytest.mark.parametrize("name", ["review.yml", "publish.yml", "preview.yml"])
 def test_the_init_workflows_match_this_repositorys_step_by_step(name):
     found = differences(workflow(OWN / name), workflow(TEMPLATE / ".github/workflows" / name), MAKEFILE)
     expected = {key[1:]: reason for key, reason in EXPECTED.items() if key[0] == name}
     unexplained = {key: values for key, values in found.items() if key not in expected}
     assert unexplained == {}, "a difference with no reason in EXPECTED (or bring the template to parity)"
     assert sorted(set(expected) - set(found)) == [], "EXPECTED lists a difference that is gone: remove it"
+
+
+def test_the_init_project_gets_the_same_pages_script_as_this_repository():
+    # The workflows of both run .github/pages.py from the default branch's checkout: one script, two copies.
+    assert (TEMPLATE / ".github/pages.py").read_bytes() == (OWN.parent / "pages.py").read_bytes()
 
 
 COMMENT = {"uses": "actions/github-script@v9", "with": {"script": "github.rest.issues.createComment({})"}}

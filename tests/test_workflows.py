@@ -8,10 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 WORKFLOWS = REPO / ".github" / "workflows"
+TEMPLATE = REPO / "generator" / "commands" / "template"
 FILES = sorted(path.name for path in WORKFLOWS.iterdir() if path.suffix in (".yml", ".yaml"))
 
 
@@ -127,12 +129,12 @@ def test_ci_installs_chromium_a_c_compiler_and_the_benchmark_tools_when_missing(
 
 def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():
     review = workflow("review.yml")
-    assert review["on"] == {"pull_request": None}
+    assert review["on"] == {"pull_request": {"types": ["opened", "synchronize", "reopened", "labeled", "closed"]}}
     assert review["permissions"] == {"contents": "read"}
     test, site = review["jobs"]["test"], review["jobs"]["site"]
     assert runs(test)[-1] == "make test"
     assert "sudo" in runs(test)[0] and "apt-get install -y -q chromium" in runs(test)[0]
-    assert steps(site)[0] == {"uses": "actions/checkout@v7", "with": {"fetch-depth": 0}}
+    assert steps(site)[0] == {"uses": "actions/checkout@v7", "with": {"persist-credentials": False, "fetch-depth": 0}}
     install = next(step for step in steps(site) if step.get("id") == "install")
     assert install["env"] == {"BASE_SHA": "${{ github.event.pull_request.base.sha }}"}
     assert install["run"].splitlines() == [  # the base's ledger judges the pull request (its own runs the tests)
@@ -154,17 +156,36 @@ def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():
     assert "!cancelled()" in diff["if"]  # the diff is posted when the gate failed too
     artifact = next(step for step in steps(site) if step.get("uses", "").startswith("actions/upload-artifact"))
     assert artifact["with"] == {"name": "ledger-diff", "path": "${{ runner.temp }}/ledger-diff.md"}
-    # A preview of the pull request's site: what the base's ledger built, uploaded with the run's own token
-    # (no secret, nothing deployed), once the build succeeded, and linked from the comment.
+    # The preview: built again with page.html links (the config .github/pages.py writes), verified by the base's
+    # ledger, uploaded with the sources it came from (all the Preview workflow reads), and linked from the comment.
     build = next(step for step in steps(site) if step.get("id") == "build")
+    preview_build = next(step for step in steps(site) if step.get("id") == "preview-build")
     preview = next(step for step in steps(site) if step.get("id") == "preview")
-    assert steps(site).index(preview) > steps(site).index(build) and build["run"].startswith("mkdocs build --strict")
+    assert steps(site).index(build) < steps(site).index(preview_build) < steps(site).index(preview)
+    assert preview_build["run"].splitlines() == [
+        "python .github/pages.py config .",
+        'mkdocs build --strict --config-file mkdocs.preview.yml --site-dir "$RUNNER_TEMP/preview/site"',
+        'ledger --config mkdocs.preview.yml verify-site "$RUNNER_TEMP/preview/site"',
+        'mkdir "$RUNNER_TEMP/preview/source"',
+        'git archive HEAD | tar -x -C "$RUNNER_TEMP/preview/source"',
+    ]
+    assert preview_build["env"] == {"LEDGER_NO_CACHE": "1"}
+    assert "steps.build.outcome == 'success'" in preview_build["if"]
     assert preview["uses"] == "actions/upload-artifact@v7"
-    assert preview["with"] == {"name": "site-preview", "path": "${{ runner.temp }}/site", "retention-days": 14}
-    assert "steps.build.outcome == 'success'" in preview["if"]
+    assert preview["with"] == {"name": "site-preview", "path": "${{ runner.temp }}/preview", "retention-days": 14}
+    assert "steps.preview-build.outcome == 'success'" in preview["if"]
     comment = steps(site)[-1]
-    assert comment["env"] == {"PREVIEW_URL": "${{ steps.preview.outputs.artifact-url }}"}
-    assert "process.env.PREVIEW_URL" in comment["with"]["script"]
+    assert comment["env"] == {
+        "PREVIEW_URL": "${{ format('{0}pr-{1}/'," + PUBLISHED[4:-4] + ", github.event.pull_request.number) }}",
+        "ARTIFACT_URL": "${{ steps.preview.outputs.artifact-url }}",
+    }
+    assert "const { PREVIEW_URL: url, ARTIFACT_URL: zip } = process.env;" in comment["with"]["script"]
+    # A label or a close runs only what it needs (the site job for the `preview` label; nothing for a close).
+    assert test["if"] == "${{ github.event.action != 'closed' && github.event.action != 'labeled' }}"
+    assert site["if"] == (
+        "${{ github.event.action != 'closed' && "
+        "(github.event.action != 'labeled' || github.event.label.name == 'preview') }}"
+    )
     assert "steps.diff.outcome == 'success'" in comment["if"]  # never an empty comment
     assert comment["uses"] == "actions/github-script@v9"
     script = comment["with"]["script"]
@@ -174,6 +195,7 @@ def test_pull_requests_get_the_tests_the_strict_build_and_the_ledger_diff():
     assert site["permissions"] == {"contents": "read", "pull-requests": "write"}
 
 
+PAGES_REMOTE = "https://x-access-token:${{ github.token }}@github.com/${{ github.repository }}.git"
 # Where the site being replaced published its registry of runs: a custom domain's variable, else Pages.
 PUBLISHED = (
     "\"${{ vars.LEDGER_SITE_URL || format('https://{0}.github.io/{1}/', github.repository_owner, "
@@ -181,30 +203,30 @@ PUBLISHED = (
 )
 
 
-def test_pushes_to_main_publish_the_gated_site_with_the_official_pages_actions():
+def test_pushes_to_main_publish_the_gated_site_to_the_root_of_the_gh_pages_branch():
     publish = workflow("publish.yml")
     assert publish["on"] == {"push": {"branches": ["main"]}, "workflow_dispatch": None}
     build, deploy = publish["jobs"]["build"], publish["jobs"]["deploy"]
-    assert uses(build) == [
-        "actions/checkout",
-        "actions/setup-python",
-        "actions/upload-pages-artifact",
-    ]
-    assert steps(build)[0]["with"] == {"fetch-depth": 0}  # history, for the gate's checks of runs
+    assert uses(build) == ["actions/checkout", "actions/setup-python", "actions/upload-artifact"]
+    # history, for the gate's checks of runs; no token left in .git for a later step to read
+    assert steps(build)[0]["with"] == {"persist-credentials": False, "fetch-depth": 0}
     # the gate alone before any build, and verify-site on what was built before anything is uploaded
     assert runs(build) == [
         'make check CHECK_FLAGS="--no-cache --require-history"',
         "make site",
-        ".venv/bin/ledger verify-site site --against " + PUBLISHED,
+        '.venv/bin/ledger verify-site site --against "$PUBLISHED"',
     ]
+    against = next(step for step in steps(build) if "--against" in step.get("run", ""))
+    assert against["env"] == {"PUBLISHED": PUBLISHED[1:-1]}  # an expression in env, never in the script
     site = next(step for step in steps(build) if step.get("run") == "make site")
     assert site["env"] == {"LEDGER_NO_CACHE": "1"}  # the build reads no chart cache
     assert publish["permissions"] == {"contents": "read"}  # the registry's address needs no Pages API
-    assert steps(build)[-1]["with"] == {"path": "site"}
+    assert steps(build)[-1]["with"]["path"] == "site"
     assert deploy["needs"] == "build"
-    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
-    assert deploy["environment"] == {"name": "github-pages", "url": "${{ steps.deployment.outputs.page_url }}"}
-    assert uses(deploy) == ["actions/deploy-pages"]
+    assert deploy["permissions"] == {"contents": "write"}  # the gh-pages branch; the build job never has it
+    assert uses(deploy) == ["actions/checkout", "actions/download-artifact"]
+    assert runs(deploy) == ['python .github/pages.py publish "$RUNNER_TEMP/site"']
+    assert steps(deploy)[-1]["env"] == {"PAGES_REMOTE": PAGES_REMOTE}
 
 
 def hook_files() -> dict:
@@ -312,3 +334,79 @@ def test_the_mac_smoke_tests_sitecustomize_puts_mlx_on_its_cpu_device_and_leaves
     assert subprocess.run([str(base), "-c", "import mlx"], capture_output=True).returncode != 0
     bare = subprocess.run([str(base), "-c", "import sitecustomize"], env=child, capture_output=True, text=True)
     assert bare.returncode == 0 and bare.stderr == ""  # it imports the file and goes on without a word
+
+
+def zizmor(*paths: Path) -> subprocess.CompletedProcess:
+    """zizmor offline (no network at test time) with this repository's settings (.github/zizmor.yml)."""
+    config = REPO / ".github" / "zizmor.yml"
+    command = [tool("zizmor"), "--offline", "--no-progress", "--config", str(config), *map(str, paths)]
+    return subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+
+
+def test_workflows_here_and_in_the_init_template_pass_zizmor():
+    done = zizmor(WORKFLOWS, TEMPLATE / ".github" / "workflows")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_zizmor_refuses_a_pull_request_title_expanded_into_a_script(tmp_path):
+    flows = tmp_path / ".github" / "workflows"
+    flows.mkdir(parents=True)
+    (flows / "bad.yml").write_text(
+        "on: pull_request\npermissions: {}\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n"
+        '      - run: echo "${{ github.event.pull_request.title }}"\n'
+    )
+    done = zizmor(flows)
+    assert done.returncode != 0
+    assert "template-injection" in done.stdout
+
+
+PREVIEW = "$RUNNER_TEMP/preview"  # where the privileged job puts the review's artifact: data, never run
+# The only programs the Preview workflow's scripts start, and what each may be given to run.
+# (The default branch's checkout: its Makefile, its requirements.txt, its pages.py.)
+TRUSTED = {
+    "gh": ("api",),
+    "jq": ("--arg",),
+    "make": ("setup",),
+    "python": (".github/pages.py ", "-m pip install -r requirements.txt"),
+}
+
+
+def commands(script: str) -> list[list[str]]:
+    """A step's shell script -> its commands as words (a line continued by \\ joined, pipes split, a
+    single-quoted string one word)."""
+    joined = re.sub(r"'[^']*'", "'…'", script.replace("\\\n", " "))  # a quoted program (jq's) is one word
+    return [part.split() for line in joined.splitlines() for part in line.split("|") if part.strip()]
+
+
+@pytest.mark.parametrize("folder", [WORKFLOWS, TEMPLATE / ".github" / "workflows"], ids=["here", "template"])
+def test_the_preview_workflow_runs_no_file_the_pull_request_can_change(folder):
+    flow = yaml.safe_load((folder / "preview.yml").read_text(encoding="utf-8"))
+    flow["on"] = flow.pop(True)
+    assert flow["on"] == {"workflow_run": {"workflows": ["Review"], "types": ["completed"]}}
+    assert flow["permissions"] == {}
+    (job,) = flow["jobs"].values()
+    assert job["permissions"] == {"contents": "write", "actions": "read", "pull-requests": "read"}
+    checkout = steps(job)[0]
+    # The default branch (no ref, no repository: never the pull request's head), no token left in .git.
+    assert checkout == {"uses": "actions/checkout@v7", "with": {"persist-credentials": False}}
+    assert not any(step.get("uses", "").startswith("./") for step in steps(job))  # no local action
+    assert not any("working-directory" in step for step in steps(job))
+    download = next(step for step in steps(job) if step.get("uses", "").startswith("actions/download-artifact"))
+    assert download["with"]["path"] == "${{ runner.temp }}/preview"  # outside the checkout
+    assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
+    for step in steps(job):
+        for words in commands(step.get("run", "")):
+            program = words[0].removeprefix(".venv/bin/")
+            if program == "ledger":  # the default branch's install reads the artifact as data only
+                assert words[-2:] == ["verify-site", f'"{PREVIEW}/site"'], words
+                continue
+            assert program in TRUSTED and " ".join(words[1:]).startswith(TRUSTED[program]), words
+            assert not any(word.strip('"').startswith(PREVIEW) for word in words[:2]), words
+        assert "${{" not in step.get("run", ""), step  # every expression through env, never spliced
+    # What each writing step does: the script's verbs, on the artifact's site, with the API's number.
+    scripts = [step["run"] for step in steps(job) if "pages.py" in step.get("run", "")]
+    assert scripts[-3:] == [
+        f'python .github/pages.py mark "{PREVIEW}/site" "$NUMBER" "$HEAD_SHA"',
+        f'python .github/pages.py publish "{PREVIEW}/site" --preview "$NUMBER"',
+        'python .github/pages.py remove "$NUMBER"',
+    ]

@@ -34,6 +34,9 @@ class Vocabulary:
             except units.UnitError as error:
                 found, self.errors[text] = units.unread(text), str(error)
             self.units[text] = found
+            twin = units.prefix_swapped(text) if found.known else ""
+            if twin and twin not in self.units:  # MiB/s beside MB/s: what evidence.py asks "did you mean" with
+                self.units[twin] = units.read(twin, self.table)
         if not found.known:
             raise units.UnitError(self.errors[text])
         return found

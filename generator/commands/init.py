@@ -2,7 +2,8 @@
 
 Writes mkdocs.yml (the plugin and its policy, the probe declared), an example probe that needs only
 the standard library, claims of every kind, a table and a chart, a page citing them, the review and
-publish workflows, requirements.txt (what they install) and a pre-commit config. `--bare` leaves the
+publish and preview workflows with their .github/pages.py, requirements.txt (what they install) and a
+pre-commit config. `--bare` leaves the
 example out, `--fleet` adds the fleet's measure workflow (alone, in a project that exists), `--git`
 makes the first commit, `--adopt` adds the ledger to an existing MkDocs project (adopt.py). Never
 overwrites: it stops before writing anything if one of its files exists (`--adopt` writes only what is

@@ -515,7 +515,7 @@ def _meant_unit(stated: float, value: float, unit: Unit, vocabulary: Vocabulary)
     other_text = units.prefix_swapped(unit.text) if unit.known else ""
     if not other_text or value == 0:
         return None
-    other = units.read(other_text, vocabulary.table)
+    other = vocabulary.unit(other_text)  # read at load, beside the claim's own (Vocabulary.read_unit)
     if not other.known or other.dimension != unit.dimension:
         return None
     in_other = units.convert(value, unit, other)

@@ -23,6 +23,8 @@ from .units import (
     BINARY,
     BINARY_NAMES,
     BUILT_IN,
+    COUNT_PREFIXES,
+    COUNTS,
     RATIOS,
     SI,
     SI_NAMES,
@@ -153,6 +155,8 @@ def _resolved(declared: tuple[UnitSpec, ...]) -> list[Declared]:
         if spec.scale != 1 and any(base in TEMPERATURES for base, _ in of.dimension.exponents):
             raise DeclarationError(spec.name, "temperatures never convert, so no unit is a multiple of one")
         unit = Declared(spec.name, spec.scale * of.scale, of.dimension, spec.prefixes == "si")
+        if spec.name[:1] in COUNT_PREFIXES and spec.name[1:] in _COUNTED:  # Mtok: said as the prefix it reads as
+            _prefixed_reading(unit, BUILT_IN.terms)
         taken = {text for other in found for text in other.spellings()}
         clash = next(
             (
@@ -177,6 +181,7 @@ def _same(built_in: Term, declared: Term) -> bool:
 
 
 _PREFIXES = {**SI, **BINARY, **SI_NAMES, **BINARY_NAMES}  # symbols and spelled out: Mtok, kilorows, gibibits
+_COUNTED = frozenset(spelling for plural, others in COUNTS.items() for spelling in (plural, *others))
 
 
 def _prefixed_reading(unit: Declared, terms: Mapping[str, Term]) -> None:
