@@ -492,10 +492,13 @@ def main() -> None:
         fewer_runs(args, times, cpus, sizes, fewer)
     if verified_before:
         before, now = (statistics.median(wall for wall, _ in found) for found in (verified_before, verified))
+        spent_before, spent = (statistics.median(cpu for _, cpu in found) for found in (verified_before, verified))
         print(
             f"ledger verify-site with {args.baseline}'s code on the same sites: median {before:.2f} s "
-            f"({_list([wall for wall, _ in verified_before])}); ratio to the build it verifies {before / statistics.median(times['plugin']):.2f}; "
-            f"this / baseline {now / before:.3f}"
+            f"({_list([wall for wall, _ in verified_before])}); CPU {spent_before:.2f} s; ratio to the build it "
+            f"verifies {before / statistics.median(times['plugin']):.2f} wall, "
+            f"{spent_before / statistics.median(cpus['plugin']):.2f} CPU; "
+            f"this / baseline {now / before:.3f} wall, {spent / spent_before:.3f} CPU"
         )
 
 

@@ -36,7 +36,7 @@ def bandwidth_sweep(data):
 
 @table("bandwidth-ceilings")
 def bandwidth_ceilings(data):
-    """The bandwidth ceiling: the best median at buffers of 128 MiB and more"""
+    """The bandwidth ceiling: the best median at the largest buffers (the summary the probe writes)"""
     frame = data.frame("bandwidth", "summary.csv", cited=True)
     frame = frame[["testbed", "impl", "op", "gb_per_s", "best_op", "size_mib", "rounds"]]
     frame.attrs["units"] = {"gb_per_s": "GB/s", "size_mib": "MiB"}

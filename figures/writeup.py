@@ -11,7 +11,7 @@ LOG2 = alt.Scale(type="log", base=2)
 @chart("experts-touched")
 def experts_touched(data):
     """Distinct experts touched by B tokens: Monte Carlo against the closed form
-    Top-8 routing over 256 experts; the Monte Carlo mean over random routings (points) and
+    Top-8 routing over every expert; the Monte Carlo mean over random routings (points) and
     256·(1−(1−8/256)^B) (line), from the MoE probe's touched.csv."""
     frame = data.frame("moe", "touched.csv", cited=True)
     line = (

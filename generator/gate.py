@@ -78,6 +78,7 @@ def check(
     past = past or gitlog.read(root, policy.measurements_dir)
     defined = figures.defined(root)
     findings += [*(finding for _, finding in policy.problems), *refused, *defined.findings]
+    findings += prose.caption_findings(defined.captions, policy.units)
     findings += gitlog.findings(past, bool(runs or refused), require_history)
     rules, prefix = load.attribute_rules(root, policy.measurements_dir)
     findings += attributes.findings(rules, [prefix + path for path in run_files(runs)], prefix)
@@ -126,7 +127,7 @@ class PageVerdicts:
 
     refs: tuple[PageRef, ...]
     findings: tuple[Finding, ...]
-    typed: Mapping[str, tuple[str, ...]]  # page -> the figures typed into it (prose.Scan.typed)
+    typed: Mapping[str, tuple[tuple[str, Source], ...]]  # page -> the figures typed into it (prose.Scan.typed)
 
 
 class PageReading:

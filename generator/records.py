@@ -540,7 +540,8 @@ class Report:
     page_refs: tuple[PageRef, ...] = ()
     run_states: Mapping[str, RunState] = field(default_factory=dict)  # run path -> verdict
     history: str = ""  # "checked", or why the runs' git history was not checked
-    typed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # page -> figures its prose shows
+    # page -> the figures its prose shows, each with where it is typed (its text as normalised: "3.71×")
+    typed: Mapping[str, tuple[tuple[str, Source], ...]] = field(default_factory=dict)
     causes: Mapping[Finding, Finding] = field(default_factory=dict)  # a finding -> the root it follows from (causes.py)
 
     @cached_property  # every page's stamp asks whether the gate passes

@@ -160,6 +160,15 @@ RULE_TABLE = (
         stale=False,
     ),
     Rule(
+        "figure-literal",
+        "a figure (a table or a chart) shows a number that comes from no run and no claim: typed into its "
+        "caption (its docstring: `ledger check`), or a table cell or chart value that no run or claim it read "
+        "holds (where it is drawn: the build, `ledger pages`); never a warning, as verify-site refuses it in "
+        "every mode",
+        stale=False,
+        can_warn=False,
+    ),
+    Rule(
         "unbound-number",
         "a figure with a unit of the unit table, a magnitude, a currency sign, ×, or % (digits or words) is typed "
         "into a page outside a claim reference "

@@ -292,7 +292,7 @@ def test_equal_values_never_drift_under_any_tolerance(value, tolerance):
     assert within(value, value, parsed)
 
 
-# A chart's row against a run's table: chartdata finds the rows that may hold it by bisection, in the
+# A chart's row against a run's table: literals.py finds the rows that may hold it by bisection, in the
 # column whose numbers are most apart; it must answer as comparing the row with every row of the table.
 _CELL_NUMBERS = st.sampled_from([0.0, 1.0, 1.0 + 1e-10, 1.0 + 1e-8, 2.5, -2.5, 1e-13, 3e300, float("inf"), 7.0])
 _CELLS = st.one_of(_CELL_NUMBERS.map(repr), st.sampled_from(["", "nan", "x", "1,000", "-0", "inf"]))
@@ -305,14 +305,14 @@ _CELLS = st.one_of(_CELL_NUMBERS.map(repr), st.sampled_from(["", "nan", "x", "1,
 )
 def test_a_chart_row_is_in_a_table_exactly_when_some_row_holds_each_of_its_numbers(rows, shown):
     from generator.lang.rows import Table
-    from generator.verify import chartdata
+    from generator.prose import literals
 
     table = Table(("a", "b", "c"), tuple(map(tuple, rows)))
     row = dict(zip(("a", "b", "c"), shown, strict=False))
 
-    columns = [(at, name) for at, name in enumerate(table.columns) if name in chartdata.numeric_columns(row)]
+    columns = [(at, name) for at, name in enumerate(table.columns) if name in literals.numeric_columns(row)]
     expected = any(
-        all(at < len(cells) and chartdata.same_value(row[name], cells[at]) for at, name in columns)
+        all(at < len(cells) and literals.same_value(row[name], cells[at]) for at, name in columns)
         for cells in table.rows
     )
-    assert chartdata.in_table(row, table) == expected
+    assert literals.in_table(row, table) == expected

@@ -67,7 +67,7 @@ def test_the_gate_and_the_built_page_read_the_same_figures(tmp_path):
     assert result.exit_code == 0, result.errors
     assert "missed by ledger check" not in result.errors
     report = check_project(tmp_path, None, datetime.now(timezone.utc))
-    core = Counter(report.typed["docs/containers.md"])
+    core = Counter(text for text, _ in report.typed["docs/containers.md"])
     assert core == Counter(["2 ms", "3.7×", "12 GB/s", "15%", "9 ms", "4.5 ms", "6.5 s"])
     assert Counter(figures_in(article(tmp_path / "site", "containers"))) == core
 
@@ -78,4 +78,4 @@ def test_on_the_report_the_gate_and_the_built_pages_agree(report_site):
     assert len(pages) >= 5
     for path in pages:
         name = path.removeprefix("docs/").removesuffix(".md").removesuffix("index")
-        assert Counter(figures_in(article(report_site, name))) == Counter(report.typed[path]), path
+        assert Counter(figures_in(article(report_site, name))) == Counter(text for text, _ in report.typed[path]), path

@@ -285,20 +285,55 @@ OTHER = """
 """
 
 
-def test_refresh_write_keeps_a_claim_whose_move_would_contradict_a_borrowed_figure_and_moves_the_rest(tmp_path):
-    first = a_run(tmp_path, 3.6, 3.55, 3.65)
-    other = other_run(tmp_path, 2.0)
-    write_tree(tmp_path, {"claims/toy.yaml": CLAIMS.format(run=first) + OTHER.format(run=other) + BORROWED_CHECK})
-    assert run_ledger("check", cwd=tmp_path).exit_code == 0
-    a_run(tmp_path, 4.5, 4.4, 4.6, when=T0 + timedelta(hours=1))  # speed would now contradict their-speed
-    newer = other_run(tmp_path, 2.2, when=T0 + timedelta(hours=1))
-    result = run_ledger("refresh", "--write", cwd=tmp_path)
+def refreshed_beside_a_contradiction(root, also: str = "", rows=None):
+    """`refresh --write` where speed's newer run would contradict their-speed (kept) and other-speed's would
+    move it; `also`: more claims on speed's first run; rows: that newer run's. (first, other, newer, result)"""
+    first = a_run(root, 3.6, 3.55, 3.65)
+    other = other_run(root, 2.0)
+    claims = CLAIMS.format(run=first) + also.format(run=first) + OTHER.format(run=other) + BORROWED_CHECK
+    write_tree(root, {"claims/toy.yaml": claims})
+    assert run_ledger("check", cwd=root).exit_code == 0
+    a_run(root, 4.5, 4.4, 4.6, when=T0 + timedelta(hours=1), rows=rows)  # speed would now contradict their-speed
+    newer = other_run(root, 2.2, when=T0 + timedelta(hours=1))
+    result = run_ledger("refresh", "--write", cwd=root)
     assert result.exit_code == 1, result.output + result.errors
     assert f"kept speed on its cited run ({first}): their-speed: contradicted:" in result.output
+    return first, other, newer, result
+
+
+def test_refresh_write_keeps_a_claim_whose_move_would_contradict_a_borrowed_figure_and_moves_the_rest(tmp_path):
+    first, other, newer, _ = refreshed_beside_a_contradiction(tmp_path)
     text = (tmp_path / "claims/toy.yaml").read_text()
     assert first in text and newer in text and other not in text  # speed kept, other-speed moved
     assert "    value: 2.20\n" in text and "    value: 3.6   # from the first run" in text
     assert run_ledger("check", cwd=tmp_path).exit_code == 0  # nothing failing by refresh's doing
+
+
+SMALL = """
+  - id: small-speed
+    value: 1.0
+    unit: GB/s
+    kind: measured
+    testbed: linux-cpu
+    evidence: {{run: {run}, file: results.csv, where: {{size: 1}}, column: gb_per_s}}
+    tolerance: 5%
+"""
+
+
+def test_refresh_write_keeps_every_claim_citing_the_run_of_one_it_keeps_and_says_which(tmp_path):
+    rows = [
+        {"size": 1, "gb_per_s": 1.2, "gb_per_s_min": 1.15, "gb_per_s_max": 1.25},  # small-speed would move alone
+        {"size": 16, "gb_per_s": 4.5, "gb_per_s_min": 4.4, "gb_per_s_max": 4.6},  # speed would contradict their-speed
+    ]
+    first, other, newer, result = refreshed_beside_a_contradiction(tmp_path, SMALL, rows)
+    assert (
+        f"kept small-speed on its cited run ({first}): it cites {first.rsplit('/', 1)[-1]} with speed, which stays "
+        "there: claims citing one run move together"
+    ) in result.output
+    text = (tmp_path / "claims/toy.yaml").read_text()
+    assert text.count(first) == 2 and newer in text and other not in text  # the run's two claims stay together
+    assert "    value: 1.0\n" in text and "    value: 2.20\n" in text
+    assert run_ledger("check", cwd=tmp_path).exit_code == 0
 
 
 def test_a_long_parameter_is_shown_where_it_differs_and_one_reason_is_said_once_for_every_claim(tmp_path):

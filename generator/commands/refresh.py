@@ -13,7 +13,8 @@ its moved inputs' verdict.
 run's (rounded to the stated precision, as `ledger accept` does), then the extrapolated claims that
 rest on them, inputs first, in the same pass; comments and layout are kept. Stated values always
 move with their evidence, so a page never shows a stated value, the run's table beside it and the
-dependents computed from the run disagreeing (guide/cli.md).
+dependents computed from the run disagreeing (guide/cli.md); a move the gate would fail on keeps its
+claim, and every claim citing the same run, where they are (with_their_runs).
 """
 
 from __future__ import annotations
@@ -434,8 +435,28 @@ def write_what_holds(
             return result, after, held, stale
         for path, content in originals.items():  # undo every move, then write the ones still held good
             accept.replace_file(root / path, content)
-        held.update((claim_id, why) for claim_id, why in caused.items() if claim_id not in stale)
+        kept = {claim_id: why for claim_id, why in caused.items() if claim_id not in stale}
+        held.update(with_their_runs(kept, report, result))
         result = plan(report, held)
+
+
+def with_their_runs(caused: dict[str, str], report: Report, result: Plan) -> dict[str, str]:
+    """The claims to keep on their cited runs: those a new failure follows from, and every other claim the
+    plan moves off a run one of them cites (claims that cite one run move together or stay together, so a
+    page never shows a figure of one run beside prose of another), each with why it stays."""
+    runs: dict[str, str] = {}  # a run a kept claim cites -> that claim
+    for claim_id in caused:
+        claim = report.by_id.get(claim_id)
+        if claim is not None and claim.evidence is not None:
+            runs.setdefault(claim.evidence.run, claim_id)
+    found = dict(caused)
+    for move in result.moves:
+        first = runs.get(move.old_run) if move.new_run else None
+        if first is not None and move.claim_id not in found:
+            found[move.claim_id] = (
+                f"it cites {_name(move.old_run)} with {first}, which stays there: claims citing one run move together"
+            )
+    return found
 
 
 def _on_trusted_run(report: Report, claim_id: str) -> bool:

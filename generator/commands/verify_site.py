@@ -40,19 +40,30 @@ def run_from_args(args: argparse.Namespace) -> int:
         args.root, args.config, datetime.now(timezone.utc), every_table=True
     )  # as the site read them
     root = args.root.resolve()
-    pages, problems = verify(args.site_dir, report, root, config_file(root, args.config))
+    pages, found = verify(args.site_dir, report, root, config_file(root, args.config))
+    problems = [problem for problem in found if not problem.typed]
+    warned = [problem for problem in found if problem.typed]  # migration mode: what the gate warned about
     lines = [str(problem) for problem in problems] + _against(args.against, report)
-    for line in lines:
+    for line in [str(problem) for problem in warned] + lines:
         print(line)
+    also = f"; {_warnings(warned)}" if warned else ""
     if lines:
         checked = set(pages)
-        print(_counted(len(lines), [problem.page for problem in problems if problem.page in checked], len(pages)))
+        on_pages = [problem.page for problem in problems if problem.page in checked]
+        print(f"{_counted(len(lines), on_pages, len(pages))}{also}")
         return 1
     print(
         f"{len(pages)} pages verified: every one rendered by the ledger from this ledger's report, with the gate "
-        "passing"
+        f"passing{also}"
     )
     return 0
+
+
+def _warnings(warned: list) -> str:
+    return (
+        f"{len(warned)} figure{'s' if len(warned) != 1 else ''} typed into pages listed as warnings "
+        "(migration mode: `warn: [unbound-number]`)"
+    )
 
 
 def _counted(problems: int, on_pages: list[str], checked: int) -> str:

@@ -24,6 +24,7 @@ class Defined:
     charts: frozenset[str] = frozenset()
     where: dict[str, Source] = field(default_factory=dict)  # "chart:id" -> definition
     findings: tuple[Finding, ...] = ()  # definitions that cannot be read, each with file:line
+    captions: dict[str, tuple[Source, str]] = field(default_factory=dict)  # "chart:id" -> its docstring, where it is
 
 
 class _BadDecorator(Exception):
@@ -37,6 +38,7 @@ def defined(root: Path, folder: str = FIGURES) -> Defined:
     charts: set[str] = set()
     where: dict[str, Source] = {}
     findings: list[Finding] = []
+    captions: dict[str, tuple[Source, str]] = {}
 
     def problem(relative: str, line: int, what: str, fix: str) -> None:
         findings.append(Finding(Source(relative, line), "", "invalid", what, fix))
@@ -79,7 +81,16 @@ def defined(root: Path, folder: str = FIGURES) -> Defined:
                     continue
                 where[key] = Source(relative, decorator.lineno)
                 (tables if kind == "table" else charts).add(name)
-    return Defined(frozenset(tables), frozenset(charts), where, tuple(findings))
+                doc = node.body[0] if node.body else None
+                if (
+                    isinstance(doc, ast.Expr)
+                    and isinstance(doc.value, ast.Constant)
+                    and isinstance(doc.value.value, str)
+                ):
+                    raw = doc.value.value
+                    first = doc.lineno + raw[: len(raw) - len(raw.lstrip())].count("\n")  # (blank lines dropped)
+                    captions[key] = (Source(relative, first), ast.get_docstring(node) or "")
+    return Defined(frozenset(tables), frozenset(charts), where, tuple(findings), captions)
 
 
 def _figure_decorator(node: ast.expr) -> tuple[str, str]:

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from ..prose import numbers, rendered
+from ..records import Source
 
 
 def figures_in(html: str) -> list[str]:
@@ -19,12 +20,12 @@ def figures_in(html: str) -> list[str]:
     return [figure.text for figure in numbers.figures(rendered.visible(html, skip_ledger=True))]
 
 
-def missed(page: str, output: str, content: str, typed: Mapping[str, Iterable[str]]) -> list[str]:
+def missed(page: str, output: str, content: str, typed: Mapping[str, Iterable[tuple[str, Source]]]) -> list[str]:
     """Figures on the built page that the gate's scan did not find: in its content, beyond those typed
     into the page; around it, beyond those typed anywhere (titles and navigation come from every page)."""
     around = output.replace(content, "", 1) if content and content in output else output
-    inside = Counter(figures_in(content)) - Counter(typed.get(page, ()))
-    anywhere = {text for texts in typed.values() for text in texts}
+    inside = Counter(figures_in(content)) - Counter(text for text, _ in typed.get(page, ()))
+    anywhere = {text for figures in typed.values() for text, _ in figures}
     found = [f"{page}: {text!r} in the page's text" for text in sorted(inside.elements())]
     found += [
         f"{page}: {text!r} around the page (title, navigation, metadata)"

@@ -20,11 +20,16 @@ import urllib.parse
 from dataclasses import dataclass, field
 
 from . import math
-from .tokens import FastParser
+from .tokens import Tokenizer
 
 LABEL = "ledger-label"
+# A figure's caption as its author typed it (its function's docstring): an author's text, though the ledger
+# writes it, so read as prose; a figure in it is no number the ledger rendered (site/drawing.caption_html).
+CAPTIONS = frozenset({"ledger-caption-title", "ledger-caption-text"})
+CAPTION = "the caption of a figure"
 CODE = frozenset({"code", "pre", "template"})
 RAW = frozenset({"script", "style"})
+UNSHOWN = frozenset({"iframe", "noembed", "noframes"})  # raw text no browser shows (a fallback for what it does)
 VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr", "param"}
 )
@@ -163,11 +168,13 @@ class TableRow:
 class FigureTable:
     line: int
     id: str
+    runs: tuple[str, ...] = ()  # data-ledger-runs: the runs the figure read
+    claims: tuple[str, ...] = ()  # data-claims: the claims it read
     header: list[str] = field(default_factory=list)
     rows: list[TableRow] = field(default_factory=list)
 
 
-class PageReader(FastParser):
+class PageReader(Tokenizer):
     """Feed it a page; read .claims, .charts, .tables, .pieces, .labels and .problems."""
 
     READ_AHEAD = frozenset({*CODE, "tr"})
@@ -180,7 +187,7 @@ class PageReader(FastParser):
         skip_ledger: bool = False,
         cells_apart=False,
     ):
-        super().__init__(convert_charrefs=True)
+        super().__init__()
         self.cells_apart = cells_apart  # a table's cells apart: no figure reads across two cells
         self.shortcuts = True  # hidden code passed over (skippable()), plain elements read on a short path (_quiet())
         self._settings = (cells_apart, skip_ledger, shown_attributes, depth)
@@ -188,7 +195,7 @@ class PageReader(FastParser):
         self._recording: tuple | None = None
         self.skip_ledger = skip_ledger  # the built page read back: the ledger's own elements are its output
         self.claims: list[tuple[int, str, list[str], str]] = []  # line, id, classes, value shown
-        self.charts: list[tuple[int, str, str, str]] = []  # line, chart id, spec JSON, the claims it read
+        self.charts: list[tuple[int, str, str, str, str]] = []  # line, chart id, spec JSON, the claims and runs it read
         self.tables: list[FigureTable] = []
         self.pieces: list[Piece] = []
         self.labels: list[Piece] = []  # text inside an author's <span class="ledger-label">
@@ -258,7 +265,7 @@ class PageReader(FastParser):
 
     def _state(self) -> tuple:
         """What reading an element depends on beyond its markup, in a quiet state (_quiet())."""
-        return (tuple(self._stack), self._hidden, self._ledger, self._labels, self._claims, self._content)
+        return (tuple(self._stack), self._hidden, self._ledger, self._labels, self._claims, self._content, self.foreign)
 
     def replay(self, rawdata: str, start: int, name: str) -> int:
         if not self._quiet() or self._chart is not None or self._math is not None:
@@ -341,7 +348,7 @@ class PageReader(FastParser):
     def resume(self, state: tuple, pieces: list[Piece], labels: list[Piece], line: int) -> None:
         """A new reader set to where another stopped (outside() gave `state`), with the pieces and labels
         it kept, at `line`: what it reads next it reads as that one would have."""
-        (stack, self._hidden, self._ledger, self._labels, self._claims, self._content), _, _ = state
+        (stack, self._hidden, self._ledger, self._labels, self._claims, self._content, self.foreign), _, _ = state
         self._stack = list(stack)
         self._open = {}
         for tag, _, _ in stack:
@@ -372,7 +379,7 @@ class PageReader(FastParser):
         if tag in BLOCK:
             self._add(CELL if self.cells_apart and tag in ("td", "th") else "\n", line, tag)
         if tag not in VOID:
-            ours = role != "label" and "ledger-" in values.get("class", "")
+            ours = role not in ("label", "caption") and "ledger-" in values.get("class", "")
             self._stack.append((tag, role, ours))
             self._open[tag] = self._open.get(tag, 0) + 1
             self._hidden += role in ("hide", "claim")
@@ -392,12 +399,22 @@ class PageReader(FastParser):
         elif self._value and tag not in VOID:
             self._value += 1
         if tag == "figure" and "data-chart" in values:
-            self._chart = [line, values["data-chart"], values.get("data-claims", "")]
+            self._chart = [
+                line,
+                values["data-chart"],
+                values.get("data-claims", ""),
+                values.get("data-ledger-runs", ""),
+            ]
         if tag == "script" and "ledger-chart-spec" in classes and self._chart is not None:
             self._spec = []
             return "hide"
         if tag == "figure" and "ledger-table" in classes:
-            self._table = FigureTable(line, values.get("id", "").removeprefix("table-"))
+            self._table = FigureTable(
+                line,
+                values.get("id", "").removeprefix("table-"),
+                tuple(values.get("data-ledger-runs", "").split()),
+                tuple(values.get("data-claims", "").split()),
+            )
             self.tables.append(self._table)
         if self._table is not None and tag == "tr" and not self._hidden:
             self._row = TableRow(line, values.get("data-ledger-run", ""), values.get("data-ledger-testbed", ""))
@@ -408,6 +425,8 @@ class PageReader(FastParser):
             return "hide"
         if LABEL in classes:
             return "label"
+        if not CAPTIONS.isdisjoint(classes):
+            return "caption"
         if (tag == "script" and values.get("type", "").lower().startswith("math/")) or "arithmatex" in classes:
             self._math = []
             return "math"
@@ -505,7 +524,7 @@ class PageReader(FastParser):
             self._add(f"\n{math.as_text(''.join(self._math))}\n", line, f"math in <{tag}>")
             self._math = None
         if tag == "script" and self._spec is not None and self._chart is not None:
-            self.charts.append((self._chart[0], self._chart[1], "".join(self._spec), self._chart[2]))
+            self.charts.append((self._chart[0], self._chart[1], "".join(self._spec), self._chart[2], self._chart[3]))
             self._spec = None
         if tag == "figure":
             self._chart = None
@@ -536,6 +555,14 @@ class PageReader(FastParser):
             strings = css_strings(data) if tag == "style" else script_strings(data)
             for text in strings:
                 self._add(f"\n{text}\n", line, f"a string of <{tag}>")
+            return
+        if tag in UNSHOWN:
+            return
+        if self._stack and self._stack[-1][1] == "caption":  # the author's text, inside the ledger's figure
+            (self.labels if self._labels else self.pieces).append(Piece(data, line, CAPTION, self._content > 0))
+            return
+        if tag == "noscript":  # raw text to a browser that runs scripts; a document to one that does not
+            self._embedded(data, True, line, "<noscript>")
             return
         self._add(data, line, f"<{tag}>")
 

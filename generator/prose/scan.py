@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..lang import units
 from ..records import Claim, Finding, PageRef, Policy, Source
-from . import numbers, references, rendered
+from . import numbers, references, rendered, tokens
 
 MARK_LABEL = '<span class="ledger-label">…</span>'
 PLACEHOLDER = "LEDGERREF"  # what a reference reads as while a page is rendered: no digits, no unit
@@ -54,7 +54,7 @@ class Scan:
     """What the prose scan found: figures by the file they are typed in, and findings."""
 
     findings: tuple[Finding, ...]
-    typed: Mapping[str, tuple[str, ...]]  # page (or mkdocs.yml) -> the figures' texts, for the site build
+    typed: Mapping[str, tuple[tuple[str, Source], ...]]  # page (or mkdocs.yml) -> its figures' texts and places
 
 
 def scan(
@@ -69,7 +69,7 @@ def scan(
     names, configs = rendered.extension_list(policy.markdown_extensions, root)
     table = policy.units  # the project's own units are figures too
     findings: list[Finding] = []
-    typed: dict[str, tuple[str, ...]] = {}
+    typed: dict[str, tuple[tuple[str, Source], ...]] = {}
     ends = time.monotonic() + policy.max_render_seconds  # the whole check's rendering, every page together
     for path, text in pages.items():
         left = ends - time.monotonic()
@@ -86,7 +86,7 @@ def scan(
         found, problem = page_figures(text, path, by_page.get(path, []), names, configs, root, table, left)
         if problem:
             findings.append(problem)
-        typed[path] = tuple(figure.text for figure in found)
+        typed[path] = tuple((figure.text, figure.where) for figure in found)
         findings += unbound(found, policy, "page", holders=holders)
     site = [
         TypedFigure(Source(file, line, column + figure.start + 1), figure.text, figure.seen)
@@ -94,7 +94,10 @@ def scan(
         for figure in numbers.figures(value, table)
     ]
     for typed_figure in site:  # by the file each is typed in: mkdocs.yml, or a file it inherits
-        typed[typed_figure.where.path] = (*typed.get(typed_figure.where.path, ()), typed_figure.text)
+        typed[typed_figure.where.path] = (
+            *typed.get(typed_figure.where.path, ()),
+            (typed_figure.text, typed_figure.where),
+        )
     findings += unbound(site, policy, "site's configuration (shown on every page)", SITE_FIX)
     findings += claim_text_findings(claims, table)
     return Scan(tuple(findings), typed)
@@ -158,6 +161,36 @@ def unbound(
             )
         )
     return shown
+
+
+CAPTION_FIX = (
+    "word the caption without it: a caption cannot cite a claim, so show the number in the figure (from a run "
+    "or a claim) or cite its claim on the page"
+)
+
+
+def caption_findings(
+    captions: Mapping[str, tuple[Source, str]], table: units.UnitTable = units.BUILT_IN
+) -> list[Finding]:
+    """A figure typed into a table's or a chart's caption (its function's docstring, shown under it as
+    written): `figure-literal`, in verify-site's words. It is no page's source, so no `warn:` makes it a
+    warning: verify-site refuses it in every mode."""
+    findings = []
+    for key, (where, text) in captions.items():
+        kind, _, figure_id = key.partition(":")
+        for figure in numbers.figures(text, table):
+            at = Source(where.path, where.line + text.count("\n", 0, figure.start))
+            findings.append(
+                Finding(
+                    at,
+                    "",
+                    "figure-literal",
+                    f"{figure.seen or figure.text!r} in the caption of {kind} {figure_id!r} is a figure no claim "
+                    "the ledger re-derived holds",
+                    CAPTION_FIX,
+                )
+            )
+    return findings
 
 
 def claim_text_findings(claims: Iterable[Claim], table: units.UnitTable = units.BUILT_IN) -> list[Finding]:
@@ -321,13 +354,21 @@ def _source_figures(text: str, table: units.UnitTable) -> dict[str, list[int]]:
     return found
 
 
-_HIDDEN = (("<!--", "-->"), ('<span class="ledger-label">', "</span>"), ("<code", "</code>"), ("<pre", "</pre>"))
+_HIDDEN = (('<span class="ledger-label">', "</span>"), ("<code", "</code>"), ("<pre", "</pre>"))
 
 
 def _mask_invisible(text: str) -> str:
-    """The text with HTML comments, labels and inline code and pre elements blanked (offsets and newlines
-    kept); each kind is looked for from the end of the last, and an unclosed one ends its search (linear)."""
+    """The text with HTML comments (ended where a browser ends them: tokens.comment_end), labels and inline
+    code and pre elements blanked (offsets and newlines kept); each kind is looked for from the end of the
+    last, and an unclosed one ends its search (linear)."""
     spans = []
+    at = text.find("<!--")
+    while at >= 0:
+        end = tokens.comment_end(text, at + 4)[1]
+        if end < 0:
+            break
+        spans.append((at, end))
+        at = text.find("<!--", end)
     for opener, closer in _HIDDEN:
         at = text.find(opener)
         while at >= 0:

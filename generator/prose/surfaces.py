@@ -1,8 +1,9 @@
 """Surfaces: Markdown and text files outside the site (README.md, llms.txt) -> their figures and markers checked.
 
 The number that drifts furthest is the one typed where no build looks. The policy lists such files
-(`surfaces: [README.md]`); each is read with the prose rules, as a page is (scan.page_figures: the
-same reading, rendered as Markdown), so a figure typed into it is `unbound-number`. A claim's value
+(`surfaces: [README.md]`); each is read with the prose rules, as its reader reads it: a Markdown file
+as a page is (scan.page_figures: the same reading, rendered as Markdown), a text file (`.txt`) as the
+text it is (every character shown), so a figure typed into it is `unbound-number`. A claim's value
 can stand in one between markers, which GitHub and other Markdown readers do not show:
 
     SHA-256 hashes 1 MiB at <!-- ledger: sha256-1mib-throughput -->0.495 GB/s<!-- /ledger -->.
@@ -23,10 +24,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..lang import units
 from ..records import ClaimVerdict, Finding, PageRef, Policy, Source
 from ..runs import KEBAB
 from ..wording import displayed, stated
-from . import references, rendered
+from . import numbers, references, rendered
 from . import scan as prose
 
 RULE = "surface-drifted"
@@ -54,10 +56,16 @@ class Marker:
     text_end: int = 0
 
 
+def is_text(path: str) -> bool:
+    """Whether a surface is a text file (`.txt`), read as its reader reads it: every character as written
+    (no Markdown: a code span, a comment, an escape show as they are typed)."""
+    return path.lower().endswith(".txt")
+
+
 def markers(text: str, path: str) -> list[Marker]:
-    """Every marker pair in a surface's text, in order; a marker outside code that does not pair up is
-    returned malformed (claim_id ''), so nothing that reads as one is skipped silently."""
-    visible = references.mask_code(text)
+    """Every marker pair in a surface's text, in order; a marker outside code (in a Markdown surface) that
+    does not pair up is returned malformed (claim_id ''), so nothing that reads as one is skipped silently."""
+    visible = text if is_text(path) else references.mask_code(text)
     starts = references.line_starts(text)
     found: list[Marker] = []
     position = 0
@@ -107,11 +115,26 @@ def findings(
         found += [f for mark in marks if (f := _marker_finding(mark, claims, failing, policy))]
         found += [f for mark in marks if mark.claim_id and (f := _glued(text, mark, policy))]
         spans = [PageRef(m.where, "claim", m.claim_id, m.start, m.end) for m in marks if m.claim_id]
-        figures, problem = prose.page_figures(text, path, spans, names, configs, root, table)
+        if is_text(path):
+            figures, problem = text_figures(text, path, spans, table), None
+        else:
+            figures, problem = prose.page_figures(text, path, spans, names, configs, root, table)
         found += [problem] if problem else []
         found += prose.unbound(figures, policy, "file", SURFACE_FIX)
         found += _references(text, path, policy)
     return found
+
+
+def text_figures(text: str, path: str, spans: list[PageRef], table: units.UnitTable) -> list[prose.TypedFigure]:
+    """Every figure a reader of a text file sees, at its line and column, but the claims' values standing
+    between markers (spans: each marker pair)."""
+    for span in spans:
+        text = text[: span.start] + " " * (span.end - span.start) + text[span.end :]  # (offsets kept)
+    starts = references.line_starts(text)
+    return [
+        prose.TypedFigure(Source(path, *references.locate(starts, figure.start)), figure.text, figure.seen)
+        for figure in numbers.figures(text, table)
+    ]
 
 
 def _marker_finding(

@@ -108,13 +108,21 @@ def _cached(cache: Path | None, name: str, make) -> str:
 
 
 def chart_html(
-    figure_id: str, spec: dict, svg_url: str, title: str, caption_html: str, claims: tuple[str, ...] = ()
+    figure_id: str,
+    spec: dict,
+    svg_url: str,
+    title: str,
+    caption_html: str,
+    claims: tuple[str, ...] = (),
+    runs: tuple[str, ...] = (),
 ) -> str:
     """A chart's figure: the live view (drawn by charts.js), the SVG fallback, the caption; `data-claims`
-    names the claims it read (verify-site holds them to a page that forbids leads)."""
+    and `data-ledger-runs` name the claims and runs it read (verify-site holds its numbers to them, and
+    its claims to a page that forbids leads)."""
     return (
         f'<figure class="ledger-figure ledger-chart" id="chart-{esc(figure_id)}" '
-        f'data-chart="{esc(figure_id)}" data-claims="{esc(" ".join(claims))}">'
+        f'data-chart="{esc(figure_id)}" data-claims="{esc(" ".join(claims))}" '
+        f'data-ledger-runs="{esc(" ".join(runs))}">'
         f'<div class="ledger-chart-view" role="img" aria-label="{esc(title)}"></div>'
         f'<img class="ledger-chart-fallback" src="{esc(svg_url)}" alt="{esc(title)}" loading="lazy">'
         f'<script type="application/json" class="ledger-chart-spec">{script_json(live_spec(spec))}</script>'

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import json
 import sys
 import traceback
 from collections.abc import Callable
@@ -101,7 +102,52 @@ def draw(figure: Figure, report: Report) -> Drawn:
         return Drawn(
             figure, used=data.used, error=f"{figure.where}: {figure.kind} {figure.id!r} raised {_short(error)}"
         )
+    wrong = literal_problems(figure, result, data.used, report)
+    if wrong:  # verify-site would refuse the page: the build says so first, at the figure
+        more = f"; and {len(wrong) - MAX_LITERALS} more" if len(wrong) > MAX_LITERALS else ""
+        return Drawn(figure, used=data.used, error=f"{figure.where}: {'; '.join(wrong[:MAX_LITERALS])}{more}")
     return Drawn(figure, result, data.used)
+
+
+MAX_LITERALS = 5  # a figure's literals named one by one in its error
+
+
+def literal_problems(figure: Figure, result: Any, used: Provenance, report: Report) -> list[str]:
+    """Each number of a drawn figure that no run and no claim it read holds, in verify-site's words (the
+    table read as the page shows it: literals.py is the rule both apply)."""
+    from ..prose import literals, reader
+    from . import tables
+
+    runs, claims = tuple(run.path for run in used.runs), tuple(claim.id for claim in used.claims)
+    if figure.kind == "chart":
+        return literals.chart_problems(figure.id, json.dumps(result), report, runs, claims)
+    html = figure_table(figure.id, runs, claims, tables.html_table(result, claim=_claim_cell, source=_source(used)))
+    return [
+        what
+        for table in reader.read(html, cells_apart=True).tables
+        for _, what in literals.table_problems(table, report)
+    ]
+
+
+def _claim_cell(claim) -> str:
+    from .render import esc
+
+    return f'<a data-claim="{esc(claim.id)}"><span class="ledger-value">{esc(claim.id)}</span></a>'
+
+
+def _source(used: Provenance) -> tuple[str, str] | None:
+    """The run every row of a table comes from: the one run it read, else none."""
+    return (used.runs[0].name, used.runs[0].testbed) if len(used.runs) == 1 else None
+
+
+def figure_table(figure_id: str, runs: tuple[str, ...], claims: tuple[str, ...], body: str) -> str:
+    """A table's <figure>, naming the runs and claims it read (verify-site holds its numbers to them)."""
+    from .render import esc
+
+    return (
+        f'<figure class="ledger-figure ledger-table" id="table-{esc(figure_id)}" '
+        f'data-ledger-runs="{esc(" ".join(runs))}" data-claims="{esc(" ".join(claims))}">{body}</figure>'
+    )
 
 
 def unnamed_runs(frame: pd.DataFrame, used: Provenance) -> str:
@@ -140,16 +186,16 @@ def figure_html(drawn: Drawn, report: Report, links) -> str:
             "failure", f"{figure.kind} {figure.id!r} could not be drawn", f"<p>{render.esc(drawn.error)}</p>"
         )
     caption = caption_html(drawn, report, links)
+    runs, claims = tuple(run.path for run in drawn.used.runs), tuple(claim.id for claim in drawn.used.claims)
     if figure.kind == "table":
-        runs = drawn.used.runs
-        source = (runs[0].name, runs[0].testbed) if len(runs) == 1 else None  # one run read: every row is its
-        body = tables.html_table(drawn.result, claim=lambda c: render.claim_inline(report.of(c), links), source=source)
-        return (
-            f'<figure class="ledger-figure ledger-table" id="table-{render.esc(figure.id)}">'
-            f"<figcaption>{caption}</figcaption>{body}</figure>"
-        )
-    claims = tuple(claim.id for claim in drawn.used.claims)
-    return charts.chart_html(figure.id, drawn.result, links.asset(svg_name(figure.id)), figure.title, caption, claims)
+        claim = lambda c: render.claim_inline(report.of(c), links)  # noqa: E731
+        body = tables.html_table(
+            drawn.result, claim=claim, source=_source(drawn.used)
+        )  # one run read: every row is its
+        return figure_table(figure.id, runs, claims, f"<figcaption>{caption}</figcaption>{body}")
+    return charts.chart_html(
+        figure.id, drawn.result, links.asset(svg_name(figure.id)), figure.title, caption, claims, runs
+    )
 
 
 def svg_name(figure_id: str) -> str:

@@ -86,10 +86,14 @@ class Data:
         run: str | None = None,
         latest: bool = True,
         cited: bool = False,
+        replicates_of: str | None = None,
     ) -> pd.DataFrame:
         """Rows of `file` from the probe's runs (or the one run named), with `run` and `testbed` columns;
-        cited=True: from the runs claims cite (see runs())."""
-        if run is not None:
+        cited=True: from the runs claims cite (see runs()); replicates_of=ID: from every run the claim's
+        value rests on (cited_set()), each row labelled with its run."""
+        if replicates_of is not None:
+            selected = self.cited_set(replicates_of)
+        elif run is not None:
             chosen = self._report.runs.get(run)
             if chosen is None or chosen.problem:
                 raise FigureError(f"run {run!r} does not exist or has no usable manifest")
@@ -116,6 +120,50 @@ class Data:
         state = self._report.run_state(run.path)
         if not state.intact:
             raise FigureError(f"run {run.path} is {state.label}: {'; '.join(state.reasons)}")
+
+    def cited_set(self, claim_id: str) -> list[Run]:
+        """The runs a measured claim's value rests on, oldest first: the replicate set its value pools
+        (`evidence.replicates`), else its cited run alone. A figure beside the claim shows these (every
+        replicate, labelled) or the claim itself (claim_cells()), never one run's value beside a pooled one."""
+        claim = self.claim(claim_id)
+        verdict = self._report.verdict(claim_id)
+        if claim.evidence is None or verdict is None:
+            raise FigureError(f"claim {claim_id!r} is not measured: it cites no run")
+        replicas = verdict.replicas
+        paths = replicas.runs if replicas is not None and replicas.cited else (claim.evidence.run,)
+        found = []
+        for path in paths:
+            run = self._report.runs.get(path)
+            if run is None or run.problem:
+                raise FigureError(f"run {path!r} does not exist or has no usable manifest")
+            self._refuse_if_not_intact(run)
+            found.append(run)
+        return found
+
+    def claim_cells(self, frame: pd.DataFrame, claim_ids: Iterable[str]) -> pd.DataFrame:
+        """The frame with each measured claim in its own cell (the row its evidence selects, of its cited
+        run where the frame keeps a `run` column; its column), shown as the claim's badge: its value as the
+        gate states it, pooled over its replicate set, so the table and the prose show one number."""
+        frame = frame.copy()
+        for claim_id in claim_ids:
+            claim = self.claim(claim_id)
+            evidence = claim.evidence
+            if evidence is None or evidence.column not in frame.columns:
+                raise FigureError(
+                    f"claim {claim_id!r} has no cell in this frame (its column is not one of its columns)"
+                )
+            rows = pd.Series(True, index=frame.index)
+            for column, wanted in evidence.where:
+                if column not in frame.columns:
+                    raise FigureError(f"claim {claim_id!r} selects its row by {column!r}, which this frame lacks")
+                rows &= frame[column].map(lambda cell, wanted=wanted: _same(cell, wanted))
+            if "run" in frame.columns:
+                rows &= frame["run"] == evidence.run.rsplit("/", 1)[-1]
+            if not rows.any():
+                raise FigureError(f"claim {claim_id!r}: no row of this frame is its cell")
+            frame[evidence.column] = frame[evidence.column].astype(object)
+            frame.loc[rows, evidence.column] = [claim] * int(rows.sum())
+        return frame
 
     def claim(self, claim_id: str) -> Claim:
         """One claim (a table cell holding it renders as its badge)."""
@@ -170,3 +218,13 @@ class Data:
         ]
         columns = ["id", "statement", "value", "unit", "kind", "status", "testbed", "claim"]
         return pd.DataFrame(rows, columns=columns)
+
+
+def _same(cell: object, wanted: object) -> bool:
+    """Whether a frame's cell is the value a claim's `where` names (numbers as numbers: 1024 and "1024")."""
+    if str(cell) == str(wanted):
+        return True
+    try:
+        return float(cell) == float(wanted)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False

@@ -33,7 +33,7 @@ from ..inputs import figures, reads
 from ..inputs.hashcache import files_under
 from ..prose import references
 from ..prose import scan as prose
-from ..records import Claim, Finding, PageRef, Policy, Report
+from ..records import Claim, Finding, PageRef, Policy, Report, Source
 from ..trust.digest import CODE_PAGES
 from .render import ASSETS, Asset, Generated, Links, claim_src, run_src, url_of
 from .watched import signature
@@ -255,7 +255,7 @@ class KeptPages(PageReading):
             by_page.setdefault(ref.where.path, []).append(ref)
         spent = sum(done[2] for path, done in self.scans.items() if pages.get(path) == done[0])
         findings: list[Finding] = []
-        typed: dict[str, tuple[str, ...]] = {}
+        typed: dict[str, tuple[tuple[str, Source], ...]] = {}
         for path, text in pages.items():
             done = self.scans.get(path)
             if done is None or done[0] != text:

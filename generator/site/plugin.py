@@ -96,7 +96,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         memory = self._memory()
         report, changed = memory.report_for(self.root, self.policy, self.now, self._check)
         self.report = self._judge(report)
-        self.typed_anywhere = frozenset(text for texts in report.typed.values() for text in texts)
+        self.typed_anywhere = frozenset(text for figures in report.typed.values() for text, _ in figures)
         settings = assemble.Settings(directory_urls=config.use_directory_urls)  # MkDocs says which page it renders
         # claim and run pages skip MkDocs' page pipeline (frame.py) unless another plugin would see them; a
         # build makes them one at a time as it writes them (serve keeps them all, to reuse what it can)

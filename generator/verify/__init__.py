@@ -2,8 +2,8 @@
 
 The entry point is verify() (whole.py); guide/builders.md states what it refuses. Below it: sitefiles.py
 (the site's documents), sitepage.py (one page), sitetext.py (what a reader may see), framed.py (a page
-read as a frame around its content), expected.py (the fragments rendered again), chartdata.py (a chart's
-rows), registry.py (the runs a previous site published).
+read as a frame around its content), expected.py (the fragments rendered again), registry.py (the runs a
+previous site published); a figure's numbers are held by the build's own rule (prose/literals.py).
 """
 
 from .sitepage import Problem

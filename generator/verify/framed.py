@@ -333,7 +333,7 @@ class _Recorder(reader.PageReader):
             or self._spec is not None
             or self._math is not None
             or self._cell is not None
-            or (self._stack and self._stack[-1][1] == "raw")
+            or (self._stack and (self._stack[-1][1] == "raw" or self._stack[-1][0] == "noscript"))
         ):
             self.safe = False
         super().handle_data(data)
@@ -343,12 +343,6 @@ class _Recorder(reader.PageReader):
 
     def handle_decl(self, decl):
         self.safe = self.safe and not _holds(decl)
-
-    def handle_pi(self, data):
-        self.safe = self.safe and not _holds(data)
-
-    def unknown_decl(self, data):
-        self.safe = self.safe and not _holds(data)
 
 
 def _holds(text: str) -> bool:

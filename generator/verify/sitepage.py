@@ -5,8 +5,9 @@ The page is read once (prose/reader.py). Its stamp must pass the gate, carry the
 bind the page's path and the content it stamps (trust/stamp.py): a page edited or moved after the
 ledger rendered it no longer gives its digest. Every claim it shows must show the Report's value,
 kind and status (and, on a page that forbids leads, be no lead); every chart row must be a row of
-the intact run it names (chartdata.py); a figure table's number with a unit must be a claim or the
-cell of the run its row names. Then the rendered text: a figure anywhere else on the page (sitetext.py
+the intact run it names, and a figure's other numbers claims' values or cells of the runs it read; a
+figure table's number with a unit must be a claim or a run's cell (prose/literals.py: the rule the build
+applies where it draws the figure). Then the rendered text: a figure anywhere else on the page (sitetext.py
 says what a page may hold) is refused with its line, what the reader sees and the element it is in.
 """
 
@@ -15,18 +16,16 @@ from __future__ import annotations
 import bisect
 import html
 import json
-import math
 import re
 from dataclasses import dataclass
 from itertools import repeat
 
-from ..lang.values import format_value, parse_number
-from ..prose import numbers, reader
+from ..prose import literals, numbers, reader
 from ..records import Report
 from ..trust import stamp
 from ..trust.digest import digest
 from ..wording import displayed
-from . import chartdata, framed, sitefiles
+from . import framed, sitefiles
 from .sitetext import Shown, SiteContext
 
 _REFERENCE = re.compile(
@@ -56,9 +55,11 @@ class Problem:
     page: str  # relative to the site folder
     line: int
     what: str
+    typed: str = ""  # migration mode: where the gate warned about this figure (file:line): a warning, not a problem
 
     def __str__(self) -> str:
-        return f"{self.page}:{self.line}: {self.what}" if self.line else f"{self.page}: {self.what}"
+        said = f"{self.page}:{self.line}: {self.what}" if self.line else f"{self.page}: {self.what}"
+        return f"{said}; typed at {self.typed} (warning: warn: [unbound-number])" if self.typed else said
 
 
 def page_problems(
@@ -90,8 +91,8 @@ def page_problems(
     forbids = name in ctx.forbid_leads
     for line, claim_id, classes, value in read.claims:
         found += _claim_problems(name, line, claim_id, classes, value, site_pages, ctx.report, forbids)
-    for line, chart_id, spec, claims in read.charts:
-        wrong = chartdata.problems(chart_id, spec, ctx.report)
+    for line, chart_id, spec, claims, runs in read.charts:
+        wrong = literals.chart_problems(chart_id, spec, ctx.report, runs.split(), claims.split())
         found += [Problem(name, line, what) for what in wrong]
         if charts is not None and not wrong:
             charts.add(chart_id)
@@ -100,8 +101,8 @@ def page_problems(
             name, [reader.Piece(t, line, f"the spec of chart {chart_id!r}", True) for t in _spec_texts(spec)], ctx, name
         )
     for table in read.tables:
-        found += _table_problems(name, table, ctx.report)
-    found += _figures(name, read.pieces, ctx, name)
+        found += [Problem(name, line, what) for line, what in literals.table_problems(table, ctx.report)]
+    found += _figures(name, read.pieces, ctx, name, migrating(name, ctx))
     found += _label_problems(name, read.labels, ctx)
     return found
 
@@ -406,67 +407,33 @@ def _spec_texts(spec: str) -> list[str]:
     return [f"\n{text}\n" for text in found]
 
 
-def _table_problems(name: str, table: reader.FigureTable, report: Report) -> list[Problem]:
-    """A figure table's numbers with a unit (in the cell or its column's header) are claims or run cells."""
-    found = []
-    runs = {(run.name, run.testbed): run for run in report.runs.values()}
-    for row in table.rows:
-        run = runs.get((row.run, row.testbed)) if row.run else None
-        for position, cell in enumerate(row.cells):
-            header = table.header[position] if position < len(table.header) else ""
-            if cell.header or cell.claim or not _is_figure(cell.text, header):
-                continue
-            if run is None:
-                found.append(
-                    Problem(
-                        name,
-                        row.line,
-                        f"table {table.id!r} shows {cell.text.strip()!r} under "
-                        f"{header!r}, a number from no claim and no run (a figure's literal)",
-                    )
-                )
-            elif not report.run_state(run.path).intact or not _in_run(cell, run):
-                found.append(
-                    Problem(
-                        name,
-                        row.line,
-                        f"table {table.id!r} shows {cell.text.strip()!r} under "
-                        f"{header!r}, which is no cell of run {run.path}",
-                    )
-                )
-    return found  # fmt: skip
+def migrating(name: str, ctx: SiteContext) -> tuple[dict[str, list[str]], dict[str, str]] | None:
+    """In migration mode (`warn: [unbound-number]`), for a hand-written page: what the gate warned about,
+    which verify-site lists as warnings rather than refusing: the figures typed into the page's source,
+    each where it is typed (file:line), and for the text around its content (title, navigation), those
+    typed into any page or mkdocs.yml; None otherwise (every figure refused)."""
+    source = ctx.handwritten.get(name)
+    if source is None or ctx.report.policy.severity("unbound-number") != "warn":
+        return None
+    own: dict[str, list[str]] = {}
+    for text, where in ctx.report.typed.get(source, ()):
+        own.setdefault(text, []).append(f"{where.path}:{where.line}")
+    anywhere = {text: f"{where.path}:{where.line}" for figures in ctx.report.typed.values() for text, where in figures}
+    return own, anywhere
 
 
-def _is_figure(text: str, header: str) -> bool:
-    """A number a reader reads with a unit: in its own text, or in its column's header "(unit)"."""
-    value = text.strip()
-    if parse_number(value.replace(",", "")) is None:
-        return False  # text: the rendered-text scan reads it
-    unit = re.search(r"\(([^()]+)\)\s*$", header)  # as tables.header writes it: "gb_per_s (GB/s)"
-    return bool(parse_number(value.replace(",", "")) is not None and unit and numbers.figures(f"1 {unit.group(1)}"))
-
-
-def _in_run(cell: reader.TableCell, run) -> bool:
-    number = parse_number(cell.text.strip().replace(",", "").replace("−", "-"))
-    if number is None:
-        return False
-    for table in run.tables.values():
-        if cell.column not in table.columns:
-            continue
-        index = table.columns.index(cell.column)
-        for cells in table.rows:
-            value = parse_number(cells[index])
-            if value is not None and (
-                format_value(value) == cell.text.strip() or math.isclose(value, number, rel_tol=5e-4)
-            ):
-                return True
-    return False
-
-
-def _figures(name: str, pieces: list[reader.Piece], ctx: SiteContext, page: str) -> list[Problem]:
-    """Each figure a reader sees in these pieces that nothing re-derived holds."""
+def _figures(
+    name: str,
+    pieces: list[reader.Piece],
+    ctx: SiteContext,
+    page: str,
+    typed: tuple[dict[str, list[str]], dict[str, str]] | None = None,
+) -> list[Problem]:
+    """Each figure a reader sees in these pieces that nothing re-derived holds (typed: migrating(); such a
+    figure the gate warned about, once for each time it is typed on the page, is a warning)."""
     generated = page not in ctx.handwritten and page != THEME_404 and page.endswith(".html")
-    found = []
+    found: list[Problem] = []
+    warned: list[Problem] = []
     where = _Pieces(pieces)
     for start, figure in where.figures():
         if generated and figure.text in ctx.shown:
@@ -474,18 +441,26 @@ def _figures(name: str, pieces: list[reader.Piece], ctx: SiteContext, page: str)
         piece = where.at(start)
         if piece.content and piece.ledger and figure.text in ctx.shown:
             continue  # ... a banner, a caption
-        found.append(
-            Problem(
-                name,
-                piece.line,
-                f"{figure.seen or figure.text!r} in {piece.element} is a figure no claim "
-                "the ledger re-derived holds (cite a claim, or mark a label on its page)",
-            )
+        what = (
+            f"{figure.seen or figure.text!r} in {piece.element} is a figure no claim "
+            "the ledger re-derived holds (cite a claim, or mark a label on its page)"
         )
+        at = _typed_at(figure.text, piece, typed) if typed is not None else ""
+        (warned if at else found).append(Problem(name, piece.line, what, at))
     if len(found) > MAX_PER_PAGE:
         rest = len(found) - MAX_PER_PAGE
         found = found[:MAX_PER_PAGE] + [Problem(name, found[MAX_PER_PAGE].line, f"and {rest} more such figures")]
-    return found  # fmt: skip
+    return warned + found  # fmt: skip
+
+
+def _typed_at(text: str, piece: reader.Piece, typed: tuple[dict[str, list[str]], dict[str, str]]) -> str:
+    """Where the gate warned about a figure a page shows: its page's source typed it (each time typed
+    excuses one), or, around the content, any page did; '' where it did not (a hook's, a figure's, a theme's)."""
+    own, anywhere = typed
+    if piece.content:
+        places = own.get(text)
+        return places.pop(0) if places else ""
+    return anywhere.get(text, "")
 
 
 def _label_problems(name: str, labels: list[reader.Piece], ctx: SiteContext) -> list[Problem]:
