@@ -3,7 +3,8 @@ hook runs inside the build with all its powers, so it can switch off any check m
 in its own process, scans the rendered text of every page and refuses any figure that no claim element
 it re-derived holds, naming the page, the text and the element; a figure table's numbers come from
 claims or run cells, never from a literal. Each attack is a real project built with `mkdocs build
---strict` (the build passes: the attack switched its check off) and checked with the real CLI."""
+--strict` (the build passes: the attack switched its checks off, the read-back or the figure-literal rule the
+build shares with verify-site) and checked with the real CLI."""
 
 import pytest
 from helpers import run_ledger, run_mkdocs, write_tree
@@ -19,6 +20,21 @@ plugin.LedgerPlugin._readback = lambda self: None
 """
 
 
+# A figure module that switches off the build's own figure-literal rule (issue 45 made the build refuse a
+# literal as verify-site does); verify-site, in its own process, still reads every cell.
+SILENCE_FIGURES = """from generator.prose import literals as _literals
+
+_literals.table_problems = lambda *args, **kwargs: []
+_literals.chart_problems = lambda *args, **kwargs: []
+"""
+# ... and the gate's caption rule, which `ledger check` applies before any build (the build runs the gate
+# before it imports a figure module: a hook, loaded with the configuration, can switch it off)
+SILENCE_CAPTIONS = """from generator.prose import scan as _scan
+
+_scan.caption_findings = lambda *args, **kwargs: []
+"""
+
+
 def built(tmp_path, hook: str = "", figures: str = "", page: str = "") -> tuple:
     a_ledger(tmp_path)
     files = {}
@@ -26,7 +42,9 @@ def built(tmp_path, hook: str = "", figures: str = "", page: str = "") -> tuple:
         files["hooks.py"] = SILENCE + hook
         files["mkdocs.yml"] = MKDOCS + "hooks: [hooks.py]\n"
     if figures:
-        files["figures/attack.py"] = "import pandas as pd\nfrom generator.site.figure_api import table\n" + figures
+        files["figures/attack.py"] = (
+            "import pandas as pd\nfrom generator.site.figure_api import table\n" + SILENCE_FIGURES + figures
+        )
     if page:
         files["docs/attack.md"] = page
         files["mkdocs.yml"] = files.get("mkdocs.yml", MKDOCS).replace(
@@ -112,7 +130,10 @@ def worded(data):
     Batching reaches 9.9 GB/s here."""
     return data.claims(["moe-speedup-b16"])[["claim"]]
 '''
-    _, result = built(tmp_path, figures=figures, page='# Attack\n\n{{ table("worded") }}\n')
+    page = '# Attack\n\n{{ table("worded") }}\n'
+    with pytest.raises(AssertionError, match="figure-literal: '9.9 GB/s' in the caption of table 'worded'"):
+        built(tmp_path / "gated", figures=figures, page=page)  # the gate, inside the build, refuses it first
+    _, result = built(tmp_path / "silenced", hook=SILENCE_CAPTIONS, figures=figures, page=page)  # a hook loads first
     refused(result, "attack/index.html", "'9.9 GB/s'")
 
 

@@ -124,7 +124,7 @@ def test_the_fleets_workflows_and_every_workflow_init_writes_match_githubs_workf
     )
     assert checker, "check-jsonschema comes with the test extra"
     files = sorted(str(path) for path in (fleet / ".github/workflows").glob("*.yml"))
-    assert len(files) == 4  # review, publish, measure, mac-smoke
+    assert len(files) == 5  # review, publish, preview, measure, mac-smoke
     done = subprocess.run(
         [checker, "--builtin-schema", "vendor.github-workflows", *files], capture_output=True, text=True
     )

@@ -46,7 +46,7 @@ def test_code_keeps_the_syntax_and_claim_text_stays_text(tmp_path):
 def test_a_table_reference_renders_the_figure_as_a_block(tmp_path):
     a_ledger(tmp_path)
     html = convert(tmp_path, '# T\n\n{{ table("speedups") }}\n')
-    assert '<figure class="ledger-figure ledger-table" id="table-speedups">' in html
+    assert '<figure class="ledger-figure ledger-table" id="table-speedups" ' in html  # then its data-* attributes
     assert "<p><figure" not in html
 
 

@@ -126,8 +126,10 @@ def generated(seed: int) -> tuple[str, str, bool]:
     """A formula over the two throughputs (dimensionless, as a ratio of them) that depends on both, or
     one that flattens, clamps or cancels `s`; (formula, the input it loses or "", whether it loses one)."""
     rng = random.Random(seed)
-    p, q = rng.choice((1, 2, 0.5)), rng.choice((1, -1, 2))
-    depends = f"(s / b) ** {p} + {rng.uniform(0.5, 2):.3f} * (b / s) ** {q}"
+    # depends on s at any ratio of the two throughputs: a sum of a rising and a falling power (as before) has a
+    # minimum where doubling or halving s moves it less than the tolerance, at a ratio a loaded machine can measure
+    p = rng.choice((1, 2, -1, -2, 1.5))
+    depends = f"{rng.uniform(0.5, 2):.3f} * (s / b) ** {p}"
     losing = [
         f"(b / b) ** {p} * {rng.uniform(0.5, 2):.3f} + (s - s) / b",  # cancels
         f"{rng.uniform(0.5, 2):.3f} * (s / b) ** 1e-12",  # flattens
