@@ -232,3 +232,25 @@ def test_reference_spans_are_read_as_placeholders_without_digits():
     text = 'x {{ claim("b16-gain") }} y\n'
     found, problem = prose.page_figures(text, "p.md", find(text, "p.md"), ["toc"], {}, Path("."))
     assert (found, problem) == ([], None)
+
+
+def test_a_figure_in_an_attribute_or_an_included_snippet_is_reported_where_it_is_typed(tmp_path):
+    """Both were reported at line 1 of the page: an attribute's figure at its own line and column; a snippet's
+    (found in pymdownx.snippets' base_path) at its line in the snippet, with the line of its include."""
+    config = (
+        "site_name: t\nmarkdown_extensions:\n  - pymdownx.snippets:\n      base_path: [parts]\nplugins:\n  - ledger\n"
+    )
+    page = '# T\n\nSome text.\n\n<img src="x.png"\n     alt="rate 3 GB/s">\n\nMore.\n\n--8<-- "part.md"\n'
+    write_tree(
+        tmp_path,
+        {
+            "mkdocs.yml": config,
+            "claims/a.yaml": "claims: []\n",
+            "docs/index.md": page,
+            "parts/part.md": "one\n\nIt takes 5 ms here.\n",
+        },
+    )
+    found = run_ledger("check", "--no-cache", cwd=tmp_path).output
+    assert "docs/index.md:6:16: unbound-number: '3 GB/s' is typed into the page;" in found
+    assert "parts/part.md:3:10: unbound-number: '5 ms' is typed into the page (included at docs/index.md:10);" in found
+    assert "docs/index.md:1:" not in found

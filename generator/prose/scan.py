@@ -43,6 +43,7 @@ class TypedFigure:
     where: Source  # file, line and column of the number
     text: str  # as normalised: "3.71×" (the build's read-back compares these)
     seen: str = ""  # as a reader sees it, for messages: "3,71 ×", "½ GB"
+    via: str = ""  # for a figure typed in an included snippet: the page and line of its include ("docs/a.md:10")
 
     @property
     def shown(self) -> str:
@@ -142,7 +143,8 @@ def unbound(
             typed.where,
             "",
             "unbound-number",
-            f"{typed.shown!r} is typed into the {place}; the gate cannot keep it true",
+            f"{typed.shown!r} is typed into the {place}{f' (included at {typed.via})' if typed.via else ''}; "
+            "the gate cannot keep it true",
             _citing(holders.get(typed.text, ()), typed.shown) if holders else fix,
             severity=policy.severity("unbound-number"),
         )
@@ -267,7 +269,7 @@ def page_figures(
     figures = numbers.figures(seen, table)
     if figures:
         masked = re.sub(r"[^\n]", " ", body[:meta_end]) + body[meta_end:]
-        found += _traced(figures, masked, path, root, table)
+        found += _traced(figures, masked, path, root, table, _snippet_bases(configs))
     return found, None
 
 
@@ -315,12 +317,20 @@ def meta_length(text: str) -> int:
 
 
 def _traced(
-    figures: list[numbers.Figure], source: str, path: str, root: Path, table: units.UnitTable
+    figures: list[numbers.Figure],
+    source: str,
+    path: str,
+    root: Path,
+    table: units.UnitTable,
+    bases: tuple[str, ...] = (".",),
 ) -> list[TypedFigure]:
     """Each figure read in the rendered text, at the line and column of its number in the page (or the
-    included file) it is typed in: the first figure of the same text in the source, read as prose
-    (markup and code left out), after the one before it; failing that, the same letters and digits."""
-    files = [(path, source)] + _snippets(source, root)
+    included file, with the line of its include) it is typed in: the first figure of the same text in the
+    source, read as prose (markup and code left out), after the one before it; failing that, the same
+    letters and digits."""
+    included = _snippets(source, root, bases)
+    files = [(path, source)] + [(name, text) for name, text, _ in included]
+    via = {name: f"{path}:{line}" for name, _, line in included}
     placed = [(name, _source_figures(text, table), references.line_starts(text)) for name, text in files]
     cursor = 0
     traced = []
@@ -334,7 +344,8 @@ def _traced(
                 where = Source(name, *references.locate(starts, at))
                 cursor = at + 1 if index == 0 else cursor
                 break
-        traced.append(TypedFigure(where or _by_letters(figure, files, skeletons), figure.text, figure.seen))
+        where = where or _by_letters(figure, files, skeletons)
+        traced.append(TypedFigure(where, figure.text, figure.seen, via.get(where.path, "")))
     return traced
 
 
@@ -421,20 +432,34 @@ def _by_letters(figure: numbers.Figure, files: list[tuple[str, str]], skeletons:
     return Source(files[0][0], 1)
 
 
-def _snippets(source: str, root: Path) -> list[tuple[str, str]]:
-    """Files a page includes with pymdownx.snippets (`--8<-- "file"`), under the project only."""
+def _snippet_bases(configs: dict) -> tuple[str, ...]:
+    """Where pymdownx.snippets looks for an included file: its `base_path` (one path or a list; default the
+    project's folder, where MkDocs runs)."""
+    bases = (configs.get("pymdownx.snippets") or {}).get("base_path", ".")
+    listed = [bases] if isinstance(bases, str) else bases if isinstance(bases, list) else ["."]
+    return tuple(str(base) for base in listed if isinstance(base, str)) or (".",)
+
+
+def _snippets(source: str, root: Path, bases: tuple[str, ...] = (".",)) -> list[tuple[str, str, int]]:
+    """Files a page includes with pymdownx.snippets (`--8<-- "file"`), found in its base paths under the
+    project only: (the file, its text, the line of the include)."""
     from ..inputs.load import MAX_PAGE_BYTES, Unreadable, read_capped
 
     found = []
+    home = root.resolve()
+    starts = references.line_starts(source)
     for match in _SNIPPET.finditer(source):
-        target = (root / match.group(1)).resolve()
-        if root.resolve() not in target.parents:
-            continue
-        try:
-            text = read_capped(target, MAX_PAGE_BYTES).decode("utf-8", errors="replace")
-        except Unreadable:
-            continue
-        found.append((target.relative_to(root.resolve()).as_posix(), text))
+        for base in bases:
+            target = (root / base / match.group(1)).resolve()
+            if home not in target.parents or not target.is_file():
+                continue
+            try:
+                text = read_capped(target, MAX_PAGE_BYTES).decode("utf-8", errors="replace")
+            except Unreadable:
+                continue
+            line = references.locate(starts, match.start() + len(match.group(0)) - len(match.group(0).lstrip()))[0]
+            found.append((target.relative_to(home).as_posix(), text, line))
+            break
     return found[:20]
 
 
