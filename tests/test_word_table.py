@@ -11,7 +11,7 @@ import json
 import re
 
 import pytest
-from helpers import run_ledger, write_tree
+from helpers import REPO, run_ledger, write_tree
 from helpers_rounds import claim, rounds_run
 
 from generator.lang import relations, wordtable
@@ -161,3 +161,10 @@ def test_a_spelled_multiplier_on_a_page_is_an_unbound_number(tmp_path):
     for figure in ("an order of magnitude", "3.7×"):
         at = line.index(figure) + 1
         assert f"docs/index.md:3:{at}: unbound-number: {figure!r} is typed into the page" in result.output
+
+
+def test_the_guide_shows_every_row_of_the_table():
+    guide = (REPO / "guide" / "checks.md").read_text()
+    for word in wordtable.WORD_TABLE:
+        implies = " or ".join(f"`{text}`" for text in word.implies)
+        assert f"| {word.name} | {', '.join(word.spellings)} | {implies} |" in guide, word.name
