@@ -17,7 +17,7 @@ from .inputs import attributes, figures, gitlog, load
 from .inputs.config import project_policy
 from .judging import causes, evidence, leads, replicated
 from .lang.stability import Stability
-from .prose import references, surfaces
+from .prose import references, surfaces, unsupported
 from .prose import scan as prose
 from .records import Claim, ClaimVerdict, Finding, PageRef, Policy, Report, Run, Source
 from .rules import PAGE_RULES
@@ -170,6 +170,7 @@ def _pages(
         *references.in_headings(pages, refs, policy),
         *leads.lead_premises(pages, refs, {claim_id: found.claim for claim_id, found in judged.items()}, policy),
         *replicated.findings(judged, pages, refs, policy),  # min_replicates and pages' `ledger: {replicates: N}`
+        *unsupported.findings(pages, refs, judged, policy),  # words that speak of a claim's ratio
         *read.findings,
     ]
     return PageVerdicts(refs, tuple(found), read.typed)
@@ -230,7 +231,7 @@ def check_pages(report: Report, root: Path, reader: PageReading = AFRESH) -> Rep
     kept = [
         f
         for f in report.findings
-        if f.rule not in (*PAGE_RULES, moved.RULE, replicated.RULE)
+        if f.rule not in (*PAGE_RULES, moved.RULE, replicated.RULE, unsupported.RULE)
         and not (f.rule == "invalid" and f.where.path.startswith(docs))
     ]
     read = _pages(root, report.policy, report.claims, report.verdicts, reader.defined(root), reader=reader)

@@ -149,6 +149,13 @@ RULE_TABLE = (
     ),
     Rule("unknown-reference", "a page refers to a claim, table or chart that does not exist", stale=False),
     Rule(
+        "unsupported-word",
+        "a word of the word table (faster, no gain, barely moves, ...) in a sentence that holds exactly one claim "
+        "reference, with no other figure between them, speaks of a ratio claim (×) that asserts no relation the "
+        "word implies (`asserts:`, which not-significant holds at its interval)",
+        stale=False,
+    ),
+    Rule(
         "lead-premise",
         "a page whose front matter forbids leads (`ledger: {leads: forbid}`) cites a lead",
         stale=False,

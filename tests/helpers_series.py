@@ -190,7 +190,7 @@ def ledger(root, run: str, value: str = "3.6", extra: str = "", tolerance: str =
                     evidence: {{run: {run}, file: results.csv, where: {{batch: 16}}, column: speedup}}
                     tolerance: {tolerance}{extra}
                 """,
-            "docs/index.md": '# Report\n\nBatching gains {{ claim("moe-speedup-b16") }} at B=16.\n',
+            "docs/index.md": '# Report\n\nBatching gives {{ claim("moe-speedup-b16") }} at B=16.\n',
             "docs/more.md": '# More\n\nAs said, {{ claim("moe-speedup-b16") }}.\n\nAgain: {{ claim("moe-speedup-b16") }}\n',
         },
     )
