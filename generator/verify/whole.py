@@ -43,7 +43,7 @@ def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[list[s
     series, series_found = series_problems(site, report, rendered.series_text)
     published, published_found = machine_problems(site, report, ctx.directory_urls)
     for name in found.others:
-        if name in series or name in published:  # byte for byte the ledger's (series_problems, machine_problems)
+        if name in series or name in published:  # held byte for byte to the ledger's (series_problems, machine_problems)
             continue
         if name not in {sitepage.fallback_of(chart_id) for chart_id in charts}:  # drawn from a verified spec
             problems += sitepage.document_problems(name, found.text(name), ctx)
@@ -77,9 +77,9 @@ def series_problems(
 
 
 def machine_problems(site: Path, report: Report, directory_urls: bool) -> tuple[set[str], list[Problem]]:
-    """(the files that are the ledger's, problems): claims.json and llms.txt must be, byte for byte, what
-    the ledger makes of the fresh report, as the claim pages are its rendering of it."""
-    same, problems = set(), []
+    """(the files read here, problems): claims.json and llms.txt must be, byte for byte, what the ledger
+    makes of the fresh report (one problem for an edited one, not one per figure in it)."""
+    read, problems = set(), []
     for name, expected in (
         (text.CLAIMS_JSON, text.as_json(report)),
         (text.LLMS_TXT, text.as_llms(report, directory_urls)),
@@ -87,13 +87,13 @@ def machine_problems(site: Path, report: Report, directory_urls: bool) -> tuple[
         path = site / name
         if not path.is_file() or path.is_symlink():  # (a link is refused with the site's files: sitefiles.py)
             problems += [] if path.is_symlink() else [Problem(name, 0, "missing: the site publishes no verdicts here")]
-        elif path.read_bytes().decode("utf-8", "replace") == expected:
-            same.add(name)
-        else:
+            continue
+        read.add(name)
+        if path.read_bytes().decode("utf-8", "replace") != expected:
             problems.append(
                 Problem(name, 0, "differs from the ledger's verdicts: edited after the build, or built from another state")
             )
-    return same, problems
+    return read, problems
 
 
 def registry_problems(site: Path, report: Report) -> list[Problem]:
