@@ -7,7 +7,6 @@ import json
 import re
 import shlex
 import shutil
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -46,7 +45,11 @@ def test_the_schema_refuses_another_shape():
     [
         ("claims.json", lambda text: text.replace('"ok": true', '"ok": false', 1), "claims.json: differs"),
         ("claims.json", None, "claims.json: missing"),
-        ("llms.txt", lambda text: text + "- [fast](claim/fast/): 9.9 × (measured, asserted, fresh)\n", "llms.txt: differs"),
+        (
+            "llms.txt",
+            lambda text: text + "- [fast](claim/fast/): 9.9 × (measured, asserted, fresh)\n",
+            "llms.txt: differs",
+        ),
     ],
 )
 def test_verify_site_refuses_a_hand_edited_or_missing_claims_file(built_site, tmp_path, name, edit, problem):
