@@ -43,9 +43,7 @@ def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[list[s
     series, series_found = series_problems(site, report, rendered.series_text)
     published, published_found = machine_problems(site, report, ctx.directory_urls)
     for name in found.others:
-        if (
-            name in series or name in published
-        ):  # held byte for byte to the ledger's (series_problems, machine_problems)
+        if name in series or name in published:  # held byte for byte to the ledger's (the two calls above)
             continue
         if name not in {sitepage.fallback_of(chart_id) for chart_id in charts}:  # drawn from a verified spec
             problems += sitepage.document_problems(name, found.text(name), ctx)
