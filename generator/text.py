@@ -173,6 +173,31 @@ def as_json(report: Report) -> str:
     )
 
 
+CLAIMS_JSON = "claims.json"  # a site's verdicts for machines: as_json(), byte for byte (schema/check-report-1)
+LLMS_TXT = "llms.txt"  # ... and for assistants (llmstxt.org): each claim, its value and its page
+
+
+def as_llms(report: Report, directory_urls: bool) -> str:
+    """The site's llms.txt: a claims section listing each claim as stated, its verdict and its page."""
+    lines = [
+        "# Claims and their verdicts",
+        "",
+        f"> Every claim of this report, as the gate judged it ({summary(report)}). "
+        f"[{CLAIMS_JSON}]({CLAIMS_JSON}) holds the same verdicts as data: `ledger check --format json`.",
+        "",
+        "## Claims",
+        "",
+    ]
+    for claim_id, claim in report.by_id.items():
+        verdict = report.verdicts.get(claim_id)
+        page = f"claim/{claim_id}/" if directory_urls else f"claim/{claim_id}.html"
+        stated = f"{claim.value_text or claim.value} {claim.unit}".strip() if claim.value is not None else "no value"
+        judged = f", {verdict.fresh.label}" if verdict is not None else ""
+        said = f": {' '.join(claim.statement.split())}" if claim.statement else ""
+        lines.append(f"- [{claim_id}]({page}): {stated} ({claim.kind}, {claim.status}{judged}){said}")
+    return "\n".join(lines) + "\n"
+
+
 def verdict_json(verdict: ClaimVerdict) -> dict:
     """One claim's verdict as data (guide/cli.md#check lists the keys): values, never sentences to parse."""
     claim = verdict.claim

@@ -37,6 +37,14 @@ def test_properdocs_builds_the_report_with_the_gate_on(built_site, tmp_path):
         assert SHOWN.findall(article(tmp_path / "site", page)) == SHOWN.findall(article(built_site, page))
 
 
+def test_the_package_registers_its_plugin_for_properdocs_natively():
+    from importlib.metadata import entry_points
+
+    (found,) = entry_points(group="properdocs.plugins", name="ledger")  # ProperDocs' own group, not MkDocs' alone
+    assert found.value == "generator.site.plugin:LedgerPlugin"
+    assert found.load().__name__ == "LedgerPlugin"
+
+
 def test_properdocs_fails_the_build_when_the_gate_fails(tmp_path):
     a_ledger(tmp_path)
     claims = tmp_path / "claims/moe.yaml"

@@ -57,7 +57,9 @@ def test_the_wheel_holds_the_package_and_its_data_and_nothing_of_the_report(dist
     (wheel,) = dist.glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     package = {name for name in names if name.startswith("generator/")}
-    assert tracked("generator") | {"generator/schema/claims.schema.json"} == package  # templates, assets, all
+    schemas = {"generator/" + name for name in tracked("schema")}  # schema/ is shipped as generator/schema/
+    assert {"generator/schema/claims.schema.json", "generator/schema/check-report-1.schema.json"} <= schemas
+    assert tracked("generator") | schemas == package  # templates, assets, all
     assert not {name for name in names if name.split("/")[0] in ("docs", "claims", "measurements", "tests", "probes")}
     info = next(name for name in names if name.endswith(".dist-info/METADATA"))
     metadata = email.message_from_bytes(zipfile.ZipFile(wheel).read(info))

@@ -45,7 +45,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         count = len(site.problems)
         print(f"wrote nothing: {count} figure problem{'s' if count != 1 else ''} ({text.summary(report)})")
         return 1
-    written = export.write(args.out_dir, docs, site.pages, site.assets())
+    written = export.write(args.out_dir, docs, site.pages, site.assets() + site.for_machines())
     print(f"wrote {len(written)} files under {args.out_dir} ({text.summary(report)})")
     print(
         "build them with the Markdown extension `generator.site.markdown_ext` and extra_css "

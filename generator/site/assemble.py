@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import text
 from ..inputs import mkdocs_yml
 from ..inputs.bounded import Unreadable, read_capped
 from ..judging import leads
@@ -68,6 +69,14 @@ class Site:
     def figures_html(self, wanted: Iterable[str], links: render.Links) -> dict[str, str]:
         """The figures a page refers to, as HTML for that page (links: from the page)."""
         return {key: drawing.figure_html(self.drawn[key], self.report, links) for key in wanted if key in self.drawn}
+
+    def for_machines(self) -> list[Asset]:
+        """claims.json (the verdicts as `ledger check --format json` gives them) and llms.txt, at the site's
+        root: made from the whole report (its findings too), so made again every build."""
+        return [
+            Asset(text.CLAIMS_JSON, content=text.as_json(self.report)),
+            Asset(text.LLMS_TXT, content=text.as_llms(self.report, self.settings.directory_urls)),
+        ]
 
     def assets(self) -> list[Asset]:
         """ledger.css, ledger.js, charts.js and the registry of runs; with charts or timelines, each chart's

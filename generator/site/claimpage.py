@@ -9,6 +9,7 @@ page too (build(page, verdict)): the sections about neighbours then say what the
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -73,6 +74,8 @@ def build(page, verdict: ClaimVerdict, report: Report | None = None, found: Inde
         page.html(borrowed(verdict, report, links))
     if claim.kind == "extrapolated" and claim.checked_by:
         page.html(checks_html(verdict, report, links))
+    page.heading("Re-measure it")
+    page.html(remeasure_html(verdict, report))
     if claim.kind == "measured":
         page.heading("History")
         page.html(history_section(verdict, links, found.series if found else None))
@@ -205,6 +208,51 @@ def probe_line(run, report: Report, links) -> str:
     note = "changed since the run: the text linked is today's" if changed else "unchanged since the run"
     text = esc(links.code(run.probe, sha))
     return f'<p>The probe\'s source: <a href="{text}"><code>{esc(run.probe)}</code></a> ({note}); {listed}.</p>'
+
+
+def remeasure_command(verdict: ClaimVerdict, report: Report) -> str:
+    """The `ledger measure` that writes a run this measured claim can cite ("" where its run is not held):
+    its run's probe and testbed, its profile where not the default, and as many replicates as it pools."""
+    evidence = verdict.claim.evidence
+    run = report.runs.get(evidence.run) if evidence is not None else None
+    if run is None:
+        return ""
+    words = ["ledger", "measure", run.probe_name, "--testbed", run.testbed]
+    profile = run.parameters.get("profile")
+    if isinstance(profile, str) and profile != "default":
+        words += ["--profile", profile]
+    if verdict.replicas is not None:
+        words += ["--replicates", str(len(verdict.replicas.runs))]
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def remeasure_html(verdict: ClaimVerdict, report: Report | None) -> str:
+    """What re-measures the claim: a measured claim's own command; an extrapolated one's inputs'; a
+    borrowed one's source."""
+    claim = verdict.claim
+    if claim.kind == "borrowed":
+        return "<p>Nothing here measures it: read its source again (above).</p>"
+    if report is None:
+        return ""
+    commands: list[str] = []
+    seen: set[str] = set()
+    waiting = [claim.id]
+    while waiting:  # an extrapolated claim's inputs, down to the measured claims under them
+        found = report.verdicts.get(waiting.pop(0))
+        if found is None or found.claim.id in seen:
+            continue
+        seen.add(found.claim.id)
+        if found.claim.kind == "measured":
+            command = remeasure_command(found, report)
+            if command and command not in commands:
+                commands.append(command)
+        elif found.claim.kind == "extrapolated":
+            waiting += [target for _, target in found.claim.inputs]
+    if not commands:
+        return "<p>No run held here can be measured again for it.</p>"
+    lead = "Run, in the repository:" if claim.kind == "measured" else "Its inputs are measured again by:"
+    shown = "\n".join(esc(command) for command in commands)
+    return f"<p>{lead}</p><pre><code>{shown}</code></pre><p>then <code>ledger refresh --write</code> moves the claim to the new run.</p>"
 
 
 def stability_line(run, report: Report) -> str:

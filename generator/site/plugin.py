@@ -353,6 +353,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             else File.generated(config, asset.path, content=asset.content)
             for asset in made
         ]
+        found += [File.generated(config, asset.path, content=asset.content) for asset in self.site.for_machines()]
         return found
 
     def _page_file(self, config, page: report_pages.Generated) -> File:

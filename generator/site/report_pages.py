@@ -19,7 +19,7 @@ from ..inputs.config import shown_settings
 from ..judging import causes
 from ..lang.relations import SHOWN
 from ..records import RETIRED, ClaimVerdict, Finding, Report, Run
-from ..text import following_line, held, idle_holds, summary
+from ..text import CLAIMS_JSON, following_line, held, idle_holds, summary
 from ..wording import stated
 from . import claimpage, runpage, timeline
 from .render import (
@@ -435,7 +435,10 @@ def gate(report: Report, directory_urls: bool) -> Generated:
     )
     page.html(
         outcome + "<p>The same checks run in <code>ledger check</code> and inside the site build. "
-        "Policy (from <code>mkdocs.yml</code>; options not set there show their defaults):</p>"
+        "The runs they judge are committed to the repository: they never expire, unlike a CI service's "
+        "artifacts, so every claim can be checked again against the very files it cites. "
+        f'<a href="{esc(page.links.to(CLAIMS_JSON))}"><code>claims.json</code></a> holds these verdicts '
+        "as data (<code>ledger check --format json</code>). Policy (from <code>mkdocs.yml</code>; options not set there show their defaults):</p>"
         f'<div class="ledger-facts"><table><tbody>{settings}</tbody></table></div>'
     )
     by_rule: dict[str, list[tuple[Finding, list[Finding]]]] = {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import text
 from ..records import ClaimVerdict, Report
 from ..series.words import SERIES_ASSETS, asset_path
 from ..trust import stamp
@@ -40,12 +41,13 @@ def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[list[s
     for name in sorted(set(ctx.code_pages) - names):
         problems.append(Problem(name, 0, "missing: the page of a version of probe code that run pages link to"))
     series, series_found = series_problems(site, report, rendered.series_text)
+    published, published_found = machine_problems(site, report, ctx.directory_urls)
     for name in found.others:
-        if name in series:  # byte for byte the ledger's (series_problems)
+        if name in series or name in published:  # held byte for byte to the ledger's (the two calls above)
             continue
         if name not in {sitepage.fallback_of(chart_id) for chart_id in charts}:  # drawn from a verified spec
             problems += sitepage.document_problems(name, found.text(name), ctx)
-    problems += series_found + registry_problems(site, report)
+    problems += series_found + published_found + registry_problems(site, report)
     return found.pages, sorted(problems)
 
 
@@ -72,6 +74,28 @@ def series_problems(
         else:
             problems.append(Problem(name, 0, "is no series of the ledger's: the timeline data was edited or is stale"))
     return same, problems
+
+
+def machine_problems(site: Path, report: Report, directory_urls: bool) -> tuple[set[str], list[Problem]]:
+    """(the files read here, problems): claims.json and llms.txt must be, byte for byte, what the ledger
+    makes of the fresh report (one problem for an edited one, not one per figure in it)."""
+    read, problems = set(), []
+    for name, expected in (
+        (text.CLAIMS_JSON, text.as_json(report)),
+        (text.LLMS_TXT, text.as_llms(report, directory_urls)),
+    ):
+        path = site / name
+        if not path.is_file() or path.is_symlink():  # (a link is refused with the site's files: sitefiles.py)
+            problems += [] if path.is_symlink() else [Problem(name, 0, "missing: the site publishes no verdicts here")]
+            continue
+        read.add(name)
+        if path.read_bytes().decode("utf-8", "replace") != expected:
+            problems.append(
+                Problem(
+                    name, 0, "differs from the ledger's verdicts: edited after the build, or built from another state"
+                )
+            )
+    return read, problems
 
 
 def registry_problems(site: Path, report: Report) -> list[Problem]:
