@@ -23,8 +23,9 @@ class Word:
 
 
 WORD_TABLE = (
-    Word("faster", ("faster", "quicker", "speeds up", "speedup", "speed-up"), AWAY),
-    Word("slower", ("slower", "slows", "slowdown", "slow-down"), AWAY),
+    # (not "speedup" or "slowdown": nouns that name the quantity, as in "a speedup of 0.8×", imply no direction)
+    Word("faster", ("faster", "quicker", "speeds up"), AWAY),
+    Word("slower", ("slower", "slows", "slows down"), AWAY),
     Word("more", ("more",), AWAY),
     Word("fewer", ("fewer", "less"), AWAY),
     Word("higher", ("higher", "larger", "greater"), AWAY),
