@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -149,6 +150,9 @@ def test_a_published_build_fails_verify_site_as_a_preview(preview_site):
     assert refused.exit_code == 1
 
 
+MACHINE_FILES = ("/claims.json", "/llms.txt")  # what the site publishes for machines (issue 53)
+
+
 @pytest.mark.browser
 @pytest.mark.site
 def test_the_preview_opened_from_disk_links_only_to_pages(preview_site, tmp_path):
@@ -164,6 +168,9 @@ def test_the_preview_opened_from_disk_links_only_to_pages(preview_site, tmp_path
         while queue:
             url = queue.pop()
             if url in seen:
+                continue
+            if url.endswith(MACHINE_FILES):  # claims.json, llms.txt: files for machines, linked as files
+                assert Path(urllib.parse.unquote(urllib.parse.urlparse(url).path)).is_file(), url
                 continue
             seen.add(url)
             page.goto(url)

@@ -85,7 +85,9 @@ def test_a_claim_pages_command_writes_a_run_the_claim_can_cite(tmp_path):
     claims = project / "claims/hashing.yaml"
     (old_run,) = {c["evidence"]["run"] for c in yaml.safe_load(claims.read_text())["claims"] if "evidence" in c}
     claims.write_text(claims.read_text().replace(old_run, new_run.relative_to(project).as_posix()))
-    assert run_ledger("accept", "sha256-1mib-throughput", cwd=project).exit_code == 0
+    accepted = run_ledger("accept", "sha256-1mib-throughput", cwd=project)
+    # the new run may read within the claim's tolerance of the old one: then there is nothing to accept
+    assert accepted.exit_code == 0 or (accepted.exit_code == 2 and "nothing to accept" in accepted.errors), accepted
     checked = json.loads(run_ledger("check", "--format", "json", cwd=project).output)
     verdict = checked["verdicts"]["sha256-1mib-throughput"]
     assert (verdict["outcome"], verdict["fresh"]) == ("agrees", "fresh")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import html5lib
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from generator.prose import rendered, tokens
@@ -189,7 +189,8 @@ PARTS = [
 STALE_ORACLE = re.compile(r"<(?:svg|math)>.*</(?:p|br)>", re.S)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)  # CI reads the same 300 each run
+@example("<svg><script><foreignObject>5 GB")  # found by a random run: a foreign script's children are not shown
 @given(st.lists(st.sampled_from(PARTS), max_size=14).map("".join))
 def test_generated_markup_is_read_as_html5lib_parses_it(text):
     assume(not STALE_ORACLE.search(text))

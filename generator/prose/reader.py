@@ -430,8 +430,8 @@ class PageReader(Tokenizer):
         if (tag == "script" and values.get("type", "").lower().startswith("math/")) or "arithmatex" in classes:
             self._math = []
             return "math"
-        if tag in RAW:
-            return "raw"
+        if tag in RAW:  # in SVG or MathML a script's children are elements, but no browser shows them either
+            return "hide" if self.foreign else "raw"
         return ""
 
     def _attributes(self, tag: str, values: dict[str, str], line: int) -> None:
