@@ -307,7 +307,7 @@ def _refuse_inside_a_ledger(target: Path, args: argparse.Namespace) -> None:
     if inside is not None:
         here = args.dir or "."
         raise LedgerError(
-            f"{target} is inside the ledger at {inside} (its mkdocs.yml declares the ledger plugin), and "
+            f"{target} is inside the ledger at {inside.root} (its mkdocs.yml declares the ledger plugin), and "
             f"`ledger init` would start a second ledger in it; that ledger's commands work from any folder below "
             f"it. To start a separate ledger here anyway, name the folder: `ledger --root {here} init`"
         )
