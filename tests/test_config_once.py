@@ -79,7 +79,6 @@ def test_from_a_folder_inside_the_project_the_one_read_finds_it_too(project):
         ("history", "sha256-1mib-throughput"),
         ("accept", "--dry-run", "sha256-1mib-throughput"),
         ("refresh",),
-        ("coverage", "hashing"),
         ("measure", "--matrix", "all"),
         ("pages", "../built-docs"),
         ("verify-site", "docs"),  # not a site (no HTML page: it fails), but read as one
@@ -88,6 +87,12 @@ def test_from_a_folder_inside_the_project_the_one_read_finds_it_too(project):
 )
 def test_every_verb_reads_it_once(project, args):
     assert reads(project, *args) == [str(project.resolve() / "mkdocs.yml")]
+
+
+def test_ledger_coverage_reads_it_twice_while_its_code_is_hashed_into_a_committed_run(project):
+    """generator/commands/coverage.py is code the committed coverage run hashes: edited, that run's claims turn
+    probe-changed. Until it is measured again it reads the policy itself, after the entry point's read."""
+    assert reads(project, "coverage", "hashing") == [str(project.resolve() / "mkdocs.yml")] * 2
 
 
 def test_ledger_diff_reads_the_working_trees_once_and_each_revisions_once(project):

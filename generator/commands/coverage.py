@@ -18,7 +18,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..gate import check
+from ..gate import check_project
 from ..judging import reruns
 from ..lang import between
 from ..records import LedgerError, Run
@@ -68,7 +68,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         raise LedgerError("--claims states the figures of a coverage run: add --write-run")
     root = args.root.resolve()
     started = datetime.now(timezone.utc)
-    report = check(args.project.root, args.project.policy, started, every_run_rounds=True)
+    report = check_project(args.root, args.config, started, every_run_rounds=True)
     results: list[dict[str, object]] = []
     summarised: list[dict[str, object]] = []
     sets: dict[str, list[Run]] = {}
