@@ -1,13 +1,13 @@
 """`ledger VERB`: find the verb, parse its arguments, run it; exit 0 clean, 1 gate failed, 2 usage.
 
 Each verb is one row of VERBS and one module under generator/commands/ holding its own
-`setup_arguments(parser)` and `run_from_args(args)` (asv's commands/ layout). A verb that needs a ledger gets
-the project's configuration composed once, here, as `args.project` (inputs/project.py): nothing below reads
-mkdocs.yml again. Only the module of the
-verb named is imported, so `ledger check` (and the pre-commit hook) loads the core alone, never the
-site stack. A verb's module may also hold `cached(args) -> exit code | None`, asked before anything
-else is loaded or the ledger looked for: `ledger check` answers from its cache there when nothing has
-changed. Adding a verb: a row here, its module, and its section in guide/cli.md (tests/test_cli_guide.py).
+`setup_arguments(parser)` and `run_from_args(args)` (asv's commands/ layout). A verb that needs a ledger
+gets the project's configuration composed once, here, as `args.project` (inputs/project.py: its policy and
+settings; nothing below reads mkdocs.yml again). Only the module of the verb named is imported, so `ledger
+check` (and the pre-commit hook) loads the core alone, never the site stack. A verb's module may also hold
+`cached(args) -> exit code | None`, asked before anything else is loaded or the ledger looked for: `ledger
+check` answers from its cache there when nothing has changed. Adding a verb: a row here, its module, and its
+section in guide/cli.md (tests/test_cli_guide.py).
 """
 
 from __future__ import annotations

@@ -7,9 +7,9 @@ the plugin once per build; each revision `ledger diff` reads once): the policy (
 folder holds a ledger (project.py), the site's URL settings (the site assembly, verify-site), the Markdown
 extensions pages are rendered with (for the prose scan, rendered.py), the texts MkDocs shows on every page
 (site name, description, author, copyright, navigation titles, theme and extra strings, each with its
-file, line and column) and the build settings a review compares (review/buildcode.py). As MkDocs does (mkdocs/utils/yaml.py), a file's `INHERIT: PATH`
-(relative to that file) names a parent, read first and merged under it: a mapping merged key by key, any
-other value replaced. Every node keeps the file it came from (its mark's name, relative to mkdocs.yml's
+file, line and column) and the build settings a review compares (review/buildcode.py). As MkDocs does
+(mkdocs/utils/yaml.py), a file's `INHERIT: PATH` (relative to that file) names a parent, read first and
+merged under it: a mapping merged key by key, any other value replaced. Every node keeps the file it came from (its mark's name, relative to mkdocs.yml's
 folder). Composed only: the files' tags never run.
 """
 
