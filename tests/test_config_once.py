@@ -115,3 +115,11 @@ def test_the_count_sees_a_read(tmp_path, project):
     done = run_python(script, "check", "--no-cache", cwd=project)
     counted = ast.literal_eval(done.stderr.strip().splitlines()[-1].removeprefix("READS "))
     assert len(counted) == len(reads(project, "check", "--no-cache")) + 1, done.stderr
+
+
+def test_ledger_init_reads_the_configuration_it_wrote_once(tmp_path, project):
+    """For the example's measurement and the gate after it (the package's template it copies aside)."""
+    done = run_python(project.parent / "counted.py", "init", "fresh", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    read = ast.literal_eval(done.stderr.strip().splitlines()[-1].removeprefix("READS "))
+    assert [path for path in read if "template" not in path] == [str(tmp_path.resolve() / "fresh/mkdocs.yml")]
