@@ -51,7 +51,8 @@ sys.path.insert(0, str(REPO))
 from peak import timed  # noqa: E402  (benchmarks/peak.py, beside this script)
 
 from generator.gate import check  # noqa: E402
-from generator.inputs.config import DEFAULTS, project_policy  # noqa: E402
+from generator.inputs import project  # noqa: E402
+from generator.inputs.config import DEFAULTS  # noqa: E402
 from generator.inputs.hashcache import CACHE_ROOT  # noqa: E402
 from generator.runs import Column, write_run  # noqa: E402
 
@@ -238,7 +239,7 @@ def main() -> None:
         root = Path(folder)
         synthetic_ledger(root, n, args.rounds, args.history)
         git_repository(root)
-        policy = project_policy(root)
+        policy = project.read(root).policy
         now = datetime.now(timezone.utc)  # as `ledger check` judges it: the runs lie in the past
         report = check(root, policy, now)
         assert report.ok, report.failures[:3]

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from generator import collector  # noqa: E402
 from generator.gate import check_project  # noqa: E402
+from generator.inputs import project  # noqa: E402
 from generator.verify import sitefiles, sitepage, sitetext, whole  # noqa: E402
 from generator.verify.expected import Rendered  # noqa: E402
 
@@ -50,7 +51,10 @@ def main() -> None:
         return found
 
     report = timed("check (a fresh gate)", lambda: check_project(root, config, datetime.now(timezone.utc)))
-    ctx = timed("what pages may show (sitetext.context)", lambda: sitetext.context(root, report, config))
+    ctx = timed(
+        "what pages may show (sitetext.context)",
+        lambda: sitetext.context(root, report, project.read(root, config).urls[0]),
+    )
     found = timed("the site's files (sitefiles.documents)", lambda: sitefiles.documents(site))
     rendered = timed("rendered: set up", lambda: Rendered(report, ctx.directory_urls))
     names, charts, pages = frozenset(found.pages), set(), Counter()

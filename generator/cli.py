@@ -1,11 +1,13 @@
 """`ledger VERB`: find the verb, parse its arguments, run it; exit 0 clean, 1 gate failed, 2 usage.
 
 Each verb is one row of VERBS and one module under generator/commands/ holding its own
-`setup_arguments(parser)` and `run_from_args(args)` (asv's commands/ layout). Only the module of the
-verb named is imported, so `ledger check` (and the pre-commit hook) loads the core alone, never the
-site stack. A verb's module may also hold `cached(args) -> exit code | None`, asked before anything
-else is loaded or the ledger looked for: `ledger check` answers from its cache there when nothing has
-changed. Adding a verb: a row here, its module, and its section in guide/cli.md (tests/test_cli_guide.py).
+`setup_arguments(parser)` and `run_from_args(args)` (asv's commands/ layout). A verb that needs a ledger
+gets the project's configuration composed once, here, as `args.project` (inputs/project.py: its policy and
+settings; nothing below reads mkdocs.yml again). Only the module of the verb named is imported, so `ledger
+check` (and the pre-commit hook) loads the core alone, never the site stack. A verb's module may also hold
+`cached(args) -> exit code | None`, asked before anything else is loaded or the ledger looked for: `ledger
+check` answers from its cache there when nothing has changed. Adding a verb: a row here, its module, and its
+section in guide/cli.md (tests/test_cli_guide.py).
 """
 
 from __future__ import annotations
@@ -123,18 +125,20 @@ def _run(argv: list[str]) -> int:
         if verb.needs_site and (absent := stack.missing()):
             raise stack.SiteStackMissing(stack.message(absent))
         args.root_named = _root_named(argv)
+        args.project = None  # the configuration, composed once here and handed to the verb (a verb needing a ledger)
         if verb.needs_ledger and not args.root_named and args.config is None and not _a_ledger_here():
             from .inputs import project  # only where this folder holds none: the warm path stays lean
 
-            args.root = project.above(Path.cwd()) or args.root
+            args.project = project.above(Path.cwd())
+            args.root = args.project.root if args.project else args.root
         module = verb.load()
         answered = module.cached(args) if hasattr(module, "cached") else None  # the warm path: nothing else loads
         if answered is not None:
             return answered
         from .inputs import project
 
-        if verb.needs_ledger:
-            project.find(args.root, args.config)
+        if verb.needs_ledger and args.project is None:
+            args.project = project.find(args.root, args.config)
         return module.run_from_args(args)
     except (_ledger_error(), stack.SiteStackMissing) as error:
         return _said(f"ledger: {error}", 2)

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.gate import check_project
+from generator.inputs import project
 from generator.prose import numbers, reader
 from generator.trust import stamp
 from generator.verify import framed, sitefiles, sitepage, sitetext
@@ -37,7 +38,7 @@ def test_claim_of_reads_a_claim_pages_path_either_way():
 def test_every_claim_page_and_index_of_a_built_site_passes_read_around_its_fragments(built_site):
     root = built_site.parent
     report = check_project(root, None, datetime.now(timezone.utc))
-    ctx = sitetext.context(root, report, root / "mkdocs.yml")
+    ctx = sitetext.context(root, report, project.read(root).urls[0])
     found = sitefiles.documents(built_site)
     rendered, names, charts = Rendered(report, ctx.directory_urls), frozenset(found.pages), set()
     made = {name: rendered.fragments(name) for name in found.pages}
@@ -216,7 +217,7 @@ BANNER_REFUSED = {"a figure after the banner", "a figure in the banner's list", 
 def test_a_hand_written_pages_banner_list_is_not_read_where_it_is_the_ledgers(built_site):
     root = built_site.parent
     report = check_project(root, None, datetime.now(timezone.utc))
-    ctx = sitetext.context(root, report, root / "mkdocs.yml")
+    ctx = sitetext.context(root, report, project.read(root).urls[0])
     text = (built_site / "index.html").read_text(encoding="utf-8")
     banner = Rendered(report, ctx.directory_urls).banner(ctx.handwritten["index.html"])
     assert banner is not None and banner[1].startswith("<ul><li>") and banner[0] + banner[1] in text

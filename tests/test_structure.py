@@ -218,7 +218,7 @@ def test_each_name_and_grammar_is_spelled_once(spelling):
 
 def test_mkdocs_yml_has_one_reader():
     """The policy, the project finder, the site's settings and the review all read mkdocs.yml (and what it
-    inherits) through mkdocs_yml.read() or composed() (nodes() for one text): one place composes it, tags never
+    inherits) through mkdocs_yml.composed() (nodes() for one text): one place composes it, tags never
     run."""
     composing = [
         name

@@ -15,6 +15,7 @@ from helpers_site import a_ledger, serving
 
 from generator import verify as verify_reader
 from generator.gate import check_project
+from generator.inputs import project
 from generator.verify import sitefiles, sitetext
 
 pytestmark = pytest.mark.site
@@ -287,7 +288,7 @@ def test_a_file_that_is_no_regular_file_is_refused_and_a_page_that_cannot_be_rea
     listed = sitefiles.documents(site)
     listed.pages.append("gone/index.html")  # listed, then gone before it is read
     monkeypatch.setattr(sitefiles, "documents", lambda _site: listed)
-    _, problems = verify_reader.verify(site, report, site.parent, site.parent / "mkdocs.yml")
+    _, problems = verify_reader.verify(site, report, site.parent, project.read(site.parent).urls[0])
     assert [str(problem) for problem in problems] == ["gone/index.html: cannot be read (No such file or directory)"]
 
 

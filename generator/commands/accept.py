@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..claims import lineage
-from ..gate import check_project
+from ..gate import check
 from ..lang import yamlread
 from ..records import Claim, ClaimVerdict, Finding, LedgerError, Report, Source, refusal
 from ..rules import STALE_RULES
@@ -44,7 +44,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     refused: dict[str, str] = {}
     pending = list(dict.fromkeys(args.ids))
     while pending:
-        report = check_project(args.root, args.config, datetime.now(timezone.utc))
+        report = check(args.project.root, args.project.policy, datetime.now(timezone.utc))
         changes, waiting = _round(report, ordered(report, pending), refused)
         if not args.dry_run:
             apply(root, changes, report.by_id)

@@ -60,18 +60,17 @@ def run_from_args(args: argparse.Namespace) -> int:
     import gc
 
     from .. import text
-    from ..gate import check_project
+    from ..gate import check
     from ..inputs import reads
-    from ..inputs.config import config_file
-    from ..inputs.project import declares_plugin
 
-    root = args.root.resolve()
+    project = args.project  # composed once, by the entry point
+    root = project.root
     cache = hashcache.load(root, enabled=not args.no_cache and not os.environ.get(hashcache.NO_CACHE))
-    config = config_file(root, args.config)
-    plugin = config.name if declares_plugin(config) else ""  # the config is in the key: kept with the verdict
+    config = project.config_file
+    plugin = config.name if project.declares_plugin else ""  # the config is in the key: kept with the verdict
     _note_a_missing_site_stack(plugin)
     gc.disable()  # a short-lived process making many objects and few cycles: collection costs more than it frees
-    report = check_project(root, args.config, datetime.now(timezone.utc), require_history=args.require_history)
+    report = check(root, project.policy, datetime.now(timezone.utc), require_history=args.require_history)
     formats = {"json": text.as_json, "github": text.as_github, "bencher": text.as_bencher}
     output = formats[args.format](report) if args.format in formats else text.as_text(report, full=args.full)
     print(output)

@@ -34,9 +34,9 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
 def run_from_args(args: argparse.Namespace) -> int:
     import gc
 
-    root, now = args.root.resolve(), datetime.now(timezone.utc)
+    now = datetime.now(timezone.utc)
     gc.disable()  # two gates' records, few cycles: collecting costs more than it frees (as `ledger check`)
-    review = compare_revisions(root, args.base, args.head, args.config, now)
+    review = compare_revisions(args.project, args.base, args.head, now)
     if args.format == "json":
         if args.max_bytes:
             raise LedgerError("--max-bytes cuts the Markdown diff; JSON is always whole (use --full for a file)")

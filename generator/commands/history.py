@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 
-from ..gate import check_project
+from ..gate import check
 from ..inputs import gitlog
 from ..lang.moves import Judged
 from ..lang.units import Unit
@@ -43,7 +43,7 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
 def run_from_args(args: argparse.Namespace) -> int:
     if bool(args.id) == bool(args.changed):
         raise LedgerError("history: name one claim (`ledger history ID`) or pass --changed")
-    report = check_project(args.root, args.config, datetime.now(timezone.utc))
+    report = check(args.project.root, args.project.policy, datetime.now(timezone.utc))
     if args.changed:
         print(changed(report, args.format))
         return 0

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .. import probe as probe_api
 from .. import text
-from ..gate import check_project
+from ..gate import check, check_project
 from ..inputs import project
 from ..inputs.config import read_policy
 from ..lang.relations import INCONCLUSIVE
@@ -132,7 +132,9 @@ def init(
             echo("measuring the example probe (its run is the claims' evidence):")
             templates = {path: files[path] for path in FILLED if path in files}
             written += [target / path for path in templates]
-            report = _example_checked(target, templates, _measure_example(target, templates, echo), echo)
+            written_config = project.read(target)  # composed once, as written: for the probe and for the gate
+            run = _measure_example(written_config, templates, echo)
+            report = _example_checked(written_config, templates, run, echo)
         elif whole:
             report = check_project(target, None, datetime.now(timezone.utc))
         committed = git and (report is None or report.ok)  # a project the gate fails on is left to fix, uncommitted
@@ -157,11 +159,11 @@ def _number(cell: str) -> float:
     return number
 
 
-def _measure_example(target: Path, templates: dict[str, str], echo) -> str:
+def _measure_example(written: project.Project, templates: dict[str, str], echo) -> str:
     """Run the example probe once and write its claims (and the README's marker) with that run's values;
     the run's path."""
-    policy = read_policy(target / "mkdocs.yml")
-    outcomes = measure.measure(target.resolve(), policy, ["hashing"], "default", None, echo=echo)
+    target = written.root
+    outcomes = measure.measure(target, written.policy, ["hashing"], "default", None, echo=echo)
     if not outcomes[0].ok:
         raise LedgerError(f"the example probe failed ({outcomes[0].problem}); nothing was kept")
     (target / "claims").mkdir(exist_ok=True)
@@ -177,20 +179,21 @@ TRIES = 3  # runs of the example probe at most, while its check cannot tell (a m
 CHECKED = "sha256-timeit-estimate"  # the example's borrowed claim, which its first run's measurement checks
 
 
-def _example_checked(target: Path, templates: dict[str, str], run: str, echo) -> Report:
+def _example_checked(written: project.Project, templates: dict[str, str], run: str, echo) -> Report:
     """The gate on the new project; while the example's check is inconclusive (a run so noisy that its
     interval reaches below the bound), the probe runs again and its run replaces the one before (which
     nothing cites or has committed yet): a new project holds one run, as a project measured once does."""
-    report = check_project(target, None, datetime.now(timezone.utc))
+    target = written.root
+    report = check(target, written.policy, datetime.now(timezone.utc))
     for _ in range(TRIES - 1):
         verdict = report.verdicts.get(CHECKED)
         if verdict is None or verdict.support != INCONCLUSIVE:
             break
         why = next((result.why for result in verdict.checks if result.strength == INCONCLUSIVE), "")
         echo(f"the run is too noisy for the example's check to tell ({why}); measuring again, in its place:")
-        noisy, run = run, _measure_example(target, templates, echo)
+        noisy, run = run, _measure_example(written, templates, echo)
         shutil.rmtree(target / noisy)
-        report = check_project(target, None, datetime.now(timezone.utc))
+        report = check(target, written.policy, datetime.now(timezone.utc))
     return report
 
 
@@ -307,7 +310,7 @@ def _refuse_inside_a_ledger(target: Path, args: argparse.Namespace) -> None:
     if inside is not None:
         here = args.dir or "."
         raise LedgerError(
-            f"{target} is inside the ledger at {inside} (its mkdocs.yml declares the ledger plugin), and "
+            f"{target} is inside the ledger at {inside.root} (its mkdocs.yml declares the ledger plugin), and "
             f"`ledger init` would start a second ledger in it; that ledger's commands work from any folder below "
             f"it. To start a separate ledger here anyway, name the folder: `ledger --root {here} init`"
         )

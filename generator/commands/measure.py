@@ -36,7 +36,7 @@ from .. import child, machine, tools
 from .. import probe as probe_api
 from ..gate import check
 from ..inputs import gitlog, hashcache, load
-from ..inputs.config import MAX_REPLICATES, project_policy
+from ..inputs.config import MAX_REPLICATES
 from ..judging import settled
 from ..lang import sequential
 from ..records import LedgerError, Policy, ProbeSpec
@@ -119,7 +119,7 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_from_args(args: argparse.Namespace) -> int:
     root = args.root.resolve()
-    policy = project_policy(root, args.config)
+    policy = args.project.policy
     if args.matrix is not None:
         print(json.dumps(matrix(policy.testbeds, args.matrix)))
         return 0

@@ -13,8 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import text
-from ..gate import check_project
-from ..inputs.config import config_file
+from ..gate import check
 from ..records import LedgerError
 from ..runs import link_problem
 
@@ -26,20 +25,21 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
 def run_from_args(args: argparse.Namespace) -> int:
     from ..site import assemble, export
 
-    root = args.root.resolve()
+    project = args.project  # composed once, by the entry point
+    root = project.root
     out = Path(os.path.abspath(args.out_dir))
     linked = link_problem(root, out, "OUT_DIR")
     if linked:  # a committed link on the way would take every page written wherever it points
         raise LedgerError(linked)
     if root.is_relative_to(out):  # replaced whole, it would take the project with it
         raise LedgerError(f"OUT_DIR {args.out_dir} holds the project; name a folder of its own (e.g. built-docs)")
-    report = check_project(root, args.config, datetime.now(timezone.utc), every_table=True)  # run pages show them
+    report = check(root, project.policy, datetime.now(timezone.utc), every_table=True)  # run pages show them
     docs = root / report.policy.docs_dir
     if out != docs and out.is_relative_to(docs):
         raise LedgerError(
             f"OUT_DIR {args.out_dir} is inside the docs folder, which is copied into it; name a folder beside it"
         )
-    site = assemble.assemble(root, report, assemble.settings(config_file(root, args.config)))
+    site = assemble.assemble(root, report, assemble.Settings(*project.urls))
     if site.problems:  # as the plugin stops the build: nothing is written, OUT_DIR stays as it was
         print("\n".join(site.problems), file=sys.stderr)
         count = len(site.problems)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from .. import text
 from ..claims import grounding, lineage
-from ..gate import check_project
+from ..gate import check
 from ..inputs import load
 from ..judging import intervals, replicates
 from ..judging.intervals import read_cell
@@ -423,11 +423,11 @@ def write_what_holds(
     while True:
         if result.moves:
             apply(root, result, report)
-        after = check_project(args.root, args.config, datetime.now(timezone.utc))
+        after = check(args.project.root, args.project.policy, datetime.now(timezone.utc))
         planned = surface_plan(root, after)  # as the site displays the values moved, with their new intervals
         if planned:
             write_surfaces(root, planned)
-            after = check_project(args.root, args.config, datetime.now(timezone.utc))
+            after = check(args.project.root, args.project.policy, datetime.now(timezone.utc))
         moved = {move.claim_id for move in result.moves if move.new_run}
         caused = _caused_by(after, moved, failing_before)
         stale = {claim_id: why for claim_id, why in caused.items() if not _on_trusted_run(report, claim_id)}
@@ -523,7 +523,7 @@ def write_surfaces(root: Path, planned: list[tuple[str, str, list]]) -> list[str
 
 def run_from_args(args: argparse.Namespace) -> int:
     root = args.root.resolve()
-    report = check_project(args.root, args.config, datetime.now(timezone.utc), every_run_rounds=True)
+    report = check(args.project.root, args.project.policy, datetime.now(timezone.utc), every_run_rounds=True)
     result = plan(report)
     print(as_text(result, report))
     planned = surface_plan(root, report, result)  # the surfaces follow the values the moves state

@@ -8,7 +8,7 @@ import difflib
 from datetime import datetime, timezone
 
 from ..claims import lineage
-from ..gate import check_project
+from ..gate import check
 from ..lang.relations import INCONCLUSIVE, SHOWN
 from ..lang.values import format_value
 from ..records import Claim, ClaimVerdict, LedgerError, Report, Run
@@ -22,7 +22,7 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    print(tree(check_project(args.root, args.config, datetime.now(timezone.utc)), args.id))
+    print(tree(check(args.project.root, args.project.policy, datetime.now(timezone.utc)), args.id))
     return 0
 
 

@@ -13,9 +13,8 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..gate import check_project
+from ..gate import check
 from ..inputs import project
-from ..inputs.config import config_file
 from ..records import Report
 from ..trust.digest import registry as run_registry
 from ..verify import registry, verify
@@ -35,12 +34,11 @@ def run_from_args(args: argparse.Namespace) -> int:
     if not args.site_dir.is_dir():
         print(f"ledger verify-site: {args.site_dir} is not a folder", file=sys.stderr)
         return 2
-    project.find(args.root, args.config)
-    report = check_project(
-        args.root, args.config, datetime.now(timezone.utc), every_table=True
-    )  # as the site read them
-    root = args.root.resolve()
-    pages, found = verify(args.site_dir, report, root, config_file(root, args.config))
+    found_project = project.find(args.root, args.config)  # its configuration composed once, here
+    root = found_project.root
+    report = check(root, found_project.policy, datetime.now(timezone.utc), every_table=True)  # as the site read them
+    directory_urls, _ = found_project.urls
+    pages, found = verify(args.site_dir, report, root, directory_urls)
     problems = [problem for problem in found if not problem.typed]
     warned = [problem for problem in found if problem.typed]  # migration mode: what the gate warned about
     lines = [str(problem) for problem in problems] + _against(args.against, report)

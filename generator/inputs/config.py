@@ -538,6 +538,11 @@ def policy_from_options(
 
 def read_policy(config_file: Path) -> Policy:
     """The policy from mkdocs.yml's `plugins: - ledger: {...}` entry (defaults if there is none)."""
+    return policy_of(read_config(config_file), config_file.name)
+
+
+def read_config(config_file: Path) -> mkdocs_yml.Composed:
+    """The configuration as MkDocs composes it; LedgerError, naming the file, where it is missing or unreadable."""
     name = config_file.name
     if not config_file.exists():
         raise LedgerError(f"{config_file}: not found; run from the project root or pass --config")
@@ -549,10 +554,16 @@ def read_policy(config_file: Path) -> Policy:
         raise LedgerError(f"{name}: {problem}") from None
     if found is None:
         raise LedgerError(f"{name}: expected a mapping at the top level")
+    return found
+
+
+def policy_of(found: mkdocs_yml.Composed, name: str) -> Policy:
+    """The policy a composed configuration (its file named `name`) declares: the ledger plugin's options
+    (the defaults where it lists none) and the site settings the gate reads."""
     top = found.top
     docs_dir = top["docs_dir"].value if isinstance(top.get("docs_dir"), yaml.ScalarNode) else "docs"
     site = site_settings(found, name)
-    options_node = _plugin_options(top.get("plugins"))
+    options_node = plugin_options(top)
     if options_node is None:
         return replace(DEFAULTS, docs_dir=docs_dir, **site)
     file = options_node.start_mark.name  # mkdocs.yml, or the file it inherits the plugin's entry from
@@ -574,14 +585,10 @@ def config_file(root: Path, config: Path | None) -> Path:
     return config or root / "mkdocs.yml"
 
 
-def project_policy(root: Path, config: Path | None = None) -> Policy:
-    """The policy the project declares; the defaults where it has no mkdocs.yml (a named --config must exist)."""
-    file = config_file(root, config)
-    return read_policy(file) if config or file.exists() else DEFAULTS
-
-
-def _plugin_options(plugins: yaml.Node | None) -> yaml.Node | None:
-    entries = []
+def plugin_options(top: dict[str, yaml.Node]) -> yaml.Node | None:
+    """The ledger plugin's entry under `plugins:` of the top-level nodes (a null node where it has no
+    options); None where the configuration does not list the plugin."""
+    plugins, entries = top.get("plugins"), []
     if isinstance(plugins, yaml.SequenceNode):
         for item in plugins.value:
             if isinstance(item, yaml.ScalarNode) and item.value == PLUGIN:

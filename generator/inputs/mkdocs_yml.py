@@ -1,14 +1,15 @@
 """mkdocs.yml, its one reader: the file and the files it inherits -> its top-level nodes, as MkDocs composes them
 -> what the ledger reads besides the plugin's options.
 
-Every reader of mkdocs.yml goes through read() or composed() (nodes() reads one text alone: `ledger init
---adopt` edits the file itself): the policy (config.py), whether a folder holds a ledger (project.py), the
-site's URL settings (the site assembly), the Markdown extensions pages are rendered with (for the prose
-scan, rendered.py), the texts MkDocs shows on every page (site name, description, author, copyright,
-navigation titles, theme and extra strings, each with its file, line and column) and the build settings a
-review compares (review/buildcode.py). As MkDocs does (mkdocs/utils/yaml.py), a file's `INHERIT: PATH`
-(relative to that file) names a parent, read first and merged under it: a mapping merged key by key, any
-other value replaced. Every node keeps the file it came from (its mark's name, relative to mkdocs.yml's
+Every reader of mkdocs.yml goes through composed() (nodes() reads one text alone: `ledger init --adopt`
+edits the file itself), once per verb (project.py: the entry point composes it and hands the Project down;
+the plugin once per build; each revision `ledger diff` reads once): the policy (config.py), whether a
+folder holds a ledger (project.py), the site's URL settings (the site assembly, verify-site), the Markdown
+extensions pages are rendered with (for the prose scan, rendered.py), the texts MkDocs shows on every page
+(site name, description, author, copyright, navigation titles, theme and extra strings, each with its
+file, line and column) and the build settings a review compares (review/buildcode.py). As MkDocs does
+(mkdocs/utils/yaml.py), a file's `INHERIT: PATH` (relative to that file) names a parent, read first and
+merged under it: a mapping merged key by key, any other value replaced. Every node keeps the file it came from (its mark's name, relative to mkdocs.yml's
 folder). Composed only: the files' tags never run.
 """
 
@@ -141,27 +142,11 @@ def _unkeyed(inner: dict[str, yaml.Node], *sides: yaml.MappingNode):
     return ((keys[name], value) for name, value in inner.items())
 
 
-def read(config_file: Path) -> dict[str, yaml.Node] | None:
-    """The configuration's top-level nodes, with what it inherits (None when the top is not a mapping).
-    Raises Malformed."""
-    found = composed(config_file)
-    return None if found is None else found.top
-
-
-def read_site(config_file: Path) -> dict:
-    """The Policy fields read from the rest of the configuration (for the plugin, which gets options from
-    MkDocs)."""
-    try:
-        found = composed(config_file)
-    except Malformed:
-        return {"config_path": config_file.name}
+def site_settings(found: Composed | None, name: str) -> dict:
+    """config_path, config_files, markdown_extensions and site_texts from a composed configuration (the
+    plugin, which gets its options from MkDocs, reads the rest here; None: unreadable, config_path alone)."""
     if found is None:
-        return {"config_path": config_file.name}
-    return site_settings(found, config_file.name)
-
-
-def site_settings(found: Composed, name: str) -> dict:
-    """config_path, config_files, markdown_extensions and site_texts from a composed configuration."""
+        return {"config_path": name}
     texts: list[tuple[str, int, int, str]] = []
     for key in SITE_TEXT_KEYS:
         if key in found.top:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
-from ..gate import check_project
+from ..gate import check
+from ..inputs.project import Project
 from . import buildcode, compare, revisions
 from .compare import Diff
 from .revisions import Revision
@@ -28,14 +28,17 @@ class Review:
     head: Revision
 
 
-def compare_revisions(root: Path, base: str, head: str | None, config: Path | None, now: datetime) -> Review:
+def compare_revisions(project: Project, base: str, head: str | None, now: datetime) -> Review:
     """The base revision against the head (the working tree, checked as `ledger check` does, where head
-    is None), each side's gate run at `now`."""
-    config_name = revisions.config_path(root, config)
+    is None), each side's gate run at `now`. The working tree's configuration is the project's, read
+    already; each revision's is read once, from that revision."""
+    root = project.root
+    config_name = revisions.config_path(root, project.config_file)
     if head:
         head_side = revisions.at_revision(root, head, config_name, now)
     else:
-        head_side = revisions.working_tree(root, check_project(root, config, now), root / config_name)
+        report = check(root, project.policy, now)
+        head_side = revisions.working_tree(root, report, revisions.configuration(project.composed))
     base_side = revisions.at_revision(root, base, config_name, now, other=head_side)  # its runs alike read once
     policy = head_side.report.policy
     changed = revisions.changed_files(root, base_side.commit, head_side.commit)

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import text
-from ..inputs import mkdocs_yml
 from ..inputs.bounded import Unreadable, read_capped
 from ..judging import leads
 from ..records import Report
@@ -36,15 +35,6 @@ class Settings:
 
     directory_urls: bool = True
     base_url: str = "/"  # the path of site_url, for builders that do not say which page is being rendered
-
-
-def settings(config_file: Path) -> Settings:
-    """The URL settings in mkdocs.yml (MkDocs' defaults where it cannot be read: the gate says why)."""
-    try:
-        top = mkdocs_yml.read(config_file) or {}
-    except mkdocs_yml.Malformed:
-        top = {}
-    return Settings(*mkdocs_yml.urls(top))
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 
 from ..inputs import reads
-from ..inputs.config import project_policy
+from ..inputs.project import read as read_project
 from ..prose import references
 from ..records import Report
 from ..trust import stamp
@@ -60,7 +60,8 @@ def project(root: Path, base_url: str = "") -> Site:
     from ..gate import check
 
     root = root.resolve()
-    policy = project_policy(root)
+    found = read_project(root)  # mkdocs.yml composed once a call: its policy and its URL settings
+    policy = found.policy
     key = (str(root), base_url)
     cached = _SITES.get(key)
     folders = watched.signature(root, reads.folders(policy), reads.files(policy))
@@ -68,7 +69,7 @@ def project(root: Path, base_url: str = "") -> Site:
         return cached[1]
     started = time.time_ns()
     report = check(root, policy, datetime.now(timezone.utc), every_table=True)  # run pages and figures show them
-    urls = assemble.settings(root / "mkdocs.yml")
+    urls = assemble.Settings(*found.urls)
     site = assemble.assemble(root, report, replace(urls, base_url=base_url) if base_url else urls, generate=False)
     code = _code(root, report)  # the runs' code, wherever it lives, by its stats after the check
     racy = any(entry[1:] != ("missing",) and max(entry[2], entry[3]) >= started for entry in code)

@@ -58,6 +58,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
     def on_config(self, config):
         config_file = Path(config.config_file_path)
         self.root = config_file.resolve().parent
+        found = None  # composed once a build: its texts key what it sets, its nodes give the site settings
         try:  # MkDocs has read it and what it inherits; the texts of them all are the key of what it sets
             found = mkdocs_yml.composed(config_file)
             self.config_text = "\0".join(found.texts) if found else mkdocs_yml.text_of(config_file)
@@ -71,7 +72,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         site = self._memory().kept(  # serve: mkdocs.yml read again when its text changed
             "mkdocs.yml",
             (config_file.name, self.config_text),
-            lambda: mkdocs_yml.read_site(config_file),
+            lambda: mkdocs_yml.site_settings(found, config_file.name),
         )
         self.policy = replace(policy, **site)
         config.extra_css.append(f"{render.ASSETS}/ledger.css")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .. import machine
-from ..inputs import load, mkdocs_yml
+from ..inputs import load
 from ..inputs.bounded import repository_texts
 from ..inputs.config import shown_settings
 from ..judging import leads
@@ -55,13 +55,9 @@ class SiteContext:
     code_pages: Mapping[str, str] = field(default_factory=dict)  # the page of a version of a code file -> the file
 
 
-def context(root: Path, report: Report, config: Path) -> SiteContext:
+def context(root: Path, report: Report, directory_urls: bool) -> SiteContext:
     policy = report.policy
     texts, _ = load.pages(root, policy.docs_dir)
-    try:
-        directory_urls, _ = mkdocs_yml.urls(mkdocs_yml.nodes(mkdocs_yml.text_of(config)) or {})
-    except mkdocs_yml.Malformed:
-        directory_urls = True
     docs = policy.docs_dir.rstrip("/") + "/"
     dests = {path: dest_of(path.removeprefix(docs), directory_urls) for path in texts}
     forbidding = {dests[path] for path, text in texts.items() if leads.forbids_leads(text, path)[0]}

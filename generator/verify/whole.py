@@ -15,15 +15,16 @@ from .expected import Rendered
 from .sitepage import Problem
 
 
-def verify(site: Path, report: Report, root: Path, config: Path) -> tuple[list[str], list[Problem]]:
-    """(the HTML pages checked, every problem found) for the site under `site`, against a fresh Report."""
+def verify(site: Path, report: Report, root: Path, directory_urls: bool) -> tuple[list[str], list[Problem]]:
+    """(the HTML pages checked, every problem found) for the site under `site`, against a fresh Report
+    (directory_urls: mkdocs.yml's use_directory_urls, as the verb read it)."""
     found = sitefiles.documents(site)
     problems = [Problem(path, 0, what) for path, what in found.problems]
     if not found.pages:
         problems.append(Problem(".", 0, "no HTML page: an empty site is not a report"))
     if not report.ok:
         problems.append(Problem(".", 0, "the gate fails on this ledger now (`ledger check` says why)"))
-    ctx = sitetext.context(root, report, config)
+    ctx = sitetext.context(root, report, directory_urls)
     attributes = found.css_attributes
     names = frozenset(found.pages)
     charts: set[str] = set()
