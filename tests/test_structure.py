@@ -163,13 +163,16 @@ def test_no_function_in_the_package_is_over_80_lines():
 
 
 def _frozen_records(path: Path):
-    """(class, has slots=True) for every @dataclass(frozen=True, ...) class in a module."""
+    """(class, slotted) for every @dataclass(frozen=True, ...) class in a module (slotted: slots=True) and every
+    @attrs.frozen one (slotted unless slots=False)."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not isinstance(node, ast.ClassDef):
             continue
         for decorator in node.decorator_list:
             words = {k.arg: k.value for k in decorator.keywords} if isinstance(decorator, ast.Call) else {}
-            if getattr(words.get("frozen"), "value", False) is True:
+            if ast.unparse(getattr(decorator, "func", decorator)) == "attrs.frozen":
+                yield node, getattr(words.get("slots"), "value", True) is True
+            elif getattr(words.get("frozen"), "value", False) is True:
                 yield node, getattr(words.get("slots"), "value", False) is True
 
 
