@@ -7,13 +7,14 @@ ROOT is a built ledger (e.g. one `benchmarks/build_time.py` wrote, or this repos
 Each page is read the way verify-site reads it: rendered again and read around its fragments (claim pages
 and indexes: "render" then "around"), and read whole where that does not hold ("whole"). The same calls as
 generator/verify/whole.verify, timed one by one with time.process_time (CPU seconds of this process), with
-the collector set as `ledger` sets it (collector.YOUNG; --gc-default: Python's default) and the CPU time spent
-in its collections, which the stages include, printed apart.
+the collector set as `ledger` sets it (collector.off: none run; --gc-default: Python's default thresholds) and
+the CPU time spent in its collections, which the stages include, printed apart.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import sys
 import time
@@ -38,8 +39,11 @@ def main() -> None:
     parser.add_argument("--site", default="site")
     parser.add_argument("--gc-default", action="store_true", help="Python's collector thresholds, not ledger's")
     args = parser.parse_args()
-    if not args.gc_default:
-        gc.set_threshold(collector.YOUNG, *gc.get_threshold()[1:])
+    with contextlib.nullcontext() if args.gc_default else collector.off():
+        _stages(args)
+
+
+def _stages(args: argparse.Namespace) -> None:
     collecting = _collections()
     root, spent = args.root.resolve(), Counter({"imports": time.process_time() - START})
     config, site = root / args.config, root / args.site
@@ -83,7 +87,7 @@ def main() -> None:
     print(f"  {'total':<44} {total:8.3f} s")
     print(
         f"  {'of which in garbage collections':<44} {collecting[0]:8.3f} s  ({collecting[1]} collections, "
-        f"young threshold {gc.get_threshold()[0]})"
+        f"young threshold {gc.get_threshold()[0]}, collector {'on' if gc.isenabled() else 'off'})"
     )
 
 

@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminated)
-    with collector.young_threshold_raised():  # (a verb makes many short-lived objects: collector.py)
+    with collector.off():  # the one collector policy: a verb makes many short-lived objects (collector.py)
         return _run(argv)
 
 

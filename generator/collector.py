@@ -1,8 +1,9 @@
-"""How `ledger`'s verbs set Python's garbage collector, for as long as a verb runs.
+"""How `ledger`'s verbs set Python's garbage collector: off for as long as a verb runs, then as it was.
 
-A verb allocates millions of short-lived objects (a report's records, each page's pieces) and few cycles,
-so the collector's default (a young collection every 700 allocations) costs it a share of its time that
-benchmarks/verify_time.py measures (its --gc-default runs Python's own threshold).
+A verb is one short process that allocates millions of short-lived objects (a report's records, each page's
+pieces) and few cycles: what cycles it leaves, a few thousand objects, its exit frees, while collecting
+would cost every verb a share of its time even at a raised young threshold (benchmarks/verify_time.py
+--gc-default prints that share for verify-site under Python's own thresholds).
 """
 
 from __future__ import annotations
@@ -11,15 +12,14 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-YOUNG = 50_000  # allocations between two young collections while a verb runs
-
 
 @contextmanager
-def young_threshold_raised() -> Iterator[None]:
-    """The young collection's threshold at YOUNG, then put back as it was."""
-    thresholds = gc.get_threshold()
-    gc.set_threshold(YOUNG, *thresholds[1:])
+def off() -> Iterator[None]:
+    """The collector disabled, then enabled again if it was (a verb called in a process that goes on)."""
+    was_on = gc.isenabled()
+    gc.disable()
     try:
         yield
     finally:
-        gc.set_threshold(*thresholds)
+        if was_on:
+            gc.enable()

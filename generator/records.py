@@ -1,5 +1,11 @@
 """Records passed between stages: frozen dataclasses, no I/O.
 
+The records a check makes by the hundred thousand (Claim, ClaimVerdict, Finding, Source, ...; and
+judging/'s, lang/'s) are attrs frozen classes instead, with the same fields, defaults and slots: attrs
+writes each class's __init__ once, binding object.__setattr__ once per record where a frozen dataclass
+looks it up for every field (a cold check of 10,002 claims sets about a million: benchmarks/check_time.py
+times it). attrs.evolve replaces their fields.
+
 Besides its own, it imports the floor (lang/: units, values, relations, rows) and the tables beside it:
 the rules, the run writer's column declarations and a series' points (points.py).
 """
@@ -7,12 +13,13 @@ the rules, the run writer's column declarations and a series' points (points.py)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from typing import Literal, get_args
 
-from .frozen import quick_init
+import attrs
+
 from .lang.between import Pooled
 from .lang.pooling import Shared
 from .lang.relations import INCONCLUSIVE, STRENGTHS
@@ -36,8 +43,7 @@ class LedgerError(Exception):
     """A problem the user can fix (bad usage, unreadable config): shown without a traceback."""
 
 
-@quick_init
-@dataclass(frozen=True, order=True, slots=True)
+@attrs.frozen(order=True, weakref_slot=False)
 class Source:
     path: str  # relative to the repository root, POSIX separators
     line: int  # 1-based; 0 when the problem concerns the whole file
@@ -51,8 +57,7 @@ class Source:
 ALL_REPLICATES = 0  # `replicates: all`: every replicate of the cited run up to it
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Evidence:
     run: str  # measurements/<probe>/<run folder>
     file: str  # a CSV file inside the run
@@ -66,8 +71,7 @@ class Evidence:
         return self.replicates != 1
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Citation:
     title: str
     quote: str = ""
@@ -76,8 +80,7 @@ class Citation:
     locator: str = ""  # section, line or page within the source
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class CheckSpec:
     """One entry of `checked_by`: the checking claim and the relation it is expected to satisfy."""
 
@@ -85,8 +88,7 @@ class CheckSpec:
     expects: str = ""  # "" for the plain form (the same quantity); else the relation as written
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class CheckResult:
     """The gate's verdict on one check of a claim, decided once (checks.py); the claim page reads it."""
 
@@ -117,8 +119,7 @@ class CheckResult:
         return self.counts and self.holds is True and self.strength == STRENGTHS[0]
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class AssertResult:
     """The gate's verdict on a claim's `asserts:`, decided once (asserted.py); the claim page and show read it."""
 
@@ -127,8 +128,7 @@ class AssertResult:
     on: str  # what it was judged on: "its 99.6% interval 1.1–1.5× (9 rounds)", "its exact value 4×", or why not
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class ClaimInterval:
     """Where a claim's value lies given its noise, decided once (intervals.py); every display reads it."""
 
@@ -142,8 +142,7 @@ class ClaimInterval:
     runs: int = 1  # replicate runs behind it (replicates: the set's; formula: the fewest of its inputs')
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Prediction:
     """Where the next run's value should land: the between-run prediction interval of a replicate set."""
 
@@ -155,8 +154,7 @@ class Prediction:
     cells: int = 1  # the set's settings its spread is pooled over (1: its own: lang/pooling.py)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Replicas:
     """The replicate set a measured claim rests on, or is judged against (judging/replicates.py): its
     runs up to the cited one (same probe, testbed, parameters, code and environment), pooled."""
@@ -168,8 +166,7 @@ class Replicas:
     shared: Shared | None = None  # the variation its cell shares with the set's other cells (lang/pooling.py)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Claim:
     id: str
     kind: Kind
@@ -328,8 +325,7 @@ class RunState:
         return "probe changed" if self.changed_code else "too old" if self.too_old else "intact"
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Freshness:
     """The gate's verdict on one claim: fresh, warning, failing (not stale) or stale, with the rules."""
 
@@ -355,8 +351,7 @@ class Freshness:
 FRESH = Freshness("fresh")
 
 
-@quick_init
-@dataclass(frozen=True, order=True, slots=True)
+@attrs.frozen(order=True, weakref_slot=False)
 class Finding:
     where: Source
     claim_id: str
@@ -380,8 +375,7 @@ def refusal(where: Source, claim_id: str, verb: str, problem: str, fix: str) -> 
     return LedgerError(str(Finding(where, claim_id, verb, problem, fix)))
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class PageRef:
     where: Source
     kind: str  # claim | table | chart | malformed
@@ -471,8 +465,7 @@ Cause = Literal[
 Outcome = Literal["", "agrees", "drifted", "unstated", "too-loose"]
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class ClaimVerdict:
     """Everything the gate decided about one claim, in one record (Report.verdicts[id]).
 
@@ -580,7 +573,7 @@ class Report:
         """The verdict on this claim: its id's, or for a later claim of a duplicated id (invalid), that
         verdict around it (the index lists both)."""
         found = self.verdicts[claim.id]
-        return found if found.claim is claim else replace(found, claim=claim)
+        return found if found.claim is claim else attrs.evolve(found, claim=claim)
 
     def support(self, claim_id: str) -> str:
         """The claim's strongest counting check that holds (ClaimVerdict.support); '' for an unknown id."""

@@ -5,7 +5,7 @@ import argparse
 import re
 
 import pytest
-from helpers import REPO, run_ledger
+from helpers import REPO, run_ledger, write_tree
 
 from generator.cli import VERBS, parser
 
@@ -70,21 +70,29 @@ def test_help_for_one_verb_lists_its_arguments_and_every_verb(tmp_path):
     assert all(verb.name in result.output for verb in VERBS)
 
 
-def test_a_verb_runs_with_the_young_collection_threshold_raised_and_put_back(tmp_path, monkeypatch):
+def test_a_verb_runs_with_the_collector_off_and_put_back_as_it_was(tmp_path, monkeypatch):
     import gc
 
-    from generator import cli, collector
+    from generator import cli
     from generator.commands import schema
 
     seen = []
-    monkeypatch.setattr(schema, "run_from_args", lambda args: seen.append(gc.get_threshold()) or 0)
-    before = gc.get_threshold()
+    monkeypatch.setattr(schema, "run_from_args", lambda args: seen.append(gc.isenabled()) or 0)
+    was_on = gc.isenabled()
     try:
-        gc.set_threshold(700, 9, 8)
+        gc.enable()
         assert cli.main(["schema"]) == 0
-        assert seen == [(collector.YOUNG, 9, 8)] and gc.get_threshold() == (700, 9, 8)
+        assert seen == [False] and gc.isenabled()
         with pytest.raises(SystemExit):
             cli.main(["schema", "--no-such-option"])
-        assert gc.get_threshold() == (700, 9, 8)
+        assert gc.isenabled()
+        write_tree(
+            tmp_path,
+            {"claims/a.yaml": "claims:\n  - id: a\n    kind: borrowed\n    status: lead\n    source: {title: x}\n"},
+        )
+        assert cli.main(["--root", str(tmp_path), "check", "--no-cache"]) == 0  # no verb turns it off for good
+        assert gc.isenabled()
+        gc.disable()
+        assert cli.main(["schema"]) == 0 and not gc.isenabled()  # off before: off after
     finally:
-        gc.set_threshold(*before)
+        (gc.enable if was_on else gc.disable)()

@@ -33,7 +33,7 @@ def test_the_site_stack_is_the_site_extra_and_the_gate_needs_none_of_it():
 
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     names = lambda specs: {spec.split(">")[0].split("=")[0].split("<")[0].lower() for spec in specs}  # noqa: E731
-    assert names(project["dependencies"]) == {"pyyaml", "markdown", "pymdown-extensions"}
+    assert names(project["dependencies"]) == {"pyyaml", "markdown", "pymdown-extensions", "attrs"}
     assert names(project["optional-dependencies"]["site"]) == {
         "mkdocs", "mkdocs-material", "pandas", "altair", "vl-convert-python", "pygments",
     }  # fmt: skip

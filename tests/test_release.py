@@ -67,6 +67,8 @@ def test_the_wheel_holds_the_package_and_its_data_and_nothing_of_the_report(dist
     assert metadata["License-Expression"] == "MIT"
     assert metadata["Description-Content-Type"] == "text/markdown"
     assert "## Your own ledger in" in metadata.get_payload()  # the README is the long description
+    lean = {r.split(">")[0] for r in metadata.get_all("Requires-Dist") if "extra ==" not in r}
+    assert lean == {"PyYAML", "Markdown", "pymdown-extensions", "attrs"}  # the gate's records need attrs
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
 
 

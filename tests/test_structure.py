@@ -1,6 +1,7 @@
 """The shape of the code: the core in layered folders, two wings, one table per list of names, short functions."""
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -163,13 +164,16 @@ def test_no_function_in_the_package_is_over_80_lines():
 
 
 def _frozen_records(path: Path):
-    """(class, has slots=True) for every @dataclass(frozen=True, ...) class in a module."""
+    """(class, slotted) for every @dataclass(frozen=True, ...) class in a module (slotted: slots=True) and every
+    @attrs.frozen one (slotted unless slots=False)."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not isinstance(node, ast.ClassDef):
             continue
         for decorator in node.decorator_list:
             words = {k.arg: k.value for k in decorator.keywords} if isinstance(decorator, ast.Call) else {}
-            if getattr(words.get("frozen"), "value", False) is True:
+            if ast.unparse(getattr(decorator, "func", decorator)) == "attrs.frozen":
+                yield node, getattr(words.get("slots"), "value", True) is True
+            elif getattr(words.get("frozen"), "value", False) is True:
                 yield node, getattr(words.get("slots"), "value", False) is True
 
 
@@ -190,6 +194,13 @@ def test_records_are_slotted():
     ]
     assert not unslotted, "add slots=True to @dataclass(frozen=True): " + ", ".join(unslotted)
     assert sum(1 for path in MODULES.values() for _ in _frozen_records(path)) > 60  # the walk finds them
+
+
+def test_one_collector_policy_set_by_collector_py_alone():
+    """The verbs' garbage-collector policy is collector.py's, set once by cli.py: no verb sets its own."""
+    setting = re.compile(r"\bgc\.(disable|enable|set_threshold|freeze)\(")
+    found = {path.relative_to(REPO).as_posix() for path in MODULES.values() if setting.search(path.read_text("utf-8"))}
+    assert found == {"generator/collector.py"}
 
 
 # Each name or grammar is spelled once in generator/ (timing.py, hashed into every run, aside); the

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
-from ..frozen import quick_init
+import attrs
+
 from ..records import Claim
 
 INPUT, CHECK, RETIREMENT = "input", "checked by", "retired by"
 
 
-@quick_init
-@dataclass(frozen=True, order=True, slots=True)
+@attrs.frozen(order=True, weakref_slot=False)
 class Edge:
     claim_id: str  # the claim that names another
     target_id: str  # the claim it names

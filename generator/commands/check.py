@@ -57,8 +57,6 @@ def cached(args: argparse.Namespace) -> int | None:
 
 def run_from_args(args: argparse.Namespace) -> int:
     """The gate, its report printed; kept in the check cache with what it read (unless --no-cache)."""
-    import gc
-
     from .. import text
     from ..gate import check
     from ..inputs import reads
@@ -69,7 +67,6 @@ def run_from_args(args: argparse.Namespace) -> int:
     config = project.config_file
     plugin = config.name if project.declares_plugin else ""  # the config is in the key: kept with the verdict
     _note_a_missing_site_stack(plugin)
-    gc.disable()  # a short-lived process making many objects and few cycles: collection costs more than it frees
     report = check(root, project.policy, datetime.now(timezone.utc), require_history=args.require_history)
     formats = {"json": text.as_json, "github": text.as_github, "bencher": text.as_bencher}
     output = formats[args.format](report) if args.format in formats else text.as_text(report, full=args.full)

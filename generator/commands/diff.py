@@ -32,10 +32,7 @@ def setup_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    import gc
-
     now = datetime.now(timezone.utc)
-    gc.disable()  # two gates' records, few cycles: collecting costs more than it frees (as `ledger check`)
     review = compare_revisions(args.project, args.base, args.head, now)
     if args.format == "json":
         if args.max_bytes:

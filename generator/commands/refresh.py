@@ -28,6 +28,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
+import attrs
+
 from .. import text
 from ..claims import grounding, lineage
 from ..gate import check
@@ -208,7 +210,7 @@ def _value_in(run: Run, claim: Claim, report: Report, index: intervals.RowIndex,
         made = [m for m in sets.upto(run) if since is not None and m.started is not None and m.started > since]
         if len(made) >= 2:  # a set measured since (`ledger measure --replicates N`): offer it, pooled
             offered = _value_in(
-                run, replace(claim, evidence=replace(evidence, replicates=len(made))), report, index, sets
+                run, attrs.evolve(claim, evidence=attrs.evolve(evidence, replicates=len(made))), report, index, sets
             )
             if isinstance(offered, Newer):
                 return replace(offered, offered=len(made))
@@ -493,8 +495,8 @@ def surface_plan(root: Path, report: Report, result: Plan | None = None) -> list
     for move in result.moves if result else ():
         if move.new_stated and move.claim_id in claims:
             verdict = claims[move.claim_id]
-            restated = replace(verdict.claim, value=float(move.new_stated), value_text=move.new_stated)
-            claims[move.claim_id] = replace(verdict, claim=restated)
+            restated = attrs.evolve(verdict.claim, value=float(move.new_stated), value_text=move.new_stated)
+            claims[move.claim_id] = attrs.evolve(verdict, claim=restated)
     found = []
     for path, before in _surface_texts(root, report.policy).items():
         after, changes = surfaces.rewrite(before, path, claims)

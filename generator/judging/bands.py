@@ -9,7 +9,8 @@ it may move inside the band is what unused-input holds a formula's inputs to (al
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+
+import attrs
 
 from ..claims.vocabulary import Vocabulary
 from ..lang import relations, units
@@ -97,5 +98,5 @@ def with_interval(
     text = text or format_value(found, target)
     if spread:
         low, high = (units.convert(x, source, target) for x in (spread.low, spread.high))
-        text += f" ({interval_text(replace(spread, low=low, high=high), target)})"
+        text += f" ({interval_text(attrs.evolve(spread, low=low, high=high), target)})"
     return text

@@ -20,9 +20,10 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+import attrs
+
 from ..claims import lineage
 from ..claims.vocabulary import Vocabulary
-from ..frozen import quick_init
 from ..lang import relations, units
 from ..lang.relations import BOUNDED, INCONCLUSIVE
 from ..lang.values import (
@@ -38,8 +39,7 @@ from . import bands
 from .reporter import Reporter
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Pair:
     """One check being judged: the checked claim and the checking one, the relation, and their units."""
 
@@ -257,8 +257,7 @@ def _against_claim(pair: Pair, ledger: Ledger) -> CheckResult:
     return result
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Band:
     """The values of the checker that agree with the checked claim, in its unit (ends included)."""
 
@@ -338,8 +337,7 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Shown:
     """A judged check's two texts (CheckResult.claimed, .found), made when a page reads them: every check of
     every claim is judged, few are shown. The checked claim's value (what its source states, without one) in

@@ -14,12 +14,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
+
+import attrs
 
 from ..claims import grounding
 from ..claims.vocabulary import Vocabulary
-from ..frozen import quick_init, quick_replace
 from ..lang import formula, units
 from ..lang.rows import Table
 from ..lang.units import DIMENSIONLESS, Unit
@@ -85,12 +86,11 @@ def evaluate(
     judged = checks.evaluate(ledger)
     retirements.judge(ledger, judged)
     for claim_id in held.keys() | judged.keys():  # one replace each: these complete the record
-        made[claim_id] = quick_replace(made[claim_id], asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
+        made[claim_id] = attrs.evolve(made[claim_id], asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
     return Evaluated(stage.findings, made)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class SetFound:
     """A measured claim's replicate set, as the evidence stage read it: the set, where the next run should land,
     and (when the claim cites the set, `replicates:`) its pooled value and between-run interval."""
@@ -104,8 +104,7 @@ class SetFound:
 Said = Callable[[], tuple[str, str, str, str]]  # a comparison's (rule, verb, detail, fix), made for its finding
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Made:
     """What every verdict begins with, read before the claim's evidence: the claim, its parsed unit and
     tolerance, its testbed. verdict() makes the record from it once, with what the evidence gave."""
@@ -670,7 +669,7 @@ def _scaled(interval: ClaimInterval | None, factor: float) -> ClaimInterval | No
     if interval is None or factor == 1:
         return interval
     samples = tuple((index, value * factor) for index, value in interval.samples)
-    return replace(interval, low=interval.low * factor, high=interval.high * factor, samples=samples)
+    return attrs.evolve(interval, low=interval.low * factor, high=interval.high * factor, samples=samples)
 
 
 def _inputs_first(by_id: Mapping[str, Claim]) -> list[Claim]:

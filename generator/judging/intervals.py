@@ -22,9 +22,9 @@ both go on the claim's ClaimVerdict.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
-from ..frozen import quick_init
+import attrs
+
 from ..lang import formula, stats
 from ..lang.rows import Table, cell_number, row_spread, select_row
 from ..lang.values import finite_number, parse_number
@@ -38,8 +38,7 @@ RERUN = "rerun the probe"
 NO_INPUT_INTERVAL = "no input has an interval"  # every input is exact (or borrowed, taken as stated)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Found:
     interval: ClaimInterval | None = None
     missing: str = ""  # why there are no raw rounds ("" when there are)
@@ -115,8 +114,7 @@ def _wanted(value: object) -> object:
     return "" if value is None else str(value)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Cell:
     """What a claim's evidence reads in a table: the rows `where` selects, the value, or why there is none."""
 

@@ -22,9 +22,9 @@ import json
 import math
 import statistics
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
 
-from ..frozen import quick_init
+import attrs
+
 from ..lang import between, pooling
 from ..lang.rows import cell_number, row_spread
 from ..records import ALL_REPLICATES, ClaimInterval, Evidence, Prediction, Run, RunState
@@ -150,8 +150,7 @@ def shortfall(members: Sequence[Run], replicates: int) -> str:
     )
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Member:
     """One replicate run's view of a claim's cell: its value and within-run interval, or why it has none."""
 
@@ -213,7 +212,7 @@ def _without_rounds(member: Member) -> Member:
     found = member.found
     if found is None or found.interval is None or not found.interval.samples:
         return member
-    return replace(member, found=replace(found, interval=replace(found.interval, samples=())))
+    return attrs.evolve(member, found=attrs.evolve(found, interval=attrs.evolve(found.interval, samples=())))
 
 
 def run_value(member: Member) -> between.RunValue:

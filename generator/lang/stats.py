@@ -37,8 +37,9 @@ import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+import attrs
+
 from .. import timing
-from ..frozen import quick_init
 from ..timing import Interval  # the probes' clock's interval record: one for the timer and the gate
 
 DEFAULT_LEVEL = 0.99  # the median interval's target coverage
@@ -158,8 +159,7 @@ def _u_and_ties(a: Sequence[float], b: Sequence[float]) -> tuple[int, int]:
 # -- "changed" between two runs ------------------------------------------------------------------
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Estimate:
     """One run's view of a quantity: its value, its raw rounds (if any) and its interval (if any)."""
 

@@ -11,16 +11,15 @@ from __future__ import annotations
 import functools
 import math
 import re
-from dataclasses import dataclass
 
-from ..frozen import quick_init
+import attrs
+
 from . import units
 from .units import Unit
 from .yamlread import NUMBER, UNSIGNED
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@attrs.frozen(weakref_slot=False)
 class Tolerance:
     text: str  # as written: "5%", "0.01", "precision"
     absolute: float = 0.0

@@ -7,7 +7,8 @@ id and position (the claims it names renamed too), and no other claim does.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
+
+import attrs
 
 from ..records import Claim, Source
 
@@ -35,17 +36,17 @@ def find_renames(old_by_id: dict[str, Claim], new_by_id: dict[str, Claim]) -> di
 
 def _identity(claim: Claim) -> Claim:
     """The claim without its id and position: equal for a claim that was only renamed or moved."""
-    return replace(claim, id="", where=Source("", 0), field_lines=())
+    return attrs.evolve(claim, id="", where=Source("", 0), field_lines=())
 
 
 def renamed_references(claim: Claim, renames: dict[str, str]) -> Claim:
     def new(target: str) -> str:
         return renames.get(target, target)
 
-    return replace(
+    return attrs.evolve(
         claim,
         inputs=tuple((name, new(target)) for name, target in claim.inputs),
         checked_by=tuple(map(new, claim.checked_by)),
-        checks=tuple(replace(spec, claim_id=new(spec.claim_id)) for spec in claim.checks),
+        checks=tuple(attrs.evolve(spec, claim_id=new(spec.claim_id)) for spec in claim.checks),
         retired_by=tuple(map(new, claim.retired_by)),
     )

@@ -26,7 +26,8 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ..frozen import quick_replace
+import attrs
+
 from ..judging import intervals, replicates
 from ..judging.replicates import NOT_DEFINING, SEGMENT_ENVIRONMENT, defining  # noqa: F401  (one definition)
 from ..judging.replicates import selection as selection_of
@@ -90,7 +91,7 @@ def build(
         if selection not in shared:
             shared[selection] = _shared(groups.get(selection[0], []), evidence, index, read.get(selection, {}))
         line = _series(verdict.claim, shared[selection], verdict.tolerance, verdict.replicas, verdict.exact, states)
-        found[claim_id] = quick_replace(verdict, series=line)
+        found[claim_id] = attrs.evolve(verdict, series=line)
     return found
 
 

@@ -12,6 +12,8 @@ from datetime import datetime, timedelta
 from operator import itemgetter
 from typing import Literal
 
+import attrs
+
 from ..lang import stability
 from ..lang.rows import Table
 from ..lang.values import parse_number
@@ -369,6 +371,6 @@ def with_freshness(verdicts: Mapping[str, ClaimVerdict], findings: Iterable[Find
     found, changed = {}, False
     for claim_id, verdict in verdicts.items():
         wanted = fresh.get(claim_id, FRESH)
-        found[claim_id] = verdict if verdict.fresh == wanted else replace(verdict, fresh=wanted)  # most are fresh
+        found[claim_id] = verdict if verdict.fresh == wanted else attrs.evolve(verdict, fresh=wanted)  # most are fresh
         changed = changed or found[claim_id] is not verdict
     return found if changed else verdicts
