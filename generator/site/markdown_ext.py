@@ -117,35 +117,41 @@ _NOT_RELATIVE = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:|/|#|$")
 _MARKDOWN_FILE = re.compile(r"[^#?]*\.md(?:[#?]|$)")
 
 
-def for_zensical(page: Rendered, html: str) -> tuple[str, bool]:
-    """What to hand Zensical so that it writes `html` (links relative to the page's URL, as MkDocs writes
-    them), and whether it then writes it byte for byte. Once every extension ran, Zensical reads a relative
-    href or src from the Markdown file's folder: it puts `climbs` '../' before it and resolves a link to a
-    Markdown file itself. So each relative link is handed with those '../' taken off; a link to a Markdown
-    file (Zensical resolves it) or one that does not climb so far is handed from the Markdown file's folder,
-    right but not byte for byte."""
+def for_zensical(page: Rendered, html: str) -> tuple[str, str | None]:
+    """What to hand Zensical for `html` (links relative to the page's URL, as MkDocs writes them), and what
+    Zensical then writes (None where the extension cannot know it). Once every extension ran, Zensical reads
+    a relative href or src from the Markdown file's folder: it puts `climbs` '../' before it, and resolves a
+    link to a Markdown file itself. So each relative link is handed with those '../' taken off (Zensical
+    writes it back as it was), or, where it does not climb so far (a page's link to itself, "./"), handed
+    from the Markdown file's folder (Zensical writes '../' and that: another text, the same target)."""
     climbs = page.climbs or 0
-    exact = True
     prefix = "../" * climbs
+    folder = page.url if page.url == "" or page.url.endswith("/") else posixpath.dirname(page.url) + "/"
+    source = posixpath.normpath(posixpath.join(folder or ".", *[".."] * climbs))
+    unknown = False
 
-    def handed(match: re.Match) -> str:
-        nonlocal exact
-        link = match.group(2)
+    def handed(match: re.Match) -> tuple[str, str]:
+        nonlocal unknown
+        attribute, link = match.groups()
         if _NOT_RELATIVE.match(link):
-            return match.group(0)
+            return match.group(0), match.group(0)
         if _MARKDOWN_FILE.match(link):
-            exact = False  # written as Zensical resolves it, which the extension cannot know for certain
-            return match.group(0)
+            unknown = True  # Zensical resolves it as it sees fit
+            return match.group(0), match.group(0)
         if link.startswith(prefix):
-            return f'{match.group(1)}="{link[len(prefix) :]}"'
-        exact = False
-        folder = posixpath.dirname(page.url) if not page.url.endswith("/") else page.url
-        target = posixpath.normpath(posixpath.join(folder, link))
-        source = posixpath.normpath(posixpath.join(folder, *[".."] * climbs))
-        moved = posixpath.relpath(target, source) + ("/" if link.endswith("/") else "")
-        return f'{match.group(1)}="{moved}"'
+            return f'{attribute}="{link[len(prefix) :]}"', match.group(0)
+        path, rest = re.match(r"([^#?]*)(.*)", link, re.DOTALL).groups()  # type: ignore[union-attr]
+        target = posixpath.normpath(posixpath.join(folder or ".", path))
+        moved = posixpath.relpath(target, source) + ("/" if path.endswith("/") or not path else "") + rest
+        return f'{attribute}="{moved}"', f'{attribute}="{prefix}{moved}"'
 
-    return _LINK.sub(handed, html), exact
+    given, written, last = [], [], 0
+    for match in _LINK.finditer(html):
+        hand, write = handed(match)
+        given += [html[last : match.start()], hand]
+        written += [html[last : match.start()], write]
+        last = match.end()
+    return "".join(given) + html[last:], None if unknown else "".join(written) + html[last:]
 
 
 class ReferencePreprocessor(Preprocessor):
@@ -192,9 +198,10 @@ class StampPostprocessor(Postprocessor):
         content = text + assemble.chart_scripts(text, links)
         if found is None or found.climbs is None:
             return stamp.stamped(here.report, content, None if found is None else found.path)
-        handed, exact = for_zensical(found, content)  # what Zensical writes is what the stamp binds
-        stamped = stamp.stamped(here.report, content, found.path if exact else None)
-        return stamp.BEGIN + handed + stamped[len(stamp.BEGIN) + len(content) :]
+        handed, written = for_zensical(found, content)  # the stamp binds what Zensical writes
+        bound = content if written is None else written
+        stamped = stamp.stamped(here.report, bound, None if written is None else found.path)
+        return stamp.BEGIN + handed + stamped[len(stamp.BEGIN) + len(bound) :]
 
 
 class LedgerExtension(Extension):
