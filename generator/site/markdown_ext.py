@@ -3,8 +3,9 @@
 For site builders that run Markdown extensions but not MkDocs plugins (Zensical, or MkDocs without
 the plugin). It renders references with the same code as the plugin (badges, live values, figures)
 and stamps every page it renders (trust/stamp.py), so `ledger verify-site` can tell its pages from pages
-no ledger touched. It does not fail the build: the gate runs as `ledger check`, a CI step of its
-own, and the generated pages come from `ledger pages DOCS_DIR`.
+no ledger touched. Where the builder says which page it renders (MkDocs, ProperDocs, Zensical), links
+are relative to it and the stamp carries its path. It does not fail the build: the gate runs as
+`ledger check`, a CI step of its own, and the generated pages come from `ledger pages DOCS_DIR`.
 
     markdown_extensions:
       - generator.site.markdown_ext:
