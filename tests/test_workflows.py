@@ -109,6 +109,9 @@ def test_ci_runs_the_gate_alone_before_any_build_and_verifies_the_built_site():
         "LEDGER_VERIFY_FRAMES=off .venv/bin/ledger verify-site site",  # every page read whole: the same verdict
         "LEDGER_NO_CACHE=1 .venv/bin/properdocs build --strict --site-dir build/properdocs-site",  # the other builder
         ".venv/bin/ledger verify-site build/properdocs-site",
+        "LEDGER_NO_CACHE=1 .venv/bin/ledger pages build/zensical-docs",  # Zensical: no plugin events
+        "LEDGER_NO_CACHE=1 .venv/bin/zensical build --clean -f zensical.yml",  # the Markdown extension
+        ".venv/bin/ledger verify-site build/zensical-site",
     ]
 
 

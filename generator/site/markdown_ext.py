@@ -3,8 +3,9 @@
 For site builders that run Markdown extensions but not MkDocs plugins (Zensical, or MkDocs without
 the plugin). It renders references with the same code as the plugin (badges, live values, figures)
 and stamps every page it renders (trust/stamp.py), so `ledger verify-site` can tell its pages from pages
-no ledger touched. It does not fail the build: the gate runs as `ledger check`, a CI step of its
-own, and the generated pages come from `ledger pages DOCS_DIR`.
+no ledger touched. Where the builder says which page it renders (MkDocs, ProperDocs, Zensical), links
+are relative to it and the stamp carries its path. It does not fail the build: the gate runs as
+`ledger check`, a CI step of its own, and the generated pages come from `ledger pages DOCS_DIR`.
 
     markdown_extensions:
       - generator.site.markdown_ext:
@@ -15,6 +16,8 @@ own, and the generated pages come from `ledger pages DOCS_DIR`.
 
 from __future__ import annotations
 
+import posixpath
+import re
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
@@ -81,6 +84,78 @@ def _code(root: Path, report: Report) -> tuple:
     return watched.signature(root, (), reads.declared_code(report.runs))
 
 
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """The page the builder says it renders."""
+
+    url: str  # its URL from the site's root, as MkDocs gives it ("claim/a/"; "" or "./" for the home page)
+    path: str  # the file it is written to in the site ("claim/a/index.html"): the stamp binds it
+    # Zensical: how far its URL's folder lies below its Markdown file's (claim/a.md -> claim/a/: 1); None
+    # under MkDocs, which rewrites nothing the extension wrote
+    climbs: int | None = None
+
+
+def page_of(md: Markdown) -> Rendered | None:
+    """The page being rendered, where the builder says which: MkDocs and ProperDocs through their link
+    rewriter's file, Zensical through the page it hands its extensions (zensical.extensions.context, since
+    0.0.73: an internal interface, held by tests/test_three_builders.py). None for any other caller."""
+    if "relpath" in md.treeprocessors:
+        page_file = getattr(md.treeprocessors["relpath"], "file", None)
+        if page_file is not None:
+            return Rendered(page_file.url, page_file.dest_uri)
+    if "rendering_context" in md.preprocessors:  # Zensical's ContextPreprocessor, found by its name
+        page = getattr(md.preprocessors["rendering_context"], "page", None)
+        url, src = getattr(page, "url", None), getattr(page, "path", None)  # "claim/a/", "claim/a.md"
+        if isinstance(url, str) and isinstance(src, str):
+            folder = url if url == "" or url.endswith("/") else posixpath.dirname(url) + "/"
+            mine, its = render.path_parts(folder or "."), render.path_parts(posixpath.dirname(src) or ".")
+            if mine[: len(its)] == its:  # else a layout of Zensical's the extension does not know: no page
+                return Rendered(url, folder + "index.html" if url == folder else url, len(mine) - len(its))
+    return None
+
+
+_LINK = re.compile(r'\b(href|src)="([^"]*)"')
+_NOT_RELATIVE = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:|/|#|$")
+_MARKDOWN_FILE = re.compile(r"[^#?]*\.md(?:[#?]|$)")
+
+
+def for_zensical(page: Rendered, html: str) -> tuple[str, str | None]:
+    """What to hand Zensical for `html` (links relative to the page's URL, as MkDocs writes them), and what
+    Zensical then writes (None where the extension cannot know it). Once every extension ran, Zensical reads
+    a relative href or src from the Markdown file's folder: it puts `climbs` '../' before it, and resolves a
+    link to a Markdown file itself. So each relative link is handed with those '../' taken off (Zensical
+    writes it back as it was), or, where it does not climb so far (a page's link to itself, "./"), handed
+    from the Markdown file's folder (Zensical writes '../' and that: another text, the same target)."""
+    climbs = page.climbs or 0
+    prefix = "../" * climbs
+    folder = page.url if page.url == "" or page.url.endswith("/") else posixpath.dirname(page.url) + "/"
+    source = posixpath.normpath(posixpath.join(folder or ".", *[".."] * climbs))
+    unknown = False
+
+    def handed(match: re.Match) -> tuple[str, str]:
+        nonlocal unknown
+        attribute, link = match.groups()
+        if _NOT_RELATIVE.match(link):
+            return match.group(0), match.group(0)
+        if _MARKDOWN_FILE.match(link):
+            unknown = True  # Zensical resolves it as it sees fit
+            return match.group(0), match.group(0)
+        if link.startswith(prefix):
+            return f'{attribute}="{link[len(prefix) :]}"', match.group(0)
+        path, rest = re.match(r"([^#?]*)(.*)", link, re.DOTALL).groups()  # type: ignore[union-attr]
+        target = posixpath.normpath(posixpath.join(folder or ".", path))
+        moved = posixpath.relpath(target, source) + ("/" if path.endswith("/") or not path else "") + rest
+        return f'{attribute}="{moved}"', f'{attribute}="{prefix}{moved}"'
+
+    given, written, last = [], [], 0
+    for match in _LINK.finditer(html):
+        hand, write = handed(match)
+        given += [html[last : match.start()], hand]
+        written += [html[last : match.start()], write]
+        last = match.end()
+    return "".join(given) + html[last:], None if unknown else "".join(written) + html[last:]
+
+
 class ReferencePreprocessor(Preprocessor):
     """Each reference becomes a stashed HTML fragment, so Markdown never reads the claim's text."""
 
@@ -105,11 +180,9 @@ class ReferencePreprocessor(Preprocessor):
         return "".join(out).split("\n")
 
     def links(self, here: Site) -> render.Links:
-        # MkDocs (and ProperDocs) run their own link rewriter beside us: it knows the page's URL.
-        relpath = self.md.treeprocessors["relpath"] if "relpath" in self.md.treeprocessors else None
-        page_file = getattr(relpath, "file", None)
-        if page_file is not None:
-            return render.Links(page_file.url, here.settings.directory_urls)
+        found = page_of(self.md)
+        if found is not None:
+            return render.Links(found.url, here.settings.directory_urls)
         return RootLinks("", here.settings.directory_urls, here.settings.base_url)
 
 
@@ -123,10 +196,14 @@ class StampPostprocessor(Postprocessor):
     def run(self, text: str) -> str:
         here = self.extension.project()
         links = ReferencePreprocessor(self.md, self.extension).links(here)
-        relpath = self.md.treeprocessors["relpath"] if "relpath" in self.md.treeprocessors else None
-        page_file = getattr(relpath, "file", None)  # MkDocs (and ProperDocs) say which page this is
-        path = getattr(page_file, "dest_uri", None)
-        return stamp.stamped(here.report, text + assemble.chart_scripts(text, links), path)
+        found = page_of(self.md)
+        content = text + assemble.chart_scripts(text, links)
+        if found is None or found.climbs is None:
+            return stamp.stamped(here.report, content, None if found is None else found.path)
+        handed, written = for_zensical(found, content)  # the stamp binds what Zensical writes
+        bound = content if written is None else written
+        stamped = stamp.stamped(here.report, bound, None if written is None else found.path)
+        return stamp.BEGIN + handed + stamped[len(stamp.BEGIN) + len(bound) :]
 
 
 class LedgerExtension(Extension):

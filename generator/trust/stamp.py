@@ -5,9 +5,9 @@ gate passed, the digest of the gate's report it was rendered from (Report.digest
 the page itself: its path in the site and the content between the mark BEGIN and the stamp. A page
 built by any other means carries none; a page rendered from another state of the ledger carries
 another report digest; a page edited after the ledger rendered it, or moved to another path, carries
-a page digest that its bytes no longer give. `ledger verify-site` refuses all three. (A builder that
-does not say which page the Markdown extension renders, such as Zensical, also rewrites what it
-stamped, so its pages carry no path and are bound to the report alone. Code that runs
+a page digest that its bytes no longer give. `ledger verify-site` refuses all three. (Where a builder
+does not say which page the Markdown extension renders, or changes what it stamped in a way the
+extension cannot know, the stamp carries no path and is bound to the report alone. Code that runs
 inside the build can compute the same digests: the stamp tells the ledger's output from what was
 changed after it, not from what the build's own code wrote; the rendered-text scan covers that.)
 """
