@@ -115,6 +115,20 @@ def test_ci_runs_the_gate_alone_before_any_build_and_verifies_the_built_site():
     ]
 
 
+def test_zensicals_configuration_renders_with_mkdocs_markdown_extensions():
+    """zensical.yml inherits mkdocs.yml, but a list is not merged: it restates the Markdown extensions, so the
+    two lists must stay alike (the ledger's extension first) or the Zensical build renders pages differently."""
+
+    class Composer(yaml.SafeLoader):  # compose only: mkdocs.yml may carry tags we must neither run nor reject
+        pass
+
+    Composer.add_multi_constructor("", lambda loader, suffix, node: None)
+    mkdocs = yaml.load((REPO / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Composer)
+    zensical = yaml.load((REPO / "zensical.yml").read_text(encoding="utf-8"), Loader=Composer)
+    assert zensical["INHERIT"] == "mkdocs.yml"
+    assert zensical["markdown_extensions"] == ["generator.site.markdown_ext", *mkdocs["markdown_extensions"]]
+
+
 def test_ci_installs_chromium_a_c_compiler_and_the_benchmark_tools_when_missing(tmp_path):
     script = (REPO / ".ci/run").read_text()
     prelude = script.split("make lint", 1)[0].replace('cd "$(dirname "$0")/.."', "")
