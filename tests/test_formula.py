@@ -1,5 +1,7 @@
 """The formula evaluator: arithmetic over named inputs, nothing else, never executed."""
 
+import math
+
 import pytest
 from helpers import REPO  # noqa: F401  (puts the repository on sys.path)
 
@@ -8,6 +10,7 @@ from generator.lang.formula import (
     PLAIN,
     FormulaError,
     Scales,
+    canonical,
     dimension,
     evaluate,
     evaluate_interval,
@@ -273,3 +276,45 @@ def test_a_formula_is_evaluated_on_quantities_and_stated_in_the_claims_unit(text
     assert evaluate(text, values, scales) == pytest.approx(expected, rel=1e-12)
     low, high = evaluate_interval(text, {name: (v, v) for name, v in values.items()}, scales)
     assert low == pytest.approx(expected, rel=1e-12) and high == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "one, other, alike",
+    [
+        ("2 * a", "a * 2", True),
+        ("a + b * c", "c * b + a", True),
+        ("2 * a", "2 × a", True),  # the typographic sign reads as the plain one
+        ("a - b", "b - a", False),
+        ("a / b", "b / a", False),
+        ("(a + b) + c", "a + (b + c)", False),  # regrouped: it can round differently
+        ("(a * b) * c", "a * (b * c)", False),
+        ("max(a, b)", "max(b, a)", False),  # max of a NaN depends on the order
+        ("2 * a", "2.0 * a", False),
+    ],
+)
+def test_formulas_alike_but_for_a_sums_or_products_operand_order_have_one_canonical_text(one, other, alike):
+    assert (canonical(one) == canonical(other)) is alike
+
+
+@pytest.mark.parametrize(
+    "spans",
+    [
+        {"a": (-1.0, -0.0), "b": (-1.0, 0.0)},  # min and max of corners ±0 took the first: -0.0 one way, 0.0 the other
+        {"a": (-2.5, 3.0), "b": (0.1, 7.0)},
+        {"a": (1e-300, 1e-300), "b": (1e-300, 2e-300)},
+    ],
+)
+def test_an_interval_through_a_reordered_product_or_sum_is_the_same_bit_for_bit(spans):
+    for one, other in (("a * b", "b * a"), ("a + b * 3", "3 * b + a")):
+        low, high = evaluate_interval(one, spans)
+        low_too, high_too = evaluate_interval(other, spans)
+        assert (low, high) == (low_too, high_too)
+        assert (math.copysign(1, low), math.copysign(1, high)) == (
+            math.copysign(1, low_too),
+            math.copysign(1, high_too),
+        )
+
+
+def test_an_interval_with_an_undefined_corner_is_an_error_not_a_bound():
+    with pytest.raises(FormulaError, match="not a real number"):
+        evaluate_interval("a * 1e308 * 10 * b", {"a": (1.0, 1.0), "b": (0.0, 1.0)})  # inf × 0

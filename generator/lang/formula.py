@@ -106,6 +106,33 @@ def names(text: str) -> frozenset[str]:
     return frozenset({node.id for node in ast.walk(parse(text)) if isinstance(node, ast.Name)} - set(_FUNCTIONS))
 
 
+@functools.lru_cache(maxsize=1 << 12)
+def canonical(text: str) -> str:
+    """The formula with each sum's and product's two operands in one order: formulas alike but for that order
+    ('2 * a', 'a * 2') give the same canonical text. IEEE 754 addition and multiplication are commutative,
+    bit for bit, and so is every other step of evaluate(), evaluate_interval() and use() (_hull), so where one
+    of them raises no error, the other gives the same numbers. Nothing else is reordered: (a + b) + c and
+    a + (b + c) can round differently. A formula that does not parse is its own text."""
+    try:
+        return _canonical(parse(text).body)
+    except FormulaError:
+        return text
+
+
+def _canonical(node: ast.AST) -> str:
+    if isinstance(node, ast.BinOp):
+        operands = [_canonical(node.left), _canonical(node.right)]
+        if isinstance(node.op, (ast.Add, ast.Mult)):
+            operands.sort()
+        return f"{type(node.op).__name__}({operands[0]}, {operands[1]})"
+    if isinstance(node, ast.UnaryOp):
+        return f"{type(node.op).__name__}({_canonical(node.operand)})"
+    if isinstance(node, ast.Call):
+        assert isinstance(node.func, ast.Name)  # _check allowed only min and max
+        return f"{node.func.id}({', '.join(_canonical(argument) for argument in node.args)})"
+    return ast.dump(node)
+
+
 @dataclass(frozen=True, slots=True)
 class Scales:
     """How a formula's numbers are quantities: each input's unit scale (a value times it is in the base
@@ -225,9 +252,11 @@ def _power(base: Span, exponent: Span) -> Span:
 
 
 def _hull(*values: float) -> Span:
-    if any(isinstance(v, complex) for v in values):
+    """The least and greatest of the corners, whatever their order (a NaN corner bounds nothing: an error; a
+    zero bound is +0.0), so `a * b` and `b * a` give the same interval, bit for bit (canonical())."""
+    if any(isinstance(v, complex) or v != v for v in values):
         raise FormulaError("result is not a real number")
-    return min(values), max(values)
+    return min(values) + 0.0, max(values) + 0.0
 
 
 def _check(node: ast.AST) -> None:
