@@ -14,8 +14,8 @@ from pathlib import Path
 from .claims import validate
 from .claims.vocabulary import read_run_units
 from .inputs import attributes, figures, gitlog, load
-from .inputs.project import read as read_project
-from .judging import causes, evidence, leads, replicated
+from .inputs.config import project_policy
+from .judging import alike, causes, evidence, leads, replicated
 from .lang.stability import Stability
 from .prose import references, surfaces, unsupported
 from .prose import scan as prose
@@ -45,6 +45,7 @@ def check(
     past: gitlog.History | None = None,
     every_table: bool = False,
     reused: Reused | None = None,
+    shared: alike.Judged | None = None,
 ) -> Report:
     """Every finding about the ledger under root, with each claim's verdict (ClaimVerdict) and each run's.
 
@@ -55,7 +56,8 @@ def check(
     the runs whose rounds are not parsed are read in bounded memory, counted and not kept, unless
     every_table: the site, which shows them and lets figures draw them (no verdict reads them). reused: runs
     another check read from the same bytes (`ledger diff`'s other revision: review/revisions.py), taken as they
-    are with their stability, their bytes counted against the input cap.
+    are with their stability, their bytes counted against the input cap. shared: the other revision's verdicts,
+    recorded by the first check given it and taken by the next where a claim's inputs are alike (judging/alike.py).
     """
     budget = load.Budget(policy.max_input_bytes)  # everything this check reads, together
     claims, findings, vocabulary = validate.claims(  # the parsed files are let go once validated: half the peak
@@ -83,7 +85,7 @@ def check(
     rules, prefix = load.attribute_rules(root, policy.measurements_dir)
     findings += attributes.findings(rules, [prefix + path for path in run_files(runs)], prefix)
     states = verdicts.run_states(runs, policy, now, gitlog.rewritten(past, runs), past.tracked, reused.stability)
-    evaluated = evidence.evaluate(claims, runs, states, policy, vocabulary, findings)
+    evaluated = evidence.evaluate(claims, runs, states, policy, vocabulary, findings, shared)
     findings += evaluated.findings
     judged = series.build(evaluated.verdicts, runs, states)
     findings += moved.stray_kept(judged)
@@ -208,12 +210,13 @@ def check_project(
     *,
     require_history: bool = False,
     every_table: bool = False,
+    shared: alike.Judged | None = None,
 ) -> Report:
-    """check() on the project --root and --config name: its policy read from mkdocs.yml (or the defaults). A
-    verb has the project read already (args.project) and calls check() with its policy."""
-    project = read_project(root, config)
+    """check() on the project --root and --config name: its policy read from mkdocs.yml (or the defaults)."""
+    root = root.resolve()
+    policy = project_policy(root, config)
     return check(
-        project.root, project.policy, now, every_run_rounds, require_history=require_history, every_table=every_table
+        root, policy, now, every_run_rounds, require_history=require_history, every_table=every_table, shared=shared
     )
 
 

@@ -7,8 +7,20 @@ from __future__ import annotations
 
 import re
 import sys
+from datetime import timedelta
 
-from helpers import MEASURED, SPEEDUP_KINDS, SPEEDUP_ROWS, a_run, git, run_ledger, run_python, write_tree
+import pytest
+from helpers import (
+    MEASURED,
+    RUN_TIME,
+    SPEEDUP_KINDS,
+    SPEEDUP_ROWS,
+    a_run,
+    git,
+    run_ledger,
+    run_python,
+    write_tree,
+)
 
 from generator.runs import Column
 
@@ -95,6 +107,59 @@ def test_a_diff_reads_a_run_alike_at_both_revisions_once_and_judges_each_as_ledg
     probe.write_text(probe.read_text() + "# a changed probe\n")
     at_head = run_ledger("check", cwd=tmp_path).output.splitlines()[-1]
     assert "0 failures" in at_base and "0 failures" not in at_head, (at_base, at_head)
+    result = run_ledger("diff", "HEAD", cwd=tmp_path)
+    assert result.exit_code == 0, result.errors
+    assert f"Gate at base: {at_base}  \nGate at head: {at_head}" in result.output, result.output[-600:]
+
+
+TWO_CLAIMS = """claims:
+  - id: moe-speedup-b16
+    statement: {words}
+    value: {value}
+    unit: "×"
+    kind: measured
+    testbed: linux-cpu
+    evidence: {{run: {run}, file: results.csv, where: {{batch: {batch}}}, column: speedup}}
+    tolerance: {tolerance}
+  - id: moe-speedup-doubled
+    statement: {words}, doubled
+    kind: extrapolated
+    formula: {formula}
+    inputs: {{s: moe-speedup-b16}}
+    value: 7.2
+    unit: "×"
+"""
+CLEAN = {"value": 3.59, "tolerance": "5%", "batch": 16, "run": 0}  # run 0 reads 3.6 at batch 16
+LATER = RUN_TIME + timedelta(hours=1)
+DEFECTS = {  # each a change that moves a verdict, at the base only (the doubled claim's input moves with each)
+    "nothing but words": {},
+    "a stated value": {"value": 4.5},
+    "a tolerance": {"tolerance": "0.1%"},
+    "the cited cell": {"batch": 1},
+    "the cited run's cell": {"run": 1},  # run 1 reads 4.5 there
+}
+
+
+@pytest.mark.parametrize("defect", DEFECTS)
+def test_a_diff_judges_again_at_the_base_each_claim_whose_verdict_inputs_differ(tmp_path, defect):
+    """`ledger diff` takes the head's verdict at the base only for a claim alike at both in all it is judged on
+    (judging/alike.py): every statement reworded, it is; a value, a tolerance,
+    a cited cell or run, or an input claim's verdict (the doubled claim's, alike itself) differing, it is judged
+    again. Either way each side's gate says what `ledger check` says at that revision."""
+    runs = [
+        a_run(tmp_path, SPEEDUP_ROWS, columns=SPEEDUP_KINDS),
+        a_run(tmp_path, [*SPEEDUP_ROWS[:1], {"batch": 16, "speedup": 4.5}], columns=SPEEDUP_KINDS, when=LATER),
+    ]
+    fields = {**CLEAN, **DEFECTS[defect]}
+    base = TWO_CLAIMS.format(words="MoE reads get faster", formula="2 * s", **{**fields, "run": runs[fields["run"]]})
+    committed(tmp_path, {"mkdocs.yml": MKDOCS, "claims/moe.yaml": base})
+    at_base = run_ledger("check", cwd=tmp_path).output.splitlines()[-1]
+    head = TWO_CLAIMS.format(words="MoE expert reads get faster", formula="2 * s", **{**CLEAN, "run": runs[0]})
+    write_tree(tmp_path, {"claims/moe.yaml": head})
+    at_head = run_ledger("check", cwd=tmp_path).output.splitlines()[-1]
+    assert "0 failures" in at_head, at_head
+    assert ("0 failures" in at_base) == (defect == "nothing but words"), at_base
+    assert defect == "nothing but words" or "formula-drifted" in at_base, at_base  # the input's verdict moved
     result = run_ledger("diff", "HEAD", cwd=tmp_path)
     assert result.exit_code == 0, result.errors
     assert f"Gate at base: {at_base}  \nGate at head: {at_head}" in result.output, result.output[-600:]

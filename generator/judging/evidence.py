@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import islice
 
 import attrs
 
@@ -45,7 +46,7 @@ from ..rules import STALE_RULES
 from ..runs import is_samples
 from ..trust import verdicts
 from ..wording import tolerance_for
-from . import asserted, bands, checks, intervals, replicates, retirements
+from . import alike, asserted, bands, checks, intervals, replicates, retirements
 from .intervals import Cell, read_cell  # noqa: F401  (refresh reads newer runs through read_cell)
 from .replicates import Member
 
@@ -65,10 +66,12 @@ def evaluate(
     policy: Policy,
     vocabulary: Vocabulary,
     invalid: Iterable[Finding] = (),
+    shared: alike.Judged | None = None,
 ) -> Evaluated:
     """Findings for every claim (every rule, not just the first) and each claim's verdict: its value,
     interval, checks and `asserts:` verdict. vocabulary: what the claims' unit and relation texts mean,
-    as validate.py read them."""
+    as validate.py read them. shared: `ledger diff`'s two revisions' evidence stages, the first recording
+    each claim's verdict, the second taking those whose inputs are alike (alike.py)."""
     by_id: dict[str, Claim] = {}
     for claim in claims:
         by_id.setdefault(claim.id, claim)
@@ -76,8 +79,7 @@ def evaluate(
     for finding in invalid:
         if finding.claim_id:
             stage.failing.setdefault(finding.claim_id, []).append(finding.rule)
-    for claim in _inputs_first(by_id):
-        stage.visit(claim)
+    stage.visit_all(_inputs_first(by_id), shared)
     stage.findings += undeclared(stage.inferred, runs, policy)
     # Every stale finding is in `failing` by now, so checks and grounding cannot depend on claim order.
     made = {claim_id: stage.verdicts[claim_id] for claim_id in by_id}  # in the claims' order
@@ -145,6 +147,7 @@ class Stage:
             str, dict[tuple[str, str], list[str]]
         ] = {}  # run -> (file, column) -> claims: exact by inference
         self.judges: dict[str, list[tuple[Claim, CheckSpec]]] = {}  # checking claim -> the checks it takes part in
+        self.last_inferred: tuple[str, str, str] | None = None  # the (run, file, column) a visit last inferred
         for checked in by_id.values():
             for spec in checked.checks if not checked.retired else ():
                 self.judges.setdefault(spec.claim_id, []).append((checked, spec))
@@ -154,6 +157,59 @@ class Stage:
         self.findings.append(Finding(where, claim.id, rule, problem, fix, detail, severity))
         if severity == "fail" and rule in STALE_RULES:
             self.failing.setdefault(claim.id, []).append(rule)
+
+    def visit_all(self, claims: list[Claim], judged: alike.Judged | None) -> None:
+        """Every claim's verdict, in order; with judged, each recorded for the other revision's stage, or taken
+        from the one recorded where its inputs are alike (alike.py)."""
+        if judged is None:
+            for claim in claims:
+                self.visit(claim)
+            return
+        here = alike.Context(self.policy, self.vocabulary.table, self.runs, self.states)
+        if judged.recording():
+            judged.context = here
+            for claim in claims:
+                self._recorded(claim, judged)
+            return
+        some, runs_alike = judged.reads_alike(here)
+        taken: dict[str, ClaimVerdict] = {}
+        for claim in claims:
+            found = None
+            if some and claim.id not in self.failing:  # failing already: validate found it invalid
+                found = judged.takes(claim, self.judges.get(claim.id, ()), taken, runs_alike)
+            if found is None:
+                self.visit(claim)
+            else:
+                taken[claim.id] = self._take(claim, found)
+
+    def _recorded(self, claim: Claim, judged: alike.Judged) -> None:
+        """visit(), recording what it made of a claim it found nothing wrong with, for the other revision's stage."""
+        invalid, findings, pooled = claim.id in self.failing, len(self.findings), len(self.pooled)
+        self.last_inferred = None
+        self.visit(claim)
+        if invalid or len(self.findings) > findings:
+            return
+        made = tuple(islice(reversed(self.pooled.items()), len(self.pooled) - pooled))
+        judges = tuple(self.judges.get(claim.id, ()))
+        verdict, premises = self.verdicts[claim.id], self.premises.get(claim.id)
+        judged.visits[claim.id] = alike.Visit(claim, verdict, judges, premises, self.last_inferred, made[::-1])
+
+    def _take(self, claim: Claim, visit: alike.Visit) -> ClaimVerdict:
+        """The verdict the other revision's stage made, with this revision's claim, and what its visit added."""
+        verdict = self.verdicts[claim.id] = quick_replace(visit.verdict, claim=claim)
+        if visit.premises is not None:
+            self.premises[claim.id] = visit.premises
+        if visit.inferred is not None:
+            self._infer(visit.inferred, claim.id)
+        for key, found in visit.pooled:
+            self.pooled.setdefault(key, found)
+        return verdict
+
+    def _infer(self, cell: tuple[str, str, str], claim_id: str) -> None:
+        """A claim found its (run, file, column) exact by inference (undeclared() reports it)."""
+        run, file, column = cell
+        self.inferred.setdefault(run, {}).setdefault((file, column), []).append(claim_id)
+        self.last_inferred = cell
 
     def visit(self, claim: Claim) -> None:
         """The claim's verdict, made once (each branch builds the whole record; later stages complete it)."""
@@ -191,7 +247,7 @@ class Stage:
             self.report(claim, found.rule, claim.at("evidence"), found.problem, found.fix)
         value = cell.value  # in the column's unit until the replicates are read (their runs are in it)
         if found.inferred:
-            self.inferred.setdefault(run.path, {}).setdefault((evidence.file, evidence.column), []).append(claim.id)
+            self._infer((run.path, evidence.file, evidence.column), claim.id)
         pooled = None if found.problem or found.exact else self._replicas(claim, Member(run, value, found), evidence)
         computed, interval = value, found.interval
         if pooled is not None and pooled.replicas.cited:
