@@ -14,7 +14,7 @@ from pathlib import Path
 from .claims import validate
 from .claims.vocabulary import read_run_units
 from .inputs import attributes, figures, gitlog, load
-from .inputs.config import project_policy
+from .inputs.project import read as read_project
 from .judging import alike, causes, evidence, leads, replicated
 from .lang.stability import Stability
 from .prose import references, surfaces, unsupported
@@ -210,13 +210,12 @@ def check_project(
     *,
     require_history: bool = False,
     every_table: bool = False,
-    shared: alike.Judged | None = None,
 ) -> Report:
-    """check() on the project --root and --config name: its policy read from mkdocs.yml (or the defaults)."""
-    root = root.resolve()
-    policy = project_policy(root, config)
+    """check() on the project --root and --config name: its policy read from mkdocs.yml (or the defaults). A
+    verb has the project read already (args.project) and calls check() with its policy."""
+    project = read_project(root, config)
     return check(
-        root, policy, now, every_run_rounds, require_history=require_history, every_table=every_table, shared=shared
+        project.root, project.policy, now, every_run_rounds, require_history=require_history, every_table=every_table
     )
 
 

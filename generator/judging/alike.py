@@ -13,9 +13,11 @@ taken has an interval (no step of its evaluation raised an error, whose words co
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
+
+import attrs
 
 from ..lang import formula
 from ..records import CheckSpec, Claim, ClaimVerdict, Policy, Run, RunState
@@ -24,7 +26,7 @@ from ..records import CheckSpec, Claim, ClaimVerdict, Policy, Run, RunState
 # lines enter only its findings, and a claim with a finding is not recorded. Every other field is compared, the
 # formula apart (same_formula()).
 _SHOWN = ("statement", "source", "where", "field_lines", "formula")
-_JUDGED = attrgetter(*(f.name for f in fields(Claim) if f.name not in _SHOWN))
+_JUDGED = attrgetter(*(f.name for f in attrs.fields(Claim) if f.name not in _SHOWN))
 
 
 def alike_fields(claim: Claim, other: Claim) -> bool:

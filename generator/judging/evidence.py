@@ -196,7 +196,7 @@ class Stage:
 
     def _take(self, claim: Claim, visit: alike.Visit) -> ClaimVerdict:
         """The verdict the other revision's stage made, with this revision's claim, and what its visit added."""
-        verdict = self.verdicts[claim.id] = quick_replace(visit.verdict, claim=claim)
+        verdict = self.verdicts[claim.id] = attrs.evolve(visit.verdict, claim=claim)
         if visit.premises is not None:
             self.premises[claim.id] = visit.premises
         if visit.inferred is not None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
-from ..gate import check_project
+from ..gate import check
+from ..inputs.project import Project
 from ..judging.alike import Judged
 from . import buildcode, compare, revisions
 from .compare import Diff
@@ -29,16 +29,19 @@ class Review:
     head: Revision
 
 
-def compare_revisions(root: Path, base: str, head: str | None, config: Path | None, now: datetime) -> Review:
+def compare_revisions(project: Project, base: str, head: str | None, now: datetime) -> Review:
     """The base revision against the head (the working tree, checked as `ledger check` does, where head
-    is None), each side's gate run at `now`. A run alike at both is read once, and a claim whose verdict's inputs
-    are alike at both is judged once (the head's verdict taken at the base: judging/alike.py)."""
-    config_name = revisions.config_path(root, config)
+    is None), each side's gate run at `now`. The working tree's configuration is the project's, read
+    already; each revision's is read once, from that revision. A run alike at both is read once, and a claim
+    whose verdict's inputs are alike at both is judged once (the head's verdict taken at the base: judging/alike.py)."""
+    root = project.root
+    config_name = revisions.config_path(root, project.config_file)
     judged = Judged()
     if head:
         head_side = revisions.at_revision(root, head, config_name, now, shared=judged)
     else:
-        head_side = revisions.working_tree(root, check_project(root, config, now, shared=judged), root / config_name)
+        report = check(root, project.policy, now, shared=judged)
+        head_side = revisions.working_tree(root, report, revisions.configuration(project.composed))
     base_side = revisions.at_revision(root, base, config_name, now, other=head_side, shared=judged)
     del judged  # the head's verdicts as its evidence stage made them, before checks completed them: let go
     policy = head_side.report.policy

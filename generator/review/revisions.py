@@ -16,11 +16,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
-import yaml
-
 from ..gate import Reused, check
-from ..inputs import gitlog, load, mkdocs_yml
-from ..inputs.config import DEFAULTS, read_policy
+from ..inputs import gitlog, load
+from ..inputs.config import DEFAULTS, policy_of, read_config
 from ..inputs.hashcache import files_under
 from ..inputs.mkdocs_yml import Composed
 from ..judging.alike import Judged
@@ -91,8 +89,9 @@ def at_revision(
     with tempfile.TemporaryDirectory(prefix="ledger-diff-") as folder:
         tree = Path(folder)
         copy_revision(root, entries, tree, skip=skipped)
-        try:
-            policy = read_policy(tree / config) if (tree / config).is_file() else DEFAULTS
+        try:  # the revision's configuration composed once: its policy, and what a review compares of it
+            composed = read_config(tree / config) if (tree / config).is_file() else None
+            policy = policy_of(composed, (tree / config).name) if composed else DEFAULTS
             if alike and other is not None and policy.measurements_dir != other.report.policy.measurements_dir:
                 copy_revision(root, [e for e in entries if e.path in skipped], tree)  # not runs on this side
                 alike, skipped = set(), set()
@@ -105,10 +104,10 @@ def at_revision(
             report = check(tree, policy, now, past=past, reused=reused, shared=shared)
         except LedgerError as error:
             raise LedgerError(f"at {name}: {error}") from None
-        composed = configuration(tree / config)
         figures = surface_figures(tree, policy)
     blobs = {entry.path: entry.blob for entry in entries}
-    return Revision(name, commit, report, run_blobs(blobs, policy.measurements_dir), composed, figures, blobs)
+    measured = run_blobs(blobs, policy.measurements_dir)
+    return Revision(name, commit, report, measured, configuration(composed), figures, blobs)
 
 
 def _run_of(path: str, prefix: str) -> str:
@@ -144,7 +143,7 @@ def _whole(run: Run) -> bool:
     return all(table.counted is None and table.problem != load.NOT_PARSED for table in run.tables.values())
 
 
-def working_tree(root: Path, report: Report, config: Path) -> Revision:
+def working_tree(root: Path, report: Report, config: Composed) -> Revision:
     """The working tree as a Revision: its runs' files hashed as git would store them (the check hashed most
     of them as it read them: those ids are taken, the rest hashed here)."""
     files: dict[str, str] = {}
@@ -160,20 +159,13 @@ def working_tree(root: Path, report: Report, config: Path) -> Revision:
         except load.Unreadable as problem:
             files[relative] = f"unreadable: {problem}"
     figures = surface_figures(root, report.policy)
-    config_read = configuration(config)
-    return Revision("", "", report, run_blobs(files, report.policy.measurements_dir), config_read, figures)
+    return Revision("", "", report, run_blobs(files, report.policy.measurements_dir), config, figures)
 
 
-def configuration(config: Path) -> Composed:
-    """A revision's configuration as MkDocs composes it (the files it inherits merged in): none where it has
-    no such file, one setting saying why where it cannot be read (a review shows it as changed code)."""
-    if not config.is_file():
-        return NO_CONFIG
-    try:
-        return mkdocs_yml.composed(config) or NO_CONFIG
-    except mkdocs_yml.Malformed as problem:
-        said = yaml.ScalarNode("tag:yaml.org,2002:str", str(problem)[:200])
-        return Composed({f"(unreadable {config.name})": said}, (config.name,), ())
+def configuration(composed: Composed | None) -> Composed:
+    """A revision's configuration as MkDocs composes it (the files it inherits merged in), as its gate read
+    it: none where it has no such file."""
+    return composed or NO_CONFIG
 
 
 def run_blobs(files: Mapping[str, str], measurements_dir: str) -> dict[str, dict[str, str]]:
@@ -189,12 +181,10 @@ def run_blobs(files: Mapping[str, str], measurements_dir: str) -> dict[str, dict
     return runs
 
 
-def config_path(root: Path, config: Path | None) -> str:
-    """The policy file, relative to root, that each revision is read with (default mkdocs.yml)."""
-    if config is None:
-        return "mkdocs.yml"
+def config_path(root: Path, config: Path) -> str:
+    """The policy file (--config, else ROOT/mkdocs.yml), relative to root, that each revision is read with."""
     try:
-        return config.resolve().relative_to(root).as_posix()
+        return (config.parent.resolve() / config.name).relative_to(root).as_posix()
     except ValueError:
         raise LedgerError(f"diff: --config {config} must be inside {root}, so each revision has its own") from None
 
