@@ -74,7 +74,7 @@ def page_problems(
     """Everything wrong with one HTML page of the site (name: its path in the site; attributes: those the
     site's stylesheets show with attr(); charts: gets the id of each chart whose spec was verified; banner:
     the banner the ledger renders atop this hand-written page, up to its list, and its list)."""
-    read = framed.read(without_banner_list(text, banner) if banner else text, attributes, cells_apart=True)
+    read = framed.read(without_banner_list(text, banner) if banner else text, ctx.kept, attributes, cells_apart=True)
     found = _stamp_problems(name, text, read, ctx)
     visible = _outside_code(text)
     for match in _REFERENCE.finditer(visible):
@@ -138,7 +138,8 @@ def rendered_passes(
     verify-site's findings are those of a whole reading. (page: its text, or its UTF-8 bytes as read.)"""
     if name in ctx.handwritten or name in ctx.forbid_leads:
         return False
-    around = framed.read_around(page, fragments, attributes, cells_apart=True, marks=(*_MARKS, "ledger-code"))
+    marks = (*_MARKS, "ledger-code")
+    around = framed.read_around(page, ctx.kept, fragments, attributes, cells_apart=True, marks=marks)
     if around is None or around.form.labels or name == THEME_404:
         return False  # (a label's figures are refused unless an author typed them: read whole to say so)
     mark = stamp.one(around.content)  # (read_around found the page's one BEGIN and one stamp: read() finds these)
@@ -157,7 +158,7 @@ def rendered_passes(
             claim_id = html.unescape(cited)
             if not {f"claim/{claim_id}/index.html", f"claim/{claim_id}.html"} & site_pages:
                 return False
-    if not _around_figures_pass(around, ctx.shown):
+    if not _around_figures_pass(around, ctx.shown, ctx.kept.forms):
         return False
     charts.update(
         html.unescape(chart) for part in fragments if "data-chart=" in part for chart in _CHARTS.findall(part)
@@ -165,21 +166,18 @@ def rendered_passes(
     return True
 
 
-# A form's parts: (part, its probes' spans in it) for those that hold a page's own strings (scanned for each
-# page), and whether the others pass (scanned once), by (form, the figures the ledger shows).
-_FORMS: dict[tuple, tuple[bool, tuple[tuple[str, tuple[tuple[int, int], ...]], ...]]] = {}
-
-
-def _around_figures_pass(around: framed.Around, shown: Shown) -> bool:
+def _around_figures_pass(around: framed.Around, shown: Shown, forms: dict[tuple, tuple]) -> bool:
     """Whether every figure a reader sees on a page read around its fragments is one the ledger shows and
     none touches a PROBE (where a fragment's edge could join the skeleton's text): the parts of its form's
-    text that hold none of the page's own strings are scanned once for the form, the rest for each page."""
+    text that hold none of the page's own strings are scanned once for the form, the rest for each page.
+    forms: (form, the figures shown) -> (whether the parts that hold no page's strings pass, the others
+    with their probes' spans), kept by the verify() call."""
     key = (around.form, shown)
-    known = _FORMS.get(key)
+    known = forms.get(key)
     if known is None:
-        if len(_FORMS) >= 256:
-            _FORMS.clear()
-        known = _FORMS[key] = _form_figures(around.form, shown)
+        if len(forms) >= 256:
+            forms.clear()
+        known = forms[key] = _form_figures(around.form, shown)
     passes, own = known
     if not passes:
         return False
