@@ -10,7 +10,6 @@ replace's per-field checks. Imports nothing of the package, so any module may us
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import MISSING, fields, is_dataclass
 from typing import Any, TypeVar
@@ -63,27 +62,3 @@ def quick_replace(record: Made, **changes: object) -> Made:
     """dataclasses.replace for a record quick_init made (every field a plain argument, so none of replace's
     per-field checks applies): the record again, with the fields `changes` names set anew."""
     return _REPLACE[type(record)](record, **changes)
-
-
-Result = TypeVar("Result")
-
-
-def by_identity(kept: int) -> Callable[[Callable[[Made], Result]], Callable[[Made], Result]]:
-    """A pure function of one frozen record, remembered by the record's identity: a page asks it of the same
-    record again (a claim's badges on its own page and beside every link to it). At most `kept` records at a
-    time; each is held beside what was made of it, so an id is never another record's."""
-
-    def remembering(make: Callable[[Made], Result]) -> Callable[[Made], Result]:
-        made: dict[int, tuple[Made, Result]] = {}
-
-        def remembered(record: Made) -> Result:
-            found = made.get(id(record))
-            if found is None or found[0] is not record:
-                if len(made) >= kept:
-                    made.clear()
-                found = made[id(record)] = (record, make(record))
-            return found[1]
-
-        return functools.update_wrapper(remembered, make)
-
-    return remembering
