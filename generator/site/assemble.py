@@ -60,6 +60,7 @@ class Site:
     series: SeriesAssets = field(default_factory=SeriesAssets)  # each series' data, made once for its pages
     later: tuple[str, ...] = ()  # the pages outside the navigation left to make (assemble(later=True)), by src
     shared: render.Shared = field(default_factory=render.Shared)  # what its pages write alike, made once
+    charts: dict[str, str] = field(default_factory=dict)  # vl-convert's output by name (serve's: Memory.charts)
 
     def outside(self) -> Iterator[Generated]:
         """The pages left to make, one at a time, in the order of `later`."""
@@ -100,12 +101,12 @@ class Site:
         found.append(Asset(stamp.REGISTRY, content=stamp.registry_json(self.report)))
         specs = {d.figure.id: d.result for d in self.drawn.values() if d.figure.kind == "chart" and not d.error}
         found += [
-            Asset(f"{render.ASSETS}/{drawing.svg_name(figure_id)}", content=charts.svg(spec, cache))
+            Asset(f"{render.ASSETS}/{drawing.svg_name(figure_id)}", content=charts.svg(spec, cache, self.charts))
             for figure_id, spec in specs.items()
         ]
         series = self.series.all(self.report.verdicts.values())
         if specs or series:
-            found.append(Asset(f"{render.ASSETS}/vega.js", content=charts.bundle(cache)))
+            found.append(Asset(f"{render.ASSETS}/vega.js", content=charts.bundle(cache, self.charts)))
         return found + series
 
 
@@ -141,7 +142,8 @@ def assemble(
         sources = report_pages.read_sources(root, report)
         generated = report_pages.generate(report, sources, settings.directory_urls, series, shared)
     outside = tuple(report_pages.outside_srcs(report)) if later and generate else ()
-    return Site(root, report, settings, drawn, tuple(problems), tuple(generated), series, outside, shared)
+    made = memory.charts if memory is not None else {}
+    return Site(root, report, settings, drawn, tuple(problems), tuple(generated), series, outside, shared, made)
 
 
 def _generated(

@@ -88,8 +88,9 @@ class Frame:
 
 
 class Kept:
-    """What one verify-site reading keeps from page to page (verify() makes one; nothing outlives it): the
-    frames read, the outsides seen once, the outsides split before, each form's reading, what outsides hold."""
+    """What one verify-site reading keeps from page to page (SiteContext holds one, made in verify(); nothing
+    outlives it): the frames read, the outsides seen once and split before, each form's reading, what
+    outsides hold; for sitepage.py, what it found of each form's figures and each part's."""
 
     def __init__(self) -> None:
         self.frames: dict[tuple, Frame | None] = {}  # (reader's settings, before, after) -> the frame, None: read whole
@@ -98,6 +99,7 @@ class Kept:
         self.around: dict[tuple, Form | None] = {}  # (reader's settings, outside, skeleton) -> its form, None: read
         self.outsides: dict[tuple, tuple[bool, bool, tuple[str, ...]]] = {}  # (before, after, marks) -> outside_holds'
         self.forms: dict[tuple, tuple] = {}  # (form, figures shown) -> what sitepage found of its figures
+        self.parts: dict[str, list] = {}  # a part of a page's text -> its figures (sitepage.text_figures)
 
 
 def read(
