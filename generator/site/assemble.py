@@ -131,8 +131,10 @@ def assemble(
     problems += lead_figures(root, report, drawn)
     generated: list[Generated] = []
     series = SeriesAssets()
-    shared = render.Shared()  # the build's, from here on (Site.shared)
-    if memory is not None:
+    shared = render.Shared()  # what the build's pages write alike, from here on (Site.shared)
+    if memory is not None:  # serve: the last build's stands while what it was made of does
+        key = (report.verdicts, report.runs, report.run_states, settings.directory_urls)
+        shared = memory.kept("shared", key, render.Shared)
         memory.drawn = drawn
     if later and generate:
         generated = report_pages.index_pages(report, settings.directory_urls, shared)
