@@ -9,7 +9,6 @@ import functools
 import math
 import re
 
-from .frozen import by_identity
 from .lang import moves
 from .lang.moves import Change, Judged
 from .lang.units import Unit
@@ -69,7 +68,6 @@ def rounded(claim: Claim, computed: float, policy: Policy) -> str:
     return repr(computed)
 
 
-@by_identity(1 << 14)  # a claim's page, each page listing it and its checks state it alike
 def stated(verdict: ClaimVerdict) -> str:
     """The value as the claim states it, with its unit ('3.59×', '67 tok/s'); '' without a value. A claim that
     states a bound or range (`states:`, `range:`) shows it ('>= 10 GB/s'), and its figure only where a check

@@ -185,12 +185,13 @@ def around_page(title: str, header: str = "") -> str:
 )
 def test_what_a_pages_outside_holds_is_seen_with_its_own_strings_put_back(title, header, marked, mentions):
     page = around_page(title, header)
-    framed._OUTSIDES.clear()
+    reading = framed.Kept()
     for _ in range(2):  # (the second time from what was kept)
-        split = framed.split_page(page, alone=True)
+        split = framed.split_page(page, reading, alone=True)
         assert split is not None and split.strings
-        assert framed.outside_holds(split, ("ledger-code", "ledger-missing")) == (mentions, marked)
-    found = framed.read_around(page, [FRAGMENT], cells_apart=True, marks=("ledger-code", "ledger-missing"))
+        assert framed.outside_holds(split, reading, ("ledger-code", "ledger-missing")) == (mentions, marked)
+    marks = ("ledger-code", "ledger-missing")
+    found = framed.read_around(page, framed.Kept(), [FRAGMENT], cells_apart=True, marks=marks)
     assert found is not None and found.marked == marked
     whole = reader.read(page, cells_apart=True)
     assert "".join(p.text for p in whole.pieces).count("1.5 GB") == 1  # the fragment, read whole
@@ -257,31 +258,27 @@ def framed_page(title: str, lead: str = "", tail: str = "") -> str:
 
 def split_afresh(page):
     """split_page as it splits a page no outside remembered matches."""
-    kept = list(framed._TEMPLATES)
-    framed._TEMPLATES.clear()
-    try:
-        return framed.split_page(page)
-    finally:
-        framed._TEMPLATES[:] = kept
+    return framed.split_page(page, framed.Kept())
 
 
 def test_a_page_of_a_remembered_outside_is_split_by_comparing_it_from_its_text_or_its_bytes():
-    framed._TEMPLATES.clear()
-    assert framed.split_page(framed_page("claim-1")) is not None  # remembered
+    reading = framed.Kept()
+    assert framed.split_page(framed_page("claim-1"), reading) is not None  # remembered
     for page in (framed_page("claim-22"), framed_page("claim-22").encode()):
-        fast = framed.split_as_before(page)
+        fast = framed.split_as_before(page, reading)
         assert fast is not None and fast.strings == (("LEDGERFRAMEAX", "claim-22"),)
         assert framed.put_back(fast.before, fast.strings) == fast.outside
-    assert framed.split_as_before(framed_page("claim-22").replace("site", "sitf")) is None  # one byte apart
+    assert framed.split_as_before(framed_page("claim-22").replace("site", "sitf"), reading) is None  # one byte apart
+    assert framed.split_as_before(framed_page("claim-22"), framed.Kept()) is None  # remembered by one reading only
 
 
 @settings(max_examples=400, deadline=None)
 @given(first=TITLES, title=TITLES, lead=AROUND_TOKENS, tail=AROUND_TOKENS, bytes_=st.booleans())
 def test_a_page_split_by_comparing_is_split_as_split_page_splits_it(first, title, lead, tail, bytes_):
-    framed._TEMPLATES.clear()
-    framed.split_page(framed_page(first, lead, tail))
+    reading = framed.Kept()
+    framed.split_page(framed_page(first, lead, tail), reading)
     page = framed_page(title, lead, tail)
-    fast = framed.split_as_before(page.encode() if bytes_ else page)
+    fast = framed.split_as_before(page.encode() if bytes_ else page, reading)
     slow = split_afresh(page)
     if fast is not None:
         assert slow is not None, page
@@ -298,12 +295,12 @@ def test_a_page_split_by_comparing_is_split_as_split_page_splits_it(first, title
 @pytest.mark.site
 def test_every_claim_page_of_a_built_site_splits_by_comparing_as_split_page_splits_it(built_site):
     pages = sorted((built_site / "claim").glob("*/index.html"))
-    framed._TEMPLATES.clear()
+    reading = framed.Kept()
     fast = 0
     for path in pages:
         data = path.read_bytes()
         slow = split_afresh(data.decode("utf-8"))
-        found = framed.split_page(data)
+        found = framed.split_page(data, reading)
         assert slow is not None and found is not None
         assert (found.outside, found.content, found.rest, found.strings) == (
             slow.outside,
@@ -311,7 +308,7 @@ def test_every_claim_page_of_a_built_site_splits_by_comparing_as_split_page_spli
             slow.rest,
             slow.strings,
         )
-        fast += framed.split_as_before(data) is not None
+        fast += framed.split_as_before(data, reading) is not None
     assert fast == len(pages) >= 4
 
 
@@ -330,11 +327,11 @@ def test_every_claim_page_of_a_built_site_splits_by_comparing_as_split_page_spli
     ids=["a stamp made with the string", "a BEGIN made with it", "more after", "two BEGINs", "two stamps"],
 )
 def test_a_page_that_is_not_its_remembered_outside_as_split_page_reads_it_is_not_split_by_comparing(first, page):
-    framed._TEMPLATES.clear()
-    assert framed.split_page(first) is not None
-    assert framed.split_as_before(page) is None and framed.split_as_before(page.encode()) is None
+    reading = framed.Kept()
+    assert framed.split_page(first, reading) is not None
+    assert framed.split_as_before(page, reading) is None and framed.split_as_before(page.encode(), reading) is None
     slow = split_afresh(page)
-    assert slow is None or framed.put_back(slow.after, slow.strings) == slow.rest != framed._TEMPLATES[0][5]
+    assert slow is None or framed.put_back(slow.after, slow.strings) == slow.rest != reading.templates[0][5]
 
 
 ENDS = st.lists(st.sampled_from([" ", "\n", "\t", "\r", "\x0c", "\x0b"]), max_size=5).map("".join)

@@ -65,18 +65,19 @@ OUTSIDES = [
 
 @pytest.mark.parametrize(("parts", "frames"), OUTSIDES)
 def test_a_page_in_its_frame_is_read_as_it_is_whole(parts, frames):
-    framed._FRAMES.clear()
-    framed._SEEN.clear()
+    reading = framed.Kept()
     for _ in range(3):
         for title, slug in TITLES:
             text = page(title, slug, **parts)
-            assert kept(framed.read(text, cells_apart=True)) == kept(reader.read(text, cells_apart=True)), title
-    assert whole_frames() == frames
+            assert kept(framed.read(text, reading, cells_apart=True)) == kept(reader.read(text, cells_apart=True)), (
+                title
+            )
+    assert whole_frames(reading) == frames
 
 
-def whole_frames() -> bool:
+def whole_frames(reading: framed.Kept) -> bool:
     """Whether a frame is kept both before and after the content."""
-    return any(f is not None and any(a is not None for a in f.after.values()) for f in framed._FRAMES.values())
+    return any(f is not None and any(a is not None for a in f.after.values()) for f in reading.frames.values())
 
 
 @pytest.mark.parametrize(
@@ -93,21 +94,25 @@ def whole_frames() -> bool:
     ],
 )
 def test_a_page_whose_content_leaves_the_reader_elsewhere_is_still_read_as_it_is_whole(parts):
+    reading = framed.Kept()
     for _ in range(3):
         for title, slug in TITLES:
             text = page(title, slug, **parts)
-            assert kept(framed.read(text, cells_apart=True)) == kept(reader.read(text, cells_apart=True)), title
+            assert kept(framed.read(text, reading, cells_apart=True)) == kept(reader.read(text, cells_apart=True)), (
+                title
+            )
 
 
 @pytest.mark.site
 def test_every_page_of_a_built_site_is_read_in_its_frame_as_it_is_whole(built_site):
     pages = sorted(built_site.rglob("*.html"))
-    assert sum(framed.split_page(p.read_text(encoding="utf-8")) is not None for p in pages) > 10
+    reading = framed.Kept()
+    assert sum(framed.split_page(p.read_text(encoding="utf-8"), framed.Kept()) is not None for p in pages) > 10
     for _ in range(2):
         for path in pages:
             text = path.read_text(encoding="utf-8")
-            assert kept(framed.read(text, cells_apart=True)) == kept(reader.read(text, cells_apart=True)), path
-    assert whole_frames()
+            assert kept(framed.read(text, reading, cells_apart=True)) == kept(reader.read(text, cells_apart=True)), path
+    assert whole_frames(reading)
 
 
 def claim_pages(site) -> list:

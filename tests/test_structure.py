@@ -83,7 +83,7 @@ LAYERS = (
     ("generator.inputs",),
     ("generator.trust",),
     ("generator.records", "generator.rules", "generator.probe", "generator.runs", "generator.tools", "generator"),
-    ("generator.lang", "generator.frozen", "generator.timing"),
+    ("generator.lang", "generator.timing"),
 )
 
 

@@ -49,12 +49,19 @@ class Site:
     pages: tuple[Generated, ...] = ()
     series: SeriesAssets = field(default_factory=SeriesAssets)  # each series' data, made once for its pages
     later: tuple[str, ...] = ()  # the pages outside the navigation left to make (assemble(later=True)), by src
+    shared: render.Shared = field(default_factory=render.Shared)  # what its pages write alike, made once
+    charts: dict[str, str] = field(default_factory=dict)  # vl-convert's output by name (serve's: Memory.charts)
 
     def outside(self) -> Iterator[Generated]:
         """The pages left to make, one at a time, in the order of `later`."""
         if self.later:
             sources = report_pages.read_sources(self.root, self.report)
-            yield from report_pages.outside(self.report, sources, self.settings.directory_urls, self.series)
+            urls = self.settings.directory_urls
+            yield from report_pages.outside(self.report, sources, urls, self.series, self.shared)
+
+    def links(self, url: str) -> render.Links:
+        """Links from the page at `url` (its links found once for every page at its place)."""
+        return render.Links(url, self.settings.directory_urls, shared=self.shared)
 
     def figures_html(self, wanted: Iterable[str], links: render.Links) -> dict[str, str]:
         """The figures a page refers to, as HTML for that page (links: from the page)."""
@@ -84,12 +91,12 @@ class Site:
         found.append(Asset(stamp.REGISTRY, content=stamp.registry_json(self.report)))
         specs = {d.figure.id: d.result for d in self.drawn.values() if d.figure.kind == "chart" and not d.error}
         found += [
-            Asset(f"{render.ASSETS}/{drawing.svg_name(figure_id)}", content=charts.svg(spec, cache))
+            Asset(f"{render.ASSETS}/{drawing.svg_name(figure_id)}", content=charts.svg(spec, cache, self.charts))
             for figure_id, spec in specs.items()
         ]
         series = self.series.all(self.report.verdicts.values())
         if specs or series:
-            found.append(Asset(f"{render.ASSETS}/vega.js", content=charts.bundle(cache)))
+            found.append(Asset(f"{render.ASSETS}/vega.js", content=charts.bundle(cache, self.charts)))
         return found + series
 
 
@@ -114,35 +121,46 @@ def assemble(
     problems += lead_figures(root, report, drawn)
     generated: list[Generated] = []
     series = SeriesAssets()
-    if memory is not None:
+    shared = render.Shared()  # what the build's pages write alike, from here on (Site.shared)
+    if memory is not None:  # serve: the last build's stands while what it was made of does
+        key = (report.verdicts, report.runs, report.run_states, settings.directory_urls)
+        shared = memory.kept("shared", key, render.Shared)
         memory.drawn = drawn
     if later and generate:
-        generated = report_pages.index_pages(report, settings.directory_urls)
+        generated = report_pages.index_pages(report, settings.directory_urls, shared)
     elif memory is not None and generate:
-        generated = _generated(memory, root, report, changed, settings.directory_urls, series)
+        generated = _generated(memory, root, report, changed, settings.directory_urls, series, shared)
     elif generate:
-        generated = report_pages.generate(
-            report, report_pages.read_sources(root, report), settings.directory_urls, series
-        )
+        sources = report_pages.read_sources(root, report)
+        generated = report_pages.generate(report, sources, settings.directory_urls, series, shared)
     outside = tuple(report_pages.outside_srcs(report)) if later and generate else ()
-    return Site(root, report, settings, drawn, tuple(problems), tuple(generated), series, outside)
+    made = memory.charts if memory is not None else {}
+    return Site(root, report, settings, drawn, tuple(problems), tuple(generated), series, outside, shared, made)
 
 
 def _generated(
-    memory: Memory, root: Path, report: Report, changed: bool, directory_urls: bool, series: SeriesAssets
+    memory: Memory,
+    root: Path,
+    report: Report,
+    changed: bool,
+    directory_urls: bool,
+    series: SeriesAssets,
+    shared: render.Shared,
 ) -> list[Generated]:
     """Serve's generated pages: all of them after a data change, else the indexes and the claim pages
     whose citations moved (a page edit), the rest as generated last time."""
     cited = incremental.citations(report)
     if changed or not memory.pages or directory_urls != memory.directory_urls:
-        fresh = report_pages.generate(report, report_pages.read_sources(root, report), directory_urls, series)
+        sources = report_pages.read_sources(root, report)
+        fresh = report_pages.generate(report, sources, directory_urls, series, shared)
         memory.pages, memory.keys = {}, {}
     else:
         moved = sorted(i for i in cited.keys() | memory.cited.keys() if cited.get(i) != memory.cited.get(i))
         # the indexes read the claims, runs and policy (unchanged here), the verdicts and the findings
         key = (report.findings, tuple(report.causes.items()), report.verdicts, directory_urls)
-        fresh = list(memory.kept("index pages", key, lambda: report_pages.index_pages(report, directory_urls)))
-        fresh += report_pages.claim_pages(report, [i for i in moved if i in report.by_id], directory_urls, series)
+        fresh = list(memory.kept("index pages", key, lambda: report_pages.index_pages(report, directory_urls, shared)))
+        moved_pages = [i for i in moved if i in report.by_id]
+        fresh += report_pages.claim_pages(report, moved_pages, directory_urls, series, shared)
     for page in fresh:
         memory.pages[page.src], memory.keys[page.src] = page, incremental.content_key(page)
     memory.cited, memory.directory_urls = cited, directory_urls

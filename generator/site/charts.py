@@ -51,14 +51,15 @@ def _single_view(spec: dict) -> bool:
     return "mark" in spec or "layer" in spec
 
 
-def svg(spec: dict, cache: Path | None = None) -> str:
-    """The static fallback image, cached by spec and vl-convert version (vl-convert is a chart's slowest step)."""
+def svg(spec: dict, cache: Path | None, made: dict[str, str]) -> str:
+    """The static fallback image, cached by spec and vl-convert version (vl-convert is a chart's slowest step;
+    made: what it made already, kept by the caller)."""
     text = json.dumps(static_spec(spec), sort_keys=True)
     key = hashlib.sha256(f"{VL_VERSION}\n{text}".encode()).hexdigest()[:32]
-    return _cached(cache, f"svg/{key}.svg", lambda: vl_convert.vegalite_to_svg(json.loads(text)))
+    return _cached(cache, f"svg/{key}.svg", lambda: vl_convert.vegalite_to_svg(json.loads(text)), made)
 
 
-def bundle(cache: Path | None = None) -> str:
+def bundle(cache: Path | None, made: dict[str, str]) -> str:
     """vega + vega-lite + vega-embed in one classic script, wrapped so nothing but the three
     globals it assigns (vegaEmbed, vega, vegaLite) leaks into the page (slow to make: cached)."""
 
@@ -69,32 +70,29 @@ def bundle(cache: Path | None = None) -> str:
             + "\n})();\n"
         )
 
-    return _cached(cache, f"vega-{VL_VERSION}.js", make)
+    return _cached(cache, f"vega-{VL_VERSION}.js", make, made)
 
 
-_MADE: dict[str, str] = {}  # this process's copies (serve rebuilds many times)
-
-
-def _remembered(name: str, make) -> str:
-    if name not in _MADE:
-        _MADE[name] = make()
-    return _MADE[name]
+def _remembered(made: dict[str, str], name: str, make) -> str:
+    if name not in made:
+        made[name] = make()
+    return made[name]
 
 
 NO_CACHE = "LEDGER_NO_CACHE"  # set (to anything) in CI: the build reads and keeps no cache on disk
 
 
-def _cached(cache: Path | None, name: str, make) -> str:
-    """make() once per process, and once per machine when a cache folder is given (and CI has not
-    said LEDGER_NO_CACHE: a cache in the tree is read unverified)."""
+def _cached(cache: Path | None, name: str, make, made: dict[str, str]) -> str:
+    """make() once for `made` (the caller's: a build's, or serve's session), and once per machine when a
+    cache folder is given (and CI has not said LEDGER_NO_CACHE: a cache in the tree is read unverified)."""
     if cache is None or os.environ.get(NO_CACHE):
-        return _remembered(name, make)
+        return _remembered(made, name, make)
     path = cache / name
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         pass
-    text = _remembered(name, make)
+    text = _remembered(made, name, make)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if not (cache.parent / ".gitignore").exists() and cache.parent.name == CACHE_ROOT:

@@ -22,7 +22,7 @@ from ..trust.digest import CODE_PAGES, code_files
 from ..trust.verdicts import stability_detail, stability_label
 from ..wording import ONE_RUN, assert_text, noise_text, pooled_text, shared_text, stated
 from .render import (
-    PerReport,
+    Shared,
     admonition,
     badge,
     claim_badges,
@@ -170,30 +170,29 @@ def measured(verdict: ClaimVerdict, report: Report | None, links) -> str:
     if run is None:
         return head + f"<code>{esc(evidence.run)}</code>, which does not exist.</p>"
     place = links.seen_from("run", CODE_PAGES)  # what follows links only to runs' pages and code files' pages
-    made, shown = _BY_RUN.of(report), ("run", run.path, place)
-    if shown not in made:
-        hrefs = tuple(esc(links.run(run.path, anchor)) for anchor in MANIFEST_ANCHORS)
-        made[shown] = (
-            run_link(run, links) + f" (testbed <code>{esc(run.testbed)}</code>).</p>",
-            stability_line(run, report) + manifest_summary(run, hrefs) + probe_line(run, report, links),
-        )
-    link, summary = made[shown]
+    shared = links.shared if links.shared is not None else Shared()
+    # what claim pages show of a run is made once for every claim page citing it (its links read the same
+    # from each: Links.seen_from): its link, its manifest's summary and probe line
+    link, summary = shared.fragment("run", ("run", run.path, place), lambda: _run_shown(run, report, links))
     out = [head + link]
     table = run.tables.get(evidence.file)
     used = verdict.rows  # the rows the gate's `where` selected
-    if table is not None and used:
+    if table is not None and used:  # a claim page reading one row of a run's table shows the same row table
         named = (*(column for column, _ in evidence.where), evidence.column)  # what row_used reads of evidence
         key = ("row used", run.path, evidence.file, used, named)
-        out.append(_BY_RUN.get(report, key, lambda: row_used(table, used, evidence)))
+        out.append(shared.fragment("run", key, lambda: row_used(table, used, evidence)))
     out.append(interval_html(verdict))
     out.append(summary)
     return "".join(out)
 
 
-# What claim pages show of a run, made once per report for every claim page citing it (its links read the
-# same from each: Links.seen_from): its link, its manifest's summary and probe line; a claim page reading one
-# row of a run's table shows the same row table.
-_BY_RUN = PerReport(kept=1 << 12)
+def _run_shown(run, report: Report, links) -> tuple[str, str]:
+    """(the run's link with its testbed, its stability line, manifest summary and probe line) on a claim page."""
+    hrefs = tuple(esc(links.run(run.path, anchor)) for anchor in MANIFEST_ANCHORS)
+    return (
+        run_link(run, links) + f" (testbed <code>{esc(run.testbed)}</code>).</p>",
+        stability_line(run, report) + manifest_summary(run, hrefs) + probe_line(run, report, links),
+    )
 
 
 def probe_line(run, report: Report, links) -> str:

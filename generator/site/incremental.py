@@ -80,6 +80,7 @@ class Memory:
     assets: tuple[Asset, ...] = ()  # the made assets (text, under ASSETS) the last build left in the site folder
     writing: tuple[Asset, ...] = ()  # those of the build under way
     templates: KeptTemplates = field(default_factory=lambda: KeptTemplates())  # the theme's, compiled
+    charts: dict[str, str] = field(default_factory=dict)  # vl-convert's output this session, by name (charts.py)
 
     def report_for(
         self, root: Path, policy: Policy, now: datetime, check_all: Callable[[], Report]

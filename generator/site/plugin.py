@@ -20,13 +20,14 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, InclusionLevel
+from mkdocs.structure.nav import Navigation
 
 from .. import text
 from ..gate import check
 from ..inputs import mkdocs_yml, reads
 from ..inputs.config import OPTIONS, policy_from_options
 from ..prose import readback, references
-from ..records import LedgerError, Report
+from ..records import LedgerError, Policy, Report
 from ..trust import stamp
 from . import assemble, frame, incremental, render, report_pages, staged
 
@@ -47,9 +48,37 @@ LedgerConfig = type(
 
 
 class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
-    serving = False  # until on_startup says the command is serve
-    dirty = False  # a dirty build keeps what the site folder holds: it is written in place
-    staged: staged.Staged | None = None  # a build's site, written beside the site folder (staged.py)
+    def __init__(self) -> None:
+        super().__init__()
+        self.serving = False  # until on_startup says the command is serve
+        self.dirty = False  # a dirty build keeps what the site folder holds: it is written in place
+        self.staged: staged.Staged | None = None  # a build's site, written beside the site folder (staged.py)
+        self.memory = incremental.Memory()  # serve keeps it across builds; a one-off build starts afresh
+        # on_config: the project
+        self.root = Path()
+        self.config_text = ""  # mkdocs.yml and what it inherits: the key of what it sets
+        self.policy: Policy | None = None
+        # on_files: the build's site (its report, generated pages and what they share), read by later events
+        self.site: assemble.Site | None = None
+        self.typed_anywhere: frozenset[str] = frozenset()  # every figure the gate saw typed on a page
+        self.generated: dict[str, report_pages.Generated] = {}  # src -> generated page
+        self.slots: dict[str, render.Slots] = {}  # src -> its slots (a hand-written page's: on_page_markdown)
+        self.framed = False  # whether pages outside the navigation are written in frames (frame.py)
+        self.outside: list[str] = []  # the srcs of the pages MkDocs does not render
+        self.missed: list[str] = []  # figures on built pages that the gate did not see (prose/readback.py)
+        self.reused: dict[str, incremental.Rendered] = {}  # serve: pages left in the site folder as they were
+        self.in_place: frozenset[str] = frozenset()  # serve: assets left in the site folder as they were
+        # on_nav, on_env: the navigation, the frame's key, the frames the pages outside it were written in
+        self.nav: Navigation | None = None
+        self.chrome = ""
+        self.frames: frame.Frames | None = None
+
+    @property
+    def built(self) -> assemble.Site:
+        """This build's site (on_files makes it; every later event reads it)."""
+        if self.site is None:
+            raise PluginError("the ledger's site is made in on_files: no event before it reads it")
+        return self.site
 
     def on_startup(self, *, command, dirty):
         self.serving, self.dirty = command == "serve", dirty
@@ -92,25 +121,23 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             self.memory.search.built = []  # this build's pages, as the search plugin sees them
 
     def on_files(self, files, config):
-        self.now = datetime.now(timezone.utc)
-        self.missed: list[str] = []  # figures on built pages that the gate did not see (prose/readback.py)
+        now = datetime.now(timezone.utc)
+        self.missed = []
         memory = self._memory()
-        report, changed = memory.report_for(self.root, self.policy, self.now, self._check)
-        self.report = self._judge(report)
+        report, changed = memory.report_for(self.root, self._policy(), now, lambda: self._check(now))
+        report = self._judge(report)
         self.typed_anywhere = frozenset(text for figures in report.typed.values() for text, _ in figures)
         settings = assemble.Settings(directory_urls=config.use_directory_urls)  # MkDocs says which page it renders
         # claim and run pages skip MkDocs' page pipeline (frame.py) unless another plugin would see them; a
         # build makes them one at a time as it writes them (serve keeps them all, to reuse what it can)
         self.framed = frame.usable(config.plugins.keys())
         later = self.framed and not self.serving
-        self.site = assemble.assemble(self.root, self.report, settings, memory, changed, later=later)
-        self._figure_problems(self.site.problems)
-        self.generated = {page.src: page for page in self.site.pages}
+        site = self.site = assemble.assemble(self.root, report, settings, memory, changed, later=later)
+        self._figure_problems(site.problems)
+        self.generated = {page.src: page for page in site.pages}
         self.slots = {src: page.slots for src, page in self.generated.items()}
-        self.frames: frame.Frames | None = None  # made in on_env, for this build's navigation
-        self.outside = list(self.site.later) or [
-            page.src for page in self.site.pages if self.framed and not page.in_nav
-        ]
+        self.frames = None  # made in on_env, for this build's navigation
+        self.outside = list(site.later) or [page.src for page in site.pages if self.framed and not page.in_nav]
         for file in self._files(config, files):
             self._in_the_way(files, file.src_uri)
             files.append(file)
@@ -126,7 +153,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
 
     def _in_the_way(self, files, src: str) -> None:
         if src in files.src_uris:  # a generated page's src is already a posix path
-            raise PluginError(f"{self.policy.docs_dir}/{src} is in the way of a generated page: rename or move it")
+            raise PluginError(f"{self._policy().docs_dir}/{src} is in the way of a generated page: rename or move it")
 
     def on_nav(self, nav, config, files):
         self.nav = nav
@@ -135,7 +162,8 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         """Pages reused from the last build whose frame (mkdocs.yml, navigation) changed are rendered again."""
         if self.serving:  # templates compiled once a session (Jinja checks each one's source)
             env.bytecode_cache = self.memory.templates
-        self.chrome = incremental.chrome_key(self.config_text, self.nav.items, self.report.ok)
+        items = self.nav.items if self.nav is not None else []
+        self.chrome = incremental.chrome_key(self.config_text, items, self.built.report.ok)
         stale = [src for src, done in self.reused.items() if done.chrome != self.chrome]
         for src in stale:
             del self.reused[src]
@@ -143,7 +171,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
                 self._render_now(self._page_file(config, self.generated[src]), config, files)
         if self.framed:  # written now, one at a time, each in its frame
             frames = frame.Frames(config, self.nav, env, files, self._generated_content)
-            made = self.site.outside() if self.site.later else (self.generated[src] for src in self.outside)
+            made = self.built.outside() if self.built.later else (self.generated[src] for src in self.outside)
             for page in made:
                 if page.src not in self.reused:
                     frames.write(page)
@@ -161,8 +189,9 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         if page.file.src_uri in self.generated:
             page.meta["search"] = {"exclude": True}  # compact entries instead (on_post_build)
             return markdown
-        links = render.Links(page.file.url, config.use_directory_urls)
-        path = f"{self.policy.docs_dir}/{page.file.src_uri}"
+        site = self.built
+        links = site.links(page.file.url)
+        path = f"{site.report.policy.docs_dir}/{page.file.src_uri}"
         wanted = self.memory.kept(
             f"wanted {path}",
             (markdown,),
@@ -170,8 +199,8 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         )
         # serve keeps what a page shows while what it is made of stands: the drawn figures, the verdicts,
         # the runs' states (a figure's caption names stale runs), the page's links and its Markdown
-        made = (self.site.drawn, self.report.verdicts, self.report.run_states, links)
-        shown = self.memory.kept(f"figures {path}", (wanted, *made), lambda: self.site.figures_html(wanted, links))
+        made = (site.drawn, site.report.verdicts, site.report.run_states, links)
+        shown = self.memory.kept(f"figures {path}", (wanted, *made), lambda: site.figures_html(wanted, links))
         replaced, self.slots[page.file.src_uri] = self.memory.kept(
             f"markdown {path}", (markdown, shown, *made), lambda: self._references(markdown, path, links, shown)
         )
@@ -182,13 +211,13 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
     ) -> tuple[str, render.Slots]:
         """A hand-written page's Markdown with a slot for each reference, and the slots' HTML."""
         slots = render.Slots()
-        return render.replace_references(markdown, self.report, path, links, slots, shown), slots
+        return render.replace_references(markdown, self.built.report, path, links, slots, shown), slots
 
     @event_priority(-100)  # the last to touch a page's content: its stamp binds what other plugins made of it
     def on_page_content(self, html, page, config, files):
         slots = self.slots.get(page.file.src_uri)
         if slots is None:
-            return stamp.stamped(self.report, html, page.file.dest_uri)
+            return stamp.stamped(self.built.report, html, page.file.dest_uri)
         for item in _toc_items(page.toc):
             item.title = slots.plain(item.title)
         html = self._content(page.file.src_uri, slots, html, page.file.url, page.file.dest_uri)
@@ -199,13 +228,13 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
     def _content(self, src: str, slots: render.Slots, html: str, url: str, dest: str, banner: bool = True) -> str:
         """A page's final content: the HTML Markdown made (after a hand-written page's banner), its slots
         filled, chart scripts, the stamp."""
-        links = render.Links(url, self.site.settings.directory_urls)
+        links = self.built.links(url)
         html = (self._banner(src, links) if banner else "") + slots.fill(html)
-        return stamp.stamped(self.report, html + assemble.chart_scripts(html, links), dest)
+        return stamp.stamped(self.built.report, html + assemble.chart_scripts(html, links), dest)
 
     def _generated_content(self, page: report_pages.Generated, html: str) -> str:
         """on_page_content of a page written in its frame (frame.py)."""
-        urls = self.site.settings.directory_urls
+        urls = self.built.settings.directory_urls
         return self._content(
             page.src, page.slots, html, render.url_of(page.src, urls), incremental.dest_of(page.src, urls), False
         )
@@ -214,13 +243,13 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         if self.serving and page.file.src_uri in self.generated and not self.generated[page.file.src_uri].in_nav:
             self.memory.remember(page.file.src_uri, self.chrome)
         if page.file.src_uri not in self.generated:
-            path = f"{self.policy.docs_dir}/{page.file.src_uri}"
+            path = f"{self.built.report.policy.docs_dir}/{page.file.src_uri}"
             self.missed += self._missed(path, output, page.content or "")
         return output
 
     def _missed(self, path: str, output: str, content: str) -> list[str]:
         """readback.missed; serve reads a page again when its output or the figures the gate saw changed."""
-        typed = self.report.typed
+        typed = self.built.report.typed
         key = (output, content, typed.get(path, ()), self.typed_anywhere)  # compared as text: faster than a digest
         return self.memory.kept(f"readback {path}", key, lambda: readback.missed(path, output, content, typed))
 
@@ -236,7 +265,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         body = re.search(r"<body\b[^>]*>", output_content)
         if template_name.endswith(".html") and body and "</body>" in output_content:
             start, end = body.end(), output_content.rindex("</body>")
-            content = stamp.stamped(self.report, output_content[start:end], template_name)
+            content = stamp.stamped(self.built.report, output_content[start:end], template_name)
             return output_content[:start] + content + output_content[end:]
         return output_content
 
@@ -248,15 +277,10 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         index = Path(config.site_dir) / "search" / "search_index.json"
         if index.is_file():
             data = json.loads(index.read_text(encoding="utf-8"))
-            key = (
-                self.report.claims,
-                self.report.verdicts,
-                self.report.runs,
-                self.report.findings,
-                config.use_directory_urls,
-            )
+            report = self.built.report
+            key = (report.claims, report.verdicts, report.runs, report.findings, config.use_directory_urls)
             entries = self.memory.kept(
-                "search", key, lambda: report_pages.search_entries(self.report, config.use_directory_urls)
+                "search", key, lambda: report_pages.search_entries(report, config.use_directory_urls)
             )
             if self.serving:
                 data["docs"] = self.memory.search.merged(data.get("docs", []))
@@ -277,8 +301,9 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
 
     def on_serve(self, server, config, builder):
         # What the gate reads besides the pages (MkDocs watches those): one list, reads.py's.
-        code = reads.declared_code(self.report.runs) if getattr(self, "report", None) else ()
-        for path in (*reads.data_folders(self.policy), *reads.files(self.policy), *code):
+        code = reads.declared_code(self.site.report.runs) if self.site is not None else ()
+        policy = self._policy()
+        for path in (*reads.data_folders(policy), *reads.files(policy), *code):
             if (self.root / path).exists():
                 server.watch(str(self.root / path))
         return server
@@ -288,7 +313,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         if not self.missed:
             return
         lines = [f"unbound-number missed by ledger check: {what}" for what in self.missed]
-        warned = self.report.policy.severity("unbound-number") == "warn"
+        warned = self.built.report.policy.severity("unbound-number") == "warn"
         for line in lines:
             log.warning(line)
         if not warned and not self.serving:
@@ -299,13 +324,19 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
 
     def _memory(self) -> incremental.Memory:
         """serve keeps what it can between builds; a one-off build starts afresh."""
-        if not self.serving or not hasattr(self, "memory"):
+        if not self.serving:
             self.memory = incremental.Memory()
         return self.memory
 
-    def _check(self) -> Report:
+    def _policy(self) -> Policy:
+        """The project's policy (on_config reads it)."""
+        if self.policy is None:
+            raise PluginError("the ledger's policy is read in on_config: no event before it needs it")
+        return self.policy
+
+    def _check(self, now: datetime) -> Report:
         try:
-            return check(self.root, self.policy, self.now, every_table=True)  # run pages and figures show them
+            return check(self.root, self._policy(), now, every_table=True)  # run pages and figures show them
         except LedgerError as error:
             raise PluginError(str(error)) from None
 
@@ -334,13 +365,14 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             done = self.memory.reusable(page) if self.serving else None
             if done is not None and page.src not in files.src_uris:
                 candidates[page.src] = done
+        site = self.built
         made = self.memory.kept(  # what they are made of: the figures, the runs, the verdicts
-            "assets", (self.site.drawn, self.report.runs, self.report.verdicts, self.report.policy), self.site.assets
+            "assets", (site.drawn, site.report.runs, site.report.verdicts, site.report.policy), site.assets
         )
         # reused pages and assets stay in the site folder as the last build wrote them; the rest are made
-        site = Path(config.site_dir)
-        self.in_place = in_place = self.memory.restore_assets(site, made) if self.serving else frozenset()
-        self.reused = self.memory.restore(site, candidates, config.use_directory_urls)
+        folder = Path(config.site_dir)
+        self.in_place = in_place = self.memory.restore_assets(folder, made) if self.serving else frozenset()
+        self.reused = self.memory.restore(folder, candidates, config.use_directory_urls)
         found = [
             self._page_file(config, page)
             for page in self.generated.values()
@@ -354,7 +386,7 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
             else File.generated(config, asset.path, content=asset.content)
             for asset in made
         ]
-        found += [File.generated(config, asset.path, content=asset.content) for asset in self.site.for_machines()]
+        found += [File.generated(config, asset.path, content=asset.content) for asset in site.for_machines()]
         return found
 
     def _page_file(self, config, page: report_pages.Generated) -> File:
@@ -374,7 +406,8 @@ class LedgerPlugin(BasePlugin[LedgerConfig]):  # type: ignore[valid-type]
         """Findings about a hand-written page: its unknown references and the failing claims it cites."""
         if src in self.generated:
             return ""
-        return render.page_banner(render.page_findings(self.report, f"{self.policy.docs_dir}/{src}"), links)
+        report = self.built.report
+        return render.page_banner(render.page_findings(report, f"{report.policy.docs_dir}/{src}"), links)
 
 
 def _aborting(config) -> bool:

@@ -14,9 +14,9 @@ import re
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar, cast
 
 from ..claims.kinds import FIELD
-from ..frozen import by_identity
 from ..inputs import hashcache
 from ..lang.relations import SHOWN
 from ..prose import references
@@ -34,24 +34,16 @@ ASSET_FILES = Path(__file__).parent / "assets"  # the CSS and JS shipped with th
 CACHE = hashcache.FOLDER  # the Vega bundle and chart SVGs, made once (Material's plugins use .cache/ too)
 
 
-ESCAPED_LENGTH = 80  # characters: a string up to this long is escaped once and remembered (ids, kinds, units)
-ESCAPED_KEPT = 1 << 15  # strings remembered at most; the memo starts again empty past this
-_escaped: dict[str, str] = {}
+T = TypeVar("T")
 
 
 def esc(text: object) -> str:
     """HTML-escape any value for text or a quoted attribute."""
     text = str(text)
-    found = _escaped.get(text)
-    if found is None:
-        # most text holds none of the five: looking for each costs a third of html.escape's five replaces
-        special = "&" in text or "<" in text or ">" in text or '"' in text or "'" in text
-        found = html.escape(text, quote=True) if special else text
-        if len(text) <= ESCAPED_LENGTH:  # a page escapes the same short strings as every other page
-            if len(_escaped) >= ESCAPED_KEPT:
-                _escaped.clear()
-            _escaped[text] = found
-    return found
+    # most text holds none of the five: looking for each costs a third of html.escape's five replaces
+    if "&" in text or "<" in text or ">" in text or '"' in text or "'" in text:
+        return html.escape(text, quote=True)
+    return text
 
 
 def script_json(data: object) -> str:
@@ -130,8 +122,28 @@ def _page_link(relative: str, url: str) -> str:
 
 
 LINKS_KEPT = 1 << 14  # links one place keeps at most; it starts again empty past this
-Shared = tuple[str | None, str, str | None]  # (a second part, or None; the link from a page without it; with it)
-_places: dict[tuple, dict[str, Shared]] = {}  # a page's place -> src -> how pages there link to it
+SharedLink = tuple[str | None, str, str | None]  # (a second part, or None; the link from a page without it; with it)
+KEPT = {"claim": 1 << 14, "run": 1 << 12}  # fragments of each kind a build keeps at most; past this, kept afresh
+
+
+class Shared:
+    """What the pages of one build write alike, made once for them all: the links from each place (Links),
+    and the fragments many pages show (a claim as every list of it shows it, what a claim page shows of the
+    run it cites). The build owns one (assemble.Site), as does verify-site's one reading (verify/expected.py);
+    every fragment is of that one report. Keys name what a fragment is made of besides the report."""
+
+    def __init__(self) -> None:
+        self.links: dict[tuple, dict[str, SharedLink]] = {}  # a page's place -> src -> how pages there link to it
+        self.made: dict[str, dict[Hashable, object]] = {kind: {} for kind in KEPT}  # kind -> key -> fragment
+
+    def fragment(self, kind: str, key: Hashable, make: Callable[[], T]) -> T:
+        """make()'s fragment, made once for this key (kind: one of KEPT)."""
+        made = self.made[kind]
+        if key not in made:
+            if len(made) >= KEPT[kind]:
+                made.clear()
+            made[key] = make()
+        return cast(T, made[key])  # stored under this key by this make
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,10 +152,11 @@ class Links:
 
     here: str  # the current page's URL, e.g. "claim/moe-speedup-b16/"
     directory_urls: bool = True
+    shared: Shared | None = field(default=None, repr=False, compare=False, kw_only=True)  # the build's (Shared)
     # The links this page shares with the other pages at its place (its folder's depth and first part), found
     # once for them all: one into another first folder ("run/..." from "claim/a/") is the same from every one
     # of them; one into the same first folder ("claim/b/") from every one but b, and from b (at depth two).
-    _shared: dict[str, Shared] = field(init=False, repr=False, compare=False)
+    _shared: dict[str, SharedLink] = field(init=False, repr=False, compare=False)
     _own: str = field(init=False, repr=False, compare=False)  # its folder's second part ("a"), "" if none
     _place: tuple = field(init=False, repr=False, compare=False)
 
@@ -151,7 +164,8 @@ class Links:
         base = _base.__wrapped__(self.here or ".")  # a page's own URL: asked once, not worth remembering
         place = (len(base), base[:1], self.directory_urls)
         object.__setattr__(self, "_place", place)
-        object.__setattr__(self, "_shared", _places.setdefault(place, {}))
+        places = self.shared.links if self.shared is not None else {}
+        object.__setattr__(self, "_shared", places.setdefault(place, {}))
         object.__setattr__(self, "_own", base[1] if len(base) > 1 else "")
 
     def seen_from(self, *folders: str) -> Hashable:
@@ -175,7 +189,7 @@ class Links:
         url = url_of(src, self.directory_urls)
         base, parts = _base(self.here or "."), path_parts(url or ".")
         if not base or not parts or base[0] != parts[0]:  # no part in common: the depth alone decides
-            shared: Shared | None = (None, _page_link(_climbing(len(base), parts, url or "."), url), None)
+            shared: SharedLink | None = (None, _page_link(_climbing(len(base), parts, url or "."), url), None)
         elif len(base) > 1 and len(parts) > 1:  # the first part in common: then its second decides
             other = _page_link(_climbing(len(base) - 1, parts[1:], url or "."), url)  # only the first in common
             own = _page_link(_climbing(0, parts[2:], url or "."), url) if len(base) == 2 else None  # the folder
@@ -218,7 +232,6 @@ def badge(label: str, variant: str) -> str:
     return f'<span class="ledger-badge ledger-badge--{esc(variant)}">{esc(label)}</span>'
 
 
-@by_identity(1 << 14)  # on the claim's own page and beside every link to it
 def claim_badges(verdict: ClaimVerdict) -> str:
     """Kind and status badges: retired and lead claims say so instead of their kind."""
     claim = verdict.claim
@@ -277,54 +290,28 @@ def claim_link(claim_id: str, report: Report | None, links: Links) -> str:
     of one record alone), the link alone."""
     if report is None:
         return f'<a class="ledger-claim-id" href="{esc(links.claim(claim_id))}"><code>{esc(claim_id)}</code></a>'
-    described = _described(claim_id, report)
+    if links.shared is None:
+        described = _described(claim_id, report)
+    else:  # every page that lists the claim writes it alike
+        described = links.shared.fragment("claim", claim_id, lambda: _described(claim_id, report))
     if described is None:
         return f'<code class="ledger-missing">{esc(claim_id)}</code> (no such claim)'
     title, after = described
     return f'<a class="ledger-claim-id" href="{esc(links.claim(claim_id))}" title="{title}">{after}'
 
 
-class PerReport:
-    """Fragments made once per report and read by many pages (a claim listed on the page of every claim
-    that names it), for one report at a time: a new report, or more than `kept` of them, starts it again."""
-
-    def __init__(self, kept: int) -> None:
-        self.kept = kept
-        self.report: Report | None = None
-        self.made: dict = {}
-
-    def of(self, report: Report) -> dict:
-        if self.report is not report or len(self.made) >= self.kept:
-            self.report, self.made = report, {}
-        return self.made
-
-    def get(self, report: Report, key: Hashable, make: Callable[[], str]) -> str:
-        """make()'s HTML, made once for this report and key (key: everything make reads besides the report)."""
-        made = self.of(report)
-        if key not in made:
-            made[key] = make()
-        return made[key]
-
-
-_described_in = PerReport(kept=1 << 14)
-
-
 def _described(claim_id: str, report: Report) -> tuple[str, str] | None:
     """A listed claim's link but its href: (the title attribute, what follows the href), or None for no
-    such claim; made once per report, as every page that lists the claim writes it alike."""
-    made = _described_in.of(report)
-    if claim_id not in made:
-        verdict = report.verdict(claim_id)
-        if verdict is None:
-            made[claim_id] = None
-        else:
-            value = stated(verdict)
-            shown = f"<del>{esc(value)}</del>" if verdict.claim.retired and value else esc(value)
-            made[claim_id] = (
-                esc(tooltip(verdict)),
-                f"<code>{esc(claim_id)}</code></a>{' ' + shown if shown else ''} {claim_badges(verdict)}",
-            )
-    return made[claim_id]
+    such claim."""
+    verdict = report.verdict(claim_id)
+    if verdict is None:
+        return None
+    value = stated(verdict)
+    shown = f"<del>{esc(value)}</del>" if verdict.claim.retired and value else esc(value)
+    return (
+        esc(tooltip(verdict)),
+        f"<code>{esc(claim_id)}</code></a>{' ' + shown if shown else ''} {claim_badges(verdict)}",
+    )
 
 
 # -- runs --------------------------------------------------------------------------------------

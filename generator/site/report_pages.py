@@ -18,7 +18,7 @@ from ..inputs.bounded import repository_texts
 from ..inputs.config import shown_settings
 from ..judging import causes
 from ..lang.relations import SHOWN
-from ..records import RETIRED, ClaimVerdict, Finding, Report, Run
+from ..records import RETIRED, ClaimVerdict, Finding, Report
 from ..text import CLAIMS_JSON, following_line, held, idle_holds, summary
 from ..wording import stated
 from . import claimpage, runpage, timeline
@@ -29,6 +29,7 @@ from .render import (
     MEASUREMENTS,
     Generated,
     Links,
+    Shared,
     Slots,
     admonition,
     badge,
@@ -45,9 +46,10 @@ from .render import (
 class Page:
     """Builds one generated page: Markdown headings and slots with links relative to the page."""
 
-    def __init__(self, src: str, title: str, directory_urls: bool, wide: bool = False):
+    def __init__(self, src: str, title: str, directory_urls: bool, shared: Shared | None = None, wide: bool = False):
+        """shared: what the build's pages write alike (render.Shared); None: this page's alone."""
         self.src, self.title, self.slots = src, str(title), Slots()
-        self.links = Links(url_of(src, directory_urls), directory_urls)
+        self.links = Links(url_of(src, directory_urls), directory_urls, shared=shared)
         # A wide page hides Material's side columns (front matter), so a big table fits the screen.
         self.parts = (["---\nhide: [navigation, toc]\n---\n"] if wide else []) + [f"# {md_text(title)}\n"]
 
@@ -83,10 +85,12 @@ def generate(
     sources: Mapping[str, str],
     directory_urls: bool = True,
     series: timeline.SeriesAssets | None = None,
+    shared: Shared | None = None,
 ) -> list[Generated]:
     """Every generated page for the report (sources: repository path -> text, for probes and manifests;
-    series: the build's series assets, which the claim pages' timelines load)."""
-    return [*index_pages(report, directory_urls), *outside(report, sources, directory_urls, series)]
+    series: the build's series assets, which the claim pages' timelines load; shared: what the build's
+    pages write alike)."""
+    return [*index_pages(report, directory_urls, shared), *outside(report, sources, directory_urls, series, shared)]
 
 
 def outside(
@@ -94,13 +98,17 @@ def outside(
     sources: Mapping[str, str],
     directory_urls: bool = True,
     series: timeline.SeriesAssets | None = None,
+    shared: Shared | None = None,
 ) -> Iterator[Generated]:
     """The pages outside the navigation, claim pages, run pages then code pages, made one at a time (a build writes
     each and lets it go: memory bounded by the largest page, not the ledger)."""
-    yield from _claim_pages(report, report.by_id, directory_urls, series)
+    yield from _claim_pages(report, report.by_id, directory_urls, series, shared)
+    cited = runpage.citing(report)  # found once for every run page
     for run in report.runs.values():
-        yield run_page(run, report, sources, directory_urls)
-    yield from runpage.code_pages(Page, report, sources, directory_urls)
+        page = Page(run_src(run.path), run.name, directory_urls, shared)
+        yield runpage.build(page, run, report, sources, cited.get(run.path, [])).done(in_nav=False)
+    pages = functools.partial(Page, shared=shared)
+    yield from runpage.code_pages(pages, report, sources, directory_urls)
 
 
 def outside_srcs(report: Report) -> list[str]:
@@ -112,13 +120,13 @@ def outside_srcs(report: Report) -> list[str]:
     ]
 
 
-def index_pages(report: Report, directory_urls: bool = True) -> list[Generated]:
+def index_pages(report: Report, directory_urls: bool = True, shared: Shared | None = None) -> list[Generated]:
     """The navigation's generated pages: the claims index, the claims that fell, runs, the gate."""
     return [
-        claims_index(report, directory_urls),
-        fell(report, directory_urls),
-        measurements_index(report, directory_urls),
-        gate(report, directory_urls),
+        claims_index(report, directory_urls, shared),
+        fell(report, directory_urls, shared),
+        measurements_index(report, directory_urls, shared),
+        gate(report, directory_urls, shared),
     ]
 
 
@@ -127,23 +135,23 @@ def claim_pages(
     claim_ids: Iterable[str],
     directory_urls: bool = True,
     series: timeline.SeriesAssets | None = None,
+    shared: Shared | None = None,
 ) -> list[Generated]:
     """The pages of the claims named (a duplicated id is an "invalid" finding; one page for it)."""
-    return list(_claim_pages(report, claim_ids, directory_urls, series))
+    return list(_claim_pages(report, claim_ids, directory_urls, series, shared))
 
 
 def _claim_pages(
-    report: Report, claim_ids: Iterable[str], directory_urls: bool, series: timeline.SeriesAssets | None
+    report: Report,
+    claim_ids: Iterable[str],
+    directory_urls: bool,
+    series: timeline.SeriesAssets | None,
+    shared: Shared | None,
 ) -> Iterator[Generated]:
     found = claimpage.index(report, series)
     for claim_id in claim_ids:
-        page = Page(claim_src(claim_id), claim_id, directory_urls)
+        page = Page(claim_src(claim_id), claim_id, directory_urls, shared)
         yield claimpage.build(page, report.verdicts[claim_id], report, found).done(in_nav=False)
-
-
-def run_page(run: Run, report: Report, sources: Mapping[str, str], directory_urls: bool = True) -> Generated:
-    page = Page(run_src(run.path), run.name, directory_urls)
-    return runpage.build(page, run, report, sources).done(in_nav=False)
 
 
 def search_entries(report: Report, directory_urls: bool = True) -> list[dict[str, str]]:
@@ -220,8 +228,8 @@ def counts(report: Report) -> dict[str, int]:
     }
 
 
-def claims_index(report: Report, directory_urls: bool) -> Generated:
-    page = Page(CLAIMS_INDEX, "Claims", directory_urls, wide=True)
+def claims_index(report: Report, directory_urls: bool, shared: Shared | None = None) -> Generated:
+    page = Page(CLAIMS_INDEX, "Claims", directory_urls, shared, wide=True)
     stats = "".join(
         f'<div class="ledger-stat"><span class="ledger-stat-number">{n}</span>'
         f'<span class="ledger-stat-label">{esc(label)}</span></div>'
@@ -305,8 +313,8 @@ def claims_index(report: Report, directory_urls: bool) -> Generated:
 # -- the claims that fell ------------------------------------------------------------------------
 
 
-def fell(report: Report, directory_urls: bool) -> Generated:
-    page = Page(FELL, "The claims that fell", directory_urls)
+def fell(report: Report, directory_urls: bool, shared: Shared | None = None) -> Generated:
+    page = Page(FELL, "The claims that fell", directory_urls, shared)
     retired = [c for c in report.claims if c.retired]
     page.html(
         "<p>Claims that were once asserted and did not survive: refuted by a measurement here, "
@@ -339,8 +347,8 @@ def fell(report: Report, directory_urls: bool) -> Generated:
 # -- measurement runs ------------------------------------------------------------------------------
 
 
-def measurements_index(report: Report, directory_urls: bool) -> Generated:
-    page = Page(MEASUREMENTS, "Measurements", directory_urls)
+def measurements_index(report: Report, directory_urls: bool, shared: Shared | None = None) -> Generated:
+    page = Page(MEASUREMENTS, "Measurements", directory_urls, shared)
     page.html(
         "<p>Every run under <code>measurements/</code>: written by a probe, never edited by hand. "
         "A run's page shows its environment, parameters, data and the probe's source.</p>"
@@ -412,8 +420,8 @@ def _when(moment: datetime | None) -> str:
 # -- the gate's report ---------------------------------------------------------------------------
 
 
-def gate(report: Report, directory_urls: bool) -> Generated:
-    page = Page(GATE, "The gate", directory_urls)
+def gate(report: Report, directory_urls: bool, shared: Shared | None = None) -> Generated:
+    page = Page(GATE, "The gate", directory_urls, shared)
     outcome = (
         admonition("success", "The gate passes", f"<p>{esc(summary(report))}</p>")
         if report.ok

@@ -17,7 +17,6 @@ from pygments.lexer import Lexer
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
 from .. import machine
-from ..frozen import by_identity
 from ..records import Claim, Report, Run, RunState
 from ..trust.digest import code_files, code_versions
 from ..trust.verdicts import revision_text, sign_texts, stability_detail, stability_label
@@ -27,12 +26,11 @@ from .tables import table_html
 PREVIEW_ROWS = 20
 
 
-def build(page, run: Run, report: Report, sources: Mapping[str, str]):
-    """Fill a report_pages.Page for one run."""
+def build(page, run: Run, report: Report, sources: Mapping[str, str], cited: list[Claim]):
+    """Fill a report_pages.Page for one run (cited: the claims whose evidence cites it, citing()'s)."""
     links = page.links
     state = report.run_state(run.path)
     problems = state.reasons
-    cited = citing(report).get(run.path, [])
     items = "".join(f"<li>{esc(p)}</li>" for p in problems)
     if problems and state.older_code and not state.too_old and not cited:
         page.html(  # history, not a failure: its data is what was measured, with the code of its day
@@ -79,7 +77,6 @@ def build(page, run: Run, report: Report, sources: Mapping[str, str]):
     return page
 
 
-@by_identity(4)  # every run page of one report asks it
 def citing(report: Report) -> dict[str, list[Claim]]:
     """Run path -> the claims whose evidence cites it, in the report's order (found once, not once a run)."""
     found: dict[str, list[Claim]] = {}

@@ -29,9 +29,10 @@ class Rendered:
         self._site = None
         if stack.missing():  # the lean install (the ledger built nothing here without the site stack)
             return
-        from ..site import claimpage, report_pages, timeline
+        from ..site import claimpage, render, report_pages, timeline
 
         self._site = (claimpage, report_pages)
+        self._shared = render.Shared()  # what its pages write alike, made once for this reading
         self.series = timeline.SeriesAssets()
         self._index = claimpage.index(report, self.series)
 
@@ -45,13 +46,13 @@ class Rendered:
         claim_id = claim_of(name, self.directory_urls)
         if claim_id is None:
             if self._indexes is None:
-                indexes = report_pages.index_pages(self.report, self.directory_urls)
+                indexes = report_pages.index_pages(self.report, self.directory_urls, self._shared)
                 self._indexes = {dest_of(page.src, self.directory_urls): page.slots.fragments for page in indexes}
             return self._indexes.get(name)
         verdict = self.report.verdicts.get(claim_id)
         if verdict is None:
             return None
-        page = report_pages.Page(f"claim/{claim_id}.md", claim_id, self.directory_urls)
+        page = report_pages.Page(f"claim/{claim_id}.md", claim_id, self.directory_urls, self._shared)
         made = claimpage.build(page, verdict, self.report, self._index)
         return made.slots.fragments
 

@@ -1,5 +1,6 @@
 """A built page read as a frame around its content: the theme's markup read once for every page it
-frames, the content once for each page. Pure, but for what it keeps between pages.
+frames, the content once for each page. Pure, but for what it keeps between pages (Kept: one per
+verify() call).
 
 The ledger writes each kind of generated page through one frame (site/frame.py): every byte of the
 page outside its stamped content is the theme's but the page's own title and heading id. verify-site
@@ -86,42 +87,59 @@ class Frame:
     after: dict[tuple, tuple | None] = field(default_factory=dict)  # outside() where it ends -> added
 
 
-_FRAMES: dict[tuple, Frame | None] = {}  # (reader's settings, before, after) -> the frame, None: read whole
-_SEEN: set[bytes] = set()  # digests of the outsides seen once
+class Kept:
+    """What one verify-site reading keeps from page to page (SiteContext holds one, made in verify(); nothing
+    outlives it): the frames read, the outsides seen once and split before, each form's reading, what
+    outsides hold; for sitepage.py, what it found of each form's figures and each part's."""
+
+    def __init__(self) -> None:
+        self.frames: dict[tuple, Frame | None] = {}  # (reader's settings, before, after) -> the frame, None: read whole
+        self.seen: set[bytes] = set()  # digests of the outsides seen once
+        self.templates: list[Template] = []  # outsides split before, newest first (split_as_before)
+        self.around: dict[tuple, Form | None] = {}  # (reader's settings, outside, skeleton) -> its form, None: read
+        self.outsides: dict[tuple, tuple[bool, bool, tuple[str, ...]]] = {}  # (before, after, marks) -> outside_holds'
+        self.forms: dict[tuple, tuple] = {}  # (form, figures shown) -> what sitepage found of its figures
+        self.parts: dict[str, list] = {}  # a part of a page's text -> its figures (sitepage.text_figures)
 
 
 def read(
-    page: str, shown_attributes: frozenset[str] = frozenset(), skip_ledger: bool = False, cells_apart: bool = False
+    page: str,
+    kept: Kept,
+    shown_attributes: frozenset[str] = frozenset(),
+    skip_ledger: bool = False,
+    cells_apart: bool = False,
 ) -> reader.PageReader:
     """reader.read(page, ...) as it would read the page whole, read in its frame where one is kept."""
-    split = None if os.environ.get(OFF, "") == "off" else split_page(page)
+    split = None if os.environ.get(OFF, "") == "off" else split_page(page, kept)
     if split is None:
         return reader.read(page, shown_attributes, skip_ledger, cells_apart)
     attributes = shown_attributes | reader.css_attributes(page)
     settings = (attributes, skip_ledger, cells_apart)
     key = (settings, split.before, split.after)
-    if key not in _FRAMES:
+    frames, seen = kept.frames, kept.seen
+    if key not in frames:
         digest = hashlib.blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
-        if digest not in _SEEN:  # once: read whole (an outside no other page has costs nothing more)
-            if len(_SEEN) >= _MAX_SEEN:
-                _SEEN.clear()
-            _SEEN.add(digest)
+        if digest not in seen:  # once: read whole (an outside no other page has costs nothing more)
+            if len(seen) >= _MAX_SEEN:
+                seen.clear()
+            seen.add(digest)
             return reader.read(page, shown_attributes, skip_ledger, cells_apart)
-        if len(_FRAMES) >= _MAX_FRAMES:
-            _FRAMES.clear()
-        _FRAMES[key] = _kept_before(split.before, settings)
-    frame = _FRAMES[key]
+        if len(frames) >= _MAX_FRAMES:
+            frames.clear()
+        frames[key] = _kept_before(split.before, settings)
+    frame = frames[key]
     if frame is None:
         return reader.read(page, shown_attributes, skip_ledger, cells_apart)
     return _framed(frame, split, settings)
 
 
-def split_page(page: str | bytes, alone: bool = False) -> Split | None:
+def split_page(page: str | bytes, kept: Kept, alone: bool = False) -> Split | None:
     """The page's outside and content (page: its text, or its UTF-8 bytes as read), its own strings
     replaced in the outside; None when it has not one BEGIN, then one stamp, then the rest, its content
     opening with a plain heading (alone: or any, the page then holding no strings of its own), or when the
-    placeholders cannot be told from what the page holds."""
-    split = split_as_before(page)
+    placeholders cannot be told from what the page holds. A page of one string of its own is remembered
+    in `kept` for split_as_before."""
+    split = split_as_before(page, kept)
     if split is not None:
         return split
     if isinstance(page, bytes):
@@ -150,7 +168,7 @@ def split_page(page: str | bytes, alone: bool = False) -> Split | None:
     if put_back(before, strings) != outside or put_back(after, strings) != rest:
         return None  # a placeholder's text was on the page already
     if len(strings) == 1:
-        _remember(before, after)
+        _remember(kept.templates, before, after)
     return Split(before, content, after, strings, page, begin, end)
 
 
@@ -160,7 +178,7 @@ def split_page(page: str | bytes, alone: bool = False) -> Split | None:
 # read from disk is compared as its bytes with the pieces' UTF-8 (a C memcmp: a page's text is most often
 # UCS-2 for one dash in its content, the theme's ASCII, and str compares two kinds a character at a time),
 # and only its content is decoded.
-_TEMPLATES: list[tuple[tuple[str, ...], tuple[bytes, ...], tuple[str, ...], tuple[bytes, ...], str, str]] = []
+Template = tuple[tuple[str, ...], tuple[bytes, ...], tuple[str, ...], tuple[bytes, ...], str, str]
 _MAX_TEMPLATES = 8
 _OWN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a heading's string (_HEADING's)
 _LONGEST_MARK = max(len(BEGIN), len(_STAMP))
@@ -174,19 +192,19 @@ _AS_BYTES = (
 )
 
 
-def _remember(before: str, after: str) -> None:
-    if any(kept[4] == before and kept[5] == after for kept in _TEMPLATES):
+def _remember(templates: list[Template], before: str, after: str) -> None:
+    if any(kept[4] == before and kept[5] == after for kept in templates):
         return
     ahead, behind = tuple(before.split(_PLACES[0])), tuple(after.split(_PLACES[0]))
-    _TEMPLATES.insert(0, (ahead, _utf8(ahead), behind, _utf8(behind), before, after))
-    del _TEMPLATES[_MAX_TEMPLATES:]
+    templates.insert(0, (ahead, _utf8(ahead), behind, _utf8(behind), before, after))
+    del templates[_MAX_TEMPLATES:]
 
 
 def _utf8(pieces: tuple[str, ...]) -> tuple[bytes, ...]:
     return tuple(piece.encode("utf-8", "surrogatepass") for piece in pieces)
 
 
-def split_as_before(page: str | bytes) -> Split | None:
+def split_as_before(page: str | bytes, kept: Kept) -> Split | None:
     """The Split of a page (its text, or its UTF-8 bytes as read) whose outside and rest are a remembered
     before and after with its own string put back in each placeholder's place, or None: split it as
     split_page does. What a Split is read for is that put_back(before) and put_back(after) are the page's
@@ -198,7 +216,7 @@ def split_as_before(page: str | bytes) -> Split | None:
     run into a string: only there is it sought."""
     raw = isinstance(page, bytes)
     begin_mark, stamp_mark, stamp_end, own_pattern, heading_pattern = _AS_BYTES if raw else _AS_TEXT
-    for ahead, ahead_bytes, behind, behind_bytes, before, after in _TEMPLATES:
+    for ahead, ahead_bytes, behind, behind_bytes, before, after in kept.templates:
         pieces, rest_pieces = (ahead_bytes, behind_bytes) if raw else (ahead, behind)
         if not page.startswith(pieces[0]):  # type: ignore[arg-type]
             continue
@@ -425,11 +443,11 @@ _BLOCK_START = re.compile(rf"<(?:{_BLOCKS})[ \t\n\r\f>]")
 _BLOCK_END = re.compile(rf"</(?:{_BLOCKS})>")
 _SPACES = re.compile(r"[ \t\n\r\f\v]*")
 ASCII_SPACES = " \t\n\r\f\v"  # what numbers.normalise reads as a space one for one
-_AROUND: dict[tuple, Form | None] = {}  # (reader's settings, outside, skeleton) -> its form, None: read
 
 
 def read_around(
     page: str | bytes,
+    kept: Kept,
     fragments: list[str],
     shown_attributes: frozenset[str] = frozenset(),
     cells_apart: bool = False,
@@ -440,11 +458,11 @@ def read_around(
     not those fragments in a skeleton read once for its form (or LEDGER_VERIFY_FRAMES=off): then read it
     with read(). Around.marked: whether the page around its content may hold one of `marks` (strings of
     no '<' or '>'; the caller seeks them in the content)."""
-    split = None if os.environ.get(OFF, "") == "off" else split_page(page, alone=True)
+    split = None if os.environ.get(OFF, "") == "off" else split_page(page, kept, alone=True)
     if split is None or not all(f[:1] == "<" and f[-1:] == ">" for f in fragments):
         return None
     content, at = split.content, len(BEGIN)
-    mentions, marked = outside_holds(split, marks)
+    mentions, marked = outside_holds(split, kept, marks)
     attributes = shown_attributes | reader.css_attributes(content)
     if mentions:  # (the outside's are found as written, where some attr( may be)
         attributes |= reader.css_attributes(split.outside) | reader.css_attributes(split.rest)
@@ -472,11 +490,12 @@ def read_around(
         skeleton.append(placed)
     settings = (attributes, False, cells_apart)
     key = (settings, split.before, tuple(skeleton), split.after)
-    if key not in _AROUND:
-        if len(_AROUND) >= _MAX_FRAMES:
-            _AROUND.clear()
-        _AROUND[key] = _kept_around(split.before, skeleton, split.after, settings)
-    form = _AROUND[key]
+    around = kept.around
+    if key not in around:
+        if len(around) >= _MAX_FRAMES:
+            around.clear()
+        around[key] = _kept_around(split.before, skeleton, split.after, settings)
+    form = around[key]
     return None if form is None else Around(form, split.strings, content, marked)
 
 
@@ -504,19 +523,17 @@ class Around:
         return [Piece(put_back(text, self.strings), *rest) for text, *rest in self.form.pieces]
 
 
-_OUTSIDES: dict[tuple, tuple[bool, bool, tuple[str, ...]]] = {}  # (before, after, marks) -> what outside_holds keeps
-
-
-def outside_holds(split: Split, marks: tuple[str, ...]) -> tuple[bool, bool]:
+def outside_holds(split: Split, kept: Kept, marks: tuple[str, ...]) -> tuple[bool, bool]:
     """(whether the page's outside mentions "attr(", whether it holds one of the marks), each found once for
     every page whose outside reads so with placeholders, and around each placeholder with the page's own
     strings put back (a string of letters, digits, '.', '_', '-' may complete a word of either): True may
     be spurious, False is not."""
     key = (split.before, split.after, marks)
-    kept = _OUTSIDES.get(key)
-    if kept is None:
-        if len(_OUTSIDES) >= _MAX_FRAMES:
-            _OUTSIDES.clear()
+    outsides = kept.outsides
+    found = outsides.get(key)
+    if found is None:
+        if len(outsides) >= _MAX_FRAMES:
+            outsides.clear()
         outside = (split.before, split.after)
         windows = tuple(
             text[max(0, at - _WINDOW) : at + len(place) + _WINDOW]
@@ -525,8 +542,8 @@ def outside_holds(split: Split, marks: tuple[str, ...]) -> tuple[bool, bool]:
             for at in _places(text, place)
         )
         mentions = any(map(reader.mentions_attr, outside))
-        kept = _OUTSIDES[key] = (mentions, any(mark in text for text in outside for mark in marks), windows)
-    mentions, marked, windows = kept
+        found = outsides[key] = (mentions, any(mark in text for text in outside for mark in marks), windows)
+    mentions, marked, windows = found
     if windows and not (mentions and marked):
         near = [put_back(window, split.strings) for window in windows]
         mentions = mentions or any(map(reader.mentions_attr, near))

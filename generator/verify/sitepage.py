@@ -74,7 +74,7 @@ def page_problems(
     """Everything wrong with one HTML page of the site (name: its path in the site; attributes: those the
     site's stylesheets show with attr(); charts: gets the id of each chart whose spec was verified; banner:
     the banner the ledger renders atop this hand-written page, up to its list, and its list)."""
-    read = framed.read(without_banner_list(text, banner) if banner else text, attributes, cells_apart=True)
+    read = framed.read(without_banner_list(text, banner) if banner else text, ctx.kept, attributes, cells_apart=True)
     found = _stamp_problems(name, text, read, ctx)
     visible = _outside_code(text)
     for match in _REFERENCE.finditer(visible):
@@ -138,7 +138,8 @@ def rendered_passes(
     verify-site's findings are those of a whole reading. (page: its text, or its UTF-8 bytes as read.)"""
     if name in ctx.handwritten or name in ctx.forbid_leads:
         return False
-    around = framed.read_around(page, fragments, attributes, cells_apart=True, marks=(*_MARKS, "ledger-code"))
+    marks = (*_MARKS, "ledger-code")
+    around = framed.read_around(page, ctx.kept, fragments, attributes, cells_apart=True, marks=marks)
     if around is None or around.form.labels or name == THEME_404:
         return False  # (a label's figures are refused unless an author typed them: read whole to say so)
     mark = stamp.one(around.content)  # (read_around found the page's one BEGIN and one stamp: read() finds these)
@@ -157,7 +158,7 @@ def rendered_passes(
             claim_id = html.unescape(cited)
             if not {f"claim/{claim_id}/index.html", f"claim/{claim_id}.html"} & site_pages:
                 return False
-    if not _around_figures_pass(around, ctx.shown):
+    if not _around_figures_pass(around, ctx.shown, ctx.kept):
         return False
     charts.update(
         html.unescape(chart) for part in fragments if "data-chart=" in part for chart in _CHARTS.findall(part)
@@ -165,21 +166,19 @@ def rendered_passes(
     return True
 
 
-# A form's parts: (part, its probes' spans in it) for those that hold a page's own strings (scanned for each
-# page), and whether the others pass (scanned once), by (form, the figures the ledger shows).
-_FORMS: dict[tuple, tuple[bool, tuple[tuple[str, tuple[tuple[int, int], ...]], ...]]] = {}
-
-
-def _around_figures_pass(around: framed.Around, shown: Shown) -> bool:
+def _around_figures_pass(around: framed.Around, shown: Shown, kept: framed.Kept) -> bool:
     """Whether every figure a reader sees on a page read around its fragments is one the ledger shows and
     none touches a PROBE (where a fragment's edge could join the skeleton's text): the parts of its form's
-    text that hold none of the page's own strings are scanned once for the form, the rest for each page."""
+    text that hold none of the page's own strings are scanned once for the form, the rest for each page.
+    kept.forms: (form, the figures shown) -> (whether the parts that hold no page's strings pass, the others
+    with their probes' spans)."""
     key = (around.form, shown)
-    known = _FORMS.get(key)
+    forms = kept.forms
+    known = forms.get(key)
     if known is None:
-        if len(_FORMS) >= 256:
-            _FORMS.clear()
-        known = _FORMS[key] = _form_figures(around.form, shown)
+        if len(forms) >= 256:
+            forms.clear()
+        known = forms[key] = _form_figures(around.form, shown, kept.parts)
     passes, own = known
     if not passes:
         return False
@@ -189,12 +188,12 @@ def _around_figures_pass(around: framed.Around, shown: Shown) -> bool:
             (len(framed.put_back(part[:a], around.strings)), len(framed.put_back(part[:b], around.strings)))
             for a, b in probes
         ]
-        if not _figures_pass(text_figures(text), spans, shown):
+        if not _figures_pass(text_figures(text, kept.parts), spans, shown):
             return False
     return True
 
 
-def _form_figures(form: framed.Form, shown: Shown) -> tuple[bool, tuple]:
+def _form_figures(form: framed.Form, shown: Shown, known: dict[str, list[numbers.Figure]]) -> tuple[bool, tuple]:
     """(whether the parts of a form's text that hold no placeholder pass, those that do with their probes)."""
     probes = [(at, at + len(framed.PROBE)) for at in form.probes]
     own, at = [], 0
@@ -208,7 +207,7 @@ def _form_figures(form: framed.Form, shown: Shown) -> tuple[bool, tuple]:
             )
             if framed.MARK in part:
                 own.append(trimmed(part, inside))
-            elif not _figures_pass(text_figures(part), inside, shown):
+            elif not _figures_pass(text_figures(part, known), inside, shown):
                 return False, ()
         at += len(stretch) + len(reader.CELL)
     return True, tuple(own)
@@ -434,7 +433,7 @@ def _figures(
     generated = page not in ctx.handwritten and page != THEME_404 and page.endswith(".html")
     found: list[Problem] = []
     warned: list[Problem] = []
-    where = _Pieces(pieces)
+    where = _Pieces(pieces, ctx.kept.parts)
     for start, figure in where.figures():
         if generated and figure.text in ctx.shown:
             continue  # the ledger's renderer wrote it from the Report (a generated page)
@@ -466,7 +465,7 @@ def _typed_at(text: str, piece: reader.Piece, typed: tuple[dict[str, list[str]],
 def _label_problems(name: str, labels: list[reader.Piece], ctx: SiteContext) -> list[Problem]:
     """A label holds only figures an author typed into a label on a hand-written page."""
     found = []
-    where = _Pieces(labels)
+    where = _Pieces(labels, ctx.kept.parts)
     for start, figure in where.figures():
         if figure.text not in ctx.labels:
             found.append(
@@ -484,13 +483,13 @@ class _Pieces:
     """Pieces of text read as one: its figures (where each starts in the joined text), and the piece
     a place is in (found only for a figure that is refused)."""
 
-    def __init__(self, pieces: list[reader.Piece]):
-        self.pieces = pieces
+    def __init__(self, pieces: list[reader.Piece], known: dict[str, list[numbers.Figure]]):
+        self.pieces, self.known = pieces, known
         self.starts: list[int] = []
 
     def figures(self) -> list[tuple[int, numbers.Figure]]:
         text = "".join(piece.text for piece in self.pieces)
-        return text_figures(text) if not text.isspace() else []
+        return text_figures(text, self.known) if not text.isspace() else []
 
     def at(self, offset: int) -> reader.Piece:
         if not self.starts:
@@ -502,7 +501,6 @@ class _Pieces:
 
 
 _MAY_HOLD = re.compile(r"[0-9A-Za-z\x80-\U0010ffff]")  # a figure needs a digit or a letter (ASCII or not)
-_PART_FIGURES: dict[str, list[numbers.Figure]] = {}  # a part's text -> its figures (parts repeat)
 # Digits, signs and stops alone (a run's number in a cell): no unit, magnitude, currency or word, so no figure.
 _DIGITS = re.compile(r"[\s0-9.,+\-]*")
 _NOT_DIGITS = re.compile(r"[^\s0-9.,+\-]")
@@ -526,11 +524,13 @@ GOES_ON = frozenset(
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
-def text_figures(text: str) -> list[tuple[int, numbers.Figure]]:
+def text_figures(text: str, known: dict[str, list[numbers.Figure]] | None = None) -> list[tuple[int, numbers.Figure]]:
     """numbers.figures(text) as (where each starts, the figure, its offsets those of its part), for a text
     whose table cells are apart (reader.CELL between them): no figure reads across a CELL (a line break,
     a character no figure holds, a line break) nor across a break _PART finds, so each part between two is
-    read alone, once per distinct text."""
+    read alone, once per distinct text (known: a part's text -> its figures, kept by the caller: parts
+    repeat from page to page)."""
+    known = {} if known is None else known
     found: list[tuple[int, numbers.Figure]] = []
     mark = _NOT_DIGITS.search(text)
     while mark is not None:  # only the stretches holding more than digits, signs and stops (_DIGITS) are read
@@ -538,21 +538,21 @@ def text_figures(text: str) -> list[tuple[int, numbers.Figure]]:
         at = 0 if before < 0 else before + len(reader.CELL)
         end = text.find(reader.CELL, mark.start())
         end = len(text) if end < 0 else end
-        found += _stretch_figures(text[at:end], at)
+        found += _stretch_figures(text[at:end], at, known)
         mark = _NOT_DIGITS.search(text, end)
     return found
 
 
-def _stretch_figures(stretch: str, at: int) -> list[tuple[int, numbers.Figure]]:
+def _stretch_figures(stretch: str, at: int, known: dict[str, list[numbers.Figure]]) -> list[tuple[int, numbers.Figure]]:
     """text_figures of one stretch between two cells, at `at` in the text."""
     found: list[tuple[int, numbers.Figure]] = []
     for start, part in text_parts(stretch) if len(stretch) > 512 else ((0, stretch),):
-        figures = _PART_FIGURES.get(part)
+        figures = known.get(part)
         if figures is None:
             figures = numbers.figures(part) if _MAY_HOLD.search(part) and not _DIGITS.fullmatch(part) else []
-            if len(_PART_FIGURES) >= 1 << 16:
-                _PART_FIGURES.clear()
-            _PART_FIGURES[part] = figures
+            if len(known) >= 1 << 16:
+                known.clear()
+            known[part] = figures
         if figures:
             found += [(figure.start + at + start, figure) for figure in figures]
     return found

@@ -34,6 +34,7 @@ from ..text import summary
 from ..trust.digest import code_versions
 from ..trust.verdicts import sign_texts, stability_detail, stability_text
 from ..wording import ONE_RUN, displayed, interval_text, prediction_text, shared_text, stated
+from .framed import Kept
 
 _LABEL = re.compile(
     r"""<span\b[^>]*\bclass\s*=\s*["'][^"']*\bledger-label\b[^"']*["'][^>]*>(.*?)</span>""", re.S | re.I
@@ -53,6 +54,7 @@ class SiteContext:
     directory_urls: bool
     code: Mapping[str, str] = field(default_factory=dict)  # each code file a run hashes -> the repository's text
     code_pages: Mapping[str, str] = field(default_factory=dict)  # the page of a version of a code file -> the file
+    kept: Kept = field(default_factory=Kept)  # what reading its pages keeps from page to page (framed.py)
 
 
 def context(root: Path, report: Report, directory_urls: bool) -> SiteContext:

@@ -1,0 +1,54 @@
+"""A build's caches have one owner: what the pages of a build share belongs to that build (assemble.Site,
+render.Shared), and what verify-site keeps from page to page to its one verify() call (framed.Kept). Nothing
+of either is left in a module of the site or of verify-site, so two builds in one process (serve, a test
+run, an assistant driving the ledger) cannot see each other's."""
+
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from helpers_series import series_ledger
+from helpers_site import a_ledger
+
+from generator.gate import check_project
+from generator.verify import verify
+
+pytestmark = pytest.mark.site
+
+OWNED = ("generator.site.", "generator.verify.")
+
+
+def module_state() -> dict[str, int]:
+    """Each dict, list and set held by a module of the site or verify-site, by name -> its length."""
+    return {
+        f"{name}.{key}": len(value)
+        for name, module in list(sys.modules.items())
+        if name.startswith(OWNED)
+        for key, value in vars(module).items()
+        if isinstance(value, (dict, list, set))
+    }
+
+
+def build_and_verify(root: Path, site: Path) -> None:
+    """`mkdocs build --strict`, then verify-site's verify(), in this process."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    build(load_config(str(root / "mkdocs.yml"), site_dir=str(site), strict=True))
+    report = check_project(root, None, datetime.now(timezone.utc), every_table=True)
+    pages, problems = verify(site, report, root.resolve(), root / "mkdocs.yml")
+    assert pages and problems == [], problems[:5]
+
+
+def test_a_build_and_its_verification_leave_nothing_in_the_modules_for_the_next(tmp_path, monkeypatch):
+    first, second = tmp_path / "first", tmp_path / "second"
+    a_ledger(first)
+    series_ledger(second)
+    monkeypatch.chdir(first)
+    build_and_verify(first, tmp_path / "site-first")  # (every module either loads is loaded now)
+    before = module_state()
+    monkeypatch.chdir(second)
+    build_and_verify(second, tmp_path / "site-second")  # another ledger: other claims, runs, pages and links
+    after = module_state()
+    assert {name: (before[name], after[name]) for name in before if before[name] != after.get(name)} == {}
