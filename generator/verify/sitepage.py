@@ -334,8 +334,8 @@ def _marks_problems(name: str, found: list[stamp.Stamp], ctx: SiteContext) -> li
         if mark.path is not None and mark.path != name:
             return [Problem(name, 0, f"its stamp was made for the page {mark.path}: a page moved or copied here")]
         if mark.path is not None and stamp.page_digest(mark.path, mark.content) != mark.page:
-            # (a builder that does not say which page it renders, Zensical, also rewrites the links in what the
-            # extension stamped: its pages are bound to the report alone, their text scanned like every page's)
+            # (a part stamped without its page, as Zensical's parts that link a .md file are, whose links Zensical
+            # resolves after every extension ran, is bound to the report alone, its text scanned like every page's)
             return [
                 Problem(
                     name, 0, "its content is not what the ledger stamped: the page was edited after it was rendered"
