@@ -22,4 +22,17 @@ def off() -> Iterator[None]:
         yield
     finally:
         if was_on:
+            _promote_survivors()
             gc.enable()
+
+
+def _promote_survivors() -> None:
+    """Move every tracked object to the oldest generation without walking it. With the collector off, all that
+    the verb made and kept sits in the youngest generation, and its allocation count is far past the young
+    threshold: the first allocation after enable() would collect that generation, walking every object the
+    verb kept (13 ms after a 10,002-claim `ledger check`) for the few cycles a later full collection frees
+    anyway. freeze() then unfreeze() is that move: permanent, then back into the oldest generation."""
+    if gc.get_freeze_count():  # someone froze objects on purpose (before a fork): unfreeze() would free theirs too
+        return
+    gc.freeze()
+    gc.unfreeze()

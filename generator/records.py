@@ -496,7 +496,7 @@ class ClaimVerdict:
 
     The evidence stage makes it (judging/evidence.py: the claim, its parsed unit and tolerance, what its
     evidence or formula computes, its interval, checks and `asserts:` verdict); the series stage and the
-    freshness verdict complete it with dataclasses.replace. Every display reads it; none re-parses a
+    freshness verdict complete it (completed(), attrs.evolve). Every display reads it; none re-parses a
     unit or a tolerance, selects a row or reads a finding's words.
     """
 
@@ -546,6 +546,20 @@ class ClaimVerdict:
         if not held and any(result.counts and result.strength == INCONCLUSIVE for result in self.checks):
             return INCONCLUSIVE
         return next((strength for strength in STRENGTHS if strength in held), "")
+
+    def completed(self, **later: Any) -> ClaimVerdict:
+        """attrs.evolve(self, **later), for the stages that complete every verdict (the evidence stage's checks,
+        the series): evolve reads the 20 fields one at a time and passes them by keyword, this reads them in one
+        call and passes them by position, in about half evolve's time. KeyError: no such field."""
+        values = list(_VERDICT_VALUES(self))
+        for name, value in later.items():
+            values[_VERDICT_INDEX[name]] = value
+        return ClaimVerdict(*values)
+
+
+_VERDICT_FIELDS = tuple(f.name for f in attrs.fields(ClaimVerdict))  # in __init__'s order
+_VERDICT_VALUES = operator.attrgetter(*_VERDICT_FIELDS)
+_VERDICT_INDEX = {name: i for i, name in enumerate(_VERDICT_FIELDS)}
 
 
 @dataclass(frozen=True)

@@ -96,3 +96,37 @@ def test_a_verb_runs_with_the_collector_off_and_put_back_as_it_was(tmp_path, mon
         assert cli.main(["schema"]) == 0 and not gc.isenabled()  # off before: off after
     finally:
         (gc.enable if was_on else gc.disable)()
+
+
+def test_no_young_collection_after_a_verb_walks_what_the_verb_kept(monkeypatch):
+    """With the collector off, all a verb keeps sits in the youngest generation; the first collection after it
+    would walk every object (collector.py): they go to the oldest unwalked. Objects frozen before stay frozen."""
+    import gc
+
+    from generator import cli
+    from generator.commands import schema
+
+    kept: list[list[int]] = []
+    monkeypatch.setattr(schema, "run_from_args", lambda args: kept.extend([i] for i in range(100_000)) or 0)
+    walked: list[int] = []
+
+    def young(phase, info):  # how many objects a collection of the young generations is about to walk
+        if phase == "start" and info["generation"] < 2:
+            walked.append(sum(len(gc.get_objects(generation)) for generation in range(info["generation"] + 1)))
+
+    was_on = gc.isenabled()
+    gc.enable()
+    gc.callbacks.append(young)
+    try:
+        assert cli.main(["schema"]) == 0
+        assert len(kept) == 100_000 and gc.isenabled()
+        [[] for _ in range(2_000)]  # allocations past the young threshold: a young collection runs
+        assert walked and max(walked) < 50_000, walked
+        gc.freeze()
+        frozen = gc.get_freeze_count()
+        assert cli.main(["schema"]) == 0
+        assert gc.get_freeze_count() == frozen  # not thawed by the verb
+    finally:
+        gc.callbacks.remove(young)
+        gc.unfreeze()
+        (gc.enable if was_on else gc.disable)()

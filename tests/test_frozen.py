@@ -92,3 +92,17 @@ def test_evolve_is_the_dataclass_replace(cls):
     assert repr(evolved) == repr(dataclasses.replace(twin, **{last: "<new>"}))
     with pytest.raises(TypeError, match="no_such_field"):
         attrs.evolve(record, no_such_field=1)
+
+
+@pytest.mark.parametrize("field", [f.name for f in attrs.fields(records.ClaimVerdict)])
+def test_a_completed_verdict_is_the_evolved_one(field):
+    """ClaimVerdict.completed, the series and evidence stages' fast evolve: the same record as attrs.evolve, for
+    whichever field it completes (one at a time, and with the first field beside it), the old one left as it was."""
+    verdict = _made(records.ClaimVerdict)
+    first = attrs.fields(records.ClaimVerdict)[0].name
+    assert verdict.completed(**{field: "<new>"}) == attrs.evolve(verdict, **{field: "<new>"})
+    both = {first: "<first>", field: "<new>"}
+    assert verdict.completed(**both) == attrs.evolve(verdict, **both) != verdict
+    assert verdict == _made(records.ClaimVerdict)
+    with pytest.raises(KeyError, match="no_such_field"):
+        verdict.completed(no_such_field=1)

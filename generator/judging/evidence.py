@@ -88,7 +88,7 @@ def evaluate(
     judged = checks.evaluate(ledger)
     retirements.judge(ledger, judged)
     for claim_id in held.keys() | judged.keys():  # one replace each: these complete the record
-        made[claim_id] = attrs.evolve(made[claim_id], asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
+        made[claim_id] = made[claim_id].completed(asserted=held.get(claim_id), checks=judged.get(claim_id, ()))
     return Evaluated(stage.findings, made)
 
 

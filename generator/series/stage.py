@@ -26,8 +26,6 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-import attrs
-
 from ..judging import intervals, replicates
 from ..judging.replicates import NOT_DEFINING, SEGMENT_ENVIRONMENT, defining  # noqa: F401  (one definition)
 from ..judging.replicates import selection as selection_of
@@ -91,7 +89,7 @@ def build(
         if selection not in shared:
             shared[selection] = _shared(groups.get(selection[0], []), evidence, index, read.get(selection, {}))
         line = _series(verdict.claim, shared[selection], verdict.tolerance, verdict.replicas, verdict.exact, states)
-        found[claim_id] = attrs.evolve(verdict, series=line)
+        found[claim_id] = verdict.completed(series=line)
     return found
 
 

@@ -371,6 +371,8 @@ def with_freshness(verdicts: Mapping[str, ClaimVerdict], findings: Iterable[Find
     found, changed = {}, False
     for claim_id, verdict in verdicts.items():
         wanted = fresh.get(claim_id, FRESH)
-        found[claim_id] = verdict if verdict.fresh == wanted else attrs.evolve(verdict, fresh=wanted)  # most are fresh
+        # Most are fresh, FRESH itself on both sides: `is` spares them attrs' __eq__, a Python call each.
+        same = verdict.fresh is wanted or verdict.fresh == wanted
+        found[claim_id] = verdict if same else attrs.evolve(verdict, fresh=wanted)
         changed = changed or found[claim_id] is not verdict
     return found if changed else verdicts
