@@ -20,13 +20,14 @@ from typing import Any
 import attrs
 
 from ..lang import formula
-from ..records import CheckSpec, Claim, ClaimVerdict, Policy, Run, RunState
+from ..records import CheckSpec, Citation, Claim, ClaimVerdict, Policy, Run, RunState
 
 # Never read by the evidence stage: the statement and a borrowed source's title are shown, not judged; a claim's
 # lines enter only its findings, and a claim with a finding is not recorded. Every other field is compared, the
 # formula apart (same_formula()).
 _SHOWN = ("statement", "source", "where", "field_lines", "formula")
 _JUDGED = attrgetter(*(f.name for f in attrs.fields(Claim) if f.name not in _SHOWN))
+_CITED = attrgetter(*(f.name for f in attrs.fields(Citation) if f.name != "title"))  # a source but its title
 
 
 def alike_fields(claim: Claim, other: Claim) -> bool:
@@ -37,12 +38,7 @@ def alike_fields(claim: Claim, other: Claim) -> bool:
     source, then = claim.source, other.source
     if source is None or then is None:
         return source is then
-    return (source.quote, source.url, source.retrieved, source.locator) == (
-        then.quote,
-        then.url,
-        then.retrieved,
-        then.locator,
-    )
+    return _CITED(source) == _CITED(then)
 
 
 @dataclass(frozen=True, slots=True)
