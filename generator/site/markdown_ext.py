@@ -29,6 +29,7 @@ from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 
 from ..inputs import reads
+from ..inputs.project import Project
 from ..inputs.project import read as read_project
 from ..prose import references
 from ..records import Report
@@ -53,6 +54,7 @@ class RootLinks(render.Links):
 
 
 _SITES: dict[tuple[str, str], tuple[tuple, Site]] = {}  # a builder makes a Markdown per page
+_PROJECTS: dict[str, tuple[tuple, Project]] = {}  # root -> its configuration files' stats, the project read
 
 
 def project(root: Path, base_url: str = "") -> Site:
@@ -63,7 +65,7 @@ def project(root: Path, base_url: str = "") -> Site:
     from ..gate import check
 
     root = root.resolve()
-    found = read_project(root)  # mkdocs.yml composed once a call: its policy and its URL settings
+    found = _read_project(root)
     policy = found.policy
     key = (str(root), base_url)
     cached = _SITES.get(key)
@@ -78,6 +80,24 @@ def project(root: Path, base_url: str = "") -> Site:
     racy = any(entry[1:] != ("missing",) and max(entry[2], entry[3]) >= started for entry in code)
     _SITES[key] = ((policy, folders, None if racy else code), site)  # racy: check again next time
     return site
+
+
+def _read_project(root: Path) -> Project:
+    """The project under root, composed again only when mkdocs.yml or a file it inherits changed: a builder
+    asks project() for every part of every page (5,716 on this repository's report), and composing
+    mkdocs.yml took half of a call that found its site unchanged."""
+    kept = _PROJECTS.get(str(root))
+    if kept is not None and kept[0] == _config_signature(root, kept[1]):
+        return kept[1]
+    found = read_project(root)
+    _PROJECTS[str(root)] = (_config_signature(root, found), found)
+    return found
+
+
+def _config_signature(root: Path, found: Project) -> tuple:
+    files = found.composed.files if found.composed else ()
+    folder = found.config_file.parent.relative_to(root).as_posix()
+    return watched.signature(root, (), [posixpath.join(folder, name) for name in (*files, "mkdocs.yml")])
 
 
 def _code(root: Path, report: Report) -> tuple:
@@ -107,11 +127,16 @@ def page_of(md: Markdown) -> Rendered | None:
         page = getattr(md.preprocessors["rendering_context"], "page", None)
         url, src = getattr(page, "url", None), getattr(page, "path", None)  # "claim/a/", "claim/a.md"
         if isinstance(url, str) and isinstance(src, str):
-            folder = url if url == "" or url.endswith("/") else posixpath.dirname(url) + "/"
+            folder = _folder(url)
             mine, its = render.path_parts(folder or "."), render.path_parts(posixpath.dirname(src) or ".")
             if mine[: len(its)] == its:  # else a layout of Zensical's the extension does not know: no page
                 return Rendered(url, folder + "index.html" if url == folder else url, len(mine) - len(its))
     return None
+
+
+def _folder(url: str) -> str:
+    """The folder a page URL's relative links start from: the URL itself where it names a folder."""
+    return url if url == "" or url.endswith("/") else posixpath.dirname(url) + "/"
 
 
 _LINK = re.compile(r'\b(href|src)="([^"]*)"')
@@ -128,7 +153,7 @@ def for_zensical(page: Rendered, html: str) -> tuple[str, str | None]:
     from the Markdown file's folder (Zensical writes '../' and that: another text, the same target)."""
     climbs = page.climbs or 0
     prefix = "../" * climbs
-    folder = page.url if page.url == "" or page.url.endswith("/") else posixpath.dirname(page.url) + "/"
+    folder = _folder(page.url)
     source = posixpath.normpath(posixpath.join(folder or ".", *[".."] * climbs))
     unknown = False
 
