@@ -115,3 +115,20 @@ def test_the_extension_checks_again_when_code_under_the_policys_probes_dir_chang
     probe.write_text(probe.read_text() + "# changed\n")
     report = markdown_ext.project(tmp_path).report
     assert [f.rule for f in report.findings if f.severity == "fail"] == ["probe-changed"]
+
+
+def test_the_extension_reads_the_policy_again_when_mkdocs_yml_or_a_file_it_inherits_changes(tmp_path):
+    root = tmp_path / "p"
+    assert run_ledger("init", str(root), cwd=tmp_path).exit_code == 0
+    config = root / "mkdocs.yml"
+    assert markdown_ext.project(root).report.policy.max_run_age_days == 365
+    config.write_text(config.read_text().replace("max_run_age_days: 365", "max_run_age_days: 7", 1))
+    assert markdown_ext.project(root).report.policy.max_run_age_days == 7
+    # the same setting moved into a file mkdocs.yml inherits, then changed there alone
+    text = config.read_text().replace("      max_run_age_days: 7", "      max_run_age_days: 30", 1)
+    (root / "base.yml").write_text(text)
+    config.write_text("INHERIT: base.yml\n")
+    assert markdown_ext.project(root).report.policy.max_run_age_days == 30
+    base = root / "base.yml"
+    base.write_text(base.read_text().replace("max_run_age_days: 30", "max_run_age_days: 40", 1))
+    assert markdown_ext.project(root).report.policy.max_run_age_days == 40
