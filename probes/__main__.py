@@ -13,7 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-PROBES = ("memory", "model", "bandwidth", "matvec", "moe", "recurrent", "whole_graph", "prefill", "context", "raw_step")
+PROBES = ("memory", "model", "bandwidth", "matvec", "moe", "recurrent", "whole_graph", "prefill", "context", "raw_step",
+          "step_anatomy")
 MALLOC_ENV = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(1 << 46)}
 ROOT = Path(__file__).resolve().parents[1]
 
