@@ -20,7 +20,8 @@ Two questions the other probes' runs leave open (issue 56):
 
 Each part runs in a child process of its own (`--part`: MLX reads its CUDA-graph setting when it starts, and a
 crash or hang costs that part only), which appends what it finishes to a file line by line: the parent keeps
-every finished batch size when a part fails or its time runs out, and says in the run what it skipped and why.
+every finished batch size when a part fails or its time runs out, and says in the run what it skipped and why
+(`skipped_for_memory`, `not_started_for_time`, each part's child in `phases`).
 
 Sized before it starts: the parent counts the bytes of each model from lazily built arrays (no memory used),
 adds each batch size's caches and a reserve, and drops what will not fit the device's memory (`--memory-limit-gb`
@@ -396,24 +397,24 @@ def main(argv: list[str] | None = None) -> int:
     device = info.get("total_memory") if env["backend"] == "cuda" else environment.memory_available_bytes()
     limit = int(args.memory_limit_gb * 1e9) if args.memory_limit_gb else int(device or 0)
     sizes = model_bytes(shape, environment.compute_dtype())
-    parts, skipped = planned(plan, sizes, limit)
+    parts, for_memory = planned(plan, sizes, limit)
     lines: dict[tuple[str, str | None], list] = {}
-    records = []
+    records, for_time = [], []
     folder = (args.out.resolve() if args.out else ROOT / "measurements") / ".step_anatomy"
     folder.mkdir(parents=True, exist_ok=True)
     for part, graphs in PARTS:
         left = budget - (time.monotonic() - began)
         if not parts[part]["batches"]:
-            skipped.append({"part": part, "what": f"graphs {graphs or 'default'}", "why": "no batch size fits"})
+            for_memory.append({"part": part, "what": f"graphs {graphs or 'default'}", "why": "no batch size fits"})
         elif left <= 0 and records:  # the first part always starts: a run records at least its first B
-            skipped.append({"part": part, "what": f"graphs {graphs or 'default'}",
-                            "why": f"the budget of {budget:g} s was spent before it"})
+            for_time.append({"part": part, "what": f"graphs {graphs or 'default'}",
+                             "why": f"the budget of {budget:g} s was spent before it"})
         else:
             for stale in folder.glob(f"{part}-{graphs or 'default'}.*"):
                 stale.unlink()
             lines[part, graphs], record = run_part(part, graphs, parts[part], shape, folder, max(left, 0), plan["grace_s"])
-            skipped += [{"part": part, "what": line["skipped"], "why": line["why"]}
-                        for line in lines[part, graphs] if "skipped" in line]
+            for_time += [{"part": part, "what": line["skipped"], "why": line["why"]}
+                         for line in lines[part, graphs] if "skipped" in line]
             records.append(record)
             print(f"step_anatomy: {part} (graphs {graphs or 'default'}): {len(lines[part, graphs])} pieces in "
                   f"{record['seconds']} s{', ' + str(record['why']) if 'why' in record else ''}", file=sys.stderr, flush=True)
@@ -429,18 +430,23 @@ def main(argv: list[str] | None = None) -> int:
               "profile.csv": [line["row"] for line in profiled if "row" in line],
               "kernels.csv": [k for line in profiled for k in line.get("kernels", [])]}  # fmt: skip
     if not any(tables.values()):
-        print(f"step_anatomy: nothing finished, nothing recorded: {records} {skipped}", file=sys.stderr)
+        print(f"step_anatomy: nothing finished, nothing recorded: {records} {for_memory} {for_time}", file=sys.stderr)
         return 1
     path = write_run(
         ROOT, "step_anatomy", testbed, {name: rows for name, rows in tables.items() if rows},
         parameters={
-            "profile": args.profile, "plan": plan, "budget_s": budget, "dtype": environment.dtype_name(environment.compute_dtype()),
-            "model_config": configs.PROFILE_MODELS[shape].mlx_lm(),
-            "memory": {"limit_bytes": limit, "limit_from": "--memory-limit-gb" if args.memory_limit_gb else
-                       ("the device's total memory" if env["backend"] == "cuda" else "the host's available memory"),
-                       "model_bytes": sizes, "reserve": RESERVE,
-                       "need": "(models + ways x B x state) x factor + bytes; ways: levels 3, profile 1"},
-            "planned": parts, "skipped": skipped, "parts": records, "profile_not_measured": not_measured,
+            # what it measured: the parts and batch sizes that fit the memory, and what did not
+            "profile": args.profile, "dtype": environment.dtype_name(environment.compute_dtype()),
+            "model_config": configs.PROFILE_MODELS[shape].mlx_lm(), "planned": parts,
+            "skipped_for_memory": for_memory, "profile_not_measured": not_measured,
+            # how the run went (not defining: replicates.NOT_DEFINING): the budget and the memory it planned from,
+            # each part's child process, what the time left out
+            "plan": {**plan, "budget_s": budget, "memory": {
+                "limit_bytes": limit, "model_bytes": sizes, "reserve": RESERVE,
+                "limit_from": "--memory-limit-gb" if args.memory_limit_gb else
+                ("the device's total memory" if env["backend"] == "cuda" else "the host's available memory"),
+                "need": "(models + ways x B x state) x factor + bytes; ways: levels 3, profile 1"}},
+            "phases": records, "not_started_for_time": for_time,
             "variants": {"independent": "raw_step's loop (Loop) on raw_step.build's model",
                          "independent-loop": "raw_step's loop (Loop) on model_build.build's model",
                          "whole_graph": "decode.Raw on model_build.build's model, per_turn steps a sample"},

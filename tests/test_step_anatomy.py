@@ -37,10 +37,14 @@ def spent(tmp_path_factory):
     return runs[0], json.loads((runs[0] / "manifest.json").read_text())
 
 
+def skipped(manifest, why):
+    return {(s["part"], s["what"]): s["why"] for s in manifest["parameters"][why]}
+
+
 def test_a_spent_budget_keeps_the_first_batch_size_and_says_what_it_skipped(spent):
     run, manifest = spent
-    skipped = {(s["part"], s["what"]): s["why"] for s in manifest["parameters"]["skipped"]}
-    assert skipped == {
+    assert skipped(manifest, "skipped_for_memory") == {}
+    assert skipped(manifest, "not_started_for_time") == {
         ("levels", "B=2"): "the part's time ran out before it",
         ("profile", "graphs on"): "the budget of 0.01 s was spent before it",
         ("profile", "graphs off"): "the budget of 0.01 s was spent before it",
@@ -79,7 +83,7 @@ def test_levels_keep_every_step_and_pair_the_ways_round_by_round(spent):
 
 def test_a_small_memory_limit_drops_the_second_model_then_the_larger_batch(spent, tmp_path):
     _, manifest = spent
-    memory = manifest["parameters"]["memory"]
+    memory = manifest["parameters"]["plan"]["memory"]
     sizes, reserve = memory["model_bytes"], memory["reserve"]
     need = lambda models, ways, b: (models + ways * b * sizes["state"]) * reserve["factor"] + reserve["bytes"]  # noqa: E731
     one = sizes["whole_graph"]
@@ -88,15 +92,16 @@ def test_a_small_memory_limit_drops_the_second_model_then_the_larger_batch(spent
     result, runs = probe(tmp_path, "--memory-limit-gb", repr(limit / 1e9))
     assert result.returncode == 0, result.stderr
     manifest = json.loads((runs[0] / "manifest.json").read_text())
-    skipped = {(s["part"], s["what"]): s["why"] for s in manifest["parameters"]["skipped"]}
-    assert set(skipped) == {("levels", "variant independent"), ("levels", "B=2")}
-    assert "both models need" in skipped["levels", "variant independent"] and "GB of" in skipped["levels", "B=2"]
+    assert skipped(manifest, "not_started_for_time") == {}
+    for_memory = skipped(manifest, "skipped_for_memory")
+    assert set(for_memory) == {("levels", "variant independent"), ("levels", "B=2")}
+    assert "both models need" in for_memory["levels", "variant independent"] and "GB of" in for_memory["levels", "B=2"]
     rows = read_csv(runs[0] / "levels.csv")
     assert {(r["batch"], r["variant"]) for r in rows} == {("1", "independent-loop"), ("1", "whole_graph")}
     assert [r["comparison"] for r in read_csv(runs[0] / "level_ratios.csv")] == ["harness"]
     # the profile has no CUDA here: recorded as not measured, with the reason, and no table
     assert manifest["parameters"]["profile_not_measured"] and not (runs[0] / "profile.csv").exists()
-    assert [p["part"] for p in manifest["parameters"]["parts"]] == ["levels", "profile", "profile"]
+    assert [p["part"] for p in manifest["parameters"]["phases"]] == ["levels", "profile", "profile"]
 
 
 def test_nothing_fits_nothing_is_written_and_the_reasons_are_printed(tmp_path):
