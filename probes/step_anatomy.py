@@ -15,7 +15,8 @@ Two questions the other probes' runs leave open (issue 56):
 - **profile**: the GPU-busy share of a raw step (kernel busy union over the unprofiled step, probes/gpu_busy.py's
   own functions), the kernels a step launches and the host calls that launch them (a CUDA graph replay is a
   `cudaGraphLaunch`/`cuGraphLaunch`; single kernels are `cudaLaunchKernel*`/`cuLaunchKernel*`), and which
-  kernels the device time goes to, with MLX's CUDA graphs on (its default) and off (`MLX_USE_CUDA_GRAPHS=0`).
+  kernels the device time goes to, with MLX's CUDA-graph setting left at its default and off (`MLX_USE_CUDA_GRAPHS=0`):
+  the graph launches counted say whether the default replays graphs.
   PyTorch's profiler runs in the probing process itself (no second model), with its CUDA context made first.
 
 Each part runs in a child process of its own (`--part`: MLX reads its CUDA-graph setting when it starts, and a
@@ -69,7 +70,7 @@ COMPARISONS = {  # name -> (numerator, denominator) of the paired round-median r
     "model": ("independent-loop", "independent"),
     "probes": ("whole_graph", "independent"),
 }
-PARTS = (("levels", None), ("profile", "on"), ("profile", "off"))  # (part, CUDA graphs); the order they run in
+PARTS = (("levels", None), ("profile", "default"), ("profile", "off"))  # (part, CUDA graphs); the order they run in
 PROMPT_TOKENS = 4
 MIN_ROUNDS = 3  # a started B's rounds however little time is left: the fewest that pair into a ratio with a spread
 RESERVE = {"factor": 1.10, "bytes": 1 << 30}  # the estimate's allowance: x1.1 and 1 GiB for MLX's pool, temporaries and CUDA contexts

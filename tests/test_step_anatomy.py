@@ -46,7 +46,7 @@ def test_a_spent_budget_keeps_the_first_batch_size_and_says_what_it_skipped(spen
     assert skipped(manifest, "skipped_for_memory") == {}
     assert skipped(manifest, "not_started_for_time") == {
         ("levels", "B=2"): "the part's time ran out before it",
-        ("profile", "graphs on"): "the budget of 0.01 s was spent before it",
+        ("profile", "graphs default"): "the budget of 0.01 s was spent before it",
         ("profile", "graphs off"): "the budget of 0.01 s was spent before it",
     }
     rows = read_csv(run / "levels.csv")
