@@ -1,5 +1,5 @@
 """Step-anatomy probe: where a raw decode step's time goes -> levels.csv, level_ratios.csv, level_steps.csv,
-profile.csv, kernels.csv.
+profile.csv, kernels.csv, families.csv.
 
 Two questions the other probes' runs leave open (issue 56):
 
@@ -15,7 +15,7 @@ Two questions the other probes' runs leave open (issue 56):
 - **profile**: the GPU-busy share of a raw step (kernel busy union over the unprofiled step, probes/gpu_busy.py's
   own functions), the kernels a step launches and the host calls that launch them (a CUDA graph replay is a
   `cudaGraphLaunch`/`cuGraphLaunch`; single kernels are `cudaLaunchKernel*`/`cuLaunchKernel*`), and which
-  kernels the device time goes to, with MLX's CUDA-graph setting left at its default and off (`MLX_USE_CUDA_GRAPHS=0`):
+  kernels the device time goes to (the 12 longest by name, the rest as one row; and by FAMILIES), with MLX's CUDA-graph setting left at its default and off (`MLX_USE_CUDA_GRAPHS=0`):
   the graph launches counted say whether the default replays graphs.
   PyTorch's profiler runs in the probing process itself (no second model), with its CUDA context made first.
 
@@ -110,6 +110,10 @@ COLUMNS = {  # table -> column -> (unit, timed or exact)
     "kernels.csv": {
         "batch": ("sequences", "exact"), "rank": ("", "exact"), "calls_per_step": ("calls", "exact"),
         "ms_per_step": ("ms", "timed"), "share_of_kernel_time": ("", "timed"),
+    },
+    "families.csv": {
+        "batch": ("sequences", "exact"), "calls_per_step": ("calls", "exact"), "ms_per_step": ("ms", "timed"),
+        "share_of_kernel_time": ("", "timed"),
     },
 }  # fmt: skip
 
@@ -293,7 +297,14 @@ def profile(plan: dict, shape: str, graphs: str, out: Path, deadline: float) -> 
                             "calls_per_step": sum(len(us) for _, us in rest) / n,
                             "ms_per_step": sum(sum(us) for _, us in rest) / n / 1e3,
                             "share_of_kernel_time": sum(sum(us) for _, us in rest) / total})
+        families: dict[str, list[float]] = collections.defaultdict(list)
+        for name, us in by_name.items():
+            families[family(name)] += us
+        grouped = [{"graphs": graphs, "batch": b, "family": name, "calls_per_step": len(us) / n,
+                    "ms_per_step": sum(us) / n / 1e3, "share_of_kernel_time": sum(us) / total}
+                   for name, us in sorted(families.items(), key=lambda kv: -sum(kv[1]))]  # fmt: skip
         append(out, {"row": {"graphs": graphs, **row}, "kernels": [{"graphs": graphs, **k} for k in kernels],
+                     "families": grouped,
                      "record": {"torch": torch.__version__}})
         del raw
         mx.clear_cache()
@@ -429,7 +440,8 @@ def main(argv: list[str] | None = None) -> int:
     tables = {"levels.csv": level_rows, "level_ratios.csv": ratio_rows,
               "level_steps.csv": [{k: v for k, v in s.items()} for s in level_lines],
               "profile.csv": [line["row"] for line in profiled if "row" in line],
-              "kernels.csv": [k for line in profiled for k in line.get("kernels", [])]}  # fmt: skip
+              "kernels.csv": [k for line in profiled for k in line.get("kernels", [])],
+              "families.csv": [k for line in profiled for k in line.get("families", [])]}  # fmt: skip
     if not any(tables.values()):
         print(f"step_anatomy: nothing finished, nothing recorded: {records} {for_memory} {for_time}", file=sys.stderr)
         return 1
