@@ -82,6 +82,8 @@ def test_manifest_names_probe_harness_profile_and_environment(quick_suite, probe
     assert manifest["parameters"]["profile"] == "quick"
     if probe == "raw_step":  # independent: its own clock and loop, none of the probes' timing or decoding
         assert set(manifest["probe"]["code"]) == {"probes/__init__.py", "probes/raw_step.py", "probes/environment.py"}
+    elif probe == "step_anatomy":  # its own step loops around both probes' models: no rounds-until-a-target rule
+        assert {"probes/step_anatomy.py", "probes/raw_step.py"} | SHARED_MODULES <= set(manifest["probe"]["code"])
     else:
         assert {f"probes/{probe}.py"} | SHARED_MODULES <= set(manifest["probe"]["code"])
         stops = manifest["parameters"]["stop"]
