@@ -53,45 +53,64 @@ class RootLinks(render.Links):
         return ("root", self.base, self.directory_urls)  # every link starts at base
 
 
-_SITES: dict[tuple[str, str], tuple[tuple, Site]] = {}  # a builder makes a Markdown per page
-_PROJECTS: dict[str, tuple[tuple, Project]] = {}  # root -> its configuration files' stats, the project read
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """The site of one project, and what it was made from."""
+
+    root: Path
+    base_url: str
+    project: Project
+    config: tuple  # the stats of mkdocs.yml and the files it inherits (compose again when they move)
+    data: tuple  # the policy, the stats of what the gate reads, the runs' code (check again when they move)
+    site: Site
+
+
+class Sites:
+    """The extension's memo. A builder makes a Markdown, and with it an extension, for every part of every
+    page (5,716 on this repository's report), so the project's site must outlive them: it lives as long as
+    the process, and holds the site of the last project asked for, assembled again only when one of the
+    project's files changed (size, mtime, inode), its configuration composed again only when mkdocs.yml or
+    a file it inherits did (composing took half of a call that found its site unchanged). Another project
+    (or base URL) replaces it: a process builds one site at a time."""
+
+    def __init__(self) -> None:
+        self.last: Kept | None = None
+
+    def site(self, root: Path, base_url: str = "") -> Site:
+        from datetime import datetime, timezone
+
+        from ..gate import check
+
+        root = root.resolve()
+        last = self.last if self.last is not None and (self.last.root, self.last.base_url) == (root, base_url) else None
+        if last is not None and last.config == _config_signature(root, last.project):
+            found = last.project
+        else:
+            found = read_project(root)
+        policy = found.policy
+        folders = watched.signature(root, reads.folders(policy), reads.files(policy))
+        if last is not None and last.data == (policy, folders, _code(root, last.site.report)):
+            if found is not last.project:
+                self.last = replace(last, project=found, config=_config_signature(root, found))
+            return last.site
+        started = time.time_ns()
+        report = check(root, policy, datetime.now(timezone.utc), every_table=True)  # run pages and figures show them
+        urls = assemble.Settings(*found.urls)
+        site = assemble.assemble(root, report, replace(urls, base_url=base_url) if base_url else urls, generate=False)
+        code = _code(root, report)  # the runs' code, wherever it lives, by its stats after the check
+        racy = any(entry[1:] != ("missing",) and max(entry[2], entry[3]) >= started for entry in code)
+        data = (policy, folders, None if racy else code)  # racy: check again next time
+        self.last = Kept(root, base_url, found, _config_signature(root, found), data, site)
+        return site
+
+
+SITES = Sites()  # the extension's one memo, for the life of the process (Sites)
 
 
 def project(root: Path, base_url: str = "") -> Site:
-    """The project's site (site/assemble.py, without generated pages: `ledger pages` writes those),
-    assembled again only when one of its files changed (size, mtime, inode)."""
-    from datetime import datetime, timezone
-
-    from ..gate import check
-
-    root = root.resolve()
-    found = _read_project(root)
-    policy = found.policy
-    key = (str(root), base_url)
-    cached = _SITES.get(key)
-    folders = watched.signature(root, reads.folders(policy), reads.files(policy))
-    if cached and cached[0] == (policy, folders, _code(root, cached[1].report)):
-        return cached[1]
-    started = time.time_ns()
-    report = check(root, policy, datetime.now(timezone.utc), every_table=True)  # run pages and figures show them
-    urls = assemble.Settings(*found.urls)
-    site = assemble.assemble(root, report, replace(urls, base_url=base_url) if base_url else urls, generate=False)
-    code = _code(root, report)  # the runs' code, wherever it lives, by its stats after the check
-    racy = any(entry[1:] != ("missing",) and max(entry[2], entry[3]) >= started for entry in code)
-    _SITES[key] = ((policy, folders, None if racy else code), site)  # racy: check again next time
-    return site
-
-
-def _read_project(root: Path) -> Project:
-    """The project under root, composed again only when mkdocs.yml or a file it inherits changed: a builder
-    asks project() for every part of every page (5,716 on this repository's report), and composing
-    mkdocs.yml took half of a call that found its site unchanged."""
-    kept = _PROJECTS.get(str(root))
-    if kept is not None and kept[0] == _config_signature(root, kept[1]):
-        return kept[1]
-    found = read_project(root)
-    _PROJECTS[str(root)] = (_config_signature(root, found), found)
-    return found
+    """The project's site (site/assemble.py, without generated pages: `ledger pages` writes those), as the
+    extension's memo keeps it (Sites)."""
+    return SITES.site(root, base_url)
 
 
 def _config_signature(root: Path, found: Project) -> tuple:

@@ -6,7 +6,6 @@ the page only after Markdown has run (see Slots), so neither Markdown nor a temp
 
 from __future__ import annotations
 
-import functools
 import html
 import json
 import posixpath
@@ -56,13 +55,11 @@ def claim_src(claim_id: str) -> str:
     return f"claim/{claim_id}.md"
 
 
-@functools.lru_cache(maxsize=1 << 12)  # many pages link to the same runs
 def run_src(run_path: str) -> str:
     """measurements/<probe>/<run> -> run/<probe>/<run>.md"""
     return "run/" + "/".join(run_path.split("/")[-2:]) + ".md"
 
 
-@functools.lru_cache(maxsize=1 << 15)  # every page links to the same runs and claims
 def url_of(src: str, directory_urls: bool = True) -> str:
     """The URL MkDocs gives a page or file at src (claims/index.md -> claims/)."""
     if not src.endswith(".md"):
@@ -75,7 +72,6 @@ def url_of(src: str, directory_urls: bool = True) -> str:
     return stem + "/"
 
 
-@functools.lru_cache(maxsize=1 << 15)
 def path_parts(path: str) -> tuple[str, ...]:
     """A URL path's parts as mkdocs.utils.get_relative_url normalises them ('..' resolved, no leading '/')."""
     if "." not in path and "//" not in path:  # no part to resolve: normpath would only drop its outer slashes
@@ -85,7 +81,6 @@ def path_parts(path: str) -> tuple[str, ...]:
     return tuple(normal.split("/")) if normal else ()
 
 
-@functools.lru_cache(maxsize=1 << 15)
 def _base(other: str) -> tuple[str, ...]:
     """The parts of the folder a page's URL lies in: a last part with a dot is a file."""
     directory, _, name = other.rpartition("/")
@@ -93,8 +88,8 @@ def _base(other: str) -> tuple[str, ...]:
 
 
 def relative_url(url: str, other: str) -> str:
-    """url relative to the page at other: mkdocs.utils.get_relative_url's answer, each path's parts found
-    once (every claim page links to the same runs; tests/test_site.py holds the two to the same answers)."""
+    """url relative to the page at other: mkdocs.utils.get_relative_url's answer (tests/test_site.py holds
+    the two to the same answers)."""
     return _relative(_base(other), path_parts(url), url)
 
 
@@ -123,13 +118,14 @@ def _page_link(relative: str, url: str) -> str:
 
 LINKS_KEPT = 1 << 14  # links one place keeps at most; it starts again empty past this
 SharedLink = tuple[str | None, str, str | None]  # (a second part, or None; the link from a page without it; with it)
-KEPT = {"claim": 1 << 14, "run": 1 << 12}  # fragments of each kind a build keeps at most; past this, kept afresh
+# fragments of each kind a build keeps at most (past this, kept afresh); "highlight": a language's Pygments tools
+KEPT = {"claim": 1 << 14, "run": 1 << 12, "highlight": 8}
 
 
 class Shared:
     """What the pages of one build write alike, made once for them all: the links from each place (Links),
     and the fragments many pages show (a claim as every list of it shows it, what a claim page shows of the
-    run it cites). The build owns one (assemble.Site), as does verify-site's one reading (verify/expected.py);
+    run it cites), and the tools that make them (runpage.code's lexers and formatter). The build owns one (assemble.Site), as does verify-site's one reading (verify/expected.py);
     every fragment is of that one report. Keys name what a fragment is made of besides the report."""
 
     def __init__(self) -> None:
@@ -161,7 +157,7 @@ class Links:
     _place: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        base = _base.__wrapped__(self.here or ".")  # a page's own URL: asked once, not worth remembering
+        base = _base(self.here or ".")
         place = (len(base), base[:1], self.directory_urls)
         object.__setattr__(self, "_place", place)
         places = self.shared.links if self.shared is not None else {}
@@ -227,7 +223,6 @@ def code_value(value: object) -> str:
     return f'<code class="ledger-prose">{esc(text)}</code>' if prose else f"<code>{esc(text)}</code>"
 
 
-@functools.lru_cache(maxsize=1024, typed=True)  # a few labels, on every page
 def badge(label: str, variant: str) -> str:
     return f'<span class="ledger-badge ledger-badge--{esc(variant)}">{esc(label)}</span>'
 

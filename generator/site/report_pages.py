@@ -66,17 +66,12 @@ class Page:
         return Generated(self.src, "\n".join(self.parts), self.slots, in_nav, self.title)
 
 
-def md_text(text: str) -> str:
-    """Plain text safe as a Markdown heading: punctuation Markdown reads is backslash-escaped."""
-    return _md_text(str(text))
-
-
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!<>|~&])")  # the punctuation Markdown reads
 
 
-@functools.lru_cache(maxsize=1024)  # every claim page has the same headings
-def _md_text(text: str) -> str:
-    text = " ".join(text.split())
+def md_text(text: object) -> str:
+    """Plain text safe as a Markdown heading: punctuation Markdown reads is backslash-escaped."""
+    text = " ".join(str(text).split())
     return _MARKDOWN.sub(r"\\\1", text) if _MARKDOWN.search(text) else text  # a title (a claim's id) has none
 
 

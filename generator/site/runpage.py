@@ -7,7 +7,6 @@ highlighted probe was on every run of it. verify-site holds each shown file to t
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Iterator, Mapping
 
@@ -20,7 +19,7 @@ from .. import machine
 from ..records import Claim, Report, Run, RunState
 from ..trust.digest import code_files, code_versions
 from ..trust.verdicts import revision_text, sign_texts, stability_detail, stability_label
-from .render import Generated, Links, admonition, badge, claim_link, code_value, esc, run_link
+from .render import Generated, Links, Shared, admonition, badge, claim_link, code_value, esc, run_link
 from .tables import table_html
 
 PREVIEW_ROWS = 20
@@ -72,7 +71,7 @@ def build(page, run: Run, report: Report, sources: Mapping[str, str], cited: lis
     manifest = sources.get(run.source.path)
     page.html(
         f"<p><code>{esc(run.source.path)}</code></p>"
-        + (code(manifest, "json") if manifest is not None else "<p>Not readable.</p>")
+        + (code(manifest, "json", links.shared) if manifest is not None else "<p>Not readable.</p>")
     )
     return page
 
@@ -214,7 +213,7 @@ def code_pages(page_of, report: Report, sources: Mapping[str, str], directory_ur
         text = sources.get(path)
         language = "python" if path.endswith(".py") else "text"
         shown = (
-            f'<div class="ledger-code" data-ledger-code="{esc(path)}">{code(text, language)}</div>'
+            f'<div class="ledger-code" data-ledger-code="{esc(path)}">{code(text, language, page.links.shared)}</div>'
             if text is not None
             else "<p>Not shown: not UTF-8 text within 16 MiB.</p>"
         )
@@ -226,19 +225,14 @@ def code_pages(page_of, report: Report, sources: Mapping[str, str], directory_ur
         yield page.done(in_nav=False)
 
 
-@functools.lru_cache(maxsize=512)
-def code(text: str, language: str) -> str:
-    """Highlighted source in Material's code block markup (cached: many runs share a probe)."""
-    return highlight(text, _lexer(language), _formatter())
+def code(text: str, language: str, shared: Shared | None = None) -> str:
+    """Highlighted source in Material's code block markup. A lexer or formatter keeps no state between
+    texts: each is made once a build (shared: the build's; a formatter makes its stylesheet, a sixth of
+    highlighting a run's manifest) and keeps its span of each token type."""
+    tools = _tools(language) if shared is None else shared.fragment("highlight", language, lambda: _tools(language))
+    return highlight(text, *tools)
 
 
-# A lexer or formatter keeps no state between texts; each is made once (a formatter makes its stylesheet,
-# a sixth of highlighting a run's manifest) and keeps its span of each token type.
-@functools.cache
-def _lexer(language: str) -> Lexer:
-    return {"python": PythonLexer, "json": JsonLexer}.get(language, TextLexer)()
-
-
-@functools.cache
-def _formatter() -> HtmlFormatter:
-    return HtmlFormatter(cssclass="highlight", wrapcode=True)
+def _tools(language: str) -> tuple[Lexer, HtmlFormatter]:
+    lexer = {"python": PythonLexer, "json": JsonLexer}.get(language, TextLexer)()
+    return lexer, HtmlFormatter(cssclass="highlight", wrapcode=True)

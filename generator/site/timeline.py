@@ -3,7 +3,7 @@
 A series' points live once, as a CSV asset named by its hash (assets/ledger/series/<hash>.csv), made
 once per build and shared by every claim page that shows the series (SeriesAssets); the page's chart
 loads it. The chart is one Altair chart (points with their intervals, the cited run marked, steps and
-segment boundaries drawn as rules), made once per process as a Vega-Lite spec; each page adds its own
+segment boundaries drawn as rules), read once a build as a Vega-Lite spec; each page adds its own
 few rows (which point it cites, its steps), so a page stays the same size however long its history.
 It draws offline with the Vega bundle the other charts use (charts.js). Without JavaScript the table
 below it shows the runs where something happens and the last few; the CSV holds every run. There is
@@ -12,7 +12,6 @@ no static SVG: vl-convert's cost per chart is more than a site with thousands of
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
@@ -57,6 +56,7 @@ class SeriesAssets:
     def __init__(self) -> None:
         self._made: dict[int, tuple[tuple, dict[Unit, Asset]]] = {}  # id(points) -> (points, unit -> asset)
         self._shared: dict[tuple, object] = {}  # what the pages of claims sharing a series write alike
+        self._template: dict | None = None  # template(), read once a build (spec() copies what it changes)
 
     def shared(self, name: str, series: Series, key: tuple[Hashable, ...], make: Callable[[], T]) -> T:
         """make(), once for the claims whose series have the same points (one tuple) and the same key (the
@@ -70,6 +70,12 @@ class SeriesAssets:
                 self._shared.clear()
             found = self._shared[full] = make()
         return cast(T, found)  # stored under this key by this make
+
+    def template(self) -> dict:
+        """The timeline's spec without data (template()), read once for the build's pages."""
+        if self._template is None:
+            self._template = template()
+        return self._template
 
     def of(self, series: Series, unit: Unit) -> Asset:
         by_unit = self._units(series)
@@ -99,7 +105,6 @@ UTC_AXIS = {"format": "%Y-%m-%d %H:%M"}  # 24-hour UTC (Vega's default: 12-hour,
 SPEC = Path(__file__).with_name("timeline.vl.json")  # altair_spec(), kept: a page renders without Altair
 
 
-@functools.lru_cache(maxsize=1)
 def template() -> dict:
     """The timeline's Vega-Lite spec without data (the points layers load the series' CSV, the
     `marks` dataset is filled per page): altair_spec() as SPEC keeps it, so that rendering a claim page
@@ -154,8 +159,9 @@ def spec(verdict: ClaimVerdict, series: Series, data_url: str, assets: SeriesAss
     """The template with this claim's points (loaded from data_url, the series' CSV), the run it cites,
     its steps and boundaries (the template itself is never changed)."""
     unit = verdict.unit
+    assets = assets or SeriesAssets()
     key = (series.boundaries, series.steps, unit)
-    marks = (assets or SeriesAssets()).shared("marks", series, key, lambda: _marks(series, unit))
+    marks = assets.shared("marks", series, key, lambda: _marks(series, unit))
     special = {index: role_of(series, index) for index in (series.cited, series.kept) if index >= 0}
     role = "'run'"
     for index, name in sorted(special.items(), reverse=True):
@@ -167,7 +173,8 @@ def spec(verdict: ClaimVerdict, series: Series, data_url: str, assets: SeriesAss
     }
     points = {"url": data_url, "format": {"type": "csv", "parse": PARSE}}
     layers = []
-    for layer in template()["layer"]:
+    base = assets.template()
+    for layer in base["layer"]:
         layer = dict(layer)
         if layer.get("data") == {"name": "points"}:
             layer.update(data=points, transform=[{"calculate": role, "as": "role"}])
@@ -179,7 +186,7 @@ def spec(verdict: ClaimVerdict, series: Series, data_url: str, assets: SeriesAss
                 legend = {**encoding[channel].get("legend", {}), "values": values} if values else None
                 encoding[channel] = {**encoding[channel], "legend": legend}
         layers.append({**layer, "encoding": encoding})
-    return {**template(), "layer": layers, "datasets": {"marks": marks}}
+    return {**base, "layer": layers, "datasets": {"marks": marks}}
 
 
 def _marks(series: Series, unit: Unit) -> list[dict]:
