@@ -32,6 +32,8 @@ def follows(
     """Each finding that follows from another -> its root cause (a finding that follows from nothing).
 
     lost: claim id -> where a claim file that failed to load defines it (its `id:` line)."""
+    if not findings:  # a clean ledger, the commonest check: no lineage to walk
+        return {}
     failing: dict[str, list[Finding]] = {}
     for finding in findings:
         if finding.claim_id and finding.severity == "fail":

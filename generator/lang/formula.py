@@ -101,6 +101,7 @@ def numbers(text: str) -> tuple[float, ...]:
     )
 
 
+@functools.lru_cache(maxsize=1 << 12)  # validate asks of every formula; a ledger writes a few many times
 def names(text: str) -> frozenset[str]:
     """The input names a formula uses."""
     return frozenset({node.id for node in ast.walk(parse(text)) if isinstance(node, ast.Name)} - set(_FUNCTIONS))

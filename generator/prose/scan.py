@@ -63,7 +63,7 @@ def scan(
 ) -> Scan:
     """Figures typed into pages, into what MkDocs shows from mkdocs.yml, and into claim statements and notes."""
     claims = tuple(claims)
-    holders = _holders(claims, policy.units)
+    holders: dict[str, tuple[str, ...]] | None = None  # made at the first figure a page types: most pages type none
     by_page: dict[str, list[PageRef]] = {}
     for ref in refs:
         by_page.setdefault(ref.where.path, []).append(ref)
@@ -88,7 +88,9 @@ def scan(
         if problem:
             findings.append(problem)
         typed[path] = tuple((figure.text, figure.where) for figure in found)
-        findings += unbound(found, policy, "page", holders=holders)
+        if found:
+            holders = _holders(claims, table) if holders is None else holders
+            findings += unbound(found, policy, "page", holders=holders)
     site = [
         TypedFigure(Source(file, line, column + figure.start + 1), figure.text, figure.seen)
         for file, line, column, value in policy.site_texts
