@@ -348,3 +348,48 @@ def raw_step_independent(data):
         for batch in (4, 16, 64)
     ]
     return _cells(data, rows)
+
+
+@table("step-anatomy-levels")
+def step_anatomy_levels(data):
+    """The raw decode step three ways in one process, on an H100 (probes/step_anatomy.py)
+    raw_step's loop on raw_step's model, the same loop on whole_graph's model, and whole_graph's raw runner on
+    its model, alternated round by round; harness and model are medians of per-round ratios (whole_graph's
+    runner over raw_step's loop, and the two models under one loop); the fastest and slowest round are
+    whole_graph's runner's. Pooled over the replicate runs; an NVIDIA H100, not the H200 of the other tables."""
+    rows = [
+        {
+            "B": batch,
+            "harness": f"h100-anatomy-b{batch}-harness",
+            "model": f"h100-anatomy-b{batch}-model",
+            "median step": f"h100-anatomy-b{batch}-wg-ms",
+            "fastest round": f"h100-anatomy-b{batch}-wg-round-min-ms",
+            "slowest round": f"h100-anatomy-b{batch}-wg-round-max-ms",
+        }
+        for batch in (1, 4, 16)
+    ]
+    return _cells(data, rows)
+
+
+@table("step-anatomy-profile")
+def step_anatomy_profile(data):
+    """The raw decode step under PyTorch's profiler, on an H100, with MLX's CUDA graphs at their default and off
+    The GPU-busy share is the union of the kernels' time in a profiled step over the unprofiled step; graph
+    launches replay recorded kernels, single launches start one kernel each. Pooled over the replicate runs
+    where both have the setting (the second run's budget ended before the graphs-off profile at B of 4 and
+    above); an NVIDIA H100, not the H200 of the other tables."""
+    rows = [
+        {
+            "CUDA graphs": graphs,
+            "B": batch,
+            "step": f"h100-profile-{graphs}-b{batch}-step-ms",
+            "GPU busy": f"h100-profile-{graphs}-b{batch}-busy-ms",
+            "busy share": f"h100-profile-{graphs}-b{batch}-busy-share",
+            "kernels": f"h100-profile-{graphs}-b{batch}-kernels",
+            "graph launches": f"h100-profile-{graphs}-b{batch}-graph-launches",
+            "single launches": f"h100-profile-{graphs}-b{batch}-kernel-launches",
+        }
+        for graphs in ("default", "off")
+        for batch in (1, 4, 16, 64)
+    ]
+    return _cells(data, rows)
